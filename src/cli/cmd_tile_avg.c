@@ -1,0 +1,13 @@
+/* tiledcl tile-avg: not implemented yet (see the issue tracker). */
+#include <stdio.h>
+
+#include "cli.h"
+
+int cmd_tile_avg(int argc, char **argv, const cli_globals *g)
+{
+    (void)argc;
+    (void)argv;
+    (void)g;
+    fprintf(stderr, "tiledcl: tile-avg: not implemented yet\n");
+    return 1;
+}

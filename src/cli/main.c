@@ -1,0 +1,158 @@
+/* tiledcl's entry point: global options, the command table, dispatch.
+ *
+ * Global options (--device, --kernels, --no-cache, -v, -q) are accepted
+ * before or after the command name; they are taken out of argv here so each
+ * command parses only its own. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "fileio.h"
+#include "log.h"
+
+static const cli_command commands[] = {
+    {"matmul", cmd_matmul, NEEDS_DEVICE, "dense matrix product C = A*B"},
+    {"tile-avg", cmd_tile_avg, NEEDS_DEVICE, "mean of each tile of a matrix or image"},
+    {"life", cmd_life, NEEDS_DEVICE, "Game of Life and Life-like rules"},
+    {"convert", cmd_convert, 0, "convert between matrix, image and Life file formats"},
+    {"devices", cmd_devices, 0, "list OpenCL platforms and devices"},
+    {"bench", cmd_bench, NEEDS_DEVICE, "measure the operations on a device"},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+            "usage: tiledcl [global options] COMMAND [options] [args]\n"
+            "\n"
+            "Runs tiled OpenCL kernels (local-memory tiles, barriers) on any OpenCL device.\n"
+            "\n"
+            "commands:\n");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(fp, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(fp,
+            "\n"
+            "global options (before or after COMMAND):\n"
+            "  --device SPEC  device to use: 'P:D' as 'tiledcl devices' lists it, a type\n"
+            "                 (gpu, cpu, accelerator) or part of the platform or device\n"
+            "                 name; default $TILEDCL_DEVICE, else the first GPU, else the\n"
+            "                 first device\n"
+            "  --kernels DIR  load kernels (.cl) from DIR\n"
+            "  --no-cache     do not use the compiled-kernel cache\n"
+            "  -v, --verbose  show choices and a timing breakdown (-vv: build logs too)\n"
+            "  -q, --quiet    no progress messages\n"
+            "  -h, --help     this help; 'tiledcl COMMAND --help' for a command\n"
+            "  --version      print the version\n"
+            "\n"
+            "exit status: 0 success, 1 bad input or runtime failure, 2 usage error,\n"
+            "             3 no usable device or OpenCL failure\n"
+            "\n"
+            "environment: TILEDCL_DEVICE, TILEDCL_KERNEL_PATH (':'-separated kernel\n"
+            "directories), TILEDCL_CACHE=0 (no kernel cache), XDG_CACHE_HOME\n");
+}
+
+static void log_to_stderr(tdcl_log_level level, const char *msg, void *user)
+{
+    (void)user;
+    const char *tag = level == TDCL_LOG_WARN ? "warning: " : "";
+    fprintf(stderr, "tiledcl: %s%s\n", tag, msg);
+}
+
+/* Takes a global option at argv[i] if it is one: fills g, returns how many
+ * argv entries it used (0 if not a global option, -1 on a missing value). */
+static int take_global(int argc, char **argv, int i, cli_globals *g)
+{
+    const char *a = argv[i];
+    static const char *valued[] = {"--device", "--kernels"};
+    for (int k = 0; k < 2; k++) {
+        size_t n = strlen(valued[k]);
+        const char **dst = k == 0 ? &g->device_spec : &g->kernel_dir;
+        if (strcmp(a, valued[k]) == 0) {
+            if (i + 1 >= argc)
+                return -1;
+            *dst = argv[i + 1];
+            return 2;
+        }
+        if (strncmp(a, valued[k], n) == 0 && a[n] == '=') {
+            *dst = a + n + 1;
+            return 1;
+        }
+    }
+    if (strcmp(a, "--no-cache") == 0) {
+        g->no_cache = 1;
+        return 1;
+    }
+    if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+        g->verbose++;
+        return 1;
+    }
+    if (strcmp(a, "-vv") == 0) {
+        g->verbose += 2;
+        return 1;
+    }
+    if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+        g->quiet = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* Removes global options from argv in place; returns the new argc or -1. */
+static int strip_globals(int argc, char **argv, cli_globals *g)
+{
+    int out = 1;
+    for (int i = 1; i < argc;) {
+        if (strcmp(argv[i], "--") == 0) { /* the rest are operands */
+            while (i < argc)
+                argv[out++] = argv[i++];
+            break;
+        }
+        int used = take_global(argc, argv, i, g);
+        if (used < 0) {
+            cli_usage_error(NULL, "option '%s' needs a value", argv[i]);
+            return -1;
+        }
+        if (used == 0)
+            argv[out++] = argv[i++];
+        else
+            i += used;
+    }
+    argv[out] = NULL;
+    return out;
+}
+
+int main(int argc, char **argv)
+{
+    cli_globals g = {0};
+    argc = strip_globals(argc, argv, &g);
+    if (argc < 0)
+        return CLI_EXIT_USAGE;
+    tdcl_log_level level = g.quiet ? TDCL_LOG_WARN : TDCL_LOG_INFO;
+    if (g.verbose)
+        level = g.verbose > 1 ? TDCL_LOG_DEBUG : TDCL_LOG_VERBOSE;
+    tdcl_log_set(log_to_stderr, NULL, level);
+    tdcl_out_install_signal_cleanup();
+
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+        printf("tiledcl %s\n", TDCL_CLI_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(name, commands[i].name) == 0)
+            return commands[i].fn(argc - 1, argv + 1, &g);
+    if (name[0] == '-')
+        return cli_usage_error(NULL, "unknown option '%s'", name);
+    return cli_usage_error(NULL, "unknown command '%s' (commands: matmul, tile-avg, life, "
+                                 "convert, devices, bench)",
+                           name);
+}

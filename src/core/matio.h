@@ -1,0 +1,30 @@
+/* Matrix files: Matrix Market (.mtx, .mtx.gz) and NumPy (.npy), chosen by
+ * magic bytes on input and by extension on output.
+ *
+ * Readers refuse anything the format does not allow with an error naming
+ * "path:line" and what was expected, and check claimed sizes against the
+ * file size before allocating. Writers go through tdcl_outfile, so a failed
+ * write never truncates an existing file. */
+#ifndef TDCL_MATIO_H
+#define TDCL_MATIO_H
+
+#include <stddef.h>
+
+#include "matrix.h"
+#include "status.h"
+
+/* Reads path ("-" = stdin) into out (owned by the caller afterwards).
+ * Matrix Market real/double fields give TDCL_F64 ... see matio.c for the
+ * exact dtype rules: integer fields give TDCL_I64, real fields TDCL_F64,
+ * pattern gives TDCL_F64 ones; .npy keeps its dtype. max_bytes > 0 refuses
+ * matrices whose dense size would exceed it (TDCL_ELIMIT, naming it). */
+tdcl_status tdcl_matrix_read(const char *path, size_t max_bytes, tdcl_matrix *out, tdcl_err *err);
+
+/* Writes m to path by extension (.mtx, .npy); NULL or "-" writes Matrix
+ * Market to stdout. comment, if non-NULL, becomes a "% ..." line. Integer
+ * dtypes are written with the integer field, floats in shortest round-trip
+ * form. */
+tdcl_status tdcl_matrix_write(const char *path, const tdcl_matrix *m, const char *comment,
+                              tdcl_err *err);
+
+#endif
