@@ -51,6 +51,16 @@ const char *tdcl_cl_type_name(cl_device_type t)
     return "other";
 }
 
+/* Copies src into buf of n bytes, truncating. */
+static void copy_trunc(char *buf, size_t n, const char *src)
+{
+    size_t len = strlen(src);
+    if (len >= n)
+        len = n - 1;
+    memcpy(buf, src, len);
+    buf[len] = '\0';
+}
+
 /* Copies a string property, truncated to fit: drivers answer
  * CL_INVALID_VALUE rather than truncate when the buffer is short. */
 static void info_str(cl_device_id d, cl_device_info what, char *buf, size_t n)
@@ -87,16 +97,6 @@ static int has_extension(cl_device_id d, const char *ext)
     }
     free(s);
     return found;
-}
-
-/* Copies src into buf of n bytes, truncating. */
-static void copy_trunc(char *buf, size_t n, const char *src)
-{
-    size_t len = strlen(src);
-    if (len >= n)
-        len = n - 1;
-    memcpy(buf, src, len);
-    buf[len] = '\0';
 }
 
 static void platform_str(cl_platform_id p, cl_platform_info what, char *buf, size_t n)
