@@ -1,0 +1,89 @@
+/* Shared test helpers (see tdcl_test.h). */
+#include "tdcl_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+tdcl_ctx *tdcl_test_ctx(void)
+{
+    tdcl_ctx *ctx = NULL;
+    tdcl_err err = {0};
+    tdcl_ctx_opts o = {0};
+    if (tdcl_ctx_open(&o, &ctx, &err) != TDCL_OK) {
+        fprintf(stdout, "# no usable OpenCL device (%s)\n", err.msg);
+        return NULL;
+    }
+    return ctx;
+}
+
+int tdcl_test_ctx_setup(void **state)
+{
+    *state = tdcl_test_ctx();
+    return 0;
+}
+
+int tdcl_test_ctx_teardown(void **state)
+{
+    tdcl_ctx_close(*state);
+    return 0;
+}
+
+uint64_t tdcl_test_rand(uint64_t *s)
+{
+    uint64_t x = *s ? *s : 0x9e3779b97f4a7c15ULL;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return x * 0x2545F4914F6CDD1DULL;
+}
+
+double tdcl_test_uniform(uint64_t *s, double lo, double hi)
+{
+    return lo + (hi - lo) * ((tdcl_test_rand(s) >> 11) * (1.0 / 9007199254740992.0));
+}
+
+void tdcl_test_fill(tdcl_matrix *m, uint64_t seed, double lo, double hi)
+{
+    size_t n = tdcl_matrix_count(m);
+    uint64_t s = seed * 2654435761u + 1;
+    for (size_t k = 0; k < n; k++) {
+        double v = tdcl_test_uniform(&s, lo, hi);
+        switch (m->dtype) {
+        case TDCL_F32: ((float *)m->data)[k] = (float)v; break;
+        case TDCL_F64: ((double *)m->data)[k] = v; break;
+        case TDCL_I32: ((int32_t *)m->data)[k] = (int32_t)v; break;
+        case TDCL_I64: ((int64_t *)m->data)[k] = (int64_t)v; break;
+        case TDCL_U8: ((uint8_t *)m->data)[k] = (uint8_t)v; break;
+        case TDCL_U16: ((uint16_t *)m->data)[k] = (uint16_t)v; break;
+        }
+    }
+}
+
+char *tdcl_test_tmpdir(void)
+{
+    const char *base = getenv("TMPDIR");
+    char tmpl[4096];
+    snprintf(tmpl, sizeof tmpl, "%s/tdcl-test-XXXXXX", base && *base ? base : "/tmp");
+    char *d = mkdtemp(tmpl);
+    assert_non_null(d);
+    return strdup(d);
+}
+
+void tdcl_test_write_text(const char *path, const char *text)
+{
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    fputs(text, fp);
+    assert_int_equal(fclose(fp), 0);
+}
+
+char *tdcl_test_join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    assert_non_null(p);
+    snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}

@@ -1,0 +1,277 @@
+/* The OpenCL runtime: device choice rules, kernel search order, the binary
+ * cache (miss, hit, corruption, key changes) and error naming. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tdcl_test.h"
+
+#include "clcache.h"
+#include "fileio.h"
+
+static tdcl_device_info fake(unsigned p, unsigned d, cl_device_type t, const char *plat,
+                             const char *name)
+{
+    tdcl_device_info di;
+    memset(&di, 0, sizeof di);
+    di.pidx = p;
+    di.didx = d;
+    di.type = t;
+    snprintf(di.platform_name, sizeof di.platform_name, "%s", plat);
+    snprintf(di.device_name, sizeof di.device_name, "%s", name);
+    return di;
+}
+
+static void test_pick_rules(void **state)
+{
+    (void)state;
+    tdcl_device_info l[3] = {
+        fake(0, 0, CL_DEVICE_TYPE_CPU, "Portable Computing Language", "pthread-skylake"),
+        fake(1, 0, CL_DEVICE_TYPE_GPU, "NVIDIA CUDA", "NVIDIA H200"),
+        fake(1, 1, CL_DEVICE_TYPE_GPU, "NVIDIA CUDA", "NVIDIA H100 80GB"),
+    };
+    size_t i = 99;
+    tdcl_err e = {0};
+    assert_int_equal(tdcl_cl_pick(l, 3, NULL, &i, &e), TDCL_OK);
+    assert_int_equal(i, 1); /* default: the first GPU */
+    assert_int_equal(tdcl_cl_pick(l, 1, "", &i, &e), TDCL_OK);
+    assert_int_equal(i, 0); /* no GPU: the first device */
+    assert_int_equal(tdcl_cl_pick(l, 3, "1:1", &i, &e), TDCL_OK);
+    assert_int_equal(i, 2);
+    assert_int_equal(tdcl_cl_pick(l, 3, "cpu", &i, &e), TDCL_OK);
+    assert_int_equal(i, 0);
+    assert_int_equal(tdcl_cl_pick(l, 3, "GPU", &i, &e), TDCL_OK);
+    assert_int_equal(i, 1);
+    assert_int_equal(tdcl_cl_pick(l, 3, "h100", &i, &e), TDCL_OK);
+    assert_int_equal(i, 2); /* substring of the device name, any case */
+    assert_int_equal(tdcl_cl_pick(l, 3, "portable", &i, &e), TDCL_OK);
+    assert_int_equal(i, 0); /* substring of the platform name */
+}
+
+static void test_pick_miss_lists_devices(void **state)
+{
+    (void)state;
+    tdcl_device_info l[2] = {
+        fake(0, 0, CL_DEVICE_TYPE_CPU, "Portable Computing Language", "pthread-skylake"),
+        fake(0, 1, CL_DEVICE_TYPE_CPU, "Portable Computing Language", "other-cpu"),
+    };
+    size_t i;
+    tdcl_err e = {0};
+    assert_int_equal(tdcl_cl_pick(l, 2, "radeon", &i, &e), TDCL_ENODEV);
+    assert_non_null(strstr(e.msg, "no device matches 'radeon'"));
+    assert_non_null(strstr(e.msg, "0:0"));
+    assert_non_null(strstr(e.msg, "other-cpu"));
+    assert_int_equal(tdcl_cl_pick(l, 2, "gpu", &i, &e), TDCL_ENODEV);
+    assert_int_equal(tdcl_cl_pick(l, 2, "3:0", &i, &e), TDCL_ENODEV);
+    assert_int_equal(tdcl_exit_code(e.status), 3);
+}
+
+static void test_kernel_path_order(void **state)
+{
+    (void)state;
+    char *a = tdcl_test_tmpdir(), *b = tdcl_test_tmpdir();
+    char *fa = tdcl_test_join(a, "k.cl"), *fb = tdcl_test_join(b, "k.cl");
+    tdcl_test_write_text(fa, "// a\n");
+    tdcl_test_write_text(fb, "// b\n");
+    char *saved = getenv("TILEDCL_KERNEL_PATH") ? strdup(getenv("TILEDCL_KERNEL_PATH")) : NULL;
+    char env[8192];
+    snprintf(env, sizeof env, "/nonexistent:%s:%s", b, a);
+    setenv("TILEDCL_KERNEL_PATH", env, 1);
+    char *p = NULL;
+    tdcl_err e = {0};
+    /* --kernels wins over the environment */
+    assert_int_equal(tdcl_kernel_path(a, "k.cl", &p, &e), TDCL_OK);
+    assert_string_equal(p, fa);
+    free(p);
+    /* then the environment's directories, in order */
+    assert_int_equal(tdcl_kernel_path(NULL, "k.cl", &p, &e), TDCL_OK);
+    assert_string_equal(p, fb);
+    free(p);
+    /* --kernels naming a directory without the file is an error, no fallback */
+    assert_int_equal(tdcl_kernel_path("/nonexistent", "k.cl", &p, &e), TDCL_EIO);
+    assert_non_null(strstr(e.msg, "'/nonexistent'"));
+    /* a miss everywhere names the places tried */
+    assert_int_equal(tdcl_kernel_path(NULL, "missing.cl", &p, &e), TDCL_EIO);
+    assert_non_null(strstr(e.msg, "missing.cl"));
+    assert_non_null(strstr(e.msg, b));
+    if (saved) {
+        setenv("TILEDCL_KERNEL_PATH", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("TILEDCL_KERNEL_PATH");
+    }
+    unlink(fa);
+    unlink(fb);
+    rmdir(a);
+    rmdir(b);
+    free(fa);
+    free(fb);
+    free(a);
+    free(b);
+}
+
+/* Opens a fresh context whose cache lives in dir. */
+static tdcl_ctx *ctx_with_cache(const char *dir)
+{
+    setenv("XDG_CACHE_HOME", dir, 1);
+    return tdcl_test_ctx();
+}
+
+/* Runs copy_f32 from prog on n random floats and checks the copy. */
+static void check_copy_runs(tdcl_ctx *ctx, cl_program prog)
+{
+    enum { N = 1003 }; /* not a multiple of the vector width: the tail path runs */
+    float src[N], dst[N];
+    uint64_t s = 7;
+    for (int i = 0; i < N; i++)
+        src[i] = (float)tdcl_test_uniform(&s, -1, 1);
+    cl_int rc;
+    cl_kernel k;
+    tdcl_err e;
+    assert_int_equal(tdcl_ctx_kernel(prog, "copy_f32", &k, &e), TDCL_OK);
+    cl_mem a = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof src,
+                              src, &rc);
+    assert_int_equal(rc, CL_SUCCESS);
+    cl_mem b = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, sizeof dst, NULL, &rc);
+    assert_int_equal(rc, CL_SUCCESS);
+    cl_ulong n = N;
+    clSetKernelArg(k, 0, sizeof a, &a);
+    clSetKernelArg(k, 1, sizeof b, &b);
+    clSetKernelArg(k, 2, sizeof n, &n);
+    size_t gs = 64;
+    assert_int_equal(clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &gs, NULL, 0, NULL, NULL),
+                     CL_SUCCESS);
+    assert_int_equal(clEnqueueReadBuffer(ctx->queue, b, CL_TRUE, 0, sizeof dst, dst, 0, NULL, NULL),
+                     CL_SUCCESS);
+    assert_memory_equal(src, dst, sizeof src);
+    clReleaseMemObject(a);
+    clReleaseMemObject(b);
+    clReleaseKernel(k);
+}
+
+static void test_cache_miss_hit_corrupt(void **state)
+{
+    (void)state;
+    char *dir = tdcl_test_tmpdir();
+    char *saved = getenv("XDG_CACHE_HOME") ? strdup(getenv("XDG_CACHE_HOME")) : NULL;
+    tdcl_ctx *ctx = ctx_with_cache(dir);
+    if (!ctx) {
+        free(saved);
+        skip();
+    }
+    cl_program p;
+    tdcl_err e = {0};
+    /* a miss compiles and stores */
+    assert_int_equal(tdcl_ctx_program(ctx, "copy.cl", "-DVEC=4", &p, &e), TDCL_OK);
+    assert_int_equal(ctx->t.programs_built, 1);
+    assert_int_equal(ctx->t.programs_cached, 0);
+    check_copy_runs(ctx, p);
+    clReleaseProgram(p);
+    tdcl_ctx_close(ctx);
+
+    /* a second context hits */
+    ctx = ctx_with_cache(dir);
+    assert_int_equal(tdcl_ctx_program(ctx, "copy.cl", "-DVEC=4", &p, &e), TDCL_OK);
+    assert_int_equal(ctx->t.programs_built, 0);
+    assert_int_equal(ctx->t.programs_cached, 1);
+    check_copy_runs(ctx, p);
+    clReleaseProgram(p);
+
+    /* other options are another entry */
+    assert_int_equal(tdcl_ctx_program(ctx, "copy.cl", "-DVEC=8", &p, &e), TDCL_OK);
+    assert_int_equal(ctx->t.programs_built, 1);
+    check_copy_runs(ctx, p);
+    clReleaseProgram(p);
+
+    /* a corrupted entry is rebuilt, not trusted */
+    char *src;
+    size_t len;
+    char *kpath;
+    assert_int_equal(tdcl_kernel_path(NULL, "copy.cl", &kpath, &e), TDCL_OK);
+    assert_int_equal(tdcl_read_file(kpath, &src, &len, &e), TDCL_OK);
+    char *entry = tdcl_cache_entry_path(ctx, src, len, "-cl-std=CL1.2 -DVEC=4");
+    assert_non_null(entry);
+    assert_int_equal(access(entry, R_OK), 0);
+    FILE *fp = fopen(entry, "r+b");
+    assert_non_null(fp);
+    fseek(fp, -5, SEEK_END);
+    fputs("XXXXX", fp);
+    fclose(fp);
+    assert_int_equal(tdcl_ctx_program(ctx, "copy.cl", "-DVEC=4", &p, &e), TDCL_OK);
+    assert_int_equal(ctx->t.programs_built, 2);
+    check_copy_runs(ctx, p);
+    clReleaseProgram(p);
+    /* and a truncated one too */
+    assert_int_equal(truncate(entry, 20), 0);
+    assert_int_equal(tdcl_ctx_program(ctx, "copy.cl", "-DVEC=4", &p, &e), TDCL_OK);
+    assert_int_equal(ctx->t.programs_built, 3);
+    clReleaseProgram(p);
+    tdcl_ctx_close(ctx);
+
+    /* --no-cache: always compile */
+    tdcl_ctx_opts o = {.no_cache = 1};
+    assert_int_equal(tdcl_ctx_open(&o, &ctx, &e), TDCL_OK);
+    assert_null(ctx->cache_dir);
+    assert_int_equal(tdcl_ctx_program(ctx, "copy.cl", "-DVEC=4", &p, &e), TDCL_OK);
+    assert_int_equal(ctx->t.programs_built, 1);
+    clReleaseProgram(p);
+    tdcl_ctx_close(ctx);
+
+    if (saved) {
+        setenv("XDG_CACHE_HOME", saved, 1);
+        free(saved);
+    }
+    free(entry);
+    free(kpath);
+    free(src);
+    free(dir);
+}
+
+static void test_build_failure_names_file_and_options(void **state)
+{
+    tdcl_ctx *ctx = *state;
+    TDCL_NEED_DEVICE(state);
+    char *dir = tdcl_test_tmpdir(), *f = tdcl_test_join(dir, "bad.cl");
+    tdcl_test_write_text(f, "__kernel void k(__global float *x) { x[0] = undefined_thing; }\n");
+    char *saved = ctx->kernel_dir;
+    ctx->kernel_dir = dir;
+    cl_program p;
+    tdcl_err e = {0};
+    assert_int_equal(tdcl_ctx_program(ctx, "bad.cl", "-DTS=16", &p, &e), TDCL_ECL);
+    ctx->kernel_dir = saved;
+    assert_non_null(strstr(e.msg, "CL_BUILD_PROGRAM_FAILURE"));
+    assert_non_null(strstr(e.msg, "bad.cl"));
+    assert_non_null(strstr(e.msg, "-DTS=16"));
+    assert_int_equal(tdcl_exit_code(e.status), 3);
+    unlink(f);
+    rmdir(dir);
+    free(f);
+    free(dir);
+}
+
+static void test_device_limits_read(void **state)
+{
+    tdcl_ctx *ctx = *state;
+    TDCL_NEED_DEVICE(state);
+    assert_true(ctx->dev.max_wg >= 1);
+    assert_true(ctx->dev.local_mem >= 1024);
+    assert_true(ctx->dev.max_alloc >= 1024 * 1024);
+    size_t t = tdcl_cl_fit_square_tile(&ctx->dev, 64, 8);
+    assert_true(t >= 1 && t * t <= ctx->dev.max_wg && 8 * t * t <= ctx->dev.local_mem);
+    /* a tile demanding more local memory than exists does not fit */
+    assert_int_equal(tdcl_cl_fit_square_tile(&ctx->dev, 1, ctx->dev.local_mem + 1), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pick_rules),
+        cmocka_unit_test(test_pick_miss_lists_devices),
+        cmocka_unit_test(test_kernel_path_order),
+        cmocka_unit_test(test_cache_miss_hit_corrupt),
+        cmocka_unit_test(test_build_failure_names_file_and_options),
+        cmocka_unit_test(test_device_limits_read),
+    };
+    return cmocka_run_group_tests_name("clrt", tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown);
+}
