@@ -13,10 +13,14 @@
 #include "matrix.h"
 #include "status.h"
 
-/* Reads path ("-" = stdin) into out (owned by the caller afterwards).
- * Matrix Market real/double fields give TDCL_F64 ... see matio.c for the
- * exact dtype rules: integer fields give TDCL_I64, real fields TDCL_F64,
- * pattern gives TDCL_F64 ones; .npy keeps its dtype. max_bytes > 0 refuses
+/* 1 if path names a matrix file by its extension: .mtx, .mtx.gz, .npy
+ * (any case). */
+int tdcl_matrix_path(const char *path);
+
+/* Reads path ("-" = stdin; Matrix Market may be gzip-compressed) into out
+ * (owned by the caller afterwards). Matrix Market real/double fields give
+ * TDCL_F64, integer fields TDCL_I64, pattern gives TDCL_F64 ones; .npy
+ * keeps its dtype. max_bytes > 0 refuses
  * matrices whose dense size would exceed it (TDCL_ELIMIT, naming it). */
 tdcl_status tdcl_matrix_read(const char *path, size_t max_bytes, tdcl_matrix *out, tdcl_err *err);
 
