@@ -430,7 +430,7 @@ static const char *parse_value(part *t, const char *p, const char *e, val8 *out)
         }
         return q;
     }
-    q = tdcl_nc_parse_f64(p, e, &out->f);
+    q = tdcl_nc_parse_f64_fast(p, e, &out->f);
     if (!q)
         part_fail(t, TDCL_EPARSE, t->lines + 1, "expected a real number, got '%s'",
                   token(p, e, tok));
