@@ -3,6 +3,7 @@
 #include "mtx.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -915,12 +916,19 @@ tdcl_status tdcl_mtx_read_path(const char *path, const tdcl_mtx_read_opts *o, td
 #define WMAX_ARRAY (TDCL_NC_MAX + 1)
 #define WMAX_COORD (2 * 21 + TDCL_NC_MAX + 3)
 
+/* The writer's threads format blocks of entries round-robin and append
+ * them to the file in block order, each waiting for its turn, so
+ * formatting goes on while another thread writes. */
 typedef struct wjob {
     const tdcl_matrix *m;
-    int coord;
-    uint64_t k0[MAXT], k1[MAXT]; /* this round's share of each thread */
+    int coord, nt;
+    FILE *fp;
+    uint64_t total;
     char *buf[MAXT];
-    size_t len[MAXT];
+    pthread_mutex_t mu;
+    pthread_cond_t turn;
+    uint64_t next; /* the block to be written next */
+    int failed, err_no;
 } wjob;
 
 /* Formats element idx of m (any dtype) into o; returns the end. */
@@ -982,11 +990,43 @@ static size_t fmt_coord(const tdcl_matrix *m, uint64_t k0, uint64_t k1, char *bu
     return (size_t)(o - buf);
 }
 
-static void fmt_block(void *arg, int w)
+/* Waits until block b may be written; 0 if another thread failed. */
+static int wait_turn(wjob *j, uint64_t b)
+{
+    pthread_mutex_lock(&j->mu);
+    while (j->next != b && !j->failed)
+        pthread_cond_wait(&j->turn, &j->mu);
+    int ok = !j->failed;
+    pthread_mutex_unlock(&j->mu);
+    return ok;
+}
+
+static void pass_turn(wjob *j, int bad)
+{
+    pthread_mutex_lock(&j->mu);
+    if (bad) {
+        j->failed = 1;
+        j->err_no = errno;
+    } else {
+        j->next++;
+    }
+    pthread_cond_broadcast(&j->turn);
+    pthread_mutex_unlock(&j->mu);
+}
+
+static void fmt_worker(void *arg, int w)
 {
     wjob *j = arg;
-    j->len[w] = j->coord ? fmt_coord(j->m, j->k0[w], j->k1[w], j->buf[w])
-                         : fmt_array(j->m, j->k0[w], j->k1[w], j->buf[w]);
+    uint64_t nblocks = (j->total + WBLOCK - 1) / WBLOCK;
+    for (uint64_t b = (uint64_t)w; b < nblocks; b += (uint64_t)j->nt) {
+        uint64_t k0 = b * WBLOCK, k1 = j->total - k0 > WBLOCK ? k0 + WBLOCK : j->total;
+        size_t len =
+            j->coord ? fmt_coord(j->m, k0, k1, j->buf[w]) : fmt_array(j->m, k0, k1, j->buf[w]);
+        if (!wait_turn(j, b)) return;
+        int bad = fwrite(j->buf[w], 1, len, j->fp) != len;
+        pass_turn(j, bad);
+        if (bad) return;
+    }
 }
 
 static tdcl_status write_header(FILE *fp, const tdcl_matrix *m, const tdcl_mtx_write_opts *o,
@@ -1017,25 +1057,6 @@ static uint64_t count_nonzeros(const tdcl_matrix *m)
     return n;
 }
 
-static tdcl_status write_body(FILE *fp, const char *name, const tdcl_matrix *m, wjob *job, int nt,
-                              tdcl_err *err)
-{
-    uint64_t total = (uint64_t)tdcl_matrix_count(m);
-    for (uint64_t k = 0; k < total;) {
-        int nw = 0;
-        for (; nw < nt && k < total; nw++) {
-            job->k0[nw] = k;
-            k = total - k > WBLOCK ? k + WBLOCK : total;
-            job->k1[nw] = k;
-        }
-        tdcl_par_run(nw, fmt_block, job);
-        for (int w = 0; w < nw; w++)
-            if (fwrite(job->buf[w], 1, job->len[w], fp) != job->len[w])
-                return tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", name, strerror(errno));
-    }
-    return TDCL_OK;
-}
-
 tdcl_status tdcl_mtx_write(FILE *fp, const char *name, const tdcl_matrix *m,
                            const tdcl_mtx_write_opts *o, tdcl_err *err)
 {
@@ -1046,10 +1067,10 @@ tdcl_status tdcl_mtx_write(FILE *fp, const char *name, const tdcl_matrix *m,
         return tdcl_fail(err, TDCL_EUNSUPPORTED,
                          "'%s': Matrix Market holds one value per entry, got %d channels", name,
                          m->channels);
-    wjob job = {.m = m, .coord = o->coordinate};
     int nt = tdcl_par_threads(o->threads);
     uint64_t total = (uint64_t)tdcl_matrix_count(m);
     if ((uint64_t)nt * WBLOCK > total) nt = (int)((total + WBLOCK - 1) / WBLOCK);
+    wjob job = {.m = m, .coord = o->coordinate, .nt = nt, .fp = fp, .total = total};
     size_t per = o->coordinate ? WMAX_COORD : WMAX_ARRAY;
     for (int w = 0; w < nt; w++)
         if (!(job.buf[w] = malloc((size_t)WBLOCK * per))) {
@@ -1060,7 +1081,13 @@ tdcl_status tdcl_mtx_write(FILE *fp, const char *name, const tdcl_matrix *m,
         st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", name, strerror(errno));
         goto out;
     }
-    TDCL_TRY(write_body(fp, name, m, &job, nt, err));
+    pthread_mutex_init(&job.mu, NULL);
+    pthread_cond_init(&job.turn, NULL);
+    tdcl_par_run(nt, fmt_worker, &job);
+    pthread_cond_destroy(&job.turn);
+    pthread_mutex_destroy(&job.mu);
+    if (job.failed)
+        st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", name, strerror(job.err_no));
 out:
     for (int w = 0; w < MAXT; w++)
         free(job.buf[w]);
