@@ -197,7 +197,7 @@ static tdcl_status banner_word(rd *r, const char **p, const char *e, const char 
 static tdcl_status parse_banner(rd *r, const char *p, const char *e, tdcl_err *err)
 {
     char tok[48];
-    const char *ws, *we;
+    const char *ws = NULL, *we = NULL;
     if (e - p >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) /* a UTF-8 byte order mark */
         p += 3;
     if (!next_word(&p, e, &ws, &we) || !word_is(ws, we, "%%matrixmarket"))

@@ -173,6 +173,10 @@ static const struct {
     tdcl_status st;
 } bad_files[] = {
     {"", "is empty", TDCL_EPARSE},
+    {" \t\n%%MatrixMarket\n",
+     ":1: expected the banner '%%MatrixMarket matrix FORMAT FIELD "
+     "SYMMETRY', got 'end of line'",
+     TDCL_EPARSE}, /* found by fuzz_mtx: a blank first line */
     {"hello\n",
      ":1: expected the banner '%%MatrixMarket matrix FORMAT FIELD SYMMETRY', got "
      "'hello'",
