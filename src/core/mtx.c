@@ -185,13 +185,66 @@ static int next_word(const char **p, const char *e, const char **ws, const char 
     return 1;
 }
 
-static tdcl_status banner_word(rd *r, const char **p, const char *e, const char *what,
-                               const char *expected, const char **ws, const char **we,
-                               tdcl_err *err)
+/* The four words after "%%MatrixMarket": what each may be, and the values
+ * tiledcl refuses (valid Matrix Market, but not data it can use). */
+typedef struct banner_choice {
+    const char *word;
+    int value;
+    const char *refusal; /* non-NULL: refuse with this */
+} banner_choice;
+
+typedef struct banner_slot {
+    const char *what;
+    banner_choice choices[6];
+} banner_slot;
+
+static const banner_slot banner_slots[4] = {
+    {"object", {{"matrix", 0, NULL}, {"vector", 0, "vector objects are not supported"}}},
+    {"format", {{"array", 0, NULL}, {"coordinate", 1, NULL}}},
+    {"field",
+     {{"real", F_REAL, NULL},
+      {"double", F_REAL, NULL},
+      {"integer", F_INTEGER, NULL},
+      {"pattern", F_PATTERN, NULL},
+      {"complex", 0, "complex matrices are not supported"}}},
+    {"symmetry",
+     {{"general", S_GENERAL, NULL},
+      {"symmetric", S_SYMMETRIC, NULL},
+      {"skew-symmetric", S_SKEW, NULL},
+      {"hermitian", 0, "hermitian matrices are not supported"}}},
+};
+
+/* Reads the next banner word into *value, or fails naming the choices. */
+static tdcl_status banner_word(rd *r, const char **p, const char *e, const banner_slot *sl,
+                               int *value, tdcl_err *err)
 {
-    if (next_word(p, e, ws, we)) return TDCL_OK;
-    return tdcl_fail(err, TDCL_EPARSE, "%s:1: expected %s (%s) in the banner, got end of line",
-                     r->name, what, expected);
+    const char *ws = e, *we = e;
+    char tok[48], list[160] = "";
+    next_word(p, e, &ws, &we);
+    const banner_choice *c = sl->choices;
+    for (; c->word; c++)
+        if (word_is(ws, we, c->word)) {
+            if (c->refusal)
+                return tdcl_fail(err, TDCL_EUNSUPPORTED, "%s:1: %s (%s '%s')", r->name, c->refusal,
+                                 sl->what, c->word);
+            *value = c->value;
+            return TDCL_OK;
+        }
+    int n = 0;
+    for (c = sl->choices; c->word; c++)
+        n += !c->refusal;
+    for (int i = 0, k = 0; sl->choices[i].word; i++) {
+        if (sl->choices[i].refusal) continue;
+        size_t l = strlen(list);
+        snprintf(list + l, sizeof list - l, "%s'%s'",
+                 k == 0       ? ""
+                 : k == n - 1 ? " or "
+                              : ", ",
+                 sl->choices[i].word);
+        k++;
+    }
+    return tdcl_fail(err, TDCL_EPARSE, "%s:1: expected the %s %s, got '%s'", r->name, sl->what,
+                     list, token(ws, we, tok));
 }
 
 static tdcl_status parse_banner(rd *r, const char *p, const char *e, tdcl_err *err)
@@ -205,57 +258,18 @@ static tdcl_status parse_banner(rd *r, const char *p, const char *e, tdcl_err *e
                          "%s:1: expected the banner '%%%%MatrixMarket matrix FORMAT FIELD "
                          "SYMMETRY', got '%s'",
                          r->name, token(ws ? ws : p, e, tok));
-    tdcl_status st;
-    if ((st = banner_word(r, &p, e, "the object", "matrix", &ws, &we, err))) return st;
-    if (!word_is(ws, we, "matrix"))
-        return tdcl_fail(err, word_is(ws, we, "vector") ? TDCL_EUNSUPPORTED : TDCL_EPARSE,
-                         "%s:1: expected the object 'matrix', got '%s'", r->name,
-                         token(ws, we, tok));
-    if ((st = banner_word(r, &p, e, "the format", "array or coordinate", &ws, &we, err))) return st;
-    if (word_is(ws, we, "coordinate"))
-        r->h.coord = 1;
-    else if (!word_is(ws, we, "array"))
-        return tdcl_fail(err, TDCL_EPARSE,
-                         "%s:1: expected the format 'array' or 'coordinate', got '%s'", r->name,
-                         token(ws, we, tok));
-    if ((st = banner_word(r, &p, e, "the field", "real, integer or pattern", &ws, &we, err)))
-        return st;
-    if (word_is(ws, we, "real") || word_is(ws, we, "double"))
-        r->h.field = F_REAL;
-    else if (word_is(ws, we, "integer"))
-        r->h.field = F_INTEGER;
-    else if (word_is(ws, we, "pattern") && r->h.coord)
-        r->h.field = F_PATTERN;
-    else if (word_is(ws, we, "pattern"))
+    int v[4];
+    for (int i = 0; i < 4; i++) {
+        tdcl_status st = banner_word(r, &p, e, &banner_slots[i], &v[i], err);
+        if (st) return st;
+    }
+    r->h.coord = v[1];
+    r->h.field = (mtx_field)v[2];
+    r->h.sym = (mtx_sym)v[3];
+    if (r->h.field == F_PATTERN && !r->h.coord)
         return tdcl_fail(err, TDCL_EPARSE,
                          "%s:1: the field 'pattern' needs the coordinate format, got array",
                          r->name);
-    else if (word_is(ws, we, "complex"))
-        return tdcl_fail(err, TDCL_EUNSUPPORTED,
-                         "%s:1: complex matrices are not supported (field 'complex')", r->name);
-    else
-        return tdcl_fail(err, TDCL_EPARSE,
-                         "%s:1: expected the field 'real', 'double', 'integer' or 'pattern', "
-                         "got '%s'",
-                         r->name, token(ws, we, tok));
-    if ((st = banner_word(r, &p, e, "the symmetry", "general, symmetric or skew-symmetric", &ws,
-                          &we, err)))
-        return st;
-    if (word_is(ws, we, "general"))
-        r->h.sym = S_GENERAL;
-    else if (word_is(ws, we, "symmetric"))
-        r->h.sym = S_SYMMETRIC;
-    else if (word_is(ws, we, "skew-symmetric"))
-        r->h.sym = S_SKEW;
-    else if (word_is(ws, we, "hermitian"))
-        return tdcl_fail(err, TDCL_EUNSUPPORTED,
-                         "%s:1: hermitian matrices are not supported (symmetry 'hermitian')",
-                         r->name);
-    else
-        return tdcl_fail(err, TDCL_EPARSE,
-                         "%s:1: expected the symmetry 'general', 'symmetric' or "
-                         "'skew-symmetric', got '%s'",
-                         r->name, token(ws, we, tok));
     if (r->h.sym == S_SKEW && r->h.field == F_PATTERN)
         return tdcl_fail(err, TDCL_EPARSE,
                          "%s:1: a pattern matrix cannot be skew-symmetric (its entries are 1)",

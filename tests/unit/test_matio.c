@@ -195,10 +195,12 @@ static const struct {
      ":1: expected the format 'array' or "
      "'coordinate', got 'sparse'",
      TDCL_EPARSE},
-    {"%%MatrixMarket matrix array real\n", ":1: expected the symmetry", TDCL_EPARSE},
+    {"%%MatrixMarket matrix array real\n",
+     ":1: expected the symmetry 'general', 'symmetric' or 'skew-symmetric', got 'end of line'",
+     TDCL_EPARSE},
     {"%%MatrixMarket matrix array real general extra\n", "end of the banner", TDCL_EPARSE},
-    {"%%MatrixMarket vector array real general\n", "expected the object 'matrix', got 'vector'",
-     TDCL_EUNSUPPORTED},
+    {"%%MatrixMarket vector array real general\n",
+     "vector objects are not supported (object 'vector')", TDCL_EUNSUPPORTED},
     {"%%MatrixMarket matrix array real general\n% c\n-2 2\n",
      ":3: expected 'rows cols' after "
      "the banner, got '-2 2'",
