@@ -112,7 +112,9 @@ int tdcl_src_map(tdcl_src *s, const char **p, size_t *n)
         return 0;
     void *m = mmap(NULL, (size_t)s->file_size, PROT_READ, MAP_PRIVATE, s->fd, 0);
     if (m == MAP_FAILED) return 0;
-    madvise(m, (size_t)s->file_size, MADV_SEQUENTIAL | MADV_WILLNEED);
+    /* advice values are not flags: give them one at a time */
+    madvise(m, (size_t)s->file_size, MADV_SEQUENTIAL);
+    madvise(m, (size_t)s->file_size, MADV_WILLNEED);
     s->map = m;
     s->map_len = (size_t)s->file_size;
     *p = m;
