@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "matio.h"
 #include "mtx.h"
 #include "npy.h"
@@ -43,16 +44,9 @@ static double file_mb(const char *path)
     return stat(path, &sb) == 0 ? sb.st_size / 1e6 : 0;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static double median(double *t, int n)
 {
-    qsort(t, (size_t)n, sizeof *t, cmp_d);
-    return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+    return tdcl_bench_median(t, (size_t)n);
 }
 
 static void die(const tdcl_err *e)
