@@ -178,7 +178,7 @@
 #endif
 
 #if FINAL
-#define SCALE ((ACC)1 / (ACC)(CT * CU))
+#define SCALE ((ACC)1 / ((ACC)CT * (ACC)CU))
 #else
 #define SCALE ((ACC)1)
 #endif
@@ -310,7 +310,12 @@ static void write_tiles(__global OUT *restrict out, const ACC *part, ulong tr0, 
     for (int m = 0; m < MY && tr0 + m < orows; m++) {
         const ulong tr = tr0 + m;
         __global OUT *o = out + tr * ocols + tc;
-        if (!FINAL || (full_cols && (tr + 1) * CT <= crows)) {
+#if FINAL
+        const int whole = full_cols && (tr + 1) * CT <= crows;
+#else
+        const int whole = 1;
+#endif
+        if (whole) {
             for (int t = 0; t < NP && tc + t < ocols; t++)
                 o[t] = (OUT)(part[m * NP + t] * SCALE);
             continue;
@@ -341,8 +346,12 @@ __kernel void tile_avg(__global const IN *restrict in, __global OUT *restrict ou
     const int inside = f0 + W == fend;
     const ulong tr0 = (gy / SY) * MY; /* the first of the item's MY tile rows */
 #if S == 1 && LOG2U >= 0
-    if (inside && (tr0 + MY) * T <= rows && (!FINAL || ((tr0 + MY) * CT <= crows &&
-                                                        (tc + NT) * CU <= ccols))) {
+    int fast = inside && (tr0 + MY) * T <= rows;
+#if FINAL
+    /* the final stage's fast path also needs whole original tiles */
+    fast = fast && (tr0 + MY) * CT <= crows && (tc + NT) * CU <= ccols;
+#endif
+    if (fast) {
         tiles_inside(in + tr0 * T * cols + f0, out + tr0 * ocols + tc, cols, ocols);
         return;
     }
