@@ -1,0 +1,350 @@
+/* Life-like cellular automata: one generation of any B/S rule per cell,
+ * with dead, torus or clamp boundaries. Two kernels:
+ *
+ * life_bytes: one byte per cell, one generation per launch. A work-group
+ *   is TS_X x TS_Y work-items, one cell each. The group stages its tile plus
+ *   a one-cell halo in __local memory (every work-item loads one or more of
+ *   the (TS_X+2)*(TS_Y+2) cells, the halo through the boundary rule), one
+ *   barrier so every cell of the tile is there before anyone reads its
+ *   neighbours, then each work-item counts its 8 neighbours from local
+ *   memory and writes its cell. The reference, and the fallback.
+ *
+ * life_bits: WBITS cells per word (bit b of word c of a row is cell
+ *   c*WBITS+b, so the lowest bit is the leftmost cell); up to K generations
+ *   per launch (temporal blocking). A work-group is LX x LY work-items; its
+ *   extended tile is LX words by LY*S rows, held in __local memory with a
+ *   zero border. Work-item (lx, ly) owns word column lx and the S rows
+ *   ly*S .. ly*S+S-1 of the tile. The group's output is the interior: all but
+ *   HW words on each side and all but K rows on each side. Each generation a
+ *   work-item slides down its rows keeping three row sums (a bit-sliced full
+ *   adder of west, centre and east), adds them into the 4-bit count of the 9
+ *   cells, and applies the rule as a boolean function of the count bits.
+ *   Barriers: after loading the tile (all of it is read by neighbours);
+ *   after computing a generation into registers (nobody may overwrite a row
+ *   someone still reads); after writing it back (the next generation reads
+ *   the neighbours' new words). Wrong values creep in from the tile's border
+ *   one cell per generation, so after K <= WBITS generations the interior is
+ *   exact. SINGLE=1 is the whole grid in one work-group with no halo: every
+ *   boundary is applied when reading, so any number of generations runs in
+ *   one launch.
+ *
+ * Boundaries: dead (outside is dead), torus (wrap around), clamp (an index
+ * past the edge is clamped to the edge, so edge cells count their own edge
+ * row or column again: the MATLAB seed's updateGrid). In life_bits the
+ * torus halo is fetched wrapped; dead and clamp are applied when reading
+ * local memory in groups that touch the edge. */
+
+#ifndef BOUNDARY
+#define BOUNDARY 0 /* 0 dead, 1 torus, 2 clamp */
+#endif
+#ifndef BIRTH
+#define BIRTH 0x008 /* bit n: born with n live neighbours (B3) */
+#endif
+#ifndef SURVIVE
+#define SURVIVE 0x00c /* bit n: survives with n live neighbours (S23) */
+#endif
+
+#define B_DEAD 0
+#define B_TORUS 1
+#define B_CLAMP 2
+
+/* ---- byte per cell --------------------------------------------------------- */
+
+#ifndef TS_X
+#define TS_X 16
+#endif
+#ifndef TS_Y
+#define TS_Y 16
+#endif
+
+/* The cell at (y, x), which may be one past any edge. */
+inline uchar cell_at(__global const uchar *in, int rows, int cols, int y, int x)
+{
+#if BOUNDARY == B_DEAD
+    if (y < 0 || y >= rows || x < 0 || x >= cols)
+        return 0;
+#elif BOUNDARY == B_TORUS
+    y = y < 0 ? y + rows : (y >= rows ? y - rows : y);
+    x = x < 0 ? x + cols : (x >= cols ? x - cols : x);
+#else
+    y = clamp(y, 0, rows - 1);
+    x = clamp(x, 0, cols - 1);
+#endif
+    return in[(size_t)y * (size_t)cols + (size_t)x];
+}
+
+__kernel __attribute__((reqd_work_group_size(TS_X, TS_Y, 1))) void
+life_bytes(__global const uchar *restrict in, __global uchar *restrict out, const int rows,
+           const int cols)
+{
+    __local uchar tile[TS_Y + 2][TS_X + 2];
+    const int lx = get_local_id(0), ly = get_local_id(1);
+    const int x0 = get_group_id(0) * TS_X - 1, y0 = get_group_id(1) * TS_Y - 1;
+    for (int i = ly * TS_X + lx; i < (TS_X + 2) * (TS_Y + 2); i += TS_X * TS_Y) {
+        const int ty = i / (TS_X + 2), tx = i % (TS_X + 2);
+        tile[ty][tx] = cell_at(in, rows, cols, y0 + ty, x0 + tx);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int x = x0 + 1 + lx, y = y0 + 1 + ly;
+    if (x >= cols || y >= rows)
+        return;
+    const int n = tile[ly][lx] + tile[ly][lx + 1] + tile[ly][lx + 2] + tile[ly + 1][lx] +
+                  tile[ly + 1][lx + 2] + tile[ly + 2][lx] + tile[ly + 2][lx + 1] +
+                  tile[ly + 2][lx + 2];
+    const uint table = (uint)BIRTH | ((uint)SURVIVE << 9);
+    out[(size_t)y * (size_t)cols + (size_t)x] = (uchar)((table >> (n + 9 * tile[ly + 1][lx + 1])) & 1);
+}
+
+/* ---- bit-packed, temporally blocked ---------------------------------------- */
+
+#ifndef WBITS
+#define WBITS 32
+#endif
+#if WBITS == 64
+typedef ulong word;
+#else
+typedef uint word;
+#endif
+#ifndef LX
+#define LX 32 /* words across the extended tile (work-items in x) */
+#endif
+#ifndef LY
+#define LY 8 /* work-items in y */
+#endif
+#ifndef S
+#define S 8 /* rows per work-item */
+#endif
+#ifndef SINGLE
+#define SINGLE 0
+#endif
+#if SINGLE
+#define K 0
+#define HW 0
+#else
+#ifndef K
+#define K 8 /* halo rows: the most generations one launch may advance */
+#endif
+#define HW 1 /* halo words on each side */
+#endif
+#define ER (LY * S) /* rows of the extended tile */
+
+#define ONES ((word)0 - (word)1)
+#define IN(mask, v) (((mask) >> (v)) & 1)
+/* bit v: a live cell whose 3x3 block (itself included) holds v live cells
+ * survives */
+#define SURVIVE9 ((SURVIVE) << 1)
+
+/* The count of the 9 cells equals v (0..9); s3 implies s2 = s1 = 0, which
+ * saves literals. */
+inline word count_is(int v, word s0, word s1, word s2, word s3)
+{
+    const word m0 = (v & 1) ? s0 : ~s0;
+    if (v >= 8)
+        return s3 & m0;
+    const word r = ((v & 4) ? s2 : ~s2) & ((v & 2) ? s1 : ~s1) & m0;
+    return v < 2 ? r & ~s3 : r;
+}
+
+/* The next state of 32/64 cells from the count of their 3x3 block (self
+ * included) and their state; constant-folded for the rule in BIRTH/SURVIVE. */
+inline word apply_rule(word alive, word s0, word s1, word s2, word s3)
+{
+    word born = 0, stay = 0;
+#define TERM(v)                                                                                    \
+    if (IN(BIRTH, v) || IN(SURVIVE9, v)) {                                                         \
+        const word e = count_is(v, s0, s1, s2, s3);                                                \
+        if (IN(BIRTH, v))                                                                          \
+            born |= e;                                                                             \
+        if (IN(SURVIVE9, v))                                                                       \
+            stay |= e;                                                                             \
+    }
+    TERM(0) TERM(1) TERM(2) TERM(3) TERM(4) TERM(5) TERM(6) TERM(7) TERM(8) TERM(9)
+#undef TERM
+    return (alive & stay) | (~alive & born);
+}
+
+/* What the group needs to know to read its tile through the boundary. */
+typedef struct {
+    int rbase, cbase; /* grid row and word of local (0, 0) */
+    int rows, nw;     /* grid rows, words per row */
+    int rem;          /* cols % WBITS: used bits of the last word, 0 if all */
+} geom;
+
+/* Local word (lr, lc), lr in [-1, ER], lc in [-1, LX]; the border is 0. */
+#define L(lr, lc) tile[((lr) + 1) * (LX + 2) + (lc) + 1]
+
+/* Local word (lr, lc) as the boundary says, for groups touching the edge. */
+inline word read_edge(__local const word *tile, const geom *g, int lr, int lc)
+{
+    const int R = g->rbase + lr, C = g->cbase + lc;
+    const int lc0 = -g->cbase, lcl = g->nw - 1 - g->cbase; /* words 0 and nw-1 */
+    if (R < 0 || R >= g->rows) {
+#if BOUNDARY == B_DEAD
+        return 0;
+#elif BOUNDARY == B_CLAMP
+        lr = (R < 0 ? 0 : g->rows - 1) - g->rbase;
+#else
+        lr = (R < 0 ? R + g->rows : R - g->rows) - g->rbase;
+#endif
+    }
+    const int last = g->rem ? g->rem - 1 : WBITS - 1; /* bit of cell cols-1 */
+    if (C < 0) {
+#if BOUNDARY == B_DEAD
+        return 0;
+#elif BOUNDARY == B_CLAMP
+        return (L(lr, lc0) & 1) ? ONES : 0;
+#else
+        return L(lr, lcl) << (WBITS - 1 - last);
+#endif
+    }
+    if (C >= g->nw) {
+#if BOUNDARY == B_DEAD
+        return 0;
+#elif BOUNDARY == B_CLAMP
+        return ((L(lr, lcl) >> last) & 1) ? ONES : 0;
+#else
+        return L(lr, lc0);
+#endif
+    }
+    word w = L(lr, lc);
+    if (C == g->nw - 1 && g->rem) {
+        const word low = ((word)1 << g->rem) - 1;
+#if BOUNDARY == B_DEAD
+        w &= low;
+#elif BOUNDARY == B_CLAMP
+        w = (w & low) | (((w >> last) & 1) ? ~low : 0);
+#else
+        w = (w & low) | (L(lr, lc0) << g->rem);
+#endif
+    }
+    return w;
+}
+
+/* Two-bit sum (s0 + 2*s1) of the west, centre and east cells of each bit of
+ * row lr at column lc; *mid receives the centre word. */
+inline void row_sum(__local const word *tile, const geom *g, int edge, int lr, int lc, word *s0,
+                    word *s1, word *mid)
+{
+    word l, c, r;
+    if (edge) {
+        l = read_edge(tile, g, lr, lc - 1);
+        c = read_edge(tile, g, lr, lc);
+        r = read_edge(tile, g, lr, lc + 1);
+    } else {
+        l = L(lr, lc - 1);
+        c = L(lr, lc);
+        r = L(lr, lc + 1);
+    }
+    const word w = (c << 1) | (l >> (WBITS - 1));
+    const word e = (c >> 1) | (r << (WBITS - 1));
+    const word t = w ^ c;
+    *s0 = t ^ e;
+    *s1 = (w & c) | (e & t);
+    *mid = c;
+}
+
+/* The next generation of this work-item's S words, into nv. */
+inline void step_rows(__local const word *tile, const geom *g, int edge, int lr0, int lc,
+                      word *nv)
+{
+    word a0, a1, b0, b1, c0, c1, alive, nxt, unused;
+    row_sum(tile, g, edge, lr0 - 1, lc, &a0, &a1, &unused);
+    row_sum(tile, g, edge, lr0, lc, &b0, &b1, &alive);
+    for (int s = 0; s < S; s++) {
+        row_sum(tile, g, edge, lr0 + s + 1, lc, &c0, &c1, &nxt);
+        const word t0 = a0 ^ b0, t1 = a1 ^ b1;
+        const word s0 = t0 ^ c0, k0 = (a0 & b0) | (c0 & t0); /* weight 1, carry 2 */
+        const word x = t1 ^ c1, y = (a1 & b1) | (c1 & t1);   /* weight 2, carry 4 */
+        const word s1 = x ^ k0, z = x & k0;
+        nv[s] = apply_rule(alive, s0, s1, y ^ z, y & z);
+        a0 = b0;
+        a1 = b1;
+        b0 = c0;
+        b1 = c1;
+        alive = nxt;
+    }
+}
+
+/* Word C of row R of the input for the tile; outside cells as the
+ * boundary says (dead and clamp: anything, they are never read). */
+inline word fetch(__global const word *in, int R, int C, int rows, int nw, int cols)
+{
+#if BOUNDARY == B_TORUS
+    R = R % rows;
+    R = R < 0 ? R + rows : R;
+    __global const word *row = in + (size_t)R * (size_t)nw;
+    const int rem = cols % WBITS;
+    if (C >= 0 && (C < nw - 1 || (C == nw - 1 && rem == 0)))
+        return row[C];
+    if (rem == 0) {
+        C %= nw;
+        return row[C < 0 ? C + nw : C];
+    }
+    word v = 0; /* the word straddles the wrap: gather bit by bit */
+    for (int b = 0; b < WBITS; b++) {
+        long x = ((long)C * WBITS + b) % cols;
+        x = x < 0 ? x + cols : x;
+        v |= ((row[x / WBITS] >> (x % WBITS)) & 1) << b;
+    }
+    return v;
+#else
+    (void)cols;
+    if (R < 0 || R >= rows || C < 0 || C >= nw)
+        return 0;
+    return in[(size_t)R * (size_t)nw + (size_t)C];
+#endif
+}
+
+__kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void
+life_bits(__global const word *restrict in, __global word *restrict out, const int rows,
+          const int cols, const int nw, const int gens)
+{
+    __local word tile[(ER + 2) * (LX + 2)];
+    const int lx = get_local_id(0), ly = get_local_id(1);
+    const int c0 = get_group_id(0) * (LX - 2 * HW), r0 = get_group_id(1) * (ER - 2 * K);
+    geom g;
+    g.rbase = r0 - K;
+    g.cbase = c0 - HW;
+    g.rows = rows;
+    g.nw = nw;
+    g.rem = cols % WBITS;
+    const int lr0 = ly * S;
+
+    /* zero the border, load the extended tile */
+    for (int i = ly * LX + lx; i < (ER + 2) * (LX + 2); i += LX * LY)
+        tile[i] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = 0; s < S; s++)
+        L(lr0 + s, lx) = fetch(in, g.rbase + lr0 + s, g.cbase + lx, rows, nw, cols);
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    /* groups that see past the grid's edge read through the boundary */
+#if BOUNDARY == B_TORUS && !SINGLE
+    const int edge = 0; /* the halo was fetched wrapped */
+#else
+    const int edge =
+        g.rbase <= 0 || g.rbase + ER >= rows || g.cbase <= 0 || g.cbase + LX >= nw - 1;
+#endif
+    for (int gen = 0; gen < gens; gen++) {
+        word nv[S];
+        if (edge)
+            step_rows(tile, &g, 1, lr0, lx, nv);
+        else
+            step_rows(tile, &g, 0, lr0, lx, nv);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int s = 0; s < S; s++)
+            L(lr0 + s, lx) = nv[s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+
+    /* the interior goes out, without the unused bits of each row's last word */
+    const int C = g.cbase + lx;
+    if (lx < HW || lx >= LX - HW || C >= nw)
+        return;
+    const word keep = (C == nw - 1 && g.rem) ? ((word)1 << g.rem) - 1 : ONES;
+    for (int s = 0; s < S; s++) {
+        const int lr = lr0 + s, R = g.rbase + lr;
+        if (lr >= K && lr < ER - K && R < rows)
+            out[(size_t)R * (size_t)nw + (size_t)C] = L(lr, lx) & keep;
+    }
+}
