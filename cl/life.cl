@@ -44,11 +44,16 @@
 #define SURVIVE 0x00c /* bit n: survives with n live neighbours (S23) */
 #endif
 
+#ifndef LIFE_KERNEL
+#define LIFE_KERNEL 0 /* 0 both kernels, 1 life_bytes only, 2 life_bits only */
+#endif
+
 #define B_DEAD 0
 #define B_TORUS 1
 #define B_CLAMP 2
 
 /* ---- byte per cell --------------------------------------------------------- */
+#if LIFE_KERNEL != 2
 
 #ifndef TS_X
 #define TS_X 16
@@ -95,7 +100,10 @@ life_bytes(__global const uchar *restrict in, __global uchar *restrict out, cons
     out[(size_t)y * (size_t)cols + (size_t)x] = (uchar)((table >> (n + 9 * tile[ly + 1][lx + 1])) & 1);
 }
 
+#endif
+
 /* ---- bit-packed, temporally blocked ---------------------------------------- */
+#if LIFE_KERNEL != 1
 
 #ifndef WBITS
 #define WBITS 32
@@ -128,6 +136,27 @@ typedef uint word;
 #endif
 #define ER (LY * S) /* rows of the extended tile */
 
+#ifndef VW
+#define VW 1 /* life_bits1: words per work-item, handled as one vector */
+#endif
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+/* lword: what the adder network works on; a vector of VW words in
+ * life_bits1 (one instruction for VW*WBITS cells on a SIMD CPU), else a word */
+#if LIFE_KERNEL == 3 && VW > 1
+#if WBITS == 64
+typedef CAT(ulong, VW) lword;
+#else
+typedef CAT(uint, VW) lword;
+#endif
+#define VLOAD(p) CAT(vload, VW)(0, p)
+#define VSTORE(v, p) CAT(vstore, VW)(v, 0, p)
+#else
+typedef word lword;
+#define VLOAD(p) (*(p))
+#define VSTORE(v, p) (*(p) = (v))
+#endif
+
 #define ONES ((word)0 - (word)1)
 #define IN(mask, v) (((mask) >> (v)) & 1)
 /* bit v: a live cell whose 3x3 block (itself included) holds v live cells
@@ -136,23 +165,25 @@ typedef uint word;
 
 /* The count of the 9 cells equals v (0..9); s3 implies s2 = s1 = 0, which
  * saves literals. */
-inline word count_is(int v, word s0, word s1, word s2, word s3)
+inline lword count_is(int v, lword s0, lword s1, lword s2, lword s3)
 {
-    const word m0 = (v & 1) ? s0 : ~s0;
+    const lword m0 = (v & 1) ? s0 : ~s0;
     if (v >= 8)
         return s3 & m0;
-    const word r = ((v & 4) ? s2 : ~s2) & ((v & 2) ? s1 : ~s1) & m0;
-    return v < 2 ? r & ~s3 : r;
+    const lword m2 = (v & 4) ? s2 : ~s2, m1 = (v & 2) ? s1 : ~s1;
+    if (v < 2)
+        return m2 & m1 & m0 & ~s3;
+    return m2 & m1 & m0;
 }
 
 /* The next state of 32/64 cells from the count of their 3x3 block (self
  * included) and their state; constant-folded for the rule in BIRTH/SURVIVE. */
-inline word apply_rule(word alive, word s0, word s1, word s2, word s3)
+inline lword apply_rule(lword alive, lword s0, lword s1, lword s2, lword s3)
 {
-    word born = 0, stay = 0;
+    lword born = (lword)(0), stay = (lword)(0);
 #define TERM(v)                                                                                    \
     if (IN(BIRTH, v) || IN(SURVIVE9, v)) {                                                         \
-        const word e = count_is(v, s0, s1, s2, s3);                                                \
+        const lword e = count_is(v, s0, s1, s2, s3);                                                \
         if (IN(BIRTH, v))                                                                          \
             born |= e;                                                                             \
         if (IN(SURVIVE9, v))                                                                       \
@@ -173,6 +204,67 @@ typedef struct {
 /* Local word (lr, lc), lr in [-1, ER], lc in [-1, LX]; the border is 0. */
 #define L(lr, lc) tile[((lr) + 1) * (LX + 2) + (lc) + 1]
 
+/* Word C (in [-1, nw]) of a row as the boundary says, given the stored
+ * word w at C (any value when C is outside), and the row's first and last
+ * words. Only the bits next to the grid's cells matter outside it: the top
+ * bit of word -1 and the bits past the last cell. */
+inline word fix_word(int C, word w, word first, word lastw, int nw, int rem)
+{
+    const int last = rem ? rem - 1 : WBITS - 1; /* bit of the row's last cell */
+    if (C < 0) {
+#if BOUNDARY == B_DEAD
+        return 0;
+#elif BOUNDARY == B_CLAMP
+        return (first & 1) ? ONES : 0;
+#else
+        return lastw << (WBITS - 1 - last);
+#endif
+    }
+    if (C >= nw) {
+#if BOUNDARY == B_DEAD
+        return 0;
+#elif BOUNDARY == B_CLAMP
+        return ((lastw >> last) & 1) ? ONES : 0;
+#else
+        return first;
+#endif
+    }
+    if (C == nw - 1 && rem) {
+        const word low = ((word)1 << rem) - 1;
+#if BOUNDARY == B_DEAD
+        w &= low;
+#elif BOUNDARY == B_CLAMP
+        w = (w & low) | (((w >> last) & 1) ? ~low : 0);
+#else
+        w = (w & low) | (first << rem);
+#endif
+    }
+    return w;
+}
+
+/* Two-bit sums (s0 + 2*s1) of the west, centre and east neighbours of
+ * every cell of word c, with l and r the words beside it. */
+inline void row_sum3(lword l, lword c, lword r, lword *s0, lword *s1)
+{
+    const lword w = (c << 1) | (l >> (WBITS - 1));
+    const lword e = (c >> 1) | (r << (WBITS - 1));
+    const lword t = w ^ c;
+    *s0 = t ^ e;
+    *s1 = (w & c) | (e & t);
+}
+
+/* The next state from the row sums above (a), here (b) and below (c): a
+ * bit-sliced adder makes the 4-bit count of each 3x3 block. */
+inline lword next_word(lword a0, lword a1, lword b0, lword b1, lword c0, lword c1, lword alive)
+{
+    const lword t0 = a0 ^ b0, t1 = a1 ^ b1;
+    const lword s0 = t0 ^ c0, k0 = (a0 & b0) | (c0 & t0); /* weight 1, carry 2 */
+    const lword x = t1 ^ c1, y = (a1 & b1) | (c1 & t1);   /* weight 2, carry 4 */
+    const lword s1 = x ^ k0, z = x & k0;
+    return apply_rule(alive, s0, s1, y ^ z, y & z);
+}
+
+#if LIFE_KERNEL != 3
 /* Local word (lr, lc) as the boundary says, for groups touching the edge. */
 inline word read_edge(__local const word *tile, const geom *g, int lr, int lc)
 {
@@ -187,41 +279,10 @@ inline word read_edge(__local const word *tile, const geom *g, int lr, int lc)
         lr = (R < 0 ? R + g->rows : R - g->rows) - g->rbase;
 #endif
     }
-    const int last = g->rem ? g->rem - 1 : WBITS - 1; /* bit of cell cols-1 */
-    if (C < 0) {
-#if BOUNDARY == B_DEAD
-        return 0;
-#elif BOUNDARY == B_CLAMP
-        return (L(lr, lc0) & 1) ? ONES : 0;
-#else
-        return L(lr, lcl) << (WBITS - 1 - last);
-#endif
-    }
-    if (C >= g->nw) {
-#if BOUNDARY == B_DEAD
-        return 0;
-#elif BOUNDARY == B_CLAMP
-        return ((L(lr, lcl) >> last) & 1) ? ONES : 0;
-#else
-        return L(lr, lc0);
-#endif
-    }
-    word w = L(lr, lc);
-    if (C == g->nw - 1 && g->rem) {
-        const word low = ((word)1 << g->rem) - 1;
-#if BOUNDARY == B_DEAD
-        w &= low;
-#elif BOUNDARY == B_CLAMP
-        w = (w & low) | (((w >> last) & 1) ? ~low : 0);
-#else
-        w = (w & low) | (L(lr, lc0) << g->rem);
-#endif
-    }
-    return w;
+    return fix_word(C, L(lr, lc), L(lr, lc0), L(lr, lcl), g->nw, g->rem);
 }
 
-/* Two-bit sum (s0 + 2*s1) of the west, centre and east cells of each bit of
- * row lr at column lc; *mid receives the centre word. */
+/* Row sums of row lr at column lc; *mid receives the centre word. */
 inline void row_sum(__local const word *tile, const geom *g, int edge, int lr, int lc, word *s0,
                     word *s1, word *mid)
 {
@@ -235,11 +296,7 @@ inline void row_sum(__local const word *tile, const geom *g, int edge, int lr, i
         c = L(lr, lc);
         r = L(lr, lc + 1);
     }
-    const word w = (c << 1) | (l >> (WBITS - 1));
-    const word e = (c >> 1) | (r << (WBITS - 1));
-    const word t = w ^ c;
-    *s0 = t ^ e;
-    *s1 = (w & c) | (e & t);
+    row_sum3(l, c, r, s0, s1);
     *mid = c;
 }
 
@@ -252,11 +309,7 @@ inline void step_rows(__local const word *tile, const geom *g, int edge, int lr0
     row_sum(tile, g, edge, lr0, lc, &b0, &b1, &alive);
     for (int s = 0; s < S; s++) {
         row_sum(tile, g, edge, lr0 + s + 1, lc, &c0, &c1, &nxt);
-        const word t0 = a0 ^ b0, t1 = a1 ^ b1;
-        const word s0 = t0 ^ c0, k0 = (a0 & b0) | (c0 & t0); /* weight 1, carry 2 */
-        const word x = t1 ^ c1, y = (a1 & b1) | (c1 & t1);   /* weight 2, carry 4 */
-        const word s1 = x ^ k0, z = x & k0;
-        nv[s] = apply_rule(alive, s0, s1, y ^ z, y & z);
+        nv[s] = next_word(a0, a1, b0, b1, c0, c1, alive);
         a0 = b0;
         a1 = b1;
         b0 = c0;
@@ -348,3 +401,90 @@ life_bits(__global const word *restrict in, __global word *restrict out, const i
             out[(size_t)R * (size_t)nw + (size_t)C] = L(lr, lx) & keep;
     }
 }
+#endif /* LIFE_KERNEL != 3 */
+
+/* ---- bit-packed, one generation per launch, straight from global memory ---- */
+/* life_bits1: work-item (x, y) owns VW words from word x*VW, as one vector,
+ * in the S rows from y*S, and slides down them keeping three row sums. No
+ * local memory and no barrier: on a CPU the caches do the tile's work, the
+ * work-items run without the synchronisation a barrier costs there, and the
+ * vectors fill the SIMD registers. */
+#if LIFE_KERNEL == 3
+
+/* Row sums of grid row R for the VW words from C0 through the boundary
+ * (edge: the words or their neighbours reach either end of the row). *mid
+ * receives the centre words. */
+inline void grid_row_sum(__global const word *in, int rows, int nw, int rem, int R, int C0,
+                         int edge, lword *s0, lword *s1, lword *mid)
+{
+#if BOUNDARY == B_DEAD
+    if (R < 0 || R >= rows) {
+        *s0 = *s1 = *mid = (lword)(0);
+        return;
+    }
+#elif BOUNDARY == B_CLAMP
+    R = clamp(R, 0, rows - 1);
+#else
+    R = R < 0 ? R + rows : (R >= rows ? R - rows : R);
+#endif
+    __global const word *row = in + (size_t)R * (size_t)nw;
+    lword l, c, r;
+    if (edge) {
+        word a[VW + 2];
+        const word first = row[0], lastw = row[nw - 1];
+        for (int i = 0; i < VW + 2; i++) {
+            const int C = C0 - 1 + i;
+            a[i] = fix_word(C, (C >= 0 && C < nw) ? row[C] : 0, first, lastw, nw, rem);
+        }
+        l = VLOAD(a);
+        c = VLOAD(a + 1);
+        r = VLOAD(a + 2);
+    } else {
+        l = VLOAD(row + C0 - 1);
+        c = VLOAD(row + C0);
+        r = VLOAD(row + C0 + 1);
+    }
+    row_sum3(l, c, r, s0, s1);
+    *mid = c;
+}
+
+/* Stores the VW words from C0 of row R, the ones inside the row only, the
+ * last without its unused bits. */
+inline void store_edge(__global word *out, int nw, int rem, int R, int C0, lword v)
+{
+    word a[VW];
+    VSTORE(v, a);
+    for (int i = 0; i < VW && C0 + i < nw; i++) {
+        const int C = C0 + i;
+        const word keep = (C == nw - 1 && rem) ? ((word)1 << rem) - 1 : ONES;
+        out[(size_t)R * (size_t)nw + (size_t)C] = a[i] & keep;
+    }
+}
+
+__kernel void life_bits1(__global const word *restrict in, __global word *restrict out,
+                         const int rows, const int cols, const int nw)
+{
+    const int C0 = get_global_id(0) * VW, r0 = get_global_id(1) * S;
+    if (C0 >= nw || r0 >= rows)
+        return;
+    const int rem = cols % WBITS, edge = C0 == 0 || C0 + VW >= nw;
+    const int rend = min(r0 + S, rows);
+    lword a0, a1, b0, b1, c0, c1, alive, nxt, unused;
+    grid_row_sum(in, rows, nw, rem, r0 - 1, C0, edge, &a0, &a1, &unused);
+    grid_row_sum(in, rows, nw, rem, r0, C0, edge, &b0, &b1, &alive);
+    for (int R = r0; R < rend; R++) {
+        grid_row_sum(in, rows, nw, rem, R + 1, C0, edge, &c0, &c1, &nxt);
+        const lword v = next_word(a0, a1, b0, b1, c0, c1, alive);
+        if (edge)
+            store_edge(out, nw, rem, R, C0, v);
+        else
+            VSTORE(v, out + (size_t)R * (size_t)nw + (size_t)C0);
+        a0 = b0;
+        a1 = b1;
+        b0 = c0;
+        b1 = c1;
+        alive = nxt;
+    }
+}
+#endif
+#endif

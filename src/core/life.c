@@ -168,6 +168,8 @@ typedef struct life_cfg {
     int ts;                 /* bytes: tile side */
     int wb, lx, ly, s, k;   /* bits: word bits, work-group, rows per item, depth */
     int single;             /* bits: the whole grid in one work-group */
+    int global;             /* bits: life_bits1, one generation per launch, no local memory */
+    int vw;                 /* life_bits1: words per work-item (a vector) */
 } life_cfg;
 
 struct tdcl_life_plan {
@@ -199,6 +201,9 @@ static int cfg_fits(const tdcl_device_info *d, const life_cfg *c)
         return (size_t)(c->ts * c->ts) <= d->max_wg && (size_t)c->ts <= d->max_item_sizes[0] &&
                (size_t)c->ts <= d->max_item_sizes[1] &&
                (size_t)(c->ts + 2) * (size_t)(c->ts + 2) <= d->local_mem;
+    if (c->global)
+        return (size_t)(c->lx * c->ly) <= d->max_wg && (size_t)c->lx <= d->max_item_sizes[0] &&
+               (size_t)c->ly <= d->max_item_sizes[1];
     return (size_t)(c->lx * c->ly) <= d->max_wg && (size_t)c->lx <= d->max_item_sizes[0] &&
            (size_t)c->ly <= d->max_item_sizes[1] && bits_local(c) <= d->local_mem &&
            c->ly * c->s > 2 * c->k && c->k <= c->wb;
@@ -221,7 +226,7 @@ static int choose_single(const tdcl_device_info *d, int64_t rows, int64_t nw, in
     if (nw > (int64_t)d->max_wg || nw > (int64_t)d->max_item_sizes[0])
         return 0;
     int ly = 1;
-    while ((size_t)(ly * 2 * nw) <= d->max_wg && ly * 2 <= d->max_item_sizes[1] && ly < rows)
+    while ((size_t)(ly * 2 * nw) <= d->max_wg && (size_t)ly * 2 <= d->max_item_sizes[1] && ly < rows)
         ly *= 2;
     int64_t s = (rows + ly - 1) / ly;
     if (s > max_s)
@@ -247,19 +252,25 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
     int64_t nw = (cols + c.wb - 1) / c.wb;
     if (!o->tile && !o->depth && choose_single(d, rows, nw, c.wb, &c))
         return c;
+    c.k = o->depth ? o->depth : (is_gpu(d) ? 8 : 1);
+    if (c.k == 1) { /* no halo to recompute: straight from global memory */
+        c.global = 1;
+        c.vw = is_gpu(d) ? 1 : 8; /* a CPU's SIMD register holds 8 64-bit words */
+        int64_t nv = (nw + c.vw - 1) / c.vw;
+        c.lx = (int)(nv < 64 ? nv : 64);
+        c.ly = 1;
+        c.s = o->tile ? o->tile : 64;
+        return c;
+    }
     if (is_gpu(d)) { /* a warp across, 8 of them down: 64 rows, 48 of them output */
         c.lx = 32;
         c.ly = 8;
         c.s = 8;
-        c.k = 8;
-    } else { /* one wide group of rows per core, vectorised across words */
+    } else { /* one wide group of rows per core */
         c.lx = (int)(nw + 2 < 64 ? nw + 2 : 64);
         c.ly = 1;
         c.s = 64;
-        c.k = 8;
     }
-    if (o->depth)
-        c.k = o->depth;
     if (o->tile) { /* rows of the tile: as many work-items as the rows allow */
         while (c.ly > 1 && o->tile % c.ly)
             c.ly /= 2;
@@ -278,6 +289,10 @@ static void describe(tdcl_life_plan *p)
     if (!c->bits)
         snprintf(p->desc, sizeof p->desc, "kernel=bytes tile=%dx%d rule=%s boundary=%s", c->ts,
                  c->ts, rule, tdcl_life_boundary_name(p->o.boundary));
+    else if (c->global)
+        snprintf(p->desc, sizeof p->desc,
+                 "kernel=bits w=%dx%d wg=%dx%d rows/item=%d depth=1 global rule=%s boundary=%s",
+                 c->vw, c->wb, c->lx, c->ly, c->s, rule, tdcl_life_boundary_name(p->o.boundary));
     else
         snprintf(p->desc, sizeof p->desc,
                  "kernel=bits w=%d wg=%dx%d tile=%dx%d depth=%s%d rule=%s boundary=%s", c->wb,
@@ -294,12 +309,12 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
     char opts[256];
     tdcl_status st = TDCL_OK;
     const tdcl_device_info *d = &p->ctx->dev;
-    int n = snprintf(opts, sizeof opts, "-DBOUNDARY=%d -DBIRTH=0x%x -DSURVIVE=0x%x",
-                     (int)p->o.boundary, p->rule.birth, p->rule.survive);
+    int n = snprintf(opts, sizeof opts, "-DLIFE_KERNEL=%d -DBOUNDARY=%d -DBIRTH=0x%x -DSURVIVE=0x%x",
+                     c->bits ? (c->global ? 3 : 2) : 1, (int)p->o.boundary, p->rule.birth, p->rule.survive);
     if (c->bits)
         snprintf(opts + n, sizeof opts - (size_t)n,
-                 " -DWBITS=%d -DLX=%d -DLY=%d -DS=%d -DK=%d -DSINGLE=%d", c->wb, c->lx, c->ly,
-                 c->s, c->k, c->single);
+                 " -DWBITS=%d -DLX=%d -DLY=%d -DS=%d -DK=%d -DSINGLE=%d -DVW=%d", c->wb, c->lx,
+                 c->ly, c->s, c->k, c->single, c->global ? c->vw : 1);
     else
         snprintf(opts + n, sizeof opts - (size_t)n, " -DTS_X=%d -DTS_Y=%d", c->ts, c->ts);
     if (p->kern)
@@ -309,7 +324,8 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
     p->kern = NULL;
     p->prog = NULL;
     TDCL_TRY(tdcl_ctx_program(p->ctx, "life.cl", opts, &p->prog, err));
-    TDCL_TRY(tdcl_ctx_kernel(p->prog, c->bits ? "life_bits" : "life_bytes", &p->kern, err));
+    TDCL_TRY(tdcl_ctx_kernel(p->prog, !c->bits ? "life_bytes" : c->global ? "life_bits1" : "life_bits",
+                             &p->kern, err));
     size_t wg = 0;
     cl_ulong lmem = 0;
     TDCL_CL_TRY(err,
@@ -342,6 +358,15 @@ static int shrink(life_cfg *c)
     }
     if (c->single)
         return 0; /* the caller falls back to the multi-group layout */
+    if (c->global) {
+        if (c->lx * c->ly <= 1)
+            return 0;
+        if (c->ly > 1)
+            c->ly /= 2;
+        else
+            c->lx /= 2;
+        return 1;
+    }
     if (c->ly > 1) {
         c->ly /= 2;
     } else if (c->lx > 3) {
@@ -475,7 +500,14 @@ tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const 
                                      NULL, NULL),
                 "clEnqueueWriteBuffer");
     ctx->t.upload_ms += tdcl_now_ms() - t0;
-    if (p->c.bits) {
+    if (p->c.global) {
+        const life_cfg *c = &p->c;
+        p->lws[0] = (size_t)c->lx;
+        p->lws[1] = (size_t)c->ly;
+        int64_t nv = (p->nw + c->vw - 1) / c->vw;
+        p->gws[0] = (size_t)((nv + c->lx - 1) / c->lx) * p->lws[0];
+        p->gws[1] = (size_t)(((p->rows + c->s - 1) / c->s + c->ly - 1) / c->ly) * p->lws[1];
+    } else if (p->c.bits) {
         const life_cfg *c = &p->c;
         int64_t gx = c->single ? 1 : (p->nw + (c->lx - 2) - 1) / (c->lx - 2);
         int64_t gy = c->single ? 1 : (p->rows + (c->ly * c->s - 2 * c->k) - 1) /
@@ -509,10 +541,10 @@ static tdcl_status launch(tdcl_life_plan *p, int n, cl_event *ev, tdcl_err *err)
     TDCL_CL_TRY(err, clSetKernelArg(k, 1, sizeof(cl_mem), &p->buf[1 - p->cur]), "clSetKernelArg");
     TDCL_CL_TRY(err, clSetKernelArg(k, 2, sizeof rows, &rows), "clSetKernelArg");
     TDCL_CL_TRY(err, clSetKernelArg(k, 3, sizeof cols, &cols), "clSetKernelArg");
-    if (p->c.bits) {
+    if (p->c.bits)
         TDCL_CL_TRY(err, clSetKernelArg(k, 4, sizeof nw, &nw), "clSetKernelArg");
+    if (p->c.bits && !p->c.global)
         TDCL_CL_TRY(err, clSetKernelArg(k, 5, sizeof gens, &gens), "clSetKernelArg");
-    }
     TDCL_CL_TRY(err,
                 clEnqueueNDRangeKernel(p->ctx->queue, k, 2, NULL, p->gws, p->lws, 0, NULL, ev),
                 "clEnqueueNDRangeKernel");
@@ -539,7 +571,7 @@ tdcl_status tdcl_life_plan_execute(tdcl_life_plan *p, int64_t gens, double *kern
 {
     tdcl_status st = TDCL_OK;
     cl_event first = NULL, last = NULL;
-    int64_t per = p->c.bits ? (p->c.single ? INT32_MAX : p->c.k) : 1;
+    int64_t per = p->c.bits && !p->c.global ? (p->c.single ? INT32_MAX : p->c.k) : 1;
     if (kernel_ms)
         *kernel_ms = 0;
     if (gens < 0)

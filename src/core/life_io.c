@@ -31,14 +31,14 @@ int64_t tdcl_life_population(const tdcl_matrix *grid)
 }
 
 /* Shows one input character in a message: 'x' or '\xNN'. */
-static const char *show_char(int c, char buf[8])
+static const char *show_char(int c, char buf[16])
 {
     if (c == EOF || c == '\0')
-        snprintf(buf, 8, "end of file");
+        snprintf(buf, 16, "end of file");
     else if (isprint(c))
-        snprintf(buf, 8, "'%c'", c);
+        snprintf(buf, 16, "'%c'", c);
     else
-        snprintf(buf, 8, "'\\x%02x'", (unsigned)c & 0xff);
+        snprintf(buf, 16, "'\\x%02x'", (unsigned)c & 0xff);
     return buf;
 }
 
@@ -220,7 +220,7 @@ typedef struct rle_body {
 /* Applies one "<count><tag>" item. */
 static tdcl_status rle_item(rle_body *b, int tag, int64_t count, tdcl_err *err)
 {
-    char cb[8];
+    char cb[16];
     if (tag == '$') {
         b->row += count;
         b->col = 0;
@@ -255,7 +255,7 @@ static tdcl_status rle_item(rle_body *b, int tag, int64_t count, tdcl_err *err)
 /* Reads the run-length body from p to '!' (or the end of the text). */
 static tdcl_status rle_body_parse(rle_body *b, const char *p, tdcl_err *err)
 {
-    char cb[8];
+    char cb[16];
     int at_line_start = 1;
     while (*p && *p != '!') {
         int c = (unsigned char)*p;
@@ -367,7 +367,7 @@ static int cells_alive(int c)
 static tdcl_status cells_measure(const char *name, const char *buf, int64_t *rows, int64_t *cols,
                                  tdcl_err *err)
 {
-    char cb[8];
+    char cb[16];
     long line = 1;
     int64_t r = 0, w = 0;
     for (const char *p = buf, *next; *p; p = next, line++) {
@@ -389,7 +389,7 @@ static tdcl_status cells_measure(const char *name, const char *buf, int64_t *row
 tdcl_status tdcl_life_cells_parse(const char *name, const char *buf, size_t len,
                                   int64_t max_cells, tdcl_life_pattern *out, tdcl_err *err)
 {
-    int64_t rows, cols;
+    int64_t rows = 0, cols = 0;
     (void)len;
     memset(out, 0, sizeof *out);
     out->rule = tdcl_life_rule_conway();
