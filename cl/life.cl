@@ -28,15 +28,21 @@
  *   boundary is applied when reading, so any number of generations runs in
  *   one launch.
  *
- * Boundaries: dead (outside is dead), torus (wrap around), clamp (an index
- * past the edge is clamped to the edge, so edge cells count their own edge
- * row or column again: the MATLAB seed's updateGrid). In life_bits the
- * torus halo is fetched wrapped; dead and clamp are applied when reading
- * local memory in groups that touch the edge. */
+ * life_bits1: the same words and adder network, one generation per launch
+ *   straight from global memory, VW words per work-item as one vector; see
+ *   its own comment below. The choice on CPUs.
+ *
+ * Boundaries, the kernel argument bnd: 0 dead (outside is dead), 1 torus
+ * (wrap around), 2 clamp (an index past the edge is clamped to the edge, so
+ * edge cells count their own edge row or column again: the MATLAB seed's
+ * updateGrid). A run-time argument rather than a macro: it is only looked at
+ * next to the grid's edges, and one program serves all three. In life_bits
+ * the torus halo is fetched wrapped; dead and clamp are applied when reading
+ * local memory in groups that touch the edge.
+ *
+ * The rule is compiled in (BIRTH, SURVIVE: bit n set for n neighbours) so
+ * the compiler folds it into a few logic operations. */
 
-#ifndef BOUNDARY
-#define BOUNDARY 0 /* 0 dead, 1 torus, 2 clamp */
-#endif
 #ifndef BIRTH
 #define BIRTH 0x008 /* bit n: born with n live neighbours (B3) */
 #endif
@@ -63,31 +69,31 @@
 #endif
 
 /* The cell at (y, x), which may be one past any edge. */
-inline uchar cell_at(__global const uchar *in, int rows, int cols, int y, int x)
+inline uchar cell_at(__global const uchar *in, int rows, int cols, int bnd, int y, int x)
 {
-#if BOUNDARY == B_DEAD
-    if (y < 0 || y >= rows || x < 0 || x >= cols)
-        return 0;
-#elif BOUNDARY == B_TORUS
-    y = y < 0 ? y + rows : (y >= rows ? y - rows : y);
-    x = x < 0 ? x + cols : (x >= cols ? x - cols : x);
-#else
-    y = clamp(y, 0, rows - 1);
-    x = clamp(x, 0, cols - 1);
-#endif
+    if (bnd == B_DEAD) {
+        if (y < 0 || y >= rows || x < 0 || x >= cols)
+            return 0;
+    } else if (bnd == B_TORUS) {
+        y = y < 0 ? y + rows : (y >= rows ? y - rows : y);
+        x = x < 0 ? x + cols : (x >= cols ? x - cols : x);
+    } else {
+        y = clamp(y, 0, rows - 1);
+        x = clamp(x, 0, cols - 1);
+    }
     return in[(size_t)y * (size_t)cols + (size_t)x];
 }
 
 __kernel __attribute__((reqd_work_group_size(TS_X, TS_Y, 1))) void
 life_bytes(__global const uchar *restrict in, __global uchar *restrict out, const int rows,
-           const int cols)
+           const int cols, const int bnd)
 {
     __local uchar tile[TS_Y + 2][TS_X + 2];
     const int lx = get_local_id(0), ly = get_local_id(1);
     const int x0 = get_group_id(0) * TS_X - 1, y0 = get_group_id(1) * TS_Y - 1;
     for (int i = ly * TS_X + lx; i < (TS_X + 2) * (TS_Y + 2); i += TS_X * TS_Y) {
         const int ty = i / (TS_X + 2), tx = i % (TS_X + 2);
-        tile[ty][tx] = cell_at(in, rows, cols, y0 + ty, x0 + tx);
+        tile[ty][tx] = cell_at(in, rows, cols, bnd, y0 + ty, x0 + tx);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     const int x = x0 + 1 + lx, y = y0 + 1 + ly;
@@ -196,6 +202,7 @@ inline lword apply_rule(lword alive, lword s0, lword s1, lword s2, lword s3)
 
 /* What the group needs to know to read its tile through the boundary. */
 typedef struct {
+    int bnd;          /* boundary */
     int rbase, cbase; /* grid row and word of local (0, 0) */
     int rows, nw;     /* grid rows, words per row */
     int rem;          /* cols % WBITS: used bits of the last word, 0 if all */
@@ -208,36 +215,31 @@ typedef struct {
  * word w at C (any value when C is outside), and the row's first and last
  * words. Only the bits next to the grid's cells matter outside it: the top
  * bit of word -1 and the bits past the last cell. */
-inline word fix_word(int C, word w, word first, word lastw, int nw, int rem)
+inline word fix_word(int bnd, int C, word w, word first, word lastw, int nw, int rem)
 {
     const int last = rem ? rem - 1 : WBITS - 1; /* bit of the row's last cell */
     if (C < 0) {
-#if BOUNDARY == B_DEAD
-        return 0;
-#elif BOUNDARY == B_CLAMP
-        return (first & 1) ? ONES : 0;
-#else
+        if (bnd == B_DEAD)
+            return 0;
+        if (bnd == B_CLAMP)
+            return (first & 1) ? ONES : 0;
         return lastw << (WBITS - 1 - last);
-#endif
     }
     if (C >= nw) {
-#if BOUNDARY == B_DEAD
-        return 0;
-#elif BOUNDARY == B_CLAMP
-        return ((lastw >> last) & 1) ? ONES : 0;
-#else
+        if (bnd == B_DEAD)
+            return 0;
+        if (bnd == B_CLAMP)
+            return ((lastw >> last) & 1) ? ONES : 0;
         return first;
-#endif
     }
     if (C == nw - 1 && rem) {
         const word low = ((word)1 << rem) - 1;
-#if BOUNDARY == B_DEAD
-        w &= low;
-#elif BOUNDARY == B_CLAMP
-        w = (w & low) | (((w >> last) & 1) ? ~low : 0);
-#else
-        w = (w & low) | (first << rem);
-#endif
+        if (bnd == B_DEAD)
+            w &= low;
+        else if (bnd == B_CLAMP)
+            w = (w & low) | (((w >> last) & 1) ? ~low : 0);
+        else
+            w = (w & low) | (first << rem);
     }
     return w;
 }
@@ -271,15 +273,14 @@ inline word read_edge(__local const word *tile, const geom *g, int lr, int lc)
     const int R = g->rbase + lr, C = g->cbase + lc;
     const int lc0 = -g->cbase, lcl = g->nw - 1 - g->cbase; /* words 0 and nw-1 */
     if (R < 0 || R >= g->rows) {
-#if BOUNDARY == B_DEAD
-        return 0;
-#elif BOUNDARY == B_CLAMP
-        lr = (R < 0 ? 0 : g->rows - 1) - g->rbase;
-#else
-        lr = (R < 0 ? R + g->rows : R - g->rows) - g->rbase;
-#endif
+        if (g->bnd == B_DEAD)
+            return 0;
+        if (g->bnd == B_CLAMP)
+            lr = (R < 0 ? 0 : g->rows - 1) - g->rbase;
+        else
+            lr = (R < 0 ? R + g->rows : R - g->rows) - g->rbase;
     }
-    return fix_word(C, L(lr, lc), L(lr, lc0), L(lr, lcl), g->nw, g->rem);
+    return fix_word(g->bnd, C, L(lr, lc), L(lr, lc0), L(lr, lcl), g->nw, g->rem);
 }
 
 /* Row sums of row lr at column lc; *mid receives the centre word. */
@@ -320,9 +321,13 @@ inline void step_rows(__local const word *tile, const geom *g, int edge, int lr0
 
 /* Word C of row R of the input for the tile; outside cells as the
  * boundary says (dead and clamp: anything, they are never read). */
-inline word fetch(__global const word *in, int R, int C, int rows, int nw, int cols)
+inline word fetch(__global const word *in, int bnd, int R, int C, int rows, int nw, int cols)
 {
-#if BOUNDARY == B_TORUS
+    if (bnd != B_TORUS) {
+        if (R < 0 || R >= rows || C < 0 || C >= nw)
+            return 0;
+        return in[(size_t)R * (size_t)nw + (size_t)C];
+    }
     R = R % rows;
     R = R < 0 ? R + rows : R;
     __global const word *row = in + (size_t)R * (size_t)nw;
@@ -340,22 +345,17 @@ inline word fetch(__global const word *in, int R, int C, int rows, int nw, int c
         v |= ((row[x / WBITS] >> (x % WBITS)) & 1) << b;
     }
     return v;
-#else
-    (void)cols;
-    if (R < 0 || R >= rows || C < 0 || C >= nw)
-        return 0;
-    return in[(size_t)R * (size_t)nw + (size_t)C];
-#endif
 }
 
 __kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void
 life_bits(__global const word *restrict in, __global word *restrict out, const int rows,
-          const int cols, const int nw, const int gens)
+          const int cols, const int bnd, const int nw, const int gens)
 {
     __local word tile[(ER + 2) * (LX + 2)];
     const int lx = get_local_id(0), ly = get_local_id(1);
     const int c0 = get_group_id(0) * (LX - 2 * HW), r0 = get_group_id(1) * (ER - 2 * K);
     geom g;
+    g.bnd = bnd;
     g.rbase = r0 - K;
     g.cbase = c0 - HW;
     g.rows = rows;
@@ -368,16 +368,13 @@ life_bits(__global const word *restrict in, __global word *restrict out, const i
         tile[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int s = 0; s < S; s++)
-        L(lr0 + s, lx) = fetch(in, g.rbase + lr0 + s, g.cbase + lx, rows, nw, cols);
+        L(lr0 + s, lx) = fetch(in, bnd, g.rbase + lr0 + s, g.cbase + lx, rows, nw, cols);
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    /* groups that see past the grid's edge read through the boundary */
-#if BOUNDARY == B_TORUS && !SINGLE
-    const int edge = 0; /* the halo was fetched wrapped */
-#else
-    const int edge =
-        g.rbase <= 0 || g.rbase + ER >= rows || g.cbase <= 0 || g.cbase + LX >= nw - 1;
-#endif
+    /* groups that see past the grid's edge read through the boundary, but
+     * a torus halo was fetched wrapped: only one group alone needs it */
+    const int edge = (bnd != B_TORUS || SINGLE) &&
+                     (g.rbase <= 0 || g.rbase + ER >= rows || g.cbase <= 0 || g.cbase + LX >= nw - 1);
     for (int gen = 0; gen < gens; gen++) {
         word nv[S];
         if (edge)
@@ -414,19 +411,19 @@ life_bits(__global const word *restrict in, __global word *restrict out, const i
 /* Row sums of grid row R for the VW words from C0 through the boundary
  * (edge: the words or their neighbours reach either end of the row). *mid
  * receives the centre words. */
-inline void grid_row_sum(__global const word *in, int rows, int nw, int rem, int R, int C0,
-                         int edge, lword *s0, lword *s1, lword *mid)
+inline void grid_row_sum(__global const word *in, int bnd, int rows, int nw, int rem, int R,
+                         int C0, int edge, lword *s0, lword *s1, lword *mid)
 {
-#if BOUNDARY == B_DEAD
     if (R < 0 || R >= rows) {
-        *s0 = *s1 = *mid = (lword)(0);
-        return;
+        if (bnd == B_DEAD) {
+            *s0 = *s1 = *mid = (lword)(0);
+            return;
+        }
+        if (bnd == B_CLAMP)
+            R = R < 0 ? 0 : rows - 1;
+        else
+            R = R < 0 ? R + rows : R - rows;
     }
-#elif BOUNDARY == B_CLAMP
-    R = clamp(R, 0, rows - 1);
-#else
-    R = R < 0 ? R + rows : (R >= rows ? R - rows : R);
-#endif
     __global const word *row = in + (size_t)R * (size_t)nw;
     lword l, c, r;
     if (edge) {
@@ -434,7 +431,7 @@ inline void grid_row_sum(__global const word *in, int rows, int nw, int rem, int
         const word first = row[0], lastw = row[nw - 1];
         for (int i = 0; i < VW + 2; i++) {
             const int C = C0 - 1 + i;
-            a[i] = fix_word(C, (C >= 0 && C < nw) ? row[C] : 0, first, lastw, nw, rem);
+            a[i] = fix_word(bnd, C, (C >= 0 && C < nw) ? row[C] : 0, first, lastw, nw, rem);
         }
         l = VLOAD(a);
         c = VLOAD(a + 1);
@@ -462,7 +459,7 @@ inline void store_edge(__global word *out, int nw, int rem, int R, int C0, lword
 }
 
 __kernel void life_bits1(__global const word *restrict in, __global word *restrict out,
-                         const int rows, const int cols, const int nw)
+                         const int rows, const int cols, const int bnd, const int nw)
 {
     const int C0 = get_global_id(0) * VW, r0 = get_global_id(1) * S;
     if (C0 >= nw || r0 >= rows)
@@ -470,10 +467,10 @@ __kernel void life_bits1(__global const word *restrict in, __global word *restri
     const int rem = cols % WBITS, edge = C0 == 0 || C0 + VW >= nw;
     const int rend = min(r0 + S, rows);
     lword a0, a1, b0, b1, c0, c1, alive, nxt, unused;
-    grid_row_sum(in, rows, nw, rem, r0 - 1, C0, edge, &a0, &a1, &unused);
-    grid_row_sum(in, rows, nw, rem, r0, C0, edge, &b0, &b1, &alive);
+    grid_row_sum(in, bnd, rows, nw, rem, r0 - 1, C0, edge, &a0, &a1, &unused);
+    grid_row_sum(in, bnd, rows, nw, rem, r0, C0, edge, &b0, &b1, &alive);
     for (int R = r0; R < rend; R++) {
-        grid_row_sum(in, rows, nw, rem, R + 1, C0, edge, &c0, &c1, &nxt);
+        grid_row_sum(in, bnd, rows, nw, rem, R + 1, C0, edge, &c0, &c1, &nxt);
         const lword v = next_word(a0, a1, b0, b1, c0, c1, alive);
         if (edge)
             store_edge(out, nw, rem, R, C0, v);

@@ -209,68 +209,79 @@ static int cfg_fits(const tdcl_device_info *d, const life_cfg *c)
            c->ly * c->s > 2 * c->k && c->k <= c->wb;
 }
 
-static int is_gpu(const tdcl_device_info *d)
+/* The GPU layout for GPUs, or when forced. */
+static int gpu_layout(const tdcl_device_info *d, const tdcl_life_opts *o)
 {
+    if (o->layout != TDCL_LIFE_LAYOUT_AUTO)
+        return o->layout == TDCL_LIFE_LAYOUT_GPU;
     return (d->type & CL_DEVICE_TYPE_GPU) != 0;
 }
 
-/* The whole grid in one work-group, when that is how it runs fastest: on a
- * GPU whenever it fits (one launch for any number of generations, launch
- * overhead gone); on a CPU only for small grids, since one group is one
- * core. Fills c and returns 1, or 0. */
+static int64_t pow2_at_least(int64_t n)
+{
+    int64_t p = 1;
+    while (p < n)
+        p *= 2;
+    return p;
+}
+
+/* The whole grid in one work-group, no halo, every generation in one
+ * launch: the GPU layout for grids that fit (launch overhead is most of a
+ * small grid's time there). Sizes are rounded up to powers of two so that
+ * similar grids share one compiled program. Fills c and returns 1, or 0. */
 static int choose_single(const tdcl_device_info *d, int64_t rows, int64_t nw, int wb, life_cfg *c)
 {
-    const int64_t max_cells_cpu = 256 * 256, max_s = 32;
-    if (!is_gpu(d) && rows * nw * wb > max_cells_cpu)
+    const int64_t max_s = 32, max_group = 1024, min_lx = 8;
+    int64_t group = (int64_t)d->max_wg < max_group ? (int64_t)d->max_wg : max_group;
+    int64_t lx = pow2_at_least(nw < min_lx ? min_lx : nw);
+    if (lx > group || lx > (int64_t)d->max_item_sizes[0])
         return 0;
-    if (nw > (int64_t)d->max_wg || nw > (int64_t)d->max_item_sizes[0])
-        return 0;
-    int ly = 1;
-    while ((size_t)(ly * 2 * nw) <= d->max_wg && (size_t)ly * 2 <= d->max_item_sizes[1] && ly < rows)
-        ly *= 2;
-    int64_t s = (rows + ly - 1) / ly;
+    int64_t ly = group / lx;
+    while (ly > (int64_t)d->max_item_sizes[1])
+        ly /= 2;
+    int64_t s = pow2_at_least((rows + ly - 1) / ly);
     if (s > max_s)
         return 0;
-    life_cfg t = {.bits = 1, .wb = wb, .lx = (int)nw, .ly = ly, .s = (int)s, .k = 0, .single = 1};
+    life_cfg t = {.bits = 1, .wb = wb, .lx = (int)lx, .ly = (int)ly, .s = (int)s, .single = 1};
     if (!cfg_fits(d, &t))
         return 0;
     *c = t;
     return 1;
 }
 
-/* The starting configuration; choose() shrinks it while it does not fit. */
+/* The starting configuration; choose() shrinks it while it does not fit.
+ * GPU layout: 32-bit words; the grid in one work-group when it fits, else
+ * tiles of 32 words by 64 rows advancing 8 generations per launch. CPU
+ * layout: 64-bit words, 8 to a vector, one generation per launch straight
+ * from global memory (the caches hold the rows; a barrier costs more than
+ * the halo saves). */
 static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, int64_t rows,
                             int64_t cols)
 {
     life_cfg c = {0};
+    int gpu = gpu_layout(d, o);
     if (o->kernel == TDCL_LIFE_KERNEL_BYTES) {
         c.ts = o->tile ? o->tile : 16;
         return c;
     }
     c.bits = 1;
-    c.wb = o->word_bits ? o->word_bits : (is_gpu(d) ? 32 : 64);
+    c.wb = o->word_bits ? o->word_bits : (gpu ? 32 : 64);
     int64_t nw = (cols + c.wb - 1) / c.wb;
-    if (!o->tile && !o->depth && choose_single(d, rows, nw, c.wb, &c))
+    if (gpu && !o->tile && !o->depth && choose_single(d, rows, nw, c.wb, &c))
         return c;
-    c.k = o->depth ? o->depth : (is_gpu(d) ? 8 : 1);
+    c.k = o->depth ? o->depth : (gpu ? 8 : 1);
     if (c.k == 1) { /* no halo to recompute: straight from global memory */
         c.global = 1;
-        c.vw = is_gpu(d) ? 1 : 8; /* a CPU's SIMD register holds 8 64-bit words */
+        c.vw = gpu ? 1 : 8; /* a CPU's SIMD register holds 8 64-bit words */
         int64_t nv = (nw + c.vw - 1) / c.vw;
-        c.lx = (int)(nv < 64 ? nv : 64);
-        c.ly = 1;
-        c.s = o->tile ? o->tile : 64;
+        c.lx = gpu ? 64 : (int)(nv < 64 ? nv : 64);
+        c.ly = gpu ? 4 : 1;
+        c.s = o->tile ? o->tile : (gpu ? 16 : 64);
         return c;
     }
-    if (is_gpu(d)) { /* a warp across, 8 of them down: 64 rows, 48 of them output */
-        c.lx = 32;
-        c.ly = 8;
-        c.s = 8;
-    } else { /* one wide group of rows per core */
-        c.lx = (int)(nw + 2 < 64 ? nw + 2 : 64);
-        c.ly = 1;
-        c.s = 64;
-    }
+    c.lx = gpu ? 32 : 16; /* a warp across, 8 of them down: 64 rows, 48 of them output */
+    c.ly = gpu ? 8 : 1;
+    c.s = gpu ? 8 : 64;
     if (o->tile) { /* rows of the tile: as many work-items as the rows allow */
         while (c.ly > 1 && o->tile % c.ly)
             c.ly /= 2;
@@ -309,12 +320,16 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
     char opts[256];
     tdcl_status st = TDCL_OK;
     const tdcl_device_info *d = &p->ctx->dev;
-    int n = snprintf(opts, sizeof opts, "-DLIFE_KERNEL=%d -DBOUNDARY=%d -DBIRTH=0x%x -DSURVIVE=0x%x",
-                     c->bits ? (c->global ? 3 : 2) : 1, (int)p->o.boundary, p->rule.birth, p->rule.survive);
-    if (c->bits)
+    /* only the macros the kernel uses, so equal programs share a cache entry */
+    int n = snprintf(opts, sizeof opts, "-DLIFE_KERNEL=%d -DBIRTH=0x%x -DSURVIVE=0x%x",
+                     c->bits ? (c->global ? 3 : 2) : 1, p->rule.birth, p->rule.survive);
+    if (c->global)
+        snprintf(opts + n, sizeof opts - (size_t)n, " -DWBITS=%d -DS=%d -DVW=%d", c->wb, c->s,
+                 c->vw);
+    else if (c->bits)
         snprintf(opts + n, sizeof opts - (size_t)n,
-                 " -DWBITS=%d -DLX=%d -DLY=%d -DS=%d -DK=%d -DSINGLE=%d -DVW=%d", c->wb, c->lx,
-                 c->ly, c->s, c->k, c->single, c->global ? c->vw : 1);
+                 " -DWBITS=%d -DLX=%d -DLY=%d -DS=%d -DK=%d -DSINGLE=%d", c->wb, c->lx, c->ly,
+                 c->s, c->k, c->single);
     else
         snprintf(opts + n, sizeof opts - (size_t)n, " -DTS_X=%d -DTS_Y=%d", c->ts, c->ts);
     if (p->kern)
@@ -478,7 +493,7 @@ tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const 
     p->rule = rule_of(o);
     p->rows = grid->rows;
     p->cols = grid->cols;
-    int wb = o->word_bits ? o->word_bits : (is_gpu(&ctx->dev) ? 32 : 64);
+    int wb = o->word_bits ? o->word_bits : (gpu_layout(&ctx->dev, o) ? 32 : 64);
     if (o->kernel != TDCL_LIFE_KERNEL_BYTES && o->depth > wb) {
         st = tdcl_fail(err, TDCL_EINVAL, "depth %d is more than the %d cells of a word", o->depth,
                        wb);
@@ -537,14 +552,16 @@ static tdcl_status launch(tdcl_life_plan *p, int n, cl_event *ev, tdcl_err *err)
     tdcl_status st = TDCL_OK;
     cl_kernel k = p->kern;
     cl_int rows = (cl_int)p->rows, cols = (cl_int)p->cols, nw = (cl_int)p->nw, gens = n;
+    cl_int bnd = (cl_int)p->o.boundary;
     TDCL_CL_TRY(err, clSetKernelArg(k, 0, sizeof(cl_mem), &p->buf[p->cur]), "clSetKernelArg");
     TDCL_CL_TRY(err, clSetKernelArg(k, 1, sizeof(cl_mem), &p->buf[1 - p->cur]), "clSetKernelArg");
     TDCL_CL_TRY(err, clSetKernelArg(k, 2, sizeof rows, &rows), "clSetKernelArg");
     TDCL_CL_TRY(err, clSetKernelArg(k, 3, sizeof cols, &cols), "clSetKernelArg");
+    TDCL_CL_TRY(err, clSetKernelArg(k, 4, sizeof bnd, &bnd), "clSetKernelArg");
     if (p->c.bits)
-        TDCL_CL_TRY(err, clSetKernelArg(k, 4, sizeof nw, &nw), "clSetKernelArg");
+        TDCL_CL_TRY(err, clSetKernelArg(k, 5, sizeof nw, &nw), "clSetKernelArg");
     if (p->c.bits && !p->c.global)
-        TDCL_CL_TRY(err, clSetKernelArg(k, 5, sizeof gens, &gens), "clSetKernelArg");
+        TDCL_CL_TRY(err, clSetKernelArg(k, 6, sizeof gens, &gens), "clSetKernelArg");
     TDCL_CL_TRY(err,
                 clEnqueueNDRangeKernel(p->ctx->queue, k, 2, NULL, p->gws, p->lws, 0, NULL, ev),
                 "clEnqueueNDRangeKernel");

@@ -23,6 +23,14 @@ typedef enum tdcl_life_kernel {
     TDCL_LIFE_KERNEL_BYTES,
 } tdcl_life_kernel;
 
+/* Which device's layout to use; AUTO follows the device type. Forcing the
+ * other one is for tests and tuning (the GPU layout runs on PoCL too). */
+typedef enum tdcl_life_layout {
+    TDCL_LIFE_LAYOUT_AUTO = 0,
+    TDCL_LIFE_LAYOUT_CPU,
+    TDCL_LIFE_LAYOUT_GPU,
+} tdcl_life_layout;
+
 typedef struct tdcl_life_opts {
     tdcl_life_rule rule;          /* a zeroed rule means B3/S23 */
     tdcl_life_boundary boundary;
@@ -33,6 +41,7 @@ typedef struct tdcl_life_opts {
     tdcl_life_kernel kernel;
     int depth;     /* bits: generations per launch, 1..word bits; 0 = auto */
     int word_bits; /* bits: 32 or 64 cells per word; 0 = auto */
+    tdcl_life_layout layout;
 } tdcl_life_opts;
 
 /* The B3/S23, dead-boundary, automatic-everything options. */

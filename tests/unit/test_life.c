@@ -242,43 +242,76 @@ static void test_b0_needs_finite_boundary(void **state)
 
 /* ---- device ----------------------------------------------------------- */
 
-static const char *rules[] = {"B3/S23", "B36/S23", "B2/S", "B/S012345678", "B1357/S1357",
-                              "B3678/S34678"};
+typedef struct cfg {
+    const char *name;
+    tdcl_life_kernel kernel;
+    tdcl_life_layout layout;
+    int wb, depth, tile;
+} cfg;
 
-/* Both kernels, both word sizes, single-group and tiled layouts: every
- * boundary and rule on odd sizes. */
+/* Every kernel and layout: the CPU's (vectors from global memory), the
+ * GPU's (one work-group for the whole grid, or tiles several generations
+ * deep), the bytes reference, and odd depths. Few, since every program
+ * takes PoCL a second or two to compile. */
+static const cfg cfgs[] = {
+    {"bytes", TDCL_LIFE_KERNEL_BYTES, TDCL_LIFE_LAYOUT_AUTO, 0, 0, 0},
+    {"cpu", TDCL_LIFE_KERNEL_AUTO, TDCL_LIFE_LAYOUT_CPU, 0, 0, 0},
+    {"cpu depth 5", TDCL_LIFE_KERNEL_BITS, TDCL_LIFE_LAYOUT_CPU, 0, 5, 0},
+    {"gpu", TDCL_LIFE_KERNEL_AUTO, TDCL_LIFE_LAYOUT_GPU, 0, 0, 0},
+    {"gpu depth 8", TDCL_LIFE_KERNEL_BITS, TDCL_LIFE_LAYOUT_GPU, 0, 8, 0},
+    {"gpu depth 1", TDCL_LIFE_KERNEL_BITS, TDCL_LIFE_LAYOUT_GPU, 0, 1, 0},
+};
+
+static tdcl_life_opts opts_for(const cfg *c, const char *r, int b)
+{
+    tdcl_life_opts o = tdcl_life_opts_default();
+    o.rule = rule(r);
+    o.boundary = (tdcl_life_boundary)b;
+    o.kernel = c->kernel;
+    o.layout = c->layout;
+    o.word_bits = c->wb;
+    o.depth = c->depth;
+    o.tile = c->tile;
+    return o;
+}
+
+/* Conway on every boundary, odd sizes, every configuration. */
 static void test_kernels_vs_host(void **state)
 {
     TDCL_NEED_DEVICE(state);
     tdcl_ctx *ctx = *state;
-    static const int64_t sizes[][2] = {{1, 1}, {1, 70}, {61, 97}, {130, 200}};
-    struct {
-        tdcl_life_kernel k;
-        int wb, depth, tile;
-    } cfgs[] = {{TDCL_LIFE_KERNEL_BYTES, 0, 0, 0}, {TDCL_LIFE_KERNEL_BYTES, 0, 0, 8},
-                {TDCL_LIFE_KERNEL_BITS, 32, 0, 0},  {TDCL_LIFE_KERNEL_BITS, 64, 0, 0},
-                {TDCL_LIFE_KERNEL_BITS, 32, 5, 0},  {TDCL_LIFE_KERNEL_BITS, 64, 8, 32},
-                {TDCL_LIFE_KERNEL_BITS, 32, 1, 0}};
-    for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++)
+    static const int64_t sizes[][2] = {{1, 1}, {1, 70}, {61, 97}, {130, 200}, {3, 300}};
+    for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++)
         for (int b = 0; b < 3; b++)
-            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-                for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
-                    if (r > 2 && (s == 0 || c == 1 || c == 6))
-                        continue; /* keep the run short: fewer combinations for the odd rules */
-                    tdcl_life_opts o = tdcl_life_opts_default();
-                    o.rule = rule(rules[r]);
-                    o.boundary = (tdcl_life_boundary)b;
-                    o.kernel = cfgs[c].k;
-                    o.word_bits = cfgs[c].wb;
-                    o.depth = cfgs[c].depth;
-                    o.tile = cfgs[c].tile;
-                    tdcl_matrix g = random_grid(sizes[s][0], sizes[s][1], r * 31 + s * 7 + c, 0.3);
-                    char what[96];
-                    snprintf(what, sizeof what, "%s %s cfg %zu", rules[r],
-                             tdcl_life_boundary_name(o.boundary), c);
-                    check_device(ctx, &o, &g, 13, what);
-                    tdcl_matrix_free(&g);
-                }
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+                tdcl_life_opts o = opts_for(&cfgs[c], "B3/S23", b);
+                tdcl_matrix g = random_grid(sizes[s][0], sizes[s][1], b * 31 + s * 7 + c, 0.35);
+                char what[96];
+                snprintf(what, sizeof what, "B3/S23 %s, %s", tdcl_life_boundary_name(o.boundary),
+                         cfgs[c].name);
+                check_device(ctx, &o, &g, 11, what);
+                tdcl_matrix_free(&g);
+            }
+}
+
+/* Other rules: the default CPU layout on every boundary, and the GPU's
+ * tiles for some. */
+static void test_rules_vs_host(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    static const char *rules[] = {"B36/S23", "B2/S", "B/S012345678", "B1357/S1357"};
+    for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++)
+        for (int b = 0; b < 3; b++) {
+            tdcl_matrix g = random_grid(67, 150, r * 5 + (size_t)b, 0.3);
+            tdcl_life_opts o = opts_for(&cfgs[1], rules[r], b);
+            check_device(ctx, &o, &g, 9, rules[r]);
+            if (r == 0) {
+                o = opts_for(&cfgs[4], rules[r], b);
+                check_device(ctx, &o, &g, 9, rules[r]);
+            }
+            tdcl_matrix_free(&g);
+        }
 }
 
 /* B0 rules on the finite boundaries, where every empty area is born. */
@@ -287,13 +320,9 @@ static void test_b0_on_device(void **state)
     TDCL_NEED_DEVICE(state);
     tdcl_ctx *ctx = *state;
     for (int b = 1; b < 3; b++)
-        for (int k = 0; k < 3; k++) {
-            tdcl_life_opts o = tdcl_life_opts_default();
-            o.rule = rule("B0123478/S01234678");
-            o.boundary = (tdcl_life_boundary)b;
-            o.kernel = k == 0 ? TDCL_LIFE_KERNEL_BYTES : TDCL_LIFE_KERNEL_BITS;
-            o.depth = k == 2 ? 4 : 0;
-            tdcl_matrix g = random_grid(45, 77, (uint64_t)(b * 3 + k), 0.2);
+        for (size_t c = 1; c < sizeof cfgs / sizeof cfgs[0]; c += 3) {
+            tdcl_life_opts o = opts_for(&cfgs[c], "B0123478/S01234678", b);
+            tdcl_matrix g = random_grid(45, 77, (uint64_t)b * 3 + c, 0.2);
             check_device(ctx, &o, &g, 10, "B0 rule");
             tdcl_matrix_free(&g);
         }
@@ -312,9 +341,7 @@ static void test_glider_torus(void **state)
         for (int y = 0; y < 3; y++)
             for (int x = 0; x < 3; x++)
                 ((uint8_t *)g.data)[((y + W - 2) % W) * W + (x + W - 2) % W] = glider[y][x] == 'O';
-        tdcl_life_opts o = tdcl_life_opts_default();
-        o.boundary = TDCL_LIFE_TORUS;
-        o.depth = k ? 7 : 0;
+        tdcl_life_opts o = opts_for(&cfgs[k ? 2 : 1], "B3/S23", TDCL_LIFE_TORUS);
         tdcl_matrix m4 = {0}, back = {0};
         assert_int_equal(tdcl_life_run(ctx, &o, &g, 4, &m4, NULL), TDCL_OK);
         for (int64_t y = 0; y < W; y++) /* shifted by (+1, +1), wrapping */
@@ -383,14 +410,14 @@ static void test_larger(void **state)
 {
     TDCL_NEED_DEVICE(state);
     tdcl_ctx *ctx = *state;
-    for (int b = 0; b < 3; b++) {
-        tdcl_life_opts o = tdcl_life_opts_default();
-        o.boundary = (tdcl_life_boundary)b;
-        tdcl_matrix g = {0};
-        assert_int_equal(tdcl_life_soup(301, 517, 0.3, (uint64_t)b + 5, &g, NULL), TDCL_OK);
-        check_device(ctx, &o, &g, 40, "larger soup");
-        tdcl_matrix_free(&g);
-    }
+    for (int b = 0; b < 3; b++)
+        for (size_t c = 1; c < sizeof cfgs / sizeof cfgs[0]; c += 3) {
+            tdcl_life_opts o = opts_for(&cfgs[c], "B3/S23", b);
+            tdcl_matrix g = {0};
+            assert_int_equal(tdcl_life_soup(301, 517, 0.3, (uint64_t)b + 5, &g, NULL), TDCL_OK);
+            check_device(ctx, &o, &g, 40, "larger soup");
+            tdcl_matrix_free(&g);
+        }
 }
 
 static void test_plan_errors(void **state)
@@ -433,7 +460,8 @@ int main(void)
         cmocka_unit_test(test_b0_needs_finite_boundary),
     };
     const struct CMUnitTest dev[] = {
-        cmocka_unit_test(test_kernels_vs_host),   cmocka_unit_test(test_b0_on_device),
+        cmocka_unit_test(test_kernels_vs_host),   cmocka_unit_test(test_rules_vs_host),
+        cmocka_unit_test(test_b0_on_device),
         cmocka_unit_test(test_glider_torus),      cmocka_unit_test(test_oscillators_device),
         cmocka_unit_test(test_replicator),        cmocka_unit_test(test_larger),
         cmocka_unit_test(test_plan_errors),
