@@ -118,6 +118,19 @@ static void parse_cxrle(const char *p, rle_header *h, int64_t *gen)
     }
 }
 
+/* 1 if p is at ", key =" (another header item). */
+static int next_key(const char *p)
+{
+    if (*p != ',')
+        return 0;
+    p = skip_blank(p + 1);
+    if (!isalpha((unsigned char)*p))
+        return 0;
+    while (isalpha((unsigned char)*p))
+        p++;
+    return *skip_blank(p) == '=';
+}
+
 /* Parses "x = W, y = H[, rule = R]" at p (one line). */
 static tdcl_status parse_header(const char *name, long line, const char *p, rle_header *h,
                                 tdcl_life_pattern *out, tdcl_err *err)
@@ -149,7 +162,9 @@ static tdcl_status parse_header(const char *name, long line, const char *p, rle_
         } else if (strcmp(key, "rule") == 0) {
             char rule[96];
             size_t n = 0;
-            while (*p && *p != ',' && *p != '\n' && *p != '\r' && n < sizeof rule - 1)
+            /* to the end of the line or the next "key =": a bounded grid's
+             * size ("B3/S23:T64,48") has a comma of its own */
+            while (*p && *p != '\n' && *p != '\r' && n < sizeof rule - 1 && !next_key(p))
                 rule[n++] = *p++;
             while (n && (rule[n - 1] == ' ' || rule[n - 1] == '\t'))
                 n--;
@@ -318,17 +333,18 @@ tdcl_status tdcl_life_rle_parse(const char *name, const char *buf, size_t len, i
         if (*q == '#') {
             if (strncmp(q, "#CXRLE", 6) == 0)
                 parse_cxrle(q + 6, &h, &out->generation);
+        } else if (!*q) {
+            return tdcl_fail(err, TDCL_EPARSE,
+                             "%s:%ld: expected the header 'x = W, y = H, rule = R', got end of "
+                             "file",
+                             name, line);
         } else if (*q != '\n' && *q != '\r') {
             break;
         }
         while (*p && *p != '\n')
             p++;
-        if (!*p)
-            return tdcl_fail(err, TDCL_EPARSE,
-                             "%s:%ld: expected the header 'x = W, y = H, rule = R', got end of "
-                             "file",
-                             name, line);
-        p++;
+        if (*p)
+            p++;
         line++;
     }
     TDCL_TRY(parse_header(name, line, p, &h, out, err));
