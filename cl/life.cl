@@ -267,49 +267,54 @@ inline lword next_word(lword a0, lword a1, lword b0, lword b1, lword c0, lword c
 }
 
 #if LIFE_KERNEL != 3
-/* Local word (lr, lc) as the boundary says, for groups touching the edge. */
-inline word read_edge(__local const word *tile, const geom *g, int lr, int lc)
+/* Local row lr as the boundary says: the local row that holds it, or -2
+ * for a dead row (only for groups whose tile reaches past the grid). */
+inline int map_row(const geom *g, int lr)
 {
-    const int R = g->rbase + lr, C = g->cbase + lc;
-    const int lc0 = -g->cbase, lcl = g->nw - 1 - g->cbase; /* words 0 and nw-1 */
-    if (R < 0 || R >= g->rows) {
-        if (g->bnd == B_DEAD)
-            return 0;
-        if (g->bnd == B_CLAMP)
-            lr = (R < 0 ? 0 : g->rows - 1) - g->rbase;
-        else
-            lr = (R < 0 ? R + g->rows : R - g->rows) - g->rbase;
-    }
-    return fix_word(g->bnd, C, L(lr, lc), L(lr, lc0), L(lr, lcl), g->nw, g->rem);
+    const int R = g->rbase + lr;
+    if (R >= 0 && R < g->rows)
+        return lr;
+    if (g->bnd == B_DEAD)
+        return -2;
+    if (g->bnd == B_CLAMP)
+        return (R < 0 ? 0 : g->rows - 1) - g->rbase;
+    return (R < 0 ? R + g->rows : R - g->rows) - g->rbase; /* torus, one group alone */
 }
 
-/* Row sums of row lr at column lc; *mid receives the centre word. */
-inline void row_sum(__local const word *tile, const geom *g, int edge, int lr, int lc, word *s0,
-                    word *s1, word *mid)
+/* Row sums of local row lr at column lc; *mid receives the centre word.
+ * redge: the group's rows reach past the grid's; cedge: this column or a
+ * neighbour is the grid's first or last word, or past them. */
+inline void row_sum(__local const word *tile, const geom *g, int redge, int cedge, int lr,
+                    int lc, word *s0, word *s1, word *mid)
 {
-    word l, c, r;
-    if (edge) {
-        l = read_edge(tile, g, lr, lc - 1);
-        c = read_edge(tile, g, lr, lc);
-        r = read_edge(tile, g, lr, lc + 1);
-    } else {
-        l = L(lr, lc - 1);
-        c = L(lr, lc);
-        r = L(lr, lc + 1);
+    if (redge && (lr = map_row(g, lr)) == -2) {
+        *s0 = *s1 = *mid = 0;
+        return;
+    }
+    word l = L(lr, lc - 1), c = L(lr, lc), r = L(lr, lc + 1);
+    if (cedge) {
+        /* the row's first and last words, where the tile holds them */
+        const int lc0 = -g->cbase, lcl = g->nw - 1 - g->cbase;
+        const word first = lc0 >= 0 && lc0 < LX ? L(lr, lc0) : 0;
+        const word lastw = lcl >= 0 && lcl < LX ? L(lr, lcl) : 0;
+        const int C = g->cbase + lc;
+        l = fix_word(g->bnd, C - 1, l, first, lastw, g->nw, g->rem);
+        c = fix_word(g->bnd, C, c, first, lastw, g->nw, g->rem);
+        r = fix_word(g->bnd, C + 1, r, first, lastw, g->nw, g->rem);
     }
     row_sum3(l, c, r, s0, s1);
     *mid = c;
 }
 
 /* The next generation of this work-item's S words, into nv. */
-inline void step_rows(__local const word *tile, const geom *g, int edge, int lr0, int lc,
-                      word *nv)
+inline void step_rows(__local const word *tile, const geom *g, int redge, int cedge, int lr0,
+                      int lc, word *nv)
 {
     word a0, a1, b0, b1, c0, c1, alive, nxt, unused;
-    row_sum(tile, g, edge, lr0 - 1, lc, &a0, &a1, &unused);
-    row_sum(tile, g, edge, lr0, lc, &b0, &b1, &alive);
+    row_sum(tile, g, redge, cedge, lr0 - 1, lc, &a0, &a1, &unused);
+    row_sum(tile, g, redge, cedge, lr0, lc, &b0, &b1, &alive);
     for (int s = 0; s < S; s++) {
-        row_sum(tile, g, edge, lr0 + s + 1, lc, &c0, &c1, &nxt);
+        row_sum(tile, g, redge, cedge, lr0 + s + 1, lc, &c0, &c1, &nxt);
         nv[s] = next_word(a0, a1, b0, b1, c0, c1, alive);
         a0 = b0;
         a1 = b1;
@@ -371,16 +376,20 @@ life_bits(__global const word *restrict in, __global word *restrict out, const i
         L(lr0 + s, lx) = fetch(in, bnd, g.rbase + lr0 + s, g.cbase + lx, rows, nw, cols);
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    /* groups that see past the grid's edge read through the boundary, but
-     * a torus halo was fetched wrapped: only one group alone needs it */
-    const int edge = (bnd != B_TORUS || SINGLE) &&
-                     (g.rbase <= 0 || g.rbase + ER >= rows || g.cbase <= 0 || g.cbase + LX >= nw - 1);
+    /* Groups whose tile reaches past the grid read through the boundary,
+     * rows for the whole group, words only in the columns at the ends of the
+     * rows; a torus halo was fetched wrapped, so only a group alone (SINGLE)
+     * needs it. Uniform branches: the group's flags, and per work-item a
+     * column flag that holds for all its rows. */
+    const int bounded = bnd != B_TORUS || SINGLE, C = g.cbase + lx;
+    const int redge = bounded && (g.rbase <= 0 || g.rbase + ER >= rows);
+    const int cedge = bounded && (C <= 0 || C >= nw - 1);
     for (int gen = 0; gen < gens; gen++) {
         word nv[S];
-        if (edge)
-            step_rows(tile, &g, 1, lr0, lx, nv);
+        if (redge || cedge)
+            step_rows(tile, &g, redge, cedge, lr0, lx, nv);
         else
-            step_rows(tile, &g, 0, lr0, lx, nv);
+            step_rows(tile, &g, 0, 0, lr0, lx, nv);
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int s = 0; s < S; s++)
             L(lr0 + s, lx) = nv[s];
@@ -388,7 +397,6 @@ life_bits(__global const word *restrict in, __global word *restrict out, const i
     }
 
     /* the interior goes out, without the unused bits of each row's last word */
-    const int C = g.cbase + lx;
     if (lx < HW || lx >= LX - HW || C >= nw)
         return;
     const word keep = (C == nw - 1 && g.rem) ? ((word)1 << g.rem) - 1 : ONES;

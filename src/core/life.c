@@ -249,9 +249,24 @@ static int choose_single(const tdcl_device_info *d, int64_t rows, int64_t nw, in
     return 1;
 }
 
+/* The GPU's tile: 32 words (a warp) by 128 rows. */
+enum { GPU_LX = 32, GPU_LY = 8, GPU_S = 16 };
+
+/* Generations per launch on a GPU: 4 when the grid has tiles enough to
+ * fill the device (global memory is touched once per 4 generations, and
+ * the halo costs 6%), else as deep as a word allows: a grid of a few tiles
+ * is bound by launches, not by the halo's extra work. */
+static int deep_enough(const tdcl_device_info *d, int64_t rows, int64_t nw, int wb)
+{
+    const int shallow = 4;
+    int64_t tiles = ((nw + GPU_LX - 3) / (GPU_LX - 2)) *
+                    ((rows + GPU_LY * GPU_S - 2 * shallow - 1) / (GPU_LY * GPU_S - 2 * shallow));
+    return tiles >= 4 * (int64_t)d->compute_units ? shallow : wb;
+}
+
 /* The starting configuration; choose() shrinks it while it does not fit.
- * GPU layout: 32-bit words; the grid in one work-group when it fits, else
- * tiles of 32 words by 64 rows advancing 8 generations per launch. CPU
+ * GPU layout: 32-bit words; a small grid in one work-group, else tiles of
+ * 32 words by 128 rows advancing 4 to 32 generations per launch. CPU
  * layout: 64-bit words, 8 to a vector, one generation per launch straight
  * from global memory (the caches hold the rows; a barrier costs more than
  * the halo saves). */
@@ -267,9 +282,10 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
     c.bits = 1;
     c.wb = o->word_bits ? o->word_bits : (gpu ? 32 : 64);
     int64_t nw = (cols + c.wb - 1) / c.wb;
-    if (gpu && !o->tile && !o->depth && choose_single(d, rows, nw, c.wb, &c))
+    if (gpu && !o->tile && !o->depth && rows * cols <= 256 * 256 &&
+        choose_single(d, rows, nw, c.wb, &c))
         return c;
-    c.k = o->depth ? o->depth : (gpu ? 8 : 1);
+    c.k = o->depth ? o->depth : (gpu ? deep_enough(d, rows, nw, c.wb) : 1);
     if (c.k == 1) { /* no halo to recompute: straight from global memory */
         c.global = 1;
         c.vw = gpu ? 1 : 8; /* a CPU's SIMD register holds 8 64-bit words */
@@ -279,9 +295,9 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
         c.s = o->tile ? o->tile : (gpu ? 16 : 64);
         return c;
     }
-    c.lx = gpu ? 32 : 16; /* a warp across, 8 of them down: 64 rows, 48 of them output */
-    c.ly = gpu ? 8 : 1;
-    c.s = gpu ? 8 : 64;
+    c.lx = gpu ? GPU_LX : 16; /* a warp across, 8 of them down, 16 rows each */
+    c.ly = gpu ? GPU_LY : 1;
+    c.s = gpu ? GPU_S : 64;
     if (o->tile) { /* rows of the tile: as many work-items as the rows allow */
         while (c.ly > 1 && o->tile % c.ly)
             c.ly /= 2;
