@@ -267,54 +267,69 @@ inline lword next_word(lword a0, lword a1, lword b0, lword b1, lword c0, lword c
 }
 
 #if LIFE_KERNEL != 3
-/* Local row lr as the boundary says: the local row that holds it, or -2
- * for a dead row (only for groups whose tile reaches past the grid). */
-inline int map_row(const geom *g, int lr)
+/* The local row that holds grid row R's cells under the boundary, for R
+ * one past the top or bottom edge (clamp, or a torus in one group). */
+inline int source_row(const geom *g, int R)
 {
-    const int R = g->rbase + lr;
-    if (R >= 0 && R < g->rows)
-        return lr;
-    if (g->bnd == B_DEAD)
-        return -2;
     if (g->bnd == B_CLAMP)
-        return (R < 0 ? 0 : g->rows - 1) - g->rbase;
-    return (R < 0 ? R + g->rows : R - g->rows) - g->rbase; /* torus, one group alone */
+        R = R < 0 ? 0 : g->rows - 1;
+    else
+        R = R < 0 ? R + g->rows : R - g->rows;
+    return R - g->rbase;
 }
 
-/* Row sums of local row lr at column lc; *mid receives the centre word.
- * redge: the group's rows reach past the grid's; cedge: this column or a
- * neighbour is the grid's first or last word, or past them. */
-inline void row_sum(__local const word *tile, const geom *g, int redge, int cedge, int lr,
-                    int lc, word *s0, word *s1, word *mid)
+/* Makes local cell (lr, lc) what the boundary says, if it is a ghost: one
+ * row or word past the grid (rows -1 and H, words -1 and nw), or the
+ * unused bits of a row's last word. Ghosts are the only outside cells that
+ * inside cells read. Only word 0 of a row is read besides the cell itself,
+ * and bit 'last' of word nw-1: neither is changed by this pass, and fixing a
+ * last word twice gives the same word, so the pass needs no barrier inside. */
+inline void fix_ghost(__local word *tile, const geom *g, int lr, int lc)
 {
-    if (redge && (lr = map_row(g, lr)) == -2) {
-        *s0 = *s1 = *mid = 0;
+    const int R = g->rbase + lr, C = g->cbase + lc, nw = g->nw;
+    const int ghost_row = R == -1 || R == g->rows, inside_row = R >= 0 && R < g->rows;
+    if (C < -1 || C > nw || !(ghost_row || (inside_row && (C == -1 || C >= nw - 1))))
+        return;
+    if (ghost_row && g->bnd == B_DEAD) {
+        L(lr, lc) = 0;
         return;
     }
-    word l = L(lr, lc - 1), c = L(lr, lc), r = L(lr, lc + 1);
-    if (cedge) {
-        /* the row's first and last words, where the tile holds them */
-        const int lc0 = -g->cbase, lcl = g->nw - 1 - g->cbase;
-        const word first = lc0 >= 0 && lc0 < LX ? L(lr, lc0) : 0;
-        const word lastw = lcl >= 0 && lcl < LX ? L(lr, lcl) : 0;
-        const int C = g->cbase + lc;
-        l = fix_word(g->bnd, C - 1, l, first, lastw, g->nw, g->rem);
-        c = fix_word(g->bnd, C, c, first, lastw, g->nw, g->rem);
-        r = fix_word(g->bnd, C + 1, r, first, lastw, g->nw, g->rem);
-    }
-    row_sum3(l, c, r, s0, s1);
+    const int src = ghost_row ? source_row(g, R) : lr;
+    const int lc0 = -g->cbase, lcl = nw - 1 - g->cbase; /* words 0 and nw-1 */
+    const word first = lc0 >= 0 && lc0 < LX ? L(src, lc0) : 0;
+    const word lastw = lcl >= 0 && lcl < LX ? L(src, lcl) : 0;
+    L(lr, lc) = fix_word(g->bnd, C, L(src, lc), first, lastw, nw, g->rem);
+}
+
+/* The ghosts among this work-item's cells; the work-items on the tile's
+ * sides also take the zero border beside them, where a group alone has
+ * its ghosts. */
+inline void fix_ghosts(__local word *tile, const geom *g, int lr0, int lx, int ly)
+{
+    const int r_lo = ly == 0 ? -1 : lr0, r_hi = ly == LY - 1 ? ER : lr0 + S - 1;
+    const int c_lo = lx == 0 ? -1 : lx, c_hi = lx == LX - 1 ? LX : lx;
+    for (int lr = r_lo; lr <= r_hi; lr++)
+        for (int lc = c_lo; lc <= c_hi; lc++)
+            fix_ghost(tile, g, lr, lc);
+}
+
+/* Row sums of local row lr at column lc; *mid receives the centre word. */
+inline void row_sum(__local const word *tile, int lr, int lc, word *s0, word *s1, word *mid)
+{
+    const word c = L(lr, lc);
+    row_sum3(L(lr, lc - 1), c, L(lr, lc + 1), s0, s1);
     *mid = c;
 }
 
 /* The next generation of this work-item's S words, into nv. */
-inline void step_rows(__local const word *tile, const geom *g, int redge, int cedge, int lr0,
-                      int lc, word *nv)
+inline void step_rows(__local const word *tile, int lr0, int lc, word *nv)
 {
     word a0, a1, b0, b1, c0, c1, alive, nxt, unused;
-    row_sum(tile, g, redge, cedge, lr0 - 1, lc, &a0, &a1, &unused);
-    row_sum(tile, g, redge, cedge, lr0, lc, &b0, &b1, &alive);
+    row_sum(tile, lr0 - 1, lc, &a0, &a1, &unused);
+    row_sum(tile, lr0, lc, &b0, &b1, &alive);
+#pragma unroll
     for (int s = 0; s < S; s++) {
-        row_sum(tile, g, redge, cedge, lr0 + s + 1, lc, &c0, &c1, &nxt);
+        row_sum(tile, lr0 + s + 1, lc, &c0, &c1, &nxt);
         nv[s] = next_word(a0, a1, b0, b1, c0, c1, alive);
         a0 = b0;
         a1 = b1;
@@ -376,24 +391,29 @@ life_bits(__global const word *restrict in, __global word *restrict out, const i
         L(lr0 + s, lx) = fetch(in, bnd, g.rbase + lr0 + s, g.cbase + lx, rows, nw, cols);
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    /* Groups whose tile reaches past the grid read through the boundary,
-     * rows for the whole group, words only in the columns at the ends of the
-     * rows; a torus halo was fetched wrapped, so only a group alone (SINGLE)
-     * needs it. Uniform branches: the group's flags, and per work-item a
-     * column flag that holds for all its rows. */
-    const int bounded = bnd != B_TORUS || SINGLE, C = g.cbase + lx;
-    const int redge = bounded && (g.rbase <= 0 || g.rbase + ER >= rows);
-    const int cedge = bounded && (C <= 0 || C >= nw - 1);
+    /* Groups whose tile reaches past the grid set its ghosts after every
+     * generation (and after loading), so reading is plain everywhere. A
+     * torus halo is fetched wrapped: only a group alone (SINGLE) has torus
+     * ghosts. The flag is the group's, so its barriers are uniform. */
+    const int C = g.cbase + lx;
+    const int edge = (bnd != B_TORUS || SINGLE) &&
+                     (g.rbase <= 0 || g.rbase + ER >= rows || g.cbase <= 0 || g.cbase + LX >= nw - 1);
+    if (edge) {
+        fix_ghosts(tile, &g, lr0, lx, ly);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
     for (int gen = 0; gen < gens; gen++) {
         word nv[S];
-        if (redge || cedge)
-            step_rows(tile, &g, redge, cedge, lr0, lx, nv);
-        else
-            step_rows(tile, &g, 0, 0, lr0, lx, nv);
+        step_rows(tile, lr0, lx, nv);
         barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
         for (int s = 0; s < S; s++)
             L(lr0 + s, lx) = nv[s];
         barrier(CLK_LOCAL_MEM_FENCE);
+        if (edge) {
+            fix_ghosts(tile, &g, lr0, lx, ly);
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
     }
 
     /* the interior goes out, without the unused bits of each row's last word */
