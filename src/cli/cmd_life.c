@@ -77,16 +77,12 @@ static void usage(FILE *fp)
 static int parse_size(const char *s, int64_t *w, int64_t *h)
 {
     char buf[64];
-    if (!s || strlen(s) >= sizeof buf)
-        return -1;
+    if (!s || strlen(s) >= sizeof buf) return -1;
     strcpy(buf, s);
     char *x = strchr(buf, 'x');
-    if (!x)
-        x = strchr(buf, 'X');
-    if (x)
-        *x = '\0';
-    if (cli_parse_i64(buf, 1, INT32_MAX / 2, w) != 0)
-        return -1;
+    if (!x) x = strchr(buf, 'X');
+    if (x) *x = '\0';
+    if (cli_parse_i64(buf, 1, INT32_MAX / 2, w) != 0) return -1;
     if (!x) {
         *h = *w;
         return 0;
@@ -122,7 +118,9 @@ static int take_option(int c, const char *arg, const char *name, life_cli *lc)
         if (cli_parse_i64(arg, 0, INT64_MAX / 2, &o->gens))
             return cli_usage_error("life", "--gens needs an integer >= 0, got '%s'", arg);
         return 0;
-    case 'o': o->output = arg; return 0;
+    case 'o':
+        o->output = arg;
+        return 0;
     case 'r':
         if (tdcl_life_rule_parse(arg, &o->life.rule, NULL, &err))
             return cli_usage_error("life", "%s", err.msg);
@@ -140,8 +138,7 @@ static int take_option(int c, const char *arg, const char *name, life_cli *lc)
         return 0;
     case 'd':
         if (cli_parse_double(arg, &o->density) || !(o->density >= 0 && o->density <= 1))
-            return cli_usage_error("life", "--density needs a number from 0 to 1, got '%s'",
-                                   arg);
+            return cli_usage_error("life", "--density needs a number from 0 to 1, got '%s'", arg);
         return 0;
     case OPT_SEED:
         if (cli_parse_i64(arg, 0, INT64_MAX, &v))
@@ -152,8 +149,12 @@ static int take_option(int c, const char *arg, const char *name, life_cli *lc)
         if (cli_parse_i64(arg, 1, INT64_MAX / 2, &o->every))
             return cli_usage_error("life", "--every needs an integer >= 1, got '%s'", arg);
         return 0;
-    case OPT_FRAMES: o->frames_dir = arg; return 0;
-    case OPT_GIF: o->gif_path = arg; return 0;
+    case OPT_FRAMES:
+        o->frames_dir = arg;
+        return 0;
+    case OPT_GIF:
+        o->gif_path = arg;
+        return 0;
     case OPT_SCALE:
         if (cli_parse_i64(arg, 1, 64, &v))
             return cli_usage_error("life", "--scale needs an integer from 1 to 64, got '%s'", arg);
@@ -169,8 +170,7 @@ static int take_option(int c, const char *arg, const char *name, life_cli *lc)
         return 0;
     case OPT_TILE:
         if (cli_parse_i64(arg, 1, 4096, &v))
-            return cli_usage_error("life", "--tile needs an integer from 1 to 4096, got '%s'",
-                                   arg);
+            return cli_usage_error("life", "--tile needs an integer from 1 to 4096, got '%s'", arg);
         o->life.tile = (int)v;
         return 0;
     case OPT_DEPTH:
@@ -183,31 +183,31 @@ static int take_option(int c, const char *arg, const char *name, life_cli *lc)
             return cli_usage_error("life", "--word-bits is 32 or 64, got '%s'", arg);
         o->life.word_bits = (int)v;
         return 0;
-    default: return cli_usage_error("life", "unknown option '%s'", name);
+    default:
+        return cli_usage_error("life", "unknown option '%s'", name);
     }
 }
 
 /* Parses argv into lc; returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, life_cli *lc)
 {
-    static const struct option longopts[] = {
-        {"gens", required_argument, NULL, 'g'},
-        {"output", required_argument, NULL, 'o'},
-        {"rule", required_argument, NULL, 'r'},
-        {"boundary", required_argument, NULL, 'b'},
-        {"size", required_argument, NULL, 's'},
-        {"density", required_argument, NULL, 'd'},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"every", required_argument, NULL, OPT_EVERY},
-        {"frames", required_argument, NULL, OPT_FRAMES},
-        {"gif", required_argument, NULL, OPT_GIF},
-        {"scale", required_argument, NULL, OPT_SCALE},
-        {"kernel", required_argument, NULL, OPT_KERNEL},
-        {"tile", required_argument, NULL, OPT_TILE},
-        {"depth", required_argument, NULL, OPT_DEPTH},
-        {"word-bits", required_argument, NULL, OPT_WORD_BITS},
-        {"help", no_argument, NULL, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"gens", required_argument, NULL, 'g'},
+                                             {"output", required_argument, NULL, 'o'},
+                                             {"rule", required_argument, NULL, 'r'},
+                                             {"boundary", required_argument, NULL, 'b'},
+                                             {"size", required_argument, NULL, 's'},
+                                             {"density", required_argument, NULL, 'd'},
+                                             {"seed", required_argument, NULL, OPT_SEED},
+                                             {"every", required_argument, NULL, OPT_EVERY},
+                                             {"frames", required_argument, NULL, OPT_FRAMES},
+                                             {"gif", required_argument, NULL, OPT_GIF},
+                                             {"scale", required_argument, NULL, OPT_SCALE},
+                                             {"kernel", required_argument, NULL, OPT_KERNEL},
+                                             {"tile", required_argument, NULL, OPT_TILE},
+                                             {"depth", required_argument, NULL, OPT_DEPTH},
+                                             {"word-bits", required_argument, NULL, OPT_WORD_BITS},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {0, 0, 0, 0}};
     int c;
     optind = 0;
     opterr = 0;
@@ -223,17 +223,13 @@ static int parse_args(int argc, char **argv, life_cli *lc)
             return cli_usage_error("life", "option '%s' is unknown or needs a value", bad);
         }
         int rc = take_option(c, optarg, argv[optind - 1], lc);
-        if (rc)
-            return rc;
+        if (rc) return rc;
     }
-    if (optind < argc)
-        lc->job.input = argv[optind++];
-    if (optind < argc)
-        return cli_usage_error("life", "unexpected argument '%s'", argv[optind]);
+    if (optind < argc) lc->job.input = argv[optind++];
+    if (optind < argc) return cli_usage_error("life", "unexpected argument '%s'", argv[optind]);
     if (lc->job.frames_dir && !lc->job.every)
         return cli_usage_error("life", "--frames needs --every K");
-    if (lc->job.output && !tdcl_life_path_known(lc->job.output) &&
-        strcmp(lc->job.output, "-") != 0)
+    if (lc->job.output && !tdcl_life_path_known(lc->job.output) && strcmp(lc->job.output, "-") != 0)
         return cli_usage_error("life",
                                "'%s': unknown output format (use .rle, .cells, .mtx, .npy, .pbm "
                                "or .png)",
@@ -291,8 +287,7 @@ int cmd_life(int argc, char **argv, const cli_globals *g)
     lc.job.seed = 1;
     lc.job.scale = 1;
     int rc = parse_args(argc, argv, &lc);
-    if (rc >= 0)
-        return rc;
+    if (rc >= 0) return rc;
     if (!lc.job.output) {
         if (isatty(STDOUT_FILENO))
             lc.summary = 1;
@@ -300,26 +295,21 @@ int cmd_life(int argc, char **argv, const cli_globals *g)
             lc.job.output = "-";
     }
     int tty_err = isatty(STDERR_FILENO);
-    if (tty_err && !g->quiet)
-        lc.job.progress = progress_bar;
+    if (tty_err && !g->quiet) lc.job.progress = progress_bar;
     tdcl_err err = {0};
     tdcl_ctx *ctx = NULL;
     tdcl_matrix final = {0};
     tdcl_life_summary sum;
     tdcl_status st = cli_open_ctx(g, &ctx, &err);
-    if (st == TDCL_OK)
-        st = tdcl_life_job(ctx, &lc.job, &sum, lc.summary ? &final : NULL, &err);
-    if (lc.job.progress)
-        fprintf(stderr, "\r\033[K");
+    if (st == TDCL_OK) st = tdcl_life_job(ctx, &lc.job, &sum, lc.summary ? &final : NULL, &err);
+    if (lc.job.progress) fprintf(stderr, "\r\033[K");
     if (st == TDCL_OK) {
         if (lc.summary)
             print_summary(&sum, &final);
         else if (g->verbose || (tty_err && !g->quiet))
             closing_line(stderr, &sum);
-        if (g->verbose)
-            tdcl_log(TDCL_LOG_VERBOSE, "life: %s", sum.describe);
-        if (g->verbose)
-            tdcl_timing_log(&ctx->t);
+        if (g->verbose) tdcl_log(TDCL_LOG_VERBOSE, "life: %s", sum.describe);
+        if (g->verbose) tdcl_timing_log(&ctx->t);
     }
     tdcl_matrix_free(&final);
     tdcl_ctx_close(ctx);

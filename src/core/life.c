@@ -26,8 +26,7 @@ tdcl_life_opts tdcl_life_opts_default(void)
 /* A zeroed rule (B/S with nothing) is taken as "not set": B3/S23. */
 static tdcl_life_rule rule_of(const tdcl_life_opts *o)
 {
-    if (o->rule.birth == 0 && o->rule.survive == 0)
-        return tdcl_life_rule_conway();
+    if (o->rule.birth == 0 && o->rule.survive == 0) return tdcl_life_rule_conway();
     return o->rule;
 }
 
@@ -46,13 +45,11 @@ tdcl_status tdcl_life_check(const tdcl_life_opts *o, tdcl_err *err)
                          "well defined on a finite grid: use --boundary torus or clamp",
                          tdcl_life_rule_format(&r, name, sizeof name));
     if (o->word_bits != 0 && o->word_bits != 32 && o->word_bits != 64)
-        return tdcl_fail(err, TDCL_EINVAL, "cells per word must be 32 or 64, got %d",
-                         o->word_bits);
+        return tdcl_fail(err, TDCL_EINVAL, "cells per word must be 32 or 64, got %d", o->word_bits);
     if (o->depth < 0 || o->depth > 64 || (o->word_bits && o->depth > o->word_bits))
         return tdcl_fail(err, TDCL_EINVAL,
                          "generations per launch must be 1 to the word's bits, got %d", o->depth);
-    if (o->tile < 0)
-        return tdcl_fail(err, TDCL_EINVAL, "tile must be >= 0, got %d", o->tile);
+    if (o->tile < 0) return tdcl_fail(err, TDCL_EINVAL, "tile must be >= 0, got %d", o->tile);
     return TDCL_OK;
 }
 
@@ -72,8 +69,7 @@ tdcl_status tdcl_life_soup(int64_t rows, int64_t cols, double density, uint64_t 
     if (!(density >= 0.0 && density <= 1.0))
         return tdcl_fail(err, TDCL_EINVAL, "density must be in [0, 1], got %g", density);
     tdcl_status st = tdcl_matrix_alloc(grid, rows, cols, 1, TDCL_U8, err);
-    if (st)
-        return st;
+    if (st) return st;
     /* alive when the draw's top 53 bits, as a fraction, are below density:
      * exact in double arithmetic, so every machine agrees */
     const uint64_t thr = density >= 1.0 ? UINT64_MAX : (uint64_t)ldexp(density, 53);
@@ -88,12 +84,14 @@ tdcl_status tdcl_life_soup(int64_t rows, int64_t cols, double density, uint64_t 
 /* Index of a neighbour one step past [0, n), or -1 for a dead outside. */
 static int64_t nb_index(int64_t i, int64_t n, tdcl_life_boundary b)
 {
-    if (i >= 0 && i < n)
-        return i;
+    if (i >= 0 && i < n) return i;
     switch (b) {
-    case TDCL_LIFE_TORUS: return i < 0 ? i + n : i - n;
-    case TDCL_LIFE_CLAMP: return i < 0 ? 0 : n - 1;
-    default: return -1;
+    case TDCL_LIFE_TORUS:
+        return i < 0 ? i + n : i - n;
+    case TDCL_LIFE_CLAMP:
+        return i < 0 ? 0 : n - 1;
+    default:
+        return -1;
     }
 }
 
@@ -108,11 +106,9 @@ void tdcl_life_host_step(const tdcl_matrix *in, tdcl_matrix *out, const tdcl_lif
             int n = 0;
             for (int dy = -1; dy <= 1; dy++)
                 for (int dx = -1; dx <= 1; dx++) {
-                    if (!dy && !dx)
-                        continue;
+                    if (!dy && !dx) continue;
                     int64_t yy = nb_index(y + dy, H, boundary), xx = nb_index(x + dx, W, boundary);
-                    if (yy >= 0 && xx >= 0)
-                        n += a[yy * W + xx] != 0;
+                    if (yy >= 0 && xx >= 0) n += a[yy * W + xx] != 0;
                 }
             unsigned mask = a[y * W + x] ? rule->survive : rule->birth;
             b[y * W + x] = (uint8_t)((mask >> n) & 1);
@@ -164,12 +160,12 @@ static void unpack_row(const void *src, int64_t cols, uint8_t *c)
 /* ---- kernel and tile choice -------------------------------------------- */
 
 typedef struct life_cfg {
-    int bits;               /* 1: life_bits, 0: life_bytes */
-    int ts;                 /* bytes: tile side */
-    int wb, lx, ly, s, k;   /* bits: word bits, work-group, rows per item, depth */
-    int single;             /* bits: the whole grid in one work-group */
-    int global;             /* bits: life_bits1, one generation per launch, no local memory */
-    int vw;                 /* life_bits1: words per work-item (a vector) */
+    int bits;             /* 1: life_bits, 0: life_bytes */
+    int ts;               /* bytes: tile side */
+    int wb, lx, ly, s, k; /* bits: word bits, work-group, rows per item, depth */
+    int single;           /* bits: the whole grid in one work-group */
+    int global;           /* bits: life_bits1, one generation per launch, no local memory */
+    int vw;               /* life_bits1: words per work-item (a vector) */
 } life_cfg;
 
 struct tdcl_life_plan {
@@ -212,8 +208,7 @@ static int cfg_fits(const tdcl_device_info *d, const life_cfg *c)
 /* The GPU layout for GPUs, or when forced. */
 static int gpu_layout(const tdcl_device_info *d, const tdcl_life_opts *o)
 {
-    if (o->layout != TDCL_LIFE_LAYOUT_AUTO)
-        return o->layout == TDCL_LIFE_LAYOUT_GPU;
+    if (o->layout != TDCL_LIFE_LAYOUT_AUTO) return o->layout == TDCL_LIFE_LAYOUT_GPU;
     return (d->type & CL_DEVICE_TYPE_GPU) != 0;
 }
 
@@ -234,17 +229,14 @@ static int choose_single(const tdcl_device_info *d, int64_t rows, int64_t nw, in
     const int64_t max_s = 32, max_group = 1024, min_lx = 8;
     int64_t group = (int64_t)d->max_wg < max_group ? (int64_t)d->max_wg : max_group;
     int64_t lx = pow2_at_least(nw < min_lx ? min_lx : nw);
-    if (lx > group || lx > (int64_t)d->max_item_sizes[0])
-        return 0;
+    if (lx > group || lx > (int64_t)d->max_item_sizes[0]) return 0;
     int64_t ly = group / lx;
     while (ly > (int64_t)d->max_item_sizes[1])
         ly /= 2;
     int64_t s = pow2_at_least((rows + ly - 1) / ly);
-    if (s > max_s)
-        return 0;
+    if (s > max_s) return 0;
     life_cfg t = {.bits = 1, .wb = wb, .lx = (int)lx, .ly = (int)ly, .s = (int)s, .single = 1};
-    if (!cfg_fits(d, &t))
-        return 0;
+    if (!cfg_fits(d, &t)) return 0;
     *c = t;
     return 1;
 }
@@ -344,18 +336,19 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
                  c->vw);
     else if (c->bits)
         snprintf(opts + n, sizeof opts - (size_t)n,
-                 " -DWBITS=%d -DLX=%d -DLY=%d -DS=%d -DK=%d -DSINGLE=%d", c->wb, c->lx, c->ly,
-                 c->s, c->k, c->single);
+                 " -DWBITS=%d -DLX=%d -DLY=%d -DS=%d -DK=%d -DSINGLE=%d", c->wb, c->lx, c->ly, c->s,
+                 c->k, c->single);
     else
         snprintf(opts + n, sizeof opts - (size_t)n, " -DTS_X=%d -DTS_Y=%d", c->ts, c->ts);
-    if (p->kern)
-        clReleaseKernel(p->kern);
-    if (p->prog)
-        clReleaseProgram(p->prog);
+    if (p->kern) clReleaseKernel(p->kern);
+    if (p->prog) clReleaseProgram(p->prog);
     p->kern = NULL;
     p->prog = NULL;
     TDCL_TRY(tdcl_ctx_program(p->ctx, "life.cl", opts, &p->prog, err));
-    TDCL_TRY(tdcl_ctx_kernel(p->prog, !c->bits ? "life_bytes" : c->global ? "life_bits1" : "life_bits",
+    TDCL_TRY(tdcl_ctx_kernel(p->prog,
+                             !c->bits    ? "life_bytes"
+                             : c->global ? "life_bits1"
+                                         : "life_bits",
                              &p->kern, err));
     size_t wg = 0;
     cl_ulong lmem = 0;
@@ -372,8 +365,7 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
         st = tdcl_fail(err, TDCL_ELIMIT,
                        "life kernel with %s: the device runs work-groups of at most %zu "
                        "(wanted %zu) and has %llu bytes of local memory (kernel uses %llu)",
-                       opts, wg, want, (unsigned long long)d->local_mem,
-                       (unsigned long long)lmem);
+                       opts, wg, want, (unsigned long long)d->local_mem, (unsigned long long)lmem);
 out:
     return st;
 }
@@ -382,16 +374,13 @@ out:
 static int shrink(life_cfg *c)
 {
     if (!c->bits) {
-        if (c->ts <= 1)
-            return 0;
+        if (c->ts <= 1) return 0;
         c->ts /= 2;
         return 1;
     }
-    if (c->single)
-        return 0; /* the caller falls back to the multi-group layout */
+    if (c->single) return 0; /* the caller falls back to the multi-group layout */
     if (c->global) {
-        if (c->lx * c->ly <= 1)
-            return 0;
+        if (c->lx * c->ly <= 1) return 0;
         if (c->ly > 1)
             c->ly /= 2;
         else
@@ -423,10 +412,8 @@ static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
             st = build(p, &c, err);
         else
             tdcl_fail(err, TDCL_ELIMIT, "does not fit the device");
-        if (st == TDCL_OK)
-            break;
-        if (st != TDCL_ELIMIT)
-            return st;
+        if (st == TDCL_OK) break;
+        if (st != TDCL_ELIMIT) return st;
         if (forced)
             return tdcl_fail(err, TDCL_ELIMIT,
                              "--tile %d: the device '%s' cannot run this tile (max work-group "
@@ -456,8 +443,7 @@ static tdcl_status host_layout(const tdcl_life_plan *p, const tdcl_matrix *grid,
 {
     uint8_t *h = malloc(p->buf_bytes);
     if (!h)
-        return tdcl_fail(err, TDCL_ENOMEM, "out of memory (%zu bytes for the grid)",
-                         p->buf_bytes);
+        return tdcl_fail(err, TDCL_ENOMEM, "out of memory (%zu bytes for the grid)", p->buf_bytes);
     const uint8_t *c = grid->data;
     for (int64_t y = 0; y < p->rows; y++) {
         if (p->c.bits)
@@ -499,11 +485,9 @@ tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const 
     if (grid->dtype != TDCL_U8 || grid->channels != 1 || grid->rows < 1 || grid->cols < 1)
         return tdcl_fail(err, TDCL_EINVAL, "a life grid is a non-empty uint8 matrix, got %s x%d",
                          tdcl_dtype_name(grid->dtype), grid->channels);
-    if ((st = tdcl_life_check(o, err)) != TDCL_OK)
-        return st;
+    if ((st = tdcl_life_check(o, err)) != TDCL_OK) return st;
     tdcl_life_plan *p = calloc(1, sizeof *p);
-    if (!p)
-        return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    if (!p) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
     p->ctx = ctx;
     p->o = *o;
     p->rule = rule_of(o);
@@ -526,10 +510,10 @@ tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const 
         p->buf[i] = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, p->buf_bytes, NULL, &rc);
         TDCL_CL_TRY(err, rc, "clCreateBuffer");
     }
-    TDCL_CL_TRY(err,
-                clEnqueueWriteBuffer(ctx->queue, p->buf[0], CL_TRUE, 0, p->buf_bytes, host, 0,
-                                     NULL, NULL),
-                "clEnqueueWriteBuffer");
+    TDCL_CL_TRY(
+        err,
+        clEnqueueWriteBuffer(ctx->queue, p->buf[0], CL_TRUE, 0, p->buf_bytes, host, 0, NULL, NULL),
+        "clEnqueueWriteBuffer");
     ctx->t.upload_ms += tdcl_now_ms() - t0;
     if (p->c.global) {
         const life_cfg *c = &p->c;
@@ -541,8 +525,8 @@ tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const 
     } else if (p->c.bits) {
         const life_cfg *c = &p->c;
         int64_t gx = c->single ? 1 : (p->nw + (c->lx - 2) - 1) / (c->lx - 2);
-        int64_t gy = c->single ? 1 : (p->rows + (c->ly * c->s - 2 * c->k) - 1) /
-                                         (c->ly * c->s - 2 * c->k);
+        int64_t gy =
+            c->single ? 1 : (p->rows + (c->ly * c->s - 2 * c->k) - 1) / (c->ly * c->s - 2 * c->k);
         p->lws[0] = (size_t)c->lx;
         p->lws[1] = (size_t)c->ly;
         p->gws[0] = (size_t)gx * p->lws[0];
@@ -574,12 +558,10 @@ static tdcl_status launch(tdcl_life_plan *p, int n, cl_event *ev, tdcl_err *err)
     TDCL_CL_TRY(err, clSetKernelArg(k, 2, sizeof rows, &rows), "clSetKernelArg");
     TDCL_CL_TRY(err, clSetKernelArg(k, 3, sizeof cols, &cols), "clSetKernelArg");
     TDCL_CL_TRY(err, clSetKernelArg(k, 4, sizeof bnd, &bnd), "clSetKernelArg");
-    if (p->c.bits)
-        TDCL_CL_TRY(err, clSetKernelArg(k, 5, sizeof nw, &nw), "clSetKernelArg");
+    if (p->c.bits) TDCL_CL_TRY(err, clSetKernelArg(k, 5, sizeof nw, &nw), "clSetKernelArg");
     if (p->c.bits && !p->c.global)
         TDCL_CL_TRY(err, clSetKernelArg(k, 6, sizeof gens, &gens), "clSetKernelArg");
-    TDCL_CL_TRY(err,
-                clEnqueueNDRangeKernel(p->ctx->queue, k, 2, NULL, p->gws, p->lws, 0, NULL, ev),
+    TDCL_CL_TRY(err, clEnqueueNDRangeKernel(p->ctx->queue, k, 2, NULL, p->gws, p->lws, 0, NULL, ev),
                 "clEnqueueNDRangeKernel");
     p->cur = 1 - p->cur;
 out:
@@ -605,8 +587,7 @@ tdcl_status tdcl_life_plan_execute(tdcl_life_plan *p, int64_t gens, double *kern
     tdcl_status st = TDCL_OK;
     cl_event first = NULL, last = NULL;
     int64_t per = p->c.bits && !p->c.global ? (p->c.single ? INT32_MAX : p->c.k) : 1;
-    if (kernel_ms)
-        *kernel_ms = 0;
+    if (kernel_ms) *kernel_ms = 0;
     if (gens < 0)
         return tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0, got %" PRId64, gens);
     for (int64_t done = 0; done < gens;) {
@@ -614,12 +595,10 @@ tdcl_status tdcl_life_plan_execute(tdcl_life_plan *p, int64_t gens, double *kern
         int is_first = done == 0, is_last = done + n == gens;
         cl_event ev = NULL;
         TDCL_TRY(launch(p, n, (is_first || is_last) ? &ev : NULL, err));
-        if (is_first)
-            first = ev;
+        if (is_first) first = ev;
         if (is_last) {
             last = ev;
-            if (first && ev == first)
-                clRetainEvent(ev);
+            if (first && ev == first) clRetainEvent(ev);
         }
         done += n;
         p->generation += n;
@@ -628,16 +607,12 @@ tdcl_status tdcl_life_plan_execute(tdcl_life_plan *p, int64_t gens, double *kern
         TDCL_CL_TRY(err, clWaitForEvents(1, &last), "clWaitForEvents");
         double ms = span_ms(first, last);
         p->ctx->t.kernel_ms += ms;
-        if (kernel_ms)
-            *kernel_ms = ms;
+        if (kernel_ms) *kernel_ms = ms;
     }
 out:
-    if (st)
-        clFinish(p->ctx->queue);
-    if (first)
-        clReleaseEvent(first);
-    if (last)
-        clReleaseEvent(last);
+    if (st) clFinish(p->ctx->queue);
+    if (first) clReleaseEvent(first);
+    if (last) clReleaseEvent(last);
     return st;
 }
 
@@ -679,15 +654,11 @@ int64_t tdcl_life_plan_generation(const tdcl_life_plan *p)
 
 void tdcl_life_plan_destroy(tdcl_life_plan *p)
 {
-    if (!p)
-        return;
+    if (!p) return;
     for (int i = 0; i < 2; i++)
-        if (p->buf[i])
-            clReleaseMemObject(p->buf[i]);
-    if (p->kern)
-        clReleaseKernel(p->kern);
-    if (p->prog)
-        clReleaseProgram(p->prog);
+        if (p->buf[i]) clReleaseMemObject(p->buf[i]);
+    if (p->kern) clReleaseKernel(p->kern);
+    if (p->prog) clReleaseProgram(p->prog);
     free(p);
 }
 
@@ -696,10 +667,8 @@ tdcl_status tdcl_life_run(tdcl_ctx *ctx, const tdcl_life_opts *o, const tdcl_mat
 {
     tdcl_life_plan *p = NULL;
     tdcl_status st = tdcl_life_plan_create(ctx, o, grid, &p, err);
-    if (st == TDCL_OK)
-        st = tdcl_life_plan_execute(p, gens, NULL, err);
-    if (st == TDCL_OK)
-        st = tdcl_life_plan_result(p, out, err);
+    if (st == TDCL_OK) st = tdcl_life_plan_execute(p, gens, NULL, err);
+    if (st == TDCL_OK) st = tdcl_life_plan_result(p, out, err);
     tdcl_life_plan_destroy(p);
     return st;
 }
@@ -712,7 +681,8 @@ static int64_t max_cells_for(const tdcl_ctx *ctx, const tdcl_life_opts *o)
 {
     const tdcl_device_info *d = &ctx->dev;
     double per_cell = o->kernel == TDCL_LIFE_KERNEL_BYTES ? 1.0 : 0.125;
-    double by_alloc = (double)d->max_alloc / per_cell, by_mem = (double)d->global_mem / 2 / per_cell;
+    double by_alloc = (double)d->max_alloc / per_cell,
+           by_mem = (double)d->global_mem / 2 / per_cell;
     double m = by_alloc < by_mem ? by_alloc : by_mem;
     return m > 9e18 ? INT64_MAX : (int64_t)m;
 }
@@ -727,8 +697,7 @@ static tdcl_status place(const tdcl_matrix *pat, int64_t rows, int64_t cols, tdc
                          "x%" PRId64,
                          pat->cols, pat->rows, cols, rows);
     tdcl_status st = tdcl_matrix_alloc(out, rows, cols, 1, TDCL_U8, err);
-    if (st)
-        return st;
+    if (st) return st;
     int64_t oy = (rows - pat->rows) / 2, ox = (cols - pat->cols) / 2;
     for (int64_t y = 0; y < pat->rows; y++)
         memcpy((uint8_t *)out->data + (oy + y) * cols + ox,
@@ -757,10 +726,8 @@ static tdcl_status job_input(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_li
         return st;
     }
     TDCL_TRY(tdcl_life_read(o->input, max_cells, &pat, err));
-    if (!o->rule_given && pat.has_rule)
-        lo->rule = pat.rule;
-    if (!o->boundary_given && pat.topo.present)
-        lo->boundary = pat.topo.boundary;
+    if (!o->rule_given && pat.has_rule) lo->rule = pat.rule;
+    if (!o->boundary_given && pat.topo.present) lo->boundary = pat.topo.boundary;
     *gen0 = pat.generation;
     if (o->width > 0 || o->height > 0) {
         int64_t w = o->width > 0 ? o->width : pat.grid.cols;
@@ -809,8 +776,7 @@ static tdcl_status job_snapshot(job_state *js, tdcl_life_plan *p, int64_t gen, t
         w.generation = js->gen0 + gen;
         TDCL_TRY(tdcl_life_write(path, &g, &w, err));
     }
-    if (js->gif)
-        TDCL_TRY(tdcl_life_gif_frame(js->gif, &g, err));
+    if (js->gif) TDCL_TRY(tdcl_life_gif_frame(js->gif, &g, err));
 out:
     free(path);
     tdcl_matrix_free(&g);
@@ -820,8 +786,7 @@ out:
 static void job_progress(job_state *js, int64_t done, int64_t total)
 {
     double now = tdcl_now_ms(), el = now - js->t_start;
-    if (el < 1000 || now - js->t_report < 500 || done == total)
-        return;
+    if (el < 1000 || now - js->t_report < 500 || done == total) return;
     js->t_report = now;
     if (js->o->progress)
         js->o->progress(done, total, el, js->o->progress_user);
@@ -839,20 +804,16 @@ static tdcl_status job_loop(job_state *js, tdcl_life_plan *p, double *kernel_ms,
     int64_t every = o->every > 0 ? o->every : (js->gif ? 1 : 0);
     int64_t chunk = 16;
     *kernel_ms = 0;
-    if (every)
-        TDCL_TRY(job_snapshot(js, p, 0, err));
+    if (every) TDCL_TRY(job_snapshot(js, p, 0, err));
     for (int64_t done = 0; done < o->gens;) {
         int64_t n = o->gens - done < chunk ? o->gens - done : chunk;
-        if (every && n > every - done % every)
-            n = every - done % every;
+        if (every && n > every - done % every) n = every - done % every;
         double ms, t0 = tdcl_now_ms();
         TDCL_TRY(tdcl_life_plan_execute(p, n, &ms, err));
         *kernel_ms += ms;
         done += n;
-        if (tdcl_now_ms() - t0 < 250 && chunk < ((int64_t)1 << 40))
-            chunk *= 2;
-        if (every && done % every == 0)
-            TDCL_TRY(job_snapshot(js, p, done, err));
+        if (tdcl_now_ms() - t0 < 250 && chunk < ((int64_t)1 << 40)) chunk *= 2;
+        if (every && done % every == 0) TDCL_TRY(job_snapshot(js, p, done, err));
         job_progress(js, done, o->gens);
     }
 out:
@@ -868,8 +829,7 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
     tdcl_life_opts lo = o->life;
     job_state js = {.o = o};
     double t_start = tdcl_now_ms(), kernel_ms = 0;
-    if (final)
-        memset(final, 0, sizeof *final);
+    if (final) memset(final, 0, sizeof *final);
     if (o->gens < 0)
         return tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0, got %" PRId64, o->gens);
     lo.rule = rule_of(&lo);
@@ -915,8 +875,7 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
         js.w.comment = comment;
         st = tdcl_life_write(o->output, &result, &js.w, err);
         ctx->t.write_ms += tdcl_now_ms() - t0;
-        if (st)
-            goto out;
+        if (st) goto out;
     }
     if (final) {
         *final = result;

@@ -32,7 +32,7 @@ typedef enum tdcl_life_layout {
 } tdcl_life_layout;
 
 typedef struct tdcl_life_opts {
-    tdcl_life_rule rule;          /* a zeroed rule means B3/S23 */
+    tdcl_life_rule rule; /* a zeroed rule means B3/S23 */
     tdcl_life_boundary boundary;
     /* 0: chosen within the device's limits. bytes: the square tile's side
      * (work-group tile x tile). bits: rows of the work-group's tile. A value
@@ -98,16 +98,16 @@ tdcl_status tdcl_life_run(tdcl_ctx *ctx, const tdcl_life_opts *o, const tdcl_mat
 typedef void (*tdcl_life_progress_fn)(int64_t done, int64_t total, double elapsed_ms, void *user);
 
 typedef struct tdcl_life_job_opts {
-    const char *input;   /* pattern file, "-" stdin; NULL: a random soup */
-    const char *output;  /* by extension; "-" RLE to stdout; NULL: nothing written */
+    const char *input;  /* pattern file, "-" stdin; NULL: a random soup */
+    const char *output; /* by extension; "-" RLE to stdout; NULL: nothing written */
     int64_t gens;
     tdcl_life_opts life;
-    int rule_given;      /* life.rule overrides the file's rule */
-    int boundary_given;  /* life.boundary overrides the file's bounded grid */
+    int rule_given;        /* life.rule overrides the file's rule */
+    int boundary_given;    /* life.boundary overrides the file's bounded grid */
     int64_t width, height; /* soup size, or a grid to centre the input in; 0: default */
     double density;
     uint64_t seed;
-    int64_t every;       /* log generation and population every N generations; 0: never */
+    int64_t every;          /* log generation and population every N generations; 0: never */
     const char *frames_dir; /* with every: a PNG per N generations there */
     const char *gif_path;   /* an animated GIF of the run (every N generations, else each) */
     int scale;              /* pixels per cell for PNG and GIF output */

@@ -16,8 +16,7 @@
 
 void tdcl_life_pattern_free(tdcl_life_pattern *p)
 {
-    if (p)
-        tdcl_matrix_free(&p->grid);
+    if (p) tdcl_matrix_free(&p->grid);
 }
 
 int64_t tdcl_life_population(const tdcl_matrix *grid)
@@ -88,15 +87,12 @@ static const char *skip_blank(const char *p)
 static const char *read_num(const char *p, int64_t *v)
 {
     const char *q = p;
-    if (*q == '-' || *q == '+')
-        q++;
-    if (!isdigit((unsigned char)*q))
-        return NULL;
+    if (*q == '-' || *q == '+') q++;
+    if (!isdigit((unsigned char)*q)) return NULL;
     errno = 0;
     char *end;
     long long x = strtoll(p, &end, 10);
-    if (errno)
-        return NULL;
+    if (errno) return NULL;
     *v = x;
     return end;
 }
@@ -121,11 +117,9 @@ static void parse_cxrle(const char *p, rle_header *h, int64_t *gen)
 /* 1 if p is at ", key =" (another header item). */
 static int next_key(const char *p)
 {
-    if (*p != ',')
-        return 0;
+    if (*p != ',') return 0;
     p = skip_blank(p + 1);
-    if (!isalpha((unsigned char)*p))
-        return 0;
+    if (!isalpha((unsigned char)*p)) return 0;
     while (isalpha((unsigned char)*p))
         p++;
     return *skip_blank(p) == '=';
@@ -146,8 +140,7 @@ static tdcl_status parse_header(const char *name, long line, const char *p, rle_
             key[k++] = (char)tolower((unsigned char)*p++);
         key[k] = '\0';
         p = skip_blank(p);
-        if (!k || *p != '=')
-            goto bad;
+        if (!k || *p != '=') goto bad;
         p = skip_blank(p + 1);
         if (strcmp(key, "x") == 0 || strcmp(key, "y") == 0) {
             int64_t v;
@@ -187,11 +180,11 @@ static tdcl_status parse_header(const char *name, long line, const char *p, rle_
         else if (*p && *p != '\n' && *p != '\r')
             goto bad;
     }
-    if (seen_x && seen_y)
-        return TDCL_OK;
+    if (seen_x && seen_y) return TDCL_OK;
 bad:
-    return tdcl_fail(err, TDCL_EPARSE, "%s:%ld: expected the header 'x = W, y = H, rule = R', got '%s'",
-                     name, line, show_line(start, quote));
+    return tdcl_fail(err, TDCL_EPARSE,
+                     "%s:%ld: expected the header 'x = W, y = H, rule = R', got '%s'", name, line,
+                     show_line(start, quote));
 }
 
 /* Sizes the grid from the header (and bounded grid) and finds where the
@@ -248,13 +241,12 @@ static tdcl_status rle_item(rle_body *b, int tag, int64_t count, tdcl_err *err)
                              "%s:%ld: state '%c' of a multi-state pattern; Life-like rules have "
                              "two states ('b' and 'o')",
                              b->name, b->line, tag);
-        return tdcl_fail(err, TDCL_EPARSE, "%s:%ld: expected 'b', 'o', '$' or '!', got %s",
-                         b->name, b->line, show_char(tag, cb));
+        return tdcl_fail(err, TDCL_EPARSE, "%s:%ld: expected 'b', 'o', '$' or '!', got %s", b->name,
+                         b->line, show_char(tag, cb));
     }
     if (count > b->x - b->col)
         return tdcl_fail(err, TDCL_EPARSE,
-                         "%s:%ld: row %" PRId64 " has more than the header's x = %" PRId64
-                         " cells",
+                         "%s:%ld: row %" PRId64 " has more than the header's x = %" PRId64 " cells",
                          b->name, b->line, b->row + 1, b->x);
     if (alive) {
         if (b->row >= b->y)
@@ -310,8 +302,7 @@ static tdcl_status rle_body_parse(rle_body *b, const char *p, tdcl_err *err)
                                  b->name, b->line);
         }
         tdcl_status st = rle_item(b, c, count, err);
-        if (st)
-            return st;
+        if (st) return st;
         p++;
     }
     return TDCL_OK;
@@ -331,8 +322,7 @@ tdcl_status tdcl_life_rle_parse(const char *name, const char *buf, size_t len, i
     for (;;) {
         const char *q = skip_blank(p);
         if (*q == '#') {
-            if (strncmp(q, "#CXRLE", 6) == 0)
-                parse_cxrle(q + 6, &h, &out->generation);
+            if (strncmp(q, "#CXRLE", 6) == 0) parse_cxrle(q + 6, &h, &out->generation);
         } else if (!*q) {
             return tdcl_fail(err, TDCL_EPARSE,
                              "%s:%ld: expected the header 'x = W, y = H, rule = R', got end of "
@@ -343,8 +333,7 @@ tdcl_status tdcl_life_rle_parse(const char *name, const char *buf, size_t len, i
         }
         while (*p && *p != '\n')
             p++;
-        if (*p)
-            p++;
+        if (*p) p++;
         line++;
     }
     TDCL_TRY(parse_header(name, line, p, &h, out, err));
@@ -355,8 +344,7 @@ tdcl_status tdcl_life_rle_parse(const char *name, const char *buf, size_t len, i
     rle_body b = {name, line, h.x, h.y, ox, oy, 0, 0, out->grid.data, out->grid.cols};
     TDCL_TRY(rle_body_parse(&b, p, err));
 out:
-    if (st)
-        tdcl_life_pattern_free(out);
+    if (st) tdcl_life_pattern_free(out);
     return st;
 }
 
@@ -388,8 +376,7 @@ static tdcl_status cells_measure(const char *name, const char *buf, int64_t *row
     int64_t r = 0, w = 0;
     for (const char *p = buf, *next; *p; p = next, line++) {
         const char *e = cells_line_end(p, &next);
-        if (*p == '!')
-            continue;
+        if (*p == '!') continue;
         for (const char *q = p; q < e; q++)
             if (*q != '.' && !cells_alive(*q))
                 return tdcl_fail(err, TDCL_EPARSE, "%s:%ld: expected '.' or 'O', got %s", name,
@@ -402,27 +389,24 @@ static tdcl_status cells_measure(const char *name, const char *buf, int64_t *row
     return TDCL_OK;
 }
 
-tdcl_status tdcl_life_cells_parse(const char *name, const char *buf, size_t len,
-                                  int64_t max_cells, tdcl_life_pattern *out, tdcl_err *err)
+tdcl_status tdcl_life_cells_parse(const char *name, const char *buf, size_t len, int64_t max_cells,
+                                  tdcl_life_pattern *out, tdcl_err *err)
 {
     int64_t rows = 0, cols = 0;
     (void)len;
     memset(out, 0, sizeof *out);
     out->rule = tdcl_life_rule_conway();
     tdcl_status st = cells_measure(name, buf, &rows, &cols, err);
-    if (st)
-        return st;
+    if (st) return st;
     if (rows == 0 || cols == 0)
         return tdcl_fail(err, TDCL_EPARSE, "%s: no cells (expected rows of '.' and 'O')", name);
     st = alloc_grid(name, rows, cols, max_cells, &out->grid, err);
-    if (st)
-        return st;
+    if (st) return st;
     uint8_t *c = out->grid.data;
     int64_t r = 0;
     for (const char *p = buf, *next; *p; p = next) {
         const char *e = cells_line_end(p, &next);
-        if (*p == '!')
-            continue;
+        if (*p == '!') continue;
         for (const char *q = p; q < e; q++)
             c[r * cols + (q - p)] = (uint8_t)cells_alive(*q);
         r++;
@@ -469,26 +453,24 @@ static void rle_row(rle_out *o, const uint8_t *row, int64_t cols)
 static int row_empty(const uint8_t *row, int64_t cols)
 {
     for (int64_t j = 0; j < cols; j++)
-        if (row[j])
-            return 0;
+        if (row[j]) return 0;
     return 1;
 }
 
-tdcl_status tdcl_life_rle_write_fp(FILE *fp, const tdcl_matrix *grid,
-                                   const tdcl_life_write_opts *o, tdcl_err *err)
+tdcl_status tdcl_life_rle_write_fp(FILE *fp, const tdcl_matrix *grid, const tdcl_life_write_opts *o,
+                                   tdcl_err *err)
 {
     char rule[24];
     tdcl_life_rule_format(&o->rule, rule, sizeof rule);
     int64_t w = grid->cols, h = grid->rows;
-    if (o->comment)
-        fprintf(fp, "#C %s\n", o->comment);
+    if (o->comment) fprintf(fp, "#C %s\n", o->comment);
     int bounded = o->boundary != TDCL_LIFE_CLAMP;
     if (bounded) /* so Golly puts the pattern exactly on its bounded grid */
         fprintf(fp, "#CXRLE Pos=%" PRId64 ",%" PRId64 " Gen=%" PRId64 "\n", -(w / 2), -(h / 2),
                 o->generation);
     else
-        fprintf(fp, "#C boundary clamp (edge cells repeated past the edge), generation %" PRId64
-                    "\n",
+        fprintf(fp,
+                "#C boundary clamp (edge cells repeated past the edge), generation %" PRId64 "\n",
                 o->generation);
     fprintf(fp, "x = %" PRId64 ", y = %" PRId64 ", rule = %s", w, h, rule);
     if (bounded)
@@ -498,8 +480,7 @@ tdcl_status tdcl_life_rle_write_fp(FILE *fp, const tdcl_matrix *grid,
     const uint8_t *c = grid->data;
     int64_t last = -1;
     for (int64_t i = 0; i < h; i++) {
-        if (row_empty(c + i * w, w))
-            continue;
+        if (row_empty(c + i * w, w)) continue;
         if (last >= 0)
             rle_emit(&out, i - last, '$');
         else if (i > 0)
@@ -509,8 +490,7 @@ tdcl_status tdcl_life_rle_write_fp(FILE *fp, const tdcl_matrix *grid,
     }
     rle_emit(&out, 1, '!');
     fputc('\n', fp);
-    if (ferror(fp))
-        return tdcl_fail(err, TDCL_EIO, "write error: %s", strerror(errno));
+    if (ferror(fp)) return tdcl_fail(err, TDCL_EIO, "write error: %s", strerror(errno));
     return TDCL_OK;
 }
 
@@ -518,8 +498,7 @@ tdcl_status tdcl_life_cells_write_fp(FILE *fp, const tdcl_matrix *grid,
                                      const tdcl_life_write_opts *o, tdcl_err *err)
 {
     char rule[24];
-    if (o->comment)
-        fprintf(fp, "!%s\n", o->comment);
+    if (o->comment) fprintf(fp, "!%s\n", o->comment);
     fprintf(fp, "!generation %" PRId64 ", rule %s, boundary %s\n", o->generation,
             tdcl_life_rule_format(&o->rule, rule, sizeof rule),
             tdcl_life_boundary_name(o->boundary));
@@ -529,8 +508,7 @@ tdcl_status tdcl_life_cells_write_fp(FILE *fp, const tdcl_matrix *grid,
             fputc(c[i * grid->cols + j] ? 'O' : '.', fp);
         fputc('\n', fp);
     }
-    if (ferror(fp))
-        return tdcl_fail(err, TDCL_EIO, "write error: %s", strerror(errno));
+    if (ferror(fp)) return tdcl_fail(err, TDCL_EIO, "write error: %s", strerror(errno));
     return TDCL_OK;
 }
 
@@ -542,8 +520,7 @@ static tdcl_status write_text(const char *path, text_writer fn, const tdcl_matri
 {
     tdcl_outfile f;
     tdcl_status st = tdcl_out_open(&f, path, err);
-    if (st)
-        return st;
+    if (st) return st;
     st = fn(f.fp, grid, o, err);
     if (st) {
         tdcl_fail(err, st, "%s: %s", tdcl_path_display(path), err->msg);
@@ -562,8 +539,7 @@ static tdcl_status write_png(const char *path, const tdcl_matrix *grid, int scal
         return tdcl_fail(err, TDCL_ELIMIT, "'%s': --scale %d makes the image too large", path,
                          scale);
     tdcl_status st = tdcl_matrix_alloc(&img, grid->rows * k, grid->cols * k, 1, TDCL_U8, err);
-    if (st)
-        return st;
+    if (st) return st;
     const uint8_t *c = grid->data;
     uint8_t *px = img.data;
     for (int64_t y = 0; y < img.rows; y++)
@@ -578,8 +554,7 @@ int tdcl_life_path_known(const char *path)
 {
     static const char *ext[] = {".rle", ".cells", ".mtx", ".npy", ".pbm", ".png"};
     for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++)
-        if (tdcl_path_has_ext(path, ext[i]))
-            return 1;
+        if (tdcl_path_has_ext(path, ext[i])) return 1;
     return 0;
 }
 
@@ -592,10 +567,8 @@ tdcl_status tdcl_life_write(const char *path, const tdcl_matrix *grid,
         return write_text(path, tdcl_life_cells_write_fp, grid, o, err);
     if (tdcl_path_has_ext(path, ".mtx") || tdcl_path_has_ext(path, ".npy"))
         return tdcl_matrix_write(path, grid, o->comment, err);
-    if (tdcl_path_has_ext(path, ".pbm"))
-        return tdcl_image_write(path, grid, 1, err);
-    if (tdcl_path_has_ext(path, ".png"))
-        return write_png(path, grid, o->scale, err);
+    if (tdcl_path_has_ext(path, ".pbm")) return tdcl_image_write(path, grid, 1, err);
+    if (tdcl_path_has_ext(path, ".png")) return write_png(path, grid, o->scale, err);
     return tdcl_fail(err, TDCL_EINVAL,
                      "'%s': unknown output format (expected .rle, .cells, .mtx, .npy, .pbm or "
                      ".png)",
@@ -609,8 +582,7 @@ static tdcl_status grid_from(const tdcl_matrix *m, int maxval, int image, tdcl_m
                              tdcl_err *err)
 {
     tdcl_status st = tdcl_matrix_alloc(g, m->rows, m->cols, 1, TDCL_U8, err);
-    if (st)
-        return st;
+    if (st) return st;
     uint8_t *c = g->data;
     size_t n = (size_t)(m->rows * m->cols);
     int colours = m->channels >= 3 ? 3 : 1; /* alpha is not looked at */
@@ -632,15 +604,12 @@ typedef enum { FMT_RLE, FMT_CELLS, FMT_MATRIX, FMT_IMAGE } life_format;
 static life_format format_by_ext(const char *path, int *known)
 {
     *known = 1;
-    if (tdcl_path_has_ext(path, ".rle"))
-        return FMT_RLE;
-    if (tdcl_path_has_ext(path, ".cells"))
-        return FMT_CELLS;
+    if (tdcl_path_has_ext(path, ".rle")) return FMT_RLE;
+    if (tdcl_path_has_ext(path, ".cells")) return FMT_CELLS;
     if (tdcl_path_has_ext(path, ".mtx") || tdcl_path_has_ext(path, ".mtx.gz") ||
         tdcl_path_has_ext(path, ".npy"))
         return FMT_MATRIX;
-    if (tdcl_image_path(path))
-        return FMT_IMAGE;
+    if (tdcl_image_path(path)) return FMT_IMAGE;
     *known = 0;
     return FMT_RLE;
 }
@@ -658,8 +627,7 @@ static life_format format_by_content(const char *buf, size_t len)
     while (*p == '#' || *p == '\n' || *p == '\r') {
         while (*p && *p != '\n')
             p++;
-        if (*p)
-            p++;
+        if (*p) p++;
     }
     while (*p == ' ' || *p == '\t')
         p++;
@@ -673,8 +641,7 @@ static tdcl_status spill_stdin(const char *buf, size_t len, char **tmp, tdcl_err
     const char *dir = getenv("TMPDIR");
     size_t n = strlen(dir && *dir ? dir : "/tmp") + 32;
     *tmp = malloc(n);
-    if (!*tmp)
-        return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    if (!*tmp) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
     snprintf(*tmp, n, "%s/tiledcl-stdin-XXXXXX", dir && *dir ? dir : "/tmp");
     int fd = mkstemp(*tmp);
     if (fd < 0) {
@@ -686,8 +653,7 @@ static tdcl_status spill_stdin(const char *buf, size_t len, char **tmp, tdcl_err
     size_t done = 0;
     while (done < len) {
         ssize_t w = write(fd, buf + done, len - done);
-        if (w <= 0)
-            break;
+        if (w <= 0) break;
         done += (size_t)w;
     }
     close(fd);
@@ -703,13 +669,11 @@ static tdcl_status read_binary(const char *path, life_format f, int64_t max_cell
 {
     tdcl_matrix m = {0};
     int maxval = 1;
-    size_t max_bytes = max_cells > 0 && (uint64_t)max_cells < SIZE_MAX / 8
-                           ? (size_t)max_cells * 8
-                           : 0;
+    size_t max_bytes =
+        max_cells > 0 && (uint64_t)max_cells < SIZE_MAX / 8 ? (size_t)max_cells * 8 : 0;
     tdcl_status st = f == FMT_MATRIX ? tdcl_matrix_read(path, max_bytes, &m, err)
                                      : tdcl_image_read(path, &m, &maxval, err);
-    if (st)
-        return st;
+    if (st) return st;
     if (max_cells > 0 && m.rows * m.cols > max_cells)
         st = tdcl_fail(err, TDCL_ELIMIT,
                        "%s: a grid of %" PRId64 " x %" PRId64 " cells is larger than the limit "
@@ -734,8 +698,7 @@ tdcl_status tdcl_life_read(const char *path, int64_t max_cells, tdcl_life_patter
     life_format f = format_by_ext(path, &known);
     if (!known || f == FMT_RLE || f == FMT_CELLS) {
         TDCL_TRY(tdcl_read_file(path, &buf, &len, err));
-        if (!known)
-            f = format_by_content(buf, len);
+        if (!known) f = format_by_content(buf, len);
     }
     if (f == FMT_RLE) {
         st = tdcl_life_rle_parse(name, buf, len, max_cells, out, err);
@@ -780,8 +743,7 @@ struct tdcl_life_gif {
 
 static void gif_flush_block(tdcl_life_gif *g)
 {
-    if (!g->nblock)
-        return;
+    if (!g->nblock) return;
     fputc(g->nblock, g->f.fp);
     fwrite(g->block, 1, (size_t)g->nblock, g->f.fp);
     g->nblock = 0;
@@ -790,8 +752,7 @@ static void gif_flush_block(tdcl_life_gif *g)
 static void gif_put_byte(tdcl_life_gif *g, int b)
 {
     g->block[g->nblock++] = (uint8_t)b;
-    if (g->nblock == 255)
-        gif_flush_block(g);
+    if (g->nblock == 255) gif_flush_block(g);
 }
 
 /* Writes a code with the current width, then widens the codes once the
@@ -805,8 +766,7 @@ static void gif_code(tdcl_life_gif *g, int code)
         g->acc >>= 8;
         g->nacc -= 8;
     }
-    if (g->next_code >= (1 << g->bits) && g->bits < 12)
-        g->bits++;
+    if (g->next_code >= (1 << g->bits) && g->bits < 12) g->bits++;
 }
 
 static void gif_reset(tdcl_life_gif *g)
@@ -833,11 +793,9 @@ tdcl_status tdcl_life_gif_open(const char *path, int64_t rows, int64_t cols, int
                          " x %" PRId64 " cells at scale %d",
                          path, cols, rows, (int)k);
     tdcl_life_gif *g = calloc(1, sizeof *g);
-    if (g)
-        g->child = malloc(sizeof(uint16_t) * 4 * (GIF_MAXCODE + 1));
+    if (g) g->child = malloc(sizeof(uint16_t) * 4 * (GIF_MAXCODE + 1));
     if (!g || !g->child) {
-        if (g)
-            free(g);
+        if (g) free(g);
         return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
     }
     tdcl_status st = tdcl_out_open(&g->f, path, err);
@@ -910,8 +868,7 @@ tdcl_status tdcl_life_gif_frame(tdcl_life_gif *g, const tdcl_matrix *grid, tdcl_
     }
     gif_code(g, cur);
     gif_code(g, GIF_EOI);
-    if (g->nacc > 0)
-        gif_put_byte(g, (int)(g->acc & 0xff));
+    if (g->nacc > 0) gif_put_byte(g, (int)(g->acc & 0xff));
     gif_flush_block(g);
     fputc(0, fp); /* end of the image data */
     if (ferror(fp))
@@ -930,8 +887,7 @@ tdcl_status tdcl_life_gif_close(tdcl_life_gif *g, tdcl_err *err)
 
 void tdcl_life_gif_abort(tdcl_life_gif *g)
 {
-    if (!g)
-        return;
+    if (!g) return;
     tdcl_out_abort(&g->f);
     free(g->child);
     free(g);

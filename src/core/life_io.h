@@ -16,8 +16,8 @@
 #include "status.h"
 
 typedef struct tdcl_life_pattern {
-    tdcl_matrix grid;        /* TDCL_U8 cells, 0 or 1; owned by the pattern */
-    int has_rule;            /* the file named a rule (RLE "rule = ...") */
+    tdcl_matrix grid; /* TDCL_U8 cells, 0 or 1; owned by the pattern */
+    int has_rule;     /* the file named a rule (RLE "rule = ...") */
     tdcl_life_rule rule;
     tdcl_life_topology topo; /* Golly's bounded grid from the RLE rule, if any */
     int64_t generation;      /* RLE "#CXRLE Gen=N", else 0 */
@@ -37,8 +37,8 @@ tdcl_status tdcl_life_rle_parse(const char *name, const char *buf, size_t len, i
 
 /* Parses plaintext .cells text ('!' comment lines, '.' dead, 'O' alive;
  * short lines padded with dead cells). Same contract as tdcl_life_rle_parse. */
-tdcl_status tdcl_life_cells_parse(const char *name, const char *buf, size_t len,
-                                  int64_t max_cells, tdcl_life_pattern *out, tdcl_err *err);
+tdcl_status tdcl_life_cells_parse(const char *name, const char *buf, size_t len, int64_t max_cells,
+                                  tdcl_life_pattern *out, tdcl_err *err);
 
 /* Reads a pattern from path ("-" = stdin): .rle, .cells, .mtx/.mtx.gz/.npy
  * (nonzero = alive), .pbm/.png (black or dark = alive). The format comes
@@ -49,16 +49,16 @@ tdcl_status tdcl_life_read(const char *path, int64_t max_cells, tdcl_life_patter
 typedef struct tdcl_life_write_opts {
     tdcl_life_rule rule;
     tdcl_life_boundary boundary;
-    int64_t generation; /* written as "#CXRLE Gen=N" and in comments */
-    int scale;          /* .png: pixels per cell (0 or 1: one) */
+    int64_t generation;  /* written as "#CXRLE Gen=N" and in comments */
+    int scale;           /* .png: pixels per cell (0 or 1: one) */
     const char *comment; /* one comment line (no newline), or NULL */
 } tdcl_life_write_opts;
 
 /* Writes grid as RLE to fp: the header gives the whole grid's width and
  * height and the rule, with ":T" (torus) or ":P" (dead) and the size so
  * Golly opens it as it was run; lines are at most 70 characters. */
-tdcl_status tdcl_life_rle_write_fp(FILE *fp, const tdcl_matrix *grid,
-                                   const tdcl_life_write_opts *o, tdcl_err *err);
+tdcl_status tdcl_life_rle_write_fp(FILE *fp, const tdcl_matrix *grid, const tdcl_life_write_opts *o,
+                                   tdcl_err *err);
 
 /* Writes grid as plaintext .cells to fp (full rows, '.' and 'O'). */
 tdcl_status tdcl_life_cells_write_fp(FILE *fp, const tdcl_matrix *grid,

@@ -21,8 +21,7 @@ static int read_counts(const char **p, uint16_t *mask)
     *mask = 0;
     for (; isdigit((unsigned char)**p); (*p)++) {
         int d = **p - '0';
-        if (d > 8 || (*mask & (1u << d)))
-            return -1;
+        if (d > 8 || (*mask & (1u << d))) return -1;
         *mask |= (uint16_t)(1u << d);
     }
     return 0;
@@ -32,36 +31,29 @@ static int read_counts(const char **p, uint16_t *mask)
  * so only B first). */
 static int parse_bs(const char *s, tdcl_life_rule *r)
 {
-    if (tolower((unsigned char)*s) != 'b')
-        return -1;
+    if (tolower((unsigned char)*s) != 'b') return -1;
     s++;
-    if (read_counts(&s, &r->birth) || *s++ != '/' || tolower((unsigned char)*s++) != 's')
-        return -1;
-    if (read_counts(&s, &r->survive))
-        return -1;
+    if (read_counts(&s, &r->birth) || *s++ != '/' || tolower((unsigned char)*s++) != 's') return -1;
+    if (read_counts(&s, &r->survive)) return -1;
     return *s ? -1 : 0;
 }
 
 /* S/B form: "<survive digits>/<birth digits>" ("23/3"). */
 static int parse_sb(const char *s, tdcl_life_rule *r)
 {
-    if (read_counts(&s, &r->survive) || *s++ != '/')
-        return -1;
-    if (read_counts(&s, &r->birth))
-        return -1;
+    if (read_counts(&s, &r->survive) || *s++ != '/') return -1;
+    if (read_counts(&s, &r->birth)) return -1;
     return *s ? -1 : 0;
 }
 
 /* Reads a positive decimal dimension; -1 if none or out of range. */
 static int read_dim(const char **p, int64_t *v)
 {
-    if (!isdigit((unsigned char)**p))
-        return -1;
+    if (!isdigit((unsigned char)**p)) return -1;
     errno = 0;
     char *end;
     long long x = strtoll(*p, &end, 10);
-    if (errno || x < 0 || x > ((int64_t)1 << 31))
-        return -1;
+    if (errno || x < 0 || x > ((int64_t)1 << 31)) return -1;
     *p = end;
     *v = x;
     return 0;
@@ -78,19 +70,16 @@ static tdcl_status parse_topology(const char *text, const char *suffix, tdcl_lif
                          text, suffix[0] ? suffix[0] : ' ');
     const char *p = suffix + 1;
     int64_t w = 0, h = 0;
-    if (read_dim(&p, &w))
-        goto bad;
+    if (read_dim(&p, &w)) goto bad;
     h = w;
     if (*p == ',') {
         p++;
-        if (read_dim(&p, &h))
-            goto bad;
+        if (read_dim(&p, &h)) goto bad;
     }
     if (*p == '+' || *p == '-' || *p == '*')
         return tdcl_fail(err, TDCL_EUNSUPPORTED,
                          "rule '%s': shifted or twisted bounded grids are not supported", text);
-    if (*p)
-        goto bad;
+    if (*p) goto bad;
     if (w == 0 || h == 0)
         return tdcl_fail(err, TDCL_EUNSUPPORTED,
                          "rule '%s': a bounded grid unbounded in one direction (size 0) is not "
@@ -111,14 +100,11 @@ tdcl_status tdcl_life_rule_parse(const char *text, tdcl_life_rule *rule, tdcl_li
                                  tdcl_err *err)
 {
     char body[64];
-    if (topo)
-        memset(topo, 0, sizeof *topo);
-    if (!text)
-        return tdcl_fail(err, TDCL_EINVAL, "no rule given");
+    if (topo) memset(topo, 0, sizeof *topo);
+    if (!text) return tdcl_fail(err, TDCL_EINVAL, "no rule given");
     const char *colon = strchr(text, ':');
     size_t n = colon ? (size_t)(colon - text) : strlen(text);
-    if (n >= sizeof body)
-        return tdcl_fail(err, TDCL_EINVAL, "rule '%.40s...' is too long", text);
+    if (n >= sizeof body) return tdcl_fail(err, TDCL_EINVAL, "rule '%.40s...' is too long", text);
     memcpy(body, text, n);
     body[n] = '\0';
     tdcl_life_rule r = {0, 0};
@@ -134,8 +120,7 @@ tdcl_status tdcl_life_rule_parse(const char *text, tdcl_life_rule *rule, tdcl_li
                              "--boundary and --size",
                              text);
         tdcl_status st = parse_topology(text, colon + 1, topo, err);
-        if (st)
-            return st;
+        if (st) return st;
     }
     *rule = r;
     return TDCL_OK;
@@ -147,13 +132,11 @@ char *tdcl_life_rule_format(const tdcl_life_rule *rule, char *buf, size_t n)
     size_t k = 0;
     tmp[k++] = 'B';
     for (int d = 0; d <= 8; d++)
-        if (rule->birth & (1u << d))
-            tmp[k++] = (char)('0' + d);
+        if (rule->birth & (1u << d)) tmp[k++] = (char)('0' + d);
     tmp[k++] = '/';
     tmp[k++] = 'S';
     for (int d = 0; d <= 8; d++)
-        if (rule->survive & (1u << d))
-            tmp[k++] = (char)('0' + d);
+        if (rule->survive & (1u << d)) tmp[k++] = (char)('0' + d);
     tmp[k] = '\0';
     snprintf(buf, n, "%s", tmp);
     return buf;
@@ -167,9 +150,12 @@ int tdcl_life_rule_has_b0(const tdcl_life_rule *rule)
 const char *tdcl_life_boundary_name(tdcl_life_boundary b)
 {
     switch (b) {
-    case TDCL_LIFE_DEAD: return "dead";
-    case TDCL_LIFE_TORUS: return "torus";
-    case TDCL_LIFE_CLAMP: return "clamp";
+    case TDCL_LIFE_DEAD:
+        return "dead";
+    case TDCL_LIFE_TORUS:
+        return "torus";
+    case TDCL_LIFE_CLAMP:
+        return "clamp";
     }
     return "?";
 }

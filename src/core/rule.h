@@ -25,8 +25,8 @@ typedef enum tdcl_life_boundary {
 
 /* Golly's bounded-grid suffix of a rule (":T64,48", ":P64,48"). */
 typedef struct tdcl_life_topology {
-    int present;                   /* 0: the rule had no suffix */
-    tdcl_life_boundary boundary;   /* TDCL_LIFE_TORUS or TDCL_LIFE_DEAD */
+    int present;                 /* 0: the rule had no suffix */
+    tdcl_life_boundary boundary; /* TDCL_LIFE_TORUS or TDCL_LIFE_DEAD */
     int64_t width, height;
 } tdcl_life_topology;
 

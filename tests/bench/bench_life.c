@@ -35,8 +35,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bad boundary '%s'\n", argv[4]);
         return 2;
     }
-    if (argc > 5 && strcmp(argv[5], "bytes") == 0)
-        o.kernel = TDCL_LIFE_KERNEL_BYTES;
+    if (argc > 5 && strcmp(argv[5], "bytes") == 0) o.kernel = TDCL_LIFE_KERNEL_BYTES;
     o.word_bits = argc > 6 && strcmp(argv[6], "auto") ? atoi(argv[6]) : 0;
     o.depth = argc > 7 && strcmp(argv[7], "auto") ? atoi(argv[7]) : 0;
     o.tile = argc > 8 && strcmp(argv[8], "auto") ? atoi(argv[8]) : 0;
@@ -59,8 +58,7 @@ int main(int argc, char **argv)
         goto out;
     for (int r = 0; r < reps; r++) {
         double t0 = tdcl_now_ms();
-        if (tdcl_life_plan_execute(p, gens, &dev[r], &err))
-            goto out;
+        if (tdcl_life_plan_execute(p, gens, &dev[r], &err)) goto out;
         wall[r] = tdcl_now_ms() - t0;
     }
     qsort(dev, (size_t)reps, sizeof *dev, cmp_double);
@@ -72,8 +70,7 @@ int main(int argc, char **argv)
            cells / (mw / 1000), tdcl_life_plan_describe(p));
     rc = 0;
 out:
-    if (rc)
-        fprintf(stderr, "bench_life: %s\n", err.msg);
+    if (rc) fprintf(stderr, "bench_life: %s\n", err.msg);
     tdcl_life_plan_destroy(p);
     tdcl_matrix_free(&g);
     tdcl_ctx_close(ctx);

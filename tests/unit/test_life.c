@@ -62,16 +62,15 @@ static int64_t count_diff(const tdcl_matrix *a, const tdcl_matrix *b, int64_t *f
     *first = -1;
     for (int64_t k = 0; k < a->rows * a->cols; k++)
         if (((uint8_t *)a->data)[k] != ((uint8_t *)b->data)[k]) {
-            if (*first < 0)
-                *first = k;
+            if (*first < 0) *first = k;
             n++;
         }
     return n;
 }
 
 /* Runs the device with o and compares with the host after gens. */
-static void check_device(tdcl_ctx *ctx, const tdcl_life_opts *o, const tdcl_matrix *g,
-                         int64_t gens, const char *what)
+static void check_device(tdcl_ctx *ctx, const tdcl_life_opts *o, const tdcl_matrix *g, int64_t gens,
+                         const char *what)
 {
     tdcl_matrix want = host_run(g, &o->rule, o->boundary, gens), got = {0};
     tdcl_err err = {0};
@@ -460,10 +459,13 @@ int main(void)
         cmocka_unit_test(test_b0_needs_finite_boundary),
     };
     const struct CMUnitTest dev[] = {
-        cmocka_unit_test(test_kernels_vs_host),   cmocka_unit_test(test_rules_vs_host),
+        cmocka_unit_test(test_kernels_vs_host),
+        cmocka_unit_test(test_rules_vs_host),
         cmocka_unit_test(test_b0_on_device),
-        cmocka_unit_test(test_glider_torus),      cmocka_unit_test(test_oscillators_device),
-        cmocka_unit_test(test_replicator),        cmocka_unit_test(test_larger),
+        cmocka_unit_test(test_glider_torus),
+        cmocka_unit_test(test_oscillators_device),
+        cmocka_unit_test(test_replicator),
+        cmocka_unit_test(test_larger),
         cmocka_unit_test(test_plan_errors),
     };
     int rc = cmocka_run_group_tests_name("life_host", host, NULL, NULL);

@@ -17,8 +17,7 @@ static tdcl_life_rule parse_ok(const char *s)
 {
     tdcl_life_rule r;
     tdcl_err e = {0};
-    if (tdcl_life_rule_parse(s, &r, NULL, &e) != TDCL_OK)
-        fail_msg("rule '%s': %s", s, e.msg);
+    if (tdcl_life_rule_parse(s, &r, NULL, &e) != TDCL_OK) fail_msg("rule '%s': %s", s, e.msg);
     return r;
 }
 
@@ -44,8 +43,8 @@ static void test_rules(void **state)
     assert_false(tdcl_life_rule_has_b0(&r));
     r = parse_ok("B0/S8");
     assert_true(tdcl_life_rule_has_b0(&r));
-    static const char *bad[] = {"", "life", "B9/S23", "B3/S239", "B33/S23", "B3S23", "B3/S23x",
-                                "S23/B3", "3/23/1", "B3/S2 3", "B3/S23:T10,10"};
+    static const char *bad[] = {"",        "life",   "B9/S23", "B3/S239", "B33/S23",      "B3S23",
+                                "B3/S23x", "S23/B3", "3/23/1", "B3/S2 3", "B3/S23:T10,10"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         tdcl_err e = {0};
         if (tdcl_life_rule_parse(bad[i], &r, NULL, &e) == TDCL_OK)
@@ -108,7 +107,8 @@ static void test_rle_read(void **state)
 {
     (void)state;
     static const char *glider[] = {".O.", "..O", "OOO"};
-    tdcl_life_pattern p = rle_ok("#N Glider\n#C a comment\nx = 3, y = 3, rule = B3/S23\nbob$2bo$3o!\n");
+    tdcl_life_pattern p =
+        rle_ok("#N Glider\n#C a comment\nx = 3, y = 3, rule = B3/S23\nbob$2bo$3o!\n");
     expect_rows(&p, glider, 3);
     assert_true(p.has_rule);
     tdcl_life_pattern_free(&p);
@@ -178,8 +178,9 @@ static void test_rle_errors(void **state)
 {
     (void)state;
     rle_bad("", TDCL_EPARSE, "bad.rle:1: expected the header");
-    rle_bad("#C only a comment\n", TDCL_EPARSE, "bad.rle:2: expected the header 'x = W, y = H, "
-                                              "rule = R', got end of file");
+    rle_bad("#C only a comment\n", TDCL_EPARSE,
+            "bad.rle:2: expected the header 'x = W, y = H, "
+            "rule = R', got end of file");
     rle_bad("#C c\nbob$2bo$3o!\n", TDCL_EPARSE, "bad.rle:2: expected the header 'x = W, y = H");
     rle_bad("x = 3\nooo!\n", TDCL_EPARSE, "bad.rle:1: expected the header");
     rle_bad("x = -3, y = 1\nooo!\n", TDCL_EPARSE, "bad.rle:1: expected a size >= 0 after 'x ='");
@@ -189,13 +190,16 @@ static void test_rle_errors(void **state)
             "bad.rle:3: row 2 has more than the header's x = 3 cells");
     rle_bad("x = 3, y = 2\n5o!\n", TDCL_EPARSE, "bad.rle:2: row 1 has more than");
     rle_bad("x = 3, y = 2\no$o$o!\n", TDCL_EPARSE, "bad.rle:2: more than the header's y = 2");
-    rle_bad("x = 3, y = 2\n\n\nobz!\n", TDCL_EPARSE, "bad.rle:4: expected 'b', 'o', '$' or '!', got 'z'");
-    rle_bad("x = 3, y = 2\n2 o!\n", TDCL_EPARSE, "bad.rle:2: expected 'b', 'o' or '$' after the run count 2");
+    rle_bad("x = 3, y = 2\n\n\nobz!\n", TDCL_EPARSE,
+            "bad.rle:4: expected 'b', 'o', '$' or '!', got 'z'");
+    rle_bad("x = 3, y = 2\n2 o!\n", TDCL_EPARSE,
+            "bad.rle:2: expected 'b', 'o' or '$' after the run count 2");
     rle_bad("x = 3, y = 2\n0o!\n", TDCL_EPARSE, "bad.rle:2: expected a run count >= 1, got 0");
     rle_bad("x = 3, y = 2\n99999999999999999999o!\n", TDCL_EPARSE, "run count too large");
     rle_bad("x = 3, y = 2\noBo!\n", TDCL_EUNSUPPORTED, "bad.rle:2: state 'B' of a multi-state");
     rle_bad("x = 3, y = 0\n!\n", TDCL_EPARSE, "needs a bounded grid");
-    rle_bad("x = 3, y = 3, rule = B3/S23:T2,2\nooo!\n", TDCL_EPARSE, "does not fit in its bounded grid");
+    rle_bad("x = 3, y = 3, rule = B3/S23:T2,2\nooo!\n", TDCL_EPARSE,
+            "does not fit in its bounded grid");
     /* sizes checked before anything is allocated */
     rle_bad("x = 100000, y = 100000\n!\n", TDCL_ELIMIT, "larger than the limit of 1000000 cells");
     rle_bad("x = 4611686018427387904, y = 4611686018427387904\n!\n", TDCL_ELIMIT, "larger than");
@@ -255,8 +259,7 @@ static void test_rle_write_round_trip(void **state)
                 memset(c + 20 * 33, 0, 5 * 33);
                 memset(c + 37 * 33, 0, 3 * 33);
             }
-            if (s == 3)
-                memset(c, 0, 25); /* an empty grid keeps its size */
+            if (s == 3) memset(c, 0, 25); /* an empty grid keeps its size */
             tdcl_life_write_opts w = {.rule = parse_ok("B36/S23"),
                                       .boundary = (tdcl_life_boundary)b,
                                       .generation = 12,
@@ -319,11 +322,9 @@ static void test_formats_round_trip(void **state)
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char *path = tdcl_test_join(dir, names[i]);
         tdcl_err e = {0};
-        if (tdcl_life_write(path, &g, &w, &e) != TDCL_OK)
-            fail_msg("%s: %s", names[i], e.msg);
+        if (tdcl_life_write(path, &g, &w, &e) != TDCL_OK) fail_msg("%s: %s", names[i], e.msg);
         tdcl_life_pattern p;
-        if (tdcl_life_read(path, 0, &p, &e) != TDCL_OK)
-            fail_msg("%s: %s", names[i], e.msg);
+        if (tdcl_life_read(path, 0, &p, &e) != TDCL_OK) fail_msg("%s: %s", names[i], e.msg);
         assert_int_equal(p.grid.rows, 23);
         assert_int_equal(p.grid.cols, 41);
         assert_memory_equal(p.grid.data, g.data, 23 * 41);
@@ -394,13 +395,11 @@ static int lzw_decode(gif_reader *r, uint8_t *out, size_t n)
             prev = -1;
             continue;
         }
-        if (code == eoi)
-            break;
+        if (code == eoi) break;
         int c = code, sp = 0;
         uint8_t first;
         if (code >= next) { /* the KwKwK case */
-            if (code != next || prev < 0)
-                return -1;
+            if (code != next || prev < 0) return -1;
             c = prev;
             sp = 1;
         }
@@ -410,18 +409,15 @@ static int lzw_decode(gif_reader *r, uint8_t *out, size_t n)
         }
         first = (uint8_t)c;
         stack[sp++] = first;
-        if (code >= next)
-            stack[0] = first;
+        if (code >= next) stack[0] = first;
         if (prev >= 0 && next < 4096) {
             prefix[next] = (uint16_t)prev;
             suffix[next] = first;
             next++;
-            if (next == (1 << size) && size < 12)
-                size++;
+            if (next == (1 << size) && size < 12) size++;
         }
         while (sp > 0) {
-            if (o >= n)
-                return -1;
+            if (o >= n) return -1;
             out[o++] = stack[--sp];
         }
         prev = code;
@@ -481,9 +477,9 @@ static void test_data_patterns(void **state)
 {
     (void)state;
     const char *data = getenv("TDCL_DATA");
-    if (!data)
-        skip();
-    char *gun = tdcl_test_join(data, "gosper-gun.rle"), *pulsar = tdcl_test_join(data, "pulsar.cells");
+    if (!data) skip();
+    char *gun = tdcl_test_join(data, "gosper-gun.rle"),
+         *pulsar = tdcl_test_join(data, "pulsar.cells");
     tdcl_life_pattern p, q;
     assert_int_equal(tdcl_life_read(gun, 0, &p, NULL), TDCL_OK);
     assert_int_equal(p.grid.cols, 36);
@@ -499,8 +495,7 @@ static void test_data_patterns(void **state)
         tdcl_matrix t = a;
         a = b;
         b = t;
-        if (gen % 30 == 0)
-            assert_int_equal(tdcl_life_population(&a), 36 + 5 * gen / 30);
+        if (gen % 30 == 0) assert_int_equal(tdcl_life_population(&a), 36 + 5 * gen / 30);
     }
     assert_int_equal(tdcl_life_read(pulsar, 0, &q, NULL), TDCL_OK);
     assert_int_equal(tdcl_life_population(&q.grid), 48);
@@ -517,8 +512,7 @@ static void test_data_patterns(void **state)
         tdcl_matrix t = a;
         a = b;
         b = t;
-        if (gen < 3)
-            assert_memory_not_equal(a.data, start.data, 225);
+        if (gen < 3) assert_memory_not_equal(a.data, start.data, 225);
     }
     assert_memory_equal(a.data, start.data, 225);
     tdcl_matrix_free(&start);
