@@ -72,8 +72,7 @@
 inline uchar cell_at(__global const uchar *in, int rows, int cols, int bnd, int y, int x)
 {
     if (bnd == B_DEAD) {
-        if (y < 0 || y >= rows || x < 0 || x >= cols)
-            return 0;
+        if (y < 0 || y >= rows || x < 0 || x >= cols) return 0;
     } else if (bnd == B_TORUS) {
         y = y < 0 ? y + rows : (y >= rows ? y - rows : y);
         x = x < 0 ? x + cols : (x >= cols ? x - cols : x);
@@ -97,13 +96,13 @@ life_bytes(__global const uchar *restrict in, __global uchar *restrict out, cons
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     const int x = x0 + 1 + lx, y = y0 + 1 + ly;
-    if (x >= cols || y >= rows)
-        return;
+    if (x >= cols || y >= rows) return;
     const int n = tile[ly][lx] + tile[ly][lx + 1] + tile[ly][lx + 2] + tile[ly + 1][lx] +
                   tile[ly + 1][lx + 2] + tile[ly + 2][lx] + tile[ly + 2][lx + 1] +
                   tile[ly + 2][lx + 2];
     const uint table = (uint)BIRTH | ((uint)SURVIVE << 9);
-    out[(size_t)y * (size_t)cols + (size_t)x] = (uchar)((table >> (n + 9 * tile[ly + 1][lx + 1])) & 1);
+    out[(size_t)y * (size_t)cols + (size_t)x] =
+        (uchar)((table >> (n + 9 * tile[ly + 1][lx + 1])) & 1);
 }
 
 #endif
@@ -174,11 +173,9 @@ typedef word lword;
 inline lword count_is(int v, lword s0, lword s1, lword s2, lword s3)
 {
     const lword m0 = (v & 1) ? s0 : ~s0;
-    if (v >= 8)
-        return s3 & m0;
+    if (v >= 8) return s3 & m0;
     const lword m2 = (v & 4) ? s2 : ~s2, m1 = (v & 2) ? s1 : ~s1;
-    if (v < 2)
-        return m2 & m1 & m0 & ~s3;
+    if (v < 2) return m2 & m1 & m0 & ~s3;
     return m2 & m1 & m0;
 }
 
@@ -188,14 +185,23 @@ inline lword apply_rule(lword alive, lword s0, lword s1, lword s2, lword s3)
 {
     lword born = (lword)(0), stay = (lword)(0);
 #define TERM(v)                                                                                    \
-    if (IN(BIRTH, v) || IN(SURVIVE9, v)) {                                                         \
-        const lword e = count_is(v, s0, s1, s2, s3);                                                \
-        if (IN(BIRTH, v))                                                                          \
-            born |= e;                                                                             \
-        if (IN(SURVIVE9, v))                                                                       \
-            stay |= e;                                                                             \
-    }
-    TERM(0) TERM(1) TERM(2) TERM(3) TERM(4) TERM(5) TERM(6) TERM(7) TERM(8) TERM(9)
+    do {                                                                                           \
+        if (IN(BIRTH, v) || IN(SURVIVE9, v)) {                                                     \
+            const lword e = count_is(v, s0, s1, s2, s3);                                           \
+            if (IN(BIRTH, v)) born |= e;                                                           \
+            if (IN(SURVIVE9, v)) stay |= e;                                                        \
+        }                                                                                          \
+    } while (0)
+    TERM(0);
+    TERM(1);
+    TERM(2);
+    TERM(3);
+    TERM(4);
+    TERM(5);
+    TERM(6);
+    TERM(7);
+    TERM(8);
+    TERM(9);
 #undef TERM
     return (alive & stay) | (~alive & born);
 }
@@ -219,17 +225,13 @@ inline word fix_word(int bnd, int C, word w, word first, word lastw, int nw, int
 {
     const int last = rem ? rem - 1 : WBITS - 1; /* bit of the row's last cell */
     if (C < 0) {
-        if (bnd == B_DEAD)
-            return 0;
-        if (bnd == B_CLAMP)
-            return (first & 1) ? ONES : 0;
+        if (bnd == B_DEAD) return 0;
+        if (bnd == B_CLAMP) return (first & 1) ? ONES : 0;
         return lastw << (WBITS - 1 - last);
     }
     if (C >= nw) {
-        if (bnd == B_DEAD)
-            return 0;
-        if (bnd == B_CLAMP)
-            return ((lastw >> last) & 1) ? ONES : 0;
+        if (bnd == B_DEAD) return 0;
+        if (bnd == B_CLAMP) return ((lastw >> last) & 1) ? ONES : 0;
         return first;
     }
     if (C == nw - 1 && rem) {
@@ -288,8 +290,7 @@ inline void fix_ghost(__local word *tile, const geom *g, int lr, int lc)
 {
     const int R = g->rbase + lr, C = g->cbase + lc, nw = g->nw;
     const int ghost_row = R == -1 || R == g->rows, inside_row = R >= 0 && R < g->rows;
-    if (C < -1 || C > nw || !(ghost_row || (inside_row && (C == -1 || C >= nw - 1))))
-        return;
+    if (C < -1 || C > nw || !(ghost_row || (inside_row && (C == -1 || C >= nw - 1)))) return;
     if (ghost_row && g->bnd == B_DEAD) {
         L(lr, lc) = 0;
         return;
@@ -344,16 +345,14 @@ inline void step_rows(__local const word *tile, int lr0, int lc, word *nv)
 inline word fetch(__global const word *in, int bnd, int R, int C, int rows, int nw, int cols)
 {
     if (bnd != B_TORUS) {
-        if (R < 0 || R >= rows || C < 0 || C >= nw)
-            return 0;
+        if (R < 0 || R >= rows || C < 0 || C >= nw) return 0;
         return in[(size_t)R * (size_t)nw + (size_t)C];
     }
     R = R % rows;
     R = R < 0 ? R + rows : R;
     __global const word *row = in + (size_t)R * (size_t)nw;
     const int rem = cols % WBITS;
-    if (C >= 0 && (C < nw - 1 || (C == nw - 1 && rem == 0)))
-        return row[C];
+    if (C >= 0 && (C < nw - 1 || (C == nw - 1 && rem == 0))) return row[C];
     if (rem == 0) {
         C %= nw;
         return row[C < 0 ? C + nw : C];
@@ -396,8 +395,8 @@ life_bits(__global const word *restrict in, __global word *restrict out, const i
      * torus halo is fetched wrapped: only a group alone (SINGLE) has torus
      * ghosts. The flag is the group's, so its barriers are uniform. */
     const int C = g.cbase + lx;
-    const int edge = (bnd != B_TORUS || SINGLE) &&
-                     (g.rbase <= 0 || g.rbase + ER >= rows || g.cbase <= 0 || g.cbase + LX >= nw - 1);
+    const int edge = (bnd != B_TORUS || SINGLE) && (g.rbase <= 0 || g.rbase + ER >= rows ||
+                                                    g.cbase <= 0 || g.cbase + LX >= nw - 1);
     if (edge) {
         fix_ghosts(tile, &g, lr0, lx, ly);
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -417,8 +416,7 @@ life_bits(__global const word *restrict in, __global word *restrict out, const i
     }
 
     /* the interior goes out, without the unused bits of each row's last word */
-    if (lx < HW || lx >= LX - HW || C >= nw)
-        return;
+    if (lx < HW || lx >= LX - HW || C >= nw) return;
     const word keep = (C == nw - 1 && g.rem) ? ((word)1 << g.rem) - 1 : ONES;
     for (int s = 0; s < S; s++) {
         const int lr = lr0 + s, R = g.rbase + lr;
@@ -439,8 +437,8 @@ life_bits(__global const word *restrict in, __global word *restrict out, const i
 /* Row sums of grid row R for the VW words from C0 through the boundary
  * (edge: the words or their neighbours reach either end of the row). *mid
  * receives the centre words. */
-inline void grid_row_sum(__global const word *in, int bnd, int rows, int nw, int rem, int R,
-                         int C0, int edge, lword *s0, lword *s1, lword *mid)
+inline void grid_row_sum(__global const word *in, int bnd, int rows, int nw, int rem, int R, int C0,
+                         int edge, lword *s0, lword *s1, lword *mid)
 {
     if (R < 0 || R >= rows) {
         if (bnd == B_DEAD) {
@@ -490,8 +488,7 @@ __kernel void life_bits1(__global const word *restrict in, __global word *restri
                          const int rows, const int cols, const int bnd, const int nw)
 {
     const int C0 = get_global_id(0) * VW, r0 = get_global_id(1) * S;
-    if (C0 >= nw || r0 >= rows)
-        return;
+    if (C0 >= nw || r0 >= rows) return;
     const int rem = cols % WBITS, edge = C0 == 0 || C0 + VW >= nw;
     const int rend = min(r0 + S, rows);
     lword a0, a1, b0, b1, c0, c1, alive, nxt, unused;
