@@ -20,6 +20,14 @@
 static tdcl_status raw_fd_read(tdcl_src *s, void *dst, size_t n, size_t *got, tdcl_err *err)
 {
     size_t have = 0;
+    if (s->mem) {
+        have = s->mem_len - s->mem_pos < n ? s->mem_len - s->mem_pos : n;
+        memcpy(dst, s->mem + s->mem_pos, have);
+        s->mem_pos += have;
+        s->raw_eof = have < n;
+        *got = have;
+        return TDCL_OK;
+    }
     while (have < n) {
         ssize_t r = read(s->fd, (char *)dst + have, n - have);
         if (r < 0 && errno == EINTR) continue;
@@ -76,15 +84,37 @@ tdcl_status tdcl_src_open(tdcl_src *s, const char *path, tdcl_err *err)
     return TDCL_OK;
 }
 
+void tdcl_src_open_mem(tdcl_src *s, const char *name, const void *data, size_t len)
+{
+    memset(s, 0, sizeof *s);
+    s->fd = -1;
+    s->path = s->name = name;
+    s->regular = 1;
+    s->file_size = len;
+    s->mem = data;
+    s->mem_len = len;
+    size_t got;
+    raw_fd_read(s, s->head, sizeof s->head, &got, NULL);
+    s->head_len = got;
+    s->gz = s->head_len >= 2 && s->head[0] == 0x1f && s->head[1] == 0x8b;
+}
+
 int tdcl_src_map(tdcl_src *s, const char **p, size_t *n)
 {
     *p = NULL;
     *n = 0;
+    if (s->mem && !s->gz && !s->consumed && s->mem_len > 0) {
+        *p = (const char *)s->mem;
+        *n = s->mem_len;
+        return 1;
+    }
     if (!s->regular || s->gz || s->file_size == 0 || s->file_size > SIZE_MAX || s->consumed)
         return 0;
     void *m = mmap(NULL, (size_t)s->file_size, PROT_READ, MAP_PRIVATE, s->fd, 0);
     if (m == MAP_FAILED) return 0;
-    madvise(m, (size_t)s->file_size, MADV_SEQUENTIAL | MADV_WILLNEED);
+    /* advice values are not flags: give them one at a time */
+    madvise(m, (size_t)s->file_size, MADV_SEQUENTIAL);
+    madvise(m, (size_t)s->file_size, MADV_WILLNEED);
     s->map = m;
     s->map_len = (size_t)s->file_size;
     *p = m;

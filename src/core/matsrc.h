@@ -31,12 +31,18 @@ typedef struct tdcl_src {
     unsigned char *zin; /* inflate input buffer */
     int z_end;          /* the compressed stream is finished */
     int raw_eof;
+    const unsigned char *mem; /* tdcl_src_open_mem: the content, borrowed */
+    size_t mem_len, mem_pos;
     uint64_t consumed; /* content bytes handed out by tdcl_src_read */
 } tdcl_src;
 
 /* Opens path ("-" = stdin) and reads its first bytes. On failure names the
  * file and the reason; s is then closed. */
 tdcl_status tdcl_src_open(tdcl_src *s, const char *path, tdcl_err *err);
+
+/* A source over len bytes in memory (borrowed; they must outlive s), shown
+ * as name in messages: for fuzzing and for callers holding data already. */
+void tdcl_src_open_mem(tdcl_src *s, const char *name, const void *data, size_t len);
 
 /* Maps a plain (not compressed) regular file whole and returns it in *p,
  * *n. Returns 0, leaving p NULL, when the source is a pipe, compressed or

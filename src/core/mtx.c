@@ -3,6 +3,7 @@
 #include "mtx.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,19 +185,72 @@ static int next_word(const char **p, const char *e, const char **ws, const char 
     return 1;
 }
 
-static tdcl_status banner_word(rd *r, const char **p, const char *e, const char *what,
-                               const char *expected, const char **ws, const char **we,
-                               tdcl_err *err)
+/* The four words after "%%MatrixMarket": what each may be, and the values
+ * tiledcl refuses (valid Matrix Market, but not data it can use). */
+typedef struct banner_choice {
+    const char *word;
+    int value;
+    const char *refusal; /* non-NULL: refuse with this */
+} banner_choice;
+
+typedef struct banner_slot {
+    const char *what;
+    banner_choice choices[6];
+} banner_slot;
+
+static const banner_slot banner_slots[4] = {
+    {"object", {{"matrix", 0, NULL}, {"vector", 0, "vector objects are not supported"}}},
+    {"format", {{"array", 0, NULL}, {"coordinate", 1, NULL}}},
+    {"field",
+     {{"real", F_REAL, NULL},
+      {"double", F_REAL, NULL},
+      {"integer", F_INTEGER, NULL},
+      {"pattern", F_PATTERN, NULL},
+      {"complex", 0, "complex matrices are not supported"}}},
+    {"symmetry",
+     {{"general", S_GENERAL, NULL},
+      {"symmetric", S_SYMMETRIC, NULL},
+      {"skew-symmetric", S_SKEW, NULL},
+      {"hermitian", 0, "hermitian matrices are not supported"}}},
+};
+
+/* Reads the next banner word into *value, or fails naming the choices. */
+static tdcl_status banner_word(rd *r, const char **p, const char *e, const banner_slot *sl,
+                               int *value, tdcl_err *err)
 {
-    if (next_word(p, e, ws, we)) return TDCL_OK;
-    return tdcl_fail(err, TDCL_EPARSE, "%s:1: expected %s (%s) in the banner, got end of line",
-                     r->name, what, expected);
+    const char *ws = e, *we = e;
+    char tok[48], list[160] = "";
+    next_word(p, e, &ws, &we);
+    const banner_choice *c = sl->choices;
+    for (; c->word; c++)
+        if (word_is(ws, we, c->word)) {
+            if (c->refusal)
+                return tdcl_fail(err, TDCL_EUNSUPPORTED, "%s:1: %s (%s '%s')", r->name, c->refusal,
+                                 sl->what, c->word);
+            *value = c->value;
+            return TDCL_OK;
+        }
+    int n = 0;
+    for (c = sl->choices; c->word; c++)
+        n += !c->refusal;
+    for (int i = 0, k = 0; sl->choices[i].word; i++) {
+        if (sl->choices[i].refusal) continue;
+        size_t l = strlen(list);
+        snprintf(list + l, sizeof list - l, "%s'%s'",
+                 k == 0       ? ""
+                 : k == n - 1 ? " or "
+                              : ", ",
+                 sl->choices[i].word);
+        k++;
+    }
+    return tdcl_fail(err, TDCL_EPARSE, "%s:1: expected the %s %s, got '%s'", r->name, sl->what,
+                     list, token(ws, we, tok));
 }
 
 static tdcl_status parse_banner(rd *r, const char *p, const char *e, tdcl_err *err)
 {
     char tok[48];
-    const char *ws, *we;
+    const char *ws = NULL, *we = NULL;
     if (e - p >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) /* a UTF-8 byte order mark */
         p += 3;
     if (!next_word(&p, e, &ws, &we) || !word_is(ws, we, "%%matrixmarket"))
@@ -204,57 +258,18 @@ static tdcl_status parse_banner(rd *r, const char *p, const char *e, tdcl_err *e
                          "%s:1: expected the banner '%%%%MatrixMarket matrix FORMAT FIELD "
                          "SYMMETRY', got '%s'",
                          r->name, token(ws ? ws : p, e, tok));
-    tdcl_status st;
-    if ((st = banner_word(r, &p, e, "the object", "matrix", &ws, &we, err))) return st;
-    if (!word_is(ws, we, "matrix"))
-        return tdcl_fail(err, word_is(ws, we, "vector") ? TDCL_EUNSUPPORTED : TDCL_EPARSE,
-                         "%s:1: expected the object 'matrix', got '%s'", r->name,
-                         token(ws, we, tok));
-    if ((st = banner_word(r, &p, e, "the format", "array or coordinate", &ws, &we, err))) return st;
-    if (word_is(ws, we, "coordinate"))
-        r->h.coord = 1;
-    else if (!word_is(ws, we, "array"))
-        return tdcl_fail(err, TDCL_EPARSE,
-                         "%s:1: expected the format 'array' or 'coordinate', got '%s'", r->name,
-                         token(ws, we, tok));
-    if ((st = banner_word(r, &p, e, "the field", "real, integer or pattern", &ws, &we, err)))
-        return st;
-    if (word_is(ws, we, "real") || word_is(ws, we, "double"))
-        r->h.field = F_REAL;
-    else if (word_is(ws, we, "integer"))
-        r->h.field = F_INTEGER;
-    else if (word_is(ws, we, "pattern") && r->h.coord)
-        r->h.field = F_PATTERN;
-    else if (word_is(ws, we, "pattern"))
+    int v[4];
+    for (int i = 0; i < 4; i++) {
+        tdcl_status st = banner_word(r, &p, e, &banner_slots[i], &v[i], err);
+        if (st) return st;
+    }
+    r->h.coord = v[1];
+    r->h.field = (mtx_field)v[2];
+    r->h.sym = (mtx_sym)v[3];
+    if (r->h.field == F_PATTERN && !r->h.coord)
         return tdcl_fail(err, TDCL_EPARSE,
                          "%s:1: the field 'pattern' needs the coordinate format, got array",
                          r->name);
-    else if (word_is(ws, we, "complex"))
-        return tdcl_fail(err, TDCL_EUNSUPPORTED,
-                         "%s:1: complex matrices are not supported (field 'complex')", r->name);
-    else
-        return tdcl_fail(err, TDCL_EPARSE,
-                         "%s:1: expected the field 'real', 'double', 'integer' or 'pattern', "
-                         "got '%s'",
-                         r->name, token(ws, we, tok));
-    if ((st = banner_word(r, &p, e, "the symmetry", "general, symmetric or skew-symmetric", &ws,
-                          &we, err)))
-        return st;
-    if (word_is(ws, we, "general"))
-        r->h.sym = S_GENERAL;
-    else if (word_is(ws, we, "symmetric"))
-        r->h.sym = S_SYMMETRIC;
-    else if (word_is(ws, we, "skew-symmetric"))
-        r->h.sym = S_SKEW;
-    else if (word_is(ws, we, "hermitian"))
-        return tdcl_fail(err, TDCL_EUNSUPPORTED,
-                         "%s:1: hermitian matrices are not supported (symmetry 'hermitian')",
-                         r->name);
-    else
-        return tdcl_fail(err, TDCL_EPARSE,
-                         "%s:1: expected the symmetry 'general', 'symmetric' or "
-                         "'skew-symmetric', got '%s'",
-                         r->name, token(ws, we, tok));
     if (r->h.sym == S_SKEW && r->h.field == F_PATTERN)
         return tdcl_fail(err, TDCL_EPARSE,
                          "%s:1: a pattern matrix cannot be skew-symmetric (its entries are 1)",
@@ -430,7 +445,7 @@ static const char *parse_value(part *t, const char *p, const char *e, val8 *out)
         }
         return q;
     }
-    q = tdcl_nc_parse_f64(p, e, &out->f);
+    q = tdcl_nc_parse_f64_fast(p, e, &out->f);
     if (!q)
         part_fail(t, TDCL_EPARSE, t->lines + 1, "expected a real number, got '%s'",
                   token(p, e, tok));
@@ -915,12 +930,19 @@ tdcl_status tdcl_mtx_read_path(const char *path, const tdcl_mtx_read_opts *o, td
 #define WMAX_ARRAY (TDCL_NC_MAX + 1)
 #define WMAX_COORD (2 * 21 + TDCL_NC_MAX + 3)
 
+/* The writer's threads format blocks of entries round-robin and append
+ * them to the file in block order, each waiting for its turn, so
+ * formatting goes on while another thread writes. */
 typedef struct wjob {
     const tdcl_matrix *m;
-    int coord;
-    uint64_t k0[MAXT], k1[MAXT]; /* this round's share of each thread */
+    int coord, nt;
+    FILE *fp;
+    uint64_t total;
     char *buf[MAXT];
-    size_t len[MAXT];
+    pthread_mutex_t mu;
+    pthread_cond_t turn;
+    uint64_t next; /* the block to be written next */
+    int failed, err_no;
 } wjob;
 
 /* Formats element idx of m (any dtype) into o; returns the end. */
@@ -982,11 +1004,43 @@ static size_t fmt_coord(const tdcl_matrix *m, uint64_t k0, uint64_t k1, char *bu
     return (size_t)(o - buf);
 }
 
-static void fmt_block(void *arg, int w)
+/* Waits until block b may be written; 0 if another thread failed. */
+static int wait_turn(wjob *j, uint64_t b)
+{
+    pthread_mutex_lock(&j->mu);
+    while (j->next != b && !j->failed)
+        pthread_cond_wait(&j->turn, &j->mu);
+    int ok = !j->failed;
+    pthread_mutex_unlock(&j->mu);
+    return ok;
+}
+
+static void pass_turn(wjob *j, int bad)
+{
+    pthread_mutex_lock(&j->mu);
+    if (bad) {
+        j->failed = 1;
+        j->err_no = errno;
+    } else {
+        j->next++;
+    }
+    pthread_cond_broadcast(&j->turn);
+    pthread_mutex_unlock(&j->mu);
+}
+
+static void fmt_worker(void *arg, int w)
 {
     wjob *j = arg;
-    j->len[w] = j->coord ? fmt_coord(j->m, j->k0[w], j->k1[w], j->buf[w])
-                         : fmt_array(j->m, j->k0[w], j->k1[w], j->buf[w]);
+    uint64_t nblocks = (j->total + WBLOCK - 1) / WBLOCK;
+    for (uint64_t b = (uint64_t)w; b < nblocks; b += (uint64_t)j->nt) {
+        uint64_t k0 = b * WBLOCK, k1 = j->total - k0 > WBLOCK ? k0 + WBLOCK : j->total;
+        size_t len =
+            j->coord ? fmt_coord(j->m, k0, k1, j->buf[w]) : fmt_array(j->m, k0, k1, j->buf[w]);
+        if (!wait_turn(j, b)) return;
+        int bad = fwrite(j->buf[w], 1, len, j->fp) != len;
+        pass_turn(j, bad);
+        if (bad) return;
+    }
 }
 
 static tdcl_status write_header(FILE *fp, const tdcl_matrix *m, const tdcl_mtx_write_opts *o,
@@ -1017,25 +1071,6 @@ static uint64_t count_nonzeros(const tdcl_matrix *m)
     return n;
 }
 
-static tdcl_status write_body(FILE *fp, const char *name, const tdcl_matrix *m, wjob *job, int nt,
-                              tdcl_err *err)
-{
-    uint64_t total = (uint64_t)tdcl_matrix_count(m);
-    for (uint64_t k = 0; k < total;) {
-        int nw = 0;
-        for (; nw < nt && k < total; nw++) {
-            job->k0[nw] = k;
-            k = total - k > WBLOCK ? k + WBLOCK : total;
-            job->k1[nw] = k;
-        }
-        tdcl_par_run(nw, fmt_block, job);
-        for (int w = 0; w < nw; w++)
-            if (fwrite(job->buf[w], 1, job->len[w], fp) != job->len[w])
-                return tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", name, strerror(errno));
-    }
-    return TDCL_OK;
-}
-
 tdcl_status tdcl_mtx_write(FILE *fp, const char *name, const tdcl_matrix *m,
                            const tdcl_mtx_write_opts *o, tdcl_err *err)
 {
@@ -1046,10 +1081,10 @@ tdcl_status tdcl_mtx_write(FILE *fp, const char *name, const tdcl_matrix *m,
         return tdcl_fail(err, TDCL_EUNSUPPORTED,
                          "'%s': Matrix Market holds one value per entry, got %d channels", name,
                          m->channels);
-    wjob job = {.m = m, .coord = o->coordinate};
     int nt = tdcl_par_threads(o->threads);
     uint64_t total = (uint64_t)tdcl_matrix_count(m);
     if ((uint64_t)nt * WBLOCK > total) nt = (int)((total + WBLOCK - 1) / WBLOCK);
+    wjob job = {.m = m, .coord = o->coordinate, .nt = nt, .fp = fp, .total = total};
     size_t per = o->coordinate ? WMAX_COORD : WMAX_ARRAY;
     for (int w = 0; w < nt; w++)
         if (!(job.buf[w] = malloc((size_t)WBLOCK * per))) {
@@ -1060,7 +1095,13 @@ tdcl_status tdcl_mtx_write(FILE *fp, const char *name, const tdcl_matrix *m,
         st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", name, strerror(errno));
         goto out;
     }
-    TDCL_TRY(write_body(fp, name, m, &job, nt, err));
+    pthread_mutex_init(&job.mu, NULL);
+    pthread_cond_init(&job.turn, NULL);
+    tdcl_par_run(nt, fmt_worker, &job);
+    pthread_cond_destroy(&job.turn);
+    pthread_mutex_destroy(&job.mu);
+    if (job.failed)
+        st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", name, strerror(job.err_no));
 out:
     for (int w = 0; w < MAXT; w++)
         free(job.buf[w]);

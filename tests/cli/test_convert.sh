@@ -43,6 +43,8 @@ cp "$T/a.mtx.gz" "$T/plain-name"
 run convert "$T/plain-name" -
 expect_eq "$OUT" "$WANT" "gzip found whatever the file is called"
 
+OUT=$(cat "$T/a.mtx" | "$TILEDCL" convert - - 2>&1)
+expect_eq "$OUT" "$WANT" "Matrix Market on stdin (a pipe)"
 OUT=$(gzip -c "$T/a.mtx" | "$TILEDCL" convert - - 2>&1)
 expect_eq "$OUT" "$WANT" "gzip on stdin"
 OUT=$("$TILEDCL" convert - "$T/s.npy" <"$T/a.npy" 2>&1 && "$TILEDCL" convert "$T/s.npy" - 2>&1)
@@ -89,6 +91,8 @@ expect_rc 1 "truncated input exits 1"
 expect_contains "$ERR" "short.mtx:3: expected 2 entries, got 1" "truncation is reported"
 expect_eq "$(cat "$T/keep.npy")" "precious" "a failed convert leaves the existing output alone"
 expect_eq "$(ls "$T" | grep -c tmp)" "0" "and no temporary file behind"
+OUT=$(printf '%%%%MatrixMarket matrix array real general\n1 1\nx\n' | "$TILEDCL" convert - - 2>&1)
+expect_contains "$OUT" "tiledcl: <stdin>:3: expected a real number, got 'x'" "errors on stdin name <stdin>:line"
 run convert "$T/missing.mtx" "$T/o.mtx"
 expect_rc 1 "missing input exits 1"
 expect_contains "$ERR" "cannot open '$T/missing.mtx'" "missing input is named"

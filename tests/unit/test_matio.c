@@ -173,6 +173,10 @@ static const struct {
     tdcl_status st;
 } bad_files[] = {
     {"", "is empty", TDCL_EPARSE},
+    {" \t\n%%MatrixMarket\n",
+     ":1: expected the banner '%%MatrixMarket matrix FORMAT FIELD "
+     "SYMMETRY', got 'end of line'",
+     TDCL_EPARSE}, /* found by fuzz_mtx: a blank first line */
     {"hello\n",
      ":1: expected the banner '%%MatrixMarket matrix FORMAT FIELD SYMMETRY', got "
      "'hello'",
@@ -191,10 +195,12 @@ static const struct {
      ":1: expected the format 'array' or "
      "'coordinate', got 'sparse'",
      TDCL_EPARSE},
-    {"%%MatrixMarket matrix array real\n", ":1: expected the symmetry", TDCL_EPARSE},
+    {"%%MatrixMarket matrix array real\n",
+     ":1: expected the symmetry 'general', 'symmetric' or 'skew-symmetric', got 'end of line'",
+     TDCL_EPARSE},
     {"%%MatrixMarket matrix array real general extra\n", "end of the banner", TDCL_EPARSE},
-    {"%%MatrixMarket vector array real general\n", "expected the object 'matrix', got 'vector'",
-     TDCL_EUNSUPPORTED},
+    {"%%MatrixMarket vector array real general\n",
+     "vector objects are not supported (object 'vector')", TDCL_EUNSUPPORTED},
     {"%%MatrixMarket matrix array real general\n% c\n-2 2\n",
      ":3: expected 'rows cols' after "
      "the banner, got '-2 2'",

@@ -11,6 +11,13 @@
 
 #include "numconv.h"
 
+static uint64_t bits64(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
 static double parse_d(const char *s, size_t *used)
 {
     double v = -12345;
@@ -58,6 +65,63 @@ static void test_parse_matches_strtod(void **state)
     }
 }
 
+/* Random decimal text of every shape the fast path takes or hands on:
+ * 1 to 22 digits, leading and trailing zeros, a point anywhere, exponents
+ * around the +-22 edge and far past it, signs. Both parsers must agree
+ * with strtod bit for bit and stop at the same character. */
+static void test_fast_path_matches_strtod(void **state)
+{
+    (void)state;
+    uint64_t seed = 99;
+    char txt[96];
+    for (int i = 0; i < 400000; i++) {
+        uint64_t r = tdcl_test_rand(&seed);
+        int len = 0, nd = 1 + (int)(r % 22), point = (int)((r >> 8) % (unsigned)(nd + 2)) - 1;
+        if ((r >> 16) & 1) txt[len++] = (r >> 17) & 1 ? '-' : '+';
+        for (int k = 0; k < nd; k++) {
+            if (k == point) txt[len++] = '.';
+            uint64_t d = tdcl_test_rand(&seed);
+            txt[len++] = (char)('0' + (d % 4 == 0 ? 0 : d % 10)); /* many zeros */
+        }
+        if ((r >> 20) % 3) {
+            int ex = (int)((r >> 24) % 61) - 30;
+            if ((r >> 40) % 17 == 0) ex *= 15; /* far exponents */
+            len += snprintf(txt + len, sizeof txt - (size_t)len, "%c%d", (r >> 32) & 1 ? 'e' : 'E',
+                            ex);
+        }
+        txt[len] = '\0';
+        char *want_end;
+        double want = strtod(txt, &want_end);
+        double a = -1, b = -1, c = -1;
+        const char *ea = tdcl_nc_parse_f64_fast(txt, txt + len, &a);
+        const char *eb = tdcl_nc_parse_f64(txt, txt + len, &b);
+        /* inside a long buffer, as in a file, where the SIMD path runs */
+        char big[160];
+        memset(big, ' ', sizeof big);
+        memcpy(big, txt, (size_t)len);
+        big[len] = (r >> 44) & 1 ? '\n' : 'x';
+        const char *ec = tdcl_nc_parse_f64_fast(big, big + sizeof big, &c);
+        assert_true(bits64(c) == bits64(want));
+        assert_ptr_equal(ec, big + (want_end - txt));
+        if (bits64(a) != bits64(want) || ea != want_end)
+            print_message("'%s': fast %.17g, strtod %.17g\n", txt, a, want);
+        assert_true(bits64(a) == bits64(want));
+        assert_true(bits64(b) == bits64(want));
+        assert_ptr_equal(ea, want_end);
+        assert_ptr_equal(eb, want_end);
+    }
+    /* and the inputs it must hand on untouched */
+    static const char *odd[] = {"inf", "-nan", "+-1", ".", "-", "1.5e", "1e+", "5.", ".5e-3"};
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++) {
+        double a = 7, b = 7;
+        const char *e = odd[i] + strlen(odd[i]);
+        const char *ea = tdcl_nc_parse_f64_fast(odd[i], e, &a);
+        const char *eb = tdcl_nc_parse_f64(odd[i], e, &b);
+        assert_ptr_equal(ea, eb);
+        assert_true(bits64(a) == bits64(b) || (isnan(a) && isnan(b)));
+    }
+}
+
 static void test_range_and_spellings(void **state)
 {
     (void)state;
@@ -97,13 +161,6 @@ static void test_range_and_spellings(void **state)
     s = "1e-46";
     assert_non_null(tdcl_nc_parse_f32(s, s + 5, &f));
     assert_true(f == 0);
-}
-
-static uint64_t bits64(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
 }
 
 /* Random bit patterns (every exponent, subnormals included): the shortest
@@ -247,6 +304,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_matches_strtod),
+        cmocka_unit_test(test_fast_path_matches_strtod),
         cmocka_unit_test(test_range_and_spellings),
         cmocka_unit_test(test_random_doubles_round_trip),
         cmocka_unit_test(test_random_floats_round_trip),
