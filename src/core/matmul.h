@@ -89,6 +89,7 @@ typedef struct tdcl_mm_check {
     double rel_err;    /* ||C - R||_F / ||R||_F, R the host product (0 if equal) */
     double bound;      /* largest rel_err accepted (0 for integer C: exact) */
     int64_t differing; /* integer C: elements that differ from R */
+    int exact;         /* integer C: compared element by element */
     int ok;
 } tdcl_mm_check;
 

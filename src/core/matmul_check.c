@@ -183,6 +183,7 @@ tdcl_status tdcl_mm_check_product(const tdcl_matrix *a, const tdcl_matrix *b, co
     double diff = sqrt(total.diff2), ref = sqrt(total.ref2), limit = 0;
     if (proto.is_int) {
         out->differing = total.differing;
+        out->exact = 1;
         out->ok = total.differing == 0;
     } else {
         double u = c->dtype == TDCL_F32 ? ldexp(1.0, -24) : ldexp(1.0, -53);
