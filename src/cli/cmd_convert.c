@@ -1,13 +1,159 @@
-/* tiledcl convert: not implemented yet (see the issue tracker). */
+/* tiledcl convert: move data between file formats, chosen by extension.
+ *
+ * Each kind of data (matrices now; images and Life patterns to come) is a
+ * row in kinds[]: a test on the output path and the core call that converts.
+ * Adding a kind is: write its run function, add the row, extend the help. */
+#include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
+#include "matio.h"
+
+typedef struct convert_opts {
+    const char *in, *out;
+    int dtype; /* -1: keep */
+    int threads;
+    int coordinate;
+} convert_opts;
+
+static tdcl_status run_matrix(const convert_opts *o, tdcl_err *err)
+{
+    tdcl_matio_convert_opts mo = {
+        .in = o->in,
+        .out = o->out,
+        .dtype = o->dtype,
+        .io = {.threads = o->threads,
+               .coordinate = o->coordinate,
+               .comment = "written by tiledcl convert"},
+    };
+    return tdcl_matio_convert(&mo, err);
+}
+
+/* "-" (stdout) is Matrix Market, so it belongs to the matrix kind. */
+static int is_matrix_out(const char *path)
+{
+    return strcmp(path, "-") == 0 || tdcl_matrix_path(path);
+}
+
+static const struct {
+    const char *name;
+    int (*takes)(const char *out);
+    tdcl_status (*run)(const convert_opts *o, tdcl_err *err);
+} kinds[] = {
+    {"matrix", is_matrix_out, run_matrix},
+};
+
+static void usage(FILE *fp)
+{
+    fprintf(fp, "usage: tiledcl convert [options] IN OUT\n"
+                "\n"
+                "Converts a matrix between file formats. IN is recognised by its contents,\n"
+                "OUT's format by its extension. Nothing is written unless IN was read whole:\n"
+                "OUT appears atomically (an existing OUT is kept on any failure).\n"
+                "\n"
+                "formats:\n"
+                "  .mtx     Matrix Market: array or coordinate; real, double, integer or\n"
+                "           pattern; general, symmetric or skew-symmetric. Written as array\n"
+                "           general (or coordinate with --coordinate); integer dtypes with the\n"
+                "           integer field, floats in the shortest form that reads back exactly\n"
+                "  .mtx.gz  Matrix Market compressed with gzip (input only; found by its magic\n"
+                "           bytes, whatever the name)\n"
+                "  .npy     NumPy: 2-D float32, float64, int32, int64 (and uint8, uint16),\n"
+                "           little-endian, C or Fortran order; written in C order\n"
+                "  -        IN: standard input (Matrix Market, plain or gzip, or .npy);\n"
+                "           OUT: Matrix Market on standard output\n"
+                "\n"
+                "Matrix Market real and pattern files read as float64, integer files as\n"
+                "int64; .npy keeps its dtype.\n"
+                "\n"
+                "options:\n"
+                "  --dtype TYPE    convert the values to float32, float64, int32 or int64\n"
+                "                  before writing (default: keep the dtype read)\n"
+                "  --coordinate    write Matrix Market as coordinate general, nonzeros only\n"
+                "                  (default: array general)\n"
+                "  --threads N     threads parsing and printing Matrix Market (default 0: one\n"
+                "                  per core, at most 8)\n"
+                "  -h, --help      this help\n"
+                "With -v, the sizes, times and MB/s of the read and the write are shown.\n"
+                "\n"
+                "examples:\n"
+                "  tiledcl convert bcsstk01.mtx.gz bcsstk01.npy\n"
+                "  tiledcl convert --dtype float32 A.mtx A32.npy\n"
+                "  tiledcl -v convert big.mtx big.npy     # measure Matrix Market reading\n"
+                "  tiledcl convert C.npy - | less\n"
+                "\n"
+                "exit status: 0 success, 1 bad input or cannot write, 2 usage error\n");
+}
+
+static int parse_dtype(const char *s)
+{
+    static const char *names[] = {"float32", "float64", "int32", "int64"};
+    static const int types[] = {TDCL_F32, TDCL_F64, TDCL_I32, TDCL_I64};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(s, names[i]) == 0) return types[i];
+    return -2;
+}
+
+/* Fills o from argv; returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, convert_opts *o)
+{
+    enum { OPT_DTYPE = 256, OPT_THREADS, OPT_COORD };
+    static const struct option longopts[] = {{"dtype", required_argument, NULL, OPT_DTYPE},
+                                             {"threads", required_argument, NULL, OPT_THREADS},
+                                             {"coordinate", no_argument, NULL, OPT_COORD},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {0, 0, 0, 0}};
+    int c;
+    int64_t v;
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_DTYPE:
+            if ((o->dtype = parse_dtype(optarg)) < -1)
+                return cli_usage_error("convert",
+                                       "--dtype must be float32, float64, int32 or int64, "
+                                       "got '%s'",
+                                       optarg);
+            break;
+        case OPT_THREADS:
+            if (cli_parse_i64(optarg, 0, 64, &v))
+                return cli_usage_error("convert", "--threads must be 0..64, got '%s'", optarg);
+            o->threads = (int)v;
+            break;
+        case OPT_COORD:
+            o->coordinate = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case ':':
+            return cli_usage_error("convert", "option '%s' needs a value", argv[optind - 1]);
+        default:
+            return cli_usage_error("convert", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (argc - optind != 2)
+        return cli_usage_error("convert", "expected IN and OUT, got %d argument%s", argc - optind,
+                               argc - optind == 1 ? "" : "s");
+    o->in = argv[optind];
+    o->out = argv[optind + 1];
+    return -1;
+}
 
 int cmd_convert(int argc, char **argv, const cli_globals *g)
 {
-    (void)argc;
-    (void)argv;
     (void)g;
-    fprintf(stderr, "tiledcl: convert: not implemented yet\n");
-    return 1;
+    convert_opts o = {.dtype = -1};
+    int rc = parse_args(argc, argv, &o);
+    if (rc >= 0) return rc;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        if (!kinds[i].takes(o.out)) continue;
+        tdcl_err err = {0};
+        if (kinds[i].run(&o, &err) != TDCL_OK) return cli_report(&err);
+        return 0;
+    }
+    return cli_usage_error("convert", "cannot tell the format of '%s' (use .mtx, .npy or '-')",
+                           o.out);
 }

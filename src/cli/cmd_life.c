@@ -1,13 +1,317 @@
-/* tiledcl life: not implemented yet (see the issue tracker). */
+/* tiledcl life: Life-like rules on the device, from a pattern file or a
+ * seeded soup, written as RLE, .cells, .mtx, .npy, .pbm or .png. */
+#include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "life.h"
+#include "log.h"
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+            "usage: tiledcl life [IN] [--gens N] [-o OUT] [options]\n"
+            "\n"
+            "Runs Conway's Game of Life, or any Life-like rule, for N generations on the\n"
+            "device. Without IN the grid is a random soup, the same on every run and\n"
+            "device: 'tiledcl life --gens 200' is a 500x500 grid, about 25%% alive, for\n"
+            "200 generations.\n"
+            "\n"
+            "  IN                 pattern: .rle (Golly/LifeWiki RLE), .cells (plaintext),\n"
+            "                     .mtx/.mtx.gz/.npy (nonzero = alive), .pbm or .png (black\n"
+            "                     = alive); '-' reads stdin (format from the content)\n"
+            "  -g, --gens N       generations to run (default 200)\n"
+            "  -o, --output OUT   write the final grid; the format comes from the\n"
+            "                     extension: .rle .cells .mtx (0/1 integers) .npy .pbm .png.\n"
+            "                     Without -o: RLE on stdout when stdout is not a terminal,\n"
+            "                     a summary (and a preview of small grids) when it is\n"
+            "  -r, --rule RULE    B/S or S/B notation, any case: B3/S23 (default, or the\n"
+            "                     RLE file's rule), B36/S23, B2/S, B/S012345678, 23/3\n"
+            "  -b, --boundary B   dead (default: cells outside are dead), torus (wrap\n"
+            "                     around) or clamp (a neighbour past the edge is the edge\n"
+            "                     cell: the MATLAB seed's updateGrid). An RLE rule with\n"
+            "                     Golly's ':T64,48' or ':P64,48' sets torus or dead and the\n"
+            "                     grid size unless --boundary/--size say otherwise. Rules\n"
+            "                     with B0 need torus or clamp\n"
+            "  -s, --size WxH     soup size (default 500x500); with IN, the grid the\n"
+            "                     pattern is centred in (default: the pattern's own size)\n"
+            "  -d, --density P    soup density, 0 to 1 (default 0.25)\n"
+            "      --seed S       soup seed, an integer (default 1)\n"
+            "      --every K      print generation and population every K generations\n"
+            "      --frames DIR   with --every: a PNG per K generations in DIR\n"
+            "                     (gen-00000000.png, ...)\n"
+            "      --gif FILE     an animated GIF of the run: a frame per --every K\n"
+            "                     generations, else per generation\n"
+            "      --scale K      pixels per cell in PNG and GIF output (default 1)\n"
+            "      --kernel K     bits (default: 32 or 64 cells per word, several\n"
+            "                     generations per launch) or bytes (a byte per cell, the\n"
+            "                     reference)\n"
+            "      --tile N       bytes: an N x N tile; bits: N rows per work-group tile.\n"
+            "                     Default: chosen within the device's limits; a tile the\n"
+            "                     device cannot run is refused\n"
+            "      --depth N      bits: generations per launch, 1 to the word size\n"
+            "                     (default 8, or all of them when the grid fits one\n"
+            "                     work-group)\n"
+            "      --word-bits W  bits: 32 or 64 cells per word (default 32 on GPUs, 64\n"
+            "                     on CPUs)\n"
+            "\n"
+            "With -v, or on a terminal, a closing line on stderr gives generations,\n"
+            "population, time and cell updates per second; long runs show progress.\n"
+            "\n"
+            "examples:\n"
+            "  tiledcl life --gens 200 -o soup.png --scale 2\n"
+            "  tiledcl life data/gosper-gun.rle --size 80x60 --gens 300 -o gun.rle\n"
+            "  tiledcl life data/glider.rle --size 16x16 --boundary torus --gens 64 --gif g.gif\n"
+            "  tiledcl life --rule B36/S23 --size 256x256 --gens 1000 --every 100 > end.rle\n"
+            "\n"
+            "exit status: 0 success, 1 bad input or runtime failure, 2 usage error,\n"
+            "             3 no usable device or OpenCL failure\n");
+}
+
+/* Parses "WxH" (or "N" for NxN) into positive sizes. */
+static int parse_size(const char *s, int64_t *w, int64_t *h)
+{
+    char buf[64];
+    if (!s || strlen(s) >= sizeof buf) return -1;
+    strcpy(buf, s);
+    char *x = strchr(buf, 'x');
+    if (!x) x = strchr(buf, 'X');
+    if (x) *x = '\0';
+    if (cli_parse_i64(buf, 1, INT32_MAX / 2, w) != 0) return -1;
+    if (!x) {
+        *h = *w;
+        return 0;
+    }
+    return cli_parse_i64(x + 1, 1, INT32_MAX / 2, h);
+}
+
+typedef struct life_cli {
+    tdcl_life_job_opts job;
+    int summary; /* stdout is a terminal and there is no -o */
+} life_cli;
+
+enum {
+    OPT_SEED = 256,
+    OPT_EVERY,
+    OPT_FRAMES,
+    OPT_GIF,
+    OPT_SCALE,
+    OPT_KERNEL,
+    OPT_TILE,
+    OPT_DEPTH,
+    OPT_WORD_BITS,
+};
+
+/* Applies one parsed option; 0 or the usage error's exit status. */
+static int take_option(int c, const char *arg, const char *name, life_cli *lc)
+{
+    tdcl_life_job_opts *o = &lc->job;
+    int64_t v;
+    tdcl_err err = {0};
+    switch (c) {
+    case 'g':
+        if (cli_parse_i64(arg, 0, INT64_MAX / 2, &o->gens))
+            return cli_usage_error("life", "--gens needs an integer >= 0, got '%s'", arg);
+        return 0;
+    case 'o':
+        o->output = arg;
+        return 0;
+    case 'r':
+        if (tdcl_life_rule_parse(arg, &o->life.rule, NULL, &err))
+            return cli_usage_error("life", "%s", err.msg);
+        o->rule_given = 1;
+        return 0;
+    case 'b':
+        if (tdcl_life_boundary_parse(arg, &o->life.boundary))
+            return cli_usage_error("life", "--boundary is dead, torus or clamp, got '%s'", arg);
+        o->boundary_given = 1;
+        return 0;
+    case 's':
+        if (parse_size(arg, &o->width, &o->height))
+            return cli_usage_error("life", "--size needs WxH with positive integers, got '%s'",
+                                   arg);
+        return 0;
+    case 'd':
+        if (cli_parse_double(arg, &o->density) || !(o->density >= 0 && o->density <= 1))
+            return cli_usage_error("life", "--density needs a number from 0 to 1, got '%s'", arg);
+        return 0;
+    case OPT_SEED:
+        if (cli_parse_i64(arg, 0, INT64_MAX, &v))
+            return cli_usage_error("life", "--seed needs an integer >= 0, got '%s'", arg);
+        o->seed = (uint64_t)v;
+        return 0;
+    case OPT_EVERY:
+        if (cli_parse_i64(arg, 1, INT64_MAX / 2, &o->every))
+            return cli_usage_error("life", "--every needs an integer >= 1, got '%s'", arg);
+        return 0;
+    case OPT_FRAMES:
+        o->frames_dir = arg;
+        return 0;
+    case OPT_GIF:
+        o->gif_path = arg;
+        return 0;
+    case OPT_SCALE:
+        if (cli_parse_i64(arg, 1, 64, &v))
+            return cli_usage_error("life", "--scale needs an integer from 1 to 64, got '%s'", arg);
+        o->scale = (int)v;
+        return 0;
+    case OPT_KERNEL:
+        if (strcasecmp(arg, "bits") == 0)
+            o->life.kernel = TDCL_LIFE_KERNEL_BITS;
+        else if (strcasecmp(arg, "bytes") == 0)
+            o->life.kernel = TDCL_LIFE_KERNEL_BYTES;
+        else if (strcasecmp(arg, "auto") != 0)
+            return cli_usage_error("life", "--kernel is bits or bytes, got '%s'", arg);
+        return 0;
+    case OPT_TILE:
+        if (cli_parse_i64(arg, 1, 4096, &v))
+            return cli_usage_error("life", "--tile needs an integer from 1 to 4096, got '%s'", arg);
+        o->life.tile = (int)v;
+        return 0;
+    case OPT_DEPTH:
+        if (cli_parse_i64(arg, 1, 64, &v))
+            return cli_usage_error("life", "--depth needs an integer from 1 to 64, got '%s'", arg);
+        o->life.depth = (int)v;
+        return 0;
+    case OPT_WORD_BITS:
+        if (cli_parse_i64(arg, 32, 64, &v) || (v != 32 && v != 64))
+            return cli_usage_error("life", "--word-bits is 32 or 64, got '%s'", arg);
+        o->life.word_bits = (int)v;
+        return 0;
+    default:
+        return cli_usage_error("life", "unknown option '%s'", name);
+    }
+}
+
+/* Parses argv into lc; returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, life_cli *lc)
+{
+    static const struct option longopts[] = {{"gens", required_argument, NULL, 'g'},
+                                             {"output", required_argument, NULL, 'o'},
+                                             {"rule", required_argument, NULL, 'r'},
+                                             {"boundary", required_argument, NULL, 'b'},
+                                             {"size", required_argument, NULL, 's'},
+                                             {"density", required_argument, NULL, 'd'},
+                                             {"seed", required_argument, NULL, OPT_SEED},
+                                             {"every", required_argument, NULL, OPT_EVERY},
+                                             {"frames", required_argument, NULL, OPT_FRAMES},
+                                             {"gif", required_argument, NULL, OPT_GIF},
+                                             {"scale", required_argument, NULL, OPT_SCALE},
+                                             {"kernel", required_argument, NULL, OPT_KERNEL},
+                                             {"tile", required_argument, NULL, OPT_TILE},
+                                             {"depth", required_argument, NULL, OPT_DEPTH},
+                                             {"word-bits", required_argument, NULL, OPT_WORD_BITS},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {0, 0, 0, 0}};
+    int c;
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "g:o:r:b:s:d:h", longopts, NULL)) != -1) {
+        if (c == 'h') {
+            usage(stdout);
+            return 0;
+        }
+        if (c == '?' || c == ':') {
+            const char *bad = argv[optind - 1];
+            if (optopt && c == '?' && !strchr("gorbsd", optopt) && optopt < 256)
+                return cli_usage_error("life", "unknown option '%s'", bad);
+            return cli_usage_error("life", "option '%s' is unknown or needs a value", bad);
+        }
+        int rc = take_option(c, optarg, argv[optind - 1], lc);
+        if (rc) return rc;
+    }
+    if (optind < argc) lc->job.input = argv[optind++];
+    if (optind < argc) return cli_usage_error("life", "unexpected argument '%s'", argv[optind]);
+    if (lc->job.frames_dir && !lc->job.every)
+        return cli_usage_error("life", "--frames needs --every K");
+    if (lc->job.output && !tdcl_life_path_known(lc->job.output) && strcmp(lc->job.output, "-") != 0)
+        return cli_usage_error("life",
+                               "'%s': unknown output format (use .rle, .cells, .mtx, .npy, .pbm "
+                               "or .png)",
+                               lc->job.output);
+    return -1;
+}
+
+/* A bar on a terminal's stderr, redrawn in place. */
+static void progress_bar(int64_t done, int64_t total, double elapsed_ms, void *user)
+{
+    (void)user;
+    int width = 30, fill = (int)((double)width * (double)done / (double)total);
+    fprintf(stderr, "\r[%.*s%*s] %3d%%  generation %" PRId64 " of %" PRId64 "  %.1f s", fill,
+            "##############################", width - fill, "",
+            (int)(100.0 * (double)done / (double)total), done, total, elapsed_ms / 1000);
+    fflush(stderr);
+}
+
+static void closing_line(FILE *fp, const tdcl_life_summary *s)
+{
+    char rule[24];
+    double cells = (double)s->rows * (double)s->cols * (double)s->generations;
+    double ms = s->kernel_ms > 0 ? s->kernel_ms : s->wall_ms;
+    fprintf(fp,
+            "%" PRId64 " generations of %" PRId64 " x %" PRId64 " (%s, %s): population %" PRId64
+            ", %.3f ms on the device, %.3g cell updates/s\n",
+            s->generations, s->cols, s->rows, tdcl_life_rule_format(&s->rule, rule, sizeof rule),
+            tdcl_life_boundary_name(s->boundary), s->population, s->kernel_ms,
+            ms > 0 ? cells / (ms / 1000) : 0.0);
+}
+
+/* The terminal summary: the closing line and, for small grids, the grid. */
+static void print_summary(const tdcl_life_summary *s, const tdcl_matrix *g)
+{
+    closing_line(stdout, s);
+    if (g->cols <= 100 && g->rows <= 50) {
+        const uint8_t *c = g->data;
+        for (int64_t y = 0; y < g->rows; y++) {
+            for (int64_t x = 0; x < g->cols; x++)
+                putchar(c[y * g->cols + x] ? 'O' : '.');
+            putchar('\n');
+        }
+    } else {
+        printf("(use -o FILE to save the grid, or redirect stdout for RLE)\n");
+    }
+}
 
 int cmd_life(int argc, char **argv, const cli_globals *g)
 {
-    (void)argc;
-    (void)argv;
-    (void)g;
-    fprintf(stderr, "tiledcl: life: not implemented yet\n");
-    return 1;
+    life_cli lc;
+    memset(&lc, 0, sizeof lc);
+    lc.job.gens = 200;
+    lc.job.life = tdcl_life_opts_default();
+    lc.job.density = 0.25;
+    lc.job.seed = 1;
+    lc.job.scale = 1;
+    int rc = parse_args(argc, argv, &lc);
+    if (rc >= 0) return rc;
+    if (!lc.job.output) {
+        if (isatty(STDOUT_FILENO))
+            lc.summary = 1;
+        else
+            lc.job.output = "-";
+    }
+    int tty_err = isatty(STDERR_FILENO);
+    if (tty_err && !g->quiet) lc.job.progress = progress_bar;
+    tdcl_err err = {0};
+    tdcl_ctx *ctx = NULL;
+    tdcl_matrix final = {0};
+    tdcl_life_summary sum;
+    tdcl_status st = cli_open_ctx(g, &ctx, &err);
+    if (st == TDCL_OK) st = tdcl_life_job(ctx, &lc.job, &sum, lc.summary ? &final : NULL, &err);
+    if (lc.job.progress) fprintf(stderr, "\r\033[K");
+    if (st == TDCL_OK) {
+        if (lc.summary)
+            print_summary(&sum, &final);
+        else if (g->verbose || (tty_err && !g->quiet))
+            closing_line(stderr, &sum);
+        if (g->verbose) tdcl_log(TDCL_LOG_VERBOSE, "life: %s", sum.describe);
+        if (g->verbose) tdcl_timing_log(&ctx->t);
+    }
+    tdcl_matrix_free(&final);
+    tdcl_ctx_close(ctx);
+    return st == TDCL_OK ? 0 : cli_report(&err);
 }

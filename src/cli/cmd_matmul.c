@@ -131,6 +131,8 @@ static int parse(int argc, char **argv, tdcl_mm_job_opts *j)
                                tdcl_mm_kernel_name(j->mm.kernel));
     j->a_path = argv[optind];
     j->b_path = argv[optind + 1];
+    if (strcmp(j->a_path, "-") == 0 && strcmp(j->b_path, "-") == 0)
+        return cli_usage_error("matmul", "only one of A and B can be read from stdin ('-')");
     return -1;
 }
 
@@ -150,10 +152,11 @@ int cmd_matmul(int argc, char **argv, const cli_globals *g)
     st = tdcl_mm_job(ctx, &j, &err);
     /* a failed check is reported by the job's error message */
     if (st == TDCL_OK && j.verify && chk.exact)
-        fprintf(stderr, "tiledcl: verify: exact, all elements equal the host product\n");
+        fprintf(stderr, "tiledcl: verify: exact, every element equals the host's int64 product\n");
     else if (st == TDCL_OK && j.verify)
-        fprintf(stderr, "tiledcl: verify: relative Frobenius error %.3g (bound %.3g): ok\n",
-                chk.rel_err, chk.bound);
+        fprintf(stderr,
+                "tiledcl: verify: relative Frobenius error %.3g (bound %.3g for %s, K=%lld): ok\n",
+                chk.rel_err, chk.bound, tdcl_dtype_name(chk.type), (long long)chk.k);
     if (g->verbose) tdcl_timing_log(&ctx->t);
     tdcl_ctx_close(ctx);
     return st ? cli_report(&err) : 0;

@@ -1,13 +1,143 @@
-/* tiledcl tile-avg: not implemented yet (see the issue tracker). */
+/* tiledcl tile-avg: the mean of each tile of a matrix or image. */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
+#include "tile_avg.h"
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+            "usage: tiledcl tile-avg IN --tile T[xU] [-o OUT] [options]\n"
+            "\n"
+            "Averages each T x U tile (T rows by U columns) of a matrix or image on the\n"
+            "OpenCL device: work-items sum runs of a tile row in registers and, where a\n"
+            "tile is too large for one work-item, add their partial sums as a tree in\n"
+            "local memory (gpu variant) or in further stages (cpu variant). The result\n"
+            "has ceil(rows/T) x ceil(cols/U) entries. Images are averaged per channel.\n"
+            "\n"
+            "Edge tiles: where the matrix is not a whole number of tiles, the last tile\n"
+            "row and column average the cells they hold (an 8x10 matrix in 4x4 tiles\n"
+            "gives 2x3 means, the last column over 4x2 cells each); --strict refuses\n"
+            "such input instead.\n"
+            "\n"
+            "  --tile T[xU]    tile rows x columns, 1 <= T <= rows, 1 <= U <= cols;\n"
+            "                  'T' alone means T x T (required)\n"
+            "  -o, --output F  write the means to F, by extension: .mtx, .npy, .pgm, .png,\n"
+            "                  .pbm; default: Matrix Market on stdout\n"
+            "  --strict        refuse a matrix that is not a whole number of tiles\n"
+            "  --variant V     auto (default: cpu on a CPU device, else gpu), cpu or gpu\n"
+            "  --verify        check the means against a float64 host computation and\n"
+            "                  fail (exit 1) past a relative error of 1e-6\n"
+            "  --max-bytes N   refuse inputs larger than N bytes once dense (default: no\n"
+            "                  limit)\n"
+            "  -h, --help      this help\n"
+            "\n"
+            "Input formats: Matrix Market (.mtx, .mtx.gz), NumPy (.npy), and images by\n"
+            "extension: PGM (P2/P5, 8 and 16 bit), PBM, PNG (grey, grey+alpha, RGB, RGBA).\n"
+            "'-' reads a matrix from stdin.\n"
+            "Output: float32 means (float64 for float64 or integer input where the device\n"
+            "has fp64). Written as an image (.pgm, .png), the means are rounded to the\n"
+            "input's bit depth (8 bits for a matrix input); as .pbm, a mean of 0.5 or more\n"
+            "is black. A multi-channel result needs an image output.\n"
+            "\n"
+            "examples:\n"
+            "  tiledcl tile-avg data/seed8x8.mtx --tile 2          # 4x4 means on stdout\n"
+            "  tiledcl tile-avg photo.png --tile 8 -o small.png    # downsample 8x, per channel\n"
+            "  tiledcl tile-avg big.npy --tile 1x256 -o rows.npy --verify\n"
+            "\n"
+            "exit status: 0 success, 1 bad input or runtime failure (including --strict\n"
+            "and --verify failures), 2 usage error, 3 no usable device or OpenCL failure\n");
+}
+
+/* Parses "T" or "TxU" into o's tile. 0 on success. */
+static int parse_tile(const char *s, tdcl_ta_opts *o)
+{
+    char buf[64];
+    if (!s || strlen(s) >= sizeof buf) return -1;
+    strcpy(buf, s);
+    char *x = strchr(buf, 'x');
+    if (!x) x = strchr(buf, 'X');
+    if (x) *x = '\0';
+    if (cli_parse_i64(buf, 1, INT64_MAX, &o->tile_rows)) return -1;
+    o->tile_cols = o->tile_rows;
+    return x ? cli_parse_i64(x + 1, 1, INT64_MAX, &o->tile_cols) : 0;
+}
+
+enum { OPT_TILE = 256, OPT_STRICT, OPT_VARIANT, OPT_VERIFY, OPT_MAX_BYTES };
+
+/* Fills jo from argv; returns -1 to go on, else the exit status. */
+static int parse(int argc, char **argv, tdcl_ta_job_opts *jo)
+{
+    static const struct option longopts[] = {{"tile", required_argument, NULL, OPT_TILE},
+                                             {"output", required_argument, NULL, 'o'},
+                                             {"strict", no_argument, NULL, OPT_STRICT},
+                                             {"variant", required_argument, NULL, OPT_VARIANT},
+                                             {"verify", no_argument, NULL, OPT_VERIFY},
+                                             {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {0, 0, 0, 0}};
+    int c;
+    int64_t v;
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_TILE:
+            if (parse_tile(optarg, &jo->ta))
+                return cli_usage_error("tile-avg",
+                                       "expected --tile T or TxU with positive "
+                                       "whole numbers, got '%s'",
+                                       optarg);
+            break;
+        case 'o':
+            jo->out_path = optarg;
+            break;
+        case OPT_STRICT:
+            jo->ta.strict = 1;
+            break;
+        case OPT_VARIANT:
+            if (tdcl_ta_variant_parse(optarg, &jo->ta.variant))
+                return cli_usage_error("tile-avg", "expected --variant auto, cpu or gpu, got '%s'",
+                                       optarg);
+            break;
+        case OPT_VERIFY:
+            jo->verify = 1;
+            break;
+        case OPT_MAX_BYTES:
+            if (cli_parse_i64(optarg, 1, INT64_MAX, &v))
+                return cli_usage_error("tile-avg", "expected --max-bytes N > 0, got '%s'", optarg);
+            jo->max_bytes = (size_t)v;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case ':':
+            return cli_usage_error("tile-avg", "option '%s' needs a value", argv[optind - 1]);
+        default:
+            return cli_usage_error("tile-avg", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc) return cli_usage_error("tile-avg", "expected an input file");
+    if (optind + 1 < argc)
+        return cli_usage_error("tile-avg", "unexpected argument '%s'", argv[optind + 1]);
+    if (!jo->ta.tile_rows) return cli_usage_error("tile-avg", "expected --tile T or TxU");
+    jo->in_path = argv[optind];
+    return -1;
+}
 
 int cmd_tile_avg(int argc, char **argv, const cli_globals *g)
 {
-    (void)argc;
-    (void)argv;
-    (void)g;
-    fprintf(stderr, "tiledcl: tile-avg: not implemented yet\n");
-    return 1;
+    tdcl_ta_job_opts jo = {0};
+    int rc = parse(argc, argv, &jo);
+    if (rc >= 0) return rc;
+    tdcl_err err = {0};
+    tdcl_ctx *ctx = NULL;
+    tdcl_status st = cli_open_ctx(g, &ctx, &err);
+    if (st == TDCL_OK) st = tdcl_ta_job(ctx, &jo, &err);
+    if (st == TDCL_OK && g->verbose) tdcl_timing_log(&ctx->t);
+    tdcl_ctx_close(ctx);
+    return st ? cli_report(&err) : 0;
 }

@@ -90,6 +90,8 @@ typedef struct tdcl_mm_check {
     double bound;      /* largest rel_err accepted (0 for integer C: exact) */
     int64_t differing; /* integer C: elements that differ from R */
     int exact;         /* integer C: compared element by element */
+    tdcl_dtype type;   /* C's type */
+    int64_t k;         /* the inner dimension the bound is for */
     int ok;
 } tdcl_mm_check;
 

@@ -180,6 +180,8 @@ tdcl_status tdcl_mm_check_product(const tdcl_matrix *a, const tdcl_matrix *b, co
     tdcl_status st = run_reference(&proto, &total, err);
     free((void *)proto.b);
     if (st) return st;
+    out->type = c->dtype;
+    out->k = proto.K;
     double diff = sqrt(total.diff2), ref = sqrt(total.ref2), limit = 0;
     if (proto.is_int) {
         out->differing = total.differing;

@@ -1,0 +1,891 @@
+/* Life on the device: soups, the host reference, cell packing, the choice of
+ * kernel and tile within the device's limits, the plan (two device buffers
+ * ping-ponged, several generations per launch) and the CLI job. */
+#include "life.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fileio.h"
+#include "log.h"
+
+tdcl_life_opts tdcl_life_opts_default(void)
+{
+    tdcl_life_opts o;
+    memset(&o, 0, sizeof o);
+    o.rule = tdcl_life_rule_conway();
+    o.boundary = TDCL_LIFE_DEAD;
+    return o;
+}
+
+/* A zeroed rule (B/S with nothing) is taken as "not set": B3/S23. */
+static tdcl_life_rule rule_of(const tdcl_life_opts *o)
+{
+    if (o->rule.birth == 0 && o->rule.survive == 0) return tdcl_life_rule_conway();
+    return o->rule;
+}
+
+tdcl_status tdcl_life_check(const tdcl_life_opts *o, tdcl_err *err)
+{
+    tdcl_life_rule r = rule_of(o);
+    char name[24];
+    if (o->boundary != TDCL_LIFE_DEAD && o->boundary != TDCL_LIFE_TORUS &&
+        o->boundary != TDCL_LIFE_CLAMP)
+        return tdcl_fail(err, TDCL_EINVAL, "unknown boundary %d", (int)o->boundary);
+    /* Under B0 every dead cell with no live neighbour is born, so "outside
+     * is dead" cannot hold; on a torus or a clamped grid there is no outside. */
+    if (tdcl_life_rule_has_b0(&r) && o->boundary == TDCL_LIFE_DEAD)
+        return tdcl_fail(err, TDCL_EINVAL,
+                         "rule '%s' has B0 (cells born with no live neighbour), which is only "
+                         "well defined on a finite grid: use --boundary torus or clamp",
+                         tdcl_life_rule_format(&r, name, sizeof name));
+    if (o->word_bits != 0 && o->word_bits != 32 && o->word_bits != 64)
+        return tdcl_fail(err, TDCL_EINVAL, "cells per word must be 32 or 64, got %d", o->word_bits);
+    if (o->depth < 0 || o->depth > 64 || (o->word_bits && o->depth > o->word_bits))
+        return tdcl_fail(err, TDCL_EINVAL,
+                         "generations per launch must be 1 to the word's bits, got %d", o->depth);
+    if (o->tile < 0) return tdcl_fail(err, TDCL_EINVAL, "tile must be >= 0, got %d", o->tile);
+    return TDCL_OK;
+}
+
+/* ---- soups and the host reference -------------------------------------- */
+
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+tdcl_status tdcl_life_soup(int64_t rows, int64_t cols, double density, uint64_t seed,
+                           tdcl_matrix *grid, tdcl_err *err)
+{
+    if (!(density >= 0.0 && density <= 1.0))
+        return tdcl_fail(err, TDCL_EINVAL, "density must be in [0, 1], got %g", density);
+    tdcl_status st = tdcl_matrix_alloc(grid, rows, cols, 1, TDCL_U8, err);
+    if (st) return st;
+    /* alive when the draw's top 53 bits, as a fraction, are below density:
+     * exact in double arithmetic, so every machine agrees */
+    const uint64_t thr = density >= 1.0 ? UINT64_MAX : (uint64_t)ldexp(density, 53);
+    uint8_t *c = grid->data;
+    uint64_t s = seed;
+    size_t n = tdcl_matrix_count(grid);
+    for (size_t k = 0; k < n; k++)
+        c[k] = (uint8_t)((splitmix64(&s) >> 11) < thr);
+    return TDCL_OK;
+}
+
+/* Index of a neighbour one step past [0, n), or -1 for a dead outside. */
+static int64_t nb_index(int64_t i, int64_t n, tdcl_life_boundary b)
+{
+    if (i >= 0 && i < n) return i;
+    switch (b) {
+    case TDCL_LIFE_TORUS:
+        return i < 0 ? i + n : i - n;
+    case TDCL_LIFE_CLAMP:
+        return i < 0 ? 0 : n - 1;
+    default:
+        return -1;
+    }
+}
+
+void tdcl_life_host_step(const tdcl_matrix *in, tdcl_matrix *out, const tdcl_life_rule *rule,
+                         tdcl_life_boundary boundary)
+{
+    const int64_t H = in->rows, W = in->cols;
+    const uint8_t *a = in->data;
+    uint8_t *b = out->data;
+    for (int64_t y = 0; y < H; y++)
+        for (int64_t x = 0; x < W; x++) {
+            int n = 0;
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    if (!dy && !dx) continue;
+                    int64_t yy = nb_index(y + dy, H, boundary), xx = nb_index(x + dx, W, boundary);
+                    if (yy >= 0 && xx >= 0) n += a[yy * W + xx] != 0;
+                }
+            unsigned mask = a[y * W + x] ? rule->survive : rule->birth;
+            b[y * W + x] = (uint8_t)((mask >> n) & 1);
+        }
+}
+
+/* ---- packing ---------------------------------------------------------- */
+
+/* 8 bytes (any values) to 8 bits, byte i (in memory order) to bit i. */
+static uint64_t pack8(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    v |= v >> 4; /* fold each byte onto its bit 0 ... */
+    v |= v >> 2;
+    v |= v >> 1;
+    v &= 0x0101010101010101ULL;
+    return (v * 0x0102040810204080ULL) >> 56; /* ... and gather the bits */
+}
+
+/* Row of cols cells to nw words of wb bits; unused high bits are 0. */
+static void pack_row(const uint8_t *c, int64_t cols, int wb, int64_t nw, void *dst)
+{
+    uint8_t *bytes = dst; /* words are little-endian on every OpenCL device we serve */
+    int64_t nbytes = nw * (wb / 8), full = cols / 8;
+    for (int64_t k = 0; k < full; k++)
+        bytes[k] = (uint8_t)pack8(c + 8 * k);
+    for (int64_t k = full; k < nbytes; k++) {
+        uint8_t v = 0;
+        for (int b = 0; b < 8 && 8 * k + b < cols; b++)
+            v |= (uint8_t)((c[8 * k + b] != 0) << b);
+        bytes[k] = v;
+    }
+}
+
+static void unpack_row(const void *src, int64_t cols, uint8_t *c)
+{
+    const uint8_t *bytes = src;
+    int64_t full = cols / 8;
+    for (int64_t k = 0; k < full; k++) {
+        uint64_t x = bytes[k] * 0x0101010101010101ULL & 0x8040201008040201ULL;
+        x = ((x + 0x7f7f7f7f7f7f7f7fULL) >> 7) & 0x0101010101010101ULL;
+        memcpy(c + 8 * k, &x, 8);
+    }
+    for (int64_t j = full * 8; j < cols; j++)
+        c[j] = (bytes[j / 8] >> (j % 8)) & 1;
+}
+
+/* ---- kernel and tile choice -------------------------------------------- */
+
+typedef struct life_cfg {
+    int bits;             /* 1: life_bits, 0: life_bytes */
+    int ts;               /* bytes: tile side */
+    int wb, lx, ly, s, k; /* bits: word bits, work-group, rows per item, depth */
+    int single;           /* bits: the whole grid in one work-group */
+    int global;           /* bits: life_bits1, one generation per launch, no local memory */
+    int vw;               /* life_bits1: words per work-item (a vector) */
+} life_cfg;
+
+struct tdcl_life_plan {
+    tdcl_ctx *ctx;
+    tdcl_life_opts o;
+    tdcl_life_rule rule;
+    life_cfg c;
+    int64_t rows, cols, nw; /* nw: words per row (bits), else cols */
+    size_t row_bytes, buf_bytes;
+    cl_program prog;
+    cl_kernel kern;
+    cl_mem buf[2];
+    int cur; /* buf[cur] holds the current generation */
+    size_t gws[2], lws[2];
+    int64_t generation;
+    char desc[160];
+};
+
+/* Local memory the bits kernel's tile takes. */
+static size_t bits_local(const life_cfg *c)
+{
+    return (size_t)(c->ly * c->s + 2) * (size_t)(c->lx + 2) * (size_t)(c->wb / 8);
+}
+
+/* 1 if the configuration is within the device's stated limits. */
+static int cfg_fits(const tdcl_device_info *d, const life_cfg *c)
+{
+    if (!c->bits)
+        return (size_t)(c->ts * c->ts) <= d->max_wg && (size_t)c->ts <= d->max_item_sizes[0] &&
+               (size_t)c->ts <= d->max_item_sizes[1] &&
+               (size_t)(c->ts + 2) * (size_t)(c->ts + 2) <= d->local_mem;
+    if (c->global)
+        return (size_t)(c->lx * c->ly) <= d->max_wg && (size_t)c->lx <= d->max_item_sizes[0] &&
+               (size_t)c->ly <= d->max_item_sizes[1];
+    return (size_t)(c->lx * c->ly) <= d->max_wg && (size_t)c->lx <= d->max_item_sizes[0] &&
+           (size_t)c->ly <= d->max_item_sizes[1] && bits_local(c) <= d->local_mem &&
+           c->ly * c->s > 2 * c->k && c->k <= c->wb;
+}
+
+/* The GPU layout for GPUs, or when forced. */
+static int gpu_layout(const tdcl_device_info *d, const tdcl_life_opts *o)
+{
+    if (o->layout != TDCL_LIFE_LAYOUT_AUTO) return o->layout == TDCL_LIFE_LAYOUT_GPU;
+    return (d->type & CL_DEVICE_TYPE_GPU) != 0;
+}
+
+static int64_t pow2_at_least(int64_t n)
+{
+    int64_t p = 1;
+    while (p < n)
+        p *= 2;
+    return p;
+}
+
+/* The whole grid in one work-group, no halo, every generation in one
+ * launch: the GPU layout for grids that fit (launch overhead is most of a
+ * small grid's time there). Sizes are rounded up to powers of two so that
+ * similar grids share one compiled program. Fills c and returns 1, or 0. */
+static int choose_single(const tdcl_device_info *d, int64_t rows, int64_t nw, int wb, life_cfg *c)
+{
+    const int64_t max_s = 32, max_group = 1024, min_lx = 8;
+    int64_t group = (int64_t)d->max_wg < max_group ? (int64_t)d->max_wg : max_group;
+    int64_t lx = pow2_at_least(nw < min_lx ? min_lx : nw);
+    if (lx > group || lx > (int64_t)d->max_item_sizes[0]) return 0;
+    int64_t ly = group / lx;
+    while (ly > (int64_t)d->max_item_sizes[1])
+        ly /= 2;
+    int64_t s = pow2_at_least((rows + ly - 1) / ly);
+    if (s > max_s) return 0;
+    life_cfg t = {.bits = 1, .wb = wb, .lx = (int)lx, .ly = (int)ly, .s = (int)s, .single = 1};
+    if (!cfg_fits(d, &t)) return 0;
+    *c = t;
+    return 1;
+}
+
+/* The GPU's tile: 32 words (a warp) by 128 rows. */
+enum { GPU_LX = 32, GPU_LY = 8, GPU_S = 16 };
+
+/* Generations per launch on a GPU: 4 when the grid has tiles enough to
+ * fill the device (global memory is touched once per 4 generations, and
+ * the halo costs 6%), else as deep as a word allows: a grid of a few tiles
+ * is bound by launches, not by the halo's extra work. */
+static int deep_enough(const tdcl_device_info *d, int64_t rows, int64_t nw, int wb)
+{
+    const int shallow = 4;
+    int64_t tiles = ((nw + GPU_LX - 3) / (GPU_LX - 2)) *
+                    ((rows + GPU_LY * GPU_S - 2 * shallow - 1) / (GPU_LY * GPU_S - 2 * shallow));
+    return tiles >= 4 * (int64_t)d->compute_units ? shallow : wb;
+}
+
+/* The starting configuration; choose() shrinks it while it does not fit.
+ * GPU layout: 32-bit words; a small grid in one work-group, else tiles of
+ * 32 words by 128 rows advancing 4 to 32 generations per launch. CPU
+ * layout: 64-bit words, 8 to a vector, one generation per launch straight
+ * from global memory (the caches hold the rows; a barrier costs more than
+ * the halo saves). */
+static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, int64_t rows,
+                            int64_t cols)
+{
+    life_cfg c = {0};
+    int gpu = gpu_layout(d, o);
+    if (o->kernel == TDCL_LIFE_KERNEL_BYTES) {
+        c.ts = o->tile ? o->tile : 16;
+        return c;
+    }
+    c.bits = 1;
+    c.wb = o->word_bits ? o->word_bits : (gpu ? 32 : 64);
+    int64_t nw = (cols + c.wb - 1) / c.wb;
+    if (gpu && !o->tile && !o->depth && rows * cols <= 256 * 256 &&
+        choose_single(d, rows, nw, c.wb, &c))
+        return c;
+    c.k = o->depth ? o->depth : (gpu ? deep_enough(d, rows, nw, c.wb) : 1);
+    if (c.k == 1) { /* no halo to recompute: straight from global memory */
+        c.global = 1;
+        c.vw = gpu ? 1 : 8; /* a CPU's SIMD register holds 8 64-bit words */
+        int64_t nv = (nw + c.vw - 1) / c.vw;
+        c.lx = gpu ? 64 : (int)(nv < 64 ? nv : 64);
+        c.ly = gpu ? 4 : 1;
+        c.s = o->tile ? o->tile : (gpu ? 16 : 64);
+        return c;
+    }
+    c.lx = gpu ? GPU_LX : 16; /* a warp across, 8 of them down, 16 rows each */
+    c.ly = gpu ? GPU_LY : 1;
+    c.s = gpu ? GPU_S : 64;
+    if (o->tile) { /* rows of the tile: as many work-items as the rows allow */
+        while (c.ly > 1 && o->tile % c.ly)
+            c.ly /= 2;
+        c.s = o->tile / c.ly;
+    }
+    while (c.ly * c.s <= 2 * c.k) /* at least one output row */
+        c.s *= 2;
+    return c;
+}
+
+static void describe(tdcl_life_plan *p)
+{
+    const life_cfg *c = &p->c;
+    char rule[24];
+    tdcl_life_rule_format(&p->rule, rule, sizeof rule);
+    if (!c->bits)
+        snprintf(p->desc, sizeof p->desc, "kernel=bytes tile=%dx%d rule=%s boundary=%s", c->ts,
+                 c->ts, rule, tdcl_life_boundary_name(p->o.boundary));
+    else if (c->global)
+        snprintf(p->desc, sizeof p->desc,
+                 "kernel=bits w=%dx%d wg=%dx%d rows/item=%d depth=1 global rule=%s boundary=%s",
+                 c->vw, c->wb, c->lx, c->ly, c->s, rule, tdcl_life_boundary_name(p->o.boundary));
+    else
+        snprintf(p->desc, sizeof p->desc,
+                 "kernel=bits w=%d wg=%dx%d tile=%dx%d depth=%s%d rule=%s boundary=%s", c->wb,
+                 c->lx, c->ly, c->lx * c->wb, c->ly * c->s, c->single ? "all/" : "",
+                 c->single ? 0 : c->k, rule, tdcl_life_boundary_name(p->o.boundary));
+    if (c->single)
+        snprintf(p->desc + strlen(p->desc), sizeof p->desc - strlen(p->desc), " single-group");
+}
+
+/* Builds the kernel for c; TDCL_ELIMIT when the compiled kernel cannot run
+ * with c's work-group (registers, local memory), so choose() can shrink. */
+static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
+{
+    char opts[256];
+    tdcl_status st = TDCL_OK;
+    const tdcl_device_info *d = &p->ctx->dev;
+    /* only the macros the kernel uses, so equal programs share a cache entry */
+    int n = snprintf(opts, sizeof opts, "-DLIFE_KERNEL=%d -DBIRTH=0x%x -DSURVIVE=0x%x",
+                     c->bits ? (c->global ? 3 : 2) : 1, p->rule.birth, p->rule.survive);
+    if (c->global)
+        snprintf(opts + n, sizeof opts - (size_t)n, " -DWBITS=%d -DS=%d -DVW=%d", c->wb, c->s,
+                 c->vw);
+    else if (c->bits)
+        snprintf(opts + n, sizeof opts - (size_t)n,
+                 " -DWBITS=%d -DLX=%d -DLY=%d -DS=%d -DK=%d -DSINGLE=%d", c->wb, c->lx, c->ly, c->s,
+                 c->k, c->single);
+    else
+        snprintf(opts + n, sizeof opts - (size_t)n, " -DTS_X=%d -DTS_Y=%d", c->ts, c->ts);
+    if (p->kern) clReleaseKernel(p->kern);
+    if (p->prog) clReleaseProgram(p->prog);
+    p->kern = NULL;
+    p->prog = NULL;
+    TDCL_TRY(tdcl_ctx_program(p->ctx, "life.cl", opts, &p->prog, err));
+    TDCL_TRY(tdcl_ctx_kernel(p->prog,
+                             !c->bits    ? "life_bytes"
+                             : c->global ? "life_bits1"
+                                         : "life_bits",
+                             &p->kern, err));
+    size_t wg = 0;
+    cl_ulong lmem = 0;
+    TDCL_CL_TRY(err,
+                clGetKernelWorkGroupInfo(p->kern, d->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg,
+                                         &wg, NULL),
+                "clGetKernelWorkGroupInfo");
+    TDCL_CL_TRY(err,
+                clGetKernelWorkGroupInfo(p->kern, d->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof lmem,
+                                         &lmem, NULL),
+                "clGetKernelWorkGroupInfo");
+    size_t want = c->bits ? (size_t)(c->lx * c->ly) : (size_t)(c->ts * c->ts);
+    if (wg < want || lmem > d->local_mem)
+        st = tdcl_fail(err, TDCL_ELIMIT,
+                       "life kernel with %s: the device runs work-groups of at most %zu "
+                       "(wanted %zu) and has %llu bytes of local memory (kernel uses %llu)",
+                       opts, wg, want, (unsigned long long)d->local_mem, (unsigned long long)lmem);
+out:
+    return st;
+}
+
+/* Halves the configuration; 0 when nothing smaller exists. */
+static int shrink(life_cfg *c)
+{
+    if (!c->bits) {
+        if (c->ts <= 1) return 0;
+        c->ts /= 2;
+        return 1;
+    }
+    if (c->single) return 0; /* the caller falls back to the multi-group layout */
+    if (c->global) {
+        if (c->lx * c->ly <= 1) return 0;
+        if (c->ly > 1)
+            c->ly /= 2;
+        else
+            c->lx /= 2;
+        return 1;
+    }
+    if (c->ly > 1) {
+        c->ly /= 2;
+    } else if (c->lx > 3) {
+        c->lx = c->lx / 2 + 1;
+    } else {
+        return 0;
+    }
+    while (c->ly * c->s <= 2 * c->k)
+        c->s *= 2;
+    return 1;
+}
+
+/* Finds a configuration the device runs: the user's, exactly, when forced
+ * (tile or depth given), else the largest that fits. */
+static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
+{
+    const tdcl_device_info *d = &p->ctx->dev;
+    int forced = p->o.tile != 0;
+    life_cfg c = initial_cfg(d, &p->o, p->rows, p->cols);
+    for (;;) {
+        tdcl_status st = TDCL_ELIMIT;
+        if (cfg_fits(d, &c))
+            st = build(p, &c, err);
+        else
+            tdcl_fail(err, TDCL_ELIMIT, "does not fit the device");
+        if (st == TDCL_OK) break;
+        if (st != TDCL_ELIMIT) return st;
+        if (forced)
+            return tdcl_fail(err, TDCL_ELIMIT,
+                             "--tile %d: the device '%s' cannot run this tile (max work-group "
+                             "%zu, local memory %llu bytes); leave --tile out to choose one that "
+                             "fits",
+                             p->o.tile, d->device_name, d->max_wg,
+                             (unsigned long long)d->local_mem);
+        if (c.single) { /* too big for one group after all: the tiled layout */
+            tdcl_life_opts o = p->o;
+            o.depth = o.depth ? o.depth : 8;
+            c = initial_cfg(d, &o, p->rows, p->cols);
+            continue;
+        }
+        if (!shrink(&c))
+            return tdcl_fail(err, TDCL_ELIMIT, "no life kernel configuration fits '%s'",
+                             d->device_name);
+    }
+    p->c = c;
+    return TDCL_OK;
+}
+
+/* ---- the plan ------------------------------------------------------------ */
+
+/* Host rows of the device layout (packed words or bytes) from the grid. */
+static tdcl_status host_layout(const tdcl_life_plan *p, const tdcl_matrix *grid, uint8_t **out,
+                               tdcl_err *err)
+{
+    uint8_t *h = malloc(p->buf_bytes);
+    if (!h)
+        return tdcl_fail(err, TDCL_ENOMEM, "out of memory (%zu bytes for the grid)", p->buf_bytes);
+    const uint8_t *c = grid->data;
+    for (int64_t y = 0; y < p->rows; y++) {
+        if (p->c.bits)
+            pack_row(c + y * p->cols, p->cols, p->c.wb, p->nw, h + (size_t)y * p->row_bytes);
+        else
+            for (int64_t x = 0; x < p->cols; x++)
+                h[y * p->cols + x] = c[y * p->cols + x] != 0;
+    }
+    *out = h;
+    return TDCL_OK;
+}
+
+/* Sizes the buffers and checks them against the device. */
+static tdcl_status size_buffers(tdcl_life_plan *p, tdcl_err *err)
+{
+    const tdcl_device_info *d = &p->ctx->dev;
+    if (p->rows > INT32_MAX / 2 || p->cols > INT32_MAX / 2)
+        return tdcl_fail(err, TDCL_ELIMIT,
+                         "a grid of %" PRId64 " x %" PRId64 " is too large (at most %d per side)",
+                         p->cols, p->rows, INT32_MAX / 2);
+    p->nw = p->c.bits ? (p->cols + p->c.wb - 1) / p->c.wb : p->cols;
+    p->row_bytes = p->c.bits ? (size_t)p->nw * (size_t)(p->c.wb / 8) : (size_t)p->cols;
+    p->buf_bytes = p->row_bytes * (size_t)p->rows;
+    if (p->buf_bytes > d->max_alloc || 2 * (double)p->buf_bytes > (double)d->global_mem)
+        return tdcl_fail(err, TDCL_ELIMIT,
+                         "a grid of %" PRId64 " x %" PRId64 " needs 2 buffers of %.1f MiB; '%s' "
+                         "allows %.1f MiB per buffer and has %.1f MiB",
+                         p->cols, p->rows, p->buf_bytes / 1048576.0, d->device_name,
+                         d->max_alloc / 1048576.0, d->global_mem / 1048576.0);
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const tdcl_matrix *grid,
+                                  tdcl_life_plan **out, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    uint8_t *host = NULL;
+    *out = NULL;
+    if (grid->dtype != TDCL_U8 || grid->channels != 1 || grid->rows < 1 || grid->cols < 1)
+        return tdcl_fail(err, TDCL_EINVAL, "a life grid is a non-empty uint8 matrix, got %s x%d",
+                         tdcl_dtype_name(grid->dtype), grid->channels);
+    if ((st = tdcl_life_check(o, err)) != TDCL_OK) return st;
+    tdcl_life_plan *p = calloc(1, sizeof *p);
+    if (!p) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    p->ctx = ctx;
+    p->o = *o;
+    p->rule = rule_of(o);
+    p->rows = grid->rows;
+    p->cols = grid->cols;
+    int wb = o->word_bits ? o->word_bits : (gpu_layout(&ctx->dev, o) ? 32 : 64);
+    if (o->kernel != TDCL_LIFE_KERNEL_BYTES && o->depth > wb) {
+        st = tdcl_fail(err, TDCL_EINVAL, "depth %d is more than the %d cells of a word", o->depth,
+                       wb);
+        goto out;
+    }
+    TDCL_TRY(choose(p, err));
+    TDCL_TRY(size_buffers(p, err));
+    describe(p);
+    tdcl_log(TDCL_LOG_VERBOSE, "life: %" PRId64 " x %" PRId64 ", %s", p->cols, p->rows, p->desc);
+    TDCL_TRY(host_layout(p, grid, &host, err));
+    double t0 = tdcl_now_ms();
+    cl_int rc;
+    for (int i = 0; i < 2; i++) {
+        p->buf[i] = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, p->buf_bytes, NULL, &rc);
+        TDCL_CL_TRY(err, rc, "clCreateBuffer");
+    }
+    TDCL_CL_TRY(
+        err,
+        clEnqueueWriteBuffer(ctx->queue, p->buf[0], CL_TRUE, 0, p->buf_bytes, host, 0, NULL, NULL),
+        "clEnqueueWriteBuffer");
+    ctx->t.upload_ms += tdcl_now_ms() - t0;
+    if (p->c.global) {
+        const life_cfg *c = &p->c;
+        p->lws[0] = (size_t)c->lx;
+        p->lws[1] = (size_t)c->ly;
+        int64_t nv = (p->nw + c->vw - 1) / c->vw;
+        p->gws[0] = (size_t)((nv + c->lx - 1) / c->lx) * p->lws[0];
+        p->gws[1] = (size_t)(((p->rows + c->s - 1) / c->s + c->ly - 1) / c->ly) * p->lws[1];
+    } else if (p->c.bits) {
+        const life_cfg *c = &p->c;
+        int64_t gx = c->single ? 1 : (p->nw + (c->lx - 2) - 1) / (c->lx - 2);
+        int64_t gy =
+            c->single ? 1 : (p->rows + (c->ly * c->s - 2 * c->k) - 1) / (c->ly * c->s - 2 * c->k);
+        p->lws[0] = (size_t)c->lx;
+        p->lws[1] = (size_t)c->ly;
+        p->gws[0] = (size_t)gx * p->lws[0];
+        p->gws[1] = (size_t)gy * p->lws[1];
+    } else {
+        p->lws[0] = p->lws[1] = (size_t)p->c.ts;
+        p->gws[0] = (size_t)((p->cols + p->c.ts - 1) / p->c.ts) * p->lws[0];
+        p->gws[1] = (size_t)((p->rows + p->c.ts - 1) / p->c.ts) * p->lws[1];
+    }
+out:
+    free(host);
+    if (st) {
+        tdcl_life_plan_destroy(p);
+        return st;
+    }
+    *out = p;
+    return TDCL_OK;
+}
+
+/* Enqueues one launch of n generations (bits) or one (bytes). */
+static tdcl_status launch(tdcl_life_plan *p, int n, cl_event *ev, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    cl_kernel k = p->kern;
+    cl_int rows = (cl_int)p->rows, cols = (cl_int)p->cols, nw = (cl_int)p->nw, gens = n;
+    cl_int bnd = (cl_int)p->o.boundary;
+    TDCL_CL_TRY(err, clSetKernelArg(k, 0, sizeof(cl_mem), &p->buf[p->cur]), "clSetKernelArg");
+    TDCL_CL_TRY(err, clSetKernelArg(k, 1, sizeof(cl_mem), &p->buf[1 - p->cur]), "clSetKernelArg");
+    TDCL_CL_TRY(err, clSetKernelArg(k, 2, sizeof rows, &rows), "clSetKernelArg");
+    TDCL_CL_TRY(err, clSetKernelArg(k, 3, sizeof cols, &cols), "clSetKernelArg");
+    TDCL_CL_TRY(err, clSetKernelArg(k, 4, sizeof bnd, &bnd), "clSetKernelArg");
+    if (p->c.bits) TDCL_CL_TRY(err, clSetKernelArg(k, 5, sizeof nw, &nw), "clSetKernelArg");
+    if (p->c.bits && !p->c.global)
+        TDCL_CL_TRY(err, clSetKernelArg(k, 6, sizeof gens, &gens), "clSetKernelArg");
+    TDCL_CL_TRY(err, clEnqueueNDRangeKernel(p->ctx->queue, k, 2, NULL, p->gws, p->lws, 0, NULL, ev),
+                "clEnqueueNDRangeKernel");
+    p->cur = 1 - p->cur;
+out:
+    return st;
+}
+
+/* Device time from the start of first to the end of last, in ms. */
+static double span_ms(cl_event first, cl_event last)
+{
+    cl_ulong t0 = 0, t1 = 0;
+    if (clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) !=
+            CL_SUCCESS ||
+        clGetEventProfilingInfo(last, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) !=
+            CL_SUCCESS ||
+        t1 < t0)
+        return 0;
+    return (double)(t1 - t0) * 1e-6;
+}
+
+tdcl_status tdcl_life_plan_execute(tdcl_life_plan *p, int64_t gens, double *kernel_ms,
+                                   tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    cl_event first = NULL, last = NULL;
+    int64_t per = p->c.bits && !p->c.global ? (p->c.single ? INT32_MAX : p->c.k) : 1;
+    if (kernel_ms) *kernel_ms = 0;
+    if (gens < 0)
+        return tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0, got %" PRId64, gens);
+    for (int64_t done = 0; done < gens;) {
+        int n = (int)(gens - done < per ? gens - done : per);
+        int is_first = done == 0, is_last = done + n == gens;
+        cl_event ev = NULL;
+        TDCL_TRY(launch(p, n, (is_first || is_last) ? &ev : NULL, err));
+        if (is_first) first = ev;
+        if (is_last) {
+            last = ev;
+            if (first && ev == first) clRetainEvent(ev);
+        }
+        done += n;
+        p->generation += n;
+    }
+    if (last) {
+        TDCL_CL_TRY(err, clWaitForEvents(1, &last), "clWaitForEvents");
+        double ms = span_ms(first, last);
+        p->ctx->t.kernel_ms += ms;
+        if (kernel_ms) *kernel_ms = ms;
+    }
+out:
+    if (st) clFinish(p->ctx->queue);
+    if (first) clReleaseEvent(first);
+    if (last) clReleaseEvent(last);
+    return st;
+}
+
+tdcl_status tdcl_life_plan_result(tdcl_life_plan *p, tdcl_matrix *grid, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    uint8_t *host = NULL;
+    memset(grid, 0, sizeof *grid);
+    double t0 = tdcl_now_ms();
+    if (!(host = malloc(p->buf_bytes)))
+        return tdcl_fail(err, TDCL_ENOMEM, "out of memory (%zu bytes)", p->buf_bytes);
+    TDCL_CL_TRY(err,
+                clEnqueueReadBuffer(p->ctx->queue, p->buf[p->cur], CL_TRUE, 0, p->buf_bytes, host,
+                                    0, NULL, NULL),
+                "clEnqueueReadBuffer");
+    TDCL_TRY(tdcl_matrix_alloc(grid, p->rows, p->cols, 1, TDCL_U8, err));
+    uint8_t *c = grid->data;
+    for (int64_t y = 0; y < p->rows; y++) {
+        if (p->c.bits)
+            unpack_row(host + (size_t)y * p->row_bytes, p->cols, c + y * p->cols);
+        else
+            memcpy(c + y * p->cols, host + (size_t)y * p->row_bytes, (size_t)p->cols);
+    }
+    p->ctx->t.download_ms += tdcl_now_ms() - t0;
+out:
+    free(host);
+    return st;
+}
+
+const char *tdcl_life_plan_describe(const tdcl_life_plan *p)
+{
+    return p->desc;
+}
+
+int64_t tdcl_life_plan_generation(const tdcl_life_plan *p)
+{
+    return p->generation;
+}
+
+void tdcl_life_plan_destroy(tdcl_life_plan *p)
+{
+    if (!p) return;
+    for (int i = 0; i < 2; i++)
+        if (p->buf[i]) clReleaseMemObject(p->buf[i]);
+    if (p->kern) clReleaseKernel(p->kern);
+    if (p->prog) clReleaseProgram(p->prog);
+    free(p);
+}
+
+tdcl_status tdcl_life_run(tdcl_ctx *ctx, const tdcl_life_opts *o, const tdcl_matrix *grid,
+                          int64_t gens, tdcl_matrix *out, tdcl_err *err)
+{
+    tdcl_life_plan *p = NULL;
+    tdcl_status st = tdcl_life_plan_create(ctx, o, grid, &p, err);
+    if (st == TDCL_OK) st = tdcl_life_plan_execute(p, gens, NULL, err);
+    if (st == TDCL_OK) st = tdcl_life_plan_result(p, out, err);
+    tdcl_life_plan_destroy(p);
+    return st;
+}
+
+/* ---- the CLI job ---------------------------------------------------------- */
+
+/* The largest grid the device holds (two packed buffers) or, for the byte
+ * kernel, two byte buffers. */
+static int64_t max_cells_for(const tdcl_ctx *ctx, const tdcl_life_opts *o)
+{
+    const tdcl_device_info *d = &ctx->dev;
+    double per_cell = o->kernel == TDCL_LIFE_KERNEL_BYTES ? 1.0 : 0.125;
+    double by_alloc = (double)d->max_alloc / per_cell,
+           by_mem = (double)d->global_mem / 2 / per_cell;
+    double m = by_alloc < by_mem ? by_alloc : by_mem;
+    return m > 9e18 ? INT64_MAX : (int64_t)m;
+}
+
+/* Centres pattern in a new rows x cols grid. */
+static tdcl_status place(const tdcl_matrix *pat, int64_t rows, int64_t cols, tdcl_matrix *out,
+                         tdcl_err *err)
+{
+    if (pat->rows > rows || pat->cols > cols)
+        return tdcl_fail(err, TDCL_EINVAL,
+                         "the pattern (%" PRId64 " x %" PRId64 ") does not fit in --size %" PRId64
+                         "x%" PRId64,
+                         pat->cols, pat->rows, cols, rows);
+    tdcl_status st = tdcl_matrix_alloc(out, rows, cols, 1, TDCL_U8, err);
+    if (st) return st;
+    int64_t oy = (rows - pat->rows) / 2, ox = (cols - pat->cols) / 2;
+    for (int64_t y = 0; y < pat->rows; y++)
+        memcpy((uint8_t *)out->data + (oy + y) * cols + ox,
+               (const uint8_t *)pat->data + y * pat->cols, (size_t)pat->cols);
+    return TDCL_OK;
+}
+
+/* The starting grid, rule and boundary from the file or the soup options. */
+static tdcl_status job_input(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_opts *lo,
+                             tdcl_matrix *grid, int64_t *gen0, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_life_pattern pat = {0};
+    int64_t max_cells = max_cells_for(ctx, lo);
+    double t0 = tdcl_now_ms();
+    *gen0 = 0;
+    if (!o->input) {
+        int64_t w = o->width > 0 ? o->width : 500, h = o->height > 0 ? o->height : 500;
+        if (w > max_cells / h)
+            return tdcl_fail(err, TDCL_ELIMIT,
+                             "--size %" PRId64 "x%" PRId64 " is more than the %" PRId64
+                             " cells '%s' holds",
+                             w, h, max_cells, ctx->dev.device_name);
+        st = tdcl_life_soup(h, w, o->density, o->seed, grid, err);
+        ctx->t.read_ms += tdcl_now_ms() - t0;
+        return st;
+    }
+    TDCL_TRY(tdcl_life_read(o->input, max_cells, &pat, err));
+    if (!o->rule_given && pat.has_rule) lo->rule = pat.rule;
+    if (!o->boundary_given && pat.topo.present) lo->boundary = pat.topo.boundary;
+    *gen0 = pat.generation;
+    if (o->width > 0 || o->height > 0) {
+        int64_t w = o->width > 0 ? o->width : pat.grid.cols;
+        int64_t h = o->height > 0 ? o->height : pat.grid.rows;
+        if (w > max_cells / h) {
+            st = tdcl_fail(err, TDCL_ELIMIT, "--size %" PRId64 "x%" PRId64 " is too large", w, h);
+            goto out;
+        }
+        TDCL_TRY(place(&pat.grid, h, w, grid, err));
+    } else {
+        *grid = pat.grid;
+        pat.grid.data = NULL;
+    }
+out:
+    tdcl_life_pattern_free(&pat);
+    ctx->t.read_ms += tdcl_now_ms() - t0;
+    return st;
+}
+
+typedef struct job_state {
+    const tdcl_life_job_opts *o;
+    tdcl_life_write_opts w;
+    tdcl_life_gif *gif;
+    int64_t gen0;
+    double t_start, t_report;
+} job_state;
+
+/* The --every, --frames and --gif work at generation gen. */
+static tdcl_status job_snapshot(job_state *js, tdcl_life_plan *p, int64_t gen, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix g = {0};
+    char *path = NULL;
+    TDCL_TRY(tdcl_life_plan_result(p, &g, err));
+    if (js->o->every > 0)
+        tdcl_log(TDCL_LOG_INFO, "generation %" PRId64 ": population %" PRId64, js->gen0 + gen,
+                 tdcl_life_population(&g));
+    if (js->o->frames_dir && js->o->every > 0) {
+        size_t n = strlen(js->o->frames_dir) + 40;
+        if (!(path = malloc(n))) {
+            st = tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+            goto out;
+        }
+        snprintf(path, n, "%s/gen-%08" PRId64 ".png", js->o->frames_dir, js->gen0 + gen);
+        tdcl_life_write_opts w = js->w;
+        w.generation = js->gen0 + gen;
+        TDCL_TRY(tdcl_life_write(path, &g, &w, err));
+    }
+    if (js->gif) TDCL_TRY(tdcl_life_gif_frame(js->gif, &g, err));
+out:
+    free(path);
+    tdcl_matrix_free(&g);
+    return st;
+}
+
+static void job_progress(job_state *js, int64_t done, int64_t total)
+{
+    double now = tdcl_now_ms(), el = now - js->t_start;
+    if (el < 1000 || now - js->t_report < 500 || done == total) return;
+    js->t_report = now;
+    if (js->o->progress)
+        js->o->progress(done, total, el, js->o->progress_user);
+    else
+        tdcl_log(TDCL_LOG_INFO, "generation %" PRId64 " of %" PRId64 " (%.0f%%), %.1f s", done,
+                 total, 100.0 * (double)done / (double)total, el / 1000);
+}
+
+/* Runs o->gens generations in chunks: up to the next snapshot, and short
+ * enough (about a quarter of a second) for progress to show. */
+static tdcl_status job_loop(job_state *js, tdcl_life_plan *p, double *kernel_ms, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    const tdcl_life_job_opts *o = js->o;
+    int64_t every = o->every > 0 ? o->every : (js->gif ? 1 : 0);
+    int64_t chunk = 16;
+    *kernel_ms = 0;
+    if (every) TDCL_TRY(job_snapshot(js, p, 0, err));
+    for (int64_t done = 0; done < o->gens;) {
+        int64_t n = o->gens - done < chunk ? o->gens - done : chunk;
+        if (every && n > every - done % every) n = every - done % every;
+        double ms, t0 = tdcl_now_ms();
+        TDCL_TRY(tdcl_life_plan_execute(p, n, &ms, err));
+        *kernel_ms += ms;
+        done += n;
+        if (tdcl_now_ms() - t0 < 250 && chunk < ((int64_t)1 << 40)) chunk *= 2;
+        if (every && done % every == 0) TDCL_TRY(job_snapshot(js, p, done, err));
+        job_progress(js, done, o->gens);
+    }
+out:
+    return st;
+}
+
+tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_summary *sum,
+                          tdcl_matrix *final, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix grid = {0}, result = {0};
+    tdcl_life_plan *p = NULL;
+    tdcl_life_opts lo = o->life;
+    job_state js = {.o = o};
+    double t_start = tdcl_now_ms(), kernel_ms = 0;
+    if (final) memset(final, 0, sizeof *final);
+    if (o->gens < 0)
+        return tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0, got %" PRId64, o->gens);
+    lo.rule = rule_of(&lo);
+    TDCL_TRY(job_input(ctx, o, &lo, &grid, &js.gen0, err));
+    TDCL_TRY(tdcl_life_plan_create(ctx, &lo, &grid, &p, err));
+    js.w.rule = lo.rule;
+    js.w.boundary = lo.boundary;
+    js.w.scale = o->scale;
+    if (o->frames_dir && mkdir(o->frames_dir, 0777) != 0 && errno != EEXIST) {
+        st = tdcl_fail(err, TDCL_EIO, "cannot create --frames directory '%s': %s", o->frames_dir,
+                       strerror(errno));
+        goto out;
+    }
+    if (o->gif_path)
+        TDCL_TRY(tdcl_life_gif_open(o->gif_path, grid.rows, grid.cols, o->scale,
+                                    o->every > 0 ? 10 : 5, &js.gif, err));
+    js.t_start = js.t_report = tdcl_now_ms();
+    TDCL_TRY(job_loop(&js, p, &kernel_ms, err));
+    TDCL_TRY(tdcl_life_plan_result(p, &result, err));
+    if (js.gif) {
+        tdcl_life_gif *g = js.gif;
+        js.gif = NULL;
+        TDCL_TRY(tdcl_life_gif_close(g, err));
+    }
+    if (sum) {
+        memset(sum, 0, sizeof *sum);
+        sum->rows = result.rows;
+        sum->cols = result.cols;
+        sum->generations = o->gens;
+        sum->population = tdcl_life_population(&result);
+        sum->kernel_ms = kernel_ms;
+        sum->wall_ms = tdcl_now_ms() - js.t_start;
+        sum->rule = lo.rule;
+        sum->boundary = lo.boundary;
+        snprintf(sum->describe, sizeof sum->describe, "%s", tdcl_life_plan_describe(p));
+    }
+    if (o->output) {
+        double t0 = tdcl_now_ms();
+        char comment[96];
+        snprintf(comment, sizeof comment, "generation %" PRId64 ", written by tiledcl life",
+                 js.gen0 + o->gens);
+        js.w.generation = js.gen0 + o->gens;
+        js.w.comment = comment;
+        st = tdcl_life_write(o->output, &result, &js.w, err);
+        ctx->t.write_ms += tdcl_now_ms() - t0;
+        if (st) goto out;
+    }
+    if (final) {
+        *final = result;
+        result.data = NULL;
+    }
+    (void)t_start;
+out:
+    tdcl_life_gif_abort(js.gif);
+    tdcl_life_plan_destroy(p);
+    tdcl_matrix_free(&grid);
+    tdcl_matrix_free(&result);
+    return st;
+}

@@ -1,0 +1,1170 @@
+/* Matrix Market reading: banner, size line, and a body parsed in line-aligned
+ * chunks on several threads, then scattered into a dense row-major matrix. */
+#include "mtx.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileio.h"
+#include "numconv.h"
+
+#define CHUNK ((size_t)4 << 20)     /* text per thread and round */
+#define MAX_LINE ((size_t)64 << 20) /* longest header line we buffer */
+#define MAXT 64
+#define PREFETCH 16 /* entries ahead for the coordinate scatter */
+
+typedef enum { F_REAL, F_INTEGER, F_PATTERN } mtx_field;
+typedef enum { S_GENERAL, S_SYMMETRIC, S_SKEW } mtx_sym;
+
+typedef struct mtx_hdr {
+    int coord;
+    mtx_field field;
+    mtx_sym sym;
+    int64_t rows, cols;
+    uint64_t want; /* stored entries the size line promises */
+} mtx_hdr;
+
+typedef union val8 {
+    double f;
+    int64_t i;
+} val8;
+
+/* One thread's share of a chunk: its text, what it parsed, its error. */
+typedef struct part {
+    const mtx_hdr *h;
+    const char *p, *e;
+    val8 *v;
+    int64_t *ri, *ci; /* 0-based indices (coordinate only) */
+    size_t n, cap;
+    int64_t lines; /* line ends passed */
+    uint64_t k0;   /* index of the first entry in the file's order */
+    tdcl_status st;
+    int64_t err_line; /* 1-based within the part */
+    char msg[400];
+} part;
+
+typedef struct rd {
+    tdcl_src *src;
+    const char *name;
+    const char *p, *e; /* text not yet consumed */
+    const char *base;  /* the mapped file, or NULL */
+    char *buf;         /* stream buffer (NULL when the file is mapped) */
+    size_t cap;
+    int eof;
+    int64_t line; /* lines consumed */
+    mtx_hdr h;
+    tdcl_matrix *m;
+    int nt;
+    size_t chunk;
+    part parts[MAXT];
+    uint64_t have; /* entries stored */
+    tdcl_status scatter_st;
+    char scatter_msg[200];
+} rd;
+
+/* --- small text helpers ------------------------------------------------ */
+
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static char lower(char c)
+{
+    return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+}
+
+/* 1 if [p, e) equals word, ASCII case-insensitive (locale-free). */
+static int word_is(const char *p, const char *e, const char *word)
+{
+    size_t n = strlen(word);
+    if ((size_t)(e - p) != n) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (lower(p[i]) != word[i]) return 0;
+    return 1;
+}
+
+/* Copies the token at p (up to whitespace, at most 40 chars) into out, or
+ * "end of line" when there is none. */
+static const char *token(const char *p, const char *e, char out[48])
+{
+    size_t n = 0;
+    while (p + n < e && p[n] != '\n' && !is_blank(p[n]) && n < 40)
+        n++;
+    if (n == 0) return "end of line";
+    memcpy(out, p, n);
+    out[n] = '\0';
+    if (n == 40) memcpy(out + 37, "...", 4);
+    return out;
+}
+
+/* Copies a whole line, trimmed, at most 60 chars, for size-line messages. */
+static const char *line_text(const char *p, const char *e, char out[72])
+{
+    while (p < e && is_blank(*p))
+        p++;
+    while (e > p && is_blank(e[-1]))
+        e--;
+    size_t n = (size_t)(e - p) > 60 ? 60 : (size_t)(e - p);
+    memcpy(out, p, n);
+    out[n] = '\0';
+    if (n == 60) memcpy(out + 57, "...", 4);
+    return out;
+}
+
+/* --- the text window ---------------------------------------------------- */
+
+/* Refills the stream buffer, keeping the unconsumed text; grows the buffer
+ * when it is full of one line. */
+static tdcl_status fill(rd *r, tdcl_err *err)
+{
+    if (r->eof) return TDCL_OK;
+    size_t keep = (size_t)(r->e - r->p);
+    if (keep == r->cap) {
+        if (r->cap >= MAX_LINE)
+            return tdcl_fail(err, TDCL_EPARSE, "%s:%lld: expected a line end within %zu bytes",
+                             r->name, (long long)r->line + 1, r->cap);
+        char *nb = malloc(r->cap * 2);
+        if (!nb) return tdcl_fail(err, TDCL_ENOMEM, "out of memory reading '%s'", r->name);
+        memcpy(nb, r->p, keep);
+        free(r->buf);
+        r->buf = nb;
+        r->cap *= 2;
+    } else {
+        memmove(r->buf, r->p, keep);
+    }
+    r->p = r->buf;
+    r->e = r->buf + keep;
+    size_t got;
+    tdcl_status st = tdcl_src_read(r->src, r->buf + keep, r->cap - keep, &got, err);
+    if (st) return st;
+    r->e += got;
+    if (got == 0) r->eof = 1;
+    return TDCL_OK;
+}
+
+/* The next line, without its line end, in [*ls, *le); *any = 0 at the end. */
+static tdcl_status next_line(rd *r, const char **ls, const char **le, int *any, tdcl_err *err)
+{
+    for (;;) {
+        const char *nl = memchr(r->p, '\n', (size_t)(r->e - r->p));
+        if (nl || (r->eof && r->p < r->e)) {
+            *ls = r->p;
+            *le = nl ? nl : r->e;
+            r->p = nl ? nl + 1 : r->e;
+            r->line++;
+            *any = 1;
+            return TDCL_OK;
+        }
+        if (r->eof) {
+            *any = 0;
+            return TDCL_OK;
+        }
+        tdcl_status st = fill(r, err);
+        if (st) return st;
+    }
+}
+
+/* --- header ------------------------------------------------------------- */
+
+/* Splits [p, e) at blanks: the next word in [*ws, *we); 0 when none. */
+static int next_word(const char **p, const char *e, const char **ws, const char **we)
+{
+    const char *s = *p;
+    while (s < e && is_blank(*s))
+        s++;
+    if (s == e) return 0;
+    const char *t = s;
+    while (t < e && !is_blank(*t))
+        t++;
+    *ws = s;
+    *we = t;
+    *p = t;
+    return 1;
+}
+
+/* The four words after "%%MatrixMarket": what each may be, and the values
+ * tiledcl refuses (valid Matrix Market, but not data it can use). */
+typedef struct banner_choice {
+    const char *word;
+    int value;
+    const char *refusal; /* non-NULL: refuse with this */
+} banner_choice;
+
+typedef struct banner_slot {
+    const char *what;
+    banner_choice choices[6];
+} banner_slot;
+
+static const banner_slot banner_slots[4] = {
+    {"object", {{"matrix", 0, NULL}, {"vector", 0, "vector objects are not supported"}}},
+    {"format", {{"array", 0, NULL}, {"coordinate", 1, NULL}}},
+    {"field",
+     {{"real", F_REAL, NULL},
+      {"double", F_REAL, NULL},
+      {"integer", F_INTEGER, NULL},
+      {"pattern", F_PATTERN, NULL},
+      {"complex", 0, "complex matrices are not supported"}}},
+    {"symmetry",
+     {{"general", S_GENERAL, NULL},
+      {"symmetric", S_SYMMETRIC, NULL},
+      {"skew-symmetric", S_SKEW, NULL},
+      {"hermitian", 0, "hermitian matrices are not supported"}}},
+};
+
+/* Reads the next banner word into *value, or fails naming the choices. */
+static tdcl_status banner_word(rd *r, const char **p, const char *e, const banner_slot *sl,
+                               int *value, tdcl_err *err)
+{
+    const char *ws = e, *we = e;
+    char tok[48], list[160] = "";
+    next_word(p, e, &ws, &we);
+    const banner_choice *c = sl->choices;
+    for (; c->word; c++)
+        if (word_is(ws, we, c->word)) {
+            if (c->refusal)
+                return tdcl_fail(err, TDCL_EUNSUPPORTED, "%s:1: %s (%s '%s')", r->name, c->refusal,
+                                 sl->what, c->word);
+            *value = c->value;
+            return TDCL_OK;
+        }
+    int n = 0;
+    for (c = sl->choices; c->word; c++)
+        n += !c->refusal;
+    for (int i = 0, k = 0; sl->choices[i].word; i++) {
+        if (sl->choices[i].refusal) continue;
+        size_t l = strlen(list);
+        snprintf(list + l, sizeof list - l, "%s'%s'",
+                 k == 0       ? ""
+                 : k == n - 1 ? " or "
+                              : ", ",
+                 sl->choices[i].word);
+        k++;
+    }
+    return tdcl_fail(err, TDCL_EPARSE, "%s:1: expected the %s %s, got '%s'", r->name, sl->what,
+                     list, token(ws, we, tok));
+}
+
+static tdcl_status parse_banner(rd *r, const char *p, const char *e, tdcl_err *err)
+{
+    char tok[48];
+    const char *ws = NULL, *we = NULL;
+    if (e - p >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) /* a UTF-8 byte order mark */
+        p += 3;
+    if (!next_word(&p, e, &ws, &we) || !word_is(ws, we, "%%matrixmarket"))
+        return tdcl_fail(err, TDCL_EPARSE,
+                         "%s:1: expected the banner '%%%%MatrixMarket matrix FORMAT FIELD "
+                         "SYMMETRY', got '%s'",
+                         r->name, token(ws ? ws : p, e, tok));
+    int v[4];
+    for (int i = 0; i < 4; i++) {
+        tdcl_status st = banner_word(r, &p, e, &banner_slots[i], &v[i], err);
+        if (st) return st;
+    }
+    r->h.coord = v[1];
+    r->h.field = (mtx_field)v[2];
+    r->h.sym = (mtx_sym)v[3];
+    if (r->h.field == F_PATTERN && !r->h.coord)
+        return tdcl_fail(err, TDCL_EPARSE,
+                         "%s:1: the field 'pattern' needs the coordinate format, got array",
+                         r->name);
+    if (r->h.sym == S_SKEW && r->h.field == F_PATTERN)
+        return tdcl_fail(err, TDCL_EPARSE,
+                         "%s:1: a pattern matrix cannot be skew-symmetric (its entries are 1)",
+                         r->name);
+    if (next_word(&p, e, &ws, &we))
+        return tdcl_fail(err, TDCL_EPARSE,
+                         "%s:1: expected the end of the banner after the symmetry, got '%s'",
+                         r->name, token(ws, we, tok));
+    return TDCL_OK;
+}
+
+/* Parses "rows cols" or "rows cols entries" into v; returns the count of
+ * numbers, or -1 when a word is not a nonnegative int64. */
+static int size_numbers(const char *p, const char *e, int64_t v[3])
+{
+    const char *ws, *we;
+    int n = 0;
+    while (next_word(&p, e, &ws, &we)) {
+        if (n == 3) return -1;
+        uint64_t u;
+        int ovf;
+        const char *q = tdcl_nc_parse_u64(ws, we, &u, &ovf);
+        if (!q || q != we || u > (uint64_t)INT64_MAX) return -1;
+        v[n++] = (int64_t)u;
+    }
+    return n;
+}
+
+/* Stored entries an array file holds for its symmetry. */
+static tdcl_status array_entries(rd *r, tdcl_err *err)
+{
+    uint64_t n = (uint64_t)r->h.rows, c = (uint64_t)r->h.cols;
+    if (r->h.sym == S_GENERAL) {
+        if (c > UINT64_MAX / n)
+            return tdcl_fail(err, TDCL_ELIMIT, "%s:%lld: a %llux%llu matrix is too large", r->name,
+                             (long long)r->line, (unsigned long long)n, (unsigned long long)c);
+        r->h.want = n * c;
+    } else {
+        if (n > UINT32_MAX) /* n*(n+1)/2 must not overflow */
+            return tdcl_fail(err, TDCL_ELIMIT, "%s:%lld: a %llux%llu matrix is too large", r->name,
+                             (long long)r->line, (unsigned long long)n, (unsigned long long)c);
+        r->h.want = r->h.sym == S_SYMMETRIC ? n * (n + 1) / 2 : n * (n - 1) / 2;
+    }
+    return TDCL_OK;
+}
+
+static tdcl_status parse_size_line(rd *r, const char *p, const char *e, tdcl_err *err)
+{
+    char txt[72];
+    int64_t v[3];
+    int want = r->h.coord ? 3 : 2;
+    int n = size_numbers(p, e, v);
+    if (n != want || v[0] < 1 || v[1] < 1)
+        return tdcl_fail(err, TDCL_EPARSE, "%s:%lld: expected '%s' after the banner, got '%s'",
+                         r->name, (long long)r->line,
+                         r->h.coord ? "rows cols entries" : "rows cols", line_text(p, e, txt));
+    r->h.rows = v[0];
+    r->h.cols = v[1];
+    if (r->h.sym != S_GENERAL && v[0] != v[1])
+        return tdcl_fail(err, TDCL_EPARSE, "%s:%lld: a %s matrix must be square, got %lldx%lld",
+                         r->name, (long long)r->line,
+                         r->h.sym == S_SYMMETRIC ? "symmetric" : "skew-symmetric", (long long)v[0],
+                         (long long)v[1]);
+    if (r->h.coord) {
+        r->h.want = (uint64_t)v[2];
+        return TDCL_OK;
+    }
+    return array_entries(r, err);
+}
+
+/* Reads the banner, comments, blank lines and the size line. */
+static tdcl_status parse_header(rd *r, tdcl_err *err)
+{
+    const char *ls, *le;
+    int any;
+    tdcl_status st = next_line(r, &ls, &le, &any, err);
+    if (st) return st;
+    if (!any)
+        return tdcl_fail(err, TDCL_EPARSE, "'%s' is empty: expected a Matrix Market file", r->name);
+    if ((st = parse_banner(r, ls, le, err))) return st;
+    for (;;) {
+        if ((st = next_line(r, &ls, &le, &any, err))) return st;
+        if (!any)
+            return tdcl_fail(err, TDCL_EPARSE,
+                             "%s:%lld: expected the size line, got the end of the file", r->name,
+                             (long long)r->line + 1);
+        const char *q = ls;
+        while (q < le && is_blank(*q))
+            q++;
+        if (q < le && *q != '%') return parse_size_line(r, q, le, err);
+    }
+}
+
+/* The smallest text an entry needs ("1\n", "1 1\n", "1 1 1\n"). */
+static uint64_t min_entry_bytes(const mtx_hdr *h)
+{
+    return !h->coord ? 2 : h->field == F_PATTERN ? 4 : 6;
+}
+
+/* Refuses a header claiming more entries than the rest of the file can
+ * hold, before anything large is allocated. */
+static tdcl_status check_claim(rd *r, tdcl_err *err)
+{
+    uint64_t max = tdcl_src_max_content(r->src);
+    if (max == UINT64_MAX || r->h.want == 0) return TDCL_OK;
+    uint64_t used =
+        r->base ? (uint64_t)(r->p - r->base) : r->src->consumed - (uint64_t)(r->e - r->p);
+    uint64_t left = max > used ? max - used : 0;
+    uint64_t per = min_entry_bytes(&r->h);
+    if (r->h.want > (left + 1) / per)
+        return tdcl_fail(err, TDCL_EPARSE,
+                         "%s:%lld: the size line claims %llu entries, but the %llu bytes after "
+                         "it can hold at most %llu",
+                         r->name, (long long)r->line, (unsigned long long)r->h.want,
+                         (unsigned long long)left, (unsigned long long)((left + 1) / per));
+    return TDCL_OK;
+}
+
+/* --- body: parsing one part ---------------------------------------------- */
+
+static void part_fail(part *t, tdcl_status st, int64_t line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void part_fail(part *t, tdcl_status st, int64_t line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->msg, sizeof t->msg, fmt, ap);
+    va_end(ap);
+    t->st = st;
+    t->err_line = line;
+}
+
+static int part_grow(part *t)
+{
+    size_t cap = t->cap ? t->cap * 2 : (size_t)(t->e - t->p) / 8 + 64;
+    val8 *v = realloc(t->v, cap * sizeof *v);
+    if (!v) return -1;
+    t->v = v;
+    if (t->h->coord) {
+        int64_t *ri = realloc(t->ri, cap * sizeof *ri);
+        if (ri) t->ri = ri;
+        int64_t *ci = ri ? realloc(t->ci, cap * sizeof *ci) : NULL;
+        if (!ci) return -1;
+        t->ci = ci;
+    }
+    t->cap = cap;
+    return 0;
+}
+
+/* Parses one value of the header's field at p; NULL (and a part error) if
+ * there is none. */
+static const char *parse_value(part *t, const char *p, const char *e, val8 *out)
+{
+    char tok[48];
+    const char *q;
+    if (t->h->field == F_INTEGER) {
+        int ovf;
+        q = tdcl_nc_parse_i64(p, e, &out->i, &ovf);
+        if (q && q < e && !is_blank(*q) && *q != '\n')
+            q = NULL; /* "12.5" or "3x" is not an integer */
+        if (!q)
+            part_fail(t, TDCL_EPARSE, t->lines + 1,
+                      ovf ? "integer '%s' is outside the int64 range"
+                          : "expected an integer, "
+                            "got '%s'",
+                      token(p, e, tok));
+        if (q && t->h->sym == S_SKEW && out->i == INT64_MIN) {
+            part_fail(t, TDCL_EPARSE, t->lines + 1,
+                      "'%s' cannot be negated for the mirrored skew-symmetric entry",
+                      token(p, e, tok));
+            q = NULL;
+        }
+        return q;
+    }
+    q = tdcl_nc_parse_f64_fast(p, e, &out->f);
+    if (!q)
+        part_fail(t, TDCL_EPARSE, t->lines + 1, "expected a real number, got '%s'",
+                  token(p, e, tok));
+    return q;
+}
+
+/* After the last value of a line: blanks, then the line end or the end of
+ * the text. Returns the start of the next line, or NULL (part error). */
+static const char *end_of_entry(part *t, const char *p, const char *e, const char *what)
+{
+    char tok[48];
+    while (p < e && is_blank(*p))
+        p++;
+    if (p < e && *p != '\n') {
+        part_fail(t, TDCL_EPARSE, t->lines + 1, "expected the end of the line after %s, got '%s'",
+                  what, token(p, e, tok));
+        return NULL;
+    }
+    if (p < e) {
+        t->lines++;
+        p++;
+    }
+    return p;
+}
+
+static void parse_array_part(part *t)
+{
+    const char *p = t->p, *e = t->e;
+    while (p < e) {
+        while (p < e && is_blank(*p))
+            p++;
+        if (p < e && *p == '\n') { /* a blank line */
+            t->lines++;
+            p++;
+            continue;
+        }
+        if (p == e) break;
+        if (t->n == t->cap && part_grow(t)) {
+            part_fail(t, TDCL_ENOMEM, t->lines + 1, "out of memory");
+            return;
+        }
+        if (!(p = parse_value(t, p, e, &t->v[t->n]))) return;
+        t->n++;
+        if (!(p = end_of_entry(t, p, e, "the value"))) return;
+    }
+}
+
+/* Parses a 1-based index in [1, max] at p, followed by a blank. */
+static const char *parse_index(part *t, const char *p, const char *e, int64_t max, const char *what,
+                               int64_t *out)
+{
+    char tok[48];
+    uint64_t u;
+    int ovf;
+    const char *q = tdcl_nc_parse_u64_fast(p, e, &u, &ovf);
+    if (!q || (q < e && !is_blank(*q) && *q != '\n')) {
+        part_fail(t, TDCL_EPARSE, t->lines + 1, "expected a %s index, got '%s'", what,
+                  token(p, e, tok));
+        return NULL;
+    }
+    if (u < 1 || u > (uint64_t)max) {
+        part_fail(t, TDCL_EPARSE, t->lines + 1, "%s index %s is out of range 1..%lld", what,
+                  token(p, e, tok), (long long)max);
+        return NULL;
+    }
+    *out = (int64_t)u - 1;
+    return q;
+}
+
+static const char *skip_blanks(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\t'))
+        p++;
+    return p;
+}
+
+static const char *parse_coord_entry(part *t, const char *p, const char *e)
+{
+    const mtx_hdr *h = t->h;
+    size_t k = t->n;
+    char tok[48];
+    if (!(p = parse_index(t, p, e, h->rows, "row", &t->ri[k]))) return NULL;
+    if (!(p = parse_index(t, skip_blanks(p, e), e, h->cols, "column", &t->ci[k]))) return NULL;
+    if (h->field == F_PATTERN) {
+        t->v[k].f = 1.0;
+        t->n++;
+        return end_of_entry(t, p, e, "'row column'");
+    }
+    const char *vs = skip_blanks(p, e);
+    if (vs == p || vs == e || *vs == '\n' || *vs == '\r') {
+        part_fail(t, TDCL_EPARSE, t->lines + 1, "expected 'row column value', got no value");
+        return NULL;
+    }
+    if (!(p = parse_value(t, vs, e, &t->v[k]))) return NULL;
+    if (h->sym == S_SKEW && t->ri[k] == t->ci[k] &&
+        (h->field == F_INTEGER ? t->v[k].i != 0 : t->v[k].f != 0)) {
+        part_fail(t, TDCL_EPARSE, t->lines + 1,
+                  "a skew-symmetric matrix has a zero diagonal, got '%s' at (%lld, %lld)",
+                  token(vs, e, tok), (long long)t->ri[k] + 1, (long long)t->ci[k] + 1);
+        return NULL;
+    }
+    t->n++;
+    return end_of_entry(t, p, e, "'row column value'");
+}
+
+static void parse_coord_part(part *t)
+{
+    const char *p = t->p, *e = t->e;
+    while (p < e) {
+        while (p < e && is_blank(*p))
+            p++;
+        if (p < e && *p == '\n') {
+            t->lines++;
+            p++;
+            continue;
+        }
+        if (p == e) break;
+        if (t->n == t->cap && part_grow(t)) {
+            part_fail(t, TDCL_ENOMEM, t->lines + 1, "out of memory");
+            return;
+        }
+        if (!(p = parse_coord_entry(t, p, e))) return;
+    }
+}
+
+static void parse_part(void *arg, int i)
+{
+    part *t = &((rd *)arg)->parts[i];
+    if (t->p == t->e) return;
+    if (t->h->coord)
+        parse_coord_part(t);
+    else
+        parse_array_part(t);
+}
+
+/* --- body: placing the parsed entries ------------------------------------ */
+
+/* Row and column of stored entry k of a symmetric (diag = 1) or
+ * skew-symmetric (diag = 0) array file: the lower triangle column by column. */
+static void tri_pos(uint64_t k, int64_t n, int diag, int64_t *i, int64_t *j)
+{
+    int64_t c = 0;
+    for (;;) {
+        uint64_t len = (uint64_t)(n - c - (diag ? 0 : 1));
+        if (k < len) break;
+        k -= len;
+        c++;
+    }
+    *j = c;
+    *i = c + (diag ? 0 : 1) + (int64_t)k;
+}
+
+/* Column-major entries k0..k1 of a general array into row-major d, one by
+ * one (the partial columns at the ends of a part). */
+static void scatter_cm_range(val8 *d, int64_t rows, int64_t cols, uint64_t k0, uint64_t k1,
+                             const val8 *v)
+{
+    int64_t i = (int64_t)(k0 % (uint64_t)rows), j = (int64_t)(k0 / (uint64_t)rows);
+    for (uint64_t k = k0; k < k1; k++) {
+        d[i * cols + j] = *v++;
+        if (++i == rows) {
+            i = 0;
+            j++;
+        }
+    }
+}
+
+/* Whole columns j0..j1 (v holds them column-major) into row-major d, eight
+ * columns at a time, so each row gets a full cache line per visit instead
+ * of one value per line and page. */
+static void scatter_cm_columns(val8 *d, int64_t rows, int64_t cols, int64_t j0, int64_t j1,
+                               const val8 *v)
+{
+    enum { W = 8 };
+    int64_t j = j0;
+    for (; j + W <= j1; j += W) {
+        const val8 *src = v + (j - j0) * rows;
+        for (int64_t i = 0; i < rows; i++)
+            for (int c = 0; c < W; c++)
+                d[i * cols + j + c] = src[c * rows + i];
+    }
+    if (j < j1)
+        scatter_cm_range(d, rows, cols, (uint64_t)(j * rows), (uint64_t)(j1 * rows),
+                         v + (j - j0) * rows);
+}
+
+static void scatter_general_array(rd *r, const part *t)
+{
+    int64_t rows = r->h.rows, cols = r->h.cols;
+    uint64_t k0 = t->k0, k1 = t->k0 + t->n, ur = (uint64_t)rows;
+    uint64_t a = (k0 + ur - 1) / ur * ur, b = k1 / ur * ur; /* whole columns in [a, b) */
+    val8 *d = r->m->data;
+    if (a >= b) {
+        scatter_cm_range(d, rows, cols, k0, k1, t->v);
+        return;
+    }
+    scatter_cm_range(d, rows, cols, k0, a, t->v);
+    scatter_cm_columns(d, rows, cols, (int64_t)(a / ur), (int64_t)(b / ur), t->v + (a - k0));
+    scatter_cm_range(d, rows, cols, b, k1, t->v + (b - k0));
+}
+
+static void scatter_array_part(rd *r, part *t)
+{
+    const mtx_hdr *h = &r->h;
+    int64_t n = h->rows, cols = h->cols, i, j;
+    val8 *d = r->m->data;
+    if (h->sym == S_GENERAL) {
+        scatter_general_array(r, t);
+        return;
+    }
+    int diag = h->sym == S_SYMMETRIC;
+    int isint = h->field == F_INTEGER;
+    tri_pos(t->k0, n, diag, &i, &j);
+    for (size_t k = 0; k < t->n; k++) {
+        val8 v = t->v[k], m = v;
+        if (!diag) {
+            if (isint)
+                m.i = -v.i;
+            else
+                m.f = -v.f;
+        }
+        d[i * cols + j] = v;
+        d[j * cols + i] = m; /* on the diagonal this rewrites v itself */
+        if (++i == n) {
+            j++;
+            i = j + (diag ? 0 : 1);
+        }
+    }
+}
+
+typedef struct coord_job {
+    rd *r;
+    int nparts, nw;
+    tdcl_status st[MAXT];
+    int64_t bad_i[MAXT], bad_j[MAXT];
+} coord_job;
+
+/* Adds v to cell (i, j); 0, or -1 when an integer sum overflows. */
+static int add_cell(val8 *d, int64_t cols, int64_t i, int64_t j, val8 v, int isint)
+{
+    val8 *c = &d[i * cols + j];
+    if (!isint) {
+        c->f += v.f;
+        return 0;
+    }
+    return __builtin_add_overflow(c->i, v.i, &c->i) ? -1 : 0;
+}
+
+static void overflowed(coord_job *job, int w, int64_t i, int64_t j)
+{
+    job->st[w] = TDCL_EPARSE;
+    job->bad_i[w] = i;
+    job->bad_j[w] = j;
+}
+
+/* Thread w adds the entries whose target row falls in its share of rows,
+ * reading every part in file order: each cell is summed by one thread in
+ * the order of the file, so results do not depend on the thread count. */
+static void scatter_coord(void *arg, int w)
+{
+    coord_job *job = arg;
+    rd *r = job->r;
+    const mtx_hdr *h = &r->h;
+    int64_t lo = (int64_t)((uint64_t)h->rows * (uint64_t)w / (uint64_t)job->nw);
+    int64_t hi = (int64_t)((uint64_t)h->rows * (uint64_t)(w + 1) / (uint64_t)job->nw);
+    int isint = h->field == F_INTEGER, skew = h->sym == S_SKEW, mirror = h->sym != S_GENERAL;
+    val8 *d = r->m->data;
+    for (int pi = 0; pi < job->nparts; pi++) {
+        const part *t = &r->parts[pi];
+        for (size_t k = 0; k < t->n; k++) {
+            /* The cells are scattered over the whole matrix: ask for one a
+             * few entries ahead so the misses overlap instead of queueing. */
+            if (k + PREFETCH < t->n)
+                __builtin_prefetch(&d[t->ri[k + PREFETCH] * h->cols + t->ci[k + PREFETCH]], 1);
+            int64_t i = t->ri[k], j = t->ci[k];
+            val8 v = t->v[k];
+            if (i >= lo && i < hi && add_cell(d, h->cols, i, j, v, isint)) {
+                overflowed(job, w, i, j);
+                return;
+            }
+            if (!mirror || i == j || j < lo || j >= hi) continue;
+            if (skew && isint)
+                v.i = -v.i;
+            else if (skew)
+                v.f = -v.f;
+            if (add_cell(d, h->cols, j, i, v, isint)) {
+                overflowed(job, w, j, i);
+                return;
+            }
+        }
+    }
+}
+
+static void scatter_array(void *arg, int i)
+{
+    rd *r = arg;
+    scatter_array_part(r, &r->parts[i]);
+}
+
+/* Splits [p, q) into parts at line ends, one per thread unless small. */
+static int split_region(rd *r, const char *p, const char *q)
+{
+    size_t len = (size_t)(q - p);
+    int np = len <= r->chunk ? 1 : r->nt;
+    const char *s = p;
+    for (int i = 0; i < np; i++) {
+        const char *e = i == np - 1 ? q : p + len / (size_t)np * (size_t)(i + 1);
+        if (e < s) e = s;
+        if (i < np - 1) {
+            const char *nl = memchr(e, '\n', (size_t)(q - e));
+            e = nl ? nl + 1 : q;
+        }
+        part *t = &r->parts[i];
+        t->h = &r->h;
+        t->p = s;
+        t->e = e;
+        t->n = 0;
+        t->lines = 0;
+        t->st = TDCL_OK;
+        s = e;
+    }
+    return np;
+}
+
+/* The 1-based line, within part t, of its stored entry k (0-based). */
+static int64_t entry_line(const part *t, size_t k, const char **at)
+{
+    const char *p = t->p;
+    int64_t line = 1;
+    for (;;) {
+        const char *q = p;
+        while (q < t->e && is_blank(*q))
+            q++;
+        if (q < t->e && *q != '\n' && k-- == 0) {
+            *at = q;
+            return line;
+        }
+        const char *nl = memchr(q, '\n', (size_t)(t->e - q));
+        if (!nl) {
+            *at = t->e;
+            return line;
+        }
+        p = nl + 1;
+        line++;
+    }
+}
+
+/* Checks each part in file order and gives it its place among the entries. */
+static tdcl_status account_parts(rd *r, int np, tdcl_err *err)
+{
+    for (int i = 0; i < np; i++) {
+        part *t = &r->parts[i];
+        uint64_t room = r->h.want - r->have;
+        if (t->n > room) {
+            const char *at;
+            char tok[48];
+            int64_t line = entry_line(t, (size_t)room, &at);
+            return tdcl_fail(err, TDCL_EPARSE,
+                             "%s:%lld: expected the end of the file after %llu entries, got '%s'",
+                             r->name, (long long)(r->line + line), (unsigned long long)r->h.want,
+                             token(at, t->e, tok));
+        }
+        if (t->st)
+            return tdcl_fail(err, t->st, "%s:%lld: %s", r->name, (long long)(r->line + t->err_line),
+                             t->msg);
+        t->k0 = r->have;
+        r->have += t->n;
+        r->line += t->lines;
+    }
+    return TDCL_OK;
+}
+
+static tdcl_status scatter_region(rd *r, int np, tdcl_err *err)
+{
+    if (!r->h.coord) {
+        tdcl_par_run(np, scatter_array, r);
+        return TDCL_OK;
+    }
+    coord_job job = {.r = r, .nparts = np, .nw = np};
+    tdcl_par_run(job.nw, scatter_coord, &job);
+    for (int w = 0; w < job.nw; w++)
+        if (job.st[w])
+            return tdcl_fail(err, TDCL_EPARSE,
+                             "'%s': the sum of the entries at (%lld, %lld) overflows int64",
+                             r->name, (long long)job.bad_i[w] + 1, (long long)job.bad_j[w] + 1);
+    return TDCL_OK;
+}
+
+static tdcl_status do_region(rd *r, const char *p, const char *q, tdcl_err *err)
+{
+    int np = split_region(r, p, q);
+    tdcl_par_run(np, parse_part, r);
+    tdcl_status st = account_parts(r, np, err);
+    if (st) return st;
+    return scatter_region(r, np, err);
+}
+
+static const char *last_newline(const char *p, const char *e)
+{
+    while (e > p)
+        if (*--e == '\n') return e;
+    return NULL;
+}
+
+/* The next line-aligned region of text, or 0 at the end of the input. */
+static tdcl_status next_region(rd *r, const char **q, int *any, tdcl_err *err)
+{
+    *any = 0;
+    if (!r->buf) {
+        if (r->p == r->e) return TDCL_OK;
+        size_t span = (size_t)r->nt * r->chunk;
+        *q = (size_t)(r->e - r->p) <= span ? r->e : r->p + span;
+        if (*q < r->e) {
+            const char *nl = memchr(*q, '\n', (size_t)(r->e - *q));
+            *q = nl ? nl + 1 : r->e;
+        }
+        *any = 1;
+        return TDCL_OK;
+    }
+    for (;;) {
+        tdcl_status st = fill(r, err);
+        if (st) return st;
+        if (r->eof) {
+            *q = r->e;
+            *any = r->p < r->e;
+            return TDCL_OK;
+        }
+        const char *nl = last_newline(r->p, r->e);
+        if (nl) {
+            *q = nl + 1;
+            *any = 1;
+            return TDCL_OK;
+        }
+    }
+}
+
+static tdcl_status parse_body(rd *r, tdcl_err *err)
+{
+    for (;;) {
+        const char *q;
+        int any;
+        tdcl_status st = next_region(r, &q, &any, err);
+        if (st) return st;
+        if (!any) break;
+        if ((st = do_region(r, r->p, q, err))) return st;
+        r->p = q;
+    }
+    if (r->have < r->h.want)
+        return tdcl_fail(err, TDCL_EPARSE,
+                         "%s:%lld: expected %llu entries, got %llu before the end of the file",
+                         r->name, (long long)r->line, (unsigned long long)r->h.want,
+                         (unsigned long long)r->have);
+    return TDCL_OK;
+}
+
+static void rd_free(rd *r)
+{
+    if (!r) return;
+    for (int i = 0; i < MAXT; i++) {
+        free(r->parts[i].v);
+        free(r->parts[i].ri);
+        free(r->parts[i].ci);
+    }
+    free(r->buf);
+    free(r);
+}
+
+tdcl_status tdcl_mtx_read(tdcl_src *src, const tdcl_mtx_read_opts *o, tdcl_matrix *out,
+                          tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix m = {0};
+    memset(out, 0, sizeof *out);
+    rd *r = calloc(1, sizeof *r);
+    if (!r) return tdcl_fail(err, TDCL_ENOMEM, "out of memory reading '%s'", src->name);
+    r->src = src;
+    r->name = src->name;
+    r->nt = tdcl_par_threads(o ? o->threads : 0);
+    r->chunk = o && o->chunk ? o->chunk : CHUNK;
+    const char *map;
+    size_t len;
+    if (tdcl_src_map(src, &map, &len)) {
+        r->base = r->p = map;
+        r->e = map + len;
+        r->eof = 1;
+    } else {
+        r->cap = (size_t)r->nt * r->chunk;
+        r->buf = malloc(r->cap);
+        if (!r->buf) {
+            st = tdcl_fail(err, TDCL_ENOMEM, "out of memory reading '%s'", src->name);
+            goto out;
+        }
+        r->p = r->e = r->buf;
+    }
+    TDCL_TRY(parse_header(r, err));
+    TDCL_TRY(check_claim(r, err));
+    tdcl_dtype dt = r->h.field == F_INTEGER ? TDCL_I64 : TDCL_F64;
+    size_t bytes;
+    TDCL_TRY(tdcl_src_check_size(r->name, r->h.rows, r->h.cols, (int)dt, o ? o->max_bytes : 0,
+                                 &bytes, err));
+    TDCL_TRY(tdcl_matrix_alloc(&m, r->h.rows, r->h.cols, 1, dt, err));
+    r->m = &m;
+    TDCL_TRY(parse_body(r, err));
+    *out = m;
+    memset(&m, 0, sizeof m);
+out:
+    tdcl_matrix_free(&m);
+    rd_free(r);
+    return st;
+}
+
+tdcl_status tdcl_mtx_read_path(const char *path, const tdcl_mtx_read_opts *o, tdcl_matrix *out,
+                               tdcl_err *err)
+{
+    tdcl_src src;
+    memset(out, 0, sizeof *out);
+    tdcl_status st = tdcl_src_open(&src, path, err);
+    if (st) return st;
+    st = tdcl_mtx_read(&src, o, out, err);
+    tdcl_src_close(&src);
+    return st;
+}
+
+/* --- writing ------------------------------------------------------------ */
+
+#define WBLOCK ((uint64_t)1 << 18) /* entries formatted per thread and round */
+#define WMAX_ARRAY (TDCL_NC_MAX + 1)
+#define WMAX_COORD (2 * 21 + TDCL_NC_MAX + 3)
+
+/* The writer's threads format blocks of entries round-robin and append
+ * them to the file in block order, each waiting for its turn, so
+ * formatting goes on while another thread writes. */
+typedef struct wjob {
+    const tdcl_matrix *m;
+    int coord, nt;
+    FILE *fp;
+    uint64_t total;
+    char *buf[MAXT];
+    pthread_mutex_t mu;
+    pthread_cond_t turn;
+    uint64_t next; /* the block to be written next */
+    int failed, err_no;
+} wjob;
+
+/* Formats element idx of m (any dtype) into o; returns the end. */
+static char *fmt_elem(char *o, const tdcl_matrix *m, size_t idx)
+{
+    switch (m->dtype) {
+    case TDCL_F64:
+        return tdcl_nc_format_f64(o, ((const double *)m->data)[idx]);
+    case TDCL_F32:
+        return tdcl_nc_format_f32(o, ((const float *)m->data)[idx]);
+    default:
+        return tdcl_nc_format_i64(o, tdcl_matrix_get_i64(m, idx));
+    }
+}
+
+static int elem_nonzero(const tdcl_matrix *m, size_t idx)
+{
+    switch (m->dtype) {
+    case TDCL_F64:
+        return ((const double *)m->data)[idx] != 0;
+    case TDCL_F32:
+        return ((const float *)m->data)[idx] != 0;
+    default:
+        return tdcl_matrix_get_i64(m, idx) != 0;
+    }
+}
+
+/* Array entries k0..k1 in column-major order, one per line. */
+static size_t fmt_array(const tdcl_matrix *m, uint64_t k0, uint64_t k1, char *buf)
+{
+    uint64_t rows = (uint64_t)m->rows, cols = (uint64_t)m->cols;
+    uint64_t i = k0 % rows, j = k0 / rows;
+    char *o = buf;
+    for (uint64_t k = k0; k < k1; k++) {
+        o = fmt_elem(o, m, (size_t)(i * cols + j));
+        *o++ = '\n';
+        if (++i == rows) {
+            i = 0;
+            j++;
+        }
+    }
+    return (size_t)(o - buf);
+}
+
+/* The nonzeros among the cells k0..k1 in row-major order, as "i j v". */
+static size_t fmt_coord(const tdcl_matrix *m, uint64_t k0, uint64_t k1, char *buf)
+{
+    uint64_t cols = (uint64_t)m->cols;
+    char *o = buf;
+    for (uint64_t k = k0; k < k1; k++) {
+        if (!elem_nonzero(m, (size_t)k)) continue;
+        o = tdcl_nc_format_u64(o, k / cols + 1);
+        *o++ = ' ';
+        o = tdcl_nc_format_u64(o, k % cols + 1);
+        *o++ = ' ';
+        o = fmt_elem(o, m, (size_t)k);
+        *o++ = '\n';
+    }
+    return (size_t)(o - buf);
+}
+
+/* Waits until block b may be written; 0 if another thread failed. */
+static int wait_turn(wjob *j, uint64_t b)
+{
+    pthread_mutex_lock(&j->mu);
+    while (j->next != b && !j->failed)
+        pthread_cond_wait(&j->turn, &j->mu);
+    int ok = !j->failed;
+    pthread_mutex_unlock(&j->mu);
+    return ok;
+}
+
+static void pass_turn(wjob *j, int bad)
+{
+    pthread_mutex_lock(&j->mu);
+    if (bad) {
+        j->failed = 1;
+        j->err_no = errno;
+    } else {
+        j->next++;
+    }
+    pthread_cond_broadcast(&j->turn);
+    pthread_mutex_unlock(&j->mu);
+}
+
+static void fmt_worker(void *arg, int w)
+{
+    wjob *j = arg;
+    uint64_t nblocks = (j->total + WBLOCK - 1) / WBLOCK;
+    for (uint64_t b = (uint64_t)w; b < nblocks; b += (uint64_t)j->nt) {
+        uint64_t k0 = b * WBLOCK, k1 = j->total - k0 > WBLOCK ? k0 + WBLOCK : j->total;
+        size_t len =
+            j->coord ? fmt_coord(j->m, k0, k1, j->buf[w]) : fmt_array(j->m, k0, k1, j->buf[w]);
+        if (!wait_turn(j, b)) return;
+        int bad = fwrite(j->buf[w], 1, len, j->fp) != len;
+        pass_turn(j, bad);
+        if (bad) return;
+    }
+}
+
+static tdcl_status write_header(FILE *fp, const tdcl_matrix *m, const tdcl_mtx_write_opts *o,
+                                uint64_t nnz)
+{
+    int isint = tdcl_dtype_is_int(m->dtype);
+    fprintf(fp, "%%%%MatrixMarket matrix %s %s general\n", o->coordinate ? "coordinate" : "array",
+            isint ? "integer" : "real");
+    /* The comment must stay one line: a line end would start the size line. */
+    const char *c = o->comment ? o->comment : "written by tiledcl";
+    fputs("% ", fp);
+    for (; *c; c++)
+        fputc(*c == '\n' || *c == '\r' ? ' ' : *c, fp);
+    fputc('\n', fp);
+    if (o->coordinate)
+        fprintf(fp, "%lld %lld %llu\n", (long long)m->rows, (long long)m->cols,
+                (unsigned long long)nnz);
+    else
+        fprintf(fp, "%lld %lld\n", (long long)m->rows, (long long)m->cols);
+    return ferror(fp) ? TDCL_EIO : TDCL_OK;
+}
+
+static uint64_t count_nonzeros(const tdcl_matrix *m)
+{
+    uint64_t n = 0, total = (uint64_t)tdcl_matrix_count(m);
+    for (uint64_t k = 0; k < total; k++)
+        n += (uint64_t)elem_nonzero(m, (size_t)k);
+    return n;
+}
+
+tdcl_status tdcl_mtx_write(FILE *fp, const char *name, const tdcl_matrix *m,
+                           const tdcl_mtx_write_opts *o, tdcl_err *err)
+{
+    static const tdcl_mtx_write_opts defaults = {0};
+    tdcl_status st = TDCL_OK;
+    if (!o) o = &defaults;
+    if (m->channels != 1)
+        return tdcl_fail(err, TDCL_EUNSUPPORTED,
+                         "'%s': Matrix Market holds one value per entry, got %d channels", name,
+                         m->channels);
+    int nt = tdcl_par_threads(o->threads);
+    uint64_t total = (uint64_t)tdcl_matrix_count(m);
+    if ((uint64_t)nt * WBLOCK > total) nt = (int)((total + WBLOCK - 1) / WBLOCK);
+    wjob job = {.m = m, .coord = o->coordinate, .nt = nt, .fp = fp, .total = total};
+    size_t per = o->coordinate ? WMAX_COORD : WMAX_ARRAY;
+    for (int w = 0; w < nt; w++)
+        if (!(job.buf[w] = malloc((size_t)WBLOCK * per))) {
+            st = tdcl_fail(err, TDCL_ENOMEM, "out of memory writing '%s'", name);
+            goto out;
+        }
+    if (write_header(fp, m, o, o->coordinate ? count_nonzeros(m) : 0)) {
+        st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", name, strerror(errno));
+        goto out;
+    }
+    pthread_mutex_init(&job.mu, NULL);
+    pthread_cond_init(&job.turn, NULL);
+    tdcl_par_run(nt, fmt_worker, &job);
+    pthread_cond_destroy(&job.turn);
+    pthread_mutex_destroy(&job.mu);
+    if (job.failed)
+        st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", name, strerror(job.err_no));
+out:
+    for (int w = 0; w < MAXT; w++)
+        free(job.buf[w]);
+    return st;
+}
+
+tdcl_status tdcl_mtx_write_path(const char *path, const tdcl_matrix *m,
+                                const tdcl_mtx_write_opts *o, tdcl_err *err)
+{
+    tdcl_outfile f;
+    tdcl_status st = tdcl_out_open(&f, path, err);
+    if (st) return st;
+    const char *name = path && strcmp(path, "-") != 0 ? path : "<stdout>";
+    st = tdcl_mtx_write(f.fp, name, m, o, err);
+    if (st) {
+        tdcl_out_abort(&f);
+        return st;
+    }
+    return tdcl_out_commit(&f, err);
+}

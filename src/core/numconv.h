@@ -1,0 +1,351 @@
+/* Number text in and out, locale-independent and exact.
+ *
+ * Floats go through libstdc++'s std::from_chars / std::to_chars (an
+ * Eisel-Lemire parser and a shortest round-trip printer) behind the extern
+ * "C" shim in numconv.cc, the only C++ in the project: they are correctly
+ * rounded, ignore the locale and run several times faster than strtod and
+ * snprintf. Integers are parsed and printed by the inline code below, since
+ * sprintf("%lld") is the bottleneck of coordinate output. */
+#ifndef TDCL_NUMCONV_H
+#define TDCL_NUMCONV_H
+
+#include <float.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Longest text the formatters below write (no NUL is written). */
+#define TDCL_NC_MAX 32
+
+/* Parses a decimal floating-point number at p (no leading whitespace; an
+ * optional sign, digits with an optional point and exponent, or inf,
+ * infinity, nan, nan(...) in any case) ending before end. Values past the
+ * type's range give +-inf, values below its smallest subnormal +-0, as
+ * strtod does. Returns the first character after the number, or NULL when
+ * no number starts at p; *out is untouched then. */
+const char *tdcl_nc_parse_f64(const char *p, const char *end, double *out);
+const char *tdcl_nc_parse_f32(const char *p, const char *end, float *out);
+
+/* Writes the shortest text that reads back as exactly v (float32 values as
+ * float32, so 0.1f prints "0.1") into buf, which holds at least TDCL_NC_MAX
+ * bytes, and returns the end of the text. inf and nan print as "inf",
+ * "-inf", "nan". */
+char *tdcl_nc_format_f64(char *buf, double v);
+char *tdcl_nc_format_f32(char *buf, float v);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* 1 when the 8 bytes in x (little-endian) are all ASCII digits. */
+static inline int tdcl_nc_is8(uint64_t x)
+{
+    return ((x & 0xF0F0F0F0F0F0F0F0ULL) |
+            (((x + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) == 0x3333333333333333ULL;
+}
+
+/* The value of 8 ASCII digits (most significant first) in x, by SWAR. */
+static inline uint32_t tdcl_nc_parse8(uint64_t x)
+{
+    const uint64_t mask = 0x000000FF000000FFULL;
+    x -= 0x3030303030303030ULL;
+    x = x * 10 + (x >> 8);
+    x = (((x & mask) * 0x000F424000000064ULL) + (((x >> 16) & mask) * 0x0000271000000001ULL)) >> 32;
+    return (uint32_t)x;
+}
+
+/* Accumulates the digits at *s into *m while the significant digit count
+ * *nd stays <= 19 (so *m < 10^19); returns 0 when a 20th digit appears. */
+static inline int tdcl_nc_digits(const char **s, const char *end, uint64_t *m, int *nd)
+{
+    const char *p = *s;
+    while (end - p >= 8 && *nd <= 11) {
+        uint64_t x;
+        memcpy(&x, p, 8);
+        if (!tdcl_nc_is8(x)) break;
+        *m = *m * 100000000u + tdcl_nc_parse8(x);
+        *nd += 8;
+        p += 8;
+    }
+    for (; p < end && (unsigned)(*p - '0') < 10u; p++) {
+        if (++*nd > 19) return 0;
+        *m = *m * 10 + (unsigned)(*p - '0');
+    }
+    *s = p;
+    return 1;
+}
+
+#ifdef __SSE2__
+/* The number of ASCII digits at p, up to 16, found in one 16-byte compare
+ * instead of a branch per character (16 means "16 or more"). p must have
+ * 16 readable bytes. */
+static inline int tdcl_nc_digit_run(const char *p)
+{
+    __m128i c = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), _mm_set1_epi8('0'));
+    __m128i ok = _mm_cmpeq_epi8(_mm_min_epu8(c, _mm_set1_epi8(9)), c);
+    unsigned mask = (unsigned)_mm_movemask_epi8(ok);
+    return __builtin_ctz(~mask); /* bit 16 of ~mask is set: at most 16 */
+}
+
+/* The value of the n <= 16 digits at p (16 + 8 readable bytes). */
+static inline uint64_t tdcl_nc_run_value(const char *p, int n)
+{
+    uint64_t x;
+    int head = n > 8 ? n - 8 : n; /* the first, possibly partial, group */
+    if (head == 0) return 0;
+    memcpy(&x, p, 8);
+    /* move the head digits to the top and pad with '0's below */
+    if (head < 8) x = (x << (8 * (8 - head))) | (0x3030303030303030ULL >> (8 * head));
+    uint64_t v = tdcl_nc_parse8(x);
+    if (n > 8) {
+        memcpy(&x, p + head, 8);
+        v = v * 100000000u + tdcl_nc_parse8(x);
+    }
+    return v;
+}
+
+/* The common case with no loop over characters: sign, up to 15 integer
+ * digits, point, fraction (at most 19 digits in all), exponent of at most 4
+ * digits, all found with tdcl_nc_digit_run. Returns NULL to hand the text
+ * to the general path. p must have 80 readable bytes. */
+static inline const char *tdcl_nc_parse_f64_simd(const char *p, double *out)
+{
+    static const double pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    static const uint64_t pow10u[17] = {1,
+                                        10,
+                                        100,
+                                        1000,
+                                        10000,
+                                        100000,
+                                        1000000,
+                                        10000000,
+                                        100000000,
+                                        1000000000,
+                                        10000000000ULL,
+                                        100000000000ULL,
+                                        1000000000000ULL,
+                                        10000000000000ULL,
+                                        100000000000000ULL,
+                                        1000000000000000ULL,
+                                        10000000000000000ULL};
+    const char *s = p;
+    int neg = *s == '-';
+    s += neg || *s == '+';
+    int ni = tdcl_nc_digit_run(s);
+    if (ni == 16) return NULL;
+    uint64_t m = tdcl_nc_run_value(s, ni);
+    s += ni;
+    int nf = 0;
+    if (*s == '.') {
+        s++;
+        nf = tdcl_nc_digit_run(s);
+        if (nf == 16 || ni + nf > 19) return NULL;
+        m = m * pow10u[nf] + tdcl_nc_run_value(s, nf);
+        s += nf;
+    }
+    if (ni + nf == 0) return NULL;
+    int e10 = -nf;
+    if ((*s | 0x20) == 'e') {
+        const char *x = s + 1;
+        int eneg = *x == '-';
+        x += eneg || *x == '+';
+        int ne = tdcl_nc_digit_run(x);
+        if (ne > 4) return NULL;
+        if (ne > 0) { /* else "1.5e": the e is not ours */
+            int ev = (int)tdcl_nc_run_value(x, ne);
+            e10 += eneg ? -ev : ev;
+            s = x + ne;
+        }
+    }
+    if (m > ((uint64_t)1 << 53) || e10 < -22 || e10 > 22) {
+        if (m != 0) return NULL;
+        e10 = 0;
+    }
+    double v = (double)m;
+    v = e10 < 0 ? v / pow10[-e10] : v * pow10[e10];
+    *out = neg ? -v : v;
+    return s;
+}
+#endif
+
+/* tdcl_nc_parse_f64 with Clinger's fast path inlined in front: a decimal
+ * with at most 19 significant digits whose mantissa m fits in 53 bits and
+ * whose exponent e is within +-22 is m * 10^e or m / 10^-e, both exact
+ * operands, so one IEEE operation rounds it correctly. That covers the
+ * float32 values printed with 9 digits that large files are made of;
+ * everything else (17-digit doubles, inf, nan, far exponents) goes to
+ * from_chars. Same contract and results as tdcl_nc_parse_f64. */
+static inline const char *tdcl_nc_parse_f64_fast(const char *p, const char *end, double *out)
+{
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+#ifdef __SSE2__
+    if (end - p >= 80) {
+        const char *q = tdcl_nc_parse_f64_simd(p, out);
+        if (q) return q;
+    }
+#endif
+    static const double pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    const char *s = p;
+    int neg = 0;
+    if (s < end && (*s == '-' || *s == '+')) neg = *s++ == '-';
+    uint64_t m = 0;
+    int nd = 0, e10 = 0;
+    const char *digits = s;
+    while (s < end && *s == '0') /* leading zeros are not significant */
+        s++;
+    if (!tdcl_nc_digits(&s, end, &m, &nd)) return tdcl_nc_parse_f64(p, end, out);
+    size_t nint = (size_t)(s - digits), nfrac = 0;
+    if (s < end && *s == '.') {
+        const char *f = ++s;
+        if (m == 0)
+            while (s < end && *s == '0')
+                s++;
+        if (!tdcl_nc_digits(&s, end, &m, &nd)) return tdcl_nc_parse_f64(p, end, out);
+        e10 -= (int)(s - f);
+        nfrac = (size_t)(s - f);
+    }
+    if (nint + nfrac == 0) /* inf, nan, or no number */
+        return tdcl_nc_parse_f64(p, end, out);
+    if (s < end && (*s == 'e' || *s == 'E')) {
+        const char *x = s + 1;
+        int eneg = 0, ev = 0;
+        if (x < end && (*x == '-' || *x == '+')) eneg = *x++ == '-';
+        if (x < end && (unsigned)(*x - '0') < 10u) { /* else "1.5e": the e is not ours */
+            for (; x < end && (unsigned)(*x - '0') < 10u; x++) {
+                if (ev > 100000) return tdcl_nc_parse_f64(p, end, out);
+                ev = ev * 10 + (*x - '0');
+            }
+            e10 += eneg ? -ev : ev;
+            s = x;
+        }
+    }
+    if (m > ((uint64_t)1 << 53) || e10 < -22 || e10 > 22) {
+        if (m != 0) return tdcl_nc_parse_f64(p, end, out);
+        e10 = 0; /* zero with any exponent is zero */
+    }
+    double v = (double)m;
+    v = e10 < 0 ? v / pow10[-e10] : v * pow10[e10];
+    *out = neg ? -v : v;
+    return s;
+#else
+    return tdcl_nc_parse_f64(p, end, out);
+#endif
+}
+
+/* Writes the decimal digits of v into buf (at least 20 bytes); returns the end. */
+static inline char *tdcl_nc_format_u64(char *buf, uint64_t v)
+{
+    /* Two digits per division, written backwards into a scratch area. */
+    static const char pairs[201] = "00010203040506070809101112131415161718192021222324"
+                                   "25262728293031323334353637383940414243444546474849"
+                                   "50515253545556575859606162636465666768697071727374"
+                                   "75767778798081828384858687888990919293949596979899";
+    char tmp[20];
+    char *q = tmp + sizeof tmp;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        q -= 2;
+        q[0] = pairs[2 * r];
+        q[1] = pairs[2 * r + 1];
+    }
+    if (v >= 10) {
+        q -= 2;
+        q[0] = pairs[2 * v];
+        q[1] = pairs[2 * v + 1];
+    } else {
+        *--q = (char)('0' + v);
+    }
+    size_t n = (size_t)(tmp + sizeof tmp - q);
+    memcpy(buf, q, n);
+    return buf + n;
+}
+
+/* Writes v (INT64_MIN included) into buf (at least 21 bytes); returns the end. */
+static inline char *tdcl_nc_format_i64(char *buf, int64_t v)
+{
+    if (v < 0) {
+        *buf++ = '-';
+        return tdcl_nc_format_u64(buf, 0 - (uint64_t)v);
+    }
+    return tdcl_nc_format_u64(buf, (uint64_t)v);
+}
+
+/* Parses an unsigned decimal integer (digits only) at p before end. Returns
+ * the end of the digits, or NULL when there is none or the value exceeds
+ * UINT64_MAX (*overflow set to 1 then). */
+static inline const char *tdcl_nc_parse_u64(const char *p, const char *end, uint64_t *out,
+                                            int *overflow)
+{
+    const char *s = p;
+    *overflow = 0;
+    while (p < end && *p == '0')
+        p++;
+    const char *sig = p;
+    uint64_t v = 0;
+    /* 19 digits cannot overflow; only a 20th needs the careful check */
+    for (; p < end && (unsigned)(*p - '0') < 10u && p - sig < 19; p++)
+        v = v * 10 + (unsigned)(*p - '0');
+    if (p < end && (unsigned)(*p - '0') < 10u) {
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (UINT64_MAX - d) / 10 || (p + 1 < end && (unsigned)(p[1] - '0') < 10u)) {
+            *overflow = 1;
+            return NULL;
+        }
+        v = v * 10 + d;
+        p++;
+    }
+    if (p == s) return NULL;
+    *out = v;
+    return p;
+}
+
+/* tdcl_nc_parse_u64 finding the digits with one SIMD compare when at least
+ * 32 bytes are readable (indices in coordinate files). */
+static inline const char *tdcl_nc_parse_u64_fast(const char *p, const char *end, uint64_t *out,
+                                                 int *overflow)
+{
+#ifdef __SSE2__
+    if (end - p >= 32) {
+        int n = tdcl_nc_digit_run(p);
+        if (n > 0 && n < 16) {
+            *overflow = 0;
+            *out = tdcl_nc_run_value(p, n);
+            return p + n;
+        }
+    }
+#endif
+    return tdcl_nc_parse_u64(p, end, out, overflow);
+}
+
+/* Parses an optionally signed decimal integer in int64 range at p before
+ * end. Returns the end, or NULL (with *overflow 1 when out of range). */
+static inline const char *tdcl_nc_parse_i64(const char *p, const char *end, int64_t *out,
+                                            int *overflow)
+{
+    int neg = 0;
+    *overflow = 0;
+    if (p < end && (*p == '-' || *p == '+')) neg = *p++ == '-';
+    uint64_t u;
+    const char *q = tdcl_nc_parse_u64(p, end, &u, overflow);
+    if (!q) return NULL;
+    if (u > (uint64_t)INT64_MAX + (uint64_t)neg) {
+        *overflow = 1;
+        return NULL;
+    }
+    *out = neg ? (int64_t)(0 - u) : (int64_t)u;
+    return q;
+}
+
+#endif

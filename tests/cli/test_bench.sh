@@ -1,0 +1,77 @@
+# tiledcl bench: tiny sizes, --reps 2 --json; every line parses, carries the
+# issue's fields, and its numbers are positive and consistent.
+. "$(dirname "$0")/lib.sh"
+
+# check_jsonl OPS: stdin holds JSON lines; each must parse, carry the common
+# fields and its op's rate, with positive numbers; OPS lists the ops expected.
+check_jsonl() {
+    python3 -c '
+import json, sys
+want = sys.argv[1].split(",")
+rate = {"copy": "gbps", "tile-avg": "gbps", "peak": "gflops", "matmul": "gflops", "life": "cells_per_s"}
+lines = [l for l in sys.stdin.read().splitlines() if l.strip()]
+ops = []
+for l in lines:
+    d = json.loads(l)
+    ops.append(d["op"])
+    for k in ("op", "device", "size", "tile", "reps", "median_ms", "min_ms", "max_ms", "copy_gbps", rate[d["op"]]):
+        assert k in d, (k, l)
+    assert d["reps"] == 2, l
+    for k in ("median_ms", "min_ms", "max_ms", "copy_gbps", rate[d["op"]], "total_ms"):
+        assert isinstance(d[k], (int, float)) and d[k] > 0, (k, l)
+    assert d["min_ms"] <= d["median_ms"] <= d["max_ms"], l
+    assert d["size"] is None or d["size"] > 0, l
+for w in want:
+    assert w in ops, (w, ops)
+assert ops[0] == "copy", ops
+' "$1"
+}
+
+run bench copy --size 64 --reps 2 --json
+expect_rc 0 "bench copy --json exits 0"
+if printf '%s\n' "$OUT" | check_jsonl copy 2>"$T/py.err"; then
+    ok "bench copy --json: one parseable line with positive figures"
+else
+    not_ok "bench copy --json: one parseable line with positive figures" "$(cat "$T/py.err")" "$OUT"
+fi
+expect_eq "$(printf '%s\n' "$OUT" | wc -l | tr -d ' ')" "1" "bench copy prints one line"
+expect_contains "$OUT" '"size": 64' "bench copy --size sets the copy size"
+
+run bench all --size 32 --copy-size 64 --gens 3 --reps 2 --json
+expect_rc 0 "bench all --json exits 0"
+if printf '%s\n' "$OUT" | check_jsonl copy,peak,tile-avg 2>"$T/py.err"; then
+    ok "bench all --json: every line parses with positive figures"
+else
+    not_ok "bench all --json: every line parses with positive figures" "$(cat "$T/py.err")" "$OUT"
+fi
+
+run bench copy --size 64 --reps 2 --tile 4
+expect_rc 0 "bench copy as text exits 0"
+expect_contains "$OUT" "GB/s" "text output shows GB/s"
+expect_contains "$OUT" "vec=4" "--tile sets the copy's vector width"
+
+run bench --help
+expect_rc 0 "bench --help exits 0"
+expect_contains "$OUT" "exit status" "bench --help documents exit codes"
+expect_contains "$OUT" "--reps R" "bench --help documents --reps"
+
+run bench
+expect_rc 2 "bench without an operation is a usage error"
+run bench frob
+expect_rc 2 "unknown operation is a usage error"
+expect_contains "$ERR" "unknown operation 'frob'" "unknown operation is named"
+run bench copy --size 0
+expect_rc 2 "--size 0 is a usage error"
+run bench copy --shape 2x3x4
+expect_rc 2 "--shape is for matmul only"
+run bench matmul --shape 2x3
+expect_rc 2 "a malformed --shape is a usage error"
+run bench copy --tile 3
+expect_rc 2 "copy's --tile must be a vector width"
+run bench matmul --precision f16
+expect_rc 2 "unknown --precision is a usage error"
+run bench copy --size 1048576 --reps 1
+expect_rc 1 "a copy past the device's memory fails with 1"
+expect_contains "$ERR" "float copy needs two buffers" "the size failure says why"
+
+done_testing

@@ -1,0 +1,117 @@
+# tiledcl convert: formats by extension, stdin/stdout, gzip, dtype, errors, atomic output.
+. "$(dirname "$0")/lib.sh"
+
+cat >"$T/a.mtx" <<'M'
+%%MatrixMarket matrix coordinate real symmetric
+% a 3x3 symmetric matrix, lower triangle stored
+3 3 4
+1 1 0.1
+2 1 -2.5
+3 2 1e-300
+3 3 7
+M
+WANT='%%MatrixMarket matrix array real general
+% written by tiledcl convert
+3 3
+0.1
+-2.5
+0
+-2.5
+0
+1e-300
+0
+1e-300
+7'
+
+run convert "$T/a.mtx" -
+expect_rc 0 "mtx to stdout exits 0"
+expect_eq "$OUT" "$WANT" "symmetric coordinate becomes array general, column-major, shortest floats"
+
+run convert "$T/a.mtx" "$T/a.npy"
+expect_rc 0 "mtx to npy"
+run convert "$T/a.npy" -
+expect_eq "$OUT" "$WANT" "npy round trip keeps every value"
+if command -v python3 >/dev/null && python3 -c 'import numpy' 2>/dev/null; then
+    v=$(python3 -c "import numpy; a=numpy.load('$T/a.npy'); print(a.dtype, a.shape, a[0,1], a[2,1])")
+    expect_eq "$v" "float64 (3, 3) -2.5 1e-300" "numpy reads the .npy we wrote"
+fi
+
+gzip -c "$T/a.mtx" >"$T/a.mtx.gz"
+run convert "$T/a.mtx.gz" -
+expect_eq "$OUT" "$WANT" "gzip input by magic bytes"
+cp "$T/a.mtx.gz" "$T/plain-name"
+run convert "$T/plain-name" -
+expect_eq "$OUT" "$WANT" "gzip found whatever the file is called"
+
+OUT=$(cat "$T/a.mtx" | "$TILEDCL" convert - - 2>&1)
+expect_eq "$OUT" "$WANT" "Matrix Market on stdin (a pipe)"
+OUT=$(gzip -c "$T/a.mtx" | "$TILEDCL" convert - - 2>&1)
+expect_eq "$OUT" "$WANT" "gzip on stdin"
+OUT=$("$TILEDCL" convert - "$T/s.npy" <"$T/a.npy" 2>&1 && "$TILEDCL" convert "$T/s.npy" - 2>&1)
+expect_eq "$OUT" "$WANT" ".npy on stdin"
+
+run convert --coordinate "$T/a.npy" -
+expect_contains "$OUT" "%%MatrixMarket matrix coordinate real general" "--coordinate writes coordinate"
+expect_contains "$OUT" "3 3 6
+1 1 0.1
+1 2 -2.5
+2 1 -2.5
+2 3 1e-300
+3 2 1e-300
+3 3 7" "coordinate output lists the nonzeros row by row"
+
+printf '%%%%MatrixMarket matrix array integer general\n1 3\n9007199254740993\n-9223372036854775808\n42\n' >"$T/i.mtx"
+run convert "$T/i.mtx" "$T/i.npy"
+run convert "$T/i.npy" -
+expect_contains "$OUT" "integer general
+% written by tiledcl convert
+1 3
+9007199254740993
+-9223372036854775808
+42" "int64 values stay exact through .npy"
+run convert --dtype float32 "$T/a.mtx" "$T/f.npy"
+run convert "$T/f.npy" -
+expect_contains "$OUT" "0.1
+-2.5
+0
+-2.5
+0
+0" "--dtype float32 prints float32 shortest (0.1) and flushes 1e-300 to 0"
+
+# errors
+printf '%%%%MatrixMarket matrix array real general\n%% c\n-2 2\n' >"$T/bad.mtx"
+run convert "$T/bad.mtx" "$T/out.npy"
+expect_rc 1 "bad input exits 1"
+expect_contains "$ERR" "tiledcl: $T/bad.mtx:3: expected 'rows cols' after the banner, got '-2 2'" \
+    "the message names file, line, what was expected and what was found"
+printf '%%%%MatrixMarket matrix array real general\n2 1\n1.5\n' >"$T/short.mtx"
+echo "precious" >"$T/keep.npy"
+run convert "$T/short.mtx" "$T/keep.npy"
+expect_rc 1 "truncated input exits 1"
+expect_contains "$ERR" "short.mtx:3: expected 2 entries, got 1" "truncation is reported"
+expect_eq "$(cat "$T/keep.npy")" "precious" "a failed convert leaves the existing output alone"
+expect_eq "$(ls "$T" | grep -c tmp)" "0" "and no temporary file behind"
+OUT=$(printf '%%%%MatrixMarket matrix array real general\n1 1\nx\n' | "$TILEDCL" convert - - 2>&1)
+expect_contains "$OUT" "tiledcl: <stdin>:3: expected a real number, got 'x'" "errors on stdin name <stdin>:line"
+run convert "$T/missing.mtx" "$T/o.mtx"
+expect_rc 1 "missing input exits 1"
+expect_contains "$ERR" "cannot open '$T/missing.mtx'" "missing input is named"
+run convert "$T/a.mtx" "$T/o.txt"
+expect_rc 2 "unknown output extension is a usage error"
+run convert "$T/a.mtx" "$T/o.mtx.gz"
+expect_rc 1 "gzip output is refused"
+expect_contains "$ERR" "gzip output is not supported" "gzip output refusal is explained"
+run convert "$T/a.mtx"
+expect_rc 2 "one operand is a usage error"
+run convert --dtype int8 "$T/a.mtx" -
+expect_rc 2 "bad --dtype is a usage error"
+run convert --help
+expect_rc 0 "--help exits 0"
+expect_contains "$OUT" "exit status" "--help documents exit codes"
+expect_contains "$OUT" "--coordinate" "--help documents the options"
+
+# -v reports speed
+run -v convert "$T/a.mtx" "$T/v.npy"
+expect_contains "$ERR" "read '$T/a.mtx': 3x3 float64" "-v reports what was read"
+
+done_testing

@@ -1,0 +1,142 @@
+# tiledcl life: soups, patterns, rules, boundaries, formats, progress, errors.
+. "$(dirname "$0")/lib.sh"
+
+# cells FILE: the rows of a .cells file without its comment lines
+cells() { grep -v '^!' "$1"; }
+
+run life --help
+expect_rc 0 "--help exits 0"
+expect_contains "$OUT" "--boundary" "--help lists the options"
+expect_contains "$OUT" "exit status" "--help gives the exit codes"
+expect_contains "$OUT" "examples:" "--help has examples"
+
+# soups: the same on every run, different for another seed
+run life --size 64x48 --gens 10 -o "$T/a.rle"
+expect_rc 0 "a soup runs"
+expect_contains "$(cat "$T/a.rle")" "x = 64, y = 48, rule = B3/S23:P64,48" "RLE header keeps the grid, the rule and the boundary"
+run life --size 64x48 --gens 10
+expect_rc 0 "RLE on stdout when it is not a terminal"
+expect_eq "$OUT" "$(cat "$T/a.rle")" "the same soup and run give the same pattern"
+run life --size 64x48 --gens 10 --seed 2
+if [ "$OUT" != "$(cat "$T/a.rle")" ]; then ok "another seed, another soup"; else not_ok "another seed, another soup"; fi
+run life --size 64x48 --gens 10 --kernel bytes
+expect_eq "$OUT" "$(cat "$T/a.rle")" "the bytes kernel agrees with the bits kernel"
+
+# the MATLAB seed's updateGrid, as a reference for --boundary clamp
+run life --size 37x23 --density 0.4 --gens 0 -o "$T/c0.cells"
+run life --size 37x23 --density 0.4 --gens 15 --boundary clamp -o "$T/c15.cells"
+expect_rc 0 "clamp runs"
+python3 - "$T/c0.cells" "$T/c15.cells" <<'PY' && ok "clamp is the MATLAB seed's updateGrid, bit for bit" || not_ok "clamp is the MATLAB seed's updateGrid, bit for bit"
+import sys
+def read(p):
+    return [[1 if c == 'O' else 0 for c in l.rstrip('\n')] for l in open(p) if not l.startswith('!')]
+g, want = read(sys.argv[1]), read(sys.argv[2])
+N, M = len(g), len(g[0])
+p = [1] + list(range(1, N)); q = list(range(2, N + 1)) + [N]      # p = [1 1:N-1], q = [2:N N]
+pc = [1] + list(range(1, M)); qc = list(range(2, M + 1)) + [M]
+for _ in range(15):
+    G = lambda i, j: g[i - 1][j - 1]
+    n = [[G(p[i], j + 1) + G(q[i], j + 1) + G(i + 1, pc[j]) + G(i + 1, qc[j]) + G(p[i], pc[j]) +
+          G(q[i], qc[j]) + G(p[i], qc[j]) + G(q[i], pc[j]) for j in range(M)] for i in range(N)]
+    g = [[1 if n[i][j] == 3 or (g[i][j] and n[i][j] == 2) else 0 for j in range(M)] for i in range(N)]
+sys.exit(0 if g == want else 1)
+PY
+
+# a glider on a torus comes back after 4 * 8 generations
+run life "$TDCL_DATA/glider.rle" --size 8x8 --boundary torus --gens 0 -o "$T/g0.cells"
+run life "$TDCL_DATA/glider.rle" --size 8x8 --boundary torus --gens 32 -o "$T/g32.cells"
+expect_rc 0 "glider on a torus runs"
+expect_eq "$(cells "$T/g32.cells")" "$(cells "$T/g0.cells")" "the glider is back after 32 generations on an 8x8 torus"
+run life "$TDCL_DATA/glider.rle" --size 8x8 --boundary torus --gens 4 -o "$T/g4.cells"
+expect_eq "$(cells "$T/g4.cells")" "........
+........
+........
+....O...
+.....O..
+...OOO..
+........
+........" "after 4 generations the glider moved one cell down and right"
+
+# a blinker from stdin as .cells; its period is 2
+printf '.....\n..O..\n..O..\n..O..\n.....\n' >"$T/blinker.cells"
+"$TILEDCL" life - --gens 1 -o "$T/b1.cells" <"$T/blinker.cells"
+expect_eq "$(cells "$T/b1.cells")" "$(printf '.....\n.....\n.OOO.\n.....\n.....')" "a blinker from stdin turns"
+run life "$T/blinker.cells" --gens 100 -o "$T/b100.cells"
+expect_eq "$(cells "$T/b100.cells")" "$(cells "$T/blinker.cells")" "and is back after an even number of generations"
+
+# the rule and Golly's bounded grid come from the RLE file unless options say otherwise
+printf 'x = 3, y = 1, rule = B36/S23:T20,10\n3o!\n' >"$T/t.rle"
+run life "$T/t.rle" --gens 2
+expect_contains "$OUT" "rule = B36/S23:T20,10" "an RLE's rule and torus are kept"
+run life "$T/t.rle" --gens 2 --rule 23/3 --boundary dead
+expect_contains "$OUT" "rule = B3/S23:P20,10" "--rule and --boundary override the file"
+run life "$T/t.rle" --gens 2 --boundary clamp
+expect_contains "$OUT" "#C boundary clamp" "clamp has no Golly suffix and says so"
+run life --rule b0/s8 --boundary torus --size 10x10 --gens 1
+expect_rc 0 "a B0 rule runs on a torus"
+expect_contains "$OUT" "rule = B0/S8:T10,10" "the B0 rule is written back"
+
+# formats: write each, read it back, compare
+run life --size 50x30 --gens 5 -o "$T/f.cells"
+for ext in rle mtx npy pbm png; do
+    run life --size 50x30 --gens 5 -o "$T/f.$ext"
+    run life "$T/f.$ext" --gens 0 -o "$T/back-$ext.cells"
+    expect_eq "$(cells "$T/back-$ext.cells")" "$(cells "$T/f.cells")" "the .$ext output reads back the same"
+done
+run life --size 50x30 --gens 5 -o "$T/s.png" --scale 3
+expect_rc 0 "--scale 3 writes a PNG"
+python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(24); w,h=struct.unpack(">II",d[16:24]); sys.exit(0 if (w,h)==(150,90) else 1)' "$T/s.png" \
+    && ok "--scale 3 makes 3x3 pixels a cell" || not_ok "--scale 3 makes 3x3 pixels a cell"
+
+# --every, --frames, --gif, -v
+run life --size 40x40 --gens 10 --every 5 --frames "$T/frames" --gif "$T/run.gif" -o "$T/e.rle"
+expect_rc 0 "--every with --frames and --gif runs"
+expect_contains "$ERR" "generation 5: population" "--every reports generation and population"
+expect_contains "$ERR" "generation 10: population" "--every reports the last generation"
+[ -f "$T/frames/gen-00000000.png" ] && [ -f "$T/frames/gen-00000010.png" ] && ok "--frames writes a PNG per step" || not_ok "--frames writes a PNG per step" "$(ls "$T/frames" 2>&1)"
+[ "$(head -c 6 "$T/run.gif")" = "GIF89a" ] && ok "--gif writes a GIF" || not_ok "--gif writes a GIF"
+run -v life --size 40x40 --gens 10 -o "$T/v.rle"
+expect_contains "$ERR" "cell updates/s" "-v gives a closing line with the rate"
+expect_contains "$ERR" "kernel=bits" "-v names the kernel"
+expect_contains "$ERR" "time (ms)" "-v gives the timing breakdown"
+
+# on a terminal: a summary and a preview instead of RLE
+if script -qec "$TILEDCL life --size 20x8 --gens 3" /dev/null >"$T/tty.out" 2>&1; then
+    expect_contains "$(cat "$T/tty.out")" "population" "on a terminal a summary is printed"
+    expect_contains "$(cat "$T/tty.out")" "...." "with a preview of a small grid"
+else
+    not_ok "life on a terminal" "$(cat "$T/tty.out")"
+fi
+
+# errors
+run life --rule B9/S23
+expect_rc 2 "a bad rule is a usage error"
+expect_contains "$ERR" "rule 'B9/S23'" "the bad rule is quoted"
+run life --boundary wrap
+expect_rc 2 "a bad boundary is a usage error"
+run life --size 0x5
+expect_rc 2 "a bad size is a usage error"
+run life --gens -1
+expect_rc 2 "negative generations are a usage error"
+run life --rule B03/S23 --size 10x10 -o "$T/nope.rle"
+expect_rc 1 "B0 with a dead boundary is refused"
+expect_contains "$ERR" "use --boundary torus or clamp" "the refusal says what to do"
+[ ! -e "$T/nope.rle" ] && ok "a refused run writes nothing" || not_ok "a refused run writes nothing"
+printf 'x = 3, y = 2\nooo$\nbbbo!\n' >"$T/bad.rle"
+run life "$T/bad.rle" -o "$T/nope.rle"
+expect_rc 1 "a bad RLE file is an input error"
+expect_contains "$ERR" "bad.rle:3: row 2 has more than the header's x = 3 cells" "the error names path:line"
+run life "$T/missing.rle"
+expect_rc 1 "a missing file is an input error"
+run life -o "$T/out.xyz"
+expect_rc 2 "an unknown output format is a usage error"
+run life --kernel bytes --tile 4096 --size 10x10
+expect_rc 1 "a forced tile the device cannot run is refused"
+expect_contains "$ERR" "--tile 4096" "and the message names it"
+run life "$TDCL_DATA/gosper-gun.rle" --size 10x10
+expect_rc 1 "a pattern larger than --size is refused"
+expect_contains "$ERR" "does not fit in --size 10x10" "and says so"
+run life --frames "$T/fr"
+expect_rc 2 "--frames without --every is a usage error"
+
+done_testing

@@ -1,0 +1,160 @@
+# tiledcl tile-avg end to end: the seeds' example on stdout, both variants,
+# edge tiles and --strict, .npy and image outputs checked by an independent
+# Python computation, --verify, stdin, usage errors and exit codes.
+. "$(dirname "$0")/lib.sh"
+SEED=$TDCL_DATA/seed8x8.mtx
+
+# The size line and numbers of a Matrix Market array file on one line.
+mtx_values() { printf '%s\n' "$1" | grep -v '^%' | tr '\n' ' ' | sed 's/ $//'; }
+
+run tile-avg --help
+expect_rc 0 "--help exits 0"
+expect_contains "$OUT" "Edge tiles" "--help explains edge tiles"
+expect_contains "$OUT" "--strict" "--help lists --strict"
+expect_contains "$OUT" "exit status" "--help documents exit codes"
+
+# The seeds' example; Matrix Market arrays list columns first.
+for v in cpu gpu; do
+    run tile-avg "$SEED" --tile 2 --variant $v
+    expect_rc 0 "seed 8x8, 2x2 tiles ($v) exits 0"
+    expect_eq "$(mtx_values "$OUT")" \
+        "4 4 4.5 20.5 36.5 52.5 6.5 22.5 38.5 54.5 8.5 24.5 40.5 56.5 10.5 26.5 42.5 58.5" \
+        "seed 8x8, 2x2 tiles ($v): the seeds' means"
+    run tile-avg "$SEED" --tile 4x4 --variant $v
+    expect_eq "$(mtx_values "$OUT")" "2 2 13.5 45.5 17.5 49.5" "seed 8x8, 4x4 tiles ($v)"
+done
+
+# Edge tiles average the cells they hold: 3x3 tiles of the 8x8 matrix.
+run tile-avg "$SEED" --tile 3
+expect_rc 0 "non-dividing tile exits 0"
+expect_eq "$(mtx_values "$OUT")" "3 3 9 33 53 12 36 56 14.5 38.5 58.5" "3x3 tiles: edge tiles average what they hold"
+run tile-avg "$SEED" --tile 3 --strict -o "$T/strict.mtx"
+expect_rc 1 "--strict refuses a non-dividing tile (exit 1)"
+expect_contains "$ERR" "not a whole number of 3x3 tiles" "--strict names the tile"
+if [ -e "$T/strict.mtx" ]; then not_ok "a refused run writes no output"; else ok "a refused run writes no output"; fi
+run tile-avg "$SEED" --tile 2 --strict
+expect_rc 0 "--strict accepts a dividing tile"
+run tile-avg "$SEED" --tile 9x1
+expect_rc 1 "a tile taller than the matrix is refused"
+expect_contains "$ERR" "larger than the 8x8 matrix" "the refusal names the matrix"
+
+# .npy output, read back through convert.
+run tile-avg "$SEED" --tile 1x8 -o "$T/rows.npy"
+expect_rc 0 "-o .npy exits 0"
+run convert "$T/rows.npy" -
+expect_eq "$(mtx_values "$OUT")" "8 1 3.5 11.5 19.5 27.5 35.5 43.5 51.5 59.5" "1x8 tiles: row means, through .npy"
+
+# stdin
+"$TILEDCL" tile-avg - --tile 8 <"$SEED" >"$T/stdin.out" 2>"$T/stdin.err"
+expect_eq "$(mtx_values "$(cat "$T/stdin.out")")" "1 1 31.5" "'-' reads the matrix from stdin"
+
+run -v tile-avg "$SEED" --tile 2 --verify
+expect_rc 0 "--verify passes"
+expect_contains "$ERR" "largest error against the float64 host reference" "-v reports the error"
+expect_contains "$ERR" "time (ms)" "-v shows the timing breakdown"
+
+# Images: a PGM and an RGB PNG downsampled, checked pixel by pixel in Python.
+cat >"$T/check.py" <<'EOF'
+import struct, sys, zlib
+def pgm(path):
+    d = open(path, "rb").read()
+    f = []
+    i = 0
+    while len(f) < 4:
+        while d[i:i+1].isspace(): i += 1
+        if d[i:i+1] == b"#":
+            while d[i:i+1] != b"\n": i += 1
+            continue
+        j = i
+        while not d[j:j+1].isspace(): j += 1
+        f.append(d[i:j]); i = j
+    w, h, mx = int(f[1]), int(f[2]), int(f[3])
+    i += 1
+    bps = 2 if mx > 255 else 1
+    px = [int.from_bytes(d[i+k*bps:i+(k+1)*bps], "big") for k in range(w*h)]
+    return w, h, 1, mx, px
+def png(path):
+    d = open(path, "rb").read()
+    pos, idat, hdr = 8, b"", None
+    while pos < len(d):
+        n, t = struct.unpack(">I4s", d[pos:pos+8]); c = d[pos+8:pos+8+n]; pos += 12 + n
+        if t == b"IHDR": hdr = struct.unpack(">IIBBBBB", c)
+        if t == b"IDAT": idat += c
+    w, h, bits, ctype = hdr[0], hdr[1], hdr[2], hdr[3]
+    ch = {0: 1, 4: 2, 2: 3, 6: 4}[ctype]; bpp = ch * bits // 8; stride = w * bpp
+    raw, out, prev = zlib.decompress(idat), [], bytearray(stride)
+    for y in range(h):
+        ft, row = raw[y*(stride+1)], bytearray(raw[y*(stride+1)+1:(y+1)*(stride+1)])
+        for x in range(stride):
+            a = row[x-bpp] if x >= bpp else 0; b = prev[x]; c = prev[x-bpp] if x >= bpp else 0
+            if ft == 1: row[x] = (row[x] + a) & 255
+            elif ft == 2: row[x] = (row[x] + b) & 255
+            elif ft == 3: row[x] = (row[x] + (a + b) // 2) & 255
+            elif ft == 4:
+                p = a + b - c; pa, pb, pc = abs(p-a), abs(p-b), abs(p-c)
+                row[x] = (row[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        out += row; prev = row
+    bps = bits // 8
+    px = [int.from_bytes(out[k*bps:(k+1)*bps], "big") for k in range(w*h*ch)]
+    return w, h, ch, (1 << bits) - 1, px
+def load(p): return png(p) if p.endswith(".png") else pgm(p)
+src, dst, t, u = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+w, h, ch, mx, a = load(src)
+ow, oh, och, omx, b = load(dst)
+assert (ow, oh, och, omx) == (-(-w // u), -(-h // t), ch, mx), (ow, oh, och, omx)
+for ty in range(oh):
+    for tx in range(ow):
+        for c in range(ch):
+            cells = [a[(y*w + x)*ch + c] for y in range(ty*t, min(h, ty*t+t)) for x in range(tx*u, min(w, tx*u+u))]
+            want = int(sum(cells) / len(cells) + 0.5)
+            got = b[(ty*ow + tx)*ch + c]
+            assert abs(got - want) <= (1 if (sum(cells) * 2) % len(cells) == 0 else 0), (ty, tx, c, got, want)
+print("ok")
+EOF
+check_image() { # SRC DST T U DESC
+    if python3 "$T/check.py" "$1" "$2" "$3" "$4" >"$T/py.out" 2>&1; then ok "$5"; else not_ok "$5" "$(cat "$T/py.out")"; fi
+}
+run tile-avg "$TDCL_DATA/rings.pgm" --tile 4 -o "$T/rings4.pgm"
+expect_rc 0 "PGM in, PGM out exits 0"
+check_image "$TDCL_DATA/rings.pgm" "$T/rings4.pgm" 4 4 "PGM 4x4 tile means, rounded to 8 bits"
+run tile-avg "$TDCL_DATA/rings.pgm" --tile 5x7 -o "$T/rings57.png" --variant gpu
+check_image "$TDCL_DATA/rings.pgm" "$T/rings57.png" 5 7 "PGM to PNG, 5x7 tiles with edges (gpu)"
+run tile-avg "$TDCL_DATA/rings-rgb.png" --tile 4x6 -o "$T/rgb.png"
+expect_rc 0 "RGB PNG exits 0"
+check_image "$TDCL_DATA/rings-rgb.png" "$T/rgb.png" 4 6 "RGB PNG averaged per channel"
+python3 -c '
+import sys
+w, h = 10, 6
+px = [(y * 7919 + x * 104729) % 65536 for y in range(h) for x in range(w)]
+sys.stdout.buffer.write(b"P5\n%d %d\n65535\n" % (w, h) + b"".join(v.to_bytes(2, "big") for v in px))
+' >"$T/deep.pgm"
+run tile-avg "$T/deep.pgm" --tile 3x4 -o "$T/deep3.pgm"
+check_image "$T/deep.pgm" "$T/deep3.pgm" 3 4 "16-bit PGM keeps 16 bits"
+run tile-avg "$TDCL_DATA/rings-rgb.png" --tile 4
+expect_rc 1 "an RGB result on stdout is refused"
+expect_contains "$ERR" "needs an image output" "the refusal says what to do"
+
+# Usage errors (exit 2) and bad input (exit 1).
+run tile-avg "$SEED"
+expect_rc 2 "missing --tile is a usage error"
+run tile-avg "$SEED" --tile 0
+expect_rc 2 "--tile 0 is a usage error"
+run tile-avg "$SEED" --tile 2x
+expect_rc 2 "--tile 2x is a usage error"
+expect_contains "$ERR" "expected --tile T or TxU" "--tile errors say what is expected"
+run tile-avg "$SEED" --tile 2 --variant fast
+expect_rc 2 "an unknown --variant is a usage error"
+run tile-avg --tile 2
+expect_rc 2 "a missing input is a usage error"
+run tile-avg "$SEED" "$SEED" --tile 2
+expect_rc 2 "two inputs are a usage error"
+run tile-avg "$SEED" --tile 2 --bogus
+expect_rc 2 "an unknown option is a usage error"
+run tile-avg "$T/nope.mtx" --tile 2
+expect_rc 1 "a missing file exits 1"
+printf '%%%%MatrixMarket matrix array real general\n2 2\n1\n2\nx\n4\n' >"$T/bad.mtx"
+run tile-avg "$T/bad.mtx" --tile 1
+expect_rc 1 "a malformed matrix exits 1"
+expect_contains "$ERR" "bad.mtx" "the parse error names the file"
+
+done_testing

@@ -1,0 +1,144 @@
+/* The benchmark drivers on the device: the copy ceiling, the measured peak
+ * and each operation at tiny sizes; figures must be consistent with their
+ * own work model, and every output the job checks must have passed. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tdcl_test.h"
+
+#include "bench_ops.h"
+
+#define MAX_RESULTS 8
+
+typedef struct collected {
+    int n;
+    tdcl_bench_result r[MAX_RESULTS];
+} collected;
+
+static void collect(const tdcl_bench_result *r, void *user)
+{
+    collected *c = user;
+    assert_true(c->n < MAX_RESULTS);
+    c->r[c->n++] = *r;
+}
+
+static const tdcl_bench_result *find(const collected *c, const char *op)
+{
+    for (int i = 0; i < c->n; i++)
+        if (strcmp(c->r[i].op, op) == 0) return &c->r[i];
+    return NULL;
+}
+
+static int close_rel(double a, double b)
+{
+    return fabs(a - b) <= 1e-9 * fabs(b);
+}
+
+/* What holds for every figure: positive times in order, a positive rate
+ * that matches the work model, the ceiling of this job. */
+static void check_common(const tdcl_bench_result *r, double ceiling)
+{
+    assert_true(r->t.reps == 2);
+    assert_true(r->t.min_ms > 0 && r->t.min_ms <= r->t.median_ms && r->t.median_ms <= r->t.max_ms);
+    assert_true(r->t.host_median_ms > 0 && r->total_ms >= r->t.host_median_ms);
+    assert_true(r->rate > 0 && isfinite(r->rate));
+    assert_true(r->copy_gbps == ceiling);
+    assert_true(r->plan[0] != '\0');
+}
+
+static tdcl_bench_opts small_opts(tdcl_bench_op op)
+{
+    tdcl_bench_opts o;
+    tdcl_bench_opts_init(&o);
+    o.op = op;
+    o.copy_size = 64;
+    o.size = 32;
+    o.gens = 3;
+    o.reps = 2;
+    return o;
+}
+
+static void test_copy_ceiling(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    collected c = {0};
+    tdcl_err e = {0};
+    tdcl_bench_opts o = small_opts(TDCL_BENCH_COPY);
+    o.size = 96;
+    assert_int_equal(tdcl_bench_job(*state, &o, collect, &c, &e), TDCL_OK);
+    assert_int_equal(c.n, 1);
+    const tdcl_bench_result *r = &c.r[0];
+    assert_string_equal(r->op, "copy");
+    assert_int_equal(r->size, 96);
+    assert_true(r->checked);
+    assert_true(r->bytes == 2.0 * 96 * 96 * 4); /* read plus written */
+    assert_true(close_rel(r->rate, r->bytes / (r->t.median_ms / 1e3) / 1e9));
+    check_common(r, r->rate);
+    assert_true(close_rel(r->frac_copy, 1.0));
+    assert_non_null(strstr(r->plan, "copy_f32 vec="));
+
+    /* --tile forces the vector width */
+    c.n = 0;
+    o.tile = 4;
+    assert_int_equal(tdcl_bench_job(*state, &o, collect, &c, &e), TDCL_OK);
+    assert_non_null(strstr(c.r[0].plan, "vec=4 "));
+}
+
+/* `all` measures the ceilings, then each operation this build has. */
+static void test_all_ops(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    collected c = {0};
+    tdcl_err e = {0};
+    tdcl_bench_opts o = small_opts(TDCL_BENCH_ALL);
+    assert_int_equal(tdcl_bench_job(*state, &o, collect, &c, &e), TDCL_OK);
+    const tdcl_bench_result *copy = find(&c, "copy"), *peak = find(&c, "peak");
+    assert_non_null(copy);
+    assert_non_null(peak);
+    assert_string_equal(c.r[0].op, "copy"); /* the ceiling comes first */
+    assert_int_equal(copy->size, 64);
+    for (int i = 0; i < c.n; i++)
+        check_common(&c.r[i], copy->rate);
+    assert_true(peak->checked);
+    assert_string_equal(peak->rate_key, "gflops");
+    assert_non_null(strstr(peak->plan, "peak_fma vw="));
+
+    const tdcl_bench_result *ta = find(&c, "tile-avg");
+    assert_non_null(ta);
+    assert_true(ta->checked);
+    assert_int_equal(ta->size, 32);
+    assert_int_equal(ta->tile, 16);
+    /* 32x32 float32 read, 2x2 means written (float32 or float64) */
+    assert_true(ta->bytes == 32 * 32 * 4 + 2 * 2 * 4 || ta->bytes == 32 * 32 * 4 + 2 * 2 * 8);
+    assert_true(close_rel(ta->rate, ta->bytes / (ta->t.median_ms / 1e3) / 1e9));
+    assert_true(close_rel(ta->frac_copy, ta->rate / copy->rate));
+}
+
+static void test_bad_options(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_err e = {0};
+    tdcl_bench_opts o = small_opts(TDCL_BENCH_COPY);
+    o.size = 1 << 20; /* two 4 TiB buffers */
+    assert_int_equal(tdcl_bench_job(*state, &o, NULL, NULL, &e), TDCL_ELIMIT);
+    assert_non_null(strstr(e.msg, "1048576x1048576 float copy"));
+    o = small_opts(TDCL_BENCH_COPY);
+    o.tile = 3;
+    assert_int_equal(tdcl_bench_job(*state, &o, NULL, NULL, &e), TDCL_EINVAL);
+    assert_non_null(strstr(e.msg, "vector width 1, 4 or 8, got 3"));
+    o = small_opts(TDCL_BENCH_ALL);
+    o.type = TDCL_U8;
+    assert_int_equal(tdcl_bench_job(*state, &o, NULL, NULL, &e), TDCL_EINVAL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_copy_ceiling),
+        cmocka_unit_test(test_all_ops),
+        cmocka_unit_test(test_bad_options),
+    };
+    return cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown);
+}

@@ -1,0 +1,627 @@
+/* Image files: PBM/PGM/PNG round trips of every variant, exact bytes of the
+ * raw formats, hand-made PBM/PGM fixtures, PNG fixtures from an independent
+ * encoder (tests/data/image/make_fixtures.py, pypng) and every error case. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include "tdcl_test.h"
+
+#include "image.h"
+
+static char *tmp; /* scratch directory of this run */
+
+static int group_setup(void **state)
+{
+    (void)state;
+    tmp = tdcl_test_tmpdir();
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    DIR *d = opendir(tmp);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        char *p = tdcl_test_join(tmp, e->d_name);
+        unlink(p);
+        free(p);
+    }
+    if (d) closedir(d);
+    rmdir(tmp);
+    free(tmp);
+    return 0;
+}
+
+static char *scratch(const char *name)
+{
+    return tdcl_test_join(tmp, name);
+}
+
+static void write_bytes(const char *path, const void *data, size_t n)
+{
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(data, 1, n, fp), n);
+    assert_int_equal(fclose(fp), 0);
+}
+
+static unsigned char *slurp(const char *path, size_t *n)
+{
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    fseek(fp, 0, SEEK_END);
+    long len = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    unsigned char *d = malloc((size_t)len + 1);
+    assert_non_null(d);
+    assert_int_equal(fread(d, 1, (size_t)len, fp), (size_t)len);
+    fclose(fp);
+    *n = (size_t)len;
+    return d;
+}
+
+static char *fixture(const char *name)
+{
+    const char *dir = getenv("TDCL_TEST_DATA");
+    assert_non_null(dir);
+    char *sub = tdcl_test_join(dir, "image");
+    char *p = tdcl_test_join(sub, name);
+    free(sub);
+    return p;
+}
+
+static void test_image_path(void **state)
+{
+    (void)state;
+    assert_true(tdcl_image_path("a.pbm"));
+    assert_true(tdcl_image_path("dir/A.PGM"));
+    assert_true(tdcl_image_path("x.pnm"));
+    assert_true(tdcl_image_path("x.Png"));
+    assert_false(tdcl_image_path("x.mtx"));
+    assert_false(tdcl_image_path("png"));
+    assert_false(tdcl_image_path("x.ppm"));
+}
+
+/* ---- round trips ------------------------------------------------------ */
+
+/* Fills m with seeded random samples in [0, 2^bits). */
+static void fill_samples(tdcl_matrix *m, int bits, uint64_t seed)
+{
+    uint64_t s = seed;
+    uint64_t mod = 1ull << bits;
+    for (size_t k = 0; k < tdcl_matrix_count(m); k++) {
+        uint64_t v = tdcl_test_rand(&s) % mod;
+        if (m->dtype == TDCL_U8)
+            ((uint8_t *)m->data)[k] = (uint8_t)v;
+        else
+            ((uint16_t *)m->data)[k] = (uint16_t)v;
+    }
+}
+
+static void expect_same(const tdcl_matrix *want, const tdcl_matrix *got)
+{
+    assert_int_equal(got->rows, want->rows);
+    assert_int_equal(got->cols, want->cols);
+    assert_int_equal(got->channels, want->channels);
+    for (size_t k = 0; k < tdcl_matrix_count(want); k++)
+        if (tdcl_matrix_get_i64(got, k) != tdcl_matrix_get_i64(want, k))
+            fail_msg("sample %zu: got %lld, expected %lld", k,
+                     (long long)tdcl_matrix_get_i64(got, k),
+                     (long long)tdcl_matrix_get_i64(want, k));
+}
+
+static void roundtrip(const char *name, int channels, int bits, uint64_t seed)
+{
+    tdcl_matrix m, r = {0};
+    tdcl_err e = {0};
+    char *path = scratch(name);
+    int maxval = -1;
+    /* 13 columns: PBM rows do not fill whole bytes */
+    assert_int_equal(tdcl_matrix_alloc(&m, 5, 13, channels, bits == 16 ? TDCL_U16 : TDCL_U8, &e),
+                     TDCL_OK);
+    fill_samples(&m, bits, seed);
+    assert_int_equal(tdcl_image_write(path, &m, bits, &e), TDCL_OK);
+    if (tdcl_image_read(path, &r, &maxval, &e) != TDCL_OK) fail_msg("%s: %s", name, e.msg);
+    assert_int_equal(r.dtype, bits == 16 ? TDCL_U16 : TDCL_U8);
+    assert_int_equal(maxval, (1 << bits) - 1);
+    expect_same(&m, &r);
+    tdcl_matrix_free(&m);
+    tdcl_matrix_free(&r);
+    free(path);
+}
+
+static void test_roundtrip_every_variant(void **state)
+{
+    (void)state;
+    roundtrip("rt.pbm", 1, 1, 11);
+    roundtrip("rt8.pgm", 1, 8, 12);
+    roundtrip("rt16.pgm", 1, 16, 13);
+    roundtrip("rt.pnm", 1, 1, 14); /* .pnm with bits 1 is PBM */
+    char name[32];
+    for (int ch = 1; ch <= 4; ch++)
+        for (int bits = 8; bits <= 16; bits += 8) {
+            snprintf(name, sizeof name, "rt_c%d_%d.png", ch, bits);
+            roundtrip(name, ch, bits, (uint64_t)(20 + ch * 2 + bits));
+        }
+}
+
+/* A float matrix goes out rounded and clamped; integers are clamped. */
+static void test_write_rounds_and_clamps(void **state)
+{
+    (void)state;
+    tdcl_matrix f, i, r = {0};
+    tdcl_err e;
+    char *pgm = scratch("clamp.pgm"), *png = scratch("clamp16.png"), *pbm = scratch("clamp.pbm");
+    assert_int_equal(tdcl_matrix_alloc(&f, 1, 7, 1, TDCL_F64, &e), TDCL_OK);
+    const double fv[7] = {-3.7, 0.49, 0.5, 254.6, 300.0, NAN, 17.4};
+    memcpy(f.data, fv, sizeof fv);
+    assert_int_equal(tdcl_image_write(pgm, &f, 8, &e), TDCL_OK);
+    assert_int_equal(tdcl_image_read(pgm, &r, NULL, &e), TDCL_OK);
+    const int64_t want8[7] = {0, 0, 1, 255, 255, 0, 17};
+    for (int k = 0; k < 7; k++)
+        assert_int_equal(tdcl_matrix_get_i64(&r, (size_t)k), want8[k]);
+    tdcl_matrix_free(&r);
+
+    assert_int_equal(tdcl_matrix_alloc(&i, 1, 3, 1, TDCL_I64, &e), TDCL_OK);
+    const int64_t iv[3] = {-5, 70000, 1234};
+    memcpy(i.data, iv, sizeof iv);
+    assert_int_equal(tdcl_image_write(png, &i, 16, &e), TDCL_OK);
+    assert_int_equal(tdcl_image_read(png, &r, NULL, &e), TDCL_OK);
+    assert_int_equal(tdcl_matrix_get_i64(&r, 0), 0);
+    assert_int_equal(tdcl_matrix_get_i64(&r, 1), 65535);
+    assert_int_equal(tdcl_matrix_get_i64(&r, 2), 1234);
+    tdcl_matrix_free(&r);
+
+    /* PBM: rounded and clamped to 0..1, so 0.4 and -1 are white, 0.6 and 7 black */
+    const double bv[7] = {0.4, 0.6, -1.0, 7.0, 0.0, 1.0, NAN};
+    memcpy(f.data, bv, sizeof bv);
+    assert_int_equal(tdcl_image_write(pbm, &f, 1, &e), TDCL_OK);
+    assert_int_equal(tdcl_image_read(pbm, &r, NULL, &e), TDCL_OK);
+    const int64_t want1[7] = {0, 1, 0, 1, 0, 1, 0};
+    for (int k = 0; k < 7; k++)
+        assert_int_equal(tdcl_matrix_get_i64(&r, (size_t)k), want1[k]);
+    tdcl_matrix_free(&r);
+    tdcl_matrix_free(&f);
+    tdcl_matrix_free(&i);
+    free(pgm);
+    free(png);
+    free(pbm);
+}
+
+static void expect_file(const char *path, const void *want, size_t n)
+{
+    size_t len;
+    unsigned char *d = slurp(path, &len);
+    assert_int_equal(len, n);
+    assert_memory_equal(d, want, n);
+    free(d);
+}
+
+/* The raw formats byte for byte, as the Netpbm spec lays them out. */
+static void test_write_exact_bytes(void **state)
+{
+    (void)state;
+    tdcl_matrix m;
+    tdcl_err e;
+    char *pbm = scratch("exact.pbm"), *pgm = scratch("exact.pgm");
+    /* 10x2: row 0 = 1000000011, row 1 = 0101010101 */
+    assert_int_equal(tdcl_matrix_alloc(&m, 2, 10, 1, TDCL_U8, &e), TDCL_OK);
+    const uint8_t px[20] = {1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1};
+    memcpy(m.data, px, sizeof px);
+    assert_int_equal(tdcl_image_write(pbm, &m, 1, &e), TDCL_OK);
+    expect_file(pbm, "P4\n10 2\n\x80\xc0\x55\x40", 12);
+    tdcl_matrix_free(&m);
+
+    assert_int_equal(tdcl_matrix_alloc(&m, 1, 2, 1, TDCL_U16, &e), TDCL_OK);
+    ((uint16_t *)m.data)[0] = 258;
+    ((uint16_t *)m.data)[1] = 65535;
+    assert_int_equal(tdcl_image_write(pgm, &m, 16, &e), TDCL_OK);
+    expect_file(pgm, "P5\n2 1\n65535\n\x01\x02\xff\xff", 17);
+    assert_int_equal(tdcl_image_write(pgm, &m, 8, &e), TDCL_OK);
+    expect_file(pgm, "P5\n2 1\n255\n\xff\xff", 13);
+    tdcl_matrix_free(&m);
+    free(pbm);
+    free(pgm);
+}
+
+/* ---- hand-made PBM / PGM fixtures -------------------------------------- */
+
+static tdcl_matrix read_bytes(const char *name, const void *data, size_t n, int *maxval)
+{
+    char *path = scratch(name);
+    tdcl_matrix m = {0};
+    tdcl_err e = {0};
+    write_bytes(path, data, n);
+    if (tdcl_image_read(path, &m, maxval, &e) != TDCL_OK) fail_msg("%s: %s", name, e.msg);
+    free(path);
+    return m;
+}
+
+static void expect_values(const tdcl_matrix *m, int64_t rows, int64_t cols, const int64_t *v)
+{
+    assert_int_equal(m->rows, rows);
+    assert_int_equal(m->cols, cols);
+    assert_int_equal(m->channels, 1);
+    for (size_t k = 0; k < (size_t)(rows * cols); k++)
+        if (tdcl_matrix_get_i64(m, k) != v[k])
+            fail_msg("pixel %zu: got %lld, expected %lld", k, (long long)tdcl_matrix_get_i64(m, k),
+                     (long long)v[k]);
+}
+
+static void test_plain_fixtures(void **state)
+{
+    (void)state;
+    int maxval;
+    /* P1 digits may run together or be spaced; comments anywhere in the header */
+    const char p1[] = "P1\n# a glider\n5 # width\n2\n01101\n1 0 0\n1 1\n";
+    tdcl_matrix m = read_bytes("p1.pbm", p1, sizeof p1 - 1, &maxval);
+    const int64_t v1[10] = {0, 1, 1, 0, 1, 1, 0, 0, 1, 1};
+    expect_values(&m, 2, 5, v1);
+    assert_int_equal(m.dtype, TDCL_U8);
+    assert_int_equal(maxval, 1);
+    tdcl_matrix_free(&m);
+
+    const char p2[] = "P2 3 2\n# max\n1000\n0 999 1000\n\n7\t8\r\n9";
+    m = read_bytes("p2.pgm", p2, sizeof p2 - 1, &maxval);
+    const int64_t v2[6] = {0, 999, 1000, 7, 8, 9};
+    expect_values(&m, 2, 3, v2);
+    assert_int_equal(m.dtype, TDCL_U16);
+    assert_int_equal(maxval, 1000);
+    tdcl_matrix_free(&m);
+
+    const char p2b[] = "P2\n2 2\n255\n255 0\n12 34\n";
+    m = read_bytes("p2b.pgm", p2b, sizeof p2b - 1, &maxval);
+    const int64_t v2b[4] = {255, 0, 12, 34};
+    expect_values(&m, 2, 2, v2b);
+    assert_int_equal(m.dtype, TDCL_U8);
+    assert_int_equal(maxval, 255);
+    tdcl_matrix_free(&m);
+}
+
+static void test_raw_fixtures(void **state)
+{
+    (void)state;
+    int maxval;
+    /* P4, 9x2: rows padded to 2 bytes; padding bits are ignored */
+    const char p4[] = "P4\n# c\n9 2\n\xa5\x80\x0f\x7f";
+    tdcl_matrix m = read_bytes("p4.pbm", p4, sizeof p4 - 1, &maxval);
+    const int64_t v4[18] = {1, 0, 1, 0, 0, 1, 0, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0};
+    expect_values(&m, 2, 9, v4);
+    assert_int_equal(maxval, 1);
+    tdcl_matrix_free(&m);
+
+    const char p5[] = "P5 # comment\n3 1 200\n\x00\x7f\xc8";
+    m = read_bytes("p5.pgm", p5, sizeof p5 - 1, &maxval);
+    const int64_t v5[3] = {0, 127, 200};
+    expect_values(&m, 1, 3, v5);
+    assert_int_equal(maxval, 200);
+    tdcl_matrix_free(&m);
+
+    /* 16-bit samples are big-endian */
+    const char p5w[] = "P5\n2 2\n65535\n\x00\x01\x01\x00\xff\xfe\x12\x34";
+    m = read_bytes("p5w.pgm", p5w, sizeof p5w - 1, &maxval);
+    const int64_t v5w[4] = {1, 256, 65534, 0x1234};
+    expect_values(&m, 2, 2, v5w);
+    assert_int_equal(m.dtype, TDCL_U16);
+    assert_int_equal(maxval, 65535);
+    tdcl_matrix_free(&m);
+}
+
+/* ---- PNG fixtures (pypng) --------------------------------------------- */
+
+/* The formulas of make_fixtures.py, recomputed here. */
+static int64_t v8(int64_t r, int64_t c, int ch)
+{
+    return (r * 37 + c * 11 + ch * 71 + 5) % 256;
+}
+
+static int64_t v16(int64_t r, int64_t c, int ch)
+{
+    return (r * 7919 + c * 263 + ch * 20011 + 3) % 65536;
+}
+
+static tdcl_matrix read_fixture(const char *name, int *maxval)
+{
+    char *path = fixture(name);
+    tdcl_matrix m = {0};
+    tdcl_err e = {0};
+    if (tdcl_image_read(path, &m, maxval, &e) != TDCL_OK) fail_msg("%s: %s", name, e.msg);
+    free(path);
+    return m;
+}
+
+static int64_t px(const tdcl_matrix *m, int64_t r, int64_t c, int ch)
+{
+    return tdcl_matrix_get_i64(m, (size_t)((r * m->cols + c) * m->channels + ch));
+}
+
+static void check_formula(const char *name, int64_t w, int64_t h, int ch, int bits)
+{
+    int maxval;
+    tdcl_matrix m = read_fixture(name, &maxval);
+    assert_int_equal(m.cols, w);
+    assert_int_equal(m.rows, h);
+    assert_int_equal(m.channels, ch);
+    assert_int_equal(m.dtype, bits == 16 ? TDCL_U16 : TDCL_U8);
+    assert_int_equal(maxval, bits == 16 ? 65535 : 255);
+    for (int64_t r = 0; r < h; r++)
+        for (int64_t c = 0; c < w; c++)
+            for (int k = 0; k < ch; k++) {
+                int64_t want = bits == 16 ? v16(r, c, k) : v8(r, c, k);
+                if (px(&m, r, c, k) != want)
+                    fail_msg("%s (%lld,%lld,%d): got %lld, expected %lld", name, (long long)r,
+                             (long long)c, k, (long long)px(&m, r, c, k), (long long)want);
+            }
+    tdcl_matrix_free(&m);
+}
+
+static void test_png_fixtures(void **state)
+{
+    (void)state;
+    check_formula("grey8.png", 7, 5, 1, 8);
+    check_formula("ga8.png", 7, 5, 2, 8);
+    check_formula("rgb8.png", 7, 5, 3, 8);
+    check_formula("rgba8.png", 7, 5, 4, 8);
+    check_formula("grey16.png", 6, 4, 1, 16);
+    check_formula("ga16.png", 6, 4, 2, 16);
+    check_formula("rgb16.png", 6, 4, 3, 16);
+    check_formula("rgba16.png", 6, 4, 4, 16);
+    check_formula("rgb8_interlaced.png", 9, 9, 3, 8);
+}
+
+/* 1, 2 and 4-bit grey come out scaled to 0..255. */
+static void test_png_low_depth(void **state)
+{
+    (void)state;
+    const char *names[3] = {"grey1bit.png", "grey2bit.png", "grey4bit.png"};
+    const int bits[3] = {1, 2, 4};
+    for (int t = 0; t < 3; t++) {
+        int maxval;
+        tdcl_matrix m = read_fixture(names[t], &maxval);
+        int64_t top = (1 << bits[t]) - 1;
+        assert_int_equal(m.channels, 1);
+        assert_int_equal(maxval, 255);
+        for (int64_t r = 0; r < 3; r++)
+            for (int64_t c = 0; c < 11; c++)
+                assert_int_equal(px(&m, r, c, 0), ((r * 5 + c * 3) % (top + 1)) * 255 / top);
+        tdcl_matrix_free(&m);
+    }
+}
+
+/* Palettes expand to RGB, or RGBA when a tRNS chunk gives alpha; a grey
+ * tRNS level becomes a grey+alpha image. */
+static void test_png_palette_and_trns(void **state)
+{
+    (void)state;
+    tdcl_matrix m = read_fixture("palette.png", NULL);
+    tdcl_matrix a = read_fixture("palette_trns.png", NULL);
+    assert_int_equal(m.channels, 3);
+    assert_int_equal(a.channels, 4);
+    for (int64_t r = 0; r < 4; r++)
+        for (int64_t c = 0; c < 5; c++) {
+            int64_t i = (r + 2 * c) % 6;
+            int64_t want[4] = {(i * 40) % 256, (i * 90) % 256, 255 - i * 30, (i * 50) % 256};
+            for (int k = 0; k < 3; k++) {
+                assert_int_equal(px(&m, r, c, k), want[k]);
+                assert_int_equal(px(&a, r, c, k), want[k]);
+            }
+            assert_int_equal(px(&a, r, c, 3), want[3]);
+        }
+    tdcl_matrix_free(&m);
+    tdcl_matrix_free(&a);
+
+    m = read_fixture("grey8_trns.png", NULL);
+    assert_int_equal(m.channels, 2);
+    for (int64_t r = 0; r < 5; r++)
+        for (int64_t c = 0; c < 7; c++) {
+            assert_int_equal(px(&m, r, c, 0), v8(r, c, 0));
+            assert_int_equal(px(&m, r, c, 1), v8(r, c, 0) == v8(1, 1, 0) ? 0 : 255);
+        }
+    tdcl_matrix_free(&m);
+}
+
+/* ---- errors -------------------------------------------------------------- */
+
+typedef struct bad_case {
+    const char *data;
+    size_t len;
+    tdcl_status st;
+    const char *msg; /* substring of the message, after the path */
+} bad_case;
+
+#define BAD(lit, st, msg)                                                                          \
+    {                                                                                              \
+        lit, sizeof lit - 1, st, msg                                                               \
+    }
+
+static void expect_bad(const char *name, const void *data, size_t n, tdcl_status st,
+                       const char *msg)
+{
+    char *path = scratch(name);
+    tdcl_matrix m = {0};
+    tdcl_err e = {0};
+    write_bytes(path, data, n);
+    tdcl_status got = tdcl_image_read(path, &m, NULL, &e);
+    if (got != st || !strstr(e.msg, msg) || !strstr(e.msg, path))
+        fail_msg("case '%.*s': status %d (expected %d), message '%s', expected to contain '%s'",
+                 (int)(n < 30 ? n : 30), (const char *)data, got, st, e.msg, msg);
+    assert_null(m.data);
+    unlink(path);
+    free(path);
+}
+
+static void test_pnm_errors(void **state)
+{
+    (void)state;
+    static const bad_case cases[] = {
+        BAD("", TDCL_EPARSE, "an empty file"),
+        BAD("hello", TDCL_EPARSE, "expected a PBM (P1/P4), PGM (P2/P5) or PNG image"),
+        BAD("P9\n1 1\n", TDCL_EPARSE, "expected a PBM"),
+        BAD("P6\n1 1\n255\nabc", TDCL_EUNSUPPORTED, "(P6) are not supported"),
+        BAD("P3\n1 1\n255\n1 2 3", TDCL_EUNSUPPORTED, "(P3) are not supported"),
+        BAD("P2", TDCL_EPARSE, ":1: expected a width 1..2147483647, got end of file"),
+        BAD("P2x 1 1 1 0", TDCL_EPARSE, ":1: expected whitespace after the magic number"),
+        BAD("P2\n0 1\n255\n", TDCL_EPARSE, ":2: expected a width 1..2147483647, got '0'"),
+        BAD("P2\n-3 1\n255\n", TDCL_EPARSE, "expected a width 1..2147483647, got '-3'"),
+        BAD("P2\n# c\n# c\n3 abc\n255\n", TDCL_EPARSE, ":4: expected a height"),
+        BAD("P2\n3 99999999999\n255\n", TDCL_EPARSE, "got '99999999999'"),
+        BAD("P2\n1 1\n0\n0\n", TDCL_EPARSE, ":3: expected a maxval 1..65535, got '0'"),
+        BAD("P2\n1 1\n65536\n0\n", TDCL_EPARSE, ":3: expected a maxval 1..65535, got '65536'"),
+        BAD("P5\n1 1\n70000\n\x00\x00", TDCL_EPARSE, "expected a maxval 1..65535, got '70000'"),
+        BAD("P2\n2 1\n100\n5 101\n", TDCL_EPARSE, ":4: expected a sample 0..100, got '101'"),
+        BAD("P2\n2 1\n100\n5 x\n", TDCL_EPARSE, "expected a sample 0..100, got 'x'"),
+        BAD("P2\n2 2\n100\n5 6\n", TDCL_EPARSE, "need at least 7 bytes, but only 5 bytes follow"),
+        BAD("P2\n2 2\n100\n5 6\n7   \n", TDCL_EPARSE, ":6: expected a sample 0..100, got end"),
+        BAD("P2\n2 1\n100\n5 6\n7\n", TDCL_EPARSE,
+            ":5: expected end of file after 2 pixels, got '7'"),
+        BAD("P1\n3 1\n012\n", TDCL_EPARSE, ":3: expected a pixel '0' or '1', got '2'"),
+        BAD("P1\n3 1\n01 \n", TDCL_EPARSE, "expected a pixel '0' or '1', got end of file"),
+        BAD("P1\n2 1\n01 x\n", TDCL_EPARSE, ":3: expected end of file after 2 pixels, got 'x'"),
+        BAD("P1\n4 4\n0101\n", TDCL_EPARSE, "header claims 4x4 pixels"),
+        BAD("P4\n9 2\n\x01\x02\x03", TDCL_EPARSE, "need 4 bytes, but only 3 bytes follow"),
+        BAD("P4\n8 1\n\x01\x02", TDCL_EPARSE, "1 bytes of garbage after the 1 bytes"),
+        BAD("P4\n8 1", TDCL_EPARSE, "expected one whitespace character before the pixel data"),
+        BAD("P5\n2 1\n255x\x01\x02", TDCL_EPARSE, "expected a maxval 1..65535, got '255x"),
+        BAD("P5\n2 1\n255\n\x01", TDCL_EPARSE, "need 2 bytes, but only 1 bytes follow"),
+        BAD("P5\n2 1\n1000\n\x03\xe8\x03", TDCL_EPARSE, "need 4 bytes, but only 3 bytes follow"),
+        BAD("P5\n2 1\n1000\n\x03\xe8\x03\xe9", TDCL_EPARSE,
+            "byte 14: expected a sample 0..1000, got 1001 (pixel 0, 1)"),
+        BAD("P5\n2 1\n200\n\x03\xc9", TDCL_EPARSE, "expected a sample 0..200, got 201"),
+        /* claims far past the file: refused before any allocation */
+        BAD("P5\n2000000000 2000000000\n65535\n\x00", TDCL_EPARSE, "header claims"),
+        BAD("P1\n2147483647 2147483647\n0", TDCL_EPARSE, "header claims"),
+        BAD("P4\n2147483647 2147483647\n\x00", TDCL_EPARSE, "header claims"),
+    };
+    char name[32];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(name, sizeof name, "bad%zu.pgm", i);
+        expect_bad(name, cases[i].data, cases[i].len, cases[i].st, cases[i].msg);
+    }
+}
+
+static void test_png_errors(void **state)
+{
+    (void)state;
+    size_t n;
+    char *good = fixture("rgb8.png"), *huge = fixture("huge_claim.png");
+    unsigned char *d = slurp(good, &n);
+    expect_bad("trunc.png", d, n / 2, TDCL_EPARSE, "bad PNG data: truncated");
+    expect_bad("noend.png", d, n - 12, TDCL_EPARSE, "bad PNG data: truncated");
+    d[20] ^= 0x40; /* inside IHDR: its CRC no longer matches */
+    expect_bad("crc.png", d, n, TDCL_EPARSE, "bad PNG data");
+    free(d);
+    d = slurp(huge, &n);
+    expect_bad("huge.png", d, n, TDCL_EPARSE, "header claims 100000x100000 pixels");
+    free(d);
+    expect_bad("sig.png", "\x89PNG\r\n\x1a\n", 8, TDCL_EPARSE, "truncated");
+    free(good);
+    free(huge);
+}
+
+/* Every prefix of every kind of file fails cleanly: no crash, no output. */
+static void test_every_truncation_fails(void **state)
+{
+    (void)state;
+    static const char *pngs[] = {"grey16.png", "rgba8.png", "palette_trns.png",
+                                 "rgb8_interlaced.png"};
+    static const bad_case pnms[] = {
+        BAD("P1\n3 2\n010\n111\n", TDCL_OK, ""),
+        BAD("P2\n2 2\n300\n1 2\n3 7\n", TDCL_OK, ""),
+        BAD("P4\n9 1\n\xff\x80", TDCL_OK, ""),
+        BAD("P5\n2 1\n65535\n\x01\x02\x03\x04", TDCL_OK, ""),
+    };
+    char *path = scratch("prefix.img");
+    for (size_t f = 0; f < 8; f++) {
+        size_t n;
+        unsigned char *d;
+        if (f < 4) {
+            char *fx = fixture(pngs[f]);
+            d = slurp(fx, &n);
+            free(fx);
+        } else {
+            n = pnms[f - 4].len;
+            d = malloc(n);
+            memcpy(d, pnms[f - 4].data, n);
+        }
+        /* plain formats end with whitespace that may be cut; stop before it */
+        size_t last = d[n - 1] == '\n' ? n - 2 : n - 1;
+        for (size_t cut = 0; cut <= last; cut++) {
+            tdcl_matrix m = {0};
+            tdcl_err e = {0};
+            write_bytes(path, d, cut);
+            if (tdcl_image_read(path, &m, NULL, &e) == TDCL_OK)
+                fail_msg("file %zu cut at %zu of %zu bytes was accepted", f, cut, n);
+            assert_null(m.data);
+            assert_true(e.msg[0] != '\0');
+        }
+        free(d);
+    }
+    free(path);
+}
+
+static void test_write_errors(void **state)
+{
+    (void)state;
+    tdcl_matrix m, rgb;
+    tdcl_err e;
+    char *keep = scratch("keep.pgm");
+    assert_int_equal(tdcl_matrix_alloc(&m, 2, 2, 1, TDCL_U8, &e), TDCL_OK);
+    assert_int_equal(tdcl_matrix_alloc(&rgb, 2, 2, 3, TDCL_U8, &e), TDCL_OK);
+    tdcl_test_write_text(keep, "old");
+
+    assert_int_equal(tdcl_image_write(keep, &rgb, 8, &e), TDCL_EINVAL);
+    assert_non_null(strstr(e.msg, "PBM and PGM hold one channel, got 3"));
+    assert_int_equal(tdcl_image_write(keep, &m, 12, &e), TDCL_EINVAL);
+    assert_non_null(strstr(e.msg, "expected 8 or 16 bits per sample, got 12"));
+    char *pbm = scratch("x.pbm"), *jpg = scratch("x.jpg"), *png = scratch("x.png");
+    assert_int_equal(tdcl_image_write(pbm, &m, 8, &e), TDCL_EINVAL);
+    assert_non_null(strstr(e.msg, "PBM file holds 1-bit pixels, got bits=8"));
+    assert_int_equal(tdcl_image_write(jpg, &m, 8, &e), TDCL_EINVAL);
+    assert_non_null(strstr(e.msg, "expected an image extension"));
+    assert_int_equal(tdcl_image_write(png, &m, 1, &e), TDCL_EINVAL);
+    rgb.channels = 5;
+    rgb.cols = 1;
+    assert_int_equal(tdcl_image_write(png, &rgb, 8, &e), TDCL_EINVAL);
+    assert_non_null(strstr(e.msg, "expected 1..4 channels, got 5"));
+    rgb.channels = 3;
+    rgb.cols = 2;
+    assert_int_equal(tdcl_image_write("/nonexistent-dir/x.png", &m, 8, &e), TDCL_EIO);
+    assert_non_null(strstr(e.msg, "/nonexistent-dir/x.png"));
+
+    /* the old file is untouched and nothing else appeared */
+    expect_file(keep, "old", 3);
+    assert_int_equal(access(pbm, F_OK), -1);
+    assert_int_equal(access(png, F_OK), -1);
+    tdcl_matrix_free(&m);
+    tdcl_matrix_free(&rgb);
+    free(keep);
+    free(pbm);
+    free(jpg);
+    free(png);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_image_path),
+        cmocka_unit_test(test_roundtrip_every_variant),
+        cmocka_unit_test(test_write_rounds_and_clamps),
+        cmocka_unit_test(test_write_exact_bytes),
+        cmocka_unit_test(test_plain_fixtures),
+        cmocka_unit_test(test_raw_fixtures),
+        cmocka_unit_test(test_png_fixtures),
+        cmocka_unit_test(test_png_low_depth),
+        cmocka_unit_test(test_png_palette_and_trns),
+        cmocka_unit_test(test_pnm_errors),
+        cmocka_unit_test(test_png_errors),
+        cmocka_unit_test(test_every_truncation_fails),
+        cmocka_unit_test(test_write_errors),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

@@ -1,0 +1,474 @@
+/* Life on the device: both kernels against the host reference on random
+ * soups for every boundary and several rules and odd sizes; known
+ * patterns (blinker, block, beehive, glider on a torus, a replicator); the
+ * clamp boundary against a literal transcription of the MATLAB seed; the
+ * soup generator against an independent splitmix64; the plan API. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tdcl_test.h"
+
+#include "life.h"
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static tdcl_matrix grid_new(int64_t rows, int64_t cols)
+{
+    tdcl_matrix m = {0};
+    assert_int_equal(tdcl_matrix_alloc(&m, rows, cols, 1, TDCL_U8, NULL), TDCL_OK);
+    return m;
+}
+
+/* A grid from rows of '.' and 'O'. */
+static tdcl_matrix grid_from_text(const char *const *lines, int64_t rows)
+{
+    int64_t cols = (int64_t)strlen(lines[0]);
+    tdcl_matrix m = grid_new(rows, cols);
+    for (int64_t y = 0; y < rows; y++)
+        for (int64_t x = 0; x < cols; x++)
+            ((uint8_t *)m.data)[y * cols + x] = lines[y][x] == 'O';
+    return m;
+}
+
+static tdcl_matrix random_grid(int64_t rows, int64_t cols, uint64_t seed, double density)
+{
+    tdcl_matrix m = grid_new(rows, cols);
+    uint64_t s = seed * 7919 + 3;
+    uint8_t *c = m.data;
+    for (int64_t k = 0; k < rows * cols; k++)
+        c[k] = tdcl_test_uniform(&s, 0, 1) < density;
+    return m;
+}
+
+static tdcl_matrix host_run(const tdcl_matrix *g, const tdcl_life_rule *r, tdcl_life_boundary b,
+                            int64_t gens)
+{
+    tdcl_matrix a = grid_new(g->rows, g->cols), t = grid_new(g->rows, g->cols);
+    memcpy(a.data, g->data, (size_t)(g->rows * g->cols));
+    for (int64_t i = 0; i < gens; i++) {
+        tdcl_life_host_step(&a, &t, r, b);
+        tdcl_matrix x = a;
+        a = t;
+        t = x;
+    }
+    tdcl_matrix_free(&t);
+    return a;
+}
+
+static int64_t count_diff(const tdcl_matrix *a, const tdcl_matrix *b, int64_t *first)
+{
+    int64_t n = 0;
+    *first = -1;
+    for (int64_t k = 0; k < a->rows * a->cols; k++)
+        if (((uint8_t *)a->data)[k] != ((uint8_t *)b->data)[k]) {
+            if (*first < 0) *first = k;
+            n++;
+        }
+    return n;
+}
+
+/* Runs the device with o and compares with the host after gens. */
+static void check_device(tdcl_ctx *ctx, const tdcl_life_opts *o, const tdcl_matrix *g, int64_t gens,
+                         const char *what)
+{
+    tdcl_matrix want = host_run(g, &o->rule, o->boundary, gens), got = {0};
+    tdcl_err err = {0};
+    tdcl_life_plan *p = NULL;
+    if (tdcl_life_plan_create(ctx, o, g, &p, &err) != TDCL_OK)
+        fail_msg("%s: plan: %s", what, err.msg);
+    /* in two pieces, so the ping-pong and a partial launch are exercised */
+    int64_t half = gens / 2;
+    assert_int_equal(tdcl_life_plan_execute(p, half, NULL, &err), TDCL_OK);
+    assert_int_equal(tdcl_life_plan_execute(p, gens - half, NULL, &err), TDCL_OK);
+    assert_int_equal(tdcl_life_plan_generation(p), gens);
+    assert_int_equal(tdcl_life_plan_result(p, &got, &err), TDCL_OK);
+    int64_t first;
+    int64_t nd = count_diff(&want, &got, &first);
+    if (nd)
+        fail_msg("%s (%s) %lldx%lld after %lld gens: %lld cells differ, first at (%lld, %lld)",
+                 what, tdcl_life_plan_describe(p), (long long)g->cols, (long long)g->rows,
+                 (long long)gens, (long long)nd, (long long)(first / g->cols),
+                 (long long)(first % g->cols));
+    tdcl_life_plan_destroy(p);
+    tdcl_matrix_free(&want);
+    tdcl_matrix_free(&got);
+}
+
+static tdcl_life_rule rule(const char *s)
+{
+    tdcl_life_rule r;
+    assert_int_equal(tdcl_life_rule_parse(s, &r, NULL, NULL), TDCL_OK);
+    return r;
+}
+
+/* ---- host reference and soups (no device) ---------------------------- */
+
+static void test_blinker_block_beehive(void **state)
+{
+    (void)state;
+    static const char *blinker[] = {".....", "..O..", "..O..", "..O..", "....."};
+    static const char *blinker1[] = {".....", ".....", ".OOO.", ".....", "....."};
+    static const char *still[] = {"............", ".OO.........", ".OO.....OO..",
+                                  ".......O..O.", "........OO..", "............"};
+    tdcl_life_rule conway = tdcl_life_rule_conway();
+    for (int b = 0; b < 3; b++) {
+        tdcl_matrix g = grid_from_text(blinker, 5), g1 = grid_from_text(blinker1, 5);
+        tdcl_matrix r1 = host_run(&g, &conway, (tdcl_life_boundary)b, 1);
+        tdcl_matrix r2 = host_run(&g, &conway, (tdcl_life_boundary)b, 2);
+        assert_memory_equal(r1.data, g1.data, 25);
+        assert_memory_equal(r2.data, g.data, 25);
+        tdcl_matrix s = grid_from_text(still, 6), s5 = host_run(&s, &conway, b, 5);
+        assert_memory_equal(s5.data, s.data, 72);
+        tdcl_matrix_free(&g);
+        tdcl_matrix_free(&g1);
+        tdcl_matrix_free(&r1);
+        tdcl_matrix_free(&r2);
+        tdcl_matrix_free(&s);
+        tdcl_matrix_free(&s5);
+    }
+}
+
+/* The MATLAB seed's updateGrid, transcribed literally with 1-based p and q:
+ * p = [1 1:N-1], q = [2:N N]; neighbours = grid(p,:) + grid(q,:) +
+ * grid(:,p) + grid(:,q) + grid(p,p) + grid(q,q) + grid(p,q) + grid(q,p);
+ * grid = double((neighbours == 3) | (grid & neighbours == 2)). */
+static void matlab_update(const uint8_t *g, uint8_t *out, int64_t R, int64_t C)
+{
+    int64_t *pr = malloc(sizeof(int64_t) * (size_t)R), *qr = malloc(sizeof(int64_t) * (size_t)R);
+    int64_t *pc = malloc(sizeof(int64_t) * (size_t)C), *qc = malloc(sizeof(int64_t) * (size_t)C);
+    for (int64_t i = 1; i <= R; i++) {
+        pr[i - 1] = i == 1 ? 1 : i - 1;
+        qr[i - 1] = i == R ? R : i + 1;
+    }
+    for (int64_t j = 1; j <= C; j++) {
+        pc[j - 1] = j == 1 ? 1 : j - 1;
+        qc[j - 1] = j == C ? C : j + 1;
+    }
+#define G(i, j) g[((i)-1) * C + ((j)-1)]
+    for (int64_t i = 1; i <= R; i++)
+        for (int64_t j = 1; j <= C; j++) {
+            int n = G(pr[i - 1], j) + G(qr[i - 1], j) + G(i, pc[j - 1]) + G(i, qc[j - 1]) +
+                    G(pr[i - 1], pc[j - 1]) + G(qr[i - 1], qc[j - 1]) + G(pr[i - 1], qc[j - 1]) +
+                    G(qr[i - 1], pc[j - 1]);
+            out[(i - 1) * C + (j - 1)] = (uint8_t)(n == 3 || (G(i, j) && n == 2));
+        }
+#undef G
+    free(pr);
+    free(qr);
+    free(pc);
+    free(qc);
+}
+
+static void test_clamp_is_matlab(void **state)
+{
+    (void)state;
+    tdcl_life_rule conway = tdcl_life_rule_conway();
+    static const int64_t sizes[][2] = {{1, 1}, {1, 7}, {6, 1}, {2, 2}, {9, 13}, {31, 17}};
+    for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
+        int64_t R = sizes[t][0], C = sizes[t][1];
+        tdcl_matrix g = random_grid(R, C, t + 1, 0.45);
+        tdcl_matrix want = grid_new(R, C), got = grid_new(R, C);
+        for (int gen = 0; gen < 6; gen++) {
+            matlab_update(g.data, want.data, R, C);
+            tdcl_life_host_step(&g, &got, &conway, TDCL_LIFE_CLAMP);
+            assert_memory_equal(want.data, got.data, (size_t)(R * C));
+            memcpy(g.data, got.data, (size_t)(R * C));
+        }
+        tdcl_matrix_free(&g);
+        tdcl_matrix_free(&want);
+        tdcl_matrix_free(&got);
+    }
+    /* the semantics on a 3x3 grid: a lone corner cell counts itself 3 times */
+    static const char *corner[] = {"O..", "...", "..."};
+    tdcl_matrix c = grid_from_text(corner, 3), c1 = host_run(&c, &conway, TDCL_LIFE_CLAMP, 1);
+    /* (0,0) sees itself as its N, W and NW neighbours: 3 of them, and a
+     * live cell with 3 survives; (0,1) and (1,0) see it twice: not born */
+    assert_int_equal(((uint8_t *)c1.data)[0], 1);
+    assert_int_equal(tdcl_life_population(&c1), 1);
+    tdcl_matrix_free(&c);
+    tdcl_matrix_free(&c1);
+}
+
+static uint64_t ref_splitmix(uint64_t *x)
+{
+    *x += 0x9E3779B97F4A7C15ULL;
+    uint64_t z = *x;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static void test_soup(void **state)
+{
+    (void)state;
+    tdcl_matrix a = {0}, b = {0}, c = {0};
+    assert_int_equal(tdcl_life_soup(61, 97, 0.25, 1, &a, NULL), TDCL_OK);
+    assert_int_equal(tdcl_life_soup(61, 97, 0.25, 1, &b, NULL), TDCL_OK);
+    assert_memory_equal(a.data, b.data, 61 * 97);
+    /* independent definition: one splitmix64 draw per cell, row-major */
+    uint64_t s = 1;
+    for (int k = 0; k < 61 * 97; k++) {
+        double u = (double)(ref_splitmix(&s) >> 11) / 9007199254740992.0;
+        assert_int_equal(((uint8_t *)a.data)[k], u < 0.25);
+    }
+    int64_t pop = tdcl_life_population(&a);
+    assert_true(pop > 61 * 97 * 0.22 && pop < 61 * 97 * 0.28);
+    assert_int_equal(tdcl_life_soup(61, 97, 0.25, 2, &c, NULL), TDCL_OK);
+    assert_memory_not_equal(a.data, c.data, 61 * 97);
+    tdcl_matrix_free(&c);
+    assert_int_equal(tdcl_life_soup(4, 4, 1.0, 9, &c, NULL), TDCL_OK);
+    assert_int_equal(tdcl_life_population(&c), 16);
+    tdcl_matrix_free(&c);
+    assert_int_equal(tdcl_life_soup(4, 4, 1.5, 9, &c, NULL), TDCL_EINVAL);
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&b);
+}
+
+static void test_b0_needs_finite_boundary(void **state)
+{
+    (void)state;
+    tdcl_life_opts o = tdcl_life_opts_default();
+    tdcl_err err = {0};
+    o.rule = rule("B0123/S01234");
+    assert_int_equal(tdcl_life_check(&o, &err), TDCL_EINVAL);
+    assert_non_null(strstr(err.msg, "B0"));
+    o.boundary = TDCL_LIFE_TORUS;
+    assert_int_equal(tdcl_life_check(&o, &err), TDCL_OK);
+    o.boundary = TDCL_LIFE_CLAMP;
+    assert_int_equal(tdcl_life_check(&o, &err), TDCL_OK);
+}
+
+/* ---- device ----------------------------------------------------------- */
+
+typedef struct cfg {
+    const char *name;
+    tdcl_life_kernel kernel;
+    tdcl_life_layout layout;
+    int wb, depth, tile;
+} cfg;
+
+/* Every kernel and layout: the CPU's (vectors from global memory), the
+ * GPU's (one work-group for the whole grid, or tiles several generations
+ * deep), the bytes reference, and odd depths. Few, since every program
+ * takes PoCL a second or two to compile. */
+static const cfg cfgs[] = {
+    {"bytes", TDCL_LIFE_KERNEL_BYTES, TDCL_LIFE_LAYOUT_AUTO, 0, 0, 0},
+    {"cpu", TDCL_LIFE_KERNEL_AUTO, TDCL_LIFE_LAYOUT_CPU, 0, 0, 0},
+    {"cpu depth 5", TDCL_LIFE_KERNEL_BITS, TDCL_LIFE_LAYOUT_CPU, 0, 5, 0},
+    {"gpu", TDCL_LIFE_KERNEL_AUTO, TDCL_LIFE_LAYOUT_GPU, 0, 0, 0},
+    {"gpu depth 8", TDCL_LIFE_KERNEL_BITS, TDCL_LIFE_LAYOUT_GPU, 0, 8, 0},
+    {"gpu depth 1", TDCL_LIFE_KERNEL_BITS, TDCL_LIFE_LAYOUT_GPU, 0, 1, 0},
+};
+
+static tdcl_life_opts opts_for(const cfg *c, const char *r, int b)
+{
+    tdcl_life_opts o = tdcl_life_opts_default();
+    o.rule = rule(r);
+    o.boundary = (tdcl_life_boundary)b;
+    o.kernel = c->kernel;
+    o.layout = c->layout;
+    o.word_bits = c->wb;
+    o.depth = c->depth;
+    o.tile = c->tile;
+    return o;
+}
+
+/* Conway on every boundary, odd sizes, every configuration. */
+static void test_kernels_vs_host(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    static const int64_t sizes[][2] = {{1, 1}, {1, 70}, {61, 97}, {130, 200}, {3, 300}};
+    for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++)
+        for (int b = 0; b < 3; b++)
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+                tdcl_life_opts o = opts_for(&cfgs[c], "B3/S23", b);
+                tdcl_matrix g = random_grid(sizes[s][0], sizes[s][1], b * 31 + s * 7 + c, 0.35);
+                char what[96];
+                snprintf(what, sizeof what, "B3/S23 %s, %s", tdcl_life_boundary_name(o.boundary),
+                         cfgs[c].name);
+                check_device(ctx, &o, &g, 11, what);
+                tdcl_matrix_free(&g);
+            }
+}
+
+/* Other rules: the default CPU layout on every boundary, and the GPU's
+ * tiles for some. */
+static void test_rules_vs_host(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    static const char *rules[] = {"B36/S23", "B2/S", "B/S012345678", "B1357/S1357"};
+    for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++)
+        for (int b = 0; b < 3; b++) {
+            tdcl_matrix g = random_grid(67, 150, r * 5 + (size_t)b, 0.3);
+            tdcl_life_opts o = opts_for(&cfgs[1], rules[r], b);
+            check_device(ctx, &o, &g, 9, rules[r]);
+            if (r == 0) {
+                o = opts_for(&cfgs[4], rules[r], b);
+                check_device(ctx, &o, &g, 9, rules[r]);
+            }
+            tdcl_matrix_free(&g);
+        }
+}
+
+/* B0 rules on the finite boundaries, where every empty area is born. */
+static void test_b0_on_device(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    for (int b = 1; b < 3; b++)
+        for (size_t c = 1; c < sizeof cfgs / sizeof cfgs[0]; c += 3) {
+            tdcl_life_opts o = opts_for(&cfgs[c], "B0123478/S01234678", b);
+            tdcl_matrix g = random_grid(45, 77, (uint64_t)b * 3 + c, 0.2);
+            check_device(ctx, &o, &g, 10, "B0 rule");
+            tdcl_matrix_free(&g);
+        }
+}
+
+/* A glider on a W x W torus is back where it started after 4W generations,
+ * and moved by one cell diagonally after 4. */
+static void test_glider_torus(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    static const char *glider[] = {".O.", "..O", "OOO"};
+    for (int k = 0; k < 2; k++) {
+        const int64_t W = k ? 70 : 24;
+        tdcl_matrix g = grid_new(W, W);
+        for (int y = 0; y < 3; y++)
+            for (int x = 0; x < 3; x++)
+                ((uint8_t *)g.data)[((y + W - 2) % W) * W + (x + W - 2) % W] = glider[y][x] == 'O';
+        tdcl_life_opts o = opts_for(&cfgs[k ? 2 : 1], "B3/S23", TDCL_LIFE_TORUS);
+        tdcl_matrix m4 = {0}, back = {0};
+        assert_int_equal(tdcl_life_run(ctx, &o, &g, 4, &m4, NULL), TDCL_OK);
+        for (int64_t y = 0; y < W; y++) /* shifted by (+1, +1), wrapping */
+            for (int64_t x = 0; x < W; x++)
+                assert_int_equal(((uint8_t *)m4.data)[((y + 1) % W) * W + (x + 1) % W],
+                                 ((uint8_t *)g.data)[y * W + x]);
+        assert_int_equal(tdcl_life_run(ctx, &o, &g, 4 * W, &back, NULL), TDCL_OK);
+        assert_memory_equal(back.data, g.data, (size_t)(W * W));
+        tdcl_matrix_free(&g);
+        tdcl_matrix_free(&m4);
+        tdcl_matrix_free(&back);
+    }
+}
+
+/* Blinker period 2, block still life, on the device with the default plan. */
+static void test_oscillators_device(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    static const char *blinker[] = {".....", "..O..", "..O..", "..O..", "....."};
+    static const char *block[] = {"....", ".OO.", ".OO.", "...."};
+    tdcl_matrix g = grid_from_text(blinker, 5), b = grid_from_text(block, 4), r = {0};
+    tdcl_life_opts o = tdcl_life_opts_default();
+    assert_int_equal(tdcl_life_run(ctx, &o, &g, 1, &r, NULL), TDCL_OK);
+    assert_memory_not_equal(r.data, g.data, 25);
+    assert_int_equal(tdcl_life_population(&r), 3);
+    tdcl_matrix_free(&r);
+    assert_int_equal(tdcl_life_run(ctx, &o, &g, 100, &r, NULL), TDCL_OK);
+    assert_memory_equal(r.data, g.data, 25);
+    tdcl_matrix_free(&r);
+    assert_int_equal(tdcl_life_run(ctx, &o, &b, 37, &r, NULL), TDCL_OK);
+    assert_memory_equal(r.data, b.data, 16);
+    tdcl_matrix_free(&r);
+    tdcl_matrix_free(&g);
+    tdcl_matrix_free(&b);
+}
+
+/* B1357/S1357 (Replicator) is linear over GF(2): the next state is the
+ * parity of the 8 neighbours, so a single cell's pattern after t
+ * generations is P^t with P = (1+x+1/x)(1+y+1/y) - 1, and P^4 = P(x^4, y^4):
+ * 8 cells at distance 4 around an empty centre. */
+static void test_replicator(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    tdcl_matrix g = grid_new(33, 33), r = {0};
+    ((uint8_t *)g.data)[16 * 33 + 16] = 1;
+    tdcl_life_opts o = tdcl_life_opts_default();
+    o.rule = rule("B1357/S1357");
+    assert_int_equal(tdcl_life_run(ctx, &o, &g, 1, &r, NULL), TDCL_OK);
+    assert_int_equal(tdcl_life_population(&r), 8); /* the 8 neighbours are born, centre dies */
+    assert_int_equal(((uint8_t *)r.data)[16 * 33 + 16], 0);
+    tdcl_matrix_free(&r);
+    assert_int_equal(tdcl_life_run(ctx, &o, &g, 4, &r, NULL), TDCL_OK);
+    assert_int_equal(tdcl_life_population(&r), 8);
+    for (int dy = -4; dy <= 4; dy += 4)
+        for (int dx = -4; dx <= 4; dx += 4)
+            assert_int_equal(((uint8_t *)r.data)[(16 + dy) * 33 + 16 + dx], dx || dy);
+    check_device(ctx, &o, &g, 12, "replicator");
+    tdcl_matrix_free(&r);
+    tdcl_matrix_free(&g);
+}
+
+/* Long runs and a larger grid (several work-groups in both directions). */
+static void test_larger(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    for (int b = 0; b < 3; b++)
+        for (size_t c = 1; c < sizeof cfgs / sizeof cfgs[0]; c += 3) {
+            tdcl_life_opts o = opts_for(&cfgs[c], "B3/S23", b);
+            tdcl_matrix g = {0};
+            assert_int_equal(tdcl_life_soup(301, 517, 0.3, (uint64_t)b + 5, &g, NULL), TDCL_OK);
+            check_device(ctx, &o, &g, 40, "larger soup");
+            tdcl_matrix_free(&g);
+        }
+}
+
+static void test_plan_errors(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    tdcl_matrix g = grid_new(8, 8), f = {0};
+    tdcl_life_plan *p = NULL;
+    tdcl_err err = {0};
+    tdcl_life_opts o = tdcl_life_opts_default();
+    o.kernel = TDCL_LIFE_KERNEL_BYTES;
+    o.tile = 4096; /* 4096 x 4096 work-items: no device runs that */
+    assert_int_equal(tdcl_life_plan_create(ctx, &o, &g, &p, &err), TDCL_ELIMIT);
+    assert_null(p);
+    assert_non_null(strstr(err.msg, "--tile 4096"));
+    o = tdcl_life_opts_default();
+    o.rule = rule("B0/S8");
+    assert_int_equal(tdcl_life_plan_create(ctx, &o, &g, &p, &err), TDCL_EINVAL);
+    assert_int_equal(tdcl_matrix_alloc(&f, 4, 4, 1, TDCL_F32, NULL), TDCL_OK);
+    o = tdcl_life_opts_default();
+    assert_int_equal(tdcl_life_plan_create(ctx, &o, &f, &p, &err), TDCL_EINVAL);
+    assert_int_equal(tdcl_life_plan_create(ctx, &o, &g, &p, &err), TDCL_OK);
+    assert_non_null(strstr(tdcl_life_plan_describe(p), "kernel=bits"));
+    assert_int_equal(tdcl_life_plan_execute(p, -1, NULL, &err), TDCL_EINVAL);
+    double ms = -1;
+    assert_int_equal(tdcl_life_plan_execute(p, 0, &ms, &err), TDCL_OK);
+    assert_true(ms == 0);
+    tdcl_life_plan_destroy(p);
+    tdcl_life_plan_destroy(NULL);
+    tdcl_matrix_free(&g);
+    tdcl_matrix_free(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest host[] = {
+        cmocka_unit_test(test_blinker_block_beehive),
+        cmocka_unit_test(test_clamp_is_matlab),
+        cmocka_unit_test(test_soup),
+        cmocka_unit_test(test_b0_needs_finite_boundary),
+    };
+    const struct CMUnitTest dev[] = {
+        cmocka_unit_test(test_kernels_vs_host),
+        cmocka_unit_test(test_rules_vs_host),
+        cmocka_unit_test(test_b0_on_device),
+        cmocka_unit_test(test_glider_torus),
+        cmocka_unit_test(test_oscillators_device),
+        cmocka_unit_test(test_replicator),
+        cmocka_unit_test(test_larger),
+        cmocka_unit_test(test_plan_errors),
+    };
+    int rc = cmocka_run_group_tests_name("life_host", host, NULL, NULL);
+    return rc | cmocka_run_group_tests_name("life_device", dev, tdcl_test_ctx_setup,
+                                            tdcl_test_ctx_teardown);
+}

@@ -1,0 +1,740 @@
+/* Matrix files: Matrix Market and .npy round trips, every format variant
+ * against hand-computed layouts, every error with its message, gzip,
+ * chunk boundaries and thread counts, and fixtures written by scipy/numpy. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "tdcl_test.h"
+
+#include "fileio.h"
+#include "matio.h"
+#include "mtx.h"
+#include "npy.h"
+
+static char *dir;
+
+static int group_setup(void **state)
+{
+    (void)state;
+    dir = tdcl_test_tmpdir();
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) return -1;
+    free(dir);
+    return 0;
+}
+
+/* A scratch path in one of four static buffers (four may be in use). */
+static const char *tmp(const char *name)
+{
+    static char p[4][4200];
+    static int next;
+    char *b = p[next++ % 4];
+    snprintf(b, sizeof p[0], "%s/%s", dir, name);
+    return b;
+}
+
+static tdcl_status read_text(const char *text, tdcl_matrix *m, tdcl_err *e)
+{
+    tdcl_test_write_text(tmp("in.mtx"), text);
+    memset(e, 0, sizeof *e);
+    return tdcl_matrix_read(tmp("in.mtx"), 0, m, e);
+}
+
+/* Reads text and checks the shape, dtype and row-major values. */
+static void expect_f64(const char *text, int64_t rows, int64_t cols, const double *want)
+{
+    tdcl_matrix m;
+    tdcl_err e;
+    tdcl_status st = read_text(text, &m, &e);
+    if (st) print_message("unexpected error: %s\n", e.msg);
+    assert_int_equal(st, TDCL_OK);
+    assert_int_equal(m.rows, rows);
+    assert_int_equal(m.cols, cols);
+    assert_int_equal(m.dtype, TDCL_F64);
+    for (int64_t k = 0; k < rows * cols; k++)
+        assert_true(((double *)m.data)[k] == want[k]);
+    tdcl_matrix_free(&m);
+}
+
+static void expect_i64(const char *text, int64_t rows, int64_t cols, const int64_t *want)
+{
+    tdcl_matrix m;
+    tdcl_err e;
+    tdcl_status st = read_text(text, &m, &e);
+    if (st) print_message("unexpected error: %s\n", e.msg);
+    assert_int_equal(st, TDCL_OK);
+    assert_int_equal(m.rows, rows);
+    assert_int_equal(m.cols, cols);
+    assert_int_equal(m.dtype, TDCL_I64);
+    for (int64_t k = 0; k < rows * cols; k++)
+        assert_true(((int64_t *)m.data)[k] == want[k]);
+    tdcl_matrix_free(&m);
+}
+
+static void test_array_real_column_major(void **state)
+{
+    (void)state;
+    /* entries go down the columns: (1,1) (2,1) (1,2) (2,2) (1,3) (2,3) */
+    const double want[] = {1.5, -2, 3e10, 4, 0.25, -6e-3};
+    expect_f64("%%MatrixMarket matrix array real general\n"
+               "% a comment\n"
+               "2 3\n1.5\n4\n-2\n0.25\n3e10\n-6e-3\n",
+               2, 3, want);
+}
+
+static void test_array_integer(void **state)
+{
+    (void)state;
+    const int64_t want[] = {9007199254740993LL, INT64_MIN, -1, INT64_MAX};
+    expect_i64("%%MatrixMarket matrix array integer general\n2 2\n"
+               "9007199254740993\n-1\n-9223372036854775808\n9223372036854775807\n",
+               2, 2, want);
+}
+
+static void test_coordinate_real_sums_duplicates(void **state)
+{
+    (void)state;
+    const double want[] = {0, 2.5, 0, 0, 0, 0, 7, 0, -1};
+    expect_f64("%%MatrixMarket matrix coordinate real general\n3 3 4\n"
+               "1 2 2.5\n3 1 3\n3 3 -1\n3 1 4\n",
+               3, 3, want);
+}
+
+static void test_coordinate_integer_and_pattern(void **state)
+{
+    (void)state;
+    const int64_t wi[] = {0, 5000000000LL, -3, 0};
+    expect_i64("%%MatrixMarket matrix coordinate integer general\n2 2 2\n"
+               "1 2 5000000000\n2 1 -3\n",
+               2, 2, wi);
+    const double wp[] = {1, 0, 0, 1, 1, 0};
+    expect_f64("%%MatrixMarket matrix coordinate pattern general\n2 3 3\n1 1\n2 2\n2 1\n", 2, 3,
+               wp);
+}
+
+static void test_symmetric_and_skew(void **state)
+{
+    (void)state;
+    const double sym[] = {1, 2, 3, 2, 4, 5, 3, 5, 6};
+    /* array: the lower triangle column by column */
+    expect_f64("%%MatrixMarket matrix array real symmetric\n3 3\n1\n2\n3\n4\n5\n6\n", 3, 3, sym);
+    expect_f64("%%MatrixMarket matrix coordinate real symmetric\n3 3 6\n"
+               "1 1 1\n2 1 2\n3 1 3\n2 2 4\n3 2 5\n3 3 6\n",
+               3, 3, sym);
+    const double skew[] = {0, -2, -3, 2, 0, -5, 3, 5, 0};
+    expect_f64("%%MatrixMarket matrix array real skew-symmetric\n3 3\n2\n3\n5\n", 3, 3, skew);
+    expect_f64("%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 3\n"
+               "2 1 2\n3 1 3\n3 2 5\n",
+               3, 3, skew);
+    const int64_t iskew[] = {0, -7, 7, 0};
+    expect_i64("%%MatrixMarket matrix coordinate integer skew-symmetric\n2 2 1\n2 1 7\n", 2, 2,
+               iskew);
+    const double psym[] = {1, 1, 1, 0};
+    expect_f64("%%MatrixMarket matrix coordinate pattern symmetric\n2 2 2\n1 1\n2 1\n", 2, 2, psym);
+}
+
+static void test_tolerant_parsing(void **state)
+{
+    (void)state;
+    const double want[] = {1, 2, 3, 4};
+    /* any-case banner, CRLF, blank and comment lines before the size line,
+     * leading blanks, blank lines between entries, no final newline */
+    expect_f64("%%matrixmarket MATRIX Coordinate REAL General\r\n"
+               "%\r\n\r\n% comment\r\n   \r\n"
+               "  2 2 4  \r\n"
+               "1 1 1\r\n\r\n  1\t2   2\r\n2 1 3 \r\n\n2 2 4",
+               2, 2, want);
+    expect_f64("%%MatrixMarket matrix array double general\n2 2\n1\n\n3\r\n  2\n4", 2, 2, want);
+    const double spell[] = {INFINITY, -INFINITY, 1, -0.0};
+    expect_f64("%%MatrixMarket matrix array real general\n2 2\ninf\n+1\n-Infinity\n-0\n", 2, 2,
+               spell);
+    tdcl_matrix m;
+    tdcl_err e;
+    assert_int_equal(read_text("%%MatrixMarket matrix array real general\n1 2\nNaN\nnan\n", &m, &e),
+                     TDCL_OK);
+    assert_true(isnan(((double *)m.data)[0]) && isnan(((double *)m.data)[1]));
+    tdcl_matrix_free(&m);
+}
+
+/* Error cases: the text, the status, and a piece of the message. */
+static const struct {
+    const char *text, *msg;
+    tdcl_status st;
+} bad_files[] = {
+    {"", "is empty", TDCL_EPARSE},
+    {" \t\n%%MatrixMarket\n",
+     ":1: expected the banner '%%MatrixMarket matrix FORMAT FIELD "
+     "SYMMETRY', got 'end of line'",
+     TDCL_EPARSE}, /* found by fuzz_mtx: a blank first line */
+    {"hello\n",
+     ":1: expected the banner '%%MatrixMarket matrix FORMAT FIELD SYMMETRY', got "
+     "'hello'",
+     TDCL_EPARSE},
+    {"%%MatrixMarket matrix array complex general\n1 1\n1 0\n",
+     ":1: complex matrices are not "
+     "supported",
+     TDCL_EUNSUPPORTED},
+    {"%%MatrixMarket matrix array real hermitian\n1 1\n1\n",
+     ":1: hermitian matrices are not "
+     "supported",
+     TDCL_EUNSUPPORTED},
+    {"%%MatrixMarket matrix array pattern general\n1 1\n", "pattern' needs the coordinate",
+     TDCL_EPARSE},
+    {"%%MatrixMarket matrix sparse real general\n",
+     ":1: expected the format 'array' or "
+     "'coordinate', got 'sparse'",
+     TDCL_EPARSE},
+    {"%%MatrixMarket matrix array real\n",
+     ":1: expected the symmetry 'general', 'symmetric' or 'skew-symmetric', got 'end of line'",
+     TDCL_EPARSE},
+    {"%%MatrixMarket matrix array real general extra\n", "end of the banner", TDCL_EPARSE},
+    {"%%MatrixMarket vector array real general\n",
+     "vector objects are not supported (object 'vector')", TDCL_EUNSUPPORTED},
+    {"%%MatrixMarket matrix array real general\n% c\n-2 2\n",
+     ":3: expected 'rows cols' after "
+     "the banner, got '-2 2'",
+     TDCL_EPARSE},
+    {"%%MatrixMarket matrix coordinate real general\n2 2\n",
+     ":2: expected 'rows cols entries' "
+     "after the banner, got '2 2'",
+     TDCL_EPARSE},
+    {"%%MatrixMarket matrix array real general\n0 2\n", "expected 'rows cols'", TDCL_EPARSE},
+    {"%%MatrixMarket matrix array real general\n% only comments\n", ":3: expected the size line",
+     TDCL_EPARSE},
+    {"%%MatrixMarket matrix array real symmetric\n2 3\n",
+     ":2: a symmetric matrix must be "
+     "square, got 2x3",
+     TDCL_EPARSE},
+    {"%%MatrixMarket matrix array real general\n2 2\n1.0\n2.0\n3.0\n",
+     ":5: expected 4 entries, got 3 "
+     "before the end of the file",
+     TDCL_EPARSE},
+    {"%%MatrixMarket matrix array real general\n1 2\n1\n2\n3\n",
+     ":5: expected the end of the "
+     "file after 2 entries, got '3'",
+     TDCL_EPARSE},
+    {"%%MatrixMarket matrix array real general\n1 2\n1\nabc\n",
+     ":4: expected a real number, got "
+     "'abc'",
+     TDCL_EPARSE},
+    {"%%MatrixMarket matrix array real general\n1 2\n1\n2 junk\n",
+     ":4: expected the end of the "
+     "line after the value, got "
+     "'junk'",
+     TDCL_EPARSE},
+    {"%%MatrixMarket matrix array real general\n1 2\n1\n1.5e\n", "got 'e'", TDCL_EPARSE},
+    {"%%MatrixMarket matrix array integer general\n1 1\n1.5\n",
+     ":3: expected an integer, got "
+     "'1.5'",
+     TDCL_EPARSE},
+    {"%%MatrixMarket matrix array integer general\n1 1\n9223372036854775808\n",
+     "outside the int64 range", TDCL_EPARSE},
+    {"%%MatrixMarket matrix coordinate real general\n2 2 1\n0 1 5\n",
+     ":3: row index 0 is out "
+     "of range 1..2",
+     TDCL_EPARSE},
+    {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 3 5\n",
+     ":3: column index 3 is out "
+     "of range 1..2",
+     TDCL_EPARSE},
+    {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 x 5\n",
+     ":3: expected a column "
+     "index, got 'x'",
+     TDCL_EPARSE},
+    {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1     \n",
+     ":3: expected 'row column "
+     "value', got no value",
+     TDCL_EPARSE},
+    {"%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 1 1\n",
+     ":3: expected the end "
+     "of the line after 'row "
+     "column', got '1'",
+     TDCL_EPARSE},
+    {"%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n1 1 5\n",
+     ":3: a skew-symmetric matrix has a zero diagonal, got '5' at (1, 1)", TDCL_EPARSE},
+    {"%%MatrixMarket matrix coordinate real general\n2 2 1000\n1 1 1\n",
+     ":2: the size line claims 1000 entries, but the", TDCL_EPARSE},
+    {"%%MatrixMarket matrix coordinate integer general\n1 1 2\n1 1 9223372036854775807\n1 1 1\n",
+     "the sum of the entries at (1, 1) overflows int64", TDCL_EPARSE},
+};
+
+static void test_errors_name_file_and_line(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof bad_files / sizeof bad_files[0]; i++) {
+        tdcl_matrix m = {0};
+        tdcl_err e;
+        tdcl_status st = read_text(bad_files[i].text, &m, &e);
+        if (st != bad_files[i].st || !strstr(e.msg, bad_files[i].msg))
+            print_message("case %zu: status %d, message '%s'\n  expected '%s'\n", i, st, e.msg,
+                          bad_files[i].msg);
+        assert_int_equal(st, bad_files[i].st);
+        assert_non_null(strstr(e.msg, bad_files[i].msg));
+        assert_non_null(strstr(e.msg, "in.mtx"));
+        assert_null(m.data);
+    }
+}
+
+static void test_size_limits(void **state)
+{
+    (void)state;
+    tdcl_matrix m;
+    tdcl_err e;
+    tdcl_test_write_text(tmp("big.mtx"),
+                         "%%MatrixMarket matrix coordinate real general\n100 100 1\n1 1 1\n");
+    assert_int_equal(tdcl_matrix_read(tmp("big.mtx"), 1000, &m, &e), TDCL_ELIMIT);
+    assert_non_null(strstr(e.msg, "80000 bytes, more than the limit of 1000 bytes"));
+    assert_int_equal(tdcl_matrix_read(tmp("big.mtx"), 80000, &m, &e), TDCL_OK);
+    tdcl_matrix_free(&m);
+    /* a dense size past this host's memory is refused before allocating */
+    tdcl_test_write_text(tmp("huge.mtx"), "%%MatrixMarket matrix coordinate real general\n"
+                                          "4000000000 4000000000 1\n1 1 1\n");
+    assert_int_equal(tdcl_matrix_read(tmp("huge.mtx"), 0, &m, &e), TDCL_ELIMIT);
+    assert_non_null(strstr(e.msg, "does not fit in memory") ||
+                            strstr(e.msg, "more than this host's memory")
+                        ? e.msg
+                        : NULL);
+    /* M*N overflowing 64 bits */
+    tdcl_test_write_text(tmp("ovf.mtx"), "%%MatrixMarket matrix array real general\n"
+                                         "9223372036854775807 9223372036854775807\n1\n");
+    assert_int_equal(tdcl_matrix_read(tmp("ovf.mtx"), 0, &m, &e), TDCL_ELIMIT);
+    assert_non_null(strstr(e.msg, "too large"));
+    /* an array header claiming more than the file holds */
+    tdcl_test_write_text(tmp("claim.mtx"), "%%MatrixMarket matrix array real general\n"
+                                           "100000 100000\n1\n");
+    assert_int_equal(tdcl_matrix_read(tmp("claim.mtx"), 0, &m, &e), TDCL_EPARSE);
+    assert_non_null(strstr(e.msg, "claims 10000000000 entries"));
+}
+
+/* Values that stress shortest round-trip printing. */
+static void fill_tricky_f64(tdcl_matrix *m, uint64_t seed)
+{
+    static const double special[] = {0.1,
+                                     -0.0,
+                                     1e-320,
+                                     4.9406564584124654e-324,
+                                     2.2250738585072014e-308,
+                                     1.7976931348623157e308,
+                                     123456789012345678.0,
+                                     1.0 / 3.0,
+                                     -2.5e-7,
+                                     9007199254740993.0,
+                                     INFINITY,
+                                     -INFINITY,
+                                     100,
+                                     1e21,
+                                     1e-5};
+    tdcl_test_fill(m, seed, -1e6, 1e6);
+    double *d = m->data;
+    size_t n = tdcl_matrix_count(m), ns = sizeof special / sizeof special[0];
+    uint64_t s = seed;
+    for (size_t k = 0; k < n; k++) {
+        uint64_t r = tdcl_test_rand(&s);
+        if (r % 3 == 0)
+            d[k] = special[(r >> 8) % ns];
+        else if (r % 3 == 1) /* a random bit pattern: any exponent, 17 digits */
+            memcpy(&d[k], &r, sizeof r);
+        if (isnan(d[k])) d[k] = 1.5;
+    }
+}
+
+static void assert_same_bits(const tdcl_matrix *a, const tdcl_matrix *b)
+{
+    assert_int_equal(a->rows, b->rows);
+    assert_int_equal(a->cols, b->cols);
+    assert_int_equal(a->dtype, b->dtype);
+    assert_memory_equal(a->data, b->data, tdcl_matrix_count(a) * tdcl_dtype_size(a->dtype));
+}
+
+static void test_mtx_round_trip_f64_bits(void **state)
+{
+    (void)state;
+    tdcl_matrix a, b;
+    tdcl_err e;
+    assert_int_equal(tdcl_matrix_alloc(&a, 37, 23, 1, TDCL_F64, &e), TDCL_OK);
+    fill_tricky_f64(&a, 11);
+    assert_int_equal(tdcl_matrix_write(tmp("rt.mtx"), &a, "tiledcl test", &e), TDCL_OK);
+    assert_int_equal(tdcl_matrix_read(tmp("rt.mtx"), 0, &b, &e), TDCL_OK);
+    assert_same_bits(&a, &b);
+    tdcl_matrix_free(&b);
+    /* coordinate output holds the nonzeros only and reads back the same */
+    tdcl_mtx_write_opts wo = {.coordinate = 1};
+    assert_int_equal(tdcl_mtx_write_path(tmp("rtc.mtx"), &a, &wo, &e), TDCL_OK);
+    assert_int_equal(tdcl_matrix_read(tmp("rtc.mtx"), 0, &b, &e), TDCL_OK);
+    for (size_t k = 0; k < tdcl_matrix_count(&a); k++) /* -0.0 reads back as +0.0 */
+        assert_true(((double *)a.data)[k] == ((double *)b.data)[k]);
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&b);
+}
+
+static void test_mtx_f32_prints_float32_shortest(void **state)
+{
+    (void)state;
+    tdcl_matrix a, b;
+    tdcl_err e;
+    assert_int_equal(tdcl_matrix_alloc(&a, 1, 3, 1, TDCL_F32, &e), TDCL_OK);
+    float *f = a.data;
+    f[0] = 0.1f;
+    f[1] = 16777217.0f; /* rounds to 16777216 */
+    f[2] = 1.17549435e-38f;
+    assert_int_equal(tdcl_matrix_write(tmp("f.mtx"), &a, NULL, &e), TDCL_OK);
+    char *text;
+    size_t n;
+    assert_int_equal(tdcl_read_file(tmp("f.mtx"), &text, &n, &e), TDCL_OK);
+    assert_string_equal(text, "%%MatrixMarket matrix array real general\n"
+                              "% written by tiledcl\n1 3\n0.1\n16777216\n1.1754944e-38\n");
+    free(text);
+    /* the reader gives float64; converting back to float32 is exact */
+    assert_int_equal(tdcl_matrix_read(tmp("f.mtx"), 0, &b, &e), TDCL_OK);
+    for (int k = 0; k < 3; k++)
+        assert_true((float)((double *)b.data)[k] == f[k]);
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&b);
+}
+
+static void test_mtx_integers_exact(void **state)
+{
+    (void)state;
+    tdcl_matrix a, b;
+    tdcl_err e;
+    assert_int_equal(tdcl_matrix_alloc(&a, 4, 3, 1, TDCL_I64, &e), TDCL_OK);
+    int64_t *d = a.data;
+    const int64_t v[] = {INT64_MIN,     INT64_MAX, 0,   -1,  1,  4294967296LL,
+                         -2147483649LL, 99,        100, -10, 10, 1000000000000000001LL};
+    memcpy(d, v, sizeof v);
+    assert_int_equal(tdcl_matrix_write(tmp("i.mtx"), &a, NULL, &e), TDCL_OK);
+    assert_int_equal(tdcl_matrix_read(tmp("i.mtx"), 0, &b, &e), TDCL_OK);
+    assert_same_bits(&a, &b);
+    tdcl_matrix_free(&b);
+    /* int32 writes the integer field and reads back as int64 */
+    tdcl_matrix c;
+    assert_int_equal(tdcl_matrix_convert(&a, TDCL_I32, &c, &e), TDCL_OK);
+    assert_int_equal(tdcl_matrix_write(tmp("i32.mtx"), &c, NULL, &e), TDCL_OK);
+    assert_int_equal(tdcl_matrix_read(tmp("i32.mtx"), 0, &b, &e), TDCL_OK);
+    assert_int_equal(b.dtype, TDCL_I64);
+    for (size_t k = 0; k < 12; k++)
+        assert_int_equal(((int64_t *)b.data)[k], ((int32_t *)c.data)[k]);
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&b);
+    tdcl_matrix_free(&c);
+}
+
+static void test_npy_round_trip_all_dtypes(void **state)
+{
+    (void)state;
+    const tdcl_dtype types[] = {TDCL_F32, TDCL_F64, TDCL_I32, TDCL_I64, TDCL_U8, TDCL_U16};
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        tdcl_matrix a, b;
+        tdcl_err e;
+        assert_int_equal(tdcl_matrix_alloc(&a, 13, 7, 1, types[t], &e), TDCL_OK);
+        int is_unsigned = types[t] == TDCL_U8 || types[t] == TDCL_U16;
+        tdcl_test_fill(&a, 5 + t, is_unsigned ? 0 : -1e5, is_unsigned ? 250 : 1e5);
+        assert_int_equal(tdcl_matrix_write(tmp("a.npy"), &a, NULL, &e), TDCL_OK);
+        assert_int_equal(tdcl_matrix_read(tmp("a.npy"), 0, &b, &e), TDCL_OK);
+        assert_same_bits(&a, &b);
+        tdcl_matrix_free(&a);
+        tdcl_matrix_free(&b);
+    }
+}
+
+/* Writes a .npy file byte by byte: version, header text and data. */
+static void write_npy(const char *path, int major, const char *dict, const void *data, size_t bytes)
+{
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    size_t n = strlen(dict);
+    fwrite("\x93NUMPY", 1, 6, fp);
+    fputc(major, fp);
+    fputc(0, fp);
+    fputc((int)(n & 0xff), fp);
+    fputc((int)(n >> 8), fp);
+    if (major > 1) {
+        fputc(0, fp);
+        fputc(0, fp);
+    }
+    fwrite(dict, 1, n, fp);
+    fwrite(data, 1, bytes, fp);
+    assert_int_equal(fclose(fp), 0);
+}
+
+static void test_npy_fortran_order_and_versions(void **state)
+{
+    (void)state;
+    const double colmajor[] = {1, 4, 2, 5, 3, 6}; /* [[1,2,3],[4,5,6]] */
+    for (int major = 1; major <= 3; major++) {
+        write_npy(tmp("f.npy"), major,
+                  "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }\n", colmajor,
+                  sizeof colmajor);
+        tdcl_matrix m;
+        tdcl_err e;
+        assert_int_equal(tdcl_matrix_read(tmp("f.npy"), 0, &m, &e), TDCL_OK);
+        assert_int_equal(m.rows, 2);
+        assert_int_equal(m.cols, 3);
+        for (int k = 0; k < 6; k++)
+            assert_true(((double *)m.data)[k] == k + 1);
+        tdcl_matrix_free(&m);
+    }
+}
+
+static void test_npy_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *dict, *msg;
+        size_t bytes;
+        tdcl_status st;
+    } cases[] = {
+        {"{'descr': '>f8', 'fortran_order': False, 'shape': (1, 1), }", "big-endian data ('>f8')",
+         8, TDCL_EUNSUPPORTED},
+        {"{'descr': '<c16', 'fortran_order': False, 'shape': (1, 1), }",
+         "dtype '<c16' is not "
+         "supported",
+         16, TDCL_EUNSUPPORTED},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }",
+         "expected a 2-D array, got "
+         "shape (4,)",
+         32, TDCL_EUNSUPPORTED},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2, 2), }", "got shape (2, 2, 2)",
+         64, TDCL_EUNSUPPORTED},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }",
+         "(32 bytes of data), but "
+         "the file holds 24",
+         24, TDCL_EPARSE},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1), }", "holds 16 bytes", 16,
+         TDCL_EPARSE},
+        {"{'descr': '<f8', 'shape': (1, 1), }", "missing the key 'fortran_order'", 8, TDCL_EPARSE},
+        {"{'descr': '<f8', 'fortran_order': Maybe, 'shape': (1, 1), }", "True or False", 8,
+         TDCL_EPARSE},
+    };
+    static const unsigned char zeros[64] = {1, 2, 3};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        write_npy(tmp("bad.npy"), 1, cases[i].dict, zeros, cases[i].bytes);
+        tdcl_matrix m = {0};
+        tdcl_err e = {0};
+        tdcl_status st = tdcl_matrix_read(tmp("bad.npy"), 0, &m, &e);
+        if (st != cases[i].st || !strstr(e.msg, cases[i].msg))
+            print_message("case %zu: %d '%s'\n", i, st, e.msg);
+        assert_int_equal(st, cases[i].st);
+        assert_non_null(strstr(e.msg, cases[i].msg));
+        assert_null(m.data);
+    }
+}
+
+static void test_gzip_input(void **state)
+{
+    (void)state;
+    const char *text = "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 2 3.5\n2 1 -1\n";
+    gzFile gz = gzopen(tmp("a.mtx.gz"), "wb");
+    assert_non_null(gz);
+    /* two gzip members, as concatenated .gz files are */
+    assert_true(gzwrite(gz, text, 30) == 30);
+    assert_int_equal(gzclose(gz), Z_OK);
+    gz = gzopen(tmp("b.gz"), "wb");
+    assert_true(gzwrite(gz, text + 30, (unsigned)strlen(text) - 30) > 0);
+    assert_int_equal(gzclose(gz), Z_OK);
+    char cmd[9000];
+    snprintf(cmd, sizeof cmd, "cat '%s' >> '%s'", tmp("b.gz"), tmp("a.mtx.gz"));
+    assert_int_equal(system(cmd), 0);
+    tdcl_matrix m;
+    tdcl_err e;
+    assert_int_equal(tdcl_matrix_read(tmp("a.mtx.gz"), 0, &m, &e), TDCL_OK);
+    const double want[] = {0, 3.5, -1, 0};
+    assert_memory_equal(m.data, want, sizeof want);
+    tdcl_matrix_free(&m);
+    /* a truncated .gz is an error, not a short matrix */
+    snprintf(cmd, sizeof cmd, "head -c 40 '%s' > '%s'", tmp("a.mtx.gz"), tmp("t.mtx.gz"));
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(tdcl_matrix_read(tmp("t.mtx.gz"), 0, &m, &e), TDCL_EPARSE);
+    assert_non_null(strstr(e.msg, "t.mtx.gz"));
+}
+
+/* Big enough for several chunks: every thread count, chunk size and
+ * source (mapped, gzip stream) must give the same bits. */
+static void test_chunks_and_threads_agree(void **state)
+{
+    (void)state;
+    tdcl_matrix a, b;
+    tdcl_err e;
+    assert_int_equal(tdcl_matrix_alloc(&a, 67, 41, 1, TDCL_F64, &e), TDCL_OK);
+    fill_tricky_f64(&a, 3);
+    double *d = a.data;
+    for (size_t k = 0; k < tdcl_matrix_count(&a); k += 3)
+        d[k] = 0; /* a sparse pattern for the coordinate file */
+    tdcl_mtx_write_opts wo[] = {{.coordinate = 0, .threads = 2}, {.coordinate = 1, .threads = 3}};
+    for (int f = 0; f < 2; f++) {
+        assert_int_equal(tdcl_mtx_write_path(tmp("c.mtx"), &a, &wo[f], &e), TDCL_OK);
+        char cmd[9000];
+        snprintf(cmd, sizeof cmd, "gzip -c '%s' > '%s'", tmp("c.mtx"), tmp("c.mtx.gz"));
+        assert_int_equal(system(cmd), 0);
+        /* tiny chunks on one thread only: each round starts its threads */
+        const size_t chunks[] = {0, 1, 13, 100, 4096};
+        for (int t = 1; t <= 4; t++)
+            for (size_t c = t == 1 ? 0 : 3; c < sizeof chunks / sizeof chunks[0]; c++)
+                for (int gz = 0; gz < 2; gz++) {
+                    tdcl_mtx_read_opts ro = {.threads = t, .chunk = chunks[c]};
+                    tdcl_status st =
+                        tdcl_mtx_read_path(tmp(gz ? "c.mtx.gz" : "c.mtx"), &ro, &b, &e);
+                    if (st) print_message("%s\n", e.msg);
+                    assert_int_equal(st, TDCL_OK);
+                    for (size_t k = 0; k < tdcl_matrix_count(&a); k++)
+                        assert_true(d[k] == ((double *)b.data)[k]);
+                    tdcl_matrix_free(&b);
+                }
+    }
+    tdcl_matrix_free(&a);
+}
+
+/* An error deep in the file keeps its line number whatever the chunking. */
+static void test_error_line_across_chunks(void **state)
+{
+    (void)state;
+    FILE *fp = fopen(tmp("deep.mtx"), "wb");
+    assert_non_null(fp);
+    fprintf(fp, "%%%%MatrixMarket matrix array real general\n%% c\n1000 1\n");
+    for (int i = 0; i < 1000; i++)
+        fprintf(fp, i == 700 ? "1..5\n" : "%d.25\n", i);
+    fclose(fp);
+    for (int t = 1; t <= 3; t++) {
+        tdcl_mtx_read_opts ro = {.threads = t, .chunk = 64};
+        tdcl_matrix m;
+        tdcl_err e;
+        assert_int_equal(tdcl_mtx_read_path(tmp("deep.mtx"), &ro, &m, &e), TDCL_EPARSE);
+        assert_non_null(strstr(e.msg, "deep.mtx:704: expected the end of the line after the "
+                                      "value, got '.5'"));
+    }
+}
+
+static void test_write_is_atomic(void **state)
+{
+    (void)state;
+    tdcl_test_write_text(tmp("keep.mtx"), "old\n");
+    tdcl_matrix a;
+    tdcl_err e;
+    assert_int_equal(tdcl_matrix_alloc(&a, 2, 2, 3, TDCL_U8, &e), TDCL_OK);
+    /* 3 channels cannot be written: the old file stays */
+    assert_int_equal(tdcl_matrix_write(tmp("keep.mtx"), &a, NULL, &e), TDCL_EUNSUPPORTED);
+    char *text;
+    size_t n;
+    assert_int_equal(tdcl_read_file(tmp("keep.mtx"), &text, &n, &e), TDCL_OK);
+    assert_string_equal(text, "old\n");
+    free(text);
+    tdcl_matrix_free(&a);
+    assert_int_equal(tdcl_matrix_alloc(&a, 2, 2, 1, TDCL_F64, &e), TDCL_OK);
+    assert_int_equal(tdcl_matrix_write(tmp("x.txt"), &a, NULL, &e), TDCL_EINVAL);
+    assert_non_null(strstr(e.msg, "unknown matrix format"));
+    tdcl_matrix_free(&a);
+}
+
+/* Fixtures written by scipy.io.mmwrite and numpy.save (tests/data/README.md),
+ * each compared with the dense values scipy/numpy read back themselves. */
+static void test_fixtures_from_scipy_and_numpy(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        int64_t rows, cols;
+        tdcl_dtype dtype;
+    } fx[] = {
+        {"sp_array_real.mtx", 7, 5, TDCL_F64},
+        {"sp_array_int.mtx", 4, 6, TDCL_I64},
+        {"sp_array_sym.mtx", 6, 6, TDCL_F64},
+        {"sp_coord_real.mtx", 5, 4, TDCL_F64},
+        {"sp_coord_real.mtx.gz", 5, 4, TDCL_F64},
+        {"sp_coord_int_sym.mtx", 8, 8, TDCL_I64},
+        {"sp_coord_skew.mtx", 6, 6, TDCL_F64},
+        {"sp_coord_pattern.mtx", 5, 7, TDCL_F64},
+        {"np_float32.npy", 3, 5, TDCL_F32},
+        {"np_float64.npy", 3, 5, TDCL_F64},
+        {"np_int32.npy", 3, 5, TDCL_I32},
+        {"np_int64.npy", 3, 5, TDCL_I64},
+        {"np_fortran.npy", 4, 3, TDCL_F64},
+        {"np_v2.npy", 2, 3, TDCL_F64},
+        {"np_v3.npy", 2, 3, TDCL_F64},
+    };
+    const char *data = getenv("TDCL_TEST_DATA");
+    assert_non_null(data);
+    for (size_t i = 0; i < sizeof fx / sizeof fx[0]; i++) {
+        char path[4096], ref[4200];
+        snprintf(path, sizeof path, "%s/%s", data, fx[i].name);
+        snprintf(ref, sizeof ref, "%s.expect.bin", path);
+        tdcl_matrix m, back;
+        tdcl_err e;
+        char *want;
+        size_t n;
+        tdcl_status st = tdcl_matrix_read(path, 0, &m, &e);
+        if (st) print_message("%s\n", e.msg);
+        assert_int_equal(st, TDCL_OK);
+        assert_int_equal(m.rows, fx[i].rows);
+        assert_int_equal(m.cols, fx[i].cols);
+        assert_int_equal(m.dtype, fx[i].dtype);
+        assert_int_equal(tdcl_read_file(ref, &want, &n, &e), TDCL_OK);
+        assert_int_equal(n, tdcl_matrix_count(&m) * 8);
+        int nonzero = 0;
+        for (size_t k = 0; k < tdcl_matrix_count(&m); k++) {
+            if (tdcl_dtype_is_int(m.dtype)) {
+                int64_t w;
+                memcpy(&w, want + 8 * k, 8);
+                assert_true(tdcl_matrix_get_i64(&m, k) == w);
+                nonzero += w != 0;
+            } else {
+                double w, got = tdcl_matrix_get_f64(&m, k);
+                memcpy(&w, want + 8 * k, 8);
+                assert_memory_equal(&got, &w, 8);
+                nonzero += w != 0;
+            }
+        }
+        assert_true(nonzero > 0);
+        /* and our own output of it reads back bit-identical */
+        assert_int_equal(tdcl_matrix_write(tmp("fx.mtx"), &m, NULL, &e), TDCL_OK);
+        assert_int_equal(tdcl_matrix_read(tmp("fx.mtx"), 0, &back, &e), TDCL_OK);
+        for (size_t k = 0; k < tdcl_matrix_count(&m); k++) {
+            if (tdcl_dtype_is_int(m.dtype))
+                assert_true(tdcl_matrix_get_i64(&m, k) == tdcl_matrix_get_i64(&back, k));
+            else if (m.dtype == TDCL_F32) /* float32 text reads back as float64 */
+                assert_true((float)tdcl_matrix_get_f64(&back, k) == ((float *)m.data)[k]);
+            else if (tdcl_matrix_get_f64(&m, k) != tdcl_matrix_get_f64(&back, k))
+                fail_msg("%s: element %zu: %.17g became %.17g", fx[i].name, k,
+                         tdcl_matrix_get_f64(&m, k), tdcl_matrix_get_f64(&back, k));
+        }
+        free(want);
+        tdcl_matrix_free(&m);
+        tdcl_matrix_free(&back);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_array_real_column_major),
+        cmocka_unit_test(test_array_integer),
+        cmocka_unit_test(test_coordinate_real_sums_duplicates),
+        cmocka_unit_test(test_coordinate_integer_and_pattern),
+        cmocka_unit_test(test_symmetric_and_skew),
+        cmocka_unit_test(test_tolerant_parsing),
+        cmocka_unit_test(test_errors_name_file_and_line),
+        cmocka_unit_test(test_size_limits),
+        cmocka_unit_test(test_mtx_round_trip_f64_bits),
+        cmocka_unit_test(test_mtx_f32_prints_float32_shortest),
+        cmocka_unit_test(test_mtx_integers_exact),
+        cmocka_unit_test(test_npy_round_trip_all_dtypes),
+        cmocka_unit_test(test_npy_fortran_order_and_versions),
+        cmocka_unit_test(test_npy_errors),
+        cmocka_unit_test(test_gzip_input),
+        cmocka_unit_test(test_chunks_and_threads_agree),
+        cmocka_unit_test(test_error_line_across_chunks),
+        cmocka_unit_test(test_write_is_atomic),
+        cmocka_unit_test(test_fixtures_from_scipy_and_numpy),
+    };
+    return cmocka_run_group_tests_name("matio", tests, group_setup, group_teardown);
+}

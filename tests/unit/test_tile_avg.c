@@ -1,0 +1,390 @@
+/* tile-avg on the device, both kernel variants: the seeds' 8x8 example
+ * (in memory and from data/seed8x8.mtx), random matrices of many shapes and
+ * tiles (1x1, 1xN, non-dividing, prime, whole-matrix, large) against a
+ * float64 host reference written here, multi-channel images, every input
+ * type, the float-accumulator path, --strict and the plan API; tile-map's
+ * indices. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tdcl_test.h"
+
+#include "matio.h"
+#include "tile_avg.h"
+
+static const tdcl_ta_variant variants[] = {TDCL_TA_CPU, TDCL_TA_GPU};
+
+/* The reference: tile (ti, tj) of channel c averages the cells of rows
+ * [ti*t, min((ti+1)*t, rows)) and columns [tj*u, ...), summed in long
+ * double. *scale receives the mean |x| of the tile. */
+static double ref_mean(const tdcl_matrix *m, int64_t t, int64_t u, int64_t ti, int64_t tj, int c,
+                       double *scale)
+{
+    long double s = 0, a = 0;
+    int64_t r1 = (ti + 1) * t < m->rows ? (ti + 1) * t : m->rows;
+    int64_t c1 = (tj + 1) * u < m->cols ? (tj + 1) * u : m->cols;
+    for (int64_t i = ti * t; i < r1; i++)
+        for (int64_t j = tj * u; j < c1; j++) {
+            double v = tdcl_matrix_get_f64(m, ((size_t)i * m->cols + j) * m->channels + c);
+            s += v;
+            a += fabsl((long double)v);
+        }
+    long double n = (long double)(r1 - ti * t) * (long double)(c1 - tj * u);
+    *scale = (double)(a / n);
+    return (double)(s / n);
+}
+
+/* Checks got against the reference: shape, then every mean within tol of
+ * the tile's mean |x| (exactly equal where that is 0). Returns the largest
+ * relative error. */
+static double check_means(const tdcl_matrix *in, int64_t t, int64_t u, const tdcl_matrix *got,
+                          double tol)
+{
+    assert_int_equal(got->rows, (in->rows + t - 1) / t);
+    assert_int_equal(got->cols, (in->cols + u - 1) / u);
+    assert_int_equal(got->channels, in->channels);
+    double worst = 0;
+    for (int64_t ti = 0; ti < got->rows; ti++)
+        for (int64_t tj = 0; tj < got->cols; tj++)
+            for (int c = 0; c < in->channels; c++) {
+                double scale, want = ref_mean(in, t, u, ti, tj, c, &scale);
+                double have =
+                    tdcl_matrix_get_f64(got, ((size_t)ti * got->cols + tj) * got->channels + c);
+                double e = scale > 0 ? fabs(have - want) / scale : fabs(have - want);
+                if (e > tol)
+                    fail_msg("tile (%lld,%lld) channel %d of a %lldx%lld matrix in %lldx%lld "
+                             "tiles: got %.17g, expected %.17g (relative error %.3g)",
+                             (long long)ti, (long long)tj, c, (long long)in->rows,
+                             (long long)in->cols, (long long)t, (long long)u, have, want, e);
+                worst = e > worst ? e : worst;
+            }
+    return worst;
+}
+
+/* Runs tile-avg of in with tile t x u on variant v and checks it. */
+static void run_check(tdcl_ctx *ctx, const tdcl_matrix *in, int64_t t, int64_t u, tdcl_ta_variant v,
+                      double tol)
+{
+    tdcl_ta_opts o = {.tile_rows = t, .tile_cols = u, .variant = v};
+    tdcl_matrix got = {0};
+    tdcl_err err = {0};
+    if (tdcl_ta_run(ctx, &o, in, &got, &err) != TDCL_OK)
+        fail_msg("%lldx%lld tiles of a %lldx%lld matrix (%s): %s", (long long)t, (long long)u,
+                 (long long)in->rows, (long long)in->cols, tdcl_ta_variant_name(v), err.msg);
+    assert_int_equal(got.dtype, tdcl_ta_result_type(&ctx->dev, &o, in->dtype));
+    check_means(in, t, u, &got, tol);
+    tdcl_matrix_free(&got);
+}
+
+static void random_matrix(tdcl_matrix *m, int64_t rows, int64_t cols, int ch, tdcl_dtype dt,
+                          uint64_t seed, double lo, double hi)
+{
+    tdcl_err err = {0};
+    assert_int_equal(tdcl_matrix_alloc(m, rows, cols, ch, dt, &err), TDCL_OK);
+    tdcl_test_fill(m, seed, lo, hi);
+}
+
+/* ---- the seeds' example ------------------------------------------------- */
+
+static const double seed2[16] = {4.5,  6.5,  8.5,  10.5, 20.5, 22.5, 24.5, 26.5,
+                                 36.5, 38.5, 40.5, 42.5, 52.5, 54.5, 56.5, 58.5};
+static const double seed4[4] = {13.5, 17.5, 45.5, 49.5};
+
+static void expect_values(const tdcl_matrix *got, const double *want, int n)
+{
+    assert_int_equal((int)tdcl_matrix_count(got), n);
+    for (int k = 0; k < n; k++)
+        if (tdcl_matrix_get_f64(got, (size_t)k) != want[k])
+            fail_msg("entry %d: got %.17g, expected %g", k, tdcl_matrix_get_f64(got, (size_t)k),
+                     want[k]);
+}
+
+static void seed_case(tdcl_ctx *ctx, const tdcl_matrix *m)
+{
+    for (int v = 0; v < 2; v++) {
+        tdcl_ta_opts o = {.tile_rows = 2, .tile_cols = 2, .variant = variants[v]};
+        tdcl_matrix got = {0};
+        tdcl_err err = {0};
+        assert_int_equal(tdcl_ta_run(ctx, &o, m, &got, &err), TDCL_OK);
+        assert_int_equal(got.rows, 4);
+        expect_values(&got, seed2, 16);
+        tdcl_matrix_free(&got);
+        o.tile_rows = o.tile_cols = 4;
+        assert_int_equal(tdcl_ta_run(ctx, &o, m, &got, &err), TDCL_OK);
+        assert_int_equal(got.rows, 2);
+        expect_values(&got, seed4, 4);
+        tdcl_matrix_free(&got);
+    }
+}
+
+static void test_seed_example(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_matrix m = {0};
+    tdcl_err err = {0};
+    /* int64, as Matrix Market integer files read: the same kernels as the file */
+    assert_int_equal(tdcl_matrix_alloc(&m, 8, 8, 1, TDCL_I64, &err), TDCL_OK);
+    for (int k = 0; k < 64; k++)
+        ((int64_t *)m.data)[k] = k;
+    seed_case(*state, &m);
+    tdcl_matrix_free(&m);
+}
+
+static void test_seed_file(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    const char *dir = getenv("TDCL_DATA");
+    if (!dir) skip();
+    char *path = tdcl_test_join(dir, "seed8x8.mtx");
+    tdcl_matrix m = {0};
+    tdcl_err err = {0};
+    assert_int_equal(tdcl_matrix_read(path, 0, &m, &err), TDCL_OK);
+    assert_int_equal(m.rows, 8);
+    assert_int_equal(m.cols, 8);
+    seed_case(*state, &m);
+    tdcl_matrix_free(&m);
+    free(path);
+}
+
+/* ---- shapes ------------------------------------------------------------- */
+
+typedef struct shape_case {
+    int64_t rows, cols, t, u;
+    int variants; /* bit 0: cpu, bit 1: gpu (each new shape costs kernel builds) */
+} shape_case;
+
+static void run_cases(void **state, const shape_case *cases, size_t n, double lo, double hi,
+                      uint64_t seed)
+{
+    tdcl_matrix m = {0};
+    for (size_t i = 0; i < n; i++) {
+        const shape_case *c = &cases[i];
+        random_matrix(&m, c->rows, c->cols, 1, TDCL_F32, seed + i, lo, hi);
+        for (int v = 0; v < 2; v++)
+            if (c->variants & (1 << v)) run_check(*state, &m, c->t, c->u, variants[v], 1e-6);
+        tdcl_matrix_free(&m);
+    }
+}
+
+static void test_shapes(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    static const shape_case cases[] = {
+        {37, 53, 1, 1, 1},     /* every cell its own tile */
+        {37, 53, 3, 5, 3},     /* odd, non-dividing */
+        {40, 67, 1, 16, 2},    /* one row per tile, partial last column */
+        {33, 70, 16, 16, 3},   /* cpu: two stages; both edges partial */
+        {50, 61, 7, 13, 3},    /* prime sides */
+        {21, 150, 21, 150, 1}, /* the whole matrix as one tile, in two stages */
+    };
+    run_cases(state, cases, sizeof cases / sizeof cases[0], -1, 1, 100);
+}
+
+/* Large tiles of values of similar magnitude, where naive float sums would
+ * drift: within 1e-6 of the float64 reference. */
+static void test_large_tiles(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    static const shape_case cases[] = {
+        {130, 128, 64, 64, 3}, /* partial last tile row */
+        {8, 4100, 1, 4096, 3}, /* a long row tile and a 4-wide remainder */
+        {1024, 1024, 512, 512, 3},
+        {100, 97, 97, 97, 1}, /* prime > 8: the cpu variant falls back to a team */
+    };
+    run_cases(state, cases, sizeof cases / sizeof cases[0], 1, 2, 200);
+}
+
+/* ---- types and channels ------------------------------------------------- */
+
+static void test_images(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_matrix m = {0};
+    random_matrix(&m, 45, 38, 3, TDCL_U8, 300, 0, 256); /* RGB */
+    for (int v = 0; v < 2; v++)
+        run_check(*state, &m, 4, 5, variants[v], 1e-6);
+    tdcl_matrix_free(&m);
+    random_matrix(&m, 31, 33, 2, TDCL_U16, 301, 0, 65536); /* grey + alpha */
+    run_check(*state, &m, 8, 8, TDCL_TA_CPU, 1e-6);
+    tdcl_matrix_free(&m);
+    random_matrix(&m, 16, 20, 4, TDCL_U8, 302, 0, 256); /* RGBA */
+    run_check(*state, &m, 16, 20, TDCL_TA_GPU, 1e-6);
+    tdcl_matrix_free(&m);
+}
+
+static void test_input_types(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    static const tdcl_dtype types[] = {TDCL_F64, TDCL_I32, TDCL_I64};
+    tdcl_matrix m = {0};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        random_matrix(&m, 29, 41, 1, types[i], 400 + i, -1e6, 1e6);
+        run_check(*state, &m, 4, 4, TDCL_TA_CPU, 1e-9);
+        tdcl_matrix_free(&m);
+    }
+}
+
+/* The path of devices without fp64: float accumulators, still within 1e-6
+ * on large tiles of similar values thanks to short chains and trees. */
+static void test_float_accumulators(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_matrix m = {0}, got = {0};
+    tdcl_err err = {0};
+    random_matrix(&m, 512, 512, 1, TDCL_F32, 500, 1, 2);
+    for (int v = 0; v < 2; v++) {
+        tdcl_ta_opts o = {.tile_rows = 512, .tile_cols = 512, .variant = variants[v], .acc_f32 = 1};
+        assert_int_equal(tdcl_ta_run(*state, &o, &m, &got, &err), TDCL_OK);
+        assert_int_equal(got.dtype, TDCL_F32);
+        double worst = check_means(&m, 512, 512, &got, 1e-6);
+        print_message("float accumulators (%s): largest relative error %.3g\n",
+                      tdcl_ta_variant_name(variants[v]), worst);
+        tdcl_matrix_free(&got);
+    }
+    tdcl_matrix_free(&m);
+}
+
+/* ---- refusals and the plan API ------------------------------------------ */
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    tdcl_ta_opts o = {.tile_rows = 3, .tile_cols = 3};
+    tdcl_err err = {0};
+    int64_t r, c;
+    assert_int_equal(tdcl_ta_shape(&o, 10, 9, &r, &c, &err), TDCL_OK);
+    assert_int_equal(r, 4);
+    assert_int_equal(c, 3);
+    o.strict = 1;
+    assert_int_equal(tdcl_ta_shape(&o, 10, 9, &r, &c, &err), TDCL_EINVAL);
+    assert_non_null(strstr(err.msg, "not a whole number of 3x3 tiles"));
+    assert_int_equal(tdcl_ta_shape(&o, 9, 9, &r, &c, &err), TDCL_OK);
+    o.tile_cols = 10;
+    assert_int_equal(tdcl_ta_shape(&o, 9, 9, &r, &c, &err), TDCL_EINVAL);
+    assert_non_null(strstr(err.msg, "larger than the 9x9 matrix"));
+    o.tile_rows = 0;
+    assert_int_equal(tdcl_ta_shape(&o, 9, 9, &r, &c, &err), TDCL_EINVAL);
+}
+
+static void test_strict_run(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_matrix m = {0}, got = {0};
+    tdcl_err err = {0};
+    random_matrix(&m, 10, 12, 1, TDCL_F32, 600, 0, 1);
+    tdcl_ta_opts o = {.tile_rows = 4, .tile_cols = 4, .strict = 1};
+    assert_int_equal(tdcl_ta_run(*state, &o, &m, &got, &err), TDCL_EINVAL);
+    assert_null(got.data);
+    assert_int_equal(tdcl_exit_code(err.status), 1);
+    tdcl_matrix_free(&m);
+}
+
+static void test_plan_reuse(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    tdcl_matrix m = {0}, a = {0}, b = {0};
+    tdcl_err err = {0};
+    tdcl_ta_plan *p = NULL;
+    random_matrix(&m, 64, 96, 1, TDCL_F32, 700, -5, 5);
+    tdcl_ta_opts o = {.tile_rows = 2, .tile_cols = 2};
+    assert_int_equal(tdcl_ta_plan_create(ctx, &o, &m, &p, &err), TDCL_OK);
+    assert_non_null(strstr(tdcl_ta_plan_describe(p), "variant="));
+    double ms = -1;
+    assert_int_equal(tdcl_ta_plan_execute(p, &ms, &err), TDCL_OK);
+    assert_true(ms >= 0);
+    assert_int_equal(tdcl_ta_plan_result(p, &a, &err), TDCL_OK);
+    assert_int_equal(tdcl_ta_plan_execute(p, NULL, &err), TDCL_OK);
+    assert_int_equal(tdcl_ta_plan_result(p, &b, &err), TDCL_OK);
+    assert_memory_equal(a.data, b.data, tdcl_matrix_count(&a) * sizeof(float));
+    check_means(&m, 2, 2, &a, 1e-6);
+    tdcl_ta_plan_destroy(p);
+    tdcl_ta_plan_destroy(NULL);
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&b);
+    tdcl_matrix_free(&m);
+}
+
+/* The core's own reference and comparison (behind --verify) agree with the
+ * one here, and catch a wrong mean. */
+static void test_compare(void **state)
+{
+    (void)state;
+    tdcl_matrix m = {0}, ref = {0};
+    tdcl_err err = {0};
+    random_matrix(&m, 9, 11, 1, TDCL_F64, 800, -1, 1);
+    tdcl_ta_opts o = {.tile_rows = 2, .tile_cols = 3};
+    assert_int_equal(tdcl_ta_reference(&o, &m, &ref, NULL, &err), TDCL_OK);
+    check_means(&m, 2, 3, &ref, 1e-15);
+    double worst = 1;
+    assert_int_equal(tdcl_ta_compare(&o, &m, &ref, &worst, &err), TDCL_OK);
+    assert_true(worst == 0);
+    ((double *)ref.data)[5] += 1e-3;
+    assert_int_equal(tdcl_ta_compare(&o, &m, &ref, &worst, &err), TDCL_OK);
+    assert_true(worst > 1e-4);
+    tdcl_matrix_free(&ref);
+    tdcl_matrix_free(&m);
+}
+
+/* ---- tile-map ----------------------------------------------------------- */
+
+static void expect_map(tdcl_ctx *ctx, int64_t rows, int64_t cols, int64_t t, int64_t u)
+{
+    tdcl_ta_map m = {0};
+    tdcl_err err = {0};
+    if (tdcl_ta_map_run(ctx, rows, cols, t, u, &m, &err) != TDCL_OK)
+        fail_msg("tile-map %lldx%lld in %lldx%lld: %s", (long long)rows, (long long)cols,
+                 (long long)t, (long long)u, err.msg);
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++) {
+            const int32_t *c = m.cells + (i * cols + j) * 6;
+            assert_int_equal(c[0], i);
+            assert_int_equal(c[1], j);
+            assert_int_equal(c[2], i / t);
+            assert_int_equal(c[3], j / u);
+            assert_int_equal(c[4], i % t);
+            assert_int_equal(c[5], j % u);
+        }
+    tdcl_ta_map_free(&m);
+}
+
+static void test_tile_map(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    expect_map(ctx, 8, 9, 2, 3); /* the seeds' example */
+    expect_map(ctx, 5, 7, 2, 3); /* edge tiles hang over */
+    expect_map(ctx, 3, 40, 1, 40);
+    tdcl_ta_map m = {0};
+    tdcl_err err = {0};
+    assert_int_equal(tdcl_ta_map_run(ctx, 8, 9, 9, 3, &m, &err), TDCL_EINVAL);
+    assert_null(m.cells);
+    int64_t side = 1;
+    while ((size_t)(side * side) <= ctx->dev.max_wg)
+        side *= 2; /* a square work-group past the device's limit */
+    assert_int_equal(tdcl_ta_map_run(ctx, side, side, side, side, &m, &err), TDCL_ELIMIT);
+    assert_non_null(strstr(err.msg, "work-group"));
+    tdcl_ta_map_free(&m);
+    tdcl_ta_map_free(NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_seed_example),
+        cmocka_unit_test(test_seed_file),
+        cmocka_unit_test(test_shapes),
+        cmocka_unit_test(test_large_tiles),
+        cmocka_unit_test(test_images),
+        cmocka_unit_test(test_input_types),
+        cmocka_unit_test(test_float_accumulators),
+        cmocka_unit_test(test_strict_run),
+        cmocka_unit_test(test_plan_reuse),
+        cmocka_unit_test(test_tile_map),
+    };
+    return cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown);
+}
