@@ -786,7 +786,7 @@ out:
 static void job_progress(job_state *js, int64_t done, int64_t total)
 {
     double now = tdcl_now_ms(), el = now - js->t_start;
-    if (el < 1000 || now - js->t_report < 500 || done == total) return;
+    if (el < 1000 || now - js->t_report < 1000 || done == total) return;
     js->t_report = now;
     if (js->o->progress)
         js->o->progress(done, total, el, js->o->progress_user);
