@@ -309,7 +309,6 @@ int cmd_life(int argc, char **argv, const cli_globals *g)
             print_summary(&sum, &final);
         else if (g->verbose || (tty_err && !g->quiet))
             closing_line(stderr, &sum);
-        if (g->verbose) tdcl_log(TDCL_LOG_VERBOSE, "life: %s", sum.describe);
         if (g->verbose) tdcl_timing_log(&ctx->t);
     }
     tdcl_matrix_free(&final);
