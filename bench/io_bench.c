@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "matio.h"
 #include "mtx.h"
 #include "npy.h"
@@ -37,22 +38,38 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* CPU seconds of all threads: with other work on the machine, MB per
+ * CPU-second still tells what the code does per core. */
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+typedef struct timing {
+    double wall, cpu; /* medians, seconds */
+} timing;
+
+/* Median wall and CPU time of reps runs of fn after one warm-up. */
+static timing time_runs(int reps, void (*fn)(void *), void *arg)
+{
+    double w[32], c[32];
+    for (int r = -1; r < reps; r++) {
+        double c0 = cpu_s(), t0 = now_s();
+        fn(arg);
+        if (r >= 0) {
+            w[r] = now_s() - t0;
+            c[r] = cpu_s() - c0;
+        }
+    }
+    return (timing){tdcl_bench_median(w, (size_t)reps), tdcl_bench_median(c, (size_t)reps)};
+}
+
 static double file_mb(const char *path)
 {
     struct stat sb;
     return stat(path, &sb) == 0 ? sb.st_size / 1e6 : 0;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *t, int n)
-{
-    qsort(t, (size_t)n, sizeof *t, cmp_d);
-    return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
 }
 
 static void die(const tdcl_err *e)
@@ -107,42 +124,57 @@ static void make_text_files(const cfg *c, const char *arr, const char *coo)
     fclose(fp);
 }
 
-static double time_read(const cfg *c, const char *path, int threads)
+typedef struct io_job {
+    const char *path;
+    const tdcl_matrix *m;
+    int threads, coord;
+} io_job;
+
+static void read_once(void *arg)
 {
-    double t[32];
-    for (int r = -1; r < c->reps; r++) { /* r = -1: warm-up */
-        tdcl_matrix m;
-        tdcl_err e;
-        tdcl_mtx_read_opts o = {.threads = threads};
-        double t0 = now_s();
-        if (tdcl_mtx_read_path(path, &o, &m, &e)) die(&e);
-        if (r >= 0) t[r] = now_s() - t0;
-        tdcl_matrix_free(&m);
-    }
-    return median(t, c->reps);
+    io_job *j = arg;
+    tdcl_matrix m;
+    tdcl_err e;
+    tdcl_mtx_read_opts o = {.threads = j->threads};
+    if (tdcl_mtx_read_path(j->path, &o, &m, &e)) die(&e);
+    tdcl_matrix_free(&m);
 }
 
-static double time_write(const cfg *c, const tdcl_matrix *m, const char *path, int coord,
+static void write_once(void *arg)
+{
+    io_job *j = arg;
+    tdcl_err e = {0};
+    tdcl_mtx_write_opts o = {.coordinate = j->coord, .threads = j->threads};
+    FILE *fp = fopen(j->path, "wb");
+    if (!fp || tdcl_mtx_write(fp, j->path, j->m, &o, &e)) die(&e);
+    fclose(fp);
+}
+
+static timing time_read(const cfg *c, const char *path, int threads)
+{
+    io_job j = {.path = path, .threads = threads};
+    return time_runs(c->reps, read_once, &j);
+}
+
+static timing time_write(const cfg *c, const tdcl_matrix *m, const char *path, int coord,
                          int threads)
 {
-    double t[32];
-    for (int r = -1; r < c->reps; r++) {
-        tdcl_err e;
-        tdcl_mtx_write_opts o = {.coordinate = coord, .threads = threads};
-        double t0 = now_s();
-        FILE *fp = fopen(path, "wb");
-        if (!fp || tdcl_mtx_write(fp, path, m, &o, &e)) die(&e);
-        fclose(fp);
-        if (r >= 0) t[r] = now_s() - t0;
-    }
-    return median(t, c->reps);
+    io_job j = {.path = path, .m = m, .threads = threads, .coord = coord};
+    return time_runs(c->reps, write_once, &j);
 }
 
 /* The plain C reader: fgets + strtod, one value per line. */
-static double time_plain_read(const char *path, int64_t count)
+typedef struct plain_job {
+    const char *path;
+    const float *v;
+    int64_t count;
+} plain_job;
+
+/* The plain C reader: fgets + strtod, one value per line. */
+static void plain_read_once(void *arg)
 {
-    double t0 = now_s();
-    FILE *fp = fopen(path, "r");
+    plain_job *j = arg;
+    FILE *fp = fopen(j->path, "r");
     char line[256];
     double sum = 0;
     int64_t k = 0;
@@ -150,24 +182,23 @@ static double time_plain_read(const char *path, int64_t count)
         if (line[0] != '%' && k++ > 0) /* skip the banner and size line */
             sum += strtod(line, NULL);
     fclose(fp);
-    if (k - 1 != count)
+    if (k - 1 != j->count)
         fprintf(stderr, "io_bench: plain reader saw %lld values (%g)\n", (long long)k, sum);
-    return now_s() - t0;
 }
 
-static double time_plain_write(const char *path, const float *v, int64_t count)
+static void plain_write_once(void *arg)
 {
-    double t0 = now_s();
-    FILE *fp = fopen(path, "w");
-    for (int64_t k = 0; k < count; k++)
-        fprintf(fp, "%.9g\n", v[k]);
+    plain_job *j = arg;
+    FILE *fp = fopen(j->path, "w");
+    for (int64_t k = 0; k < j->count; k++)
+        fprintf(fp, "%.9g\n", j->v[k]);
     fclose(fp);
-    return now_s() - t0;
 }
 
-static void report(const char *what, double mb, double s)
+static void report(const char *what, double mb, timing t)
 {
-    printf("  %-44s %8.1f MB %8.1f ms %8.0f MB/s\n", what, mb, s * 1e3, mb / s);
+    printf("  %-44s %7.1f MB %8.1f ms %6.0f MB/s %6.0f MB/cpu-s\n", what, mb, t.wall * 1e3,
+           mb / t.wall, mb / t.cpu);
 }
 
 /* Dense float32 matrices for the write side; every third entry nonzero in
@@ -187,40 +218,57 @@ static void make_matrices(const cfg *c, tdcl_matrix *dense, tdcl_matrix *sparse)
         p[k] = rnd_float(&s);
 }
 
+static void npy_write_once(void *arg)
+{
+    io_job *j = arg;
+    tdcl_err e = {0};
+    FILE *fp = fopen(j->path, "wb");
+    if (!fp || tdcl_npy_write(fp, j->path, j->m, &e)) die(&e);
+    fclose(fp);
+}
+
+static void npy_read_once(void *arg)
+{
+    io_job *j = arg;
+    tdcl_matrix back;
+    tdcl_err e;
+    if (tdcl_matrix_read(j->path, 0, &back, &e)) die(&e);
+    tdcl_matrix_free(&back);
+}
+
+typedef struct copy_job {
+    const void *src;
+    char *dst;
+    size_t bytes;
+} copy_job;
+
+/* Memory speed for scale: a copy of the same bytes into fresh memory (as a
+ * read must fill a new matrix). */
+static void copy_once(void *arg)
+{
+    copy_job *j = arg;
+    free(j->dst);
+    j->dst = malloc(j->bytes);
+    if (!j->dst) exit(1);
+    memcpy(j->dst, j->src, j->bytes);
+}
+
 static void bench_npy(const cfg *c, const tdcl_matrix *dense, const char *npy)
 {
     tdcl_matrix m64;
     tdcl_err e;
     if (tdcl_matrix_convert(dense, TDCL_F64, &m64, &e)) die(&e);
-    double tw[32], tr[32];
-    for (int r = -1; r < c->reps; r++) {
-        double t0 = now_s();
-        FILE *fp = fopen(npy, "wb");
-        if (tdcl_npy_write(fp, npy, &m64, &e)) die(&e);
-        fclose(fp);
-        double t1 = now_s();
-        tdcl_matrix back;
-        if (tdcl_matrix_read(npy, 0, &back, &e)) die(&e);
-        double t2 = now_s();
-        tdcl_matrix_free(&back);
-        if (r >= 0) {
-            tw[r] = t1 - t0;
-            tr[r] = t2 - t1;
-        }
-    }
-    report("npy write float64 (one fwrite, no fsync)", file_mb(npy), median(tw, c->reps));
-    report("npy read float64 (read straight into matrix)", file_mb(npy), median(tr, c->reps));
-    /* memory speed for scale: one memcpy of the same bytes */
-    size_t bytes = tdcl_matrix_count(&m64) * 8;
-    char *dst = malloc(bytes);
-    memset(dst, 1, bytes);
-    double t0 = now_s();
-    memcpy(dst, m64.data, bytes);
-    double t1 = now_s();
-    if (dst[bytes / 2] == 1) /* keeps the copy from being optimised away */
-        printf("  (memcpy check)\n");
-    report("memcpy of the same bytes (memory speed)", bytes / 1e6, t1 - t0);
-    free(dst);
+    io_job j = {.path = npy, .m = &m64};
+    timing tw = time_runs(c->reps, npy_write_once, &j);
+    report("npy write float64 (one fwrite, no fsync)", file_mb(npy), tw);
+    report("npy read float64 (one read into the matrix)", file_mb(npy),
+           time_runs(c->reps, npy_read_once, &j));
+    copy_job cj = {.src = m64.data, .bytes = tdcl_matrix_count(&m64) * 8};
+    timing t = time_runs(c->reps, copy_once, &cj);
+    if (cj.dst[cj.bytes / 2] == 42) /* keeps the copy from being optimised away */
+        printf("  (copy check)\n");
+    free(cj.dst);
+    report("malloc + memcpy of the same bytes", cj.bytes / 1e6, t);
     tdcl_matrix_free(&m64);
 }
 
@@ -268,12 +316,7 @@ int main(int argc, char **argv)
     cfg c = {.n = 4000, .nnz = 10000000, .reps = 5, .dir = tmpdir && *tmpdir ? tmpdir : "/tmp"};
     parse_args(argc, argv, &c);
     if (c.read) {
-        double cpu0 = (double)clock() / CLOCKS_PER_SEC;
-        double s = time_read(&c, c.read, c.threads);
-        double cpu = ((double)clock() / CLOCKS_PER_SEC - cpu0) / (c.reps + 1);
-        report(c.read, file_mb(c.read), s);
-        printf("  cpu time per read %.1f ms (%.0f MB per cpu-second)\n", cpu * 1e3,
-               file_mb(c.read) / cpu);
+        report(c.read, file_mb(c.read), time_read(&c, c.read, c.threads));
         return 0;
     }
     char arr[4096], coo[4096], out[4096], npy[4096];
@@ -295,21 +338,30 @@ int main(int argc, char **argv)
         snprintf(what, sizeof what, "mtx read coordinate, %d thread%s", t, t > 1 ? "s" : "");
         report(what, file_mb(coo), time_read(&c, coo, t));
     }
-    report("plain C fgets+strtod, array", file_mb(arr), time_plain_read(arr, c.n * c.n));
+    plain_job pj = {.path = arr, .count = c.n * c.n};
+    timing once = {0, 0};
+    double c0 = cpu_s(), t0 = now_s();
+    plain_read_once(&pj);
+    once = (timing){now_s() - t0, cpu_s() - c0};
+    report("plain C fgets+strtod, array (once)", file_mb(arr), once);
 
     tdcl_matrix dense, sparse;
     make_matrices(&c, &dense, &sparse);
     printf("write (float32 values, shortest text, no fsync):\n");
     for (int t = 1; t <= 2; t++) {
-        double s = time_write(&c, &dense, out, 0, t);
+        timing s = time_write(&c, &dense, out, 0, t);
         snprintf(what, sizeof what, "mtx write array, %d thread%s", t, t > 1 ? "s" : "");
         report(what, file_mb(out), s);
         s = time_write(&c, &sparse, out, 1, t);
         snprintf(what, sizeof what, "mtx write coordinate, %d thread%s", t, t > 1 ? "s" : "");
         report(what, file_mb(out), s);
     }
-    double s = time_plain_write(out, dense.data, c.n * c.n);
-    report("plain C fprintf(\"%.9g\"), array", file_mb(out), s);
+    pj = (plain_job){.path = out, .v = dense.data, .count = c.n * c.n};
+    c0 = cpu_s();
+    t0 = now_s();
+    plain_write_once(&pj);
+    once = (timing){now_s() - t0, cpu_s() - c0};
+    report("plain C fprintf(\"%.9g\"), array (once)", file_mb(out), once);
     printf("npy:\n");
     bench_npy(&c, &dense, npy);
     tdcl_matrix_free(&dense);

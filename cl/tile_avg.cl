@@ -178,7 +178,7 @@
 #endif
 
 #if FINAL
-#define SCALE ((ACC)1 / (ACC)(CT * CU))
+#define SCALE ((ACC)1 / ((ACC)CT * (ACC)CU))
 #else
 #define SCALE ((ACC)1)
 #endif
@@ -186,8 +186,10 @@
 /* Adds n vectors (n a power of two) as a pairwise tree, in registers. */
 static VACC vec_tree(VACC *a, const int n)
 {
-    __attribute__((opencl_unroll_hint)) for (int h = 1; h < n; h *= 2)
-        __attribute__((opencl_unroll_hint)) for (int k = 0; k + h < n; k += 2 * h)
+#pragma unroll
+    for (int h = 1; h < n; h *= 2)
+#pragma unroll
+        for (int k = 0; k + h < n; k += 2 * h)
             a[k] += a[k + h];
     return a[0];
 }
@@ -195,10 +197,12 @@ static VACC vec_tree(VACC *a, const int n)
 /* Sums the run's NV vectors over nrows rows starting at p. */
 static void sum_vectors(__global const IN *restrict p, ulong cols, ulong nrows, VACC *acc)
 {
-    __attribute__((opencl_unroll_hint)) for (int v = 0; v < NV; v++)
+#pragma unroll
+    for (int v = 0; v < NV; v++)
         acc[v] = (VACC)0;
     for (ulong r = 0; r < nrows; r++, p += cols)
-        __attribute__((opencl_unroll_hint)) for (int v = 0; v < NV; v++)
+#pragma unroll
+        for (int v = 0; v < NV; v++)
             acc[v] += VLOAD(p + v * VW);
 }
 
@@ -211,19 +215,23 @@ static void tiles_inside(__global const IN *restrict p, __global OUT *restrict o
 {
     for (int m = 0; m < MY; m++, p += T * cols, o += ocols) {
         VACC acc[NV];
-        __attribute__((opencl_unroll_hint)) for (int v = 0; v < NV; v++)
+#pragma unroll
+        for (int v = 0; v < NV; v++)
             acc[v] = VLOAD(p + v * VW);
         __global const IN *q = p + cols;
         for (int r = 1; r < T; r++, q += cols)
-            __attribute__((opencl_unroll_hint)) for (int v = 0; v < NV; v++)
+#pragma unroll
+            for (int v = 0; v < NV; v++)
                 acc[v] += VLOAD(q + v * VW);
 #if U >= VW
-        __attribute__((opencl_unroll_hint)) for (int t = 0; t < NT; t++) {
+#pragma unroll
+        for (int t = 0; t < NT; t++) {
             const VACC sum = vec_tree(acc + t * (U / VW), U / VW);
             o[t] = (OUT)(HSUM(sum) * SCALE);
         }
 #else
-        __attribute__((opencl_unroll_hint)) for (int v = 0; v < NV; v++) {
+#pragma unroll
+        for (int v = 0; v < NV; v++) {
             const VACC sum = acc[v];
             CAT(vstore, RW)(CAT(convert_, CAT(OUT, RW))(TFOLD(sum) * SCALE), v, o);
         }
@@ -238,12 +246,14 @@ static void run_inside(__global const IN *restrict p, ulong cols, ulong nrows, A
     VACC acc[NV];
     sum_vectors(p, cols, nrows, acc);
 #if LOG2U >= 0 && U >= VW
-    __attribute__((opencl_unroll_hint)) for (int t = 0; t < NP; t++) {
+#pragma unroll
+    for (int t = 0; t < NP; t++) {
         const VACC sum = vec_tree(acc + t * (NV / NP), NV / NP);
         part[t] = HSUM(sum);
     }
 #elif LOG2U >= 0
-    __attribute__((opencl_unroll_hint)) for (int v = 0; v < NV; v++) {
+#pragma unroll
+    for (int v = 0; v < NV; v++) {
         const VACC sum = acc[v];
         CAT(vstore, RW)(TFOLD(sum), v, part);
     }
@@ -262,8 +272,8 @@ static void run_inside(__global const IN *restrict p, ulong cols, ulong nrows, A
 
 /* The NP tile sums of a run cut short, or empty: values [f0, fend) of nrows
  * rows from row, one at a time. */
-static void run_edge(__global const IN *restrict row, ulong cols, ulong nrows, ulong f0,
-                     ulong fend, ACC *part)
+static void run_edge(__global const IN *restrict row, ulong cols, ulong nrows, ulong f0, ulong fend,
+                     ACC *part)
 {
     for (int t = 0; t < NP; t++) {
         const ulong a = f0 + (ulong)t * (W / NP);
@@ -293,8 +303,7 @@ static int team_sum(ACC *part, __local ACC *scratch)
             for (int t = 0; t < MY * NP; t++)
                 mine[t * S2 + k] += mine[t * S2 + k + h];
     }
-    if (k != 0)
-        return 0;
+    if (k != 0) return 0;
     for (int t = 0; t < MY * NP; t++)
         part[t] = mine[t * S2];
     return 1;
@@ -310,7 +319,12 @@ static void write_tiles(__global OUT *restrict out, const ACC *part, ulong tr0, 
     for (int m = 0; m < MY && tr0 + m < orows; m++) {
         const ulong tr = tr0 + m;
         __global OUT *o = out + tr * ocols + tc;
-        if (!FINAL || (full_cols && (tr + 1) * CT <= crows)) {
+#if FINAL
+        const int whole = full_cols && (tr + 1) * CT <= crows;
+#else
+        const int whole = 1;
+#endif
+        if (whole) {
             for (int t = 0; t < NP && tc + t < ocols; t++)
                 o[t] = (OUT)(part[m * NP + t] * SCALE);
             continue;
@@ -341,8 +355,12 @@ __kernel void tile_avg(__global const IN *restrict in, __global OUT *restrict ou
     const int inside = f0 + W == fend;
     const ulong tr0 = (gy / SY) * MY; /* the first of the item's MY tile rows */
 #if S == 1 && LOG2U >= 0
-    if (inside && (tr0 + MY) * T <= rows && (!FINAL || ((tr0 + MY) * CT <= crows &&
-                                                        (tc + NT) * CU <= ccols))) {
+    int fast = inside && (tr0 + MY) * T <= rows;
+#if FINAL
+    /* the final stage's fast path also needs whole original tiles */
+    fast = fast && (tr0 + MY) * CT <= crows && (tc + NT) * CU <= ccols;
+#endif
+    if (fast) {
         tiles_inside(in + tr0 * T * cols + f0, out + tr0 * ocols + tc, cols, ocols);
         return;
     }
@@ -359,9 +377,7 @@ __kernel void tile_avg(__global const IN *restrict in, __global OUT *restrict ou
     }
 #if S > 1
     __local ACC scratch[TX * TY * MY * NP * S2];
-    if (!team_sum(part, scratch))
-        return;
+    if (!team_sum(part, scratch)) return;
 #endif
-    if (tc < ocols)
-        write_tiles(out, part, tr0, tc, orows, ocols, crows, ccols);
+    if (tc < ocols) write_tiles(out, part, tr0, tc, orows, ocols, crows, ccols);
 }

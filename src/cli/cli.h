@@ -32,6 +32,7 @@ typedef struct cli_command {
 int cmd_devices(int argc, char **argv, const cli_globals *g);
 int cmd_matmul(int argc, char **argv, const cli_globals *g);
 int cmd_tile_avg(int argc, char **argv, const cli_globals *g);
+int cmd_tile_map(int argc, char **argv, const cli_globals *g);
 int cmd_life(int argc, char **argv, const cli_globals *g);
 int cmd_bench(int argc, char **argv, const cli_globals *g);
 int cmd_convert(int argc, char **argv, const cli_globals *g);

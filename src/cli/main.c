@@ -14,6 +14,7 @@
 static const cli_command commands[] = {
     {"matmul", cmd_matmul, NEEDS_DEVICE, "dense matrix product C = A*B"},
     {"tile-avg", cmd_tile_avg, NEEDS_DEVICE, "mean of each tile of a matrix or image"},
+    {"tile-map", cmd_tile_map, NEEDS_DEVICE, "how a tiled launch numbers its work-items"},
     {"life", cmd_life, NEEDS_DEVICE, "Game of Life and Life-like rules"},
     {"convert", cmd_convert, 0, "convert between matrix, image and Life file formats"},
     {"devices", cmd_devices, 0, "list OpenCL platforms and devices"},
@@ -152,7 +153,7 @@ int main(int argc, char **argv)
             return commands[i].fn(argc - 1, argv + 1, &g);
     if (name[0] == '-')
         return cli_usage_error(NULL, "unknown option '%s'", name);
-    return cli_usage_error(NULL, "unknown command '%s' (commands: matmul, tile-avg, life, "
-                                 "convert, devices, bench)",
+    return cli_usage_error(NULL, "unknown command '%s' (commands: matmul, tile-avg, tile-map, "
+                                 "life, convert, devices, bench)",
                            name);
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "tile_avg.h"
 
 #define DEFAULT_REPS 10
 #define DEFAULT_GENS 100
@@ -482,11 +483,103 @@ out:
 
 /* ---- the operations --------------------------------------------------------- */
 
+static int64_t op_size(const bench_job *j, tdcl_bench_op op)
+{
+    return j->o.size ? j->o.size : tdcl_bench_default_size(&j->ctx->dev, op);
+}
+
+/* Seeded values in [lo, hi) (integer types: rounded down) into m. */
+static void fill_random(tdcl_matrix *m, uint64_t seed, double lo, double hi)
+{
+    size_t n = tdcl_matrix_count(m);
+    uint64_t s = seed;
+    for (size_t k = 0; k < n; k++) {
+        double v = rnd_uniform(&s, lo, hi);
+        switch (m->dtype) {
+        case TDCL_F32:
+            ((float *)m->data)[k] = (float)v;
+            break;
+        case TDCL_F64:
+            ((double *)m->data)[k] = v;
+            break;
+        case TDCL_I64:
+            ((int64_t *)m->data)[k] = (int64_t)floor(v);
+            break;
+        default:
+            break; /* the bench makes only these */
+        }
+    }
+}
+
+/* Host time since t0 less the program builds since c0: the upload and the
+ * set-up of a plan. */
+static double since_less_builds(const tdcl_ctx *ctx, double t0, double c0)
+{
+    double ms = tdcl_now_ms() - t0 - (ctx->t.compile_ms - c0);
+    return ms > 0 ? ms : 0;
+}
+
+/* tile-avg: an NxN matrix of the bench's element type, TxT tiles (16 by
+ * default); GB/s of the input read plus the means written. */
+static tdcl_status ta_exec(void *user, double *ms, tdcl_err *err)
+{
+    return tdcl_ta_plan_execute(user, ms, err);
+}
+
+static tdcl_status ta_verify(const tdcl_ta_opts *o, const tdcl_matrix *in, const tdcl_matrix *out,
+                             tdcl_err *err)
+{
+    double rel = 0;
+    tdcl_status st = tdcl_ta_compare(o, in, out, &rel, err);
+    if (st == TDCL_OK && !(rel <= 1e-6))
+        st = tdcl_fail(err, TDCL_EVERIFY,
+                       "bench: tile-avg means differ from the host's by %.3g (relative)", rel);
+    return st;
+}
+
+static tdcl_status bench_tile_avg(bench_job *j, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_ctx *ctx = j->ctx;
+    tdcl_matrix in = {0}, out = {0};
+    tdcl_ta_plan *p = NULL;
+    tdcl_bench_result r;
+    int64_t n = op_size(j, TDCL_BENCH_TILE_AVG), t = j->o.tile ? j->o.tile : 16;
+    tdcl_ta_opts o = {.tile_rows = t, .tile_cols = t};
+    TDCL_TRY(tdcl_matrix_alloc(&in, n, n, 1, j->o.type, err));
+    fill_random(&in, j->o.seed + 1, 0, j->o.type == TDCL_I64 ? 1000 : 1);
+    result_init(j, &r, "tile-avg");
+    double t0 = tdcl_now_ms(), c0 = ctx->t.compile_ms;
+    TDCL_TRY(tdcl_ta_plan_create(ctx, &o, &in, &p, err));
+    r.upload_ms = since_less_builds(ctx, t0, c0);
+    TDCL_TRY(tdcl_bench_time(j->o.warmup, j->o.reps, ta_exec, p, &r.t, err));
+    t0 = tdcl_now_ms();
+    TDCL_TRY(tdcl_ta_plan_result(p, &out, err));
+    r.download_ms = tdcl_now_ms() - t0;
+    TDCL_TRY(ta_verify(&o, &in, &out, err));
+    r.checked = 1;
+    r.type = tdcl_dtype_name(in.dtype);
+    r.size = n;
+    r.tile = t;
+    snprintf(r.plan, sizeof r.plan, "%s", tdcl_ta_plan_describe(p));
+    r.rate_key = "gbps";
+    r.bytes = (double)tdcl_matrix_count(&in) * (double)tdcl_dtype_size(in.dtype) +
+              (double)tdcl_matrix_count(&out) * (double)tdcl_dtype_size(out.dtype);
+    result_emit(j, &r, r.bytes);
+out:
+    tdcl_ta_plan_destroy(p);
+    tdcl_matrix_free(&in);
+    tdcl_matrix_free(&out);
+    return st;
+}
+
 typedef tdcl_status (*op_driver)(bench_job *j, tdcl_err *err);
 
 /* The drivers this build has, by op; NULL where the operation has not
  * landed yet. */
-static const op_driver drivers[TDCL_BENCH_ALL] = {NULL, NULL, NULL, NULL};
+static const op_driver drivers[TDCL_BENCH_ALL] = {
+    [TDCL_BENCH_TILE_AVG] = bench_tile_avg,
+};
 
 static tdcl_status run_op(bench_job *j, tdcl_bench_op op, tdcl_err *err)
 {

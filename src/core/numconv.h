@@ -311,6 +311,24 @@ static inline const char *tdcl_nc_parse_u64(const char *p, const char *end, uint
     return p;
 }
 
+/* tdcl_nc_parse_u64 finding the digits with one SIMD compare when at least
+ * 32 bytes are readable (indices in coordinate files). */
+static inline const char *tdcl_nc_parse_u64_fast(const char *p, const char *end, uint64_t *out,
+                                                 int *overflow)
+{
+#ifdef __SSE2__
+    if (end - p >= 32) {
+        int n = tdcl_nc_digit_run(p);
+        if (n > 0 && n < 16) {
+            *overflow = 0;
+            *out = tdcl_nc_run_value(p, n);
+            return p + n;
+        }
+    }
+#endif
+    return tdcl_nc_parse_u64(p, end, out, overflow);
+}
+
 /* Parses an optionally signed decimal integer in int64 range at p before
  * end. Returns the end, or NULL (with *overflow 1 when out of range). */
 static inline const char *tdcl_nc_parse_i64(const char *p, const char *end, int64_t *out,

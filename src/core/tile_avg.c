@@ -51,6 +51,7 @@ struct tdcl_ta_plan {
     int64_t rows, cols, orows, ocols;
     int channels;
     tdcl_dtype acc, out_type;
+    size_t max_wg; /* the device's, lowered when a built kernel allows less */
     int nstages;
     ta_stage st[TA_MAX_STAGES];
     cl_mem buf[TA_MAX_STAGES + 1]; /* buf[0] the input, buf[k] the output of stage k-1 */
@@ -165,13 +166,16 @@ static void whole_tile_run(ta_stage *s, int vw, int wmax)
 
 /* A barrier-free stage of the cpu variant: tile t x u of a rows x cols
  * input, whole tiles per item, several short tile rows per item. */
-static void shape_cpu_stage(ta_stage *s)
+static void shape_cpu_stage(const tdcl_ta_plan *p, ta_stage *s)
 {
     whole_tile_run(s, TA_CPU_VW, TA_CPU_UMAX);
     s->sx = s->sy = 1;
     s->rpi = (int)s->t;
     s->my = s->t < TA_CPU_ROWS ? (int)(TA_CPU_ROWS / s->t) : 1;
     s->tx = TA_CPU_WG;
+    while (s->tx > 1 &&
+           ((size_t)s->tx > p->max_wg || (size_t)s->tx > p->ctx->dev.max_item_sizes[0]))
+        s->tx /= 2;
     s->ty = 1;
 }
 
@@ -193,7 +197,7 @@ static int plan_cpu_stages(tdcl_ta_plan *p)
         s->cols = cols;
         s->orows = (rows + s->t - 1) / s->t;
         s->ocols = (cols + s->u - 1) / s->u;
-        shape_cpu_stage(s);
+        shape_cpu_stage(p, s);
         if (s->final) break;
         t /= s->t;
         u /= s->u;
@@ -237,7 +241,7 @@ static int plan_gpu_stage(tdcl_ta_plan *p)
     s->orows = p->orows;
     s->ocols = p->ocols;
     s->final = 1;
-    int64_t max_team = (int64_t)d->max_wg < TA_GPU_TEAM ? (int64_t)d->max_wg : TA_GPU_TEAM;
+    int64_t max_team = (int64_t)p->max_wg < TA_GPU_TEAM ? (int64_t)p->max_wg : TA_GPU_TEAM;
     if ((int64_t)d->max_item_sizes[0] < max_team) max_team = (int64_t)d->max_item_sizes[0];
     shape_gpu_cols(s, max_team);
     int64_t rpi = s->t < TA_GPU_RPI ? s->t : TA_GPU_RPI;
@@ -251,7 +255,7 @@ static int plan_gpu_stage(tdcl_ta_plan *p)
     int team = s->sx * s->sy;
     s->tx = team >= TA_GPU_WG ? 1 : TA_GPU_WG / team;
     while (s->tx > 1 &&
-           ((size_t)(s->tx * team) > d->max_wg || (size_t)(s->tx * s->sx) > d->max_item_sizes[0]))
+           ((size_t)(s->tx * team) > p->max_wg || (size_t)(s->tx * s->sx) > d->max_item_sizes[0]))
         s->tx /= 2;
     s->ty = 1;
     p->nstages = 1;
@@ -329,7 +333,7 @@ static tdcl_status plan_shapes(tdcl_ta_plan *p, tdcl_dtype dev_in, tdcl_err *err
                          "tile-avg: no launch shape for a %lldx%lld tile fits '%s' (max work-group "
                          "%zu, local memory %llu bytes)",
                          (long long)p->o.tile_rows, (long long)p->o.tile_cols,
-                         p->ctx->dev.device_name, p->ctx->dev.max_wg,
+                         p->ctx->dev.device_name, p->max_wg,
                          (unsigned long long)p->ctx->dev.local_mem);
     p->variant = v;
     finish_stages(p, dev_in);
@@ -391,6 +395,65 @@ static tdcl_status build_stages(tdcl_ta_plan *p, tdcl_err *err)
         TDCL_TRY(tdcl_ctx_program(p->ctx, "tile_avg.cl", opts, &s->prog, err));
         TDCL_TRY(tdcl_ctx_kernel(s->prog, "tile_avg", &s->kern, err));
     }
+out:
+    return st;
+}
+
+/* The smallest CL_KERNEL_WORK_GROUP_SIZE among the stages whose work-group
+ * exceeds it (registers and local memory can make a kernel's limit lower
+ * than the device's), or 0 when every stage fits. */
+static size_t kernel_wg_shortfall(const tdcl_ta_plan *p)
+{
+    size_t worst = 0;
+    for (int i = 0; i < p->nstages; i++) {
+        const ta_stage *s = &p->st[i];
+        size_t kwg = 0;
+        if (clGetKernelWorkGroupInfo(s->kern, p->ctx->dev.device, CL_KERNEL_WORK_GROUP_SIZE,
+                                     sizeof kwg, &kwg, NULL) != CL_SUCCESS ||
+            kwg == 0)
+            continue;
+        if (s->lws[0] * s->lws[1] > kwg && (worst == 0 || kwg < worst)) worst = kwg;
+    }
+    return worst;
+}
+
+static void release_stages(tdcl_ta_plan *p)
+{
+    for (int i = 0; i < TA_MAX_STAGES; i++) {
+        if (p->st[i].kern) clReleaseKernel(p->st[i].kern);
+        if (p->st[i].prog) clReleaseProgram(p->st[i].prog);
+        p->st[i].kern = NULL;
+        p->st[i].prog = NULL;
+    }
+}
+
+/* Chooses shapes and builds them; when a built kernel allows smaller
+ * work-groups than planned, plans again within its limit. */
+static tdcl_status plan_and_build(tdcl_ta_plan *p, tdcl_dtype dev_in, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    for (int attempt = 0; attempt < 4; attempt++) {
+        TDCL_TRY(plan_shapes(p, dev_in, err));
+        describe(p);
+        TDCL_TRY(build_stages(p, err));
+        size_t kwg = kernel_wg_shortfall(p);
+        if (!kwg) {
+            tdcl_log(TDCL_LOG_VERBOSE, "tile-avg: %s", p->desc);
+            return TDCL_OK;
+        }
+        release_stages(p);
+        size_t lim = 1;
+        while (lim * 2 <= kwg)
+            lim *= 2;
+        tdcl_log(TDCL_LOG_VERBOSE,
+                 "tile-avg: the kernel allows work-groups of %zu items; planning "
+                 "again within %zu",
+                 kwg, lim);
+        p->max_wg = lim;
+    }
+    st = tdcl_fail(err, TDCL_ELIMIT,
+                   "tile-avg: no work-group shape fits the kernel's limits on '%s'",
+                   p->ctx->dev.device_name);
 out:
     return st;
 }
@@ -518,10 +581,8 @@ tdcl_status tdcl_ta_plan_create(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl
     TDCL_TRY(tdcl_ta_shape(o, in->rows, in->cols, &p->orows, &p->ocols, err));
     p->acc = use_f64(&ctx->dev, o) ? TDCL_F64 : TDCL_F32;
     p->out_type = tdcl_ta_result_type(&ctx->dev, o, in->dtype);
-    TDCL_TRY(plan_shapes(p, device_in_type(p, in->dtype), err));
-    describe(p);
-    tdcl_log(TDCL_LOG_VERBOSE, "tile-avg: %s", p->desc);
-    TDCL_TRY(build_stages(p, err));
+    p->max_wg = ctx->dev.max_wg;
+    TDCL_TRY(plan_and_build(p, device_in_type(p, in->dtype), err));
     TDCL_TRY(upload(p, in, err));
     for (int i = 0; i < p->nstages; i++)
         TDCL_TRY(set_args(p, i, err));
@@ -596,10 +657,7 @@ const char *tdcl_ta_plan_describe(const tdcl_ta_plan *p)
 void tdcl_ta_plan_destroy(tdcl_ta_plan *p)
 {
     if (!p) return;
-    for (int i = 0; i < TA_MAX_STAGES; i++) {
-        if (p->st[i].kern) clReleaseKernel(p->st[i].kern);
-        if (p->st[i].prog) clReleaseProgram(p->st[i].prog);
-    }
+    release_stages(p);
     for (int i = 0; i <= TA_MAX_STAGES; i++)
         if (p->buf[i]) clReleaseMemObject(p->buf[i]);
     free(p);
@@ -686,6 +744,112 @@ out:
     tdcl_matrix_free(&ref);
     tdcl_matrix_free(&ma);
     return st;
+}
+
+/* ---- tile-map ----------------------------------------------------------- */
+
+static tdcl_status map_check_limits(tdcl_ctx *ctx, int64_t rows, int64_t cols, int64_t t, int64_t u,
+                                    tdcl_err *err)
+{
+    const tdcl_device_info *d = &ctx->dev;
+    if (rows < 1 || cols < 1 || t < 1 || u < 1 || t > rows || u > cols)
+        return tdcl_fail(err, TDCL_EINVAL,
+                         "tile-map: expected a tile of at least 1x1 within the %lldx%lld matrix, "
+                         "got %lldx%lld",
+                         (long long)rows, (long long)cols, (long long)t, (long long)u);
+    if (rows > TDCL_TA_MAP_MAX_CELLS / cols)
+        return tdcl_fail(err, TDCL_EINVAL,
+                         "tile-map: a %lldx%lld matrix has more than the %d cells tile-map shows",
+                         (long long)rows, (long long)cols, TDCL_TA_MAP_MAX_CELLS);
+    if ((size_t)u > d->max_item_sizes[0] || (size_t)t > d->max_item_sizes[1] ||
+        (size_t)(t * u) > d->max_wg)
+        return tdcl_fail(
+            err, TDCL_ELIMIT,
+            "tile-map: a %lldx%lld tile is a work-group of %lld items; '%s' allows %zu "
+            "(at most %zu columns by %zu rows)",
+            (long long)t, (long long)u, (long long)(t * u), d->device_name, d->max_wg,
+            d->max_item_sizes[0], d->max_item_sizes[1]);
+    return TDCL_OK;
+}
+
+/* Every cell's indices against the arithmetic the kernels rely on. */
+static tdcl_status map_verify(const tdcl_ta_map *m, tdcl_err *err)
+{
+    for (int64_t i = 0; i < m->rows; i++)
+        for (int64_t j = 0; j < m->cols; j++) {
+            const int32_t *c = m->cells + ((size_t)i * (size_t)m->cols + (size_t)j) * 6;
+            int64_t want[6] = {
+                i, j, i / m->tile_rows, j / m->tile_cols, i % m->tile_rows, j % m->tile_cols};
+            for (int k = 0; k < 6; k++)
+                if (c[k] != want[k])
+                    return tdcl_fail(err, TDCL_EVERIFY,
+                                     "tile-map: element (%lld,%lld) recorded %d for index %d, "
+                                     "expected %lld",
+                                     (long long)i, (long long)j, c[k], k, (long long)want[k]);
+        }
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_ta_map_run(tdcl_ctx *ctx, int64_t rows, int64_t cols, int64_t t, int64_t u,
+                            tdcl_ta_map *out, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    cl_program prog = NULL;
+    cl_kernel k = NULL;
+    cl_mem buf = NULL;
+    cl_event ev = NULL;
+    cl_int rc;
+    memset(out, 0, sizeof *out);
+    TDCL_TRY(map_check_limits(ctx, rows, cols, t, u, err));
+    size_t n = (size_t)rows * (size_t)cols * 6;
+    out->cells = calloc(n, sizeof *out->cells);
+    if (!out->cells) {
+        st = tdcl_fail(err, TDCL_ENOMEM, "tile-map: out of memory");
+        goto out;
+    }
+    *out = (tdcl_ta_map){rows, cols, t, u, out->cells};
+    TDCL_TRY(tdcl_ctx_program(ctx, "tile_map.cl", "", &prog, err));
+    TDCL_TRY(tdcl_ctx_kernel(prog, "tile_map", &k, err));
+    size_t kwg = 0;
+    if (clGetKernelWorkGroupInfo(k, ctx->dev.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg,
+                                 NULL) == CL_SUCCESS &&
+        kwg && (size_t)(t * u) > kwg) {
+        st = tdcl_fail(err, TDCL_ELIMIT,
+                       "tile-map: a %lldx%lld tile is a work-group of %lld items; the kernel "
+                       "allows %zu on '%s'",
+                       (long long)t, (long long)u, (long long)(t * u), kwg, ctx->dev.device_name);
+        goto out;
+    }
+    buf = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, n * sizeof(cl_int), NULL, &rc);
+    TDCL_CL_TRY(err, rc, "clCreateBuffer");
+    cl_ulong dims[2] = {(cl_ulong)rows, (cl_ulong)cols};
+    TDCL_CL_TRY(err, clSetKernelArg(k, 0, sizeof buf, &buf), "clSetKernelArg");
+    TDCL_CL_TRY(err, clSetKernelArg(k, 1, sizeof dims[0], &dims[0]), "clSetKernelArg");
+    TDCL_CL_TRY(err, clSetKernelArg(k, 2, sizeof dims[1], &dims[1]), "clSetKernelArg");
+    size_t lws[2] = {(size_t)u, (size_t)t};
+    size_t gws[2] = {round_up((size_t)cols, lws[0]), round_up((size_t)rows, lws[1])};
+    TDCL_CL_TRY(err, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, gws, lws, 0, NULL, &ev),
+                "clEnqueueNDRangeKernel");
+    TDCL_CL_TRY(err,
+                clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, 0, n * sizeof(cl_int), out->cells, 1,
+                                    &ev, NULL),
+                "clEnqueueReadBuffer");
+    ctx->t.kernel_ms += tdcl_event_ms(ev);
+    TDCL_TRY(map_verify(out, err));
+out:
+    if (ev) clReleaseEvent(ev);
+    if (buf) clReleaseMemObject(buf);
+    if (k) clReleaseKernel(k);
+    if (prog) clReleaseProgram(prog);
+    if (st) tdcl_ta_map_free(out);
+    return st;
+}
+
+void tdcl_ta_map_free(tdcl_ta_map *m)
+{
+    if (!m) return;
+    free(m->cells);
+    memset(m, 0, sizeof *m);
 }
 
 /* ---- the job ------------------------------------------------------------ */

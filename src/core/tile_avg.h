@@ -16,6 +16,10 @@
  *        tree in local memory, in one stage.
  * Both accumulate in double where the device has fp64, in float elsewhere.
  *
+ * tile-map (tdcl_ta_map_run) shows how a launch is tiled: one work-item per
+ * element in work-groups of one tile each, recording its global, tile and
+ * local indices (cl/tile_map.cl), checked against the host's arithmetic.
+ *
  * Plans: tdcl_ta_plan_create uploads the input and builds the kernels once;
  * tdcl_ta_plan_execute runs them (as often as a benchmark wants);
  * tdcl_ta_plan_result downloads. tdcl_ta_run does all three, tdcl_ta_job is
@@ -117,5 +121,27 @@ typedef struct tdcl_ta_job_opts {
  * input's bit depth, 8 for a matrix; .pbm: 1 bit, a mean >= 0.5 is black).
  * Fills ctx->t. Nothing is written unless everything before succeeded. */
 tdcl_status tdcl_ta_job(tdcl_ctx *ctx, const tdcl_ta_job_opts *jo, tdcl_err *err);
+
+/* tile-map: the indices each work-item of a tiled launch sees. */
+typedef struct tdcl_ta_map {
+    int64_t rows, cols, tile_rows, tile_cols;
+    int32_t *cells; /* rows*cols*6: global row, col; tile row, col; local row, col */
+} tdcl_ta_map;
+
+/* The most cells tile-map runs on (it is meant to be read). */
+#define TDCL_TA_MAP_MAX_CELLS 1000000
+
+/* Launches cl/tile_map.cl over a rows x cols matrix in t x u work-groups
+ * and checks every recorded index against i / t, i % t, j / u, j % u.
+ * *out is owned by the caller (tdcl_ta_map_free). TDCL_EINVAL for a tile
+ * larger than the matrix or a matrix past TDCL_TA_MAP_MAX_CELLS;
+ * TDCL_ELIMIT, naming the limit, when a t x u work-group exceeds the
+ * device's (the tile is the point here, so it is not shrunk); TDCL_EVERIFY
+ * when an index differs. */
+tdcl_status tdcl_ta_map_run(tdcl_ctx *ctx, int64_t rows, int64_t cols, int64_t t, int64_t u,
+                            tdcl_ta_map *out, tdcl_err *err);
+
+/* Releases m's cells; accepts NULL and an empty map. */
+void tdcl_ta_map_free(tdcl_ta_map *m);
 
 #endif

@@ -104,6 +104,16 @@ static void test_all_ops(void **state)
     assert_true(peak->checked);
     assert_string_equal(peak->rate_key, "gflops");
     assert_non_null(strstr(peak->plan, "peak_fma vw="));
+
+    const tdcl_bench_result *ta = find(&c, "tile-avg");
+    assert_non_null(ta);
+    assert_true(ta->checked);
+    assert_int_equal(ta->size, 32);
+    assert_int_equal(ta->tile, 16);
+    /* 32x32 float32 read, 2x2 means written (float32 or float64) */
+    assert_true(ta->bytes == 32 * 32 * 4 + 2 * 2 * 4 || ta->bytes == 32 * 32 * 4 + 2 * 2 * 8);
+    assert_true(close_rel(ta->rate, ta->bytes / (ta->t.median_ms / 1e3) / 1e9));
+    assert_true(close_rel(ta->frac_copy, ta->rate / copy->rate));
 }
 
 static void test_bad_options(void **state)

@@ -294,6 +294,18 @@ static void test_integers(void **state)
     s = "-";
     assert_null(tdcl_nc_parse_i64(s, s + 1, &v, &ovf));
     assert_int_equal(ovf, 0);
+    /* the SIMD index parser, inside a long buffer as in a file */
+    for (int i = 0; i < 100000; i++) {
+        char big[64];
+        memset(big, ' ', sizeof big);
+        uint64_t want = tdcl_test_rand(&seed) >> (i % 64);
+        int n = snprintf(big, sizeof big, "%llu", (unsigned long long)want);
+        big[n] = i % 2 ? ' ' : '\n';
+        uint64_t got;
+        const char *e = tdcl_nc_parse_u64_fast(big, big + sizeof big, &got, &ovf);
+        assert_ptr_equal(e, big + n);
+        assert_true(got == want);
+    }
     uint64_t u;
     s = "18446744073709551615";
     assert_non_null(tdcl_nc_parse_u64(s, s + strlen(s), &u, &ovf));

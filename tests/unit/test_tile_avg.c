@@ -2,7 +2,8 @@
  * (in memory and from data/seed8x8.mtx), random matrices of many shapes and
  * tiles (1x1, 1xN, non-dividing, prime, whole-matrix, large) against a
  * float64 host reference written here, multi-channel images, every input
- * type, the float-accumulator path, --strict and the plan API. */
+ * type, the float-accumulator path, --strict and the plan API; tile-map's
+ * indices. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -327,6 +328,48 @@ static void test_compare(void **state)
     tdcl_matrix_free(&m);
 }
 
+/* ---- tile-map ----------------------------------------------------------- */
+
+static void expect_map(tdcl_ctx *ctx, int64_t rows, int64_t cols, int64_t t, int64_t u)
+{
+    tdcl_ta_map m = {0};
+    tdcl_err err = {0};
+    if (tdcl_ta_map_run(ctx, rows, cols, t, u, &m, &err) != TDCL_OK)
+        fail_msg("tile-map %lldx%lld in %lldx%lld: %s", (long long)rows, (long long)cols,
+                 (long long)t, (long long)u, err.msg);
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++) {
+            const int32_t *c = m.cells + (i * cols + j) * 6;
+            assert_int_equal(c[0], i);
+            assert_int_equal(c[1], j);
+            assert_int_equal(c[2], i / t);
+            assert_int_equal(c[3], j / u);
+            assert_int_equal(c[4], i % t);
+            assert_int_equal(c[5], j % u);
+        }
+    tdcl_ta_map_free(&m);
+}
+
+static void test_tile_map(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    expect_map(ctx, 8, 9, 2, 3); /* the seeds' example */
+    expect_map(ctx, 5, 7, 2, 3); /* edge tiles hang over */
+    expect_map(ctx, 3, 40, 1, 40);
+    tdcl_ta_map m = {0};
+    tdcl_err err = {0};
+    assert_int_equal(tdcl_ta_map_run(ctx, 8, 9, 9, 3, &m, &err), TDCL_EINVAL);
+    assert_null(m.cells);
+    int64_t side = 1;
+    while ((size_t)(side * side) <= ctx->dev.max_wg)
+        side *= 2; /* a square work-group past the device's limit */
+    assert_int_equal(tdcl_ta_map_run(ctx, side, side, side, side, &m, &err), TDCL_ELIMIT);
+    assert_non_null(strstr(err.msg, "work-group"));
+    tdcl_ta_map_free(&m);
+    tdcl_ta_map_free(NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -341,6 +384,7 @@ int main(void)
         cmocka_unit_test(test_float_accumulators),
         cmocka_unit_test(test_strict_run),
         cmocka_unit_test(test_plan_reuse),
+        cmocka_unit_test(test_tile_map),
     };
     return cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown);
 }
