@@ -48,6 +48,14 @@ static void check_common(const tdcl_bench_result *r, double ceiling)
     assert_true(r->plan[0] != '\0');
 }
 
+/* Runs the job into c, failing the test with the job's message. */
+static void run_job(void **state, const tdcl_bench_opts *o, collected *c)
+{
+    tdcl_err e = {0};
+    c->n = 0;
+    if (tdcl_bench_job(*state, o, collect, c, &e) != TDCL_OK) fail_msg("bench job: %s", e.msg);
+}
+
 static tdcl_bench_opts small_opts(tdcl_bench_op op)
 {
     tdcl_bench_opts o;
@@ -64,10 +72,9 @@ static void test_copy_ceiling(void **state)
 {
     TDCL_NEED_DEVICE(state);
     collected c = {0};
-    tdcl_err e = {0};
     tdcl_bench_opts o = small_opts(TDCL_BENCH_COPY);
     o.size = 96;
-    assert_int_equal(tdcl_bench_job(*state, &o, collect, &c, &e), TDCL_OK);
+    run_job(state, &o, &c);
     assert_int_equal(c.n, 1);
     const tdcl_bench_result *r = &c.r[0];
     assert_string_equal(r->op, "copy");
@@ -80,9 +87,8 @@ static void test_copy_ceiling(void **state)
     assert_non_null(strstr(r->plan, "copy_f32 vec="));
 
     /* --tile forces the vector width */
-    c.n = 0;
     o.tile = 4;
-    assert_int_equal(tdcl_bench_job(*state, &o, collect, &c, &e), TDCL_OK);
+    run_job(state, &o, &c);
     assert_non_null(strstr(c.r[0].plan, "vec=4 "));
 }
 
@@ -91,9 +97,8 @@ static void test_all_ops(void **state)
 {
     TDCL_NEED_DEVICE(state);
     collected c = {0};
-    tdcl_err e = {0};
     tdcl_bench_opts o = small_opts(TDCL_BENCH_ALL);
-    assert_int_equal(tdcl_bench_job(*state, &o, collect, &c, &e), TDCL_OK);
+    run_job(state, &o, &c);
     const tdcl_bench_result *copy = find(&c, "copy"), *peak = find(&c, "peak");
     assert_non_null(copy);
     assert_non_null(peak);
@@ -138,7 +143,6 @@ static void test_matmul_shape_int64(void **state)
 {
     TDCL_NEED_DEVICE(state);
     collected c = {0};
-    tdcl_err e = {0};
     tdcl_bench_opts o = small_opts(TDCL_BENCH_MATMUL);
     o.size = 0;
     o.m = 33;
@@ -146,7 +150,7 @@ static void test_matmul_shape_int64(void **state)
     o.n = 45;
     o.tile = 8;
     o.type = TDCL_I64;
-    assert_int_equal(tdcl_bench_job(*state, &o, collect, &c, &e), TDCL_OK);
+    run_job(state, &o, &c);
     assert_null(find(&c, "peak")); /* integers have no FMA peak */
     const tdcl_bench_result *mm = find(&c, "matmul");
     assert_non_null(mm);
