@@ -185,9 +185,10 @@ static void cpu_defaults(tdcl_mm_plan *p, const tdcl_mm_opts *o)
 static void gpu_defaults(tdcl_mm_plan *p, const tdcl_mm_opts *o)
 {
     const tdcl_device_info *d = &p->ctx->dev;
-    /* 128x128 tiles need enough of them to fill the device; else 64x64. */
+    /* 128x128 tiles once there is a wave of them (a group per compute
+     * unit); smaller products get 64x64 tiles and four times the groups. */
     int64_t tiles = ceil_div(p->M, 128) * ceil_div(p->N, 128);
-    int big = tiles >= 2 * (int64_t)(d->compute_units ? d->compute_units : 1) && wg_fits(d, 16, 16);
+    int big = tiles >= (int64_t)(d->compute_units ? d->compute_units : 1) && wg_fits(d, 16, 16);
     p->bm = o->gpu_bm ? o->gpu_bm : (big ? 128 : 64);
     p->bn = o->gpu_bn ? o->gpu_bn : (big ? 128 : 64);
     p->bk = o->gpu_bk ? o->gpu_bk : 16;
