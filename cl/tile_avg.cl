@@ -207,22 +207,76 @@ static void sum_vectors(__global const IN *restrict p, ulong cols, ulong nrows, 
 }
 
 #if S == 1 && LOG2U >= 0
+/* Sums tile row p (T rows of the run) into NV vectors. */
+static void tile_row(__global const IN *restrict p, ulong cols, VACC *acc)
+{
+#pragma unroll
+    for (int v = 0; v < NV; v++)
+        acc[v] = VLOAD(p + v * VW);
+    __global const IN *q = p + cols;
+    for (int r = 1; r < T; r++, q += cols)
+#pragma unroll
+        for (int v = 0; v < NV; v++)
+            acc[v] += VLOAD(q + v * VW);
+}
+
+#if U >= VW && NT == 1 && MY > 1 && MY <= VW
+#define TRANSPOSED 1
+#if VW == 4
+#define VHALF CAT(ACC, 2)
+#elif VW == 8
+#define VHALF CAT(ACC, 4)
+#elif VW == 16
+#define VHALF CAT(ACC, 8)
+#else
+#define VHALF ACC
+#endif
+/* One tile per tile row, several tile rows: rather than a horizontal sum
+ * per row (a chain of dependent shuffles each), folds pairs of rows into
+ * one vector ([a folded | b folded]) as a tree over the rows, until one
+ * vector holds MY groups of VW / MY lanes, one group per row. */
+static void rows_inside(__global const IN *restrict p, __global OUT *restrict o, ulong cols,
+                        ulong ocols)
+{
+    VACC rsum[MY], acc[NV];
+#pragma unroll
+    for (int m = 0; m < MY; m++, p += T * cols) {
+        tile_row(p, cols, acc);
+        rsum[m] = vec_tree(acc, NV);
+    }
+#pragma unroll
+    for (int h = 1; h < MY; h *= 2)
+#pragma unroll
+        for (int m = 0; m + h < MY; m += 2 * h) {
+            const VACC a = rsum[m], b = rsum[m + h];
+            const VHALF fa = FOLD(a), fb = FOLD(b);
+            rsum[m] = (VACC)(fa, fb);
+        }
+    ACC lanes[VW];
+    VSTORE(rsum[0], 0, lanes);
+#pragma unroll
+    for (int m = 0; m < MY; m++) {
+        ACC s = lanes[m * (VW / MY)];
+#pragma unroll
+        for (int k = 1; k < VW / MY; k++)
+            s += lanes[m * (VW / MY) + k];
+        o[m * ocols] = (OUT)(s * SCALE);
+    }
+}
+#endif
+
 /* The common case, kept lean since per-item overhead shows on CPUs: a lone
  * item (no team) whose NT x MY tiles all lie inside the matrix sums each
  * tile row with a fixed trip count and writes straight from registers. */
 static void tiles_inside(__global const IN *restrict p, __global OUT *restrict o, ulong cols,
                          ulong ocols)
 {
+#ifdef TRANSPOSED
+    rows_inside(p, o, cols, ocols);
+#else
     for (int m = 0; m < MY; m++, p += T * cols, o += ocols) {
         VACC acc[NV];
-#pragma unroll
-        for (int v = 0; v < NV; v++)
-            acc[v] = VLOAD(p + v * VW);
-        __global const IN *q = p + cols;
-        for (int r = 1; r < T; r++, q += cols)
-#pragma unroll
-            for (int v = 0; v < NV; v++)
-                acc[v] += VLOAD(q + v * VW);
+        tile_row(p, cols, acc);
 #if U >= VW
 #pragma unroll
         for (int t = 0; t < NT; t++) {
@@ -237,6 +291,7 @@ static void tiles_inside(__global const IN *restrict p, __global OUT *restrict o
         }
 #endif
     }
+#endif
 }
 #endif
 
