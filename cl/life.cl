@@ -162,6 +162,10 @@ typedef word lword;
 #define VSTORE(v, p) (*(p) = (v))
 #endif
 
+/* Helpers are plain "inline": every compiler inlines them. (PoCL 3.1 gives
+ * wrong results when the ghost pass below is left out of line, as "static
+ * inline" allows; the device tests catch that.) */
+
 #define ONES ((word)0 - (word)1)
 #define IN(mask, v) (((mask) >> (v)) & 1)
 /* bit v: a live cell whose 3x3 block (itself included) holds v live cells
@@ -322,24 +326,6 @@ inline void row_sum(__local const word *tile, int lr, int lc, word *s0, word *s1
     *mid = c;
 }
 
-/* The next generation of this work-item's S words, into nv. */
-inline void step_rows(__local const word *tile, int lr0, int lc, word *nv)
-{
-    word a0, a1, b0, b1, c0, c1, alive, nxt, unused;
-    row_sum(tile, lr0 - 1, lc, &a0, &a1, &unused);
-    row_sum(tile, lr0, lc, &b0, &b1, &alive);
-#pragma unroll
-    for (int s = 0; s < S; s++) {
-        row_sum(tile, lr0 + s + 1, lc, &c0, &c1, &nxt);
-        nv[s] = next_word(a0, a1, b0, b1, c0, c1, alive);
-        a0 = b0;
-        a1 = b1;
-        b0 = c0;
-        b1 = c1;
-        alive = nxt;
-    }
-}
-
 /* Word C of row R of the input for the tile; outside cells as the
  * boundary says (dead and clamp: anything, they are never read). */
 inline word fetch(__global const word *in, int bnd, int R, int C, int rows, int nw, int cols)
@@ -402,8 +388,22 @@ life_bits(__global const word *restrict in, __global word *restrict out, const i
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     for (int gen = 0; gen < gens; gen++) {
-        word nv[S];
-        step_rows(tile, lr0, lx, nv);
+        /* the next generation of this work-item's S words, in registers; the
+         * array is the kernel's own (not a callee's), as it lives across a
+         * barrier */
+        word nv[S], a0, a1, b0, b1, c0, c1, alive, nxt, unused;
+        row_sum(tile, lr0 - 1, lx, &a0, &a1, &unused);
+        row_sum(tile, lr0, lx, &b0, &b1, &alive);
+#pragma unroll
+        for (int s = 0; s < S; s++) {
+            row_sum(tile, lr0 + s + 1, lx, &c0, &c1, &nxt);
+            nv[s] = next_word(a0, a1, b0, b1, c0, c1, alive);
+            a0 = b0;
+            a1 = b1;
+            b0 = c0;
+            b1 = c1;
+            alive = nxt;
+        }
         barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
         for (int s = 0; s < S; s++)

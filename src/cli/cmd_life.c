@@ -51,12 +51,13 @@ static void usage(FILE *fp)
             "      --kernel K     bits (default: 32 or 64 cells per word, several\n"
             "                     generations per launch) or bytes (a byte per cell, the\n"
             "                     reference)\n"
-            "      --tile N       bytes: an N x N tile; bits: N rows per work-group tile.\n"
+            "      --tile N       bytes: an N x N tile; bits: the rows a work-group's tile\n"
+            "                     holds (depth > 1) or a work-item's strip (depth 1).\n"
             "                     Default: chosen within the device's limits; a tile the\n"
             "                     device cannot run is refused\n"
             "      --depth N      bits: generations per launch, 1 to the word size\n"
-            "                     (default 8, or all of them when the grid fits one\n"
-            "                     work-group)\n"
+            "                     (default: 1 on CPUs; 4 to 32 on GPUs, or all of them\n"
+            "                     when a small grid fits one work-group)\n"
             "      --word-bits W  bits: 32 or 64 cells per word (default 32 on GPUs, 64\n"
             "                     on CPUs)\n"
             "\n"
@@ -308,7 +309,6 @@ int cmd_life(int argc, char **argv, const cli_globals *g)
             print_summary(&sum, &final);
         else if (g->verbose || (tty_err && !g->quiet))
             closing_line(stderr, &sum);
-        if (g->verbose) tdcl_log(TDCL_LOG_VERBOSE, "life: %s", sum.describe);
         if (g->verbose) tdcl_timing_log(&ctx->t);
     }
     tdcl_matrix_free(&final);

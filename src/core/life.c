@@ -6,10 +6,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fileio.h"
 #include "log.h"
@@ -55,17 +57,34 @@ tdcl_status tdcl_life_check(const tdcl_life_opts *o, tdcl_err *err)
 
 /* ---- soups and the host reference -------------------------------------- */
 
-static uint64_t splitmix64(uint64_t *s)
+/* splitmix64 is a counter-based generator: draw k of the stream seeded with
+ * seed is mix(seed + (k+1) * gamma), so a soup can be drawn in pieces. */
+static uint64_t splitmix64_at(uint64_t seed, uint64_t k)
 {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    uint64_t z = seed + (k + 1) * 0x9e3779b97f4a7c15ULL;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
 }
 
+typedef struct soup_part {
+    uint8_t *cells;
+    size_t begin, end;
+    uint64_t seed, thr;
+} soup_part;
+
+static void *soup_fill(void *arg)
+{
+    const soup_part *p = arg;
+    for (size_t k = p->begin; k < p->end; k++)
+        p->cells[k] = (uint8_t)((splitmix64_at(p->seed, k) >> 11) < p->thr);
+    return NULL;
+}
+
 tdcl_status tdcl_life_soup(int64_t rows, int64_t cols, double density, uint64_t seed,
                            tdcl_matrix *grid, tdcl_err *err)
 {
+    enum { max_threads = 16 };
     if (!(density >= 0.0 && density <= 1.0))
         return tdcl_fail(err, TDCL_EINVAL, "density must be in [0, 1], got %g", density);
     tdcl_status st = tdcl_matrix_alloc(grid, rows, cols, 1, TDCL_U8, err);
@@ -73,11 +92,24 @@ tdcl_status tdcl_life_soup(int64_t rows, int64_t cols, double density, uint64_t 
     /* alive when the draw's top 53 bits, as a fraction, are below density:
      * exact in double arithmetic, so every machine agrees */
     const uint64_t thr = density >= 1.0 ? UINT64_MAX : (uint64_t)ldexp(density, 53);
-    uint8_t *c = grid->data;
-    uint64_t s = seed;
     size_t n = tdcl_matrix_count(grid);
-    for (size_t k = 0; k < n; k++)
-        c[k] = (uint8_t)((splitmix64(&s) >> 11) < thr);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int nt = n < ((size_t)1 << 24) || cpus < 2 ? 1 : (int)(cpus < max_threads ? cpus : max_threads);
+    soup_part parts[max_threads];
+    pthread_t th[max_threads];
+    int started = 0;
+    for (int t = 0; t < nt; t++) {
+        parts[t] = (soup_part){grid->data, n / (size_t)nt * (size_t)t,
+                               t == nt - 1 ? n : n / (size_t)nt * (size_t)(t + 1), seed, thr};
+        if (t > 0 && pthread_create(&th[t], NULL, soup_fill, &parts[t]) == 0) started |= 1 << t;
+    }
+    soup_fill(&parts[0]);
+    for (int t = 1; t < nt; t++) {
+        if (started & (1 << t))
+            pthread_join(th[t], NULL);
+        else
+            soup_fill(&parts[t]); /* no thread: do it here */
+    }
     return TDCL_OK;
 }
 
@@ -786,7 +818,7 @@ out:
 static void job_progress(job_state *js, int64_t done, int64_t total)
 {
     double now = tdcl_now_ms(), el = now - js->t_start;
-    if (el < 1000 || now - js->t_report < 500 || done == total) return;
+    if (el < 1000 || now - js->t_report < 1000 || done == total) return;
     js->t_report = now;
     if (js->o->progress)
         js->o->progress(done, total, el, js->o->progress_user);

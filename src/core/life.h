@@ -54,7 +54,9 @@ tdcl_status tdcl_life_check(const tdcl_life_opts *o, tdcl_err *err);
 /* A random soup: rows x cols cells, each alive with probability density,
  * from splitmix64 seeded with seed, drawn in row-major order (one draw per
  * cell: alive when its top 53 bits, as a fraction, are below density). The
- * same on every run and machine. *grid (TDCL_U8 0/1) is the caller's. */
+ * same on every run and machine (large soups are drawn by several threads,
+ * each its own part of the one stream). *grid (TDCL_U8 0/1) is the
+ * caller's. */
 tdcl_status tdcl_life_soup(int64_t rows, int64_t cols, double density, uint64_t seed,
                            tdcl_matrix *grid, tdcl_err *err);
 

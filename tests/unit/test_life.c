@@ -214,6 +214,13 @@ static void test_soup(void **state)
     }
     int64_t pop = tdcl_life_population(&a);
     assert_true(pop > 61 * 97 * 0.22 && pop < 61 * 97 * 0.28);
+    /* a soup large enough to be drawn by several threads is still the one stream */
+    assert_int_equal(tdcl_life_soup(4099, 4097, 0.3, 77, &c, NULL), TDCL_OK);
+    s = 77;
+    for (size_t k = 0; k < (size_t)4099 * 4097; k++)
+        if (((uint8_t *)c.data)[k] != ((double)(ref_splitmix(&s) >> 11) / 9007199254740992.0 < 0.3))
+            fail_msg("big soup differs at cell %zu", k);
+    tdcl_matrix_free(&c);
     assert_int_equal(tdcl_life_soup(61, 97, 0.25, 2, &c, NULL), TDCL_OK);
     assert_memory_not_equal(a.data, c.data, 61 * 97);
     tdcl_matrix_free(&c);
