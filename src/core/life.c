@@ -319,9 +319,9 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
         c.s = o->tile ? o->tile : (gpu ? 16 : 64);
         return c;
     }
-    c.lx = gpu ? GPU_LX : 16; /* a warp across, 8 of them down, 16 rows each */
-    c.ly = gpu ? GPU_LY : 1;
-    c.s = gpu ? GPU_S : 64;
+    c.lx = gpu ? GPU_LX : 16; /* GPU: a warp across, 8 of them down, 16 rows each */
+    c.ly = gpu ? GPU_LY : 4;
+    c.s = gpu ? GPU_S : 16;
     if (o->tile) { /* rows of the tile: as many work-items as the rows allow */
         while (c.ly > 1 && o->tile % c.ly)
             c.ly /= 2;
