@@ -136,6 +136,13 @@ expect_contains "$ERR" "--tile 4096" "and the message names it"
 run life "$TDCL_DATA/gosper-gun.rle" --size 10x10
 expect_rc 1 "a pattern larger than --size is refused"
 expect_contains "$ERR" "does not fit in --size 10x10" "and says so"
+run life --bogus
+expect_rc 2 "an unknown option is a usage error"
+expect_contains "$ERR" "unknown option '--bogus'" "and is named"
+run life --seed
+expect_contains "$ERR" "option '--seed' needs a value" "a missing value is named"
+run life -x
+expect_contains "$ERR" "unknown option '-x'" "an unknown short option is named"
 run life --frames "$T/fr"
 expect_rc 2 "--frames without --every is a usage error"
 
