@@ -322,6 +322,29 @@ static void test_rules_vs_host(void **state)
         }
 }
 
+/* The packed kernel against the byte-per-cell one directly, on odd sizes
+ * for every boundary and two rules, many generations. */
+static void test_bits_vs_bytes(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    static const char *rules[] = {"B3/S23", "B36/S23"};
+    for (size_t r = 0; r < 2; r++)
+        for (int b = 0; b < 3; b++) {
+            tdcl_matrix g = {0}, x = {0}, y = {0};
+            assert_int_equal(tdcl_life_soup(83, 131, 0.3, 40 + (uint64_t)b, &g, NULL), TDCL_OK);
+            tdcl_life_opts bits = opts_for(&cfgs[1], rules[r], b);
+            tdcl_life_opts bytes = opts_for(&cfgs[0], rules[r], b);
+            assert_int_equal(tdcl_life_run(ctx, &bits, &g, 60, &x, NULL), TDCL_OK);
+            assert_int_equal(tdcl_life_run(ctx, &bytes, &g, 60, &y, NULL), TDCL_OK);
+            assert_true(tdcl_life_population(&x) > 0);
+            assert_memory_equal(x.data, y.data, 83 * 131);
+            tdcl_matrix_free(&g);
+            tdcl_matrix_free(&x);
+            tdcl_matrix_free(&y);
+        }
+}
+
 /* B0 rules on the finite boundaries, where every empty area is born. */
 static void test_b0_on_device(void **state)
 {
