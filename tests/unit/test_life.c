@@ -493,6 +493,7 @@ int main(void)
     const struct CMUnitTest dev[] = {
         cmocka_unit_test(test_kernels_vs_host),
         cmocka_unit_test(test_rules_vs_host),
+        cmocka_unit_test(test_bits_vs_bytes),
         cmocka_unit_test(test_b0_on_device),
         cmocka_unit_test(test_glider_torus),
         cmocka_unit_test(test_oscillators_device),
