@@ -201,8 +201,8 @@ static void report(const char *what, double mb, timing t)
            mb / t.wall, mb / t.cpu);
 }
 
-/* Dense float32 matrices for the write side; every third entry nonzero in
- * the coordinate one. */
+/* Dense float32 matrices for the write side: every entry set in the array
+ * one, nnz entries spread evenly in the coordinate one. */
 static void make_matrices(const cfg *c, tdcl_matrix *dense, tdcl_matrix *sparse)
 {
     tdcl_err e;
@@ -211,11 +211,13 @@ static void make_matrices(const cfg *c, tdcl_matrix *dense, tdcl_matrix *sparse)
         die(&e);
     uint64_t s = 777;
     float *d = dense->data, *p = sparse->data;
-    int64_t total = c->n * c->n, stride = total / c->nnz > 0 ? total / c->nnz : 1;
+    int64_t total = c->n * c->n, nnz = c->nnz < total ? c->nnz : total;
     for (int64_t k = 0; k < total; k++)
         d[k] = rnd_float(&s);
-    for (int64_t k = 0; k < total; k += stride)
-        p[k] = rnd_float(&s);
+    for (int64_t k = 0; k < nnz; k++) {
+        float v = rnd_float(&s);
+        p[(int64_t)((double)k * (double)total / (double)nnz)] = v != 0 ? v : 1;
+    }
 }
 
 static void npy_write_once(void *arg)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "life.h"
 #include "log.h"
 #include "tile_avg.h"
 
@@ -573,12 +574,100 @@ out:
     return st;
 }
 
+/* life: an NxN B3/S23 soup (density 0.25, dead boundary), G generations
+ * per run; cell updates per second, and as traffic one byte read and one
+ * written per cell update (what a byte-per-cell kernel moves; a bit-packed
+ * kernel moves less, so its fraction of copy can pass 1). */
+typedef struct life_run {
+    tdcl_life_plan *p;
+    int64_t gens;
+} life_run;
+
+static tdcl_status life_exec(void *user, double *ms, tdcl_err *err)
+{
+    life_run *l = user;
+    return tdcl_life_plan_execute(l->p, l->gens, ms, err);
+}
+
+/* Host generations the check may cost: about half a second. */
+#define LIFE_CHECK_CELLS (INT64_C(1) << 27)
+
+/* Advances the plan's grid (a copy of grid) by a few generations on the
+ * device and on the host and compares them: as many generations as the
+ * host budget allows, at least one and at most gens. */
+static tdcl_status life_check(tdcl_life_plan *p, const tdcl_life_opts *o, const tdcl_matrix *grid,
+                              int64_t gens, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix a = {0}, b = {0}, dev = {0};
+    int64_t cells = grid->rows * grid->cols, g = LIFE_CHECK_CELLS / cells;
+    g = g < 1 ? 1 : g > gens ? gens : g;
+    TDCL_TRY(tdcl_life_plan_execute(p, g, NULL, err));
+    TDCL_TRY(tdcl_life_plan_result(p, &dev, err));
+    TDCL_TRY(tdcl_matrix_alloc(&a, grid->rows, grid->cols, 1, TDCL_U8, err));
+    TDCL_TRY(tdcl_matrix_alloc(&b, grid->rows, grid->cols, 1, TDCL_U8, err));
+    memcpy(a.data, grid->data, (size_t)cells);
+    for (int64_t i = 0; i < g; i++) {
+        tdcl_life_host_step(&a, &b, &o->rule, o->boundary);
+        tdcl_matrix t = a;
+        a = b;
+        b = t;
+    }
+    if (memcmp(a.data, dev.data, (size_t)cells) != 0)
+        st = tdcl_fail(err, TDCL_EVERIFY,
+                       "bench: life on the device differs from the host after %lld generations",
+                       (long long)g);
+out:
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&b);
+    tdcl_matrix_free(&dev);
+    return st;
+}
+
+static tdcl_status bench_life(bench_job *j, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_ctx *ctx = j->ctx;
+    tdcl_matrix grid = {0}, last = {0};
+    life_run l = {NULL, j->o.gens};
+    tdcl_bench_result r;
+    int64_t n = op_size(j, TDCL_BENCH_LIFE);
+    tdcl_life_opts o = tdcl_life_opts_default();
+    o.tile = j->o.tile;
+    TDCL_TRY(tdcl_life_soup(n, n, 0.25, j->o.seed + 2, &grid, err));
+    result_init(j, &r, "life");
+    double t0 = tdcl_now_ms(), c0 = ctx->t.compile_ms;
+    TDCL_TRY(tdcl_life_plan_create(ctx, &o, &grid, &l.p, err));
+    r.upload_ms = since_less_builds(ctx, t0, c0);
+    TDCL_TRY(life_check(l.p, &o, &grid, l.gens, err));
+    TDCL_TRY(tdcl_bench_time(j->o.warmup, j->o.reps, life_exec, &l, &r.t, err));
+    t0 = tdcl_now_ms();
+    TDCL_TRY(tdcl_life_plan_result(l.p, &last, err));
+    r.download_ms = tdcl_now_ms() - t0;
+    r.checked = 1;
+    r.type = tdcl_dtype_name(TDCL_U8);
+    r.size = n;
+    r.tile = o.tile;
+    r.gens = l.gens;
+    snprintf(r.plan, sizeof r.plan, "%s", tdcl_life_plan_describe(l.p));
+    r.rate_key = "cells_per_s";
+    double updates = (double)n * (double)n * (double)l.gens;
+    r.bytes = 2 * updates;
+    result_emit(j, &r, updates);
+out:
+    tdcl_life_plan_destroy(l.p);
+    tdcl_matrix_free(&grid);
+    tdcl_matrix_free(&last);
+    return st;
+}
+
 typedef tdcl_status (*op_driver)(bench_job *j, tdcl_err *err);
 
 /* The drivers this build has, by op; NULL where the operation has not
  * landed yet. */
 static const op_driver drivers[TDCL_BENCH_ALL] = {
     [TDCL_BENCH_TILE_AVG] = bench_tile_avg,
+    [TDCL_BENCH_LIFE] = bench_life,
 };
 
 static tdcl_status run_op(bench_job *j, tdcl_bench_op op, tdcl_err *err)

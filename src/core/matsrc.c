@@ -68,7 +68,10 @@ tdcl_status tdcl_src_open(tdcl_src *s, const char *path, tdcl_err *err)
     s->fd = s->is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
     if (s->fd < 0) return tdcl_fail(err, TDCL_EIO, "cannot open '%s': %s", path, strerror(errno));
     struct stat sb;
-    if (fstat(s->fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
+    /* A regular file read from its start (stdin redirected from a file is
+     * one too, unless something read from it already) can be mapped and
+     * its size checked against the header's claims. */
+    if (fstat(s->fd, &sb) == 0 && S_ISREG(sb.st_mode) && lseek(s->fd, 0, SEEK_CUR) == 0) {
         s->regular = 1;
         s->file_size = (uint64_t)sb.st_size;
     } else if (!s->is_stdin && fstat(s->fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {

@@ -39,7 +39,7 @@ expect_contains "$OUT" '"size": 64' "bench copy --size sets the copy size"
 
 run bench all --size 32 --copy-size 64 --gens 3 --reps 2 --json
 expect_rc 0 "bench all --json exits 0"
-if printf '%s\n' "$OUT" | check_jsonl copy,peak,tile-avg 2>"$T/py.err"; then
+if printf '%s\n' "$OUT" | check_jsonl copy,peak,tile-avg,life 2>"$T/py.err"; then
     ok "bench all --json: every line parses with positive figures"
 else
     not_ok "bench all --json: every line parses with positive figures" "$(cat "$T/py.err")" "$OUT"

@@ -45,6 +45,8 @@ expect_eq "$OUT" "$WANT" "gzip found whatever the file is called"
 
 OUT=$(cat "$T/a.mtx" | "$TILEDCL" convert - - 2>&1)
 expect_eq "$OUT" "$WANT" "Matrix Market on stdin (a pipe)"
+OUT=$("$TILEDCL" convert - - <"$T/a.mtx" 2>&1)
+expect_eq "$OUT" "$WANT" "Matrix Market on stdin redirected from a file"
 OUT=$(gzip -c "$T/a.mtx" | "$TILEDCL" convert - - 2>&1)
 expect_eq "$OUT" "$WANT" "gzip on stdin"
 OUT=$("$TILEDCL" convert - "$T/s.npy" <"$T/a.npy" 2>&1 && "$TILEDCL" convert "$T/s.npy" - 2>&1)

@@ -114,6 +114,14 @@ static void test_all_ops(void **state)
     assert_true(ta->bytes == 32 * 32 * 4 + 2 * 2 * 4 || ta->bytes == 32 * 32 * 4 + 2 * 2 * 8);
     assert_true(close_rel(ta->rate, ta->bytes / (ta->t.median_ms / 1e3) / 1e9));
     assert_true(close_rel(ta->frac_copy, ta->rate / copy->rate));
+
+    const tdcl_bench_result *life = find(&c, "life");
+    assert_non_null(life);
+    assert_true(life->checked);
+    assert_int_equal(life->size, 32);
+    assert_int_equal(life->gens, 3);
+    assert_true(close_rel(life->rate, 32.0 * 32 * 3 / (life->t.median_ms / 1e3)));
+    assert_true(life->bytes == 2.0 * 32 * 32 * 3); /* a byte read and written per update */
 }
 
 static void test_bad_options(void **state)

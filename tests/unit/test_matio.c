@@ -615,6 +615,18 @@ static void test_error_line_across_chunks(void **state)
     }
 }
 
+static void test_unreadable_inputs_are_named(void **state)
+{
+    (void)state;
+    tdcl_matrix m;
+    tdcl_err e;
+    assert_int_equal(tdcl_matrix_read(dir, 0, &m, &e), TDCL_EIO);
+    assert_non_null(strstr(e.msg, "is a directory"));
+    assert_int_equal(tdcl_matrix_read(tmp("none.mtx"), 0, &m, &e), TDCL_EIO);
+    assert_non_null(strstr(e.msg, "cannot open"));
+    assert_non_null(strstr(e.msg, "none.mtx"));
+}
+
 static void test_write_is_atomic(void **state)
 {
     (void)state;
@@ -733,6 +745,7 @@ int main(void)
         cmocka_unit_test(test_gzip_input),
         cmocka_unit_test(test_chunks_and_threads_agree),
         cmocka_unit_test(test_error_line_across_chunks),
+        cmocka_unit_test(test_unreadable_inputs_are_named),
         cmocka_unit_test(test_write_is_atomic),
         cmocka_unit_test(test_fixtures_from_scipy_and_numpy),
     };

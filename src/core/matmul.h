@@ -1,0 +1,125 @@
+/* Dense matrix product C = A*B on an OpenCL device (module prefix tdcl_mm_).
+ *
+ * Three kernels (cl/matmul.cl): the textbook local-memory tile for any
+ * device and shape, a register-blocked packed kernel for CPUs and a
+ * register/local two-level tiled kernel for GPUs; the default choice goes by
+ * device type and product size. Floats are computed in float32 (default)
+ * or float64; integer inputs can be multiplied exactly in int64. Products
+ * whose buffers exceed the device's max allocation are computed in panels.
+ *
+ * A plan holds the built kernels and the device buffers of one product so
+ * it can run many times (bench, tests); tdcl_mm_run is the one-shot form
+ * and tdcl_mm_job the whole CLI command (read, multiply, verify, write). */
+#ifndef TDCL_MATMUL_H
+#define TDCL_MATMUL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clrt.h"
+#include "matrix.h"
+#include "status.h"
+
+typedef enum tdcl_mm_kernel {
+    TDCL_MM_AUTO = 0, /* by device type and size (see tdcl_mm_plan_create) */
+    TDCL_MM_TILED,    /* local-memory T x T tile, any device, any type */
+    TDCL_MM_CPU,      /* packed register blocks, no local memory: CPUs */
+    TDCL_MM_GPU,      /* 8x8 register blocks in a 128x128 local tile: GPUs */
+} tdcl_mm_kernel;
+
+typedef struct tdcl_mm_opts {
+    tdcl_dtype type;       /* TDCL_F32 (the zero default), TDCL_F64 or TDCL_I64 */
+    int tile;              /* tiled kernel's T (T x T work-group); 0 = per device.
+                              Non-zero with TDCL_MM_AUTO selects the tiled kernel */
+    tdcl_mm_kernel kernel; /* TDCL_MM_AUTO unless forced */
+    /* Kernel parameters; 0 = the built-in choice for the device. A forced
+     * value the device cannot run is refused with TDCL_ELIMIT. */
+    int cpu_mr, cpu_nv, cpu_vw; /* CPU block: MR rows by NV vectors of VW lanes */
+    int cpu_kc;                 /* CPU K pass length (cache blocking) */
+    int gpu_bm, gpu_bn, gpu_bk; /* GPU work-group tile BM x BN and K slab BK */
+    size_t max_alloc;           /* per-buffer byte limit; 0 = the device's. Smaller values
+                                   force panels (tests) */
+    int poison;                 /* fill C with a pattern before each execute, so a test
+                                   sees any element the kernels failed to write */
+} tdcl_mm_opts;
+
+typedef struct tdcl_mm_plan tdcl_mm_plan;
+
+/* "auto", "tiled", "cpu", "gpu". */
+const char *tdcl_mm_kernel_name(tdcl_mm_kernel k);
+
+/* Parses a kernel name as tdcl_mm_kernel_name writes it; TDCL_EINVAL
+ * naming the choices otherwise. */
+tdcl_status tdcl_mm_kernel_parse(const char *s, tdcl_mm_kernel *k, tdcl_err *err);
+
+/* Prepares C = A*B for a (M x K) and b (K x N), any dtypes, one channel.
+ * Inputs are converted to o->type (TDCL_I64 needs integer inputs; TDCL_F64
+ * a device with fp64) and uploaded now, unless the product needs panels, in
+ * which case the plan keeps converted host copies and uploads panel by
+ * panel in execute. The caller keeps ownership of a and b (they may be
+ * freed after this call) and owns *out (release with tdcl_mm_plan_destroy).
+ * TDCL_EINVAL on a shape mismatch (naming both shapes), TDCL_EUNSUPPORTED
+ * for f64 without fp64, TDCL_ELIMIT for a forced tile or parameter the
+ * device cannot run; -v logs the kernel chosen and why. */
+tdcl_status tdcl_mm_plan_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl_matrix *a,
+                                const tdcl_matrix *b, tdcl_mm_plan **out, tdcl_err *err);
+
+/* Enqueues the whole product, waits, and stores the device time of its
+ * kernels (profiling events; packing included, uploads not) in *kernel_ms
+ * if non-NULL. Also adds it to ctx->t.kernel_ms. */
+tdcl_status tdcl_mm_plan_execute(tdcl_mm_plan *p, double *kernel_ms, tdcl_err *err);
+
+/* Downloads C into a new M x N matrix of the plan's type (c is overwritten;
+ * the caller frees it with tdcl_matrix_free). */
+tdcl_status tdcl_mm_plan_result(tdcl_mm_plan *p, tdcl_matrix *c, tdcl_err *err);
+
+/* A one-line description of the choices: "kernel=cpu type=float32 mr=6
+ * nr=32 vw=8 kc=1024 panels=1x1x1". Owned by the plan. */
+const char *tdcl_mm_plan_describe(const tdcl_mm_plan *p);
+
+/* Releases everything; accepts NULL. */
+void tdcl_mm_plan_destroy(tdcl_mm_plan *p);
+
+/* One-shot C = A*B: plan, execute, result, destroy. c is overwritten. */
+tdcl_status tdcl_mm_run(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl_matrix *a,
+                        const tdcl_matrix *b, tdcl_matrix *c, tdcl_err *err);
+
+/* The result of a host check of C against A*B. */
+typedef struct tdcl_mm_check {
+    double rel_err;    /* ||C - R||_F / ||R||_F, R the host product (0 if equal) */
+    double bound;      /* largest rel_err accepted (0 for integer C: exact) */
+    int64_t differing; /* integer C: elements that differ from R */
+    int exact;         /* integer C: compared element by element */
+    tdcl_dtype type;   /* C's type */
+    int64_t k;         /* the inner dimension the bound is for */
+    int ok;
+} tdcl_mm_check;
+
+/* Computes R = A*B on the host (blocked; double for float C, wrapping
+ * int64 for integer C) and compares C with it. For float C of unit
+ * roundoff u (2^-24 float32, 2^-53 float64) the check accepts
+ *     ||C - R||_F <= 2 (K + 2) u ||A||_F ||B||_F,
+ * twice the worst-case error of K-term dot products of inputs rounded to
+ * the type, since ||(|A||B|)||_F <= ||A||_F ||B||_F; out->bound is that
+ * limit divided by ||R||_F. Integer C must match exactly. Returns TDCL_OK
+ * with out->ok set either way (TDCL_ENOMEM if the host copies fail). */
+tdcl_status tdcl_mm_check_product(const tdcl_matrix *a, const tdcl_matrix *b, const tdcl_matrix *c,
+                                  tdcl_mm_check *out, tdcl_err *err);
+
+typedef struct tdcl_mm_job_opts {
+    const char *a_path, *b_path; /* "-" = stdin (for one of them) */
+    const char *out_path;        /* .mtx or .npy; NULL or "-": Matrix Market to stdout */
+    tdcl_mm_opts mm;
+    int type_given;         /* mm.type chosen by the user; otherwise two integer
+                               inputs give TDCL_I64 and anything else TDCL_F32 */
+    int verify;             /* check on the host; TDCL_EVERIFY past the bound */
+    size_t max_input_bytes; /* refuse inputs whose dense size exceeds it; 0 = any */
+    tdcl_mm_check *check;   /* if non-NULL and verify: the check's figures */
+} tdcl_mm_job_opts;
+
+/* The matmul command: reads both files (tdcl_matrix_read), multiplies,
+ * verifies if asked, writes C (tdcl_matrix_write, atomically; nothing is
+ * written when the verification fails). Fills ctx->t. */
+tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err);
+
+#endif

@@ -1,0 +1,138 @@
+# tiledcl matmul end to end: the seeds' examples and the quick-start data
+# against independent products (Python integers; NumPy in double when it is
+# installed), every kernel shape, types, panels, --verify, stdin, errors,
+# exit codes and atomic output.
+. "$(dirname "$0")/lib.sh"
+D=$TDCL_DATA
+# Exporting a binary for tiledcl's cache makes PoCL compile each program
+# twice (test_clrt covers the cache); PoCL's own cache still applies.
+export TILEDCL_CACHE=0
+
+# The Matrix Market array body (after the size line) as one row-major line
+# per matrix row, for comparing with Python's output.
+rows_of() {
+    python3 -c '
+import sys
+lines = [l for l in open(sys.argv[1]) if not l.startswith("%")]
+r, c = map(int, lines[0].split())
+v = [x.strip() for x in lines[1:1 + r * c]]
+for i in range(r):
+    print(" ".join(v[j * r + i] for j in range(c)))
+' "$1"
+}
+
+# The exact integer product of two Matrix Market files, row by row.
+int_product() {
+    python3 -c '
+import sys
+def load(p):
+    lines = [l for l in open(p) if not l.startswith("%")]
+    r, c = map(int, lines[0].split())
+    v = [int(x) for x in lines[1:1 + r * c]]
+    return [[v[j * r + i] for j in range(c)] for i in range(r)]
+a, b = load(sys.argv[1]), load(sys.argv[2])
+for row in a:
+    print(" ".join(str(sum(x * b[k][j] for k, x in enumerate(row))) for j in range(len(b[0]))))
+' "$1" "$2"
+}
+
+# --- the seeds' examples -------------------------------------------------
+run matmul "$D/seed3x2.mtx" "$D/seed2x3.mtx"
+expect_rc 0 "3x2 by 2x3 integer example exits 0"
+expect_contains "$OUT" "array integer general" "an integer product is written with the integer field"
+printf '%s\n' "$OUT" >"$T/c.mtx"
+expect_eq "$(rows_of "$T/c.mtx")" "47 52 57
+64 71 78
+81 90 99" "3x2 by 2x3 gives 47 52 57 / 64 71 78 / 81 90 99"
+
+run matmul --tile 2 "$D/seed4x4.mtx" "$D/seed4x4.mtx" -o "$T/c4.mtx"
+expect_rc 0 "4x4 example with 2x2 tiles exits 0"
+expect_eq "$(rows_of "$T/c4.mtx" | head -1 | cut -d' ' -f1)" "34" "4x4 example: C[0][0] = 34"
+expect_eq "$(rows_of "$T/c4.mtx")" "34 44 54 64
+82 108 134 160
+34 44 54 64
+82 108 134 160" "4x4 example: every element"
+
+# --- quick-start data: exact integers, floats checked -----------------------
+int_product "$D/ai.mtx" "$D/bi.mtx" >"$T/want_i.txt"
+for k in auto cpu gpu; do # auto is the tiled kernel at this size
+    run matmul --kernel $k "$D/ai.mtx" "$D/bi.mtx" -o "$T/ci_$k.mtx" --verify
+    expect_rc 0 "integer 64x48 by 48x32, kernel $k, exits 0"
+    expect_eq "$(rows_of "$T/ci_$k.mtx")" "$(cat "$T/want_i.txt")" "kernel $k: exact integer product"
+    expect_contains "$ERR" "verify: exact" "kernel $k: --verify reports an exact match"
+done
+
+run -v matmul "$D/a.mtx" "$D/b.mtx" --verify -o "$T/c.npy"
+expect_rc 0 "real 64x48 by 48x32 with --verify exits 0"
+expect_contains "$ERR" "relative Frobenius error" "--verify prints the relative error"
+expect_contains "$ERR" "bound" "--verify prints the bound"
+expect_contains "$ERR" "kernel=" "-v shows the kernel chosen"
+expect_contains "$ERR" "time (ms)" "-v shows the timing breakdown"
+if python3 -c 'import numpy' 2>/dev/null; then
+    check_npy() { # FILE DTYPE: the .npy against numpy's float64 product of the inputs
+        python3 - "$D/a.mtx" "$D/b.mtx" "$1" "$2" <<'PY'
+import sys, numpy as np
+def load(p):
+    lines = [l for l in open(p) if not l.startswith("%")]
+    r, c = map(int, lines[0].split())
+    return np.array([float(x) for x in lines[1:1 + r * c]]).reshape(c, r).T
+a, b, c = load(sys.argv[1]), load(sys.argv[2]), np.load(sys.argv[3])
+ref = a @ b
+err = np.linalg.norm(c - ref) / np.linalg.norm(ref)
+tol = 1e-6 if sys.argv[4] == "float32" else 1e-14
+ok = c.dtype == np.dtype(sys.argv[4]) and c.shape == (64, 32) and err < tol
+print("ok" if ok else "bad: %s %s %g" % (c.dtype, c.shape, err))
+PY
+    }
+    expect_eq "$(check_npy "$T/c.npy" float32)" "ok" "float32 .npy matches numpy's product"
+    run matmul --type f64 "$D/a.mtx" "$D/b.mtx" -o "$T/c64.npy"
+    expect_eq "$(check_npy "$T/c64.npy" float64)" "ok" "--type f64: a float64 .npy that matches numpy"
+    run matmul --kernel cpu "$D/a.mtx" "$D/b.mtx" -o "$T/ccpu.npy"
+    expect_eq "$(check_npy "$T/ccpu.npy" float32)" "ok" "--kernel cpu matches numpy"
+    run matmul --max-alloc 2048 "$D/a.mtx" "$D/b.mtx" -o "$T/cp.npy" --verify
+    expect_rc 0 "a 2 KiB buffer limit splits into panels and still verifies"
+    expect_eq "$(check_npy "$T/cp.npy" float32)" "ok" "panelled product matches numpy"
+fi
+
+# --- stdin, stdout, types ----------------------------------------------------
+run matmul "$D/ai.mtx" "$D/bi.mtx" --type f32
+expect_contains "$OUT" "array real general" "--type f32 writes a real product for integer inputs"
+"$TILEDCL" matmul - "$D/seed2x3.mtx" <"$D/seed3x2.mtx" >"$T/stdin.mtx" 2>"$T/stdin.err"
+expect_eq "$(rows_of "$T/stdin.mtx" | tail -1)" "81 90 99" "A read from stdin ('-')"
+run matmul --type i64 "$D/a.mtx" "$D/b.mtx"
+expect_rc 1 "--type i64 with real inputs exits 1"
+expect_contains "$ERR" "integer inputs" "--type i64 needs integer inputs"
+
+# --- errors ------------------------------------------------------------------
+echo "keep me" >"$T/keep.mtx"
+run matmul "$D/a.mtx" "$D/a.mtx" -o "$T/keep.mtx"
+expect_rc 1 "a shape mismatch exits 1"
+expect_contains "$ERR" "'$D/a.mtx' (64x48) by '$D/a.mtx' (64x48)" "the mismatch names both files and shapes"
+expect_eq "$(cat "$T/keep.mtx")" "keep me" "a failed product leaves an existing output untouched"
+run matmul --tile 1000 "$D/a.mtx" "$D/b.mtx"
+expect_rc 1 "a tile the device cannot run exits 1"
+expect_contains "$ERR" "largest" "the tile error names the largest tile that fits"
+run matmul --tile 0 "$D/a.mtx" "$D/b.mtx"
+expect_rc 2 "--tile 0 is a usage error"
+run matmul --type f16 "$D/a.mtx" "$D/b.mtx"
+expect_rc 2 "an unknown type is a usage error"
+run matmul --kernel fast "$D/a.mtx" "$D/b.mtx"
+expect_rc 2 "an unknown kernel is a usage error"
+run matmul --kernel cpu --tile 8 "$D/a.mtx" "$D/b.mtx"
+expect_rc 2 "--tile with --kernel cpu is a usage error"
+run matmul "$D/a.mtx"
+expect_rc 2 "one input is a usage error"
+run matmul - - 
+expect_rc 2 "two inputs from stdin is a usage error"
+run matmul "$D/a.mtx" "$D/b.mtx" -o "$T/c.txt"
+expect_rc 1 "an unknown output extension exits 1"
+expect_contains "$ERR" ".mtx or .npy" "the extension error says what to use"
+run matmul "$T/missing.mtx" "$D/b.mtx"
+expect_rc 1 "a missing input exits 1"
+run matmul --help
+expect_rc 0 "--help exits 0"
+for w in "--verify" "--tile" "--type" "examples" "exit status" "2 (K + 2) u"; do
+    expect_contains "$OUT" "$w" "--help mentions $w"
+done
+
+done_testing

@@ -1,0 +1,488 @@
+/* matmul on the device: every kernel and type on random shapes (1xK.Kx1,
+ * K=1, primes, non-multiples of every tile) against a naive host product
+ * written here, the seeds' examples, every tile from 1 to 32, a sample of
+ * the CPU and GPU kernels' parameter sets, panels forced by a small
+ * allocation limit, the host check behind --verify, and the errors. The
+ * output buffer is poisoned (NaN / a bit pattern) before every run, so an
+ * element no kernel wrote fails the comparison. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tdcl_test.h"
+
+#include "matmul.h"
+
+static tdcl_matrix rand_mat(int64_t rows, int64_t cols, tdcl_dtype t, uint64_t seed, double lo,
+                            double hi)
+{
+    tdcl_matrix m;
+    tdcl_err e = {0};
+    assert_int_equal(tdcl_matrix_alloc(&m, rows, cols, 1, t, &e), TDCL_OK);
+    tdcl_test_fill(&m, seed, lo, hi);
+    return m;
+}
+
+static tdcl_matrix from_rows(int64_t rows, int64_t cols, tdcl_dtype t, const double *v)
+{
+    tdcl_matrix m;
+    tdcl_err e = {0};
+    assert_int_equal(tdcl_matrix_alloc(&m, rows, cols, 1, t, &e), TDCL_OK);
+    for (int64_t i = 0; i < rows * cols; i++) {
+        if (t == TDCL_I64)
+            ((int64_t *)m.data)[i] = (int64_t)v[i];
+        else if (t == TDCL_F64)
+            ((double *)m.data)[i] = v[i];
+        else
+            ((float *)m.data)[i] = (float)v[i];
+    }
+    return m;
+}
+
+/* The naive triple loop in double of the inputs as the device sees them
+ * (rounded to float first when the product is float32). */
+static double *naive_f64(const tdcl_matrix *a, const tdcl_matrix *b, tdcl_dtype as)
+{
+    int64_t M = a->rows, K = a->cols, N = b->cols;
+    double *r = calloc((size_t)(M * N), sizeof *r);
+    assert_non_null(r);
+    for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < N; j++) {
+            double s = 0;
+            for (int64_t k = 0; k < K; k++) {
+                double x = tdcl_matrix_get_f64(a, (size_t)(i * K + k));
+                double y = tdcl_matrix_get_f64(b, (size_t)(k * N + j));
+                if (as == TDCL_F32) x = (float)x, y = (float)y;
+                s += x * y;
+            }
+            r[i * N + j] = s;
+        }
+    return r;
+}
+
+static double rel_frob(const tdcl_matrix *c, const double *r)
+{
+    double d = 0, n = 0;
+    for (size_t e = 0; e < tdcl_matrix_count(c); e++) {
+        double v = tdcl_matrix_get_f64(c, e);
+        d += (v - r[e]) * (v - r[e]);
+        n += r[e] * r[e];
+    }
+    return n > 0 ? sqrt(d / n) : sqrt(d);
+}
+
+/* Exact int64 check with an independent loop (uint64 wraps like the device). */
+static void expect_exact(const tdcl_matrix *a, const tdcl_matrix *b, const tdcl_matrix *c)
+{
+    int64_t M = a->rows, K = a->cols, N = b->cols;
+    assert_int_equal(c->dtype, TDCL_I64);
+    for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < N; j++) {
+            uint64_t s = 0;
+            for (int64_t k = 0; k < K; k++)
+                s += (uint64_t)tdcl_matrix_get_i64(a, (size_t)(i * K + k)) *
+                     (uint64_t)tdcl_matrix_get_i64(b, (size_t)(k * N + j));
+            if ((int64_t)s != ((int64_t *)c->data)[i * N + j])
+                fail_msg("C[%" PRId64 "][%" PRId64 "] = %" PRId64 ", expected %" PRId64, i, j,
+                         ((int64_t *)c->data)[i * N + j], (int64_t)s);
+        }
+}
+
+/* Runs the product through a plan and checks it against the naive loop. */
+static void run_case(tdcl_ctx *ctx, tdcl_mm_opts o, int64_t M, int64_t K, int64_t N,
+                     tdcl_dtype in_type, uint64_t seed)
+{
+    tdcl_matrix a = rand_mat(M, K, in_type, seed, -1, 1),
+                b = rand_mat(K, N, in_type, seed + 7, -1, 1);
+    if (tdcl_dtype_is_int(in_type)) {
+        tdcl_test_fill(&a, seed, -1000, 1000);
+        tdcl_test_fill(&b, seed + 7, -1000, 1000);
+    }
+    tdcl_matrix c = {0};
+    tdcl_mm_plan *p = NULL;
+    tdcl_err e = {0};
+    o.poison = 1;
+    if (tdcl_mm_plan_create(ctx, &o, &a, &b, &p, &e) != TDCL_OK)
+        fail_msg("%" PRId64 "x%" PRId64 "x%" PRId64 ": %s", M, K, N, e.msg);
+    double ms = -1;
+    assert_int_equal(tdcl_mm_plan_execute(p, &ms, &e), TDCL_OK);
+    assert_true(ms >= 0);
+    assert_int_equal(tdcl_mm_plan_result(p, &c, &e), TDCL_OK);
+    assert_int_equal(c.rows, M);
+    assert_int_equal(c.cols, N);
+    if (o.type == TDCL_I64) {
+        expect_exact(&a, &b, &c);
+    } else {
+        double *r = naive_f64(&a, &b, o.type);
+        double err = rel_frob(&c, r), tol = o.type == TDCL_F32 ? 1e-5 : 1e-12;
+        if (!(err < tol))
+            fail_msg("%" PRId64 "x%" PRId64 "x%" PRId64 " %s: relative error %g (%s)", M, K, N,
+                     tdcl_dtype_name(o.type), err, tdcl_mm_plan_describe(p));
+        free(r);
+    }
+    tdcl_mm_plan_destroy(p);
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&b);
+    tdcl_matrix_free(&c);
+}
+
+/* M, K, N: vectors, K = 1, primes, and sizes straddling the blocks. */
+static const int64_t shapes[][3] = {{1, 1, 1},    {1, 300, 1},    {300, 1, 7},
+                                    {37, 1, 29},  {1, 33, 130},   {17, 31, 13},
+                                    {33, 17, 65}, {130, 70, 129}, {257, 67, 31}};
+#define NSHAPES (sizeof shapes / sizeof shapes[0])
+
+static void all_shapes(void **state, tdcl_mm_kernel k, tdcl_dtype t, tdcl_dtype in)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    if (t == TDCL_F64 && !ctx->dev.fp64) skip();
+    tdcl_mm_opts o = {.type = t, .kernel = k};
+    if (k == TDCL_MM_GPU) /* one build per type: each costs PoCL seconds */
+        o.gpu_bm = o.gpu_bn = 64, o.gpu_bk = 16;
+    for (size_t i = 0; i < NSHAPES; i++)
+        run_case(ctx, o, shapes[i][0], shapes[i][1], shapes[i][2], in, 100 + i);
+}
+
+static void test_tiled_f32(void **state)
+{
+    all_shapes(state, TDCL_MM_TILED, TDCL_F32, TDCL_F32);
+}
+static void test_cpu_f32(void **state)
+{
+    all_shapes(state, TDCL_MM_CPU, TDCL_F32, TDCL_F32);
+}
+static void test_gpu_f32(void **state)
+{
+    all_shapes(state, TDCL_MM_GPU, TDCL_F32, TDCL_F32);
+}
+static void test_auto_f32_from_f64(void **state)
+{
+    all_shapes(state, TDCL_MM_AUTO, TDCL_F32, TDCL_F64);
+}
+static void test_tiled_f64(void **state)
+{
+    all_shapes(state, TDCL_MM_TILED, TDCL_F64, TDCL_F64);
+}
+static void test_cpu_f64(void **state)
+{
+    all_shapes(state, TDCL_MM_CPU, TDCL_F64, TDCL_F64);
+}
+static void test_gpu_f64(void **state)
+{
+    all_shapes(state, TDCL_MM_GPU, TDCL_F64, TDCL_F64);
+}
+static void test_tiled_i64(void **state)
+{
+    all_shapes(state, TDCL_MM_TILED, TDCL_I64, TDCL_I64);
+}
+static void test_cpu_i64(void **state)
+{
+    all_shapes(state, TDCL_MM_CPU, TDCL_I64, TDCL_I32);
+}
+static void test_gpu_i64(void **state)
+{
+    all_shapes(state, TDCL_MM_GPU, TDCL_I64, TDCL_I64);
+}
+
+/* Integer products past 2^53, where a double accumulation would round. */
+static void test_int_exact_large(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_matrix a = rand_mat(9, 40, TDCL_I64, 5, -(1 << 28), 1 << 28);
+    tdcl_matrix b = rand_mat(40, 11, TDCL_I32, 6, -(1 << 28), 1 << 28);
+    tdcl_mm_kernel ks[] = {TDCL_MM_TILED, TDCL_MM_CPU, TDCL_MM_GPU};
+    for (size_t i = 0; i < 3; i++) {
+        tdcl_mm_opts o = {.type = TDCL_I64, .kernel = ks[i], .poison = 1};
+        if (ks[i] == TDCL_MM_GPU) o.gpu_bm = o.gpu_bn = 64, o.gpu_bk = 16;
+        tdcl_matrix c = {0};
+        tdcl_err e = {0};
+        assert_int_equal(tdcl_mm_run(*state, &o, &a, &b, &c, &e), TDCL_OK);
+        expect_exact(&a, &b, &c);
+        /* at least one sum really is past double's exact range */
+        int big = 0;
+        for (size_t k = 0; k < tdcl_matrix_count(&c); k++)
+            big |= llabs(((int64_t *)c.data)[k]) > (1LL << 53);
+        assert_true(big);
+        tdcl_matrix_free(&c);
+    }
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&b);
+}
+
+/* 3x2 by 2x3 integers: 47 52 57 / 64 71 78 / 81 90 99, exactly. */
+static void test_seed_int_example(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    const double av[] = {1, 4, 2, 5, 3, 6}, bv[] = {7, 8, 9, 10, 11, 12};
+    const int64_t want[] = {47, 52, 57, 64, 71, 78, 81, 90, 99};
+    tdcl_matrix a = from_rows(3, 2, TDCL_I64, av), b = from_rows(2, 3, TDCL_I64, bv), c = {0};
+    tdcl_mm_opts o = {.type = TDCL_I64, .poison = 1};
+    tdcl_err e = {0};
+    assert_int_equal(tdcl_mm_run(*state, &o, &a, &b, &c, &e), TDCL_OK);
+    assert_int_equal(c.dtype, TDCL_I64);
+    for (int i = 0; i < 9; i++)
+        assert_int_equal(((int64_t *)c.data)[i], want[i]);
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&b);
+    tdcl_matrix_free(&c);
+}
+
+/* The 4x4 tiled example: A = B = rows 1 2 3 4 / 5 6 7 8 repeated, with a
+ * 2x2 tile so the product really crosses tiles; C[0][0] = 34. */
+static void test_seed_4x4_example(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    const double v[] = {1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8};
+    tdcl_matrix a = from_rows(4, 4, TDCL_F32, v), c = {0};
+    tdcl_mm_opts o = {.tile = 2, .poison = 1};
+    tdcl_err e = {0};
+    assert_int_equal(tdcl_mm_run(*state, &o, &a, &a, &c, &e), TDCL_OK);
+    double *r = naive_f64(&a, &a, TDCL_F32);
+    assert_true(((float *)c.data)[0] == 34.0f);
+    for (int i = 0; i < 16; i++)
+        assert_true(((float *)c.data)[i] == (float)r[i]);
+    free(r);
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&c);
+}
+
+/* Tiles from 1 to 32 the device allows, on a shape that is a multiple of
+ * none of them past 1. Each tile is a build that costs PoCL ~0.7 s from
+ * cold, so by default 1 to 9 and a spread up to 32 (16 sizes);
+ * TDCL_TEST_ALL_TILES=1 runs every one. */
+static void test_every_tile(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    static const int spread[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17, 24, 31, 32};
+    int all = getenv("TDCL_TEST_ALL_TILES") != NULL;
+    int n = all ? 32 : (int)(sizeof spread / sizeof spread[0]);
+    tdcl_matrix a = rand_mat(37, 41, TDCL_F32, 11, -1, 1),
+                b = rand_mat(41, 29, TDCL_F32, 12, -1, 1);
+    double *r = naive_f64(&a, &b, TDCL_F32);
+    int ran = 0;
+    for (int i = 0; i < n; i++) {
+        int t = all ? i + 1 : spread[i];
+        if ((size_t)t * t > ctx->dev.max_wg) break;
+        tdcl_mm_opts o = {.tile = t, .poison = 1};
+        tdcl_matrix c = {0};
+        tdcl_err e = {0};
+        if (tdcl_mm_run(ctx, &o, &a, &b, &c, &e) != TDCL_OK) fail_msg("tile %d: %s", t, e.msg);
+        if (!(rel_frob(&c, r) < 1e-5)) fail_msg("tile %d: relative error %g", t, rel_frob(&c, r));
+        tdcl_matrix_free(&c);
+        ran++;
+    }
+    assert_true(ran >= 8);
+    free(r);
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&b);
+}
+
+/* The parameter sets a tuner may choose, with short uneven K passes. */
+static void test_cpu_param_sample(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    static const int sets[][4] = {{1, 1, 2, 5}, {3, 2, 4, 7}, {4, 1, 16, 16}, {5, 3, 8, 0}};
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+        tdcl_mm_opts o = {.kernel = TDCL_MM_CPU,
+                          .cpu_mr = sets[i][0],
+                          .cpu_nv = sets[i][1],
+                          .cpu_vw = sets[i][2],
+                          .cpu_kc = sets[i][3]};
+        run_case(*state, o, 29, 45, 53, TDCL_F32, 200 + i);
+    }
+}
+
+static void test_gpu_param_sample(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    /* 64x64x16 with scalar loads runs in test_gpu_f32; here the float4 fast
+     * path with two float4 per work-item and slab, and an oblong tile with
+     * unequal load counts (PoCL compiles each set for seconds: few sets). */
+    tdcl_mm_opts o = {.kernel = TDCL_MM_GPU, .gpu_bm = 128, .gpu_bn = 128, .gpu_bk = 16};
+    run_case(*state, o, 256, 64, 192, TDCL_F32, 300); /* interior tiles, float4 loads */
+    run_case(*state, o, 200, 68, 132, TDCL_F32, 301); /* edges, aligned rows */
+    tdcl_mm_opts q = {.kernel = TDCL_MM_GPU, .gpu_bm = 32, .gpu_bn = 64, .gpu_bk = 8};
+    run_case(*state, q, 131, 37, 70, TDCL_F32, 302);
+}
+
+/* A 4 KiB allocation limit splits the product along M, K and N. */
+static void test_panels(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    tdcl_mm_kernel ks[] = {TDCL_MM_TILED, TDCL_MM_CPU, TDCL_MM_GPU};
+    tdcl_matrix a = rand_mat(70, 90, TDCL_F32, 21, -1, 1),
+                b = rand_mat(90, 50, TDCL_F32, 22, -1, 1);
+    for (size_t i = 0; i < 3; i++) {
+        tdcl_mm_opts o = {.kernel = ks[i], .max_alloc = 4096};
+        if (ks[i] == TDCL_MM_GPU) /* the build of test_gpu_f32 and _i64 */
+            o.gpu_bm = o.gpu_bn = 64, o.gpu_bk = 16;
+        tdcl_mm_plan *p = NULL;
+        tdcl_err e = {0};
+        assert_int_equal(tdcl_mm_plan_create(ctx, &o, &a, &b, &p, &e), TDCL_OK);
+        assert_null(strstr(tdcl_mm_plan_describe(p), "panels=1x1x1"));
+        tdcl_mm_plan_destroy(p);
+        run_case(ctx, o, 70, 90, 50, TDCL_F32, 21);
+        o.type = TDCL_I64;
+        run_case(ctx, o, 41, 77, 23, TDCL_I64, 23);
+    }
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&b);
+}
+
+/* A plan runs again and again with the same result. */
+static void test_plan_reuse(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_matrix a = rand_mat(40, 50, TDCL_F32, 31, -1, 1),
+                b = rand_mat(50, 60, TDCL_F32, 32, -1, 1);
+    tdcl_mm_plan *p = NULL;
+    tdcl_matrix c1 = {0}, c2 = {0};
+    tdcl_err e = {0};
+    tdcl_mm_opts o = {.poison = 1};
+    assert_int_equal(tdcl_mm_plan_create(*state, &o, &a, &b, &p, &e), TDCL_OK);
+    assert_non_null(strstr(tdcl_mm_plan_describe(p), "kernel="));
+    assert_int_equal(tdcl_mm_plan_execute(p, NULL, &e), TDCL_OK);
+    assert_int_equal(tdcl_mm_plan_result(p, &c1, &e), TDCL_OK);
+    assert_int_equal(tdcl_mm_plan_execute(p, NULL, &e), TDCL_OK);
+    assert_int_equal(tdcl_mm_plan_result(p, &c2, &e), TDCL_OK);
+    assert_memory_equal(c1.data, c2.data, 40 * 60 * sizeof(float));
+    double *r = naive_f64(&a, &b, TDCL_F32);
+    assert_true(rel_frob(&c1, r) < 1e-5);
+    free(r);
+    tdcl_mm_plan_destroy(p);
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&b);
+    tdcl_matrix_free(&c1);
+    tdcl_matrix_free(&c2);
+}
+
+/* Mixed inputs: int32 x int64 is exact; int x float computes in the float type. */
+static void test_mixed_inputs(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_mm_opts o = {.type = TDCL_I64};
+    run_case(*state, o, 19, 23, 17, TDCL_I32, 41);
+    tdcl_matrix a = rand_mat(12, 9, TDCL_I32, 42, -50, 50),
+                b = rand_mat(9, 14, TDCL_F64, 43, -1, 1);
+    tdcl_matrix c = {0};
+    tdcl_err e = {0};
+    tdcl_mm_opts f = {.type = TDCL_F32, .poison = 1};
+    assert_int_equal(tdcl_mm_run(*state, &f, &a, &b, &c, &e), TDCL_OK);
+    assert_int_equal(c.dtype, TDCL_F32);
+    double *r = naive_f64(&a, &b, TDCL_F32);
+    assert_true(rel_frob(&c, r) < 1e-5);
+    free(r);
+    tdcl_matrix_free(&c);
+    /* an exact product of a float input is refused */
+    assert_int_equal(tdcl_mm_run(*state, &o, &a, &b, &c, &e), TDCL_EINVAL);
+    assert_non_null(strstr(e.msg, "integer inputs"));
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&b);
+}
+
+static void test_errors(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    tdcl_matrix a = rand_mat(3, 2, TDCL_F32, 1, -1, 1), b = rand_mat(3, 3, TDCL_F32, 2, -1, 1);
+    tdcl_matrix c = {0};
+    tdcl_err e = {0};
+    tdcl_mm_opts o = {0};
+    assert_int_equal(tdcl_mm_run(ctx, &o, &a, &b, &c, &e), TDCL_EINVAL);
+    assert_non_null(strstr(e.msg, "3x2"));
+    assert_non_null(strstr(e.msg, "3x3"));
+    tdcl_matrix_free(&b);
+    b = rand_mat(2, 3, TDCL_F32, 2, -1, 1);
+
+    o.tile = 100; /* 10000 work-items: past every device's group limit */
+    assert_int_equal(tdcl_mm_run(ctx, &o, &a, &b, &c, &e), TDCL_ELIMIT);
+    assert_non_null(strstr(e.msg, "tile 100"));
+    assert_non_null(strstr(e.msg, "largest"));
+    o.kernel = TDCL_MM_CPU; /* a tile is for the tiled kernel only */
+    assert_int_equal(tdcl_mm_run(ctx, &o, &a, &b, &c, &e), TDCL_EINVAL);
+    tdcl_mm_opts bad_cpu = {.kernel = TDCL_MM_CPU, .cpu_vw = 3};
+    assert_int_equal(tdcl_mm_run(ctx, &bad_cpu, &a, &b, &c, &e), TDCL_ELIMIT);
+    tdcl_mm_opts bad_gpu = {.kernel = TDCL_MM_GPU, .gpu_bm = 12};
+    assert_int_equal(tdcl_mm_run(ctx, &bad_gpu, &a, &b, &c, &e), TDCL_ELIMIT);
+    tdcl_mm_opts bad_type = {.type = TDCL_U8};
+    assert_int_equal(tdcl_mm_run(ctx, &bad_type, &a, &b, &c, &e), TDCL_EINVAL);
+
+    int fp64 = ctx->dev.fp64; /* pretend the device lacks double precision */
+    ctx->dev.fp64 = 0;
+    tdcl_mm_opts f64 = {.type = TDCL_F64};
+    assert_int_equal(tdcl_mm_run(ctx, &f64, &a, &b, &c, &e), TDCL_EUNSUPPORTED);
+    assert_non_null(strstr(e.msg, ctx->dev.device_name));
+    ctx->dev.fp64 = fp64;
+
+    tdcl_mm_kernel k;
+    assert_int_equal(tdcl_mm_kernel_parse("gpu", &k, &e), TDCL_OK);
+    assert_int_equal(k, TDCL_MM_GPU);
+    assert_int_equal(tdcl_mm_kernel_parse("fast", &k, &e), TDCL_EINVAL);
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&b);
+}
+
+/* The host check accepts a right product and catches one wrong element. */
+static void test_check_product(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_matrix a = rand_mat(33, 70, TDCL_F64, 51, -1, 1),
+                b = rand_mat(70, 45, TDCL_F64, 52, -1, 1);
+    tdcl_matrix c = {0};
+    tdcl_err e = {0};
+    tdcl_mm_check chk;
+    tdcl_mm_opts o = {0};
+    assert_int_equal(tdcl_mm_run(*state, &o, &a, &b, &c, &e), TDCL_OK);
+    assert_int_equal(tdcl_mm_check_product(&a, &b, &c, &chk, &e), TDCL_OK);
+    assert_true(chk.ok);
+    assert_true(chk.rel_err > 0 && chk.rel_err < 1e-5 && chk.rel_err < chk.bound);
+    ((float *)c.data)[33 * 45 / 2] += 0.5f;
+    assert_int_equal(tdcl_mm_check_product(&a, &b, &c, &chk, &e), TDCL_OK);
+    assert_false(chk.ok);
+    tdcl_matrix_free(&c);
+
+    tdcl_matrix ai = rand_mat(20, 30, TDCL_I64, 53, -99, 99),
+                bi = rand_mat(30, 10, TDCL_I32, 54, -99, 99);
+    tdcl_mm_opts oi = {.type = TDCL_I64};
+    assert_int_equal(tdcl_mm_run(*state, &oi, &ai, &bi, &c, &e), TDCL_OK);
+    assert_int_equal(tdcl_mm_check_product(&ai, &bi, &c, &chk, &e), TDCL_OK);
+    assert_true(chk.ok && chk.rel_err == 0 && chk.differing == 0);
+    ((int64_t *)c.data)[7]++;
+    assert_int_equal(tdcl_mm_check_product(&ai, &bi, &c, &chk, &e), TDCL_OK);
+    assert_false(chk.ok);
+    assert_int_equal(chk.differing, 1);
+    tdcl_matrix_free(&c);
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&b);
+    tdcl_matrix_free(&ai);
+    tdcl_matrix_free(&bi);
+}
+
+int main(void)
+{
+    /* Exporting a program binary for tiledcl's cache makes PoCL compile a
+     * generic work-group function too, which triples the cold run of these
+     * many small builds; PoCL's own kernel cache still serves warm runs. */
+    setenv("TILEDCL_CACHE", "0", 0);
+    /* TDCL_TEST_FILTER=test_panels runs one test (cmocka's pattern) */
+    if (getenv("TDCL_TEST_FILTER")) cmocka_set_test_filter(getenv("TDCL_TEST_FILTER"));
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_seed_int_example), cmocka_unit_test(test_seed_4x4_example),
+        cmocka_unit_test(test_tiled_f32),        cmocka_unit_test(test_cpu_f32),
+        cmocka_unit_test(test_gpu_f32),          cmocka_unit_test(test_auto_f32_from_f64),
+        cmocka_unit_test(test_tiled_f64),        cmocka_unit_test(test_cpu_f64),
+        cmocka_unit_test(test_gpu_f64),          cmocka_unit_test(test_tiled_i64),
+        cmocka_unit_test(test_cpu_i64),          cmocka_unit_test(test_gpu_i64),
+        cmocka_unit_test(test_int_exact_large),  cmocka_unit_test(test_every_tile),
+        cmocka_unit_test(test_cpu_param_sample), cmocka_unit_test(test_gpu_param_sample),
+        cmocka_unit_test(test_panels),           cmocka_unit_test(test_plan_reuse),
+        cmocka_unit_test(test_mixed_inputs),     cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_check_product),
+    };
+    return cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown);
+}
