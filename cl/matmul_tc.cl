@@ -71,13 +71,13 @@
 #define NT (32 * NWARP)
 #define MT (WM / 16)
 #define NTL (WN / 8)
-#define SA (BK + 4)
+#define SA (BK + 8)
 #define SB (BN + 8)
 #define A_VEC (BM * BK / 4 / NT) /* float4s of the A slab per work-item */
 #define B_VEC (BK * BN / 4 / NT)
 
-#if (BM * BK) % (4 * NT) || (BK * BN) % (4 * NT) || BK % 8 || WM % 16 || WN % 8
-#error "matmul_tc.cl: BM*BK and BK*BN must split into float4s per work-item, BK % 8 == 0"
+#if (BM * BK) % (4 * NT) || (BK * BN) % (4 * NT) || BK % 8 || WM % 16 || WN % 32
+#error "matmul_tc.cl: BM*BK and BK*BN must split into float4s per work-item, BK % 8 == 0, WN % 32 == 0"
 #endif
 
 static inline uint tf32_round(float x)
@@ -131,19 +131,70 @@ static inline void load_slab(const __global float *A, const __global float *B, i
     }
 }
 
+/* Position of k inside its row of the A slab: within each aligned group
+ * of 8, k = t goes to 2t and k = t + 4 to 2t + 1, so a0 and a2 (and a1 and
+ * a3) of a fragment are adjacent and load as one float2. */
+static inline int kpos(int k)
+{
+    return (k & ~7) | ((k & 3) << 1) | ((k >> 2) & 1);
+}
+
+/* Position of column n inside its row of the B slab: within the WN
+ * columns of a warp, column j * 8 + g goes to g * NTL + j, so the b0 of all
+ * NTL tiles of a work-item are adjacent and load as float4s. */
+static inline int npos(int n)
+{
+    int w = n / WN, j = (n % WN) / 8, g = n % 8;
+    return w * WN + g * NTL + j;
+}
+
+/* TF32 rounding once per element as it enters local memory (tf32 only;
+ * 3xtf32 needs the raw value to split it on the fragment load). */
+static inline float stage(float x)
+{
+#if PREC == 1
+    return as_float(tf32_round(x));
+#else
+    return x;
+#endif
+}
+
 static inline void store_slab(__local float *as, __local float *bs, int lid,
                               const float4 ra[A_VEC], const float4 rb[B_VEC])
 {
 #pragma unroll
     for (int i = 0; i < A_VEC; i++) {
         int idx = lid + i * NT;
-        vstore4(ra[i], 0, as + (idx / (BK / 4)) * SA + (idx % (BK / 4)) * 4);
+        __local float *row = as + (idx / (BK / 4)) * SA;
+        int c = (idx % (BK / 4)) * 4;
+        row[kpos(c)] = stage(ra[i].x);
+        row[kpos(c + 1)] = stage(ra[i].y);
+        row[kpos(c + 2)] = stage(ra[i].z);
+        row[kpos(c + 3)] = stage(ra[i].w);
     }
 #pragma unroll
     for (int i = 0; i < B_VEC; i++) {
         int idx = lid + i * NT;
-        vstore4(rb[i], 0, bs + (idx / (BN / 4)) * SB + (idx % (BN / 4)) * 4);
+        __local float *row = bs + (idx / (BN / 4)) * SB;
+        int c = (idx % (BN / 4)) * 4;
+        row[npos(c)] = stage(rb[i].x);
+        row[npos(c + 1)] = stage(rb[i].y);
+        row[npos(c + 2)] = stage(rb[i].z);
+        row[npos(c + 3)] = stage(rb[i].w);
     }
+}
+
+/* The TF32 operand of x (tf32: already rounded in local memory) and, for
+ * 3xtf32, the TF32 rounding of the remainder. */
+static inline void split(float x, uint *big, uint *small)
+{
+#if PREC == 1
+    *big = as_uint(x);
+    (void)small;
+#else
+    *big = tf32_round(x);
+    *small = tf32_round(x - as_float(*big));
+#endif
 }
 
 /* All mma tiles of the warp over one slab in local memory. */
@@ -152,32 +203,25 @@ static inline void compute_slab(const __local float *as, const __local float *bs
 {
 #pragma unroll
     for (int kk = 0; kk < BK; kk += 8) {
-        uint ab[MT][4], bb[NTL][2];
-#if PREC == 3
-        uint as_[MT][4], bs_[NTL][2];
-#endif
+        uint ab[MT][4], bb[NTL][2], as_[MT][4], bs_[NTL][2];
 #pragma unroll
         for (int i = 0; i < MT; i++) {
-            const __local float *p = as + (wm0 + i * 16 + g) * SA + kk + t;
-            float x[4] = {p[0], p[8 * SA], p[4], p[8 * SA + 4]};
-#pragma unroll
-            for (int r = 0; r < 4; r++) {
-                ab[i][r] = tf32_round(x[r]);
-#if PREC == 3
-                as_[i][r] = tf32_round(x[r] - as_float(ab[i][r]));
-#endif
-            }
+            const __local float *p = as + (wm0 + i * 16 + g) * SA + kk + 2 * t;
+            float2 lo = *(const __local float2 *)p, hi = *(const __local float2 *)(p + 8 * SA);
+            split(lo.x, &ab[i][0], &as_[i][0]);
+            split(hi.x, &ab[i][1], &as_[i][1]);
+            split(lo.y, &ab[i][2], &as_[i][2]);
+            split(hi.y, &ab[i][3], &as_[i][3]);
         }
 #pragma unroll
-        for (int j = 0; j < NTL; j++) {
-            const __local float *p = bs + (kk + t) * SB + wn0 + j * 8 + g;
-            float x[2] = {p[0], p[4 * SB]};
+        for (int q = 0; q < NTL / 4; q++) {
+            const __local float *p = bs + (kk + t) * SB + wn0 + g * NTL + 4 * q;
+            float4 r0 = *(const __local float4 *)p, r1 = *(const __local float4 *)(p + 4 * SB);
+            float x0[4] = {r0.x, r0.y, r0.z, r0.w}, x1[4] = {r1.x, r1.y, r1.z, r1.w};
 #pragma unroll
-            for (int r = 0; r < 2; r++) {
-                bb[j][r] = tf32_round(x[r]);
-#if PREC == 3
-                bs_[j][r] = tf32_round(x[r] - as_float(bb[j][r]));
-#endif
+            for (int j = 0; j < 4; j++) {
+                split(x0[j], &bb[4 * q + j][0], &bs_[4 * q + j][0]);
+                split(x1[j], &bb[4 * q + j][1], &bs_[4 * q + j][1]);
             }
         }
 #pragma unroll
@@ -214,8 +258,8 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
 matmul_tc(int M, int N, int K, const __global float *restrict A, const __global float *restrict B,
           __global float *restrict C)
 {
-    __local float as[2][BM * SA];
-    __local float bs[2][BK * SB];
+    __local float as[2][BM * SA] __attribute__((aligned(16)));
+    __local float bs[2][BK * SB] __attribute__((aligned(16)));
     int lid = (int)get_local_id(0), lane = lid % 32, warp = lid / 32;
     int g = lane / 4, t = lane % 4;
     int m0 = (int)get_group_id(1) * BM, n0 = (int)get_group_id(0) * BN;
@@ -240,7 +284,7 @@ matmul_tc(int M, int N, int K, const __global float *restrict A, const __global 
         if (s + 1 < nslab) store_slab(as[cur ^ 1], bs[cur ^ 1], lid, ra, rb);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    store_c(C, M, N, m0, n0, g, t, acc);
+    store_c(C, M, N, m0 + wm0, n0 + wn0, g, t, acc);
 }
 
 /* The probe: the smallest use of both PTX instructions, built once per

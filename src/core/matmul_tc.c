@@ -121,7 +121,7 @@ tdcl_status tdcl_mm_precision_resolve(tdcl_ctx *ctx, const tdcl_mm_opts *o, tdcl
 /* Local memory of the double-buffered slabs (see cl/matmul_tc.cl). */
 static size_t tc_local(const tdcl_mm_tc *p)
 {
-    return 2 * sizeof(float) * ((size_t)p->bm * (p->bk + 4) + (size_t)p->bk * ((size_t)p->bn + 8));
+    return 2 * sizeof(float) * ((size_t)p->bm * (p->bk + 8) + (size_t)p->bk * ((size_t)p->bn + 8));
 }
 
 static size_t tc_threads(const tdcl_mm_tc *p)
@@ -140,7 +140,7 @@ static tdcl_status check_params(const tdcl_mm_tc *p, tdcl_err *err)
     if (!ok)
         return tdcl_fail(err, TDCL_ELIMIT,
                          "tensor-core tile %dx%d, slab %d, warp tile %dx%d: BK must be a multiple "
-                         "of 8, the warp tile of 16x8 and divide the tile, and both slabs split "
+                         "of 8, the warp tile of 16x32 and divide the tile, and both slabs split "
                          "into float4s per work-item",
                          p->bm, p->bn, p->bk, p->wm, p->wn);
     if (nt > d->max_wg || nt > d->max_item_sizes[0] || tc_local(p) > d->local_mem)
