@@ -133,8 +133,8 @@ static tdcl_status check_params(const tdcl_mm_tc *p, tdcl_err *err)
 {
     const tdcl_device_info *d = &p->ctx->dev;
     int ok = p->bm >= 16 && p->bm <= 256 && p->bn >= 32 && p->bn <= 256 && p->bk >= 8 &&
-             p->bk <= 64 && p->bk % 8 == 0 && p->wm >= 16 && p->wm % 16 == 0 && p->wn >= 8 &&
-             p->wn % 8 == 0 && p->bm % p->wm == 0 && p->bn % p->wn == 0;
+             p->bk <= 64 && p->bk % 8 == 0 && p->wm >= 16 && p->wm % 16 == 0 && p->wn >= 32 &&
+             p->wn % 32 == 0 && p->bm % p->wm == 0 && p->bn % p->wn == 0;
     size_t nt = ok ? tc_threads(p) : 1;
     ok = ok && ((size_t)p->bm * p->bk) % (4 * nt) == 0 && ((size_t)p->bk * p->bn) % (4 * nt) == 0;
     if (!ok)
