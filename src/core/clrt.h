@@ -72,6 +72,8 @@ typedef struct tdcl_ctx {
     cl_command_queue queue; /* in order, with profiling */
     char *kernel_dir;       /* copy of opts->kernel_dir */
     char *cache_dir;        /* NULL when caching is off */
+    int mm_tc_probe;        /* tensor-core matmul probe (matmul_tc.c): 0 not run yet,
+                               1 the device runs it, -1 it does not */
     tdcl_timing t;
 } tdcl_ctx;
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "matmul_tc.h"
 
 /* Panel extents stay within int kernel arguments with room to spare. */
 #define MM_MAX_PANEL_DIM ((int64_t)1 << 30)
@@ -37,6 +38,7 @@ struct tdcl_mm_plan {
     cl_kernel k_mm, k_pack_a, k_pack_b;
     cl_mem a, b, c, ap, bp;
     char desc[256];
+    tdcl_mm_tc *tc; /* tf32 / 3xtf32: the tensor-core plan does the work */
 };
 
 const char *tdcl_mm_kernel_name(tdcl_mm_kernel k)
@@ -185,9 +187,10 @@ static void cpu_defaults(tdcl_mm_plan *p, const tdcl_mm_opts *o)
 static void gpu_defaults(tdcl_mm_plan *p, const tdcl_mm_opts *o)
 {
     const tdcl_device_info *d = &p->ctx->dev;
-    /* 128x128 tiles need enough of them to fill the device; else 64x64. */
+    /* 128x128 tiles once there is a wave of them (a group per compute
+     * unit); smaller products get 64x64 tiles and four times the groups. */
     int64_t tiles = ceil_div(p->M, 128) * ceil_div(p->N, 128);
-    int big = tiles >= 2 * (int64_t)(d->compute_units ? d->compute_units : 1) && wg_fits(d, 16, 16);
+    int big = tiles >= (int64_t)(d->compute_units ? d->compute_units : 1) && wg_fits(d, 16, 16);
     p->bm = o->gpu_bm ? o->gpu_bm : (big ? 128 : 64);
     p->bn = o->gpu_bn ? o->gpu_bn : (big ? 128 : 64);
     p->bk = o->gpu_bk ? o->gpu_bk : 16;
@@ -404,17 +407,19 @@ static void release_kernels(tdcl_mm_plan *p)
     }
 }
 
-/* The smallest work-group size any of the plan's kernels can run. */
+/* The most work-items per group the kernels that run in groups allow: the
+ * packing kernels for the CPU shape (mm_cpu runs 1x1), else the product. */
 static size_t kernel_wg_limit(const tdcl_mm_plan *p)
 {
     size_t lim = SIZE_MAX;
-    cl_kernel ks[] = {p->k_mm, p->k_pack_a, p->k_pack_b};
-    for (size_t i = 0; i < 3; i++) {
+    cl_kernel ks[2] = {p->k_mm, NULL};
+    if (p->kind == TDCL_MM_CPU) ks[0] = p->k_pack_a, ks[1] = p->k_pack_b;
+    for (size_t i = 0; i < 2; i++) {
         size_t w = 0;
         if (ks[i] &&
             clGetKernelWorkGroupInfo(ks[i], p->ctx->dev.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof w,
                                      &w, NULL) == CL_SUCCESS &&
-            w < lim && (i == 0 || p->kind == TDCL_MM_CPU))
+            w < lim)
             lim = w;
     }
     return lim;
@@ -614,7 +619,6 @@ static tdcl_status plan_setup(tdcl_mm_plan *p, const tdcl_mm_opts *o, const tdcl
                               const tdcl_matrix *b, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    TDCL_TRY(check_inputs(p, a, b, err));
     TDCL_TRY(choose_params(p, o, err));
     TDCL_TRY(plan_panels(p, o, err));
     TDCL_TRY(build(p, err));
@@ -650,7 +654,15 @@ tdcl_status tdcl_mm_plan_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl
     p->N = b->cols;
     p->poison = o->poison;
     p->up_a[0] = p->up_b[0] = -1;
-    tdcl_status st = plan_setup(p, o, a, b, err);
+    tdcl_mm_precision prec = TDCL_MM_FP32;
+    tdcl_status st = check_inputs(p, a, b, err);
+    if (!st) st = tdcl_mm_precision_resolve(ctx, o, &prec, err);
+    if (!st && prec != TDCL_MM_FP32) {
+        st = tdcl_mm_tc_create(ctx, o, prec, a, b, &p->tc, err);
+        if (!st) snprintf(p->desc, sizeof p->desc, "%s", tdcl_mm_tc_describe(p->tc));
+    } else if (!st) {
+        st = plan_setup(p, o, a, b, err);
+    }
     if (st) {
         tdcl_mm_plan_destroy(p);
         return st;
@@ -662,6 +674,7 @@ tdcl_status tdcl_mm_plan_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl
 void tdcl_mm_plan_destroy(tdcl_mm_plan *p)
 {
     if (!p) return;
+    tdcl_mm_tc_destroy(p->tc);
     release_kernels(p);
     cl_mem *ms[] = {&p->a, &p->b, &p->c, &p->ap, &p->bp};
     for (size_t i = 0; i < 5; i++)
@@ -875,6 +888,7 @@ tdcl_status tdcl_mm_plan_execute(tdcl_mm_plan *p, double *kernel_ms, tdcl_err *e
 {
     tdcl_status st = TDCL_OK;
     mm_events e = {.n = 0};
+    if (p->tc) return tdcl_mm_tc_execute(p->tc, kernel_ms, err);
     if (p->npm * p->npk * p->npn == 1) {
         mm_panel x = {p->M, p->K, p->N, 0};
         TDCL_TRY(run_panel(p, &x, &e, err));
@@ -893,6 +907,7 @@ out:
 
 tdcl_status tdcl_mm_plan_result(tdcl_mm_plan *p, tdcl_matrix *c, tdcl_err *err)
 {
+    if (p->tc) return tdcl_mm_tc_result(p->tc, c, err);
     tdcl_status st = tdcl_matrix_alloc(c, p->M, p->N, 1, p->type, err);
     if (st) return st;
     double t0 = tdcl_now_ms();

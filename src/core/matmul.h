@@ -27,6 +27,15 @@ typedef enum tdcl_mm_kernel {
     TDCL_MM_GPU,      /* 8x8 register blocks in a 128x128 local tile: GPUs */
 } tdcl_mm_kernel;
 
+/* Arithmetic of a float32 product (issue 9; the tensor-core path is in
+ * matmul_tc.c). */
+typedef enum tdcl_mm_precision {
+    TDCL_MM_FP32 = 0,   /* exact float32 multiply-adds on the CUDA cores / ALUs */
+    TDCL_MM_TF32,       /* NVIDIA tensor cores, inputs rounded to TF32: ~1e-3 relative */
+    TDCL_MM_3XTF32,     /* tensor cores, each input split big + small: float32-level */
+    TDCL_MM_PREC_AUTO,  /* 3xtf32 where the device has it, else fp32 */
+} tdcl_mm_precision;
+
 typedef struct tdcl_mm_opts {
     tdcl_dtype type;       /* TDCL_F32 (the zero default), TDCL_F64 or TDCL_I64 */
     int tile;              /* tiled kernel's T (T x T work-group); 0 = per device.
@@ -41,6 +50,10 @@ typedef struct tdcl_mm_opts {
                                    force panels (tests) */
     int poison;                 /* fill C with a pattern before each execute, so a test
                                    sees any element the kernels failed to write */
+    tdcl_mm_precision precision; /* TDCL_MM_FP32 (the zero default); the tensor-core
+                                    choices need TDCL_F32 and the automatic kernel */
+    int tc_bm, tc_bn, tc_bk;     /* tensor-core work-group tile and K slab; 0 = built-in */
+    int tc_wm, tc_wn;            /* its warp tile; 0 = built-in */
 } tdcl_mm_opts;
 
 typedef struct tdcl_mm_plan tdcl_mm_plan;

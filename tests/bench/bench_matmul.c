@@ -4,7 +4,12 @@
  * with GFLOP/s, the median host time around execute, and checks 64 random
  * elements of C against double dot products.
  *
- *   bench_matmul [-r REPS] [-k auto|tiled|cpu|gpu] [-p MR,NV,VW,KC] SIZE...
+ *   bench_matmul [-r REPS] [-k auto|tiled|cpu|gpu] [-p MR,NV,VW,KC] [-g BM,BN,BK]
+ *                [-P fp32|tf32|3xtf32|auto] [-t BM,BN,BK,WM,WN] [-c] SIZE...
+ *
+ * -P picks the precision (tensor cores on NVIDIA), -t the tensor-core
+ * tiles, and -c adds the relative Frobenius error of the whole C against
+ * the double host product (tdcl_mm_check_product; slow for large sizes).
  *
  * A benchmark, not a test: meson registers it with benchmark(). */
 #include <math.h>
@@ -16,6 +21,7 @@
 #include "clrt.h"
 #include "log.h"
 #include "matmul.h"
+#include "matmul_tc.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
@@ -52,6 +58,8 @@ static double spot_check(const tdcl_matrix *a, const tdcl_matrix *b, const tdcl_
     return worst;
 }
 
+static int full_check;
+
 static int bench_one(tdcl_ctx *ctx, const tdcl_mm_opts *o, int64_t M, int64_t K, int64_t N,
                      int reps)
 {
@@ -84,6 +92,12 @@ static int bench_one(tdcl_ctx *ctx, const tdcl_mm_opts *o, int64_t M, int64_t K,
            (long long)M, (long long)K, (long long)N, dev[reps / 2], flop / dev[reps / 2] / 1e6,
            dev[0], flop / dev[0] / 1e6, host[reps / 2], setup, spot_check(&a, &b, &c),
            tdcl_mm_plan_describe(p));
+    if (full_check) {
+        tdcl_mm_check chk;
+        if (tdcl_mm_check_product(&a, &b, &c, &chk, &e)) goto out;
+        printf("        relative Frobenius error vs double %.3e (fp32 bound %.3e)\n", chk.rel_err,
+               chk.bound);
+    }
     fflush(stdout);
     rc = 0;
 out:
@@ -109,7 +123,7 @@ int main(int argc, char **argv)
     tdcl_mm_opts o = {0};
     int reps = 7, c;
     tdcl_err e = {0};
-    while ((c = getopt(argc, argv, "r:k:p:g:v")) != -1) {
+    while ((c = getopt(argc, argv, "r:k:p:g:P:t:cv")) != -1) {
         switch (c) {
         case 'r':
             reps = atoi(optarg) > 0 ? atoi(optarg) : 1;
@@ -126,12 +140,24 @@ int main(int argc, char **argv)
         case 'g':
             sscanf(optarg, "%d,%d,%d", &o.gpu_bm, &o.gpu_bn, &o.gpu_bk);
             break;
+        case 'P':
+            if (tdcl_mm_precision_parse(optarg, &o.precision, &e)) {
+                fprintf(stderr, "bench_matmul: %s\n", e.msg);
+                return 2;
+            }
+            break;
+        case 't':
+            sscanf(optarg, "%d,%d,%d,%d,%d", &o.tc_bm, &o.tc_bn, &o.tc_bk, &o.tc_wm, &o.tc_wn);
+            break;
+        case 'c':
+            full_check = 1;
+            break;
         case 'v':
             tdcl_log_set(log_stderr, NULL, TDCL_LOG_VERBOSE);
             break;
         default:
             fprintf(stderr, "usage: bench_matmul [-r REPS] [-k KERNEL] [-p MR,NV,VW,KC] "
-                            "[-g BM,BN,BK] [-v] N|MxKxN...\n");
+                            "[-g BM,BN,BK] [-P PREC] [-t BM,BN,BK,WM,WN] [-c] [-v] N|MxKxN...\n");
             return 2;
         }
     }

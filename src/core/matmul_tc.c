@@ -1,0 +1,346 @@
+/* The tensor-core matmul path: detection (platform, compute capability,
+ * probe build), precision names and resolution, and the plan that runs
+ * cl/matmul_tc.cl. tdcl_mm_plan_create (matmul.c) hands tf32 and 3xtf32
+ * products here. */
+#include "matmul_tc.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+struct tdcl_mm_tc {
+    tdcl_ctx *ctx;
+    tdcl_mm_precision prec;
+    int64_t M, K, N;
+    int bm, bn, bk, wm, wn;
+    int poison;
+    cl_program prog;
+    cl_kernel k;
+    cl_mem a, b, c;
+    char desc[160];
+};
+
+static const char *const prec_names[] = {"fp32", "tf32", "3xtf32", "auto"};
+
+const char *tdcl_mm_precision_name(tdcl_mm_precision p)
+{
+    return (unsigned)p < 4 ? prec_names[p] : "unknown";
+}
+
+tdcl_status tdcl_mm_precision_parse(const char *s, tdcl_mm_precision *p, tdcl_err *err)
+{
+    for (int i = 0; i < 4; i++)
+        if (s && strcmp(s, prec_names[i]) == 0) {
+            *p = (tdcl_mm_precision)i;
+            return TDCL_OK;
+        }
+    return tdcl_fail(err, TDCL_EINVAL, "unknown precision '%s' (choose fp32, tf32, 3xtf32 or auto)",
+                     s ? s : "");
+}
+
+/* ---- detection ----------------------------------------------------------- */
+
+static int is_nvidia(const tdcl_device_info *d)
+{
+    return strstr(d->platform_vendor, "NVIDIA") || strstr(d->platform_name, "NVIDIA");
+}
+
+/* Builds the probe kernel: NVIDIA's compiler accepts the PTX or not. */
+static int probe(tdcl_ctx *ctx)
+{
+    cl_program prog = NULL;
+    cl_kernel k = NULL;
+    tdcl_err e = {0};
+    int ok = tdcl_ctx_program(ctx, "matmul_tc.cl", "-DPREC=1", &prog, &e) == TDCL_OK &&
+             tdcl_ctx_kernel(prog, "matmul_tc_probe", &k, &e) == TDCL_OK;
+    if (!ok) tdcl_log(TDCL_LOG_VERBOSE, "matmul: tensor-core probe failed: %s", e.msg);
+    if (k) clReleaseKernel(k);
+    if (prog) clReleaseProgram(prog);
+    return ok;
+}
+
+int tdcl_mm_tc_available(tdcl_ctx *ctx, char *why, size_t n)
+{
+    const tdcl_device_info *d = &ctx->dev;
+    char buf[128];
+    if (!why) why = buf, n = sizeof buf;
+    why[0] = '\0';
+    if (!is_nvidia(d)) {
+        snprintf(why, n, "not an NVIDIA platform ('%s')", d->platform_name);
+        return 0;
+    }
+    if (d->nv_cc_major < 8) {
+        snprintf(why, n, "compute capability %d.%d, tensor-core tf32 needs 8.0 or later",
+                 d->nv_cc_major, d->nv_cc_minor);
+        return 0;
+    }
+    if (ctx->mm_tc_probe == 0) ctx->mm_tc_probe = probe(ctx) ? 1 : -1;
+    if (ctx->mm_tc_probe < 0) {
+        snprintf(why, n, "its OpenCL compiler does not build the mma.sync probe kernel");
+        return 0;
+    }
+    return 1;
+}
+
+tdcl_status tdcl_mm_precision_resolve(tdcl_ctx *ctx, const tdcl_mm_opts *o, tdcl_mm_precision *out,
+                                      tdcl_err *err)
+{
+    tdcl_mm_precision p = o ? o->precision : TDCL_MM_FP32;
+    *out = TDCL_MM_FP32;
+    if (p == TDCL_MM_FP32) return TDCL_OK;
+    int plain = o->type == TDCL_F32 && o->kernel == TDCL_MM_AUTO && o->tile == 0;
+    if (p == TDCL_MM_PREC_AUTO) {
+        if (plain && tdcl_mm_tc_available(ctx, NULL, 0)) *out = TDCL_MM_3XTF32;
+        tdcl_log(TDCL_LOG_VERBOSE, "matmul: precision auto: %s", tdcl_mm_precision_name(*out));
+        return TDCL_OK;
+    }
+    if (o->type != TDCL_F32)
+        return tdcl_fail(err, TDCL_EINVAL, "precision '%s' computes float32 products, not %s",
+                         tdcl_mm_precision_name(p), tdcl_dtype_name(o->type));
+    if (o->kernel != TDCL_MM_AUTO || o->tile)
+        return tdcl_fail(err, TDCL_EINVAL,
+                         "precision '%s' runs its own tensor-core kernel; it cannot be combined "
+                         "with a forced kernel or tile",
+                         tdcl_mm_precision_name(p));
+    char why[128];
+    if (!tdcl_mm_tc_available(ctx, why, sizeof why))
+        return tdcl_fail(err, TDCL_EUNSUPPORTED,
+                         "precision '%s' needs NVIDIA tensor cores (compute capability 8.0 or "
+                         "later); device '%s' has none: %s",
+                         tdcl_mm_precision_name(p), ctx->dev.device_name, why);
+    *out = p;
+    return TDCL_OK;
+}
+
+/* ---- plan ------------------------------------------------------------------ */
+
+/* Local memory of the double-buffered slabs (see cl/matmul_tc.cl). */
+static size_t tc_local(const tdcl_mm_tc *p)
+{
+    return 2 * sizeof(float) * ((size_t)p->bm * (p->bk + 8) + (size_t)p->bk * ((size_t)p->bn + 8));
+}
+
+static size_t tc_threads(const tdcl_mm_tc *p)
+{
+    return 32 * (size_t)(p->bm / p->wm) * (size_t)(p->bn / p->wn);
+}
+
+static tdcl_status check_params(const tdcl_mm_tc *p, tdcl_err *err)
+{
+    const tdcl_device_info *d = &p->ctx->dev;
+    int ok = p->bm >= 16 && p->bm <= 256 && p->bn >= 32 && p->bn <= 256 && p->bk >= 8 &&
+             p->bk <= 64 && p->bk % 8 == 0 && p->wm >= 16 && p->wm % 16 == 0 && p->wn >= 32 &&
+             p->wn % 32 == 0 && p->bm % p->wm == 0 && p->bn % p->wn == 0;
+    size_t nt = ok ? tc_threads(p) : 1;
+    ok = ok && ((size_t)p->bm * p->bk) % (4 * nt) == 0 && ((size_t)p->bk * p->bn) % (4 * nt) == 0;
+    if (!ok)
+        return tdcl_fail(err, TDCL_ELIMIT,
+                         "tensor-core tile %dx%d, slab %d, warp tile %dx%d: BK must be a multiple "
+                         "of 8, the warp tile of 16x32 and divide the tile, and both slabs split "
+                         "into float4s per work-item",
+                         p->bm, p->bn, p->bk, p->wm, p->wn);
+    if (nt > d->max_wg || nt > d->max_item_sizes[0] || tc_local(p) > d->local_mem)
+        return tdcl_fail(err, TDCL_ELIMIT,
+                         "tensor-core tile %dx%d, slab %d needs %zu work-items and %zu bytes of "
+                         "local memory; device '%s' allows %zu and %llu",
+                         p->bm, p->bn, p->bk, nt, tc_local(p), d->device_name, d->max_wg,
+                         (unsigned long long)d->local_mem);
+    return TDCL_OK;
+}
+
+/* Built-in tile: 128x128 work-group tiles of eight 64x32 warp tiles when
+ * there are enough of them to fill the device, else 64x64 of four 32x32. */
+static void choose_tile(tdcl_mm_tc *p, const tdcl_mm_opts *o)
+{
+    int64_t tiles = ((p->M + 127) / 128) * ((p->N + 127) / 128);
+    int big = tiles >= 2 * (int64_t)(p->ctx->dev.compute_units ? p->ctx->dev.compute_units : 1);
+    p->bm = o->tc_bm ? o->tc_bm : (big ? 128 : 64);
+    p->bn = o->tc_bn ? o->tc_bn : (big ? 128 : 64);
+    p->bk = o->tc_bk ? o->tc_bk : 16;
+    p->wm = o->tc_wm ? o->tc_wm : (big ? 64 : 32);
+    p->wn = o->tc_wn ? o->tc_wn : 32;
+}
+
+static tdcl_status check_sizes(const tdcl_mm_tc *p, tdcl_err *err)
+{
+    const tdcl_device_info *d = &p->ctx->dev;
+    double most = (double)p->M * p->K;
+    if ((double)p->K * p->N > most) most = (double)p->K * p->N;
+    if ((double)p->M * p->N > most) most = (double)p->M * p->N;
+    if (p->M > INT_MAX / 2 || p->N > INT_MAX / 2 || p->K > INT_MAX / 2 ||
+        most * sizeof(float) > (double)d->max_alloc)
+        return tdcl_fail(err, TDCL_ELIMIT,
+                         "a %" PRId64 "x%" PRId64 " * %" PRId64 "x%" PRId64
+                         " product needs buffers of %.0f bytes; the tensor-core path does not "
+                         "split into panels and device '%s' allows %llu (use --precision fp32)",
+                         p->M, p->K, p->K, p->N, most * sizeof(float), d->device_name,
+                         (unsigned long long)d->max_alloc);
+    return TDCL_OK;
+}
+
+static tdcl_status tc_build(tdcl_mm_tc *p, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    double most = (double)p->M * p->K + (double)p->K * p->N + (double)p->M * p->N;
+    char opts[256];
+    snprintf(opts, sizeof opts,
+             "-DPREC=%d -DBM=%d -DBN=%d -DBK=%d -DWM=%d -DWN=%d -DVEC_ALIGNED=%d -DIDX=%s",
+             p->prec == TDCL_MM_3XTF32 ? 3 : 1, p->bm, p->bn, p->bk, p->wm, p->wn,
+             p->K % 4 == 0 && p->N % 4 == 0, most < (double)INT_MAX ? "int" : "long");
+    TDCL_TRY(tdcl_ctx_program(p->ctx, "matmul_tc.cl", opts, &p->prog, err));
+    TDCL_TRY(tdcl_ctx_kernel(p->prog, "matmul_tc", &p->k, err));
+    size_t lim = 0;
+    TDCL_CL_TRY(err,
+                clGetKernelWorkGroupInfo(p->k, p->ctx->dev.device, CL_KERNEL_WORK_GROUP_SIZE,
+                                         sizeof lim, &lim, NULL),
+                "clGetKernelWorkGroupInfo");
+    if (lim < tc_threads(p))
+        st = tdcl_fail(err, TDCL_ELIMIT,
+                       "the tensor-core kernel needs %zu work-items per group but device '%s' "
+                       "runs it with at most %zu (registers)",
+                       tc_threads(p), p->ctx->dev.device_name, lim);
+out:
+    return st;
+}
+
+static tdcl_status upload(tdcl_mm_tc *p, cl_mem *buf, const tdcl_matrix *m, size_t elems,
+                          cl_mem_flags flags, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix conv = {0};
+    const void *src = m ? m->data : NULL;
+    cl_int rc;
+    if (m && m->dtype != TDCL_F32) {
+        TDCL_TRY(tdcl_matrix_convert(m, TDCL_F32, &conv, err));
+        src = conv.data;
+    }
+    *buf = clCreateBuffer(p->ctx->context, flags | (src ? CL_MEM_COPY_HOST_PTR : 0),
+                          elems * sizeof(float), (void *)src, &rc);
+    if (rc != CL_SUCCESS) {
+        *buf = NULL;
+        st = tdcl_fail_cl(err, rc, "clCreateBuffer", "a tensor-core matmul buffer of %zu bytes",
+                          elems * sizeof(float));
+    }
+out:
+    tdcl_matrix_free(&conv);
+    return st;
+}
+
+static tdcl_status tc_setup(tdcl_mm_tc *p, const tdcl_mm_opts *o, const tdcl_matrix *a,
+                            const tdcl_matrix *b, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    TDCL_TRY(check_sizes(p, err));
+    choose_tile(p, o);
+    TDCL_TRY(check_params(p, err));
+    TDCL_TRY(tc_build(p, err));
+    double t0 = tdcl_now_ms();
+    TDCL_TRY(upload(p, &p->a, a, (size_t)(p->M * p->K), CL_MEM_READ_ONLY, err));
+    TDCL_TRY(upload(p, &p->b, b, (size_t)(p->K * p->N), CL_MEM_READ_ONLY, err));
+    TDCL_TRY(upload(p, &p->c, NULL, (size_t)(p->M * p->N), CL_MEM_WRITE_ONLY, err));
+    p->ctx->t.upload_ms += tdcl_now_ms() - t0;
+    snprintf(p->desc, sizeof p->desc, "kernel=tc precision=%s bm=%d bn=%d bk=%d wm=%d wn=%d",
+             tdcl_mm_precision_name(p->prec), p->bm, p->bn, p->bk, p->wm, p->wn);
+    tdcl_log(TDCL_LOG_VERBOSE,
+             "matmul: %" PRId64 "x%" PRId64 " * %" PRId64 "x%" PRId64 " on %s: %s", p->M, p->K,
+             p->K, p->N, p->ctx->dev.device_name, p->desc);
+out:
+    return st;
+}
+
+tdcl_status tdcl_mm_tc_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, tdcl_mm_precision prec,
+                              const tdcl_matrix *a, const tdcl_matrix *b, tdcl_mm_tc **out,
+                              tdcl_err *err)
+{
+    *out = NULL;
+    if (prec != TDCL_MM_TF32 && prec != TDCL_MM_3XTF32)
+        return tdcl_fail(err, TDCL_EINVAL, "the tensor-core path computes tf32 or 3xtf32, not %s",
+                         tdcl_mm_precision_name(prec));
+    tdcl_mm_tc *p = calloc(1, sizeof *p);
+    if (!p) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    p->ctx = ctx;
+    p->prec = prec;
+    p->M = a->rows;
+    p->K = a->cols;
+    p->N = b->cols;
+    p->poison = o->poison;
+    tdcl_status st = tc_setup(p, o, a, b, err);
+    if (st) {
+        tdcl_mm_tc_destroy(p);
+        return st;
+    }
+    *out = p;
+    return TDCL_OK;
+}
+
+void tdcl_mm_tc_destroy(tdcl_mm_tc *p)
+{
+    if (!p) return;
+    if (p->k) clReleaseKernel(p->k);
+    if (p->prog) clReleaseProgram(p->prog);
+    cl_mem ms[] = {p->a, p->b, p->c};
+    for (int i = 0; i < 3; i++)
+        if (ms[i]) clReleaseMemObject(ms[i]);
+    free(p);
+}
+
+const char *tdcl_mm_tc_describe(const tdcl_mm_tc *p)
+{
+    return p ? p->desc : "";
+}
+
+tdcl_status tdcl_mm_tc_execute(tdcl_mm_tc *p, double *kernel_ms, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    cl_event ev = NULL;
+    cl_command_queue q = p->ctx->queue;
+    if (p->poison) {
+        const uint32_t pat = 0x7fc0dead; /* a quiet NaN with a payload */
+        TDCL_CL_TRY(err,
+                    clEnqueueFillBuffer(q, p->c, &pat, sizeof pat, 0,
+                                        (size_t)(p->M * p->N) * sizeof(float), 0, NULL, NULL),
+                    "clEnqueueFillBuffer");
+    }
+    cl_int m = (cl_int)p->M, n = (cl_int)p->N, k = (cl_int)p->K;
+    cl_int rc = clSetKernelArg(p->k, 0, sizeof m, &m);
+    rc |= clSetKernelArg(p->k, 1, sizeof n, &n);
+    rc |= clSetKernelArg(p->k, 2, sizeof k, &k);
+    rc |= clSetKernelArg(p->k, 3, sizeof(cl_mem), &p->a);
+    rc |= clSetKernelArg(p->k, 4, sizeof(cl_mem), &p->b);
+    rc |= clSetKernelArg(p->k, 5, sizeof(cl_mem), &p->c);
+    if (rc != CL_SUCCESS) {
+        st = tdcl_fail(err, TDCL_ECL, "clSetKernelArg failed for the tensor-core matmul kernel");
+        goto out;
+    }
+    size_t l[2] = {tc_threads(p), 1};
+    size_t g[2] = {(size_t)((p->N + p->bn - 1) / p->bn) * l[0],
+                   (size_t)((p->M + p->bm - 1) / p->bm)};
+    TDCL_CL_TRY(err, clEnqueueNDRangeKernel(q, p->k, 2, NULL, g, l, 0, NULL, &ev),
+                "clEnqueueNDRangeKernel");
+    TDCL_CL_TRY(err, clWaitForEvents(1, &ev), "clWaitForEvents");
+    double ms = tdcl_event_ms(ev);
+    p->ctx->t.kernel_ms += ms;
+    if (kernel_ms) *kernel_ms = ms;
+out:
+    if (ev) clReleaseEvent(ev);
+    return st;
+}
+
+tdcl_status tdcl_mm_tc_result(tdcl_mm_tc *p, tdcl_matrix *c, tdcl_err *err)
+{
+    tdcl_status st = tdcl_matrix_alloc(c, p->M, p->N, 1, TDCL_F32, err);
+    if (st) return st;
+    double t0 = tdcl_now_ms();
+    cl_int rc = clEnqueueReadBuffer(p->ctx->queue, p->c, CL_TRUE, 0,
+                                    (size_t)(p->M * p->N) * sizeof(float), c->data, 0, NULL, NULL);
+    if (rc != CL_SUCCESS) {
+        tdcl_matrix_free(c);
+        return tdcl_fail_cl(err, rc, "clEnqueueReadBuffer", "the product");
+    }
+    p->ctx->t.download_ms += tdcl_now_ms() - t0;
+    return TDCL_OK;
+}
