@@ -390,8 +390,9 @@ tdcl_status tdcl_image_read_mem(const char *name, const unsigned char *p, size_t
         return tdcl_fail(err, TDCL_EUNSUPPORTED,
                          "%s: colour PPM/PAM images (P%c) are not supported; use PGM or PNG", name,
                          p[1]);
-    return tdcl_fail(err, TDCL_EPARSE, "%s: expected a PBM (P1/P4), PGM (P2/P5) or PNG image, got %s",
-                     name, len ? "unknown leading bytes" : "an empty file");
+    return tdcl_fail(err, TDCL_EPARSE,
+                     "%s: expected a PBM (P1/P4), PGM (P2/P5) or PNG image, got %s", name,
+                     len ? "unknown leading bytes" : "an empty file");
 }
 
 tdcl_status tdcl_image_read(const char *path, tdcl_matrix *out, int *maxval, tdcl_err *err)
