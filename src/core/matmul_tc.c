@@ -182,6 +182,18 @@ static tdcl_status check_sizes(const tdcl_mm_tc *p, tdcl_err *err)
     return TDCL_OK;
 }
 
+static void log_build(const tdcl_mm_tc *p)
+{
+    size_t n = 0;
+    char *log = NULL;
+    cl_device_id dev = p->ctx->dev.device;
+    if (clGetProgramBuildInfo(p->prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) == CL_SUCCESS &&
+        (log = calloc(n + 1, 1)) &&
+        clGetProgramBuildInfo(p->prog, dev, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS)
+        tdcl_log(TDCL_LOG_VERBOSE, "matmul: tensor-core build log: %s", log);
+    free(log);
+}
+
 static tdcl_status tc_build(tdcl_mm_tc *p, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
@@ -191,8 +203,16 @@ static tdcl_status tc_build(tdcl_mm_tc *p, tdcl_err *err)
              "-DPREC=%d -DBM=%d -DBN=%d -DBK=%d -DWM=%d -DWN=%d -DVEC_ALIGNED=%d -DIDX=%s",
              p->prec == TDCL_MM_3XTF32 ? 3 : 1, p->bm, p->bn, p->bk, p->wm, p->wn,
              p->K % 4 == 0 && p->N % 4 == 0, most < (double)INT_MAX ? "int" : "long");
+    /* Tuning aid: extra -D options, and with -cl-nv-verbose among them the
+     * build log (registers, spills) at -v (set TILEDCL_CACHE=0 to see it). */
+    const char *extra = getenv("TILEDCL_TC_OPTIONS");
+    if (extra && *extra) {
+        size_t used = strlen(opts);
+        snprintf(opts + used, sizeof opts - used, " %s", extra);
+    }
     TDCL_TRY(tdcl_ctx_program(p->ctx, "matmul_tc.cl", opts, &p->prog, err));
     TDCL_TRY(tdcl_ctx_kernel(p->prog, "matmul_tc", &p->k, err));
+    if (extra && strstr(extra, "-cl-nv-verbose")) log_build(p);
     size_t lim = 0;
     TDCL_CL_TRY(err,
                 clGetKernelWorkGroupInfo(p->k, p->ctx->dev.device, CL_KERNEL_WORK_GROUP_SIZE,
