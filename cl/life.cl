@@ -334,8 +334,10 @@ inline word fetch(__global const word *in, int bnd, int R, int C, int rows, int 
         if (R < 0 || R >= rows || C < 0 || C >= nw) return 0;
         return in[(size_t)R * (size_t)nw + (size_t)C];
     }
-    R = R % rows;
-    R = R < 0 ? R + rows : R;
+    if (R < 0 || R >= rows) { /* the modulo only for halo rows */
+        R %= rows;
+        R = R < 0 ? R + rows : R;
+    }
     __global const word *row = in + (size_t)R * (size_t)nw;
     const int rem = cols % WBITS;
     if (C >= 0 && (C < nw - 1 || (C == nw - 1 && rem == 0))) return row[C];

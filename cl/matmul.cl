@@ -286,8 +286,9 @@ mm_gpu(const int M, const int N, const int K, __global const REAL *restrict A, c
        __global const REAL *restrict B, const IDX ldb, __global REAL *restrict C, const IDX ldc,
        const int accumulate)
 {
-    __local REAL As[2][BK][BM + PADL];
-    __local REAL Bs[2][BK][BN + PADL];
+    /* 16-byte aligned, so float4 reads of rows compile to vector loads */
+    __local REAL As[2][BK][BM + PADL] __attribute__((aligned(16)));
+    __local REAL Bs[2][BK][BN + PADL] __attribute__((aligned(16)));
     const int tx = get_local_id(0), ty = get_local_id(1);
     const int tid = ty * WGX + tx;
     const IDX row0 = (IDX)get_group_id(1) * BM, col0 = (IDX)get_group_id(0) * BN;

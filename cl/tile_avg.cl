@@ -30,12 +30,15 @@
  * crows x ccols matrix, fewer at its edges.
  *
  * Lanes: when U is a power of two, tile sums come out of the vectors by
- * folding adjacent lanes (even + odd), a pairwise tree; other widths go
- * through a private array. Items whose run crosses the matrix's right edge
- * (or a tile's, when W does not divide U) go element by element.
+ * folding adjacent lanes (even + odd) or, for a whole vector, its halves:
+ * pairwise trees either way; other widths go through a private array. Items
+ * whose run crosses the matrix's right edge (or a tile's, when W does not
+ * divide U) go element by element.
  *
  * Accuracy: ACC is double where the device has fp64; without it ACC is float
- * and the host keeps RPI short, the other additions being trees.
+ * and the host keeps RPI short, the other additions being trees. RACC, the
+ * type of the lean path's register sums, may be float where the host knows
+ * the chains are short (at most 8 float rows, then trees).
  */
 #ifdef USE_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -49,6 +52,9 @@
 #endif
 #ifndef OUT
 #define OUT float /* output element type */
+#endif
+#ifndef RACC
+#define RACC ACC /* the lean path's register sums: float is enough for short float chains */
 #endif
 #ifndef T
 #define T 2 /* tile rows, in input elements */
@@ -139,20 +145,31 @@
 #define VLOAD(p) CAT(convert_, VACC)(CAT(vload, VW)(0, (p)))
 #define VSTORE(x, i, p) CAT(vstore, VW)((x), (i), (p))
 #endif
+#if VW == 1
+#define VRACC RACC
+#define RLOAD(p) ((RACC)(p)[0])
+#else
+#define VRACC CAT(RACC, VW)
+#define RLOAD(p) CAT(convert_, VRACC)(CAT(vload, VW)(0, (p)))
+#endif
 
 /* Folds adjacent lanes pairwise: a vector of n lanes becomes n / 2 sums.
- * x is expanded twice per level: pass a plain variable. */
+ * FOLD and HALVES expand x twice per level: pass a plain variable. */
 #define FOLD(x) ((x).even + (x).odd)
+/* Adds the halves: a tree over the lanes in the other order, for a whole
+ * vector's sum. Not FOLD: compilers turn folds of loaded vectors into
+ * loads of lane pairs. */
+#define HALVES(x) ((x).lo + (x).hi)
 #if VW == 1
 #define HSUM(x) (x)
 #elif VW == 2
-#define HSUM(x) FOLD(x)
+#define HSUM(x) HALVES(x)
 #elif VW == 4
-#define HSUM(x) FOLD(FOLD(x))
+#define HSUM(x) HALVES(HALVES(x))
 #elif VW == 8
-#define HSUM(x) FOLD(FOLD(FOLD(x)))
+#define HSUM(x) HALVES(HALVES(HALVES(x)))
 #else
-#define HSUM(x) FOLD(FOLD(FOLD(FOLD(x))))
+#define HSUM(x) HALVES(HALVES(HALVES(HALVES(x))))
 #endif
 
 /* When U < VW, each vector folds LOG2U times into RW tile sums. */
@@ -194,6 +211,17 @@ static VACC vec_tree(VACC *a, const int n)
     return a[0];
 }
 
+/* The same in the lean path's type. */
+static VRACC rvec_tree(VRACC *a, const int n)
+{
+#pragma unroll
+    for (int h = 1; h < n; h *= 2)
+#pragma unroll
+        for (int k = 0; k + h < n; k += 2 * h)
+            a[k] += a[k + h];
+    return a[0];
+}
+
 /* Sums the run's NV vectors over nrows rows starting at p. */
 static void sum_vectors(__global const IN *restrict p, ulong cols, ulong nrows, VACC *acc)
 {
@@ -207,6 +235,19 @@ static void sum_vectors(__global const IN *restrict p, ulong cols, ulong nrows, 
 }
 
 #if S == 1 && LOG2U >= 0
+/* Sums tile row p (T rows of the run) into NV vectors. */
+static void tile_row(__global const IN *restrict p, ulong cols, VRACC *acc)
+{
+#pragma unroll
+    for (int v = 0; v < NV; v++)
+        acc[v] = RLOAD(p + v * VW);
+    __global const IN *q = p + cols;
+    for (int r = 1; r < T; r++, q += cols)
+#pragma unroll
+        for (int v = 0; v < NV; v++)
+            acc[v] += RLOAD(q + v * VW);
+}
+
 /* The common case, kept lean since per-item overhead shows on CPUs: a lone
  * item (no team) whose NT x MY tiles all lie inside the matrix sums each
  * tile row with a fixed trip count and writes straight from registers. */
@@ -214,26 +255,20 @@ static void tiles_inside(__global const IN *restrict p, __global OUT *restrict o
                          ulong ocols)
 {
     for (int m = 0; m < MY; m++, p += T * cols, o += ocols) {
-        VACC acc[NV];
-#pragma unroll
-        for (int v = 0; v < NV; v++)
-            acc[v] = VLOAD(p + v * VW);
-        __global const IN *q = p + cols;
-        for (int r = 1; r < T; r++, q += cols)
-#pragma unroll
-            for (int v = 0; v < NV; v++)
-                acc[v] += VLOAD(q + v * VW);
+        VRACC acc[NV];
+        tile_row(p, cols, acc);
 #if U >= VW
 #pragma unroll
         for (int t = 0; t < NT; t++) {
-            const VACC sum = vec_tree(acc + t * (U / VW), U / VW);
-            o[t] = (OUT)(HSUM(sum) * SCALE);
+            const VRACC sum = rvec_tree(acc + t * (U / VW), U / VW);
+            o[t] = (OUT)((ACC)HSUM(sum) * SCALE);
         }
 #else
 #pragma unroll
         for (int v = 0; v < NV; v++) {
-            const VACC sum = acc[v];
-            CAT(vstore, RW)(CAT(convert_, CAT(OUT, RW))(TFOLD(sum) * SCALE), v, o);
+            const VRACC sum = acc[v];
+            const CAT(ACC, RW) mean = CAT(convert_, CAT(ACC, RW))(TFOLD(sum)) * SCALE;
+            CAT(vstore, RW)(CAT(convert_, CAT(OUT, RW))(mean), v, o);
         }
 #endif
     }

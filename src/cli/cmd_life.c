@@ -217,11 +217,11 @@ static int parse_args(int argc, char **argv, life_cli *lc)
             usage(stdout);
             return 0;
         }
-        if (c == '?' || c == ':') {
+        if (c == '?') { /* optopt: 0 for an unknown long option, else the one missing a value */
             const char *bad = argv[optind - 1];
-            if (optopt && c == '?' && !strchr("gorbsd", optopt) && optopt < 256)
-                return cli_usage_error("life", "unknown option '%s'", bad);
-            return cli_usage_error("life", "option '%s' is unknown or needs a value", bad);
+            int known = optopt > 255 || (optopt && strchr("gorbsd", optopt));
+            if (known) return cli_usage_error("life", "option '%s' needs a value", bad);
+            return cli_usage_error("life", "unknown option '%s'", bad);
         }
         int rc = take_option(c, optarg, argv[optind - 1], lc);
         if (rc) return rc;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "spec.h"
 #include "tile_avg.h"
 
 static void usage(FILE *fp)
@@ -55,15 +56,8 @@ static void usage(FILE *fp)
 /* Parses "T" or "TxU" into o's tile. 0 on success. */
 static int parse_tile(const char *s, tdcl_ta_opts *o)
 {
-    char buf[64];
-    if (!s || strlen(s) >= sizeof buf) return -1;
-    strcpy(buf, s);
-    char *x = strchr(buf, 'x');
-    if (!x) x = strchr(buf, 'X');
-    if (x) *x = '\0';
-    if (cli_parse_i64(buf, 1, INT64_MAX, &o->tile_rows)) return -1;
-    o->tile_cols = o->tile_rows;
-    return x ? cli_parse_i64(x + 1, 1, INT64_MAX, &o->tile_cols) : 0;
+    return tdcl_spec_pair(s, TDCL_SPEC_SQUARE | TDCL_SPEC_UPPER_X, INT64_MAX, &o->tile_rows,
+                          &o->tile_cols);
 }
 
 enum { OPT_TILE = 256, OPT_STRICT, OPT_VARIANT, OPT_VERIFY, OPT_MAX_BYTES };

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "spec.h"
 #include "tile_avg.h"
 
 static void usage(FILE *fp)
@@ -50,14 +51,7 @@ typedef struct map_opts {
 /* Parses "AxB" (or "A" when square is set, meaning A x A). 0 on success. */
 static int parse_pair(const char *s, int square, int64_t *a, int64_t *b)
 {
-    char buf[64];
-    if (!s || strlen(s) >= sizeof buf) return -1;
-    strcpy(buf, s);
-    char *x = strchr(buf, 'x');
-    if (x) *x = '\0';
-    if ((!x && !square) || cli_parse_i64(buf, 1, INT32_MAX, a)) return -1;
-    *b = *a;
-    return x ? cli_parse_i64(x + 1, 1, INT32_MAX, b) : 0;
+    return tdcl_spec_pair(s, square ? TDCL_SPEC_SQUARE : 0, INT32_MAX, a, b);
 }
 
 enum { OPT_TILE = 256, OPT_JSON, OPT_COLOR };

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "spec.h"
 
 int cli_report(const tdcl_err *err)
 {
@@ -32,15 +33,7 @@ tdcl_status cli_open_ctx(const cli_globals *g, tdcl_ctx **ctx, tdcl_err *err)
 
 int cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
-    if (!s || !*s)
-        return -1;
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || *end || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
+    return tdcl_spec_i64(s, lo, hi, out);
 }
 
 int cli_parse_double(const char *s, double *out)

@@ -15,6 +15,7 @@
 
 #include "life.h"
 #include "log.h"
+#include "matmul.h"
 #include "tile_avg.h"
 
 #define DEFAULT_REPS 10
@@ -661,11 +662,113 @@ out:
     return st;
 }
 
+/* matmul: A (MxK) times B (KxN) of the bench's element type, uniform in
+ * [-1, 1) (int64: integers in [-100, 100)); GFLOP/s of 2*M*N*K per
+ * product, and as traffic A and B read once and C written once. */
+static tdcl_status mm_exec(void *user, double *ms, tdcl_err *err)
+{
+    return tdcl_mm_plan_execute(user, ms, err);
+}
+
+/* Entries of C the spot check recomputes on the host. */
+#define MM_CHECKS 64
+
+/* Recomputes MM_CHECKS random entries of c on the host: integers exactly
+ * (wrapping, as the device does), floats within 2 (K + 2) u sum |a_ik b_kj|,
+ * twice the worst-case rounding of a K-term dot product. */
+static tdcl_status mm_spot_check(const tdcl_matrix *a, const tdcl_matrix *b, const tdcl_matrix *c,
+                                 uint64_t seed, tdcl_err *err)
+{
+    int64_t kk = a->cols, nn = b->cols;
+    double u = c->dtype == TDCL_F64 ? 0x1p-53 : 0x1p-24;
+    uint64_t s = seed;
+    for (int t = 0; t < MM_CHECKS; t++) {
+        int64_t i = (int64_t)(rnd(&s) % (uint64_t)a->rows), jc = (int64_t)(rnd(&s) % (uint64_t)nn);
+        double want = 0, mag = 0, got = tdcl_matrix_get_f64(c, (size_t)(i * nn + jc));
+        uint64_t iwant = 0;
+        for (int64_t k = 0; k < kk; k++) {
+            size_t ia = (size_t)(i * kk + k), ib = (size_t)(k * nn + jc);
+            if (c->dtype == TDCL_I64) {
+                iwant +=
+                    (uint64_t)tdcl_matrix_get_i64(a, ia) * (uint64_t)tdcl_matrix_get_i64(b, ib);
+            } else {
+                double x = tdcl_matrix_get_f64(a, ia) * tdcl_matrix_get_f64(b, ib);
+                want += x;
+                mag += fabs(x);
+            }
+        }
+        int bad = c->dtype == TDCL_I64
+                      ? (int64_t)iwant != tdcl_matrix_get_i64(c, (size_t)(i * nn + jc))
+                      : !(fabs(got - want) <= 2.0 * (double)(kk + 2) * u * mag);
+        if (bad)
+            return tdcl_fail(err, TDCL_EVERIFY,
+                             "bench: matmul C(%lld,%lld) is %.17g, the host gives %.17g",
+                             (long long)i, (long long)jc, got,
+                             c->dtype == TDCL_I64 ? (double)(int64_t)iwant : want);
+    }
+    return TDCL_OK;
+}
+
+/* The tile edge a plan description names ("ts=16", "bm=128"), else 0. */
+static int64_t tile_of(const char *desc)
+{
+    const char *keys[2] = {" ts=", " bm="};
+    for (int i = 0; i < 2; i++) {
+        const char *p = strstr(desc, keys[i]);
+        if (p) return strtoll(p + 4, NULL, 10);
+    }
+    return 0;
+}
+
+static tdcl_status bench_matmul(bench_job *j, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_ctx *ctx = j->ctx;
+    tdcl_matrix a = {0}, b = {0}, c = {0};
+    tdcl_mm_plan *p = NULL;
+    tdcl_bench_result r;
+    int64_t sq = op_size(j, TDCL_BENCH_MATMUL);
+    int64_t m = j->o.m ? j->o.m : sq, k = j->o.m ? j->o.k : sq, n = j->o.m ? j->o.n : sq;
+    double lo = j->o.type == TDCL_I64 ? -100 : -1, hi = j->o.type == TDCL_I64 ? 100 : 1;
+    tdcl_mm_opts o = {.type = j->o.type, .tile = j->o.tile};
+    TDCL_TRY(tdcl_matrix_alloc(&a, m, k, 1, j->o.type, err));
+    TDCL_TRY(tdcl_matrix_alloc(&b, k, n, 1, j->o.type, err));
+    fill_random(&a, j->o.seed + 3, lo, hi);
+    fill_random(&b, j->o.seed + 4, lo, hi);
+    result_init(j, &r, "matmul");
+    double t0 = tdcl_now_ms(), c0 = ctx->t.compile_ms;
+    TDCL_TRY(tdcl_mm_plan_create(ctx, &o, &a, &b, &p, err));
+    r.upload_ms = since_less_builds(ctx, t0, c0);
+    TDCL_TRY(tdcl_bench_time(j->o.warmup, j->o.reps, mm_exec, p, &r.t, err));
+    t0 = tdcl_now_ms();
+    TDCL_TRY(tdcl_mm_plan_result(p, &c, err));
+    r.download_ms = tdcl_now_ms() - t0;
+    TDCL_TRY(mm_spot_check(&a, &b, &c, j->o.seed + 5, err));
+    r.checked = 1;
+    r.type = tdcl_dtype_name(j->o.type);
+    r.size = j->o.m ? 0 : sq;
+    r.m = m;
+    r.k = k;
+    r.n = n;
+    snprintf(r.plan, sizeof r.plan, "%s", tdcl_mm_plan_describe(p));
+    r.tile = j->o.tile ? j->o.tile : tile_of(r.plan);
+    r.rate_key = "gflops";
+    r.bytes = (double)(m * k + k * n + m * n) * (double)tdcl_dtype_size(j->o.type);
+    result_emit(j, &r, 2.0 * (double)m * (double)n * (double)k);
+out:
+    tdcl_mm_plan_destroy(p);
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&b);
+    tdcl_matrix_free(&c);
+    return st;
+}
+
 typedef tdcl_status (*op_driver)(bench_job *j, tdcl_err *err);
 
 /* The drivers this build has, by op; NULL where the operation has not
  * landed yet. */
 static const op_driver drivers[TDCL_BENCH_ALL] = {
+    [TDCL_BENCH_MATMUL] = bench_matmul,
     [TDCL_BENCH_TILE_AVG] = bench_tile_avg,
     [TDCL_BENCH_LIFE] = bench_life,
 };

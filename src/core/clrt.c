@@ -61,18 +61,50 @@ static void copy_trunc(char *buf, size_t n, const char *src)
     buf[len] = '\0';
 }
 
+/* The queries describing one device: the first failure is kept and the
+ * later queries are skipped, so a device that cannot answer is reported
+ * rather than used with zero limits or empty names. */
+typedef struct dev_query {
+    cl_device_id d;
+    cl_int rc;        /* first failure, CL_SUCCESS if none */
+    const char *call; /* the call that failed */
+    int nomem;
+} dev_query;
+
+static int q_ok(const dev_query *q)
+{
+    return q->rc == CL_SUCCESS && !q->nomem;
+}
+
+static void q_note(dev_query *q, cl_int rc, const char *call)
+{
+    if (q_ok(q) && rc != CL_SUCCESS) {
+        q->rc = rc;
+        q->call = call;
+    }
+}
+
+static void q_dev(dev_query *q, cl_device_info what, size_t size, void *v)
+{
+    if (q_ok(q)) q_note(q, clGetDeviceInfo(q->d, what, size, v, NULL), "clGetDeviceInfo");
+}
+
 /* Copies a string property, truncated to fit: drivers answer
  * CL_INVALID_VALUE rather than truncate when the buffer is short. */
-static void info_str(cl_device_id d, cl_device_info what, char *buf, size_t n)
+static void info_str(dev_query *q, cl_device_info what, char *buf, size_t n)
 {
     size_t need = 0;
     buf[0] = '\0';
-    if (clGetDeviceInfo(d, what, 0, NULL, &need) != CL_SUCCESS || need == 0)
-        return;
+    if (!q_ok(q)) return;
+    q_note(q, clGetDeviceInfo(q->d, what, 0, NULL, &need), "clGetDeviceInfo");
+    if (!q_ok(q) || need == 0) return;
     char *tmp = malloc(need + 1);
-    if (!tmp)
+    if (!tmp) {
+        q->nomem = 1;
         return;
-    if (clGetDeviceInfo(d, what, need, tmp, NULL) == CL_SUCCESS) {
+    }
+    q_note(q, clGetDeviceInfo(q->d, what, need, tmp, NULL), "clGetDeviceInfo");
+    if (q_ok(q)) {
         tmp[need] = '\0';
         copy_trunc(buf, n, tmp);
     }
@@ -80,66 +112,101 @@ static void info_str(cl_device_id d, cl_device_info what, char *buf, size_t n)
 }
 
 /* 1 if the device's extension string names ext. */
-static int has_extension(cl_device_id d, const char *ext)
+static int has_extension(dev_query *q, const char *ext)
 {
-    size_t n = 0;
-    if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &n) != CL_SUCCESS || n == 0)
-        return 0;
-    char *s = malloc(n + 1);
-    if (!s)
-        return 0;
-    int found = 0;
-    if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, n, s, NULL) == CL_SUCCESS) {
-        s[n] = '\0';
-        size_t el = strlen(ext);
-        for (char *p = strstr(s, ext); p && !found; p = strstr(p + 1, ext))
-            found = (p == s || p[-1] == ' ') && (p[el] == ' ' || p[el] == '\0');
-    }
-    free(s);
-    return found;
+    char s[8192];
+    info_str(q, CL_DEVICE_EXTENSIONS, s, sizeof s);
+    size_t el = strlen(ext);
+    for (char *p = strstr(s, ext); p; p = strstr(p + 1, ext))
+        if ((p == s || p[-1] == ' ') && (p[el] == ' ' || p[el] == '\0')) return 1;
+    return 0;
 }
 
-static void platform_str(cl_platform_id p, cl_platform_info what, char *buf, size_t n)
+static void platform_str(dev_query *q, cl_platform_id p, cl_platform_info what, char *buf,
+                         size_t n)
 {
     char tmp[1024];
     buf[0] = '\0';
-    if (clGetPlatformInfo(p, what, sizeof tmp, tmp, NULL) == CL_SUCCESS) {
+    if (!q_ok(q)) return;
+    q_note(q, clGetPlatformInfo(p, what, sizeof tmp, tmp, NULL), "clGetPlatformInfo");
+    if (q_ok(q)) {
         tmp[sizeof tmp - 1] = '\0';
         copy_trunc(buf, n, tmp);
     }
 }
 
-static void describe_device(tdcl_device_info *di)
+/* Fills di from the driver's answers; a failed query fails the device. */
+static tdcl_status describe_device(tdcl_device_info *di, tdcl_err *err)
 {
-    cl_device_id d = di->device;
-    platform_str(di->platform, CL_PLATFORM_NAME, di->platform_name, sizeof di->platform_name);
-    platform_str(di->platform, CL_PLATFORM_VENDOR, di->platform_vendor,
+    dev_query q = {.d = di->device, .rc = CL_SUCCESS};
+    platform_str(&q, di->platform, CL_PLATFORM_NAME, di->platform_name, sizeof di->platform_name);
+    platform_str(&q, di->platform, CL_PLATFORM_VENDOR, di->platform_vendor,
                  sizeof di->platform_vendor);
-    info_str(d, CL_DEVICE_NAME, di->device_name, sizeof di->device_name);
-    info_str(d, CL_DEVICE_VENDOR, di->device_vendor, sizeof di->device_vendor);
-    info_str(d, CL_DRIVER_VERSION, di->driver_version, sizeof di->driver_version);
-    info_str(d, CL_DEVICE_VERSION, di->device_version, sizeof di->device_version);
-    info_str(d, CL_DEVICE_OPENCL_C_VERSION, di->opencl_c_version, sizeof di->opencl_c_version);
-    clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof di->type, &di->type, NULL);
-    clGetDeviceInfo(d, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof di->compute_units, &di->compute_units,
-                    NULL);
-    clGetDeviceInfo(d, CL_DEVICE_MAX_CLOCK_FREQUENCY, sizeof di->clock_mhz, &di->clock_mhz, NULL);
-    clGetDeviceInfo(d, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof di->global_mem, &di->global_mem, NULL);
-    clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof di->local_mem, &di->local_mem, NULL);
-    clGetDeviceInfo(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof di->max_alloc, &di->max_alloc, NULL);
-    clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof di->max_wg, &di->max_wg, NULL);
-    clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof di->max_item_sizes,
-                    di->max_item_sizes, NULL);
+    info_str(&q, CL_DEVICE_NAME, di->device_name, sizeof di->device_name);
+    info_str(&q, CL_DEVICE_VENDOR, di->device_vendor, sizeof di->device_vendor);
+    info_str(&q, CL_DRIVER_VERSION, di->driver_version, sizeof di->driver_version);
+    info_str(&q, CL_DEVICE_VERSION, di->device_version, sizeof di->device_version);
+    info_str(&q, CL_DEVICE_OPENCL_C_VERSION, di->opencl_c_version, sizeof di->opencl_c_version);
+    q_dev(&q, CL_DEVICE_TYPE, sizeof di->type, &di->type);
+    q_dev(&q, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof di->compute_units, &di->compute_units);
+    q_dev(&q, CL_DEVICE_MAX_CLOCK_FREQUENCY, sizeof di->clock_mhz, &di->clock_mhz);
+    q_dev(&q, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof di->global_mem, &di->global_mem);
+    q_dev(&q, CL_DEVICE_LOCAL_MEM_SIZE, sizeof di->local_mem, &di->local_mem);
+    q_dev(&q, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof di->max_alloc, &di->max_alloc);
+    q_dev(&q, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof di->max_wg, &di->max_wg);
+    q_dev(&q, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof di->max_item_sizes, di->max_item_sizes);
+    /* OpenCL 1.1 drivers may refuse this query; the extension decides then. */
     cl_device_fp_config fp = 0;
-    clGetDeviceInfo(d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, NULL);
-    di->fp64 = fp != 0 || has_extension(d, "cl_khr_fp64");
-    if (has_extension(d, "cl_nv_device_attribute_query")) {
+    if (q_ok(&q)) clGetDeviceInfo(q.d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, NULL);
+    di->fp64 = fp != 0 || has_extension(&q, "cl_khr_fp64");
+    if (has_extension(&q, "cl_nv_device_attribute_query")) {
         cl_uint ma = 0, mi = 0;
-        clGetDeviceInfo(d, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof ma, &ma, NULL);
-        clGetDeviceInfo(d, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, sizeof mi, &mi, NULL);
+        q_dev(&q, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof ma, &ma);
+        q_dev(&q, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, sizeof mi, &mi);
         di->nv_cc_major = (int)ma;
         di->nv_cc_minor = (int)mi;
     }
+    if (q.nomem) return tdcl_fail(err, TDCL_ENOMEM, "out of memory querying a device");
+    if (q.rc != CL_SUCCESS)
+        return tdcl_fail_cl(err, q.rc, q.call, "querying device %u:%u", di->pidx, di->didx);
+    return TDCL_OK;
+}
+
+/* Lists platform p's devices into *out (grown as needed). A platform with
+ * no devices answers CL_DEVICE_NOT_FOUND: that is not a failure. */
+static tdcl_status list_platform(cl_platform_id plat, cl_uint p, tdcl_device_info **out,
+                                 size_t *count, size_t *cap, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    cl_uint nd = 0;
+    cl_device_id devs[64];
+    cl_int rc = clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 0, NULL, &nd);
+    if (rc == CL_DEVICE_NOT_FOUND || (rc == CL_SUCCESS && nd == 0)) return TDCL_OK;
+    TDCL_CL_TRY(err, rc, "clGetDeviceIDs");
+    if (nd > 64) nd = 64;
+    TDCL_CL_TRY(err, clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, nd, devs, NULL), "clGetDeviceIDs");
+    for (cl_uint d = 0; d < nd; d++) {
+        if (*count == *cap) {
+            size_t ncap = *cap ? *cap * 2 : 8;
+            tdcl_device_info *grown = realloc(*out, ncap * sizeof **out);
+            if (!grown) {
+                st = tdcl_fail(err, TDCL_ENOMEM, "out of memory listing devices");
+                goto out;
+            }
+            *out = grown;
+            *cap = ncap;
+        }
+        tdcl_device_info *di = &(*out)[*count];
+        memset(di, 0, sizeof *di);
+        di->pidx = p;
+        di->didx = d;
+        di->platform = plat;
+        di->device = devs[d];
+        TDCL_TRY(describe_device(di, err));
+        ++*count;
+    }
+out:
+    return st;
 }
 
 tdcl_status tdcl_cl_devices(tdcl_device_info **list, size_t *n, tdcl_err *err)
@@ -149,6 +216,7 @@ tdcl_status tdcl_cl_devices(tdcl_device_info **list, size_t *n, tdcl_err *err)
     tdcl_device_info *out = NULL;
     size_t count = 0, cap = 0;
     cl_uint np = 0;
+    tdcl_err first = {0}; /* the first platform that failed to list */
     *list = NULL;
     *n = 0;
     cl_int rc = clGetPlatformIDs(0, NULL, &np);
@@ -165,37 +233,21 @@ tdcl_status tdcl_cl_devices(tdcl_device_info **list, size_t *n, tdcl_err *err)
         goto out;
     }
     TDCL_CL_TRY(err, clGetPlatformIDs(np, plats, NULL), "clGetPlatformIDs");
+    /* One broken platform must not hide the others: its failure is a
+     * warning, and the error only when no device is left. */
     for (cl_uint p = 0; p < np; p++) {
-        cl_uint nd = 0;
-        /* A platform with no devices answers CL_DEVICE_NOT_FOUND: skip it. */
-        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS || !nd)
-            continue;
-        cl_device_id devs[64];
-        if (nd > 64)
-            nd = 64;
-        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd, devs, NULL) != CL_SUCCESS)
-            continue;
-        for (cl_uint d = 0; d < nd; d++) {
-            if (count == cap) {
-                cap = cap ? cap * 2 : 8;
-                tdcl_device_info *grown = realloc(out, cap * sizeof *out);
-                if (!grown) {
-                    st = tdcl_fail(err, TDCL_ENOMEM, "out of memory listing devices");
-                    goto out;
-                }
-                out = grown;
-            }
-            tdcl_device_info *di = &out[count++];
-            memset(di, 0, sizeof *di);
-            di->pidx = p;
-            di->didx = d;
-            di->platform = plats[p];
-            di->device = devs[d];
-            describe_device(di);
-        }
+        tdcl_err e = {0};
+        if (list_platform(plats[p], p, &out, &count, &cap, &e) != TDCL_OK && !first.status)
+            first = e;
     }
-    if (count == 0)
+    if (count > 0 && first.status) {
+        tdcl_log(TDCL_LOG_WARN, "some OpenCL devices were skipped: %s", first.msg);
+    } else if (count == 0 && first.status) {
+        if (err) *err = first;
+        st = first.status;
+    } else if (count == 0) {
         st = tdcl_fail(err, TDCL_ENODEV, "OpenCL platforms found, but no device in any of them");
+    }
 out:
     free(plats);
     if (st) {

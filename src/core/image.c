@@ -378,29 +378,30 @@ out:
 
 static const unsigned char png_magic[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 
+tdcl_status tdcl_image_read_mem(const char *name, const unsigned char *p, size_t len,
+                                tdcl_matrix *out, int *maxval, tdcl_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (len >= 8 && memcmp(p, png_magic, 8) == 0) return read_png(name, p, len, out, maxval, err);
+    if (len >= 2 && p[0] == 'P' && p[1] && strchr("1245", p[1]))
+        return read_pnm(name, p, len, out, maxval, err);
+    if (len >= 2 && p[0] == 'P' && p[1] && strchr("367", p[1]))
+        return tdcl_fail(err, TDCL_EUNSUPPORTED,
+                         "%s: colour PPM/PAM images (P%c) are not supported; use PGM or PNG", name,
+                         p[1]);
+    return tdcl_fail(err, TDCL_EPARSE, "%s: expected a PBM (P1/P4), PGM (P2/P5) or PNG image, got %s",
+                     name, len ? "unknown leading bytes" : "an empty file");
+}
+
 tdcl_status tdcl_image_read(const char *path, tdcl_matrix *out, int *maxval, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     char *data = NULL;
     size_t len = 0;
-    const char *name = tdcl_path_display(path);
-    const unsigned char *p;
     memset(out, 0, sizeof *out);
     TDCL_TRY(tdcl_read_file(path, &data, &len, err));
-    p = (const unsigned char *)data;
-    if (len >= 8 && memcmp(p, png_magic, 8) == 0) {
-        st = read_png(name, p, len, out, maxval, err);
-    } else if (len >= 2 && p[0] == 'P' && p[1] && strchr("1245", p[1])) {
-        st = read_pnm(name, p, len, out, maxval, err);
-    } else if (len >= 2 && p[0] == 'P' && p[1] && strchr("367", p[1])) {
-        st = tdcl_fail(err, TDCL_EUNSUPPORTED,
-                       "%s: colour PPM/PAM images (P%c) are not supported; use PGM or PNG", name,
-                       p[1]);
-    } else {
-        st = tdcl_fail(err, TDCL_EPARSE,
-                       "%s: expected a PBM (P1/P4), PGM (P2/P5) or PNG image, got %s", name,
-                       len ? "unknown leading bytes" : "an empty file");
-    }
+    st = tdcl_image_read_mem(tdcl_path_display(path), (const unsigned char *)data, len, out, maxval,
+                             err);
 out:
     free(data);
     return st;

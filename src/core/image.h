@@ -20,6 +20,11 @@ int tdcl_image_path(const char *path);
  * sample value (1 for PBM, the PGM maxval, 255 or 65535 for PNG). */
 tdcl_status tdcl_image_read(const char *path, tdcl_matrix *out, int *maxval, tdcl_err *err);
 
+/* The same from memory: data[0..len) holds the whole file, name is used in
+ * messages. Nothing is kept of data after the call. */
+tdcl_status tdcl_image_read_mem(const char *name, const unsigned char *data, size_t len,
+                                tdcl_matrix *out, int *maxval, tdcl_err *err);
+
 /* Writes m to path by extension (.pbm, .pgm, .png) through tdcl_outfile.
  * bits is 1 (.pbm: nonzero = black), 8 or 16 (.pgm/.png). Samples of any
  * dtype are rounded to nearest and clamped to [0, 2^bits - 1]. .pgm needs

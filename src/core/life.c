@@ -295,7 +295,7 @@ static int deep_enough(const tdcl_device_info *d, int64_t rows, int64_t nw, int 
  * from global memory (the caches hold the rows; a barrier costs more than
  * the halo saves). */
 static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, int64_t rows,
-                            int64_t cols)
+                            int64_t cols, int allow_single)
 {
     life_cfg c = {0};
     int gpu = gpu_layout(d, o);
@@ -306,7 +306,7 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
     c.bits = 1;
     c.wb = o->word_bits ? o->word_bits : (gpu ? 32 : 64);
     int64_t nw = (cols + c.wb - 1) / c.wb;
-    if (gpu && !o->tile && !o->depth && rows * cols <= 256 * 256 &&
+    if (allow_single && gpu && !o->tile && !o->depth && rows * cols <= 256 * 256 &&
         choose_single(d, rows, nw, c.wb, &c))
         return c;
     c.k = o->depth ? o->depth : (gpu ? deep_enough(d, rows, nw, c.wb) : 1);
@@ -319,9 +319,9 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
         c.s = o->tile ? o->tile : (gpu ? 16 : 64);
         return c;
     }
-    c.lx = gpu ? GPU_LX : 16; /* a warp across, 8 of them down, 16 rows each */
-    c.ly = gpu ? GPU_LY : 1;
-    c.s = gpu ? GPU_S : 64;
+    c.lx = gpu ? GPU_LX : 16; /* GPU: a warp across, 8 of them down, 16 rows each */
+    c.ly = gpu ? GPU_LY : 4;
+    c.s = gpu ? GPU_S : 16;
     if (o->tile) { /* rows of the tile: as many work-items as the rows allow */
         while (c.ly > 1 && o->tile % c.ly)
             c.ly /= 2;
@@ -410,7 +410,12 @@ static int shrink(life_cfg *c)
         c->ts /= 2;
         return 1;
     }
-    if (c->single) return 0; /* the caller falls back to the multi-group layout */
+    if (c->single) { /* fewer work-items, more rows each; then the caller gives up on one group */
+        if (c->ly <= 1 || c->s * 2 > 32) return 0;
+        c->ly /= 2;
+        c->s *= 2;
+        return 1;
+    }
     if (c->global) {
         if (c->lx * c->ly <= 1) return 0;
         if (c->ly > 1)
@@ -437,7 +442,7 @@ static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
 {
     const tdcl_device_info *d = &p->ctx->dev;
     int forced = p->o.tile != 0;
-    life_cfg c = initial_cfg(d, &p->o, p->rows, p->cols);
+    life_cfg c = initial_cfg(d, &p->o, p->rows, p->cols, 1);
     for (;;) {
         tdcl_status st = TDCL_ELIMIT;
         if (cfg_fits(d, &c))
@@ -453,15 +458,13 @@ static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
                              "fits",
                              p->o.tile, d->device_name, d->max_wg,
                              (unsigned long long)d->local_mem);
+        if (shrink(&c)) continue;
         if (c.single) { /* too big for one group after all: the tiled layout */
-            tdcl_life_opts o = p->o;
-            o.depth = o.depth ? o.depth : 8;
-            c = initial_cfg(d, &o, p->rows, p->cols);
+            c = initial_cfg(d, &p->o, p->rows, p->cols, 0);
             continue;
         }
-        if (!shrink(&c))
-            return tdcl_fail(err, TDCL_ELIMIT, "no life kernel configuration fits '%s'",
-                             d->device_name);
+        return tdcl_fail(err, TDCL_ELIMIT, "no life kernel configuration fits '%s'",
+                         d->device_name);
     }
     p->c = c;
     return TDCL_OK;

@@ -187,9 +187,10 @@ static void cpu_defaults(tdcl_mm_plan *p, const tdcl_mm_opts *o)
 static void gpu_defaults(tdcl_mm_plan *p, const tdcl_mm_opts *o)
 {
     const tdcl_device_info *d = &p->ctx->dev;
-    /* 128x128 tiles need enough of them to fill the device; else 64x64. */
+    /* 128x128 tiles once there is a wave of them (a group per compute
+     * unit); smaller products get 64x64 tiles and four times the groups. */
     int64_t tiles = ceil_div(p->M, 128) * ceil_div(p->N, 128);
-    int big = tiles >= 2 * (int64_t)(d->compute_units ? d->compute_units : 1) && wg_fits(d, 16, 16);
+    int big = tiles >= (int64_t)(d->compute_units ? d->compute_units : 1) && wg_fits(d, 16, 16);
     p->bm = o->gpu_bm ? o->gpu_bm : (big ? 128 : 64);
     p->bn = o->gpu_bn ? o->gpu_bn : (big ? 128 : 64);
     p->bk = o->gpu_bk ? o->gpu_bk : 16;
@@ -406,17 +407,19 @@ static void release_kernels(tdcl_mm_plan *p)
     }
 }
 
-/* The smallest work-group size any of the plan's kernels can run. */
+/* The most work-items per group the kernels that run in groups allow: the
+ * packing kernels for the CPU shape (mm_cpu runs 1x1), else the product. */
 static size_t kernel_wg_limit(const tdcl_mm_plan *p)
 {
     size_t lim = SIZE_MAX;
-    cl_kernel ks[] = {p->k_mm, p->k_pack_a, p->k_pack_b};
-    for (size_t i = 0; i < 3; i++) {
+    cl_kernel ks[2] = {p->k_mm, NULL};
+    if (p->kind == TDCL_MM_CPU) ks[0] = p->k_pack_a, ks[1] = p->k_pack_b;
+    for (size_t i = 0; i < 2; i++) {
         size_t w = 0;
         if (ks[i] &&
             clGetKernelWorkGroupInfo(ks[i], p->ctx->dev.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof w,
                                      &w, NULL) == CL_SUCCESS &&
-            w < lim && (i == 0 || p->kind == TDCL_MM_CPU))
+            w < lim)
             lim = w;
     }
     return lim;

@@ -39,6 +39,7 @@ typedef struct ta_stage {
     int64_t orows, ocols; /* its output, per plane */
     int vw, sx, nt, w, rpi, sy, my, tx, ty, final;
     tdcl_dtype in, out;
+    tdcl_dtype racc; /* the lean path's register sums */
     size_t gws[3], lws[3];
     cl_program prog;
     cl_kernel kern;
@@ -298,6 +299,11 @@ static void finish_stages(tdcl_ta_plan *p, tdcl_dtype dev_in)
         ta_stage *s = &p->st[i];
         s->in = i == 0 ? dev_in : p->acc;
         s->out = s->final ? p->out_type : p->acc;
+        /* a cpu stage adds at most TA_CPU_TMAX rows per lane, then trees:
+         * float sums of float input stay within 1e-6 of the mean |x|. Not
+         * for single rows: PoCL's compiler then splits the vector loads
+         * into pairs of lanes, while converting to double keeps them whole */
+        s->racc = p->variant == TDCL_TA_CPU && s->in == TDCL_F32 && s->t > 1 ? TDCL_F32 : p->acc;
         size_t runs = s->sx == 1 ? (size_t)((s->ocols + s->nt - 1) / s->nt)
                                  : (size_t)s->ocols * (size_t)s->sx;
         size_t trows = (size_t)((s->orows + s->my - 1) / s->my) * (size_t)s->sy;
@@ -364,9 +370,10 @@ static const char *cl_type(tdcl_dtype t)
 static void stage_options(const tdcl_ta_plan *p, const ta_stage *s, char *buf, size_t cap)
 {
     snprintf(buf, cap,
-             "-DIN=%s -DACC=%s -DOUT=%s%s -DT=%lld -DU=%lld -DLOG2U=%d -DVW=%d -DSX=%d -DNT=%d "
+             "-DIN=%s -DACC=%s -DRACC=%s -DOUT=%s%s -DT=%lld -DU=%lld -DLOG2U=%d -DVW=%d -DSX=%d "
+             "-DNT=%d "
              "-DW=%d -DRPI=%d -DSY=%d -DMY=%d -DTX=%d -DTY=%d -DFINAL=%d -DCT=%lldL -DCU=%lldL",
-             cl_type(s->in), cl_type(p->acc), cl_type(s->out),
+             cl_type(s->in), cl_type(p->acc), cl_type(s->racc), cl_type(s->out),
              p->acc == TDCL_F64 || s->in == TDCL_F64 ? " -DUSE_FP64" : "", (long long)s->t,
              (long long)s->u, log2_exact(s->u), s->vw, s->sx, s->nt, s->w, s->rpi, s->sy, s->my,
              s->tx, s->ty, s->final, (long long)p->o.tile_rows, (long long)p->o.tile_cols);
@@ -378,10 +385,11 @@ static void describe(tdcl_ta_plan *p)
                                 tdcl_ta_variant_name(p->variant), cl_type(p->acc), p->nstages);
     for (int i = 0; i < p->nstages && n < sizeof p->desc; i++) {
         const ta_stage *s = &p->st[i];
-        n += (size_t)snprintf(p->desc + n, sizeof p->desc - n,
-                              " [%lldx%lld %s vw=%d run=%d team=%dx%d rows=%dx%d wg=%zux%zu]",
-                              (long long)s->t, (long long)s->u, cl_type(s->in), s->vw, s->w, s->sx,
-                              s->sy, s->rpi, s->my, s->lws[0], s->lws[1]);
+        n +=
+            (size_t)snprintf(p->desc + n, sizeof p->desc - n,
+                             " [%lldx%lld %s sum=%s vw=%d run=%d team=%dx%d rows=%dx%d wg=%zux%zu]",
+                             (long long)s->t, (long long)s->u, cl_type(s->in), cl_type(s->racc),
+                             s->vw, s->w, s->sx, s->sy, s->rpi, s->my, s->lws[0], s->lws[1]);
     }
 }
 

@@ -3,8 +3,10 @@
  * repetitions of G generations, device time from profiling events and wall
  * time beside it.
  *
- * usage: bench_life [SIZE [GENS [REPS [BOUNDARY [KERNEL [WORD_BITS [DEPTH [TILE]]]]]]]]
- *   defaults: 4096 100 5 dead bits auto auto auto */
+ * usage: bench_life [SIZE [GENS [REPS [BOUNDARY [KERNEL [WORD_BITS [DEPTH [TILE [LAYOUT]]]]]]]]]
+ *   defaults: 4096 100 5 dead bits auto auto auto auto; LAYOUT cpu or gpu
+ *   forces that device's layout (the GPU's runs on PoCL too). Run it through
+ * `meson test -C build --benchmark` or with TILEDCL_KERNEL_PATH=build/cl. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,9 +41,11 @@ int main(int argc, char **argv)
     o.word_bits = argc > 6 && strcmp(argv[6], "auto") ? atoi(argv[6]) : 0;
     o.depth = argc > 7 && strcmp(argv[7], "auto") ? atoi(argv[7]) : 0;
     o.tile = argc > 8 && strcmp(argv[8], "auto") ? atoi(argv[8]) : 0;
+    if (argc > 9 && strcmp(argv[9], "auto"))
+        o.layout = strcmp(argv[9], "gpu") == 0 ? TDCL_LIFE_LAYOUT_GPU : TDCL_LIFE_LAYOUT_CPU;
     if (size < 1 || gens < 1 || reps < 1) {
         fprintf(stderr, "usage: bench_life [SIZE [GENS [REPS [BOUNDARY [KERNEL [WORD_BITS "
-                        "[DEPTH [TILE]]]]]]]]\n");
+                        "[DEPTH [TILE [LAYOUT]]]]]]]]]\n");
         return 2;
     }
     tdcl_log_set(log_stderr, NULL, getenv("BENCH_VERBOSE") ? TDCL_LOG_VERBOSE : TDCL_LOG_WARN);
@@ -65,9 +69,9 @@ int main(int argc, char **argv)
     qsort(wall, (size_t)reps, sizeof *wall, cmp_double);
     double md = dev[reps / 2], mw = wall[reps / 2], cells = (double)size * size * gens;
     printf("%s | %ldx%ld x %ld gens | device %.3f ms (%.2f us/gen, %.3g cells/s) | wall %.3f ms "
-           "(%.3g cells/s) | %s\n",
+           "(%.3g cells/s) | %s | compile %.0f ms\n",
            ctx->dev.device_name, size, size, gens, md, md * 1000 / gens, cells / (md / 1000), mw,
-           cells / (mw / 1000), tdcl_life_plan_describe(p));
+           cells / (mw / 1000), tdcl_life_plan_describe(p), ctx->t.compile_ms);
     rc = 0;
 out:
     if (rc) fprintf(stderr, "bench_life: %s\n", err.msg);

@@ -39,11 +39,25 @@ expect_contains "$OUT" '"size": 64' "bench copy --size sets the copy size"
 
 run bench all --size 32 --copy-size 64 --gens 3 --reps 2 --json
 expect_rc 0 "bench all --json exits 0"
-if printf '%s\n' "$OUT" | check_jsonl copy,peak,tile-avg,life 2>"$T/py.err"; then
+if printf '%s\n' "$OUT" | check_jsonl copy,peak,matmul,tile-avg,life 2>"$T/py.err"; then
     ok "bench all --json: every line parses with positive figures"
 else
     not_ok "bench all --json: every line parses with positive figures" "$(cat "$T/py.err")" "$OUT"
 fi
+
+# the seeds' CUDA table: size 16 with 16x16 tiles
+run bench matmul --size 16 --tile 16 --copy-size 64 --reps 2 --json
+expect_rc 0 "bench matmul --size 16 --tile 16 exits 0"
+if printf '%s\n' "$OUT" | check_jsonl copy,peak,matmul 2>"$T/py.err"; then
+    ok "bench matmul --json: copy, peak and matmul lines"
+else
+    not_ok "bench matmul --json: copy, peak and matmul lines" "$(cat "$T/py.err")" "$OUT"
+fi
+expect_contains "$OUT" '"tile": 16, "plan": "kernel=tiled' "--tile 16 runs the 16x16 tiled kernel"
+
+run bench matmul --shape 20x30x40 --precision f64 --copy-size 64 --reps 2 --json
+expect_rc 0 "bench matmul --shape --precision f64 exits 0"
+expect_contains "$OUT" '"type": "float64", "size": null, "m": 20, "k": 30, "n": 40' "--shape is reported as m, k, n"
 
 run bench copy --size 64 --reps 2 --tile 4
 expect_rc 0 "bench copy as text exits 0"

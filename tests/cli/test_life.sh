@@ -72,9 +72,9 @@ run life "$T/t.rle" --gens 2 --rule 23/3 --boundary dead
 expect_contains "$OUT" "rule = B3/S23:P20,10" "--rule and --boundary override the file"
 run life "$T/t.rle" --gens 2 --boundary clamp
 expect_contains "$OUT" "#C boundary clamp" "clamp has no Golly suffix and says so"
-run life --rule b0/s8 --boundary torus --size 10x10 --gens 1
+run life --rule b0123478/s01234678 --boundary torus --size 10x10 --gens 1
 expect_rc 0 "a B0 rule runs on a torus"
-expect_contains "$OUT" "rule = B0/S8:T10,10" "the B0 rule is written back"
+expect_contains "$OUT" "rule = B0123478/S01234678:T10,10" "the B0 rule is written back"
 
 # formats: write each, read it back, compare
 run life --size 50x30 --gens 5 -o "$T/f.cells"
@@ -136,6 +136,13 @@ expect_contains "$ERR" "--tile 4096" "and the message names it"
 run life "$TDCL_DATA/gosper-gun.rle" --size 10x10
 expect_rc 1 "a pattern larger than --size is refused"
 expect_contains "$ERR" "does not fit in --size 10x10" "and says so"
+run life --bogus
+expect_rc 2 "an unknown option is a usage error"
+expect_contains "$ERR" "unknown option '--bogus'" "and is named"
+run life --seed
+expect_contains "$ERR" "option '--seed' needs a value" "a missing value is named"
+run life -x
+expect_contains "$ERR" "unknown option '-x'" "an unknown short option is named"
 run life --frames "$T/fr"
 expect_rc 2 "--frames without --every is a usage error"
 

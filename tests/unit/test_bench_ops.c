@@ -48,6 +48,14 @@ static void check_common(const tdcl_bench_result *r, double ceiling)
     assert_true(r->plan[0] != '\0');
 }
 
+/* Runs the job into c, failing the test with the job's message. */
+static void run_job(void **state, const tdcl_bench_opts *o, collected *c)
+{
+    tdcl_err e = {0};
+    c->n = 0;
+    if (tdcl_bench_job(*state, o, collect, c, &e) != TDCL_OK) fail_msg("bench job: %s", e.msg);
+}
+
 static tdcl_bench_opts small_opts(tdcl_bench_op op)
 {
     tdcl_bench_opts o;
@@ -64,10 +72,9 @@ static void test_copy_ceiling(void **state)
 {
     TDCL_NEED_DEVICE(state);
     collected c = {0};
-    tdcl_err e = {0};
     tdcl_bench_opts o = small_opts(TDCL_BENCH_COPY);
     o.size = 96;
-    assert_int_equal(tdcl_bench_job(*state, &o, collect, &c, &e), TDCL_OK);
+    run_job(state, &o, &c);
     assert_int_equal(c.n, 1);
     const tdcl_bench_result *r = &c.r[0];
     assert_string_equal(r->op, "copy");
@@ -80,9 +87,8 @@ static void test_copy_ceiling(void **state)
     assert_non_null(strstr(r->plan, "copy_f32 vec="));
 
     /* --tile forces the vector width */
-    c.n = 0;
     o.tile = 4;
-    assert_int_equal(tdcl_bench_job(*state, &o, collect, &c, &e), TDCL_OK);
+    run_job(state, &o, &c);
     assert_non_null(strstr(c.r[0].plan, "vec=4 "));
 }
 
@@ -91,9 +97,8 @@ static void test_all_ops(void **state)
 {
     TDCL_NEED_DEVICE(state);
     collected c = {0};
-    tdcl_err e = {0};
     tdcl_bench_opts o = small_opts(TDCL_BENCH_ALL);
-    assert_int_equal(tdcl_bench_job(*state, &o, collect, &c, &e), TDCL_OK);
+    run_job(state, &o, &c);
     const tdcl_bench_result *copy = find(&c, "copy"), *peak = find(&c, "peak");
     assert_non_null(copy);
     assert_non_null(peak);
@@ -104,6 +109,15 @@ static void test_all_ops(void **state)
     assert_true(peak->checked);
     assert_string_equal(peak->rate_key, "gflops");
     assert_non_null(strstr(peak->plan, "peak_fma vw="));
+
+    const tdcl_bench_result *mm = find(&c, "matmul");
+    assert_non_null(mm);
+    assert_true(mm->checked);
+    assert_int_equal(mm->size, 32);
+    assert_true(mm->m == 32 && mm->k == 32 && mm->n == 32);
+    assert_true(close_rel(mm->rate, 2.0 * 32 * 32 * 32 / (mm->t.median_ms / 1e3) / 1e9));
+    assert_true(close_rel(mm->frac_peak, mm->rate / peak->rate));
+    assert_true(mm->bytes == 3.0 * 32 * 32 * 4);
 
     const tdcl_bench_result *ta = find(&c, "tile-avg");
     assert_non_null(ta);
@@ -122,6 +136,31 @@ static void test_all_ops(void **state)
     assert_int_equal(life->gens, 3);
     assert_true(close_rel(life->rate, 32.0 * 32 * 3 / (life->t.median_ms / 1e3)));
     assert_true(life->bytes == 2.0 * 32 * 32 * 3); /* a byte read and written per update */
+}
+
+/* A non-square int64 product with a forced tile: exact, no peak to compare. */
+static void test_matmul_shape_int64(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    collected c = {0};
+    tdcl_bench_opts o = small_opts(TDCL_BENCH_MATMUL);
+    o.size = 0;
+    o.m = 33;
+    o.k = 17;
+    o.n = 45;
+    o.tile = 8;
+    o.type = TDCL_I64;
+    run_job(state, &o, &c);
+    assert_null(find(&c, "peak")); /* integers have no FMA peak */
+    const tdcl_bench_result *mm = find(&c, "matmul");
+    assert_non_null(mm);
+    assert_true(mm->checked);
+    assert_string_equal(mm->type, "int64");
+    assert_true(mm->size == 0 && mm->m == 33 && mm->k == 17 && mm->n == 45);
+    assert_int_equal(mm->tile, 8);
+    assert_non_null(strstr(mm->plan, "ts=8"));
+    assert_true(close_rel(mm->rate, 2.0 * 33 * 17 * 45 / (mm->t.median_ms / 1e3) / 1e9));
+    assert_true(isnan(mm->frac_peak));
 }
 
 static void test_bad_options(void **state)
@@ -146,6 +185,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_copy_ceiling),
         cmocka_unit_test(test_all_ops),
+        cmocka_unit_test(test_matmul_shape_int64),
         cmocka_unit_test(test_bad_options),
     };
     return cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown);

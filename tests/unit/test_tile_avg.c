@@ -174,7 +174,9 @@ static void test_shapes(void **state)
     static const shape_case cases[] = {
         {37, 53, 1, 1, 1},     /* every cell its own tile */
         {37, 53, 3, 5, 3},     /* odd, non-dividing */
-        {40, 67, 1, 16, 2},    /* one row per tile, partial last column */
+        {40, 67, 1, 16, 3},    /* one row per tile, partial last column */
+        {37, 96, 2, 32, 1},    /* cpu: rows folded pairwise, 4 per item; partial last row */
+        {50, 80, 4, 16, 1},    /* cpu: 2 tile rows per item, the last one alone */
         {33, 70, 16, 16, 3},   /* cpu: two stages; both edges partial */
         {50, 61, 7, 13, 3},    /* prime sides */
         {21, 150, 21, 150, 1}, /* the whole matrix as one tile, in two stages */

@@ -1,0 +1,99 @@
+# OpenCL fault injection: tests/fault/clfault.so makes the Nth OpenCL call
+# fail. For each command on small inputs, a clean run first counts the calls;
+# then faulted runs check that a failure exits 3 with a message naming the
+# call and the error (or, where a failure is harmless, such as saving the
+# binary cache, succeeds with the same output), keeps an existing output
+# file untouched and leaves no temporary behind. Under the ASan build
+# LeakSanitizer turns any leak into a failed run.
+#
+# CI walks the first call of each entry point (once across commands) and the
+# last call of each command; TDCL_FAULT_FULL=1 walks every call, and
+# TDCL_FAULT_ERROR picks the error (default CL_OUT_OF_RESOURCES).
+. "$(dirname "$0")/lib.sh"
+
+SHIM=${TDCL_FAULT_SHIM:-$(dirname "$TILEDCL")/tests/fault/clfault.so}
+ERROR=${TDCL_FAULT_ERROR:-CL_OUT_OF_RESOURCES}
+export XDG_CACHE_HOME="$T/cache"
+# ASan wants its runtime first among the preloads; the shim goes after it.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+covered=" "
+
+# frun N TRACE ARGS...: runs tiledcl with call N failing, tracing to TRACE.
+frun() {
+    _call=$1 _trace=$2
+    shift 2
+    rm -f "$_trace"
+    TDCL_FAULT_CALL=$_call TDCL_FAULT_ERROR=$ERROR TDCL_FAULT_TRACE=$_trace \
+        LD_PRELOAD="$SHIM" "$TILEDCL" "$@" >"$T/.out" 2>"$T/.err" </dev/null
+    RC=$?
+    ERR=$(cat "$T/.err")
+}
+
+# check_fault DESC OUTFILE N: judges the last faulted run of call N.
+check_fault() {
+    _name=$(sed -n 's/^[0-9]* \(cl[A-Za-z]*\) FAULT$/\1/p' "$T/trace")
+    _why=""
+    if [ -z "$_name" ]; then
+        _why="call $3 never happened"
+    elif [ "$RC" -eq 0 ]; then
+        # a tolerated failure: the result must be the clean run's
+        if [ -n "$2" ] && ! cmp -s "$2" "$T/ref"; then _why="$_name failed, exit 0 but output differs"; fi
+    elif [ "$RC" -ne 3 ]; then
+        _why="$_name failed: exit $RC, expected 3: $ERR"
+    else
+        case "$ERR" in *"$_name"*"$ERROR"*) ;; *) _why="$_name failed: message lacks the call or error: $ERR" ;; esac
+        if [ -n "$2" ] && [ "$(cat "$2")" != "old contents" ]; then _why="$_why; $_name failed: output changed"; fi
+    fi
+    if [ -n "$2" ] && ls "$2".tmp.* >/dev/null 2>&1; then _why="$_why; $_name failed: a temporary was left"; fi
+    [ -n "$_why" ] && _bad="$_bad | call $3 ($_name): $_why"
+    [ -n "$_name" ] && covered="$covered$_name "
+}
+
+# walk DESC OUTFILE ARGS...: the clean run, then the faulted ones. OUTFILE
+# ('' when output goes to stdout) is set to "old contents" before each run.
+walk() {
+    _desc=$1 _outf=$2
+    shift 2
+    [ -n "$_outf" ] && rm -f "$_outf"
+    # a first run fills the binary cache, so that the counted run is the
+    # path every faulted run takes
+    "$TILEDCL" "$@" >/dev/null 2>&1 </dev/null
+    rm -f "$T/count"
+    TDCL_FAULT_TRACE="$T/count" LD_PRELOAD="$SHIM" "$TILEDCL" "$@" >"$T/.out" 2>"$T/.err" </dev/null
+    if [ $? -ne 0 ]; then not_ok "$_desc: clean run" "$(cat "$T/.err")"; return; fi
+    [ -n "$_outf" ] && cp "$_outf" "$T/ref"
+    _total=$(wc -l <"$T/count")
+    _bad="" _runs=0
+    for n in $(seq 1 "$_total"); do
+        _nm=$(sed -n "${n}s/^[0-9]* //p" "$T/count")
+        if [ "${TDCL_FAULT_FULL:-0}" != 1 ] && [ "$n" -ne "$_total" ]; then
+            case "$covered" in *" $_nm "*) continue ;; esac
+        fi
+        [ -n "$_outf" ] && echo "old contents" >"$_outf"
+        frun "$n" "$T/trace" "$@"
+        check_fault "$_desc" "$_outf" "$n"
+        _runs=$((_runs + 1))
+    done
+    if [ -z "$_bad" ]; then ok "$_desc: $_runs of $_total calls failed cleanly"; else not_ok "$_desc" "$_bad"; fi
+}
+
+if [ ! -f "$SHIM" ]; then
+    echo "1..0 # SKIP no fault shim at $SHIM"
+    exit 0
+fi
+run devices
+if [ "$RC" -ne 0 ]; then
+    echo "1..0 # SKIP no OpenCL device"
+    exit 0
+fi
+
+D=$TDCL_DATA
+walk "matmul, no cache" "$T/c.mtx" --no-cache matmul "$D/a.mtx" "$D/b.mtx" -o "$T/c.mtx"
+walk "matmul, cached binary" "$T/c.mtx" matmul "$D/a.mtx" "$D/b.mtx" -o "$T/c.mtx"
+walk "matmul f64 verify" "$T/c.npy" matmul "$D/seed4x4.mtx" "$D/seed4x4.mtx" --type f64 --verify -o "$T/c.npy"
+walk "tile-avg" "$T/t.mtx" --no-cache tile-avg "$D/seed8x8.mtx" --tile 2x4 -o "$T/t.mtx"
+walk "life" "$T/g.rle" --no-cache life "$D/glider.rle" --size 16x16 --gens 6 -o "$T/g.rle"
+walk "life gif" "$T/g.gif" --no-cache life "$D/glider.rle" --size 8x8 --gens 3 --gif "$T/g.gif"
+walk "tile-map" "" --no-cache tile-map 6x6 --tile 3
+walk "devices" "" devices
+done_testing

@@ -1,0 +1,31 @@
+/* libFuzzer target for rule strings (B/S, S/B, Golly ":T"/":P" suffixes)
+ * and boundary names. A rule that parses must format to text that parses
+ * back to the same rule. */
+#include <assert.h>
+
+#include "fuzz_text.h"
+#include "rule.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *text = fuzz_text(data, size);
+    if (!text) return 0;
+    tdcl_life_rule r, back;
+    tdcl_life_topology topo;
+    tdcl_life_boundary b;
+    tdcl_err e;
+    char buf[64];
+    if (tdcl_life_rule_parse(text, &r, &topo, &e) == TDCL_OK) {
+        assert(r.birth < 512 && r.survive < 512);
+        if (topo.present) assert(topo.width >= 0 && topo.height >= 0);
+        tdcl_life_rule_format(&r, buf, sizeof buf);
+        assert(tdcl_life_rule_parse(buf, &back, NULL, &e) == TDCL_OK);
+        assert(back.birth == r.birth && back.survive == r.survive);
+    }
+    (void)tdcl_life_rule_parse(text, &r, NULL, &e);
+    (void)tdcl_life_boundary_parse(text, &b);
+    free(text);
+    return 0;
+}
