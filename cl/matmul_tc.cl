@@ -71,7 +71,8 @@
 #define NT (32 * NWARP)
 #define MT (WM / 16)
 #define NTL (WN / 8)
-#define SA (BK + 8)
+/* A row stride = 8 (mod 16) floats: see the bank note above */
+#define SA (BK % 16 == 8 ? BK : BK + 8)
 #define SB (BN + 8)
 #define A_VEC (BM * BK / 4 / NT) /* float4s of the A slab per work-item */
 #define B_VEC (BK * BN / 4 / NT)

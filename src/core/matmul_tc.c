@@ -121,7 +121,9 @@ tdcl_status tdcl_mm_precision_resolve(tdcl_ctx *ctx, const tdcl_mm_opts *o, tdcl
 /* Local memory of the double-buffered slabs (see cl/matmul_tc.cl). */
 static size_t tc_local(const tdcl_mm_tc *p)
 {
-    return 2 * sizeof(float) * ((size_t)p->bm * (p->bk + 8) + (size_t)p->bk * ((size_t)p->bn + 8));
+    return 2 * sizeof(float) *
+           ((size_t)p->bm * (size_t)(p->bk % 16 == 8 ? p->bk : p->bk + 8) +
+            (size_t)p->bk * ((size_t)p->bn + 8));
 }
 
 static size_t tc_threads(const tdcl_mm_tc *p)
@@ -152,8 +154,11 @@ static tdcl_status check_params(const tdcl_mm_tc *p, tdcl_err *err)
     return TDCL_OK;
 }
 
-/* Built-in tile: 128x128 work-group tiles of eight 64x32 warp tiles when
- * there are enough of them to fill the device, else 64x64 of four 32x32. */
+/* Built-in tile: 128x128 work-group tiles when there are enough of them to
+ * fill the device, else 64x64 of four 32x32 warp tiles. tf32 takes four
+ * 64x64 warp tiles (fewer fragment loads per mma; measured 70 against 55
+ * TFLOP/s with eight 64x32 on an H200); 3xtf32 needs twice the fragment
+ * registers and spills at 64x64, so it takes eight 64x32. */
 static void choose_tile(tdcl_mm_tc *p, const tdcl_mm_opts *o)
 {
     int64_t tiles = ((p->M + 127) / 128) * ((p->N + 127) / 128);
@@ -162,7 +167,7 @@ static void choose_tile(tdcl_mm_tc *p, const tdcl_mm_opts *o)
     p->bn = o->tc_bn ? o->tc_bn : (big ? 128 : 64);
     p->bk = o->tc_bk ? o->tc_bk : 16;
     p->wm = o->tc_wm ? o->tc_wm : (big ? 64 : 32);
-    p->wn = o->tc_wn ? o->tc_wn : 32;
+    p->wn = o->tc_wn ? o->tc_wn : (big && p->prec == TDCL_MM_TF32 ? 64 : 32);
 }
 
 static tdcl_status check_sizes(const tdcl_mm_tc *p, tdcl_err *err)
