@@ -154,20 +154,22 @@ static tdcl_status check_params(const tdcl_mm_tc *p, tdcl_err *err)
     return TDCL_OK;
 }
 
-/* Built-in tile: 128x128 work-group tiles when there are enough of them to
- * fill the device, else 64x64 of four 32x32 warp tiles. tf32 takes four
- * 64x64 warp tiles (fewer fragment loads per mma; measured 70 against 55
- * TFLOP/s with eight 64x32 on an H200); 3xtf32 needs twice the fragment
- * registers and spills at 64x64, so it takes eight 64x32. */
+/* Built-in tile: large work-group tiles when there are enough of them to
+ * fill the device, else 64x64 of four 32x32 warp tiles. Measured on an H200
+ * at N = 8192 (docs/PERFORMANCE.md): tf32 is fastest with 128x128 tiles of
+ * four 64x64 warp tiles and K slabs of 16 (70 TFLOP/s; 55 with eight 64x32);
+ * 3xtf32, which needs twice the fragment registers, with 128x256 tiles of
+ * eight 64x64 warp tiles and slabs of 8 (46 TFLOP/s; 40 with 128x128). */
 static void choose_tile(tdcl_mm_tc *p, const tdcl_mm_opts *o)
 {
     int64_t tiles = ((p->M + 127) / 128) * ((p->N + 127) / 128);
     int big = tiles >= 2 * (int64_t)(p->ctx->dev.compute_units ? p->ctx->dev.compute_units : 1);
+    int wide = big && p->prec == TDCL_MM_3XTF32;
     p->bm = o->tc_bm ? o->tc_bm : (big ? 128 : 64);
-    p->bn = o->tc_bn ? o->tc_bn : (big ? 128 : 64);
-    p->bk = o->tc_bk ? o->tc_bk : 16;
+    p->bn = o->tc_bn ? o->tc_bn : (wide ? 256 : big ? 128 : 64);
+    p->bk = o->tc_bk ? o->tc_bk : (wide ? 8 : 16);
     p->wm = o->tc_wm ? o->tc_wm : (big ? 64 : 32);
-    p->wn = o->tc_wn ? o->tc_wn : (big && p->prec == TDCL_MM_TF32 ? 64 : 32);
+    p->wn = o->tc_wn ? o->tc_wn : (big ? 64 : 32);
 }
 
 static tdcl_status check_sizes(const tdcl_mm_tc *p, tdcl_err *err)
