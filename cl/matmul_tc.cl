@@ -30,14 +30,24 @@
  * buffer, the next slab is read from global memory into registers and then
  * stored into the other buffer; one barrier per slab then publishes it (and
  * at the same time guarantees every warp is done reading the buffer that
- * the following slab will overwrite). Inputs stay raw float32 in local
- * memory; the TF32 rounding and splitting happen on the fragment loads.
+ * the following slab will overwrite). tf32 rounds each input (cvt.rna)
+ * once, as it is stored to local memory; 3xtf32 stores raw floats and
+ * splits them on the fragment loads.
  *
- * Bank conflicts: A is stored row-major with row stride BK + 4, so the 32
- * loads of one A fragment register (rows g, columns t) hit banks
- * (g * (BK + 4) + t) mod 32, all distinct when BK is a multiple of 16 (and
- * for BK = 32 too: 36g mod 32 = 4g). B is stored k-major with row stride
- * BN + 8: banks (t * (BN + 8) + g) mod 32 = 8t + g for BN a multiple of 32.
+ * Local layouts, for vector fragment loads free of bank conflicts (32-bit
+ * registers cannot use ldmatrix):
+ *   A: row-major, row stride SA = 8 (mod 16) floats (BK + 8, or BK when
+ *      BK = 8 mod 16); within each aligned group of 8 columns, k = t sits at
+ *      2t and k = t + 4 at 2t + 1 (kpos), so a0/a2 and a1/a3 are float2
+ *      loads. A half-warp reads rows g = 0..3 at 2t: banks g*SA + 2t + {0,1}
+ *      with g*SA = 0, 24, 16, 8 (mod 32): all distinct.
+ *   B: k-major, row stride SB = BN + 8; within each warp's WN columns,
+ *      column j*8 + g sits at g*NTL + j (npos), so the b0 (row t) of four
+ *      tiles are one float4. A quarter-warp (g = 0..1, t = 0..3) reads
+ *      banks 8t + 4g + 0..3 for NTL = 4: distinct (NTL = 8: two-way).
+ * 3xtf32 sums the three products of each k8 step from zero and adds that
+ * partial to the accumulator with a rounded float add: the tensor cores
+ * add with truncation, which on a long running sum grows linearly with K.
  *
  * Edges: slab loads outside A or B read zeros, so any M, N, K work; stores
  * of C are guarded. VEC_ALIGNED = 1 (K and N multiples of 4) loads float4. */
