@@ -8,6 +8,7 @@
 #include "bench_ops.h"
 #include "cli.h"
 #include "log.h"
+#include "matmul_tc.h"
 
 static void usage(FILE *fp)
 {
@@ -46,7 +47,13 @@ static void usage(FILE *fp)
                 "  --gens G          life generations per run (default 100)\n"
                 "  --reps R          timed runs (default 10)\n"
                 "  --warmup W        untimed runs first (default 1)\n"
-                "  --precision P     matmul element type: f32 (default), f64 or i64\n"
+                "  --type T          matmul element type: f32 (default), f64 or i64\n"
+                "  --precision P     matmul arithmetic for f32: fp32 (default; exact float32\n"
+                "                    multiply-adds), tf32 (NVIDIA tensor cores, inputs rounded\n"
+                "                    to TF32: ~1e-3 relative error), 3xtf32 (tensor cores,\n"
+                "                    float32-level accuracy) or auto (3xtf32 where the device\n"
+                "                    has it, else fp32); tf32 and 3xtf32 need an NVIDIA GPU of\n"
+                "                    compute capability 8.0 or later\n"
                 "  --copy-size N     the copy ceiling's NxN size when OP is not copy (default\n"
                 "                    as copy's --size)\n"
                 "  --seed S          seed of the random inputs (default fixed)\n"
@@ -62,6 +69,7 @@ static void usage(FILE *fp)
                 "examples:\n"
                 "  tiledcl bench copy\n"
                 "  tiledcl bench matmul --size 1600 --tile 16 --reps 5\n"
+                "  tiledcl --device gpu bench matmul --precision 3xtf32 --reps 20\n"
                 "  tiledcl --device gpu bench all --json > bench.jsonl\n"
                 "\n"
                 "exit status: 0 success, 1 bad input, runtime failure or a failed output\n"
@@ -76,6 +84,7 @@ enum {
     OPT_REPS,
     OPT_WARMUP,
     OPT_PRECISION,
+    OPT_TYPE,
     OPT_COPY_SIZE,
     OPT_SEED,
     OPT_JSON
@@ -94,7 +103,7 @@ static int parse_shape(const char *s, tdcl_bench_opts *o)
     return 0;
 }
 
-static int parse_precision(const char *s, tdcl_dtype *t)
+static int parse_type(const char *s, tdcl_dtype *t)
 {
     if (!strcmp(s, "f32") || !strcmp(s, "float32") || !strcmp(s, "float"))
         *t = TDCL_F32;
@@ -144,9 +153,14 @@ static int take_option(int c, const char *arg, tdcl_bench_opts *o, int *json)
                                    c == OPT_REPS ? "reps" : "warmup", c == OPT_REPS, arg);
         *(c == OPT_REPS ? &o->reps : &o->warmup) = (int)v;
         return 0;
+    case OPT_TYPE:
+        if (parse_type(arg, &o->type))
+            return cli_usage_error("bench", "expected --type f32, f64 or i64, got '%s'", arg);
+        return 0;
     case OPT_PRECISION:
-        if (parse_precision(arg, &o->type))
-            return cli_usage_error("bench", "expected --precision f32, f64 or i64, got '%s'", arg);
+        if (tdcl_mm_precision_parse(arg, &o->precision, NULL))
+            return cli_usage_error(
+                "bench", "expected --precision fp32, tf32, 3xtf32 or auto, got '%s'", arg);
         return 0;
     case OPT_SEED:
         if (cli_parse_i64(arg, 1, INT64_MAX, &v))
@@ -185,6 +199,7 @@ static int parse_args(int argc, char **argv, tdcl_bench_opts *o, int *json)
                                              {"reps", required_argument, NULL, OPT_REPS},
                                              {"warmup", required_argument, NULL, OPT_WARMUP},
                                              {"precision", required_argument, NULL, OPT_PRECISION},
+                                             {"type", required_argument, NULL, OPT_TYPE},
                                              {"copy-size", required_argument, NULL, OPT_COPY_SIZE},
                                              {"seed", required_argument, NULL, OPT_SEED},
                                              {"json", no_argument, NULL, OPT_JSON},
