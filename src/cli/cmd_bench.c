@@ -7,6 +7,7 @@
 
 #include "bench_ops.h"
 #include "cli.h"
+#include "spec.h"
 #include "log.h"
 #include "matmul_tc.h"
 
@@ -42,8 +43,9 @@ static void usage(FILE *fp)
                 "                    life 16384 / 2048, copy 16384 / 4096 (shrunk to fit the\n"
                 "                    device's memory unless given)\n"
                 "  --shape MxKxN     a non-square matmul: A is MxK, B is KxN\n"
-                "  --tile T          the operation's tile edge (default: its own choice for the\n"
-                "                    device); for copy, the vector width 1, 4 or 8\n"
+                "  --tile T[xU]      the operation's tile edge (default: its own choice for the\n"
+                "                    device); tile-avg also takes T rows x U columns (1x256);\n"
+                "                    for copy, the vector width 1, 4 or 8\n"
                 "  --gens G          life generations per run (default 100)\n"
                 "  --reps R          timed runs (default 10)\n"
                 "  --warmup W        untimed runs first (default 1)\n"
@@ -138,10 +140,14 @@ static int take_option(int c, const char *arg, tdcl_bench_opts *o, int *json)
                                    (long long)big, arg);
         return 0;
     case OPT_TILE:
-        if (cli_parse_i64(arg, 1, 4096, &v))
-            return cli_usage_error("bench", "expected --tile 1..4096, got '%s'", arg);
+    {
+        int64_t u;
+        if (tdcl_spec_pair(arg, TDCL_SPEC_SQUARE, 4096, &v, &u))
+            return cli_usage_error("bench", "expected --tile T or TxU (1..4096), got '%s'", arg);
         o->tile = (int)v;
+        o->tile_cols = u != v ? (int)u : 0;
         return 0;
+    }
     case OPT_GENS:
         if (cli_parse_i64(arg, 1, INT64_C(1) << 40, &o->gens))
             return cli_usage_error("bench", "expected --gens >= 1, got '%s'", arg);

@@ -555,7 +555,8 @@ static tdcl_status bench_tile_avg(bench_job *j, tdcl_err *err)
     tdcl_ta_plan *p = NULL;
     tdcl_bench_result r;
     int64_t n = op_size(j, TDCL_BENCH_TILE_AVG), t = j->o.tile ? j->o.tile : 16;
-    tdcl_ta_opts o = {.tile_rows = t, .tile_cols = t};
+    int64_t u = j->o.tile_cols ? j->o.tile_cols : t;
+    tdcl_ta_opts o = {.tile_rows = t, .tile_cols = u};
     TDCL_TRY(tdcl_matrix_alloc(&in, n, n, 1, j->o.type, err));
     fill_random(&in, j->o.seed + 1, 0, j->o.type == TDCL_I64 ? 1000 : 1);
     result_init(j, &r, "tile-avg");
@@ -571,6 +572,7 @@ static tdcl_status bench_tile_avg(bench_job *j, tdcl_err *err)
     r.type = tdcl_dtype_name(in.dtype);
     r.size = n;
     r.tile = t;
+    r.tile_cols = u != t ? u : 0;
     snprintf(r.plan, sizeof r.plan, "%s", tdcl_ta_plan_describe(p));
     r.rate_key = "gbps";
     r.bytes = (double)tdcl_matrix_count(&in) * (double)tdcl_dtype_size(in.dtype) +
@@ -871,6 +873,8 @@ const char *tdcl_bench_result_json(const tdcl_bench_result *r, tdcl_jsonl *j)
         tdcl_jsonl_int(j, "tile", r->tile);
     else
         tdcl_jsonl_null(j, "tile");
+    if (r->tile_cols)
+        tdcl_jsonl_int(j, "tile_cols", r->tile_cols);
     if (r->gens) tdcl_jsonl_int(j, "gens", r->gens);
     tdcl_jsonl_str(j, "plan", r->plan);
     tdcl_jsonl_int(j, "reps", r->t.reps);

@@ -30,6 +30,7 @@ typedef struct tdcl_bench_opts {
     int64_t m, k, n;             /* matmul --shape MxKxN; all 0: square N */
     int64_t copy_size;           /* the copy ceiling moves an NxN float array; 0: default */
     int tile;                    /* 0: each operation's own choice (copy: best vector width) */
+    int tile_cols;               /* tile-avg: U of a T x U tile; 0: square (U = T) */
     int64_t gens;                /* life generations per repetition; 0: 100 */
     int reps;                    /* timed repetitions; 0: 10 */
     int warmup;                  /* untimed runs first; < 0: 1 */
@@ -61,6 +62,7 @@ typedef struct tdcl_bench_result {
     int64_t size;            /* N of an NxN problem; 0 for a --shape matmul */
     int64_t m, k, n;         /* matmul shape; 0 elsewhere */
     int64_t tile;            /* the tile edge used; 0 when none or unknown */
+    int64_t tile_cols;       /* tile-avg: the tile's columns when not square; else 0 */
     int64_t gens;            /* life; 0 elsewhere */
     tdcl_bench_stats t;      /* device and host ms over the repetitions */
     double upload_ms;        /* host time to create the plan, less program builds */

@@ -90,4 +90,8 @@ run bench copy --size 1048576 --reps 1
 expect_rc 1 "a copy past the device's memory fails with 1"
 expect_contains "$ERR" "float copy needs two buffers" "the size failure says why"
 
+run bench tile-avg --tile 2x4 --size 64 --copy-size 64 --reps 2 --json
+expect_rc 0 "bench tile-avg takes a T x U tile"
+expect_contains "$OUT" '"tile": 2, "tile_cols": 4' "a T x U tile is reported as tile and tile_cols"
+
 done_testing
