@@ -1,8 +1,11 @@
 /* Times C = A*B through the plan API on the default device: for each size
  * N given (square) or MxKxN, one warm-up run, then REPS timed runs; prints
  * the median and best device time (profiling events, packing included)
- * with GFLOP/s, the median host time around execute, and checks 64 random
- * elements of C against double dot products.
+ * with GFLOP/s, the median host time around execute, the GFLOP per
+ * CPU-second of the whole process (PoCL's worker threads included: the
+ * stable figure on a shared machine; an idle one reaches at most that
+ * times its cores), and checks 64 random elements of C against double dot
+ * products.
  *
  *   bench_matmul [-r REPS] [-k auto|tiled|cpu|gpu] [-p MR,NV,VW,KC] [-g BM,BN,BK]
  *                [-P fp32|tf32|3xtf32|auto] [-t BM,BN,BK,WM,WN] [-c] SIZE...
@@ -16,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "clrt.h"
@@ -60,6 +64,22 @@ static double spot_check(const tdcl_matrix *a, const tdcl_matrix *b, const tdcl_
 
 static int full_check;
 
+/* The 1-minute load average, to say how shared the machine was. */
+static double load_average(void)
+{
+    double l[1] = {0};
+    return getloadavg(l, 1) == 1 ? l[0] : -1;
+}
+
+/* CPU time of the process (every thread), in seconds. */
+static double cpu_seconds(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (double)u.ru_utime.tv_sec + (double)u.ru_stime.tv_sec +
+           ((double)u.ru_utime.tv_usec + (double)u.ru_stime.tv_usec) / 1e6;
+}
+
 static int bench_one(tdcl_ctx *ctx, const tdcl_mm_opts *o, int64_t M, int64_t K, int64_t N,
                      int reps)
 {
@@ -78,11 +98,13 @@ static int bench_one(tdcl_ctx *ctx, const tdcl_mm_opts *o, int64_t M, int64_t K,
     double t0 = tdcl_now_ms();
     if (tdcl_mm_plan_create(ctx, o, &a, &b, &p, &e) || tdcl_mm_plan_execute(p, NULL, &e)) goto out;
     double setup = tdcl_now_ms() - t0;
+    double cpu0 = cpu_seconds();
     for (int r = 0; r < reps; r++) {
         double h0 = tdcl_now_ms();
         if (tdcl_mm_plan_execute(p, &dev[r], &e)) goto out;
         host[r] = tdcl_now_ms() - h0;
     }
+    double cpu = cpu_seconds() - cpu0;
     if (tdcl_mm_plan_result(p, &c, &e)) goto out;
     qsort(dev, (size_t)reps, sizeof *dev, cmp_double);
     qsort(host, (size_t)reps, sizeof *host, cmp_double);
@@ -92,6 +114,8 @@ static int bench_one(tdcl_ctx *ctx, const tdcl_mm_opts *o, int64_t M, int64_t K,
            (long long)M, (long long)K, (long long)N, dev[reps / 2], flop / dev[reps / 2] / 1e6,
            dev[0], flop / dev[0] / 1e6, host[reps / 2], setup, spot_check(&a, &b, &c),
            tdcl_mm_plan_describe(p));
+    printf("        %.1f GFLOP per CPU-second over %d runs (%.1f CPU-s; load %.2f)\n",
+           flop * reps / cpu / 1e9, reps, cpu, load_average());
     if (full_check) {
         tdcl_mm_check chk;
         if (tdcl_mm_check_product(&a, &b, &c, &chk, &e)) goto out;
