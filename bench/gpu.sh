@@ -11,7 +11,8 @@
 #   $TILEDCL     a tiledcl binary to use instead of building one
 #   $DEVICE      the --device SPEC (default: gpu)
 #
-# Runs: bench all (f32), matmul in f64, and the seeds' CUDA matmul table
+# Runs: bench all (f32), matmul in f64, matmul on tensor cores (--precision
+# tf32 and 3xtf32: they fail on a GPU without them), and the seeds' CUDA matmul table
 # (sizes 16, 160, 1600 with 16x16 tiles). Exit status: 0 when every run
 # succeeded, else the first failure's.
 set -euo pipefail
@@ -85,7 +86,10 @@ run() {
     fi
 }
 run all "${extra[@]}"
-run matmul --precision f64 "${extra[@]}"
+run matmul --type f64 "${extra[@]}"
+for p in tf32 3xtf32; do
+    run matmul --precision "$p" "${extra[@]}"
+done
 for n in 16 160 1600; do
     run matmul --size "$n" --tile 16 "${extra[@]}"
 done

@@ -30,14 +30,24 @@
  * buffer, the next slab is read from global memory into registers and then
  * stored into the other buffer; one barrier per slab then publishes it (and
  * at the same time guarantees every warp is done reading the buffer that
- * the following slab will overwrite). Inputs stay raw float32 in local
- * memory; the TF32 rounding and splitting happen on the fragment loads.
+ * the following slab will overwrite). tf32 rounds each input (cvt.rna)
+ * once, as it is stored to local memory; 3xtf32 stores raw floats and
+ * splits them on the fragment loads.
  *
- * Bank conflicts: A is stored row-major with row stride BK + 4, so the 32
- * loads of one A fragment register (rows g, columns t) hit banks
- * (g * (BK + 4) + t) mod 32, all distinct when BK is a multiple of 16 (and
- * for BK = 32 too: 36g mod 32 = 4g). B is stored k-major with row stride
- * BN + 8: banks (t * (BN + 8) + g) mod 32 = 8t + g for BN a multiple of 32.
+ * Local layouts, for vector fragment loads free of bank conflicts (32-bit
+ * registers cannot use ldmatrix):
+ *   A: row-major, row stride SA = 8 (mod 16) floats (BK + 8, or BK when
+ *      BK = 8 mod 16); within each aligned group of 8 columns, k = t sits at
+ *      2t and k = t + 4 at 2t + 1 (kpos), so a0/a2 and a1/a3 are float2
+ *      loads. A half-warp reads rows g = 0..3 at 2t: banks g*SA + 2t + {0,1}
+ *      with g*SA = 0, 24, 16, 8 (mod 32): all distinct.
+ *   B: k-major, row stride SB = BN + 8; within each warp's WN columns,
+ *      column j*8 + g sits at g*NTL + j (npos), so the b0 (row t) of four
+ *      tiles are one float4. A quarter-warp (g = 0..1, t = 0..3) reads
+ *      banks 8t + 4g + 0..3 for NTL = 4: distinct (NTL = 8: two-way).
+ * 3xtf32 sums the three products of each k8 step from zero and adds that
+ * partial to the accumulator with a rounded float add: the tensor cores
+ * add with truncation, which on a long running sum grows linearly with K.
  *
  * Edges: slab loads outside A or B read zeros, so any M, N, K work; stores
  * of C are guarded. VEC_ALIGNED = 1 (K and N multiples of 4) loads float4. */
@@ -71,7 +81,8 @@
 #define NT (32 * NWARP)
 #define MT (WM / 16)
 #define NTL (WN / 8)
-#define SA (BK + 8)
+/* A row stride = 8 (mod 16) floats: see the bank note above */
+#define SA (BK % 16 == 8 ? BK : BK + 8)
 #define SB (BN + 8)
 #define A_VEC (BM * BK / 4 / NT) /* float4s of the A slab per work-item */
 #define B_VEC (BK * BN / 4 / NT)
@@ -87,9 +98,18 @@ static inline uint tf32_round(float x)
     return r;
 }
 
+#ifndef MMA_VOLATILE
+#define MMA_VOLATILE 0
+#endif
+#if MMA_VOLATILE
+#define MMA_ASM asm volatile
+#else
+#define MMA_ASM asm /* not volatile: the compiler may schedule it like any op */
+#endif
+
 /* d += a * b on one m16n8k8 tile. */
 #define MMA(d, a, b)                                                                               \
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "            \
+    MMA_ASM("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "            \
                  "{%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"                                      \
                  : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])                                  \
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(d[0]),   \
@@ -229,10 +249,21 @@ static inline void compute_slab(const __local float *as, const __local float *bs
 #pragma unroll
             for (int j = 0; j < NTL; j++) {
 #if PREC == 3
-                MMA(acc[i][j], as_[i], bb[j]);
-                MMA(acc[i][j], ab[i], bs_[j]);
-#endif
+                /* The tensor cores add into the accumulator with truncation;
+                 * added into a large running sum that bias grows linearly
+                 * with K (3xtf32 measured 25x the fp32 path's error at
+                 * K = 4096). Summing each k8 step from zero and adding the
+                 * partial with a rounded float add keeps float32 accuracy. */
+                float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+                MMA(part, as_[i], bb[j]);
+                MMA(part, ab[i], bs_[j]);
+                MMA(part, ab[i], bb[j]);
+#pragma unroll
+                for (int r = 0; r < 4; r++)
+                    acc[i][j][r] += part[r];
+#else
                 MMA(acc[i][j], ab[i], bb[j]);
+#endif
             }
     }
 }

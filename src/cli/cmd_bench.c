@@ -8,6 +8,7 @@
 #include "bench_ops.h"
 #include "cli.h"
 #include "log.h"
+#include "matmul_tc.h"
 
 static void usage(FILE *fp)
 {
@@ -21,11 +22,13 @@ static void usage(FILE *fp)
                 "\n"
                 "Every run first measures the device's copy ceiling: a device-to-device copy\n"
                 "of an NxN float array with cl/copy.cl (best of vector widths 1, 4, 8), in GB/s\n"
-                "read plus written. Each figure is also shown as a fraction of it, and matmul\n"
-                "as a fraction of the peak FLOP/s measured by cl/peak.cl (a multiply-add loop)\n"
-                "and of the vendor's specified peak where tiledcl knows it (NVIDIA). On a CPU\n"
-                "a write also reads its cache line first, so an operation that mostly reads\n"
-                "(tile-avg) can pass 100%% of the copy figure.\n"
+                "read plus written, from its fastest run. Each figure is also shown as a\n"
+                "fraction of it, and matmul as a fraction of the peak FLOP/s measured the same\n"
+                "way by cl/peak.cl (a multiply-add loop) and of the vendor's specified peak\n"
+                "where tiledcl knows it (NVIDIA). Ceilings use the fastest run, figures the\n"
+                "median, so a busy machine lowers the fractions rather than inflating them.\n"
+                "On a CPU a write also reads its cache line first, so an operation that\n"
+                "mostly reads (tile-avg) can pass 100%% of the copy figure.\n"
                 "\n"
                 "OP is one of:\n"
                 "  copy      the copy ceiling alone                       GB/s\n"
@@ -44,7 +47,13 @@ static void usage(FILE *fp)
                 "  --gens G          life generations per run (default 100)\n"
                 "  --reps R          timed runs (default 10)\n"
                 "  --warmup W        untimed runs first (default 1)\n"
-                "  --precision P     matmul element type: f32 (default), f64 or i64\n"
+                "  --type T          matmul element type: f32 (default), f64 or i64\n"
+                "  --precision P     matmul arithmetic for f32: fp32 (default; exact float32\n"
+                "                    multiply-adds), tf32 (NVIDIA tensor cores, inputs rounded\n"
+                "                    to TF32: ~1e-3 relative error), 3xtf32 (tensor cores,\n"
+                "                    float32-level accuracy) or auto (3xtf32 where the device\n"
+                "                    has it, else fp32); tf32 and 3xtf32 need an NVIDIA GPU of\n"
+                "                    compute capability 8.0 or later\n"
                 "  --copy-size N     the copy ceiling's NxN size when OP is not copy (default\n"
                 "                    as copy's --size)\n"
                 "  --seed S          seed of the random inputs (default fixed)\n"
@@ -60,6 +69,7 @@ static void usage(FILE *fp)
                 "examples:\n"
                 "  tiledcl bench copy\n"
                 "  tiledcl bench matmul --size 1600 --tile 16 --reps 5\n"
+                "  tiledcl --device gpu bench matmul --precision 3xtf32 --reps 20\n"
                 "  tiledcl --device gpu bench all --json > bench.jsonl\n"
                 "\n"
                 "exit status: 0 success, 1 bad input, runtime failure or a failed output\n"
@@ -74,6 +84,7 @@ enum {
     OPT_REPS,
     OPT_WARMUP,
     OPT_PRECISION,
+    OPT_TYPE,
     OPT_COPY_SIZE,
     OPT_SEED,
     OPT_JSON
@@ -92,7 +103,7 @@ static int parse_shape(const char *s, tdcl_bench_opts *o)
     return 0;
 }
 
-static int parse_precision(const char *s, tdcl_dtype *t)
+static int parse_type(const char *s, tdcl_dtype *t)
 {
     if (!strcmp(s, "f32") || !strcmp(s, "float32") || !strcmp(s, "float"))
         *t = TDCL_F32;
@@ -142,9 +153,14 @@ static int take_option(int c, const char *arg, tdcl_bench_opts *o, int *json)
                                    c == OPT_REPS ? "reps" : "warmup", c == OPT_REPS, arg);
         *(c == OPT_REPS ? &o->reps : &o->warmup) = (int)v;
         return 0;
+    case OPT_TYPE:
+        if (parse_type(arg, &o->type))
+            return cli_usage_error("bench", "expected --type f32, f64 or i64, got '%s'", arg);
+        return 0;
     case OPT_PRECISION:
-        if (parse_precision(arg, &o->type))
-            return cli_usage_error("bench", "expected --precision f32, f64 or i64, got '%s'", arg);
+        if (tdcl_mm_precision_parse(arg, &o->precision, NULL))
+            return cli_usage_error(
+                "bench", "expected --precision fp32, tf32, 3xtf32 or auto, got '%s'", arg);
         return 0;
     case OPT_SEED:
         if (cli_parse_i64(arg, 1, INT64_MAX, &v))
@@ -183,6 +199,7 @@ static int parse_args(int argc, char **argv, tdcl_bench_opts *o, int *json)
                                              {"reps", required_argument, NULL, OPT_REPS},
                                              {"warmup", required_argument, NULL, OPT_WARMUP},
                                              {"precision", required_argument, NULL, OPT_PRECISION},
+                                             {"type", required_argument, NULL, OPT_TYPE},
                                              {"copy-size", required_argument, NULL, OPT_COPY_SIZE},
                                              {"seed", required_argument, NULL, OPT_SEED},
                                              {"json", no_argument, NULL, OPT_JSON},

@@ -6,11 +6,13 @@
 #include "cli.h"
 #include "log.h"
 #include "matmul.h"
+#include "matmul_tc.h"
 
 static void usage(FILE *fp)
 {
     fprintf(fp,
-            "usage: tiledcl matmul A B [-o C] [--type TYPE] [--tile T] [--kernel K] [--verify]\n"
+            "usage: tiledcl matmul A B [-o C] [--type TYPE] [--precision P] [--tile T]\n"
+            "                      [--kernel K] [--verify]\n"
             "\n"
             "Computes C = A*B for A of M x K and B of K x N on an OpenCL device, with a\n"
             "tiled kernel: local-memory tiles and barriers, or register blocks shaped for\n"
@@ -28,6 +30,19 @@ static void usage(FILE *fp)
             "                     cl_khr_fp64) or i64 (exact 64-bit integer sums; needs\n"
             "                     integer inputs). Default: i64 when both inputs hold\n"
             "                     integers (Matrix Market 'integer', integer .npy), else f32\n"
+            "      --precision P  how a float32 product is computed (default fp32):\n"
+            "                       fp32    exact float32 multiply-adds (CUDA cores, CPU ALUs)\n"
+            "                       tf32    NVIDIA tensor cores; each input rounded to TF32\n"
+            "                               (10 mantissa bits): relative error ~1e-3,\n"
+            "                               fastest\n"
+            "                       3xtf32  tensor cores; each x split into big = tf32(x)\n"
+            "                               and small = tf32(x - big), summing small*big +\n"
+            "                               big*small + big*big: float32-level error (measured\n"
+            "                               no worse than fp32), at a third of tf32's rate\n"
+            "                       auto    3xtf32 where the device has it, else fp32\n"
+            "                     tf32 and 3xtf32 need an NVIDIA GPU of compute capability\n"
+            "                     8.0 or later (-v says what was used); elsewhere they are an\n"
+            "                     error. --verify allows tf32 an extra 2^-10 per product\n"
             "      --tile T       use the local-memory tiled kernel with T x T work-groups;\n"
             "                     default: the kernel and its blocks are chosen per device\n"
             "                     (-v shows them). A T the device cannot run is an error\n"
@@ -48,6 +63,7 @@ static void usage(FILE *fp)
             "  tiledcl matmul data/a.mtx data/b.mtx -o c.npy --verify\n"
             "  tiledcl -v matmul data/ai.mtx data/bi.mtx        # exact integers, to stdout\n"
             "  tiledcl --device cpu matmul a.npy b.npy --type f64 --tile 8 -o c.mtx\n"
+            "  tiledcl --device gpu matmul a.npy b.npy --precision 3xtf32 -o c.npy\n"
             "\n"
             "exit status: 0 success, 1 bad input, shape mismatch, failed --verify or other\n"
             "runtime failure, 2 usage error, 3 no usable device or OpenCL failure\n");
@@ -72,11 +88,15 @@ static int parse_type(const char *s, tdcl_dtype *t)
 /* Parses argv into j; returns -1 when done, else the exit code to return. */
 static int parse(int argc, char **argv, tdcl_mm_job_opts *j)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'}, {"type", required_argument, NULL, 't'},
-        {"tile", required_argument, NULL, 'T'},   {"kernel", required_argument, NULL, 'k'},
-        {"verify", no_argument, NULL, 'V'},       {"max-alloc", required_argument, NULL, 'M'},
-        {"help", no_argument, NULL, 'h'},         {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
+                                             {"type", required_argument, NULL, 't'},
+                                             {"tile", required_argument, NULL, 'T'},
+                                             {"kernel", required_argument, NULL, 'k'},
+                                             {"verify", no_argument, NULL, 'V'},
+                                             {"max-alloc", required_argument, NULL, 'M'},
+                                             {"precision", required_argument, NULL, 'P'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {0, 0, 0, 0}};
     int c;
     int64_t v;
     tdcl_err e;
@@ -102,6 +122,10 @@ static int parse(int argc, char **argv, tdcl_mm_job_opts *j)
             break;
         case 'k':
             if (tdcl_mm_kernel_parse(optarg, &j->mm.kernel, &e))
+                return cli_usage_error("matmul", "%s", e.msg);
+            break;
+        case 'P':
+            if (tdcl_mm_precision_parse(optarg, &j->mm.precision, &e))
                 return cli_usage_error("matmul", "%s", e.msg);
             break;
         case 'V':

@@ -12,6 +12,7 @@
 
 #include "bench.h"
 #include "clrt.h"
+#include "matmul.h"
 #include "matrix.h"
 #include "status.h"
 
@@ -25,15 +26,17 @@ typedef enum tdcl_bench_op {
 
 typedef struct tdcl_bench_opts {
     tdcl_bench_op op;
-    int64_t size;      /* N of the NxN problem; 0: the default for the device type */
-    int64_t m, k, n;   /* matmul --shape MxKxN; all 0: square N */
-    int64_t copy_size; /* the copy ceiling moves an NxN float array; 0: default */
-    int tile;          /* 0: each operation's own choice (copy: best vector width) */
-    int64_t gens;      /* life generations per repetition; 0: 100 */
-    int reps;          /* timed repetitions; 0: 10 */
-    int warmup;        /* untimed runs first; < 0: 1 */
-    tdcl_dtype type;   /* matmul element type: TDCL_F32, TDCL_F64 or TDCL_I64 */
-    uint64_t seed;     /* 0: a fixed default */
+    int64_t size;                /* N of the NxN problem; 0: the default for the device type */
+    int64_t m, k, n;             /* matmul --shape MxKxN; all 0: square N */
+    int64_t copy_size;           /* the copy ceiling moves an NxN float array; 0: default */
+    int tile;                    /* 0: each operation's own choice (copy: best vector width) */
+    int64_t gens;                /* life generations per repetition; 0: 100 */
+    int reps;                    /* timed repetitions; 0: 10 */
+    int warmup;                  /* untimed runs first; < 0: 1 */
+    tdcl_dtype type;             /* matmul element type: TDCL_F32, TDCL_F64 or TDCL_I64 */
+    tdcl_mm_precision precision; /* matmul arithmetic: fp32 (the zero default), tf32,
+                                    3xtf32 or auto (tensor cores, matmul_tc.h) */
+    uint64_t seed;               /* 0: a fixed default */
 } tdcl_bench_opts;
 
 /* Fills o with the defaults above (op COPY, type F32, warm-up 1). */
@@ -66,9 +69,9 @@ typedef struct tdcl_bench_result {
     const char *rate_key;    /* "gbps", "gflops" or "cells_per_s" */
     double rate;             /* per the median device time */
     double bytes;            /* bytes read plus written by one run (traffic model) */
-    double copy_gbps;        /* the copy ceiling of this job */
+    double copy_gbps;        /* the copy ceiling of this job: its fastest copy run */
     double frac_copy;        /* bytes / median time as a fraction of copy_gbps */
-    double peak_gflops;      /* measured by the peak kernel in this job */
+    double peak_gflops;      /* the fastest run of the peak kernel in this job */
     double spec_peak_gflops; /* from the vendor's specification table */
     double frac_peak, frac_spec_peak;
     int checked; /* 1 when the output was checked against the host */

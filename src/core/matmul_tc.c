@@ -121,7 +121,9 @@ tdcl_status tdcl_mm_precision_resolve(tdcl_ctx *ctx, const tdcl_mm_opts *o, tdcl
 /* Local memory of the double-buffered slabs (see cl/matmul_tc.cl). */
 static size_t tc_local(const tdcl_mm_tc *p)
 {
-    return 2 * sizeof(float) * ((size_t)p->bm * (p->bk + 8) + (size_t)p->bk * ((size_t)p->bn + 8));
+    return 2 * sizeof(float) *
+           ((size_t)p->bm * (size_t)(p->bk % 16 == 8 ? p->bk : p->bk + 8) +
+            (size_t)p->bk * ((size_t)p->bn + 8));
 }
 
 static size_t tc_threads(const tdcl_mm_tc *p)
@@ -152,17 +154,22 @@ static tdcl_status check_params(const tdcl_mm_tc *p, tdcl_err *err)
     return TDCL_OK;
 }
 
-/* Built-in tile: 128x128 work-group tiles of eight 64x32 warp tiles when
- * there are enough of them to fill the device, else 64x64 of four 32x32. */
+/* Built-in tile: large work-group tiles when there are enough of them to
+ * fill the device, else 64x64 of four 32x32 warp tiles. Measured on an H200
+ * at N = 8192 (docs/PERFORMANCE.md): tf32 is fastest with 128x128 tiles of
+ * four 64x64 warp tiles and K slabs of 16 (70 TFLOP/s; 55 with eight 64x32);
+ * 3xtf32, which needs twice the fragment registers, with 128x256 tiles of
+ * eight 64x64 warp tiles and slabs of 8 (46 TFLOP/s; 40 with 128x128). */
 static void choose_tile(tdcl_mm_tc *p, const tdcl_mm_opts *o)
 {
     int64_t tiles = ((p->M + 127) / 128) * ((p->N + 127) / 128);
     int big = tiles >= 2 * (int64_t)(p->ctx->dev.compute_units ? p->ctx->dev.compute_units : 1);
+    int wide = big && p->prec == TDCL_MM_3XTF32;
     p->bm = o->tc_bm ? o->tc_bm : (big ? 128 : 64);
-    p->bn = o->tc_bn ? o->tc_bn : (big ? 128 : 64);
-    p->bk = o->tc_bk ? o->tc_bk : 16;
+    p->bn = o->tc_bn ? o->tc_bn : (wide ? 256 : big ? 128 : 64);
+    p->bk = o->tc_bk ? o->tc_bk : (wide ? 8 : 16);
     p->wm = o->tc_wm ? o->tc_wm : (big ? 64 : 32);
-    p->wn = o->tc_wn ? o->tc_wn : 32;
+    p->wn = o->tc_wn ? o->tc_wn : (big ? 64 : 32);
 }
 
 static tdcl_status check_sizes(const tdcl_mm_tc *p, tdcl_err *err)
@@ -182,6 +189,18 @@ static tdcl_status check_sizes(const tdcl_mm_tc *p, tdcl_err *err)
     return TDCL_OK;
 }
 
+static void log_build(const tdcl_mm_tc *p)
+{
+    size_t n = 0;
+    char *log = NULL;
+    cl_device_id dev = p->ctx->dev.device;
+    if (clGetProgramBuildInfo(p->prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) == CL_SUCCESS &&
+        (log = calloc(n + 1, 1)) &&
+        clGetProgramBuildInfo(p->prog, dev, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS)
+        tdcl_log(TDCL_LOG_VERBOSE, "matmul: tensor-core build log: %s", log);
+    free(log);
+}
+
 static tdcl_status tc_build(tdcl_mm_tc *p, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
@@ -191,8 +210,16 @@ static tdcl_status tc_build(tdcl_mm_tc *p, tdcl_err *err)
              "-DPREC=%d -DBM=%d -DBN=%d -DBK=%d -DWM=%d -DWN=%d -DVEC_ALIGNED=%d -DIDX=%s",
              p->prec == TDCL_MM_3XTF32 ? 3 : 1, p->bm, p->bn, p->bk, p->wm, p->wn,
              p->K % 4 == 0 && p->N % 4 == 0, most < (double)INT_MAX ? "int" : "long");
+    /* Tuning aid: extra -D options, and with -cl-nv-verbose among them the
+     * build log (registers, spills) at -v (set TILEDCL_CACHE=0 to see it). */
+    const char *extra = getenv("TILEDCL_TC_OPTIONS");
+    if (extra && *extra) {
+        size_t used = strlen(opts);
+        snprintf(opts + used, sizeof opts - used, " %s", extra);
+    }
     TDCL_TRY(tdcl_ctx_program(p->ctx, "matmul_tc.cl", opts, &p->prog, err));
     TDCL_TRY(tdcl_ctx_kernel(p->prog, "matmul_tc", &p->k, err));
+    if (extra && strstr(extra, "-cl-nv-verbose")) log_build(p);
     size_t lim = 0;
     TDCL_CL_TRY(err,
                 clGetKernelWorkGroupInfo(p->k, p->ctx->dev.device, CL_KERNEL_WORK_GROUP_SIZE,

@@ -55,8 +55,8 @@ else
 fi
 expect_contains "$OUT" '"tile": 16, "plan": "kernel=tiled' "--tile 16 runs the 16x16 tiled kernel"
 
-run bench matmul --shape 20x30x40 --precision f64 --copy-size 64 --reps 2 --json
-expect_rc 0 "bench matmul --shape --precision f64 exits 0"
+run bench matmul --shape 20x30x40 --type f64 --copy-size 64 --reps 2 --json
+expect_rc 0 "bench matmul --shape --type f64 exits 0"
 expect_contains "$OUT" '"type": "float64", "size": null, "m": 20, "k": 30, "n": 40' "--shape is reported as m, k, n"
 
 run bench copy --size 64 --reps 2 --tile 4
@@ -82,8 +82,10 @@ run bench matmul --shape 2x3
 expect_rc 2 "a malformed --shape is a usage error"
 run bench copy --tile 3
 expect_rc 2 "copy's --tile must be a vector width"
-run bench matmul --precision f16
-expect_rc 2 "unknown --precision is a usage error"
+run bench matmul --type f16
+expect_rc 2 "unknown --type is a usage error"
+run bench matmul --precision f64
+expect_rc 2 "--precision takes fp32, tf32, 3xtf32 or auto"
 run bench copy --size 1048576 --reps 1
 expect_rc 1 "a copy past the device's memory fails with 1"
 expect_contains "$ERR" "float copy needs two buffers" "the size failure says why"

@@ -75,10 +75,18 @@ static double frob(const tdcl_matrix *m)
     return sqrt(s);
 }
 
-static void run_prec(tdcl_ctx *ctx, tdcl_mm_precision prec, const tdcl_matrix *a,
-                     const tdcl_matrix *b, tdcl_matrix *c, char *desc, size_t n)
+/* Tensor-core tiles to test beside the built-in choice (which takes the
+ * small tile at these sizes): bm, bn, bk, wm, wn, as the large built-ins. */
+static const int tc_tiles[][5] = {
+    {0, 0, 0, 0, 0}, {128, 128, 16, 64, 64}, {128, 256, 8, 64, 64}, {128, 128, 16, 64, 32}};
+
+static void run_tiles(tdcl_ctx *ctx, tdcl_mm_precision prec, const int *tile, const tdcl_matrix *a,
+                      const tdcl_matrix *b, tdcl_matrix *c, char *desc, size_t n)
 {
     tdcl_mm_opts o = {0};
+    if (tile)
+        o.tc_bm = tile[0], o.tc_bn = tile[1], o.tc_bk = tile[2], o.tc_wm = tile[3],
+        o.tc_wn = tile[4];
     tdcl_mm_plan *p = NULL;
     tdcl_err e = {0};
     o.precision = prec;
@@ -90,6 +98,12 @@ static void run_prec(tdcl_ctx *ctx, tdcl_mm_precision prec, const tdcl_matrix *a
     assert_int_equal(tdcl_mm_plan_result(p, c, &e), TDCL_OK);
     if (desc) snprintf(desc, n, "%s", tdcl_mm_plan_describe(p));
     tdcl_mm_plan_destroy(p);
+}
+
+static void run_prec(tdcl_ctx *ctx, tdcl_mm_precision prec, const tdcl_matrix *a,
+                     const tdcl_matrix *b, tdcl_matrix *c, char *desc, size_t n)
+{
+    run_tiles(ctx, prec, NULL, a, b, c, desc, n);
 }
 
 static void test_names(void **state)
@@ -217,13 +231,15 @@ static void test_random_shapes(void **state)
     if (!has_path(state)) skip();
     static const int64_t shapes[][3] = {{128, 128, 128}, {131, 67, 259}, {300, 257, 129},
                                         {7, 1000, 5},    {513, 96, 384}, {1024, 1024, 1024}};
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-        int64_t M = shapes[s][0], K = shapes[s][1], N = shapes[s][2];
+    const size_t ntiles = sizeof tc_tiles / sizeof tc_tiles[0];
+    for (size_t s = 0; s < ntiles * (sizeof shapes / sizeof shapes[0]); s++) {
+        const int *tile = tc_tiles[s % ntiles];
+        int64_t M = shapes[s / ntiles][0], K = shapes[s / ntiles][1], N = shapes[s / ntiles][2];
         tdcl_matrix a = rand_mat(M, K, 300 + s, -1, 1), b = rand_mat(K, N, 400 + s, -1, 1);
         tdcl_matrix c1 = {0}, c3 = {0}, cf = {0};
         char d1[256], d3[256];
-        run_prec(*state, TDCL_MM_TF32, &a, &b, &c1, d1, sizeof d1);
-        run_prec(*state, TDCL_MM_3XTF32, &a, &b, &c3, d3, sizeof d3);
+        run_tiles(*state, TDCL_MM_TF32, tile, &a, &b, &c1, d1, sizeof d1);
+        run_tiles(*state, TDCL_MM_3XTF32, tile, &a, &b, &c3, d3, sizeof d3);
         run_prec(*state, TDCL_MM_FP32, &a, &b, &cf, NULL, 0);
         double *r = reference(&a, &b), rn = 0;
         for (int64_t i = 0; i < M * N; i++)
@@ -233,8 +249,8 @@ static void test_random_shapes(void **state)
          * float32 sums; relative to ||A|| ||B|| like tdcl_mm_check_product */
         double scale = frob(&a) * frob(&b) / sqrt(rn);
         double b1 = (ldexp(1.0, -10) + 2.0 * (double)(K + 2) * ldexp(1.0, -24)) * scale;
-        print_message("%lldx%lldx%lld: tf32 %.2e (bound %.2e)  3xtf32 %.2e  fp32 %.2e\n",
-                      (long long)M, (long long)K, (long long)N, e1, b1, e3, ef);
+        print_message("%lldx%lldx%lld: tf32 %.2e (bound %.2e)  3xtf32 %.2e  fp32 %.2e  [%s]\n",
+                      (long long)M, (long long)K, (long long)N, e1, b1, e3, ef, d3);
         assert_true(e1 <= b1);
         assert_true(e1 > 1e-6); /* it really rounded to TF32 */
         assert_true(e3 <= 2.0 * ef + 1e-7);
