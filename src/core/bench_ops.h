@@ -69,9 +69,9 @@ typedef struct tdcl_bench_result {
     const char *rate_key;    /* "gbps", "gflops" or "cells_per_s" */
     double rate;             /* per the median device time */
     double bytes;            /* bytes read plus written by one run (traffic model) */
-    double copy_gbps;        /* the copy ceiling of this job */
+    double copy_gbps;        /* the copy ceiling of this job: its fastest copy run */
     double frac_copy;        /* bytes / median time as a fraction of copy_gbps */
-    double peak_gflops;      /* measured by the peak kernel in this job */
+    double peak_gflops;      /* the fastest run of the peak kernel in this job */
     double spec_peak_gflops; /* from the vendor's specification table */
     double frac_peak, frac_spec_peak;
     int checked; /* 1 when the output was checked against the host */

@@ -7,6 +7,7 @@
  * leaves a partial file. */
 #include "image.h"
 
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -389,8 +390,9 @@ tdcl_status tdcl_image_read_mem(const char *name, const unsigned char *p, size_t
         return tdcl_fail(err, TDCL_EUNSUPPORTED,
                          "%s: colour PPM/PAM images (P%c) are not supported; use PGM or PNG", name,
                          p[1]);
-    return tdcl_fail(err, TDCL_EPARSE, "%s: expected a PBM (P1/P4), PGM (P2/P5) or PNG image, got %s",
-                     name, len ? "unknown leading bytes" : "an empty file");
+    return tdcl_fail(err, TDCL_EPARSE,
+                     "%s: expected a PBM (P1/P4), PGM (P2/P5) or PNG image, got %s", name,
+                     len ? "unknown leading bytes" : "an empty file");
 }
 
 tdcl_status tdcl_image_read(const char *path, tdcl_matrix *out, int *maxval, tdcl_err *err)
@@ -467,7 +469,7 @@ static void png_write_mem(png_structp png, png_bytep src, size_t n)
 {
     png_job *j = png_get_io_ptr(png);
     if (fwrite(src, 1, n, j->fp) != n) {
-        snprintf(j->msg, sizeof j->msg, "write failed");
+        snprintf(j->msg, sizeof j->msg, "write failed: %s", strerror(errno));
         png_longjmp(png, 1);
     }
 }
@@ -570,7 +572,7 @@ tdcl_status tdcl_image_write(const char *path, const tdcl_matrix *m, int bits, t
     if (kind == IMG_PNG)
         TDCL_TRY(write_png(&o, path, m, bits, buf, err));
     else if (write_pnm(&o, m, bits, buf) != TDCL_OK)
-        TDCL_TRY(tdcl_fail(err, TDCL_EIO, "cannot write '%s': write failed", path));
+        TDCL_TRY(tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", path, strerror(errno)));
     TDCL_TRY(tdcl_out_commit(&o, err));
 out:
     if (st) tdcl_out_abort(&o);

@@ -162,12 +162,9 @@ static tdcl_status parse_header(const char *name, long line, const char *p, rle_
             while (n && (rule[n - 1] == ' ' || rule[n - 1] == '\t'))
                 n--;
             rule[n] = '\0';
-            tdcl_status st = tdcl_life_rule_parse(rule, &out->rule, &out->topo, err);
-            if (st) {
-                char msg[sizeof err->msg];
-                snprintf(msg, sizeof msg, "%s", err->msg);
-                return tdcl_fail(err, st, "%s:%ld: %s", name, line, msg);
-            }
+            tdcl_err e = {0}; /* err may be NULL */
+            tdcl_status st = tdcl_life_rule_parse(rule, &out->rule, &out->topo, &e);
+            if (st) return tdcl_fail(err, st, "%s:%ld: %s", name, line, e.msg);
             out->has_rule = 1;
         } else {
             /* other keys are ignored, as Golly does */
@@ -521,9 +518,11 @@ static tdcl_status write_text(const char *path, text_writer fn, const tdcl_matri
     tdcl_outfile f;
     tdcl_status st = tdcl_out_open(&f, path, err);
     if (st) return st;
-    st = fn(f.fp, grid, o, err);
+    tdcl_err e = {0};
+    st = fn(f.fp, grid, o, &e);
     if (st) {
-        tdcl_fail(err, st, "%s: %s", tdcl_path_display(path), err->msg);
+        /* e, not err: formatting err->msg into itself would overlap */
+        tdcl_fail(err, st, "cannot write '%s': %s", tdcl_path_display(path), e.msg);
         tdcl_out_abort(&f);
         return st;
     }

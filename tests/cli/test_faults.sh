@@ -14,8 +14,6 @@
 SHIM=${TDCL_FAULT_SHIM:-$(dirname "$TILEDCL")/tests/fault/clfault.so}
 ERROR=${TDCL_FAULT_ERROR:-CL_OUT_OF_RESOURCES}
 export XDG_CACHE_HOME="$T/cache"
-# ASan wants its runtime first among the preloads; the shim goes after it.
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 covered=" "
 
 # frun N TRACE ARGS...: runs tiledcl with call N failing, tracing to TRACE.
@@ -24,7 +22,7 @@ frun() {
     shift 2
     rm -f "$_trace"
     TDCL_FAULT_CALL=$_call TDCL_FAULT_ERROR=$ERROR TDCL_FAULT_TRACE=$_trace \
-        LD_PRELOAD="$SHIM" "$TILEDCL" "$@" >"$T/.out" 2>"$T/.err" </dev/null
+        LD_PRELOAD="$PRELOAD" "$TILEDCL" "$@" >"$T/.out" 2>"$T/.err" </dev/null
     RC=$?
     ERR=$(cat "$T/.err")
 }
@@ -59,7 +57,7 @@ walk() {
     # path every faulted run takes
     "$TILEDCL" "$@" >/dev/null 2>&1 </dev/null
     rm -f "$T/count"
-    TDCL_FAULT_TRACE="$T/count" LD_PRELOAD="$SHIM" "$TILEDCL" "$@" >"$T/.out" 2>"$T/.err" </dev/null
+    TDCL_FAULT_TRACE="$T/count" LD_PRELOAD="$PRELOAD" "$TILEDCL" "$@" >"$T/.out" 2>"$T/.err" </dev/null
     if [ $? -ne 0 ]; then not_ok "$_desc: clean run" "$(cat "$T/.err")"; return; fi
     [ -n "$_outf" ] && cp "$_outf" "$T/ref"
     _total=$(wc -l <"$T/count")
@@ -77,6 +75,10 @@ walk() {
     if [ -z "$_bad" ]; then ok "$_desc: $_runs of $_total calls failed cleanly"; else not_ok "$_desc" "$_bad"; fi
 }
 
+# Under ASan the sanitizer's runtime must come before the shim, whose
+# malloc would otherwise bypass it.
+ASAN_LIB=$(ldd "$TILEDCL" 2>/dev/null | sed -n 's/.*libasan[^ ]* => \([^ ]*\).*/\1/p')
+PRELOAD="${ASAN_LIB:+$ASAN_LIB }$SHIM"
 if [ ! -f "$SHIM" ]; then
     echo "1..0 # SKIP no fault shim at $SHIM"
     exit 0

@@ -16,6 +16,13 @@
  *                           CL_BUILD_PROGRAM_FAILURE,
  *                           CL_INVALID_WORK_GROUP_SIZE, CL_DEVICE_NOT_FOUND,
  *                           CL_INVALID_VALUE, or a number
+ *   TDCL_FAULT_MAX_ALLOC=B  the device reports CL_DEVICE_MAX_MEM_ALLOC_SIZE
+ *   TDCL_FAULT_GLOBAL_MEM=B and CL_DEVICE_GLOBAL_MEM_SIZE of at most B bytes,
+ *                           and clCreateBuffer refuses a larger buffer
+ *                           (CL_INVALID_BUFFER_SIZE) or more in total
+ *                           (CL_MEM_OBJECT_ALLOCATION_FAILURE), as a small
+ *                           device would; buffers are never freed in the
+ *                           tally, which is stricter than a device
  *   TDCL_FAULT_MALLOC=N     the Nth malloc/calloc/realloc made directly by
  *                           the executable fails (tiledcl and its core; not
  *                           libc, libpng or the OpenCL driver). Counted
@@ -42,6 +49,7 @@ static cl_int fault_error = CL_OUT_OF_RESOURCES;
 static int trace_fd = -1;
 static long cl_calls, mem_calls;
 static uintptr_t exe_lo, exe_hi;
+static cl_ulong max_alloc, global_mem, allocated;
 
 static const struct {
     const char *name;
@@ -78,6 +86,8 @@ __attribute__((constructor)) static void fault_init(void)
     if ((s = getenv("TDCL_FAULT_CALL"))) fault_call = atol(s);
     if ((s = getenv("TDCL_FAULT_MALLOC"))) fault_malloc = atol(s);
     only = getenv("TDCL_FAULT_ONLY");
+    if ((s = getenv("TDCL_FAULT_MAX_ALLOC"))) max_alloc = strtoull(s, NULL, 10);
+    if ((s = getenv("TDCL_FAULT_GLOBAL_MEM"))) global_mem = strtoull(s, NULL, 10);
     if ((s = getenv("TDCL_FAULT_ERROR"))) {
         fault_error = (cl_int)atoi(s);
         for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
@@ -86,6 +96,9 @@ __attribute__((constructor)) static void fault_init(void)
     if ((s = getenv("TDCL_FAULT_TRACE")))
         trace_fd = open(s, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     dl_iterate_phdr(exe_range, NULL);
+    /* Programs the driver runs (PoCL runs the linker) are not under test,
+     * and under ASan a preloaded sanitizer runtime would fail them. */
+    unsetenv("LD_PRELOAD");
 }
 
 static void trace(long n, const char *name, int fault)
@@ -144,16 +157,47 @@ WRAP_INT(clGetPlatformInfo, (cl_platform_id p, cl_platform_info i, size_t s, voi
 WRAP_INT(clGetDeviceIDs,
          (cl_platform_id p, cl_device_type t, cl_uint n, cl_device_id *d, cl_uint *nd),
          (p, t, n, d, nd))
-WRAP_INT(clGetDeviceInfo, (cl_device_id d, cl_device_info i, size_t s, void *v, size_t *r),
-         (d, i, s, v, r))
+/* Lowers a memory size answer to the limit set, if any. */
+static void clamp_answer(cl_device_info i, size_t s, void *v)
+{
+    cl_ulong lim = i == CL_DEVICE_MAX_MEM_ALLOC_SIZE ? max_alloc
+                   : i == CL_DEVICE_GLOBAL_MEM_SIZE  ? global_mem
+                                                     : 0;
+    if (lim && v && s == sizeof(cl_ulong) && *(cl_ulong *)v > lim) *(cl_ulong *)v = lim;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id d, cl_device_info i, size_t s, void *v,
+                                                size_t *r)
+{
+    static cl_int(CL_API_CALL * next)(cl_device_id, cl_device_info, size_t, void *, size_t *);
+    if (!next) *(void **)&next = real("clGetDeviceInfo");
+    if (fault_now("clGetDeviceInfo")) return fault_error;
+    cl_int rc = next(d, i, s, v, r);
+    if (rc == CL_SUCCESS) clamp_answer(i, s, v);
+    return rc;
+}
 WRAP_OBJ(cl_context, clCreateContext,
          (const cl_context_properties *p, cl_uint n, const cl_device_id *d,
           void(CL_CALLBACK *cb)(const char *, const void *, size_t, void *), void *u, cl_int *err),
          (p, n, d, cb, u, err))
 WRAP_OBJ(cl_command_queue, clCreateCommandQueue,
          (cl_context c, cl_device_id d, cl_command_queue_properties p, cl_int *err), (c, d, p, err))
-WRAP_OBJ(cl_mem, clCreateBuffer, (cl_context c, cl_mem_flags f, size_t s, void *h, cl_int *err),
-         (c, f, s, h, err))
+CL_API_ENTRY cl_mem CL_API_CALL clCreateBuffer(cl_context c, cl_mem_flags f, size_t s, void *h,
+                                               cl_int *err)
+{
+    static cl_mem(CL_API_CALL * next)(cl_context, cl_mem_flags, size_t, void *, cl_int *);
+    if (!next) *(void **)&next = real("clCreateBuffer");
+    cl_int refuse = fault_now("clCreateBuffer")                ? fault_error
+                    : max_alloc && s > max_alloc               ? CL_INVALID_BUFFER_SIZE
+                    : global_mem && allocated + s > global_mem ? CL_MEM_OBJECT_ALLOCATION_FAILURE
+                                                               : CL_SUCCESS;
+    if (refuse != CL_SUCCESS) {
+        if (err) *err = refuse;
+        return NULL;
+    }
+    allocated += s;
+    return next(c, f, s, h, err);
+}
 WRAP_OBJ(cl_program, clCreateProgramWithSource,
          (cl_context c, cl_uint n, const char **s, const size_t *l, cl_int *err), (c, n, s, l, err))
 WRAP_OBJ(cl_program, clCreateProgramWithBinary,

@@ -20,5 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         assert(maxval >= 1 && maxval <= 65535);
         tdcl_matrix_free(&m);
     }
+    if (tdcl_image_read_mem("fuzz.img", data, size, &m, NULL, NULL) == TDCL_OK)
+        tdcl_matrix_free(&m);
     return 0;
 }

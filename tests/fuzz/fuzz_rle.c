@@ -20,6 +20,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         assert(p.grid.rows * p.grid.cols <= max_cells);
         tdcl_life_pattern_free(&p);
     }
+    /* the error record is optional: failures must not touch it */
+    if (tdcl_life_rle_parse("fuzz.rle", text, size, max_cells, &p, NULL) == TDCL_OK)
+        tdcl_life_pattern_free(&p);
     free(text);
     return 0;
 }

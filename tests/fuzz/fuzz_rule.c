@@ -24,7 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         assert(tdcl_life_rule_parse(buf, &back, NULL, &e) == TDCL_OK);
         assert(back.birth == r.birth && back.survive == r.survive);
     }
-    (void)tdcl_life_rule_parse(text, &r, NULL, &e);
+    (void)tdcl_life_rule_parse(text, &r, NULL, NULL);
+    (void)tdcl_life_rule_parse(text, &r, &topo, NULL);
     (void)tdcl_life_boundary_parse(text, &b);
     free(text);
     return 0;
