@@ -332,17 +332,13 @@ tdcl_status tdcl_mm_tc_execute(tdcl_mm_tc *p, double *kernel_ms, tdcl_err *err)
                                         (size_t)(p->M * p->N) * sizeof(float), 0, NULL, NULL),
                     "clEnqueueFillBuffer");
     }
-    cl_int m = (cl_int)p->M, n = (cl_int)p->N, k = (cl_int)p->K;
-    cl_int rc = clSetKernelArg(p->k, 0, sizeof m, &m);
-    rc |= clSetKernelArg(p->k, 1, sizeof n, &n);
-    rc |= clSetKernelArg(p->k, 2, sizeof k, &k);
-    rc |= clSetKernelArg(p->k, 3, sizeof(cl_mem), &p->a);
-    rc |= clSetKernelArg(p->k, 4, sizeof(cl_mem), &p->b);
-    rc |= clSetKernelArg(p->k, 5, sizeof(cl_mem), &p->c);
-    if (rc != CL_SUCCESS) {
-        st = tdcl_fail(err, TDCL_ECL, "clSetKernelArg failed for the tensor-core matmul kernel");
-        goto out;
-    }
+    cl_int dims[3] = {(cl_int)p->M, (cl_int)p->N, (cl_int)p->K};
+    cl_mem bufs[3] = {p->a, p->b, p->c};
+    for (cl_uint i = 0; i < 6; i++)
+        TDCL_CL_TRY(err,
+                    i < 3 ? clSetKernelArg(p->k, i, sizeof(cl_int), &dims[i])
+                          : clSetKernelArg(p->k, i, sizeof(cl_mem), &bufs[i - 3]),
+                    "clSetKernelArg");
     size_t l[2] = {tc_threads(p), 1};
     size_t g[2] = {(size_t)((p->N + p->bn - 1) / p->bn) * l[0],
                    (size_t)((p->M + p->bm - 1) / p->bm)};
