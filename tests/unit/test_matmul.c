@@ -270,7 +270,12 @@ static void test_every_tile(void **state)
         tdcl_mm_opts o = {.tile = t, .poison = 1};
         tdcl_matrix c = {0};
         tdcl_err e = {0};
-        if (tdcl_mm_run(ctx, &o, &a, &b, &c, &e) != TDCL_OK) fail_msg("tile %d: %s", t, e.msg);
+        tdcl_status st = tdcl_mm_run(ctx, &o, &a, &b, &c, &e);
+        /* The built kernel may allow fewer work-items than the device
+         * (registers): past that a forced tile is refused clearly, as it
+         * must be, and larger tiles need not be tried. */
+        if (st == TDCL_ELIMIT && strstr(e.msg, "work-items per group")) break;
+        if (st != TDCL_OK) fail_msg("tile %d: %s", t, e.msg);
         if (!(rel_frob(&c, r) < 1e-5)) fail_msg("tile %d: relative error %g", t, rel_frob(&c, r));
         tdcl_matrix_free(&c);
         ran++;
