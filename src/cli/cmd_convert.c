@@ -1,14 +1,12 @@
 /* tiledcl convert: move data between file formats, chosen by extension.
- *
- * Each kind of data (matrices now; images and Life patterns to come) is a
- * row in kinds[]: a test on the output path and the core call that converts.
- * Adding a kind is: write its run function, add the row, extend the help. */
+ * The dispatch between matrices, images and Life patterns is the core's
+ * tdcl_convert. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
-#include "matio.h"
+#include "convert.h"
 
 typedef struct convert_opts {
     const char *in, *out;
@@ -17,40 +15,14 @@ typedef struct convert_opts {
     int coordinate;
 } convert_opts;
 
-static tdcl_status run_matrix(const convert_opts *o, tdcl_err *err)
-{
-    tdcl_matio_convert_opts mo = {
-        .in = o->in,
-        .out = o->out,
-        .dtype = o->dtype,
-        .io = {.threads = o->threads,
-               .coordinate = o->coordinate,
-               .comment = "written by tiledcl convert"},
-    };
-    return tdcl_matio_convert(&mo, err);
-}
-
-/* "-" (stdout) is Matrix Market, so it belongs to the matrix kind. */
-static int is_matrix_out(const char *path)
-{
-    return strcmp(path, "-") == 0 || tdcl_matrix_path(path);
-}
-
-static const struct {
-    const char *name;
-    int (*takes)(const char *out);
-    tdcl_status (*run)(const convert_opts *o, tdcl_err *err);
-} kinds[] = {
-    {"matrix", is_matrix_out, run_matrix},
-};
-
 static void usage(FILE *fp)
 {
     fprintf(fp, "usage: tiledcl convert [options] IN OUT\n"
                 "\n"
-                "Converts a matrix between file formats. IN is recognised by its contents,\n"
-                "OUT's format by its extension. Nothing is written unless IN was read whole:\n"
-                "OUT appears atomically (an existing OUT is kept on any failure).\n"
+                "Converts a matrix, an image or a Life pattern between file formats. IN is\n"
+                "recognised by its contents (images and patterns by extension), OUT's format\n"
+                "by its extension. Nothing is written unless IN was read whole: OUT appears\n"
+                "atomically (an existing OUT is kept on any failure).\n"
                 "\n"
                 "formats:\n"
                 "  .mtx     Matrix Market: array or coordinate; real, double, integer or\n"
@@ -61,6 +33,12 @@ static void usage(FILE *fp)
                 "           bytes, whatever the name)\n"
                 "  .npy     NumPy: 2-D float32, float64, int32, int64 (and uint8, uint16),\n"
                 "           little-endian, C or Fortran order; written in C order\n"
+                "  .pbm .pgm .png  images (PBM, PGM 8/16 bit, PNG grey/RGB/alpha): a matrix\n"
+                "           is rounded and clamped to 8 bits (16 past 255; .pbm: nonzero is\n"
+                "           black); a Life pattern is drawn black (alive) on white. As IN, an\n"
+                "           image becomes an integer matrix (one channel) or a pattern\n"
+                "  .rle .cells  Life patterns (RLE as Golly writes it, plaintext): any IN is\n"
+                "           read as a pattern (nonzero, black or dark cells alive)\n"
                 "  -        IN: standard input (Matrix Market, plain or gzip, or .npy);\n"
                 "           OUT: Matrix Market on standard output\n"
                 "\n"
@@ -82,6 +60,8 @@ static void usage(FILE *fp)
                 "  tiledcl convert --dtype float32 A.mtx A32.npy\n"
                 "  tiledcl -v convert big.mtx big.npy     # measure Matrix Market reading\n"
                 "  tiledcl convert C.npy - | less\n"
+                "  tiledcl convert data/gosper-gun.rle gun.png\n"
+                "  tiledcl convert data/rings.pgm rings.npy\n"
                 "\n"
                 "exit status: 0 success, 1 bad input or cannot write, 2 usage error\n");
 }
@@ -148,12 +128,19 @@ int cmd_convert(int argc, char **argv, const cli_globals *g)
     convert_opts o = {.dtype = -1};
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0) return rc;
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-        if (!kinds[i].takes(o.out)) continue;
-        tdcl_err err = {0};
-        if (kinds[i].run(&o, &err) != TDCL_OK) return cli_report(&err);
-        return 0;
-    }
-    return cli_usage_error("convert", "cannot tell the format of '%s' (use .mtx, .npy or '-')",
-                           o.out);
+    tdcl_convert_opts co = {.in = o.in,
+                            .out = o.out,
+                            .dtype = o.dtype,
+                            .io = {.threads = o.threads,
+                                   .coordinate = o.coordinate,
+                                   .comment = "written by tiledcl convert"}};
+    if (!tdcl_convert_out_known(o.out))
+        return cli_usage_error("convert",
+                               "cannot tell the format of '%s' (use .mtx, .npy, .pbm, .pgm, "
+                               ".png, .rle, .cells or '-')",
+                               o.out);
+    tdcl_err err = {0};
+    if (tdcl_convert(&co, &err) != TDCL_OK)
+        return cli_report(&err);
+    return 0;
 }
