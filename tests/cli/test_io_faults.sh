@@ -14,8 +14,10 @@ no_temps() {
 # a 64x64 soup in every format, and each cut short
 run life --size 64x64 --gens 0 --seed 7 -o "$T/g.mtx"
 expect_rc 0 "a soup to cut"
-for ext in npy png pbm rle; do "$TILEDCL" convert "$T/g.mtx" "$T/g.$ext" 2>/dev/null ||
-    "$TILEDCL" life "$T/g.mtx" --gens 0 -o "$T/g.$ext"; done
+for ext in npy png pbm; do "$TILEDCL" convert "$T/g.mtx" "$T/g.$ext"; done
+# written by life, whose header comment puts the half-way cut inside a run
+# (an RLE cut exactly at a line end reads as a shorter pattern, as in Golly)
+"$TILEDCL" life "$T/g.mtx" --gens 0 -o "$T/g.rle"
 gzip -c "$T/g.mtx" >"$T/g.mtx.gz"
 cp "$TDCL_DATA/rings.pgm" "$T/g.pgm"
 cut_half() { head -c $(($(wc -c <"$1") / 2)) "$1" >"$2"; }
