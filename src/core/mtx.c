@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "fileio.h"
 #include "numconv.h"
@@ -883,6 +885,45 @@ static tdcl_status next_region(rd *r, const char **q, int *any, tdcl_err *err)
     }
 }
 
+typedef struct touch_job {
+    char *p;
+    size_t bytes, page;
+    int nw;
+} touch_job;
+
+/* Thread w writes one zero per page of its share of the matrix. */
+static void touch_pages(void *arg, int w)
+{
+    touch_job *j = arg;
+    size_t pages = (j->bytes + j->page - 1) / j->page;
+    size_t a = pages * (size_t)w / (size_t)j->nw, b = pages * (size_t)(w + 1) / (size_t)j->nw;
+    for (size_t k = a; k < b; k++)
+        ((volatile char *)j->p)[k * j->page] = 0;
+}
+
+/* Gets the dense result of a coordinate file ready for its random writes.
+ * Left to calloc's lazy zero pages, the first `+=` to a page reads the
+ * shared zero page and then faults again to copy it, which flushes the TLB
+ * of every core running the process: an interrupt per page, a third of the
+ * time with two threads. Writing one byte per page first (each thread its
+ * share) maps every page once, writable; huge pages, where the kernel
+ * grants them, spare the scatter a TLB miss per entry. Only done when the
+ * entries are enough to touch most pages anyway: a large matrix with few
+ * entries keeps its untouched pages unbacked. */
+static void prepare_dense(rd *r)
+{
+    size_t bytes = tdcl_matrix_count(r->m) * sizeof(val8);
+    long page = sysconf(_SC_PAGE_SIZE);
+    if (!r->h.coord || page <= 0 || r->h.want < bytes / (size_t)page) return;
+#ifdef MADV_HUGEPAGE
+    uintptr_t a = ((uintptr_t)r->m->data + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+    uintptr_t b = ((uintptr_t)r->m->data + bytes) & ~((uintptr_t)page - 1);
+    if (b > a) madvise((void *)a, b - a, MADV_HUGEPAGE); /* advice: failure is harmless */
+#endif
+    touch_job j = {.p = r->m->data, .bytes = bytes, .page = (size_t)page, .nw = r->nt};
+    tdcl_par_run(r->nt, touch_pages, &j);
+}
+
 static tdcl_status parse_body(rd *r, tdcl_err *err)
 {
     for (;;) {
@@ -949,6 +990,7 @@ tdcl_status tdcl_mtx_read(tdcl_src *src, const tdcl_mtx_read_opts *o, tdcl_matri
                                  &bytes, err));
     TDCL_TRY(tdcl_matrix_alloc(&m, r->h.rows, r->h.cols, 1, dt, err));
     r->m = &m;
+    prepare_dense(r);
     TDCL_TRY(parse_body(r, err));
     *out = m;
     memset(&m, 0, sizeof m);
