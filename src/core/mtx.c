@@ -34,14 +34,39 @@ typedef union val8 {
     int64_t i;
 } val8;
 
-/* One thread's share of a chunk: its text, what it parsed, its error. */
+/* A coordinate entry as parsed: 0-based row and column, and its value. */
+typedef struct centry {
+    int64_t i, j;
+    val8 v;
+} centry;
+
+/* What a coordinate entry adds to one cell: the cell's row-major offset and
+ * the value. A mirrored entry of a symmetric file is a second item. */
+typedef struct item {
+    uint64_t cell;
+    val8 v;
+} item;
+
+/* The items one part sends to one band of rows, in file order. */
+typedef struct band {
+    item *it;
+    size_t n, cap;
+} band;
+
+/* One thread's share of a chunk: its text, what it parsed, its error. The
+ * entries of a coordinate part go straight into one list per band of rows
+ * (band b: rows bound[b] to bound[b + 1] - 1), so that the thread which
+ * owns a band reads only its own items when it adds them up. */
 typedef struct part {
     const mtx_hdr *h;
     const char *p, *e;
-    val8 *v;
-    int64_t *ri, *ci; /* 0-based indices (coordinate only) */
+    val8 *v; /* array only: the values in file order */
     size_t n, cap;
+    int nb;               /* coordinate: bands (the threads that add them up) */
+    const int64_t *bound; /* nb + 1 row bounds */
+    band b[MAXT];
     int64_t lines; /* line ends passed */
+    int64_t line0; /* lines of the file before the part */
     uint64_t k0;   /* index of the first entry in the file's order */
     tdcl_status st;
     int64_t err_line; /* 1-based within the part */
@@ -62,9 +87,8 @@ typedef struct rd {
     int nt;
     size_t chunk;
     part parts[MAXT];
-    uint64_t have; /* entries stored */
-    tdcl_status scatter_st;
-    char scatter_msg[200];
+    int64_t bound[MAXT + 1]; /* the rows of each band */
+    uint64_t have;           /* entries stored */
 } rd;
 
 /* --- small text helpers ------------------------------------------------ */
@@ -412,14 +436,32 @@ static int part_grow(part *t)
     val8 *v = realloc(t->v, cap * sizeof *v);
     if (!v) return -1;
     t->v = v;
-    if (t->h->coord) {
-        int64_t *ri = realloc(t->ri, cap * sizeof *ri);
-        if (ri) t->ri = ri;
-        int64_t *ci = ri ? realloc(t->ci, cap * sizeof *ci) : NULL;
-        if (!ci) return -1;
-        t->ci = ci;
-    }
     t->cap = cap;
+    return 0;
+}
+
+/* The band of row i. */
+static int band_of(const part *t, int64_t i)
+{
+    int b = 0;
+    for (int k = 1; k < t->nb; k++)
+        b += i >= t->bound[k];
+    return b;
+}
+
+/* Appends the item (i, j) += v to the list of row i's band; -1 when out of
+ * memory. */
+static int put_item(part *t, int64_t i, int64_t j, val8 v)
+{
+    band *bd = &t->b[band_of(t, i)];
+    if (bd->n == bd->cap) {
+        size_t cap = bd->cap ? bd->cap * 2 : (size_t)(t->e - t->p) / 16 / (size_t)t->nb + 64;
+        item *it = realloc(bd->it, cap * sizeof *it);
+        if (!it) return -1;
+        bd->it = it;
+        bd->cap = cap;
+    }
+    bd->it[bd->n++] = (item){(uint64_t)i * (uint64_t)t->h->cols + (uint64_t)j, v};
     return 0;
 }
 
@@ -525,15 +567,17 @@ static const char *skip_blanks(const char *p, const char *e)
     return p;
 }
 
-static const char *parse_coord_entry(part *t, const char *p, const char *e)
+/* Parses the entry at p into c and counts it in t->n; returns the start of
+ * the next line, or NULL (part error). The count includes an entry whose
+ * line ends in garbage, so that an extra entry is named as such. */
+static const char *parse_coord_entry(part *t, const char *p, const char *e, centry *c)
 {
     const mtx_hdr *h = t->h;
-    size_t k = t->n;
     char tok[48];
-    if (!(p = parse_index(t, p, e, h->rows, "row", &t->ri[k]))) return NULL;
-    if (!(p = parse_index(t, skip_blanks(p, e), e, h->cols, "column", &t->ci[k]))) return NULL;
+    if (!(p = parse_index(t, p, e, h->rows, "row", &c->i))) return NULL;
+    if (!(p = parse_index(t, skip_blanks(p, e), e, h->cols, "column", &c->j))) return NULL;
     if (h->field == F_PATTERN) {
-        t->v[k].f = 1.0;
+        c->v.f = 1.0;
         t->n++;
         return end_of_entry(t, p, e, "'row column'");
     }
@@ -542,36 +586,83 @@ static const char *parse_coord_entry(part *t, const char *p, const char *e)
         part_fail(t, TDCL_EPARSE, t->lines + 1, "expected 'row column value', got no value");
         return NULL;
     }
-    if (!(p = parse_value(t, vs, e, &t->v[k]))) return NULL;
-    if (h->sym == S_SKEW && t->ri[k] == t->ci[k] &&
-        (h->field == F_INTEGER ? t->v[k].i != 0 : t->v[k].f != 0)) {
+    if (!(p = parse_value(t, vs, e, &c->v))) return NULL;
+    if (h->sym == S_SKEW && c->i == c->j && (h->field == F_INTEGER ? c->v.i != 0 : c->v.f != 0)) {
         part_fail(t, TDCL_EPARSE, t->lines + 1,
                   "a skew-symmetric matrix has a zero diagonal, got '%s' at (%lld, %lld)",
-                  token(vs, e, tok), (long long)t->ri[k] + 1, (long long)t->ci[k] + 1);
+                  token(vs, e, tok), (long long)c->i + 1, (long long)c->j + 1);
         return NULL;
     }
     t->n++;
     return end_of_entry(t, p, e, "'row column value'");
 }
 
-static void parse_coord_part(part *t)
+/* Skips blanks and blank lines; returns the start of the next entry, or e. */
+static const char *skip_blank_lines(part *t, const char *p, const char *e)
 {
-    const char *p = t->p, *e = t->e;
-    while (p < e) {
+    for (;;) {
         while (p < e && is_blank(*p))
             p++;
-        if (p < e && *p == '\n') {
-            t->lines++;
-            p++;
-            continue;
+        if (p == e || *p != '\n') return p;
+        t->lines++;
+        p++;
+    }
+}
+
+/* The rows an entry adds to: its own, and for a symmetric or skew-symmetric
+ * file the mirrored one off the diagonal. Returns how many (1 or 2). */
+static int entry_rows(const mtx_hdr *h, const centry *c, int64_t rows[2])
+{
+    rows[0] = c->i;
+    rows[1] = c->j;
+    return h->sym != S_GENERAL && c->i != c->j ? 2 : 1;
+}
+
+static void parse_coord_part(part *t)
+{
+    const mtx_hdr *h = t->h;
+    int skew = h->sym == S_SKEW, isint = h->field == F_INTEGER;
+    const char *p = t->p, *e = t->e;
+    while ((p = skip_blank_lines(t, p, e)) < e) {
+        centry c;
+        int64_t rows[2];
+        if (!(p = parse_coord_entry(t, p, e, &c))) return;
+        int bad = put_item(t, c.i, c.j, c.v);
+        if (!bad && entry_rows(h, &c, rows) == 2) {
+            val8 m = c.v; /* the parser refused INT64_MIN for skew files */
+            if (skew && isint)
+                m.i = -m.i;
+            else if (skew)
+                m.f = -m.f;
+            bad = put_item(t, c.j, c.i, m);
         }
-        if (p == e) break;
-        if (t->n == t->cap && part_grow(t)) {
-            part_fail(t, TDCL_ENOMEM, t->lines + 1, "out of memory");
+        if (bad) {
+            part_fail(t, TDCL_ENOMEM, t->lines, "out of memory");
             return;
         }
-        if (!(p = parse_coord_entry(t, p, e))) return;
     }
+}
+
+/* Parses part t again from its start (error paths only), counting in
+ * cnt[b] the items each band gets, until `stop` entries are done or band
+ * `wb` is about to get its item `wi`. Returns the 1-based line, within the
+ * part, of the entry it stopped at. */
+static int64_t walk_part(const part *t, size_t stop, int wb, size_t wi, size_t cnt[MAXT])
+{
+    part s = {.h = t->h, .p = t->p, .e = t->e, .nb = t->nb, .bound = t->bound};
+    const char *p = s.p;
+    memset(cnt, 0, MAXT * sizeof *cnt);
+    while (s.n < stop && (p = skip_blank_lines(&s, p, s.e)) < s.e) {
+        int64_t line = s.lines + 1, rows[2];
+        centry c;
+        if (!(p = parse_coord_entry(&s, p, s.e, &c))) return line;
+        for (int k = 0, nr = entry_rows(s.h, &c, rows); k < nr; k++) {
+            int b = band_of(&s, rows[k]);
+            if (b == wb && cnt[b] == wi) return line;
+            cnt[b]++;
+        }
+    }
+    return s.lines + 1;
 }
 
 static void parse_part(void *arg, int i)
@@ -679,67 +770,83 @@ static void scatter_array_part(rd *r, part *t)
     }
 }
 
+/* Adds band items to d in order, asking for the cell a few items ahead so
+ * the cache misses of the scattered cells overlap instead of queueing. */
+static void add_real(val8 *d, const item *it, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (k + PREFETCH < n) __builtin_prefetch(&d[it[k + PREFETCH].cell], 1);
+        d[it[k].cell].f += it[k].v.f;
+    }
+}
+
+/* add_real for integers; returns n, or the index of the first item whose
+ * sum overflows int64. */
+static size_t add_int(val8 *d, const item *it, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (k + PREFETCH < n) __builtin_prefetch(&d[it[k + PREFETCH].cell], 1);
+        if (__builtin_add_overflow(d[it[k].cell].i, it[k].v.i, &d[it[k].cell].i)) return k;
+    }
+    return n;
+}
+
 typedef struct coord_job {
     rd *r;
-    int nparts, nw;
-    tdcl_status st[MAXT];
-    int64_t bad_i[MAXT], bad_j[MAXT];
+    int nparts;
+    int bad_part[MAXT]; /* -1, or the part of the first overflowing item */
+    size_t bad_item[MAXT];
 } coord_job;
 
-/* Adds v to cell (i, j); 0, or -1 when an integer sum overflows. */
-static int add_cell(val8 *d, int64_t cols, int64_t i, int64_t j, val8 v, int isint)
-{
-    val8 *c = &d[i * cols + j];
-    if (!isint) {
-        c->f += v.f;
-        return 0;
-    }
-    return __builtin_add_overflow(c->i, v.i, &c->i) ? -1 : 0;
-}
-
-static void overflowed(coord_job *job, int w, int64_t i, int64_t j)
-{
-    job->st[w] = TDCL_EPARSE;
-    job->bad_i[w] = i;
-    job->bad_j[w] = j;
-}
-
-/* Thread w adds the entries whose target row falls in its share of rows,
- * reading every part in file order: each cell is summed by one thread in
- * the order of the file, so results do not depend on the thread count. */
+/* Thread w adds up band w: the items of every part for its rows, part by
+ * part in file order. Each cell is summed by one thread in the order of the
+ * file, so the sums do not depend on the thread count. */
 static void scatter_coord(void *arg, int w)
 {
     coord_job *job = arg;
-    rd *r = job->r;
-    const mtx_hdr *h = &r->h;
-    int64_t lo = (int64_t)((uint64_t)h->rows * (uint64_t)w / (uint64_t)job->nw);
-    int64_t hi = (int64_t)((uint64_t)h->rows * (uint64_t)(w + 1) / (uint64_t)job->nw);
-    int isint = h->field == F_INTEGER, skew = h->sym == S_SKEW, mirror = h->sym != S_GENERAL;
-    val8 *d = r->m->data;
+    val8 *d = job->r->m->data;
+    int isint = job->r->h.field == F_INTEGER;
+    job->bad_part[w] = -1;
     for (int pi = 0; pi < job->nparts; pi++) {
-        const part *t = &r->parts[pi];
-        for (size_t k = 0; k < t->n; k++) {
-            /* The cells are scattered over the whole matrix: ask for one a
-             * few entries ahead so the misses overlap instead of queueing. */
-            if (k + PREFETCH < t->n)
-                __builtin_prefetch(&d[t->ri[k + PREFETCH] * h->cols + t->ci[k + PREFETCH]], 1);
-            int64_t i = t->ri[k], j = t->ci[k];
-            val8 v = t->v[k];
-            if (i >= lo && i < hi && add_cell(d, h->cols, i, j, v, isint)) {
-                overflowed(job, w, i, j);
-                return;
-            }
-            if (!mirror || i == j || j < lo || j >= hi) continue;
-            if (skew && isint)
-                v.i = -v.i;
-            else if (skew)
-                v.f = -v.f;
-            if (add_cell(d, h->cols, j, i, v, isint)) {
-                overflowed(job, w, j, i);
-                return;
-            }
+        const band *bd = &job->r->parts[pi].b[w];
+        if (!isint) {
+            add_real(d, bd->it, bd->n);
+            continue;
+        }
+        size_t k = add_int(d, bd->it, bd->n);
+        if (k < bd->n) {
+            job->bad_part[w] = pi;
+            job->bad_item[w] = k;
+            return;
         }
     }
+}
+
+/* Adds up the items of parts 0..np-1; on an int64 overflow names the
+ * first overflowing entry in file order. */
+static tdcl_status scatter_coord_parts(rd *r, int np, tdcl_err *err)
+{
+    coord_job job = {.r = r, .nparts = np};
+    int nb = r->parts[0].nb;
+    tdcl_par_run(nb, scatter_coord, &job);
+    int64_t best = -1;
+    uint64_t cell = 0;
+    for (int w = 0; w < nb; w++) {
+        if (job.bad_part[w] < 0) continue;
+        const part *t = &r->parts[job.bad_part[w]];
+        size_t cnt[MAXT];
+        int64_t line = t->line0 + walk_part(t, SIZE_MAX, w, job.bad_item[w], cnt);
+        if (best < 0 || line < best) {
+            best = line;
+            cell = t->b[w].it[job.bad_item[w]].cell;
+        }
+    }
+    if (best < 0) return TDCL_OK;
+    uint64_t cols = (uint64_t)r->h.cols;
+    return tdcl_fail(err, TDCL_EPARSE,
+                     "%s:%lld: the sum of the entries at (%llu, %llu) overflows int64", r->name,
+                     (long long)best, (unsigned long long)(cell / cols + 1),
+                     (unsigned long long)(cell % cols + 1));
 }
 
 static void scatter_array(void *arg, int i)
@@ -766,10 +873,16 @@ static int split_region(rd *r, const char *p, const char *q)
         t->p = s;
         t->e = e;
         t->n = 0;
+        t->nb = np;
+        t->bound = r->bound;
+        for (int b = 0; b < np; b++)
+            t->b[b].n = 0;
         t->lines = 0;
         t->st = TDCL_OK;
         s = e;
     }
+    for (int b = 0; b <= np; b++)
+        r->bound[b] = (int64_t)((uint64_t)r->h.rows * (uint64_t)b / (uint64_t)np);
     return np;
 }
 
@@ -796,12 +909,24 @@ static int64_t entry_line(const part *t, size_t k, const char **at)
     }
 }
 
-/* Checks each part in file order and gives it its place among the entries. */
-static tdcl_status account_parts(rd *r, int np, tdcl_err *err)
+/* Checks each part in file order and gives it its place among the entries.
+ * On an error, *ngood is the count of parts whose items precede it (the
+ * failing part's kept to its entries before the error), so that an integer
+ * overflow earlier in the file can still be found and named first. */
+static tdcl_status account_parts(rd *r, int np, int *ngood, tdcl_err *err)
 {
+    *ngood = np;
     for (int i = 0; i < np; i++) {
         part *t = &r->parts[i];
         uint64_t room = r->h.want - r->have;
+        t->line0 = r->line;
+        *ngood = i + 1;
+        if (t->n > room && r->h.coord) { /* keep only the entries that fit */
+            size_t cnt[MAXT];
+            walk_part(t, (size_t)room, -1, 0, cnt);
+            for (int b = 0; b < t->nb; b++)
+                t->b[b].n = cnt[b];
+        }
         if (t->n > room) {
             const char *at;
             char tok[48];
@@ -821,29 +946,17 @@ static tdcl_status account_parts(rd *r, int np, tdcl_err *err)
     return TDCL_OK;
 }
 
-static tdcl_status scatter_region(rd *r, int np, tdcl_err *err)
-{
-    if (!r->h.coord) {
-        tdcl_par_run(np, scatter_array, r);
-        return TDCL_OK;
-    }
-    coord_job job = {.r = r, .nparts = np, .nw = np};
-    tdcl_par_run(job.nw, scatter_coord, &job);
-    for (int w = 0; w < job.nw; w++)
-        if (job.st[w])
-            return tdcl_fail(err, TDCL_EPARSE,
-                             "'%s': the sum of the entries at (%lld, %lld) overflows int64",
-                             r->name, (long long)job.bad_i[w] + 1, (long long)job.bad_j[w] + 1);
-    return TDCL_OK;
-}
-
 static tdcl_status do_region(rd *r, const char *p, const char *q, tdcl_err *err)
 {
-    int np = split_region(r, p, q);
+    int np = split_region(r, p, q), ngood;
     tdcl_par_run(np, parse_part, r);
-    tdcl_status st = account_parts(r, np, err);
-    if (st) return st;
-    return scatter_region(r, np, err);
+    tdcl_status st = account_parts(r, np, &ngood, err);
+    if (!r->h.coord) {
+        if (!st) tdcl_par_run(np, scatter_array, r);
+        return st;
+    }
+    tdcl_status over = scatter_coord_parts(r, ngood, err);
+    return over ? over : st;
 }
 
 static const char *last_newline(const char *p, const char *e)
@@ -948,8 +1061,8 @@ static void rd_free(rd *r)
     if (!r) return;
     for (int i = 0; i < MAXT; i++) {
         free(r->parts[i].v);
-        free(r->parts[i].ri);
-        free(r->parts[i].ci);
+        for (int b = 0; b < MAXT; b++)
+            free(r->parts[i].b[b].it);
     }
     free(r->buf);
     free(r);
