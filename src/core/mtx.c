@@ -618,25 +618,131 @@ static int entry_rows(const mtx_hdr *h, const centry *c, int64_t rows[2])
     return h->sym != S_GENERAL && c->i != c->j ? 2 : 1;
 }
 
+/* Stores entry c: its item, and the mirrored one of a symmetric or
+ * skew-symmetric file; -1 when out of memory. */
+static int put_entry(part *t, const centry *c)
+{
+    int64_t rows[2];
+    if (put_item(t, c->i, c->j, c->v)) return -1;
+    if (entry_rows(t->h, c, rows) == 1) return 0;
+    val8 m = c->v; /* the parser refused INT64_MIN for skew files */
+    if (t->h->sym == S_SKEW && t->h->field == F_INTEGER)
+        m.i = -m.i;
+    else if (t->h->sym == S_SKEW)
+        m.f = -m.f;
+    return put_item(t, c->j, c->i, m);
+}
+
+#ifdef __SSE2__
+/* The bits of the '\n' among the 64 bytes at p. */
+static uint64_t newline_bits(const char *p)
+{
+    const __m128i nl = _mm_set1_epi8('\n');
+    uint64_t m = 0;
+    for (int k = 0; k < 4; k++) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
+        m |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, nl)) << (16 * k);
+    }
+    return m;
+}
+
+/* The usual line, "row column value" with single spaces and a value in the
+ * simple form, parsed with no loop over characters; 0 to leave the line to
+ * the general parser (which also names what is wrong). p starts the line,
+ * le is its '\n'; 128 bytes from p are readable. */
+static int fast_coord_line(const mtx_hdr *h, const char *p, const char *le, centry *c)
+{
+    int n = tdcl_nc_digit_run(p);
+    if (n == 0 || n > 15 || p[n] != ' ') return 0;
+    uint64_t i = tdcl_nc_run_value(p, n);
+    p += n + 1;
+    n = tdcl_nc_digit_run(p);
+    if (n == 0 || n > 15) return 0;
+    uint64_t j = tdcl_nc_run_value(p, n);
+    p += n;
+    if (i - 1 >= (uint64_t)h->rows || j - 1 >= (uint64_t)h->cols) return 0;
+    if (h->field == F_PATTERN) {
+        c->v.f = 1.0;
+    } else if (*p++ != ' ') {
+        return 0;
+    } else if (h->field == F_REAL) {
+        if (!(p = tdcl_nc_parse_f64_simd(p, &c->v.f))) return 0;
+    } else {
+        int neg = *p == '-';
+        p += neg;
+        n = tdcl_nc_digit_run(p);
+        if (n == 0 || n > 15) return 0;
+        int64_t v = (int64_t)tdcl_nc_run_value(p, n);
+        c->v.i = neg ? -v : v;
+        p += n;
+    }
+    if (p != le && (p + 1 != le || *p != '\r')) return 0; /* CRLF files too */
+    if (h->sym == S_SKEW && i == j) return 0; /* the general parser checks the diagonal */
+    c->i = (int64_t)i - 1;
+    c->j = (int64_t)j - 1;
+    return 1;
+}
+
+/* Parses the lines of [*pp, e) that start at least 128 bytes before e. The
+ * line ends are found first, 64 bytes at a time, so each line's parse
+ * starts from a known place instead of waiting for the previous one to
+ * finish: the core overlaps consecutive lines. Lines the fast path does
+ * not take go to the general parser. Returns -1 on a part error. */
+static int parse_coord_lines(part *t, const char **pp, const char *e)
+{
+    const char *p = *pp, *blk = p;
+    if (e - p < 192) return 0;
+    const char *stop = e - 128;
+    uint64_t bits = newline_bits(blk);
+    while (p < stop) {
+        while (!bits) {
+            blk += 64;
+            if (blk > e - 64) goto out;
+            bits = newline_bits(blk);
+        }
+        const char *le = blk + __builtin_ctzll(bits);
+        bits &= bits - 1;
+        if (le - p < 48) {
+            centry c;
+            if (fast_coord_line(t->h, p, le, &c)) {
+                t->n++;
+                t->lines++;
+                if (put_entry(t, &c)) goto oom;
+                p = le + 1;
+                continue;
+            }
+        }
+        const char *q = p;
+        while (q < le && is_blank(*q))
+            q++;
+        if (q == le) { /* a blank line */
+            t->lines++;
+        } else {
+            centry c; /* one entry, up to and past le, or an error */
+            if (!parse_coord_entry(t, q, e, &c)) return -1;
+            if (put_entry(t, &c)) goto oom;
+        }
+        p = le + 1;
+    }
+out:
+    *pp = p;
+    return 0;
+oom:
+    part_fail(t, TDCL_ENOMEM, t->lines, "out of memory");
+    return -1;
+}
+#endif
+
 static void parse_coord_part(part *t)
 {
-    const mtx_hdr *h = t->h;
-    int skew = h->sym == S_SKEW, isint = h->field == F_INTEGER;
     const char *p = t->p, *e = t->e;
+#ifdef __SSE2__
+    if (parse_coord_lines(t, &p, e)) return;
+#endif
     while ((p = skip_blank_lines(t, p, e)) < e) {
         centry c;
-        int64_t rows[2];
         if (!(p = parse_coord_entry(t, p, e, &c))) return;
-        int bad = put_item(t, c.i, c.j, c.v);
-        if (!bad && entry_rows(h, &c, rows) == 2) {
-            val8 m = c.v; /* the parser refused INT64_MIN for skew files */
-            if (skew && isint)
-                m.i = -m.i;
-            else if (skew)
-                m.f = -m.f;
-            bad = put_item(t, c.j, c.i, m);
-        }
-        if (bad) {
+        if (put_entry(t, &c)) {
             part_fail(t, TDCL_ENOMEM, t->lines, "out of memory");
             return;
         }
