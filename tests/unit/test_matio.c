@@ -615,6 +615,196 @@ static void test_error_line_across_chunks(void **state)
     }
 }
 
+/* One coordinate entry's line in one of the spellings real files use, so
+ * that both the fast line parser and the general one see every case:
+ * single spaces, tabs, leading and trailing blanks, CRLF, '+' signs, long
+ * lines, exponents, 17-digit values. Blank lines now and then. */
+static int spell_entry(char *o, size_t cap, uint64_t *seed, int64_t i, int64_t j, const char *v)
+{
+    uint64_t r = tdcl_test_rand(seed);
+    const char *sep = r % 7 == 0 ? "\t" : r % 11 == 0 ? "  " : " ";
+    return snprintf(
+        o, cap, "%s%s%lld%s%lld%s%s%s%s%s", r % 29 == 0 ? "\n" : "", r % 13 == 0 ? " " : "",
+        (long long)i + 1, sep, (long long)j + 1, sep, v, r % 17 == 0 ? "   " : "",
+        r % 19 == 0 ? "                                   " : "", r % 23 == 0 ? "\r\n" : "\n");
+}
+
+/* Value text whose sum depends on the order of addition (1e16 + 1 - 1e16),
+ * in assorted spellings; *v is what strtod makes of it. */
+static void order_value(char *o, size_t cap, uint64_t *seed, double *v)
+{
+    static const double pool[] = {1e16, -1e16, 1, -1, 0.1, 3.25e-5, -7.5, 123456.789, 1e300, 0};
+    uint64_t r = tdcl_test_rand(seed);
+    double x = pool[r % 10] * (1 + (double)(r >> 40 & 7) / 3);
+    const char *fmt = (r >> 8) % 4 == 0 ? "%.17g" : (r >> 8) % 4 == 1 ? "%.9g" : "%+.6e";
+    snprintf(o, cap, fmt, x);
+    *v = strtod(o, NULL);
+}
+
+/* Writes n entries of a rows x cols coordinate file with many duplicates
+ * per cell and returns, in want (row-major), their sums in file order,
+ * mirrored as the symmetry says: the result every thread count must give
+ * bit for bit. */
+static void order_file(const char *path, const char *sym, int64_t rows, int64_t cols, int n,
+                       double *want)
+{
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    fprintf(fp, "%%%%MatrixMarket matrix coordinate real %s\n%lld %lld %d\n", sym, (long long)rows,
+            (long long)cols, n);
+    int mirror = strcmp(sym, "general") != 0, skew = strcmp(sym, "skew-symmetric") == 0;
+    memset(want, 0, (size_t)(rows * cols) * sizeof *want);
+    uint64_t seed = 2024;
+    char line[160], val[48];
+    for (int k = 0; k < n; k++) {
+        int64_t i = (int64_t)(tdcl_test_rand(&seed) % (uint64_t)rows);
+        int64_t j = (int64_t)(tdcl_test_rand(&seed) % (uint64_t)cols);
+        double v;
+        order_value(val, sizeof val, &seed, &v);
+        if (skew && i == j) {
+            snprintf(val, sizeof val, "0");
+            v = 0;
+        }
+        spell_entry(line, sizeof line, &seed, i, j, val);
+        fputs(line, fp);
+        want[i * cols + j] += v;
+        if (mirror && i != j) want[j * cols + i] += skew ? -v : v;
+    }
+    fclose(fp);
+}
+
+/* Duplicates summed in file order across chunk, part and band boundaries:
+ * every thread count and chunk size gives the same bits, those of the
+ * sums taken one by one in file order. */
+static void test_duplicates_sum_in_file_order(void **state)
+{
+    (void)state;
+    static const char *syms[] = {"general", "symmetric", "skew-symmetric"};
+    static const size_t chunks[] = {0, 100, 1000, 4096};
+    for (int s = 0; s < 3; s++) {
+        int64_t rows = s ? 9 : 11, cols = 9;
+        double want[99];
+        order_file(tmp("dup.mtx"), syms[s], rows, cols, 6000, want);
+        for (int t = 1; t <= 4; t++)
+            for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+                tdcl_mtx_read_opts ro = {.threads = t, .chunk = chunks[c]};
+                tdcl_matrix m;
+                tdcl_err e;
+                tdcl_status st = tdcl_mtx_read_path(tmp("dup.mtx"), &ro, &m, &e);
+                if (st) print_message("%s\n", e.msg);
+                assert_int_equal(st, TDCL_OK);
+                for (int64_t k = 0; k < rows * cols; k++) {
+                    double got = ((double *)m.data)[k];
+                    if (memcmp(&got, &want[k], sizeof got) != 0)
+                        fail_msg("%s, %d threads, chunk %zu: cell %lld is %.17g, want %.17g",
+                                 syms[s], t, chunks[c], (long long)k, got, want[k]);
+                }
+                tdcl_matrix_free(&m);
+            }
+    }
+}
+
+/* Integer entries in every spelling the fast and the general parser take,
+ * symmetric, against sums done here. */
+static void test_integer_entries_fast_and_general(void **state)
+{
+    (void)state;
+    enum { N = 7, COUNT = 4000 };
+    FILE *fp = fopen(tmp("int.mtx"), "wb");
+    assert_non_null(fp);
+    fprintf(fp, "%%%%MatrixMarket matrix coordinate integer symmetric\n%d %d %d\n", N, N, COUNT);
+    int64_t want[N * N] = {0};
+    uint64_t seed = 77;
+    char line[160], val[48];
+    for (int k = 0; k < COUNT; k++) {
+        int64_t i = (int64_t)(tdcl_test_rand(&seed) % N), j = (int64_t)(tdcl_test_rand(&seed) % N);
+        uint64_t r = tdcl_test_rand(&seed);
+        int64_t v = (int64_t)(r >> 20) % 1000000000000000000LL / (int64_t)(1 + r % 100000);
+        v = r & 1 ? -v : v;
+        v /= COUNT; /* no sum overflows */
+        snprintf(val, sizeof val, (r >> 1) % 5 == 0 && v >= 0 ? "+%lld" : "%lld", (long long)v);
+        spell_entry(line, sizeof line, &seed, i, j, val);
+        fputs(line, fp);
+        want[i * N + j] += v;
+        if (i != j) want[j * N + i] += v;
+    }
+    fclose(fp);
+    for (int t = 1; t <= 3; t++) {
+        tdcl_mtx_read_opts ro = {.threads = t, .chunk = t == 3 ? 500 : 0};
+        tdcl_matrix m;
+        tdcl_err e;
+        assert_int_equal(tdcl_mtx_read_path(tmp("int.mtx"), &ro, &m, &e), TDCL_OK);
+        assert_int_equal(m.dtype, TDCL_I64);
+        assert_memory_equal(m.data, want, sizeof want);
+        tdcl_matrix_free(&m);
+    }
+}
+
+/* An int64 overflow is named by the line of the entry whose addition
+ * overflows: the first in file order whichever thread, band or part finds
+ * it, and before a later error of the same chunk (a bad token, an extra
+ * entry). */
+static void test_overflow_first_in_file_order(void **state)
+{
+    (void)state;
+    static const char *tails[] = {"", "100 1 x\n", "1 1 1\n1 1 1\n"};
+    /* entries of row 90 (the last band) and row 3 (the first) that
+     * overflow at their second big addition: in one part, in both parts
+     * (2 threads, 16 KiB chunks), and the first band's first */
+    static const struct {
+        int a1, a2, b1, b2, line, row;
+    } cases[] = {{100, 200, 150, 250, 203, 90},
+                 {1000, 1100, 2000, 2500, 1103, 90},
+                 {2000, 2100, 100, 300, 303, 3}};
+    static const size_t chunks[] = {0, 300, 16384};
+    enum { N = 3000 };
+    for (size_t cs = 0; cs < sizeof cases / sizeof cases[0]; cs++)
+        for (int tl = 0; tl < 3; tl++) {
+            FILE *fp = fopen(tmp("ovf.mtx"), "wb");
+            assert_non_null(fp);
+            fprintf(fp, "%%%%MatrixMarket matrix coordinate integer general\n100 1 %d\n",
+                    N + (tl == 1));
+            for (int k = 0; k < N; k++) { /* entry k is on line 3 + k */
+                int a = k == cases[cs].a1 || k == cases[cs].a2;
+                int b = k == cases[cs].b1 || k == cases[cs].b2;
+                fprintf(fp, "%d 1 %s\n",
+                        a   ? 90
+                        : b ? 3
+                            : 1 + k % 100,
+                        a || b ? "5000000000000000000" : "1");
+            }
+            fputs(tails[tl], fp);
+            fclose(fp);
+            char want[128];
+            snprintf(want, sizeof want,
+                     "ovf.mtx:%d: the sum of the entries at (%d, 1) overflows int64",
+                     cases[cs].line, cases[cs].row);
+            for (int t = 1; t <= 3; t++)
+                for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+                    tdcl_mtx_read_opts ro = {.threads = t, .chunk = chunks[c]};
+                    tdcl_matrix m;
+                    tdcl_err e;
+                    assert_int_equal(tdcl_mtx_read_path(tmp("ovf.mtx"), &ro, &m, &e), TDCL_EPARSE);
+                    if (!strstr(e.msg, want))
+                        fail_msg("case %zu, tail %d, %d threads, chunk %zu: '%s'", cs, tl, t,
+                                 chunks[c], e.msg);
+                }
+        }
+    /* an error before the overflow comes first */
+    FILE *fp = fopen(tmp("ovf2.mtx"), "wb");
+    assert_non_null(fp);
+    fprintf(fp, "%%%%MatrixMarket matrix coordinate integer general\n100 1 4\n"
+                "90 1 9223372036854775807\n5 1 x\n90 1 1\n1 1 1\n");
+    fclose(fp);
+    for (int t = 1; t <= 2; t++) {
+        tdcl_mtx_read_opts ro = {.threads = t};
+        tdcl_matrix m;
+        tdcl_err e;
+        assert_int_equal(tdcl_mtx_read_path(tmp("ovf2.mtx"), &ro, &m, &e), TDCL_EPARSE);
+        assert_non_null(strstr(e.msg, "ovf2.mtx:4: expected an integer, got 'x'"));
+    }
+}
+
 static void test_unreadable_inputs_are_named(void **state)
 {
     (void)state;
@@ -745,6 +935,9 @@ int main(void)
         cmocka_unit_test(test_gzip_input),
         cmocka_unit_test(test_chunks_and_threads_agree),
         cmocka_unit_test(test_error_line_across_chunks),
+        cmocka_unit_test(test_duplicates_sum_in_file_order),
+        cmocka_unit_test(test_integer_entries_fast_and_general),
+        cmocka_unit_test(test_overflow_first_in_file_order),
         cmocka_unit_test(test_unreadable_inputs_are_named),
         cmocka_unit_test(test_write_is_atomic),
         cmocka_unit_test(test_fixtures_from_scipy_and_numpy),
