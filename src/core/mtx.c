@@ -449,18 +449,22 @@ static int band_of(const part *t, int64_t i)
     return b;
 }
 
+static int band_grow(const part *t, band *bd)
+{
+    size_t cap = bd->cap ? bd->cap * 2 : (size_t)(t->e - t->p) / 16 / (size_t)t->nb + 64;
+    item *it = realloc(bd->it, cap * sizeof *it);
+    if (!it) return -1;
+    bd->it = it;
+    bd->cap = cap;
+    return 0;
+}
+
 /* Appends the item (i, j) += v to the list of row i's band; -1 when out of
  * memory. */
-static int put_item(part *t, int64_t i, int64_t j, val8 v)
+static inline int put_item(part *t, int64_t i, int64_t j, val8 v)
 {
-    band *bd = &t->b[band_of(t, i)];
-    if (bd->n == bd->cap) {
-        size_t cap = bd->cap ? bd->cap * 2 : (size_t)(t->e - t->p) / 16 / (size_t)t->nb + 64;
-        item *it = realloc(bd->it, cap * sizeof *it);
-        if (!it) return -1;
-        bd->it = it;
-        bd->cap = cap;
-    }
+    band *bd = &t->b[t->nb == 1 ? 0 : t->nb == 2 ? i >= t->bound[1] : band_of(t, i)];
+    if (__builtin_expect(bd->n == bd->cap, 0) && band_grow(t, bd)) return -1;
     bd->it[bd->n++] = (item){(uint64_t)i * (uint64_t)t->h->cols + (uint64_t)j, v};
     return 0;
 }
@@ -620,7 +624,7 @@ static int entry_rows(const mtx_hdr *h, const centry *c, int64_t rows[2])
 
 /* Stores entry c: its item, and the mirrored one of a symmetric or
  * skew-symmetric file; -1 when out of memory. */
-static int put_entry(part *t, const centry *c)
+static inline int put_entry(part *t, const centry *c)
 {
     int64_t rows[2];
     if (put_item(t, c->i, c->j, c->v)) return -1;
