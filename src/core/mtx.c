@@ -1124,20 +1124,24 @@ static void touch_pages(void *arg, int w)
         ((volatile char *)j->p)[k * j->page] = 0;
 }
 
-/* Gets the dense result of a coordinate file ready for its random writes.
- * Left to calloc's lazy zero pages, the first `+=` to a page reads the
- * shared zero page and then faults again to copy it, which flushes the TLB
- * of every core running the process: an interrupt per page, a third of the
- * time with two threads. Writing one byte per page first (each thread its
- * share) maps every page once, writable; huge pages, where the kernel
- * grants them, spare the scatter a TLB miss per entry. Only done when the
- * entries are enough to touch most pages anyway: a large matrix with few
+/* Gets the dense result ready for the scatter of the entries. Left to
+ * calloc's lazy zero pages, the first `+=` of a coordinate entry to a page
+ * reads the shared zero page and then faults again to copy it, which
+ * flushes the TLB of every core running the process: an interrupt per
+ * page, a third of the time with two threads. Writing one byte per page
+ * first (each thread its share) maps every page once, writable. Huge
+ * pages, where the kernel grants them, spare the random cells of a
+ * coordinate file and the column-to-row transposition of an array file a
+ * TLB miss per entry or row. Only done for a mapped file whose text is at
+ * least an eighth of the matrix: then the entries touch every page anyway,
+ * and the text is really there (a header cannot make us commit memory
+ * that a short or bogus body would never fill). A large matrix with few
  * entries keeps its untouched pages unbacked. */
 static void prepare_dense(rd *r)
 {
     size_t bytes = tdcl_matrix_count(r->m) * sizeof(val8);
     long page = sysconf(_SC_PAGE_SIZE);
-    if (!r->h.coord || page <= 0 || r->h.want < bytes / (size_t)page) return;
+    if (!r->base || page <= 0 || (size_t)(r->e - r->p) < bytes / 8) return;
 #ifdef MADV_HUGEPAGE
     uintptr_t a = ((uintptr_t)r->m->data + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
     uintptr_t b = ((uintptr_t)r->m->data + bytes) & ~((uintptr_t)page - 1);
