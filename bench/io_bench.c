@@ -72,6 +72,13 @@ static double file_mb(const char *path)
     return stat(path, &sb) == 0 ? sb.st_size / 1e6 : 0;
 }
 
+/* The 1-minute load average, to say how shared the machine was. */
+static double load_average(void)
+{
+    double l[1] = {0};
+    return getloadavg(l, 1) == 1 ? l[0] : -1;
+}
+
 static void die(const tdcl_err *e)
 {
     fprintf(stderr, "io_bench: %s\n", e->msg);
@@ -318,7 +325,10 @@ int main(int argc, char **argv)
     cfg c = {.n = 4000, .nnz = 10000000, .reps = 5, .dir = tmpdir && *tmpdir ? tmpdir : "/tmp"};
     parse_args(argc, argv, &c);
     if (c.read) {
-        report(c.read, file_mb(c.read), time_read(&c, c.read, c.threads));
+        double l0 = load_average();
+        timing t = time_read(&c, c.read, c.threads);
+        report(c.read, file_mb(c.read), t);
+        printf("  load average %.2f before, %.2f after\n", l0, load_average());
         return 0;
     }
     char arr[4096], coo[4096], out[4096], npy[4096];
@@ -328,9 +338,9 @@ int main(int argc, char **argv)
     snprintf(npy, sizeof npy, "%s/io_bench.npy", c.dir);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     printf("io_bench: array %lldx%lld, coordinate %lld entries in %lldx%lld, median of %d "
-           "after a warm-up, %ld cores\n",
+           "after a warm-up, %ld cores, load average %.2f\n",
            (long long)c.n, (long long)c.n, (long long)c.nnz, (long long)c.n, (long long)c.n, c.reps,
-           cores);
+           cores, load_average());
     make_text_files(&c, arr, coo);
     printf("read (float32 values, %%.9g text, page cache):\n");
     char what[128];
@@ -372,5 +382,6 @@ int main(int argc, char **argv)
     unlink(coo);
     unlink(out);
     unlink(npy);
+    printf("load average at the end: %.2f\n", load_average());
     return 0;
 }
