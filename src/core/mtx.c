@@ -86,9 +86,13 @@ typedef struct rd {
     tdcl_matrix *m;
     int nt;
     size_t chunk;
-    part parts[MAXT];
-    int64_t bound[MAXT + 1]; /* the rows of each band */
-    uint64_t have;           /* entries stored */
+    /* Two sets of parts: a mapped coordinate file adds up one chunk's
+     * entries while it parses the next. */
+    part sets[2][MAXT];
+    int64_t bounds[2][MAXT + 1]; /* the rows of each band */
+    part *parts;                 /* the set being parsed */
+    int64_t *bound;
+    uint64_t have; /* entries stored */
 } rd;
 
 /* --- small text helpers ------------------------------------------------ */
@@ -903,6 +907,7 @@ static size_t add_int(val8 *d, const item *it, size_t n)
 
 typedef struct coord_job {
     rd *r;
+    const part *parts; /* the chunk to add up */
     int nparts;
     int bad_part[MAXT]; /* -1, or the part of the first overflowing item */
     size_t bad_item[MAXT];
@@ -918,7 +923,7 @@ static void scatter_coord(void *arg, int w)
     int isint = job->r->h.field == F_INTEGER;
     job->bad_part[w] = -1;
     for (int pi = 0; pi < job->nparts; pi++) {
-        const band *bd = &job->r->parts[pi].b[w];
+        const band *bd = &job->parts[pi].b[w];
         if (!isint) {
             add_real(d, bd->it, bd->n);
             continue;
@@ -932,23 +937,21 @@ static void scatter_coord(void *arg, int w)
     }
 }
 
-/* Adds up the items of parts 0..np-1; on an int64 overflow names the
- * first overflowing entry in file order. */
-static tdcl_status scatter_coord_parts(rd *r, int np, tdcl_err *err)
+/* After scatter_coord ran on every band of job: names the first int64
+ * overflow in file order, if any (the parts' text must still be there). */
+static tdcl_status overflow_error(const coord_job *job, tdcl_err *err)
 {
-    coord_job job = {.r = r, .nparts = np};
-    int nb = r->parts[0].nb;
-    tdcl_par_run(nb, scatter_coord, &job);
+    const rd *r = job->r;
     int64_t best = -1;
     uint64_t cell = 0;
-    for (int w = 0; w < nb; w++) {
-        if (job.bad_part[w] < 0) continue;
-        const part *t = &r->parts[job.bad_part[w]];
+    for (int w = 0; w < job->parts[0].nb; w++) {
+        if (job->bad_part[w] < 0) continue;
+        const part *t = &job->parts[job->bad_part[w]];
         size_t cnt[MAXT];
-        int64_t line = t->line0 + walk_part(t, SIZE_MAX, w, job.bad_item[w], cnt);
+        int64_t line = t->line0 + walk_part(t, SIZE_MAX, w, job->bad_item[w], cnt);
         if (best < 0 || line < best) {
             best = line;
-            cell = t->b[w].it[job.bad_item[w]].cell;
+            cell = t->b[w].it[job->bad_item[w]].cell;
         }
     }
     if (best < 0) return TDCL_OK;
@@ -957,6 +960,14 @@ static tdcl_status scatter_coord_parts(rd *r, int np, tdcl_err *err)
                      "%s:%lld: the sum of the entries at (%llu, %llu) overflows int64", r->name,
                      (long long)best, (unsigned long long)(cell / cols + 1),
                      (unsigned long long)(cell % cols + 1));
+}
+
+/* Adds up the items of the first np parts being parsed. */
+static tdcl_status scatter_coord_parts(rd *r, int np, tdcl_err *err)
+{
+    coord_job job = {.r = r, .parts = r->parts, .nparts = np};
+    tdcl_par_run(r->parts[0].nb, scatter_coord, &job);
+    return overflow_error(&job, err);
 }
 
 static void scatter_array(void *arg, int i)
@@ -1069,6 +1080,21 @@ static tdcl_status do_region(rd *r, const char *p, const char *q, tdcl_err *err)
     return over ? over : st;
 }
 
+/* One round of the overlapped reading: thread w adds up band w of the
+ * chunk parsed last round, then parses part w of the next chunk. */
+typedef struct round_job {
+    rd *r;
+    int np;          /* parts to parse */
+    coord_job *prev; /* NULL in the first round */
+} round_job;
+
+static void round_step(void *arg, int w)
+{
+    round_job *j = arg;
+    if (j->prev && w < j->prev->parts[0].nb) scatter_coord(j->prev, w);
+    if (w < j->np) parse_part(j->r, w);
+}
+
 static const char *last_newline(const char *p, const char *e)
 {
     while (e > p)
@@ -1151,17 +1177,56 @@ static void prepare_dense(rd *r)
     tdcl_par_run(r->nt, touch_pages, &j);
 }
 
-static tdcl_status parse_body(rd *r, tdcl_err *err)
+/* Chunk after chunk: parse, then place. */
+static tdcl_status parse_in_turn(rd *r, tdcl_err *err)
 {
     for (;;) {
         const char *q;
         int any;
         tdcl_status st = next_region(r, &q, &any, err);
         if (st) return st;
-        if (!any) break;
+        if (!any) return TDCL_OK;
         if ((st = do_region(r, r->p, q, err))) return st;
         r->p = q;
     }
+}
+
+/* A mapped coordinate file: each round adds up the chunk parsed in the
+ * round before while it parses the next, so the threads meet once per
+ * chunk instead of twice, and a thread that finishes its part early goes
+ * on to its band. The order of errors stays the file's: an overflow in
+ * the earlier chunk is named before anything wrong in the later one. The
+ * text of the earlier chunk is still mapped when an overflow needs its
+ * line. */
+static tdcl_status parse_overlapped(rd *r, tdcl_err *err)
+{
+    coord_job prev = {.r = r};
+    for (int set = 0;; set ^= 1) {
+        const char *q = r->e;
+        int any, np = 0, ngood;
+        tdcl_status st = next_region(r, &q, &any, err);
+        if (st) return st;
+        r->parts = r->sets[set];
+        r->bound = r->bounds[set];
+        if (any) np = split_region(r, r->p, q);
+        round_job j = {.r = r, .np = np, .prev = prev.nparts ? &prev : NULL};
+        int nb = j.prev ? prev.parts[0].nb : 0;
+        tdcl_par_run(np > nb ? np : nb, round_step, &j);
+        if (j.prev && (st = overflow_error(&prev, err))) return st;
+        if (!any) return TDCL_OK;
+        if ((st = account_parts(r, np, &ngood, err))) {
+            tdcl_status over = scatter_coord_parts(r, ngood, err);
+            return over ? over : st;
+        }
+        prev = (coord_job){.r = r, .parts = r->parts, .nparts = np};
+        r->p = q;
+    }
+}
+
+static tdcl_status parse_body(rd *r, tdcl_err *err)
+{
+    tdcl_status st = r->base && r->h.coord ? parse_overlapped(r, err) : parse_in_turn(r, err);
+    if (st) return st;
     if (r->have < r->h.want)
         return tdcl_fail(err, TDCL_EPARSE,
                          "%s:%lld: expected %llu entries, got %llu before the end of the file",
@@ -1173,11 +1238,12 @@ static tdcl_status parse_body(rd *r, tdcl_err *err)
 static void rd_free(rd *r)
 {
     if (!r) return;
-    for (int i = 0; i < MAXT; i++) {
-        free(r->parts[i].v);
-        for (int b = 0; b < MAXT; b++)
-            free(r->parts[i].b[b].it);
-    }
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; i < MAXT; i++) {
+            free(r->sets[s][i].v);
+            for (int b = 0; b < MAXT; b++)
+                free(r->sets[s][i].b[b].it);
+        }
     free(r->buf);
     free(r);
 }
@@ -1192,6 +1258,8 @@ tdcl_status tdcl_mtx_read(tdcl_src *src, const tdcl_mtx_read_opts *o, tdcl_matri
     if (!r) return tdcl_fail(err, TDCL_ENOMEM, "out of memory reading '%s'", src->name);
     r->src = src;
     r->name = src->name;
+    r->parts = r->sets[0];
+    r->bound = r->bounds[0];
     r->nt = tdcl_par_threads(o ? o->threads : 0);
     r->chunk = o && o->chunk ? o->chunk : CHUNK;
     const char *map;

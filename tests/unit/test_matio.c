@@ -685,19 +685,23 @@ static void test_duplicates_sum_in_file_order(void **state)
         int64_t rows = s ? 9 : 11, cols = 9;
         double want[99];
         order_file(tmp("dup.mtx"), syms[s], rows, cols, 6000, want);
+        char cmd[9000]; /* gzip streams: the chunk-after-chunk path */
+        snprintf(cmd, sizeof cmd, "gzip -c '%s' > '%s'", tmp("dup.mtx"), tmp("dup.mtx.gz"));
+        assert_int_equal(system(cmd), 0);
         for (int t = 1; t <= 4; t++)
-            for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
-                tdcl_mtx_read_opts ro = {.threads = t, .chunk = chunks[c]};
+            for (size_t c = 0; c < 2 * sizeof chunks / sizeof chunks[0]; c++) {
+                tdcl_mtx_read_opts ro = {.threads = t, .chunk = chunks[c / 2]};
                 tdcl_matrix m;
                 tdcl_err e;
-                tdcl_status st = tdcl_mtx_read_path(tmp("dup.mtx"), &ro, &m, &e);
+                const char *f = tmp(c % 2 ? "dup.mtx.gz" : "dup.mtx");
+                tdcl_status st = tdcl_mtx_read_path(f, &ro, &m, &e);
                 if (st) print_message("%s\n", e.msg);
                 assert_int_equal(st, TDCL_OK);
                 for (int64_t k = 0; k < rows * cols; k++) {
                     double got = ((double *)m.data)[k];
                     if (memcmp(&got, &want[k], sizeof got) != 0)
-                        fail_msg("%s, %d threads, chunk %zu: cell %lld is %.17g, want %.17g",
-                                 syms[s], t, chunks[c], (long long)k, got, want[k]);
+                        fail_msg("%s, %s, %d threads, chunk %zu: cell %lld is %.17g, want %.17g",
+                                 syms[s], f, t, chunks[c / 2], (long long)k, got, want[k]);
                 }
                 tdcl_matrix_free(&m);
             }
@@ -775,19 +779,23 @@ static void test_overflow_first_in_file_order(void **state)
             }
             fputs(tails[tl], fp);
             fclose(fp);
-            char want[128];
-            snprintf(want, sizeof want,
-                     "ovf.mtx:%d: the sum of the entries at (%d, 1) overflows int64",
-                     cases[cs].line, cases[cs].row);
+            char want[2][128], cmd[9000]; /* and gzip streams: chunk after chunk */
+            snprintf(cmd, sizeof cmd, "gzip -c '%s' > '%s'", tmp("ovf.mtx"), tmp("ovf.mtx.gz"));
+            assert_int_equal(system(cmd), 0);
+            for (int z = 0; z < 2; z++)
+                snprintf(want[z], sizeof want[z],
+                         "ovf.mtx%s:%d: the sum of the entries at (%d, 1) overflows int64",
+                         z ? ".gz" : "", cases[cs].line, cases[cs].row);
             for (int t = 1; t <= 3; t++)
-                for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
-                    tdcl_mtx_read_opts ro = {.threads = t, .chunk = chunks[c]};
+                for (size_t c = 0; c < 2 * sizeof chunks / sizeof chunks[0]; c++) {
+                    tdcl_mtx_read_opts ro = {.threads = t, .chunk = chunks[c / 2]};
                     tdcl_matrix m;
                     tdcl_err e;
-                    assert_int_equal(tdcl_mtx_read_path(tmp("ovf.mtx"), &ro, &m, &e), TDCL_EPARSE);
-                    if (!strstr(e.msg, want))
+                    const char *f = tmp(c % 2 ? "ovf.mtx.gz" : "ovf.mtx");
+                    assert_int_equal(tdcl_mtx_read_path(f, &ro, &m, &e), TDCL_EPARSE);
+                    if (!strstr(e.msg, want[c % 2]))
                         fail_msg("case %zu, tail %d, %d threads, chunk %zu: '%s'", cs, tl, t,
-                                 chunks[c], e.msg);
+                                 chunks[c / 2], e.msg);
                 }
         }
     /* an error before the overflow comes first */
