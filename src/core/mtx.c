@@ -855,7 +855,7 @@ static void scatter_general_array(rd *r, const part *t)
     scatter_cm_range(d, rows, cols, b, k1, t->v + (b - k0));
 }
 
-static void scatter_array_part(rd *r, part *t)
+static void scatter_array_part(rd *r, const part *t)
 {
     const mtx_hdr *h = &r->h;
     int64_t n = h->rows, cols = h->cols, i, j;
@@ -1080,8 +1080,9 @@ static tdcl_status do_region(rd *r, const char *p, const char *q, tdcl_err *err)
     return over ? over : st;
 }
 
-/* One round of the overlapped reading: thread w adds up band w of the
- * chunk parsed last round, then parses part w of the next chunk. */
+/* One round of the overlapped reading: thread w places part w (array) or
+ * adds up band w (coordinate) of the chunk parsed last round, then parses
+ * part w of the next chunk. */
 typedef struct round_job {
     rd *r;
     int np;          /* parts to parse */
@@ -1091,7 +1092,12 @@ typedef struct round_job {
 static void round_step(void *arg, int w)
 {
     round_job *j = arg;
-    if (j->prev && w < j->prev->parts[0].nb) scatter_coord(j->prev, w);
+    if (j->prev && w < j->prev->parts[0].nb) {
+        if (j->r->h.coord)
+            scatter_coord(j->prev, w);
+        else
+            scatter_array_part(j->r, &j->prev->parts[w]);
+    }
     if (w < j->np) parse_part(j->r, w);
 }
 
@@ -1191,13 +1197,13 @@ static tdcl_status parse_in_turn(rd *r, tdcl_err *err)
     }
 }
 
-/* A mapped coordinate file: each round adds up the chunk parsed in the
- * round before while it parses the next, so the threads meet once per
- * chunk instead of twice, and a thread that finishes its part early goes
- * on to its band. The order of errors stays the file's: an overflow in
- * the earlier chunk is named before anything wrong in the later one. The
- * text of the earlier chunk is still mapped when an overflow needs its
- * line. */
+/* A mapped file: each round places the chunk parsed in the round before
+ * while it parses the next, so the threads meet once per chunk instead of
+ * twice, and a thread that finishes its part early goes on to its share of
+ * the placing. The order of errors stays the file's: an overflow in the
+ * earlier chunk is named before anything wrong in the later one. The text
+ * of the earlier chunk is still mapped when an overflow needs its line
+ * (a stream's buffer is not: streams go chunk after chunk). */
 static tdcl_status parse_overlapped(rd *r, tdcl_err *err)
 {
     coord_job prev = {.r = r};
@@ -1212,10 +1218,10 @@ static tdcl_status parse_overlapped(rd *r, tdcl_err *err)
         round_job j = {.r = r, .np = np, .prev = prev.nparts ? &prev : NULL};
         int nb = j.prev ? prev.parts[0].nb : 0;
         tdcl_par_run(np > nb ? np : nb, round_step, &j);
-        if (j.prev && (st = overflow_error(&prev, err))) return st;
+        if (j.prev && r->h.coord && (st = overflow_error(&prev, err))) return st;
         if (!any) return TDCL_OK;
         if ((st = account_parts(r, np, &ngood, err))) {
-            tdcl_status over = scatter_coord_parts(r, ngood, err);
+            tdcl_status over = r->h.coord ? scatter_coord_parts(r, ngood, err) : TDCL_OK;
             return over ? over : st;
         }
         prev = (coord_job){.r = r, .parts = r->parts, .nparts = np};
@@ -1225,7 +1231,7 @@ static tdcl_status parse_overlapped(rd *r, tdcl_err *err)
 
 static tdcl_status parse_body(rd *r, tdcl_err *err)
 {
-    tdcl_status st = r->base && r->h.coord ? parse_overlapped(r, err) : parse_in_turn(r, err);
+    tdcl_status st = r->base ? parse_overlapped(r, err) : parse_in_turn(r, err);
     if (st) return st;
     if (r->have < r->h.want)
         return tdcl_fail(err, TDCL_EPARSE,
