@@ -117,8 +117,21 @@
 #ifndef IDX
 #define IDX int
 #endif
+/* PIPE = 1 (BK = 8 only): fragments double buffered in registers, the
+ * next slab's loaded before this one's mma are issued (see the kernel). */
+#ifndef PIPE
+#define PIPE (BK == 8)
+#endif
 #ifndef TC_EMULATE
 #define TC_EMULATE 0
+#endif
+/* PIPE_COPY = 1: the PIPE loop moves the next fragments into place
+ * instead of alternating two sets (one step per iteration). Emulated it is
+ * the default: PoCL 3.1 ran the alternating form, with the emulated mma's
+ * barriers inside, with whole tiles wrong now and then when two
+ * work-groups ran at once (3xtf32 only; never with one PoCL thread). */
+#ifndef PIPE_COPY
+#define PIPE_COPY TC_EMULATE
 #endif
 /* How a pointer reaches the cp.async operands: 0 = as is ("r" for the
  * local one, "l" for the global one), 1 = converted to an integer first. */
@@ -146,6 +159,9 @@
 #define A_STAGE (BM * BK)          /* floats */
 #define B_STAGE (BK * BN)
 
+#if PIPE && BK != 8
+#error "matmul_tc.cl: PIPE = 1 needs BK = 8"
+#endif
 #if (BK != 8 && BK != 16 && BK != 32) || (WN != 32 && WN != 64) || WM % 16 || BM % WM ||       \
     BN % WN || (BM * BK / 4) % NT || (BK * BN / 4) % NT || STAGES < 2
 #error "matmul_tc.cl: BK must be 8, 16 or 32, WN 32 or 64, WM a multiple of 16 dividing BM, and both slabs must split into 16-byte chunks per work-item"
@@ -193,7 +209,7 @@ static inline void emu_mma(float d[4], const uint a[4], const uint b[2], __local
     } while (0)
 #define CP_ASYNC4(dst, src, bytes) (*(dst) = (bytes) ? *(src) : 0.0f)
 #define CP_COMMIT() ((void)0)
-#define CP_WAIT() ((void)0)
+#define CP_WAIT(n) ((void)0)
 #else
 #define EMU_ARG
 #define EMU_PASS
@@ -222,7 +238,7 @@ static inline void emu_mma(float d[4], const uint a[4], const uint b[2], __local
                  "l"(GADDR(src)), "r"(bytes)                                                       \
                  : "memory")
 #define CP_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
-#define CP_WAIT() asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2) : "memory")
+#define CP_WAIT(n) asm volatile("cp.async.wait_group %0;" ::"n"(n) : "memory")
 #endif
 
 /* The probe: the smallest use of the PTX instructions, built once per
@@ -237,7 +253,7 @@ __kernel void matmul_tc_probe(__global float *d, const __global float *x)
     float c[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     if (get_local_id(0) == 0) CP_ASYNC16(buf, x, 16);
     CP_COMMIT();
-    CP_WAIT();
+    CP_WAIT(0);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int r = 0; r < 4; r++)
         a[r] = as_uint(buf[r]);
@@ -343,78 +359,103 @@ UNROLL
     }
 }
 
+/* The products of one k-step on raw fragments: fa[i][h][x] is row
+ * g + 8h of m-tile i at the lane's k x (0: "k = t", 1: "k = t+4"); fb[x][j]
+ * is B at that k, column g of tile j. */
+static inline void mma_step(float fa[MT][2][2], float fb[2][NTL], float acc[MT][NTL][4] EMU_ARG)
+{
+#if PREC == 3
+    uint abig[MT][4], asml[MT][4], bbig[NTL][2], bsml[NTL][2];
+    UNROLL
+    for (int i = 0; i < MT; i++) {
+        split(fa[i][0][0], &abig[i][0], &asml[i][0]);
+        split(fa[i][1][0], &abig[i][1], &asml[i][1]);
+        split(fa[i][0][1], &abig[i][2], &asml[i][2]);
+        split(fa[i][1][1], &abig[i][3], &asml[i][3]);
+    }
+    UNROLL
+    for (int j = 0; j < NTL; j++) {
+        split(fb[0][j], &bbig[j][0], &bsml[j][0]);
+        split(fb[1][j], &bbig[j][1], &bsml[j][1]);
+    }
+    UNROLL
+    for (int i = 0; i < MT; i++)
+        UNROLL
+        for (int j = 0; j < NTL; j++) {
+            /* The tensor cores add into the accumulator with truncation;
+             * added into a large running sum that bias grows linearly
+             * with K (25x the fp32 path's error at K = 4096). Summing each
+             * k-step from zero and adding the partial with a rounded float
+             * add keeps float32 accuracy. */
+            float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+            MMA(part, asml[i], bbig[j]);
+            MMA(part, abig[i], bsml[j]);
+            MMA(part, abig[i], bbig[j]);
+            UNROLL
+            for (int r = 0; r < 4; r++)
+                acc[i][j][r] += part[r];
+        }
+#else
+    uint af[MT][4], bf[NTL][2];
+    UNROLL
+    for (int i = 0; i < MT; i++) {
+        af[i][0] = tf32_op(fa[i][0][0]);
+        af[i][1] = tf32_op(fa[i][1][0]);
+        af[i][2] = tf32_op(fa[i][0][1]);
+        af[i][3] = tf32_op(fa[i][1][1]);
+    }
+    UNROLL
+    for (int j = 0; j < NTL; j++) {
+        bf[j][0] = tf32_op(fb[0][j]);
+        bf[j][1] = tf32_op(fb[1][j]);
+    }
+    UNROLL
+    for (int i = 0; i < MT; i++)
+        UNROLL
+        for (int j = 0; j < NTL; j++)
+            MMA(acc[i][j], af[i], bf[j]);
+#endif
+}
+
 /* All mma tiles of the warp over one slab in local memory. */
 static inline void compute_slab(const __local float *as, const __local float *bs, int wm0,
                                 int wn0, int g, int t, float acc[MT][NTL][4] EMU_ARG)
 {
-UNROLL
+    UNROLL
     for (int q = 0; q < KSTEPS / SPQ; q++) {
         float ar[MT][2][2 * SPQ];
-UNROLL
+        UNROLL
         for (int i = 0; i < MT; i++)
-UNROLL
+            UNROLL
             for (int h = 0; h < 2; h++)
                 load_a(as, wm0 + 16 * i + g + 8 * h, t * KPT + 2 * SPQ * q, ar[i][h]);
-UNROLL
+        UNROLL
         for (int u = 0; u < SPQ; u++) {
             int kb = t * KPT + 2 * (q * SPQ + u); /* B rows of b0, and b1 = kb + 1 */
-            float br[2][NTL];
-            load_b(bs, kb, wn0 + g * NTL, br[0]);
-            load_b(bs, kb + 1, wn0 + g * NTL, br[1]);
-#if PREC == 3
-            uint abig[MT][4], asml[MT][4], bbig[NTL][2], bsml[NTL][2];
-UNROLL
-            for (int i = 0; i < MT; i++) {
-                split(ar[i][0][2 * u], &abig[i][0], &asml[i][0]);
-                split(ar[i][1][2 * u], &abig[i][1], &asml[i][1]);
-                split(ar[i][0][2 * u + 1], &abig[i][2], &asml[i][2]);
-                split(ar[i][1][2 * u + 1], &abig[i][3], &asml[i][3]);
-            }
-UNROLL
-            for (int j = 0; j < NTL; j++) {
-                split(br[0][j], &bbig[j][0], &bsml[j][0]);
-                split(br[1][j], &bbig[j][1], &bsml[j][1]);
-            }
-UNROLL
+            float fa[MT][2][2], fb[2][NTL];
+            UNROLL
             for (int i = 0; i < MT; i++)
-UNROLL
-                for (int j = 0; j < NTL; j++) {
-                    /* The tensor cores add into the accumulator with
-                     * truncation; added into a large running sum that bias
-                     * grows linearly with K (25x the fp32 path's error at
-                     * K = 4096). Summing each k-step from zero and adding
-                     * the partial with a rounded float add keeps float32
-                     * accuracy. */
-                    float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-                    MMA(part, asml[i], bbig[j]);
-                    MMA(part, abig[i], bsml[j]);
-                    MMA(part, abig[i], bbig[j]);
-UNROLL
-                    for (int r = 0; r < 4; r++)
-                        acc[i][j][r] += part[r];
-                }
-#else
-            uint af[MT][4], bf[NTL][2];
-UNROLL
-            for (int i = 0; i < MT; i++) {
-                af[i][0] = tf32_op(ar[i][0][2 * u]);
-                af[i][1] = tf32_op(ar[i][1][2 * u]);
-                af[i][2] = tf32_op(ar[i][0][2 * u + 1]);
-                af[i][3] = tf32_op(ar[i][1][2 * u + 1]);
-            }
-UNROLL
-            for (int j = 0; j < NTL; j++) {
-                bf[j][0] = tf32_op(br[0][j]);
-                bf[j][1] = tf32_op(br[1][j]);
-            }
-UNROLL
-            for (int i = 0; i < MT; i++)
-UNROLL
-                for (int j = 0; j < NTL; j++)
-                    MMA(acc[i][j], af[i], bf[j]);
-#endif
+                UNROLL
+                for (int h = 0; h < 2; h++)
+                    fa[i][h][0] = ar[i][h][2 * u], fa[i][h][1] = ar[i][h][2 * u + 1];
+            load_b(bs, kb, wn0 + g * NTL, fb[0]);
+            load_b(bs, kb + 1, wn0 + g * NTL, fb[1]);
+            mma_step(fa, fb, acc EMU_PASS);
         }
     }
+}
+
+/* PIPE: the raw fragments of the one k-step of a slab (BK = 8). */
+static inline void load_frags(const __local float *as, const __local float *bs, int wm0, int wn0,
+                              int g, int t, float fa[MT][2][2], float fb[2][NTL])
+{
+    UNROLL
+    for (int i = 0; i < MT; i++)
+        UNROLL
+        for (int h = 0; h < 2; h++)
+            load_a(as, wm0 + 16 * i + g + 8 * h, 2 * t, fa[i][h]);
+    load_b(bs, 2 * t, wn0 + g * NTL, fb[0]);
+    load_b(bs, 2 * t + 1, wn0 + g * NTL, fb[1]);
 }
 
 /* Rows m0 + g (+8) of each m-tile, columns n0 + 2t*NTL .. + 2*NTL: c0 of
@@ -484,7 +525,59 @@ UNROLL
             for (int r = 0; r < 4; r++)
                 acc[i][j][r] = 0.0f;
     int nslab = (K + BK - 1) / BK;
-UNROLL
+#if PIPE
+    /* All STAGES buffers fill before the loop. At the top of step s the
+     * fragments of slab s are in registers (f0/f1, alternating), so after
+     * the barrier no warp reads slab s's buffer again: it receives slab
+     * s + STAGES at once, and slab s+1's fragments are loaded before slab
+     * s's mma are issued, hiding the load latency behind them. */
+    UNROLL
+    for (int s = 0; s < STAGES; s++) {
+        if (s < nslab)
+            load_slab(as + s * A_STAGE, bs + s * B_STAGE, A, B, M, N, K, m0, n0, s * BK, lid);
+        CP_COMMIT();
+    }
+    CP_WAIT(STAGES - 1);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    float fa0[MT][2][2], fb0[2][NTL], fa1[MT][2][2], fb1[2][NTL];
+    load_frags(as, bs, wm0, wn0, g, t, fa0, fb0);
+    int buf = 0; /* slab s's buffer */
+#define PIPE_STEP(fa, fb, fa_next, fb_next)                                                        \
+    if (s < nslab) {                                                                               \
+        int nb = buf + 1 == STAGES ? 0 : buf + 1;                                                  \
+        CP_WAIT(STAGES - 2); /* slab s+1 has landed, for this work-item */                        \
+        barrier(CLK_LOCAL_MEM_FENCE); /* for everyone; slab s is read */                          \
+        if (s + STAGES < nslab)                                                                    \
+            load_slab(as + buf * A_STAGE, bs + buf * B_STAGE, A, B, M, N, K, m0, n0,               \
+                      (s + STAGES) * BK, lid);                                                     \
+        CP_COMMIT();                                                                               \
+        if (s + 1 < nslab)                                                                         \
+            load_frags(as + nb * A_STAGE, bs + nb * B_STAGE, wm0, wn0, g, t, fa_next, fb_next);   \
+        mma_step(fa, fb, acc EMU_PASS);                                                            \
+        buf = nb;                                                                                  \
+        s++;                                                                                       \
+    }
+#if PIPE_COPY
+    for (int s = 0; s < nslab;) {
+        PIPE_STEP(fa0, fb0, fa1, fb1)
+        UNROLL
+        for (int i = 0; i < MT; i++)
+            UNROLL
+            for (int h = 0; h < 2; h++)
+                fa0[i][h][0] = fa1[i][h][0], fa0[i][h][1] = fa1[i][h][1];
+        UNROLL
+        for (int j = 0; j < NTL; j++)
+            fb0[0][j] = fb1[0][j], fb0[1][j] = fb1[1][j];
+    }
+#else
+    for (int s = 0; s < nslab;) {
+        PIPE_STEP(fa0, fb0, fa1, fb1)
+        PIPE_STEP(fa1, fb1, fa0, fb0)
+    }
+#endif
+#undef PIPE_STEP
+#else
+    UNROLL
     for (int s = 0; s < STAGES - 1; s++) {
         if (s < nslab)
             load_slab(as + s * A_STAGE, bs + s * B_STAGE, A, B, M, N, K, m0, n0, s * BK, lid);
@@ -492,7 +585,7 @@ UNROLL
     }
     int rd = 0, wr = STAGES - 1;
     for (int s = 0; s < nslab; s++) {
-        CP_WAIT(); /* this work-item's copies of slab s have landed */
+        CP_WAIT(STAGES - 2); /* this work-item's copies of slab s have landed */
         barrier(CLK_LOCAL_MEM_FENCE); /* everyone's have; slab s-1 is free */
         if (s + STAGES - 1 < nslab)
             load_slab(as + wr * A_STAGE, bs + wr * B_STAGE, A, B, M, N, K, m0, n0,
@@ -502,5 +595,36 @@ UNROLL
         rd = rd + 1 == STAGES ? 0 : rd + 1;
         wr = wr + 1 == STAGES ? 0 : wr + 1;
     }
+#endif
     store_c(C, M, N, m0 + wm0, n0 + wn0, g, t, acc);
+}
+
+/* The mma.sync ceiling through this compiler: each warp issues ITERS x 8
+ * independent m16n8k8 (eight accumulators, one chain each) on fragments
+ * from x; no memory traffic in the loop. 2 * 16 * 8 * 8 * 8 * ITERS flops
+ * per warp. A benchmark aid (tests/bench/bench_tc_peak.c). */
+__kernel void matmul_tc_peak(__global float *d, const __global float *x, int iters)
+{
+#if TC_EMULATE
+    __local float emu[32 * 6 * 32];
+#endif
+    int lane = (int)get_local_id(0) % 32;
+    uint a[4], b[2][2];
+    for (int r = 0; r < 4; r++)
+        a[r] = as_uint(x[(lane + r) % 64]);
+    for (int r = 0; r < 4; r++)
+        b[r / 2][r % 2] = as_uint(x[(lane + 4 + r) % 64]);
+    float acc[8][4];
+    for (int j = 0; j < 8; j++)
+        for (int r = 0; r < 4; r++)
+            acc[j][r] = 0.0f;
+    for (int it = 0; it < iters; it++)
+        UNROLL
+        for (int j = 0; j < 8; j++)
+            MMA(acc[j], a, b[j % 2]);
+    float s = 0.0f;
+    for (int j = 0; j < 8; j++)
+        for (int r = 0; r < 4; r++)
+            s += acc[j][r];
+    d[get_global_id(0)] = s;
 }

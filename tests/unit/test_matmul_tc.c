@@ -6,7 +6,9 @@
  * bit), then random shapes, multiples of the tiles or not, against a double
  * host reference: tf32 within its input rounding, 3xtf32 at least as
  * accurate as the fp32 kernel on the same inputs. C is poisoned (NaN)
- * before every run, so an element the kernel missed fails. */
+ * before every run, so an element the kernel missed fails. On a device
+ * without the path, the kernel also runs emulated (TILEDCL_TC_EMULATE:
+ * plain OpenCL C in place of the PTX) on exact integer products. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
