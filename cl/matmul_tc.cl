@@ -147,6 +147,20 @@
 #define UNROLL _Pragma("unroll")
 #endif
 
+/* Timing aids only (wrong results): NO_COPY = 1 copies the first STAGES
+ * slabs and then computes on them again; NO_MMA = 1 replaces each mma by
+ * one float add of its operands; NO_SYNC = 1 drops the main loop's waits
+ * and barriers. Timing variants that leave a stage out place the time. */
+#ifndef NO_COPY
+#define NO_COPY 0
+#endif
+#ifndef NO_MMA
+#define NO_MMA 0
+#endif
+#ifndef NO_SYNC
+#define NO_SYNC 0
+#endif
+
 #define NWARP ((BM / WM) * (BN / WN))
 #define NT (32 * NWARP)
 #define MT (WM / 16)
@@ -215,12 +229,16 @@ static inline void emu_mma(float d[4], const uint a[4], const uint b[2], __local
 #define EMU_PASS
 /* d += a * b on one m16n8k8 tile. Not volatile: the compiler may schedule
  * it like any arithmetic. */
+#if NO_MMA
+#define MMA(d, a, b) ((d)[0] += as_float((a)[0] ^ (b)[0]))
+#else
 #define MMA(d, a, b)                                                                               \
     asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "                      \
         "{%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"                                               \
         : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])                                           \
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(d[0]), "f"(d[1]), \
           "f"(d[2]), "f"(d[3]))
+#endif
 #if CP_ADDR
 #define SADDR(p) ((uint)(ulong)(p))
 #define GADDR(p) ((ulong)(p))
@@ -278,40 +296,67 @@ static inline int swz_b(int r, int c)
     return c ^ (NTL == 8 ? (t & 1) | ((t & 2) << 1) : 2 * t);
 }
 
-/* Issues the copies of slab k0 (A rows m0.., B columns n0..) into as, bs. */
-static inline void load_slab(__local float *as, __local float *bs, const __global float *A,
-                             const __global float *B, int M, int N, int K, int m0, int n0, int k0,
-                             int lid)
+/* What a work-item copies of every slab, worked out once: its chunks of
+ * the A slab (row, k within the slab) and of the B slab (k row, column),
+ * their sources at k0 = 0 (rows and columns clamped into the matrices, so
+ * every pointer formed is valid) and their places in a stage. */
+typedef struct copy_plan {
+    const __global float *a[A_CH], *b[B_CH];
+    int a_ok[A_CH], ak[A_CH], da[A_CH]; /* row < M; k in slab; local offset */
+    int bk[B_CH], bn[B_CH], db[B_CH];   /* k in slab; column; local offset */
+} copy_plan;
+
+static inline void plan_copies(copy_plan *p, const __global float *A, const __global float *B,
+                               int M, int N, int K, int m0, int n0, int lid)
 {
-UNROLL
+    UNROLL
     for (int i = 0; i < A_CH; i++) {
         int idx = lid + i * NT, r = idx / (BK / 4), c = idx % (BK / 4);
-        int gr = m0 + r, gk = k0 + 4 * c;
-        __local float *dst = as + r * BK + 4 * swz_a(r, c);
+        p->a_ok[i] = m0 + r < M;
+        p->ak[i] = 4 * c;
+        p->a[i] = A + (IDX)min(m0 + r, M - 1) * K;
+        p->da[i] = r * BK + 4 * swz_a(r, c);
+    }
+    UNROLL
+    for (int i = 0; i < B_CH; i++) {
+        int idx = lid + i * NT, r = idx / (BN / 4), c = idx % (BN / 4);
+        p->bk[i] = r;
+        p->bn[i] = n0 + 4 * c;
+        p->b[i] = B + (IDX)min(r, K - 1) * N;
+        p->db[i] = r * BN + 4 * swz_b(r, c);
+    }
+}
+
+/* Issues the copies of slab k0 into as, bs; zeros outside the matrices. */
+static inline void load_slab(__local float *as, __local float *bs, const __global float *A,
+                             const __global float *B, int N, int K, int k0, const copy_plan *p)
+{
+    UNROLL
+    for (int i = 0; i < A_CH; i++) {
+        int k = k0 + p->ak[i];
 #if VEC_ALIGNED
-        int ok = gr < M && gk < K;
-        CP_ASYNC16(dst, ok ? A + (IDX)gr * K + gk : A, ok ? 16 : 0);
+        int ok = p->a_ok[i] && k < K;
+        CP_ASYNC16(as + p->da[i], ok ? p->a[i] + k : A, ok ? 16 : 0);
 #else
-UNROLL
+        UNROLL
         for (int e = 0; e < 4; e++) {
-            int ok = gr < M && gk + e < K;
-            CP_ASYNC4(dst + e, ok ? A + (IDX)gr * K + gk + e : A, ok ? 4 : 0);
+            int ok = p->a_ok[i] && k + e < K;
+            CP_ASYNC4(as + p->da[i] + e, ok ? p->a[i] + k + e : A, ok ? 4 : 0);
         }
 #endif
     }
-UNROLL
+    UNROLL
     for (int i = 0; i < B_CH; i++) {
-        int idx = lid + i * NT, r = idx / (BN / 4), c = idx % (BN / 4);
-        int gk = k0 + r, gc = n0 + 4 * c;
-        __local float *dst = bs + r * BN + 4 * swz_b(r, c);
+        int k = k0 + p->bk[i];
+        const __global float *row = p->b[i] + (IDX)k0 * N; /* in B when k < K */
 #if VEC_ALIGNED
-        int ok = gk < K && gc < N;
-        CP_ASYNC16(dst, ok ? B + (IDX)gk * N + gc : B, ok ? 16 : 0);
+        int ok = k < K && p->bn[i] < N;
+        CP_ASYNC16(bs + p->db[i], ok ? row + p->bn[i] : B, ok ? 16 : 0);
 #else
-UNROLL
+        UNROLL
         for (int e = 0; e < 4; e++) {
-            int ok = gk < K && gc + e < N;
-            CP_ASYNC4(dst + e, ok ? B + (IDX)gk * N + gc + e : B, ok ? 4 : 0);
+            int ok = k < K && p->bn[i] + e < N;
+            CP_ASYNC4(bs + p->db[i] + e, ok ? row + p->bn[i] + e : B, ok ? 4 : 0);
         }
 #endif
     }
@@ -525,6 +570,8 @@ UNROLL
             for (int r = 0; r < 4; r++)
                 acc[i][j][r] = 0.0f;
     int nslab = (K + BK - 1) / BK;
+    copy_plan cp;
+    plan_copies(&cp, A, B, M, N, K, m0, n0, lid);
 #if PIPE
     /* All STAGES buffers fill before the loop. At the top of step s the
      * fragments of slab s are in registers (f0/f1, alternating), so after
@@ -534,7 +581,7 @@ UNROLL
     UNROLL
     for (int s = 0; s < STAGES; s++) {
         if (s < nslab)
-            load_slab(as + s * A_STAGE, bs + s * B_STAGE, A, B, M, N, K, m0, n0, s * BK, lid);
+            load_slab(as + s * A_STAGE, bs + s * B_STAGE, A, B, N, K, s * BK, &cp);
         CP_COMMIT();
     }
     CP_WAIT(STAGES - 1);
@@ -545,11 +592,12 @@ UNROLL
 #define PIPE_STEP(fa, fb, fa_next, fb_next)                                                        \
     if (s < nslab) {                                                                               \
         int nb = buf + 1 == STAGES ? 0 : buf + 1;                                                  \
-        CP_WAIT(STAGES - 2); /* slab s+1 has landed, for this work-item */                        \
-        barrier(CLK_LOCAL_MEM_FENCE); /* for everyone; slab s is read */                          \
-        if (s + STAGES < nslab)                                                                    \
-            load_slab(as + buf * A_STAGE, bs + buf * B_STAGE, A, B, M, N, K, m0, n0,               \
-                      (s + STAGES) * BK, lid);                                                     \
+        if (!NO_SYNC) {                                                                            \
+            CP_WAIT(STAGES - 2); /* slab s+1 has landed, for this work-item */                    \
+            barrier(CLK_LOCAL_MEM_FENCE); /* for everyone; slab s is read */                      \
+        }                                                                                          \
+        if (!NO_COPY && s + STAGES < nslab)                                                        \
+            load_slab(as + buf * A_STAGE, bs + buf * B_STAGE, A, B, N, K, (s + STAGES) * BK, &cp); \
         CP_COMMIT();                                                                               \
         if (s + 1 < nslab)                                                                         \
             load_frags(as + nb * A_STAGE, bs + nb * B_STAGE, wm0, wn0, g, t, fa_next, fb_next);   \
@@ -580,16 +628,18 @@ UNROLL
     UNROLL
     for (int s = 0; s < STAGES - 1; s++) {
         if (s < nslab)
-            load_slab(as + s * A_STAGE, bs + s * B_STAGE, A, B, M, N, K, m0, n0, s * BK, lid);
+            load_slab(as + s * A_STAGE, bs + s * B_STAGE, A, B, N, K, s * BK, &cp);
         CP_COMMIT();
     }
     int rd = 0, wr = STAGES - 1;
     for (int s = 0; s < nslab; s++) {
-        CP_WAIT(STAGES - 2); /* this work-item's copies of slab s have landed */
-        barrier(CLK_LOCAL_MEM_FENCE); /* everyone's have; slab s-1 is free */
-        if (s + STAGES - 1 < nslab)
-            load_slab(as + wr * A_STAGE, bs + wr * B_STAGE, A, B, M, N, K, m0, n0,
-                      (s + STAGES - 1) * BK, lid);
+        if (!NO_SYNC) {
+            CP_WAIT(STAGES - 2);          /* this work-item's copies of slab s have landed */
+            barrier(CLK_LOCAL_MEM_FENCE); /* everyone's have; slab s-1 is free */
+        }
+        if (!NO_COPY && s + STAGES - 1 < nslab)
+            load_slab(as + wr * A_STAGE, bs + wr * B_STAGE, A, B, N, K, (s + STAGES - 1) * BK,
+                      &cp);
         CP_COMMIT(); /* possibly empty: keeps one group per slab */
         compute_slab(as + rd * A_STAGE, bs + rd * B_STAGE, wm0, wn0, g, t, acc EMU_PASS);
         rd = rd + 1 == STAGES ? 0 : rd + 1;
