@@ -147,22 +147,11 @@
 #define UNROLL _Pragma("unroll")
 #endif
 
-/* STAGE_CVT = 1: each work-item converts the chunks it copied once they
- * land (before the barrier that publishes the slab): tf32 rounds them in
- * place; 3xtf32 writes big in place and small into a second set of slabs
- * (twice the local memory), so the fragment loads need no arithmetic. */
-#ifndef STAGE_CVT
-#define STAGE_CVT 0
-#endif
-#define HAS_SMALL (PREC == 3 && STAGE_CVT)
-/* PF > 0: each slab's copies also prefetch (prefetch.global.L1) the lines
- * of the slab PF slabs further on, and CP_CA = 1 copies through L1
- * (cp.async.ca): L1 as a deeper stage than 48 KiB of local memory allow. */
-#ifndef PF
-#define PF 0
-#endif
+/* CP_CA = 1 (default): the 16-byte copies go through L1 (cp.async.ca);
+ * 0: L2 only (.cg). Measured on an H200, tf32 128x128 tiles at N = 8192:
+ * 159 against 136 TFLOP/s (docs/PERFORMANCE.md). */
 #ifndef CP_CA
-#define CP_CA 0
+#define CP_CA 1
 #endif
 
 /* Timing aids only (wrong results): NO_COPY = 1 copies the first STAGES
@@ -242,7 +231,6 @@ static inline void emu_mma(float d[4], const uint a[4], const uint b[2], __local
 #define CP_ASYNC4(dst, src, bytes) (*(dst) = (bytes) ? *(src) : 0.0f)
 #define CP_COMMIT() ((void)0)
 #define CP_WAIT(n) ((void)0)
-#define PREFETCH(p) ((void)0)
 #else
 #define EMU_ARG
 #define EMU_PASS
@@ -280,7 +268,6 @@ static inline void emu_mma(float d[4], const uint a[4], const uint b[2], __local
                  "l"(GADDR(src)), "r"(bytes)                                                       \
                  : "memory")
 #define CP_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
-#define PREFETCH(p) asm volatile("prefetch.global.L1 [%0];" ::"l"(GADDR(p)))
 #define CP_WAIT(n) asm volatile("cp.async.wait_group %0;" ::"n"(n) : "memory")
 #endif
 
@@ -329,7 +316,6 @@ typedef struct copy_plan {
     const __global float *a[A_CH], *b[B_CH];
     int a_ok[A_CH], ak[A_CH], da[A_CH]; /* row < M; k in slab; local offset */
     int bk[B_CH], bn[B_CH], db[B_CH];   /* k in slab; column; local offset */
-    int bline[B_CH];                    /* chunk starts a 128-byte line (PF) */
 } copy_plan;
 
 static inline void plan_copies(copy_plan *p, const __global float *A, const __global float *B,
@@ -350,7 +336,6 @@ static inline void plan_copies(copy_plan *p, const __global float *A, const __gl
         p->bn[i] = n0 + 4 * c;
         p->b[i] = B + (IDX)min(r, K - 1) * N;
         p->db[i] = r * BN + 4 * swz_b(r, c);
-        p->bline[i] = c % 8 == 0;
     }
 }
 
@@ -387,45 +372,6 @@ static inline void load_slab(__local float *as, __local float *bs, const __globa
         }
 #endif
     }
-#if PF
-    UNROLL
-    for (int i = 0; i < A_CH; i++) {
-        int k = k0 + PF * BK + p->ak[i];
-        if (p->ak[i] == 0 && p->a_ok[i] && k < K) PREFETCH(p->a[i] + k);
-    }
-    UNROLL
-    for (int i = 0; i < B_CH; i++) {
-        int k = k0 + PF * BK + p->bk[i];
-        if (p->bline[i] && k < K && p->bn[i] < N)
-            PREFETCH(p->b[i] + (IDX)(k0 + PF * BK) * N + p->bn[i]);
-    }
-#endif
-}
-
-/* STAGE_CVT: converts this work-item's own chunks of a landed slab (its
- * cp.async writes are visible to it after the wait); small (3xtf32) goes
- * to the same place in the second set of slabs, SMALL_OFF floats on. */
-#define SMALL_OFF (STAGES * (A_STAGE + B_STAGE))
-static inline void convert_chunk(__local float *x)
-{
-    float4 v = *(__local float4 *)x;
-#if PREC == 3
-    uint4 big = (as_uint4(v) + (uint4)(RND ? 0x1000u : 0u)) & (uint4)(0xffffe000u);
-    *(__local float4 *)x = as_float4(big);
-    *(__local float4 *)(x + SMALL_OFF) = v - as_float4(big);
-#else
-    *(__local float4 *)x = as_float4(as_uint4(v) + (uint4)(RND ? 0x1000u : 0u));
-#endif
-}
-
-static inline void convert_own(__local float *as, __local float *bs, const copy_plan *p)
-{
-    UNROLL
-    for (int i = 0; i < A_CH; i++)
-        convert_chunk(as + p->da[i]);
-    UNROLL
-    for (int i = 0; i < B_CH; i++)
-        convert_chunk(bs + p->db[i]);
 }
 
 /* ---- fragments and products ------------------------------------------ */
@@ -473,30 +419,10 @@ UNROLL
 /* The products of one k-step on raw fragments: fa[i][h][x] is row
  * g + 8h of m-tile i at the lane's k x (0: "k = t", 1: "k = t+4"); fb[x][j]
  * is B at that k, column g of tile j. */
-static inline void mma_step(float fa[MT][2][2], float fb[2][NTL], float fas[MT][2][2],
-                            float fbs[2][NTL], float acc[MT][NTL][4] EMU_ARG)
+static inline void mma_step(float fa[MT][2][2], float fb[2][NTL], float acc[MT][NTL][4] EMU_ARG)
 {
 #if PREC == 3
     uint abig[MT][4], asml[MT][4], bbig[NTL][2], bsml[NTL][2];
-#if STAGE_CVT
-    /* split as the slab landed: fa holds big, fas small */
-    UNROLL
-    for (int i = 0; i < MT; i++)
-        UNROLL
-        for (int x = 0; x < 4; x++) {
-            abig[i][x] = as_uint(fa[i][x % 2][x / 2]);
-            asml[i][x] = as_uint(fas[i][x % 2][x / 2]);
-        }
-    UNROLL
-    for (int j = 0; j < NTL; j++)
-        UNROLL
-        for (int x = 0; x < 2; x++) {
-            bbig[j][x] = as_uint(fb[x][j]);
-            bsml[j][x] = as_uint(fbs[x][j]);
-        }
-#else
-    (void)fas;
-    (void)fbs;
     UNROLL
     for (int i = 0; i < MT; i++) {
         split(fa[i][0][0], &abig[i][0], &asml[i][0]);
@@ -509,7 +435,6 @@ static inline void mma_step(float fa[MT][2][2], float fb[2][NTL], float fas[MT][
         split(fb[0][j], &bbig[j][0], &bsml[j][0]);
         split(fb[1][j], &bbig[j][1], &bsml[j][1]);
     }
-#endif
     UNROLL
     for (int i = 0; i < MT; i++)
         UNROLL
@@ -528,19 +453,19 @@ static inline void mma_step(float fa[MT][2][2], float fb[2][NTL], float fas[MT][
                 acc[i][j][r] += part[r];
         }
 #else
-    (void)fas;
-    (void)fbs;
     uint af[MT][4], bf[NTL][2];
     UNROLL
-    for (int i = 0; i < MT; i++)
-        UNROLL
-        for (int x = 0; x < 4; x++) /* rounded as the slab landed, with STAGE_CVT */
-            af[i][x] = STAGE_CVT ? as_uint(fa[i][x % 2][x / 2]) : tf32_op(fa[i][x % 2][x / 2]);
+    for (int i = 0; i < MT; i++) {
+        af[i][0] = tf32_op(fa[i][0][0]);
+        af[i][1] = tf32_op(fa[i][1][0]);
+        af[i][2] = tf32_op(fa[i][0][1]);
+        af[i][3] = tf32_op(fa[i][1][1]);
+    }
     UNROLL
-    for (int j = 0; j < NTL; j++)
-        UNROLL
-        for (int x = 0; x < 2; x++)
-            bf[j][x] = STAGE_CVT ? as_uint(fb[x][j]) : tf32_op(fb[x][j]);
+    for (int j = 0; j < NTL; j++) {
+        bf[j][0] = tf32_op(fb[0][j]);
+        bf[j][1] = tf32_op(fb[1][j]);
+    }
     UNROLL
     for (int i = 0; i < MT; i++)
         UNROLL
@@ -555,71 +480,39 @@ static inline void compute_slab(const __local float *as, const __local float *bs
 {
     UNROLL
     for (int q = 0; q < KSTEPS / SPQ; q++) {
-        float ar[MT][2][2 * SPQ], ars[MT][2][2 * SPQ];
+        float ar[MT][2][2 * SPQ];
         UNROLL
         for (int i = 0; i < MT; i++)
             UNROLL
-            for (int h = 0; h < 2; h++) {
+            for (int h = 0; h < 2; h++)
                 load_a(as, wm0 + 16 * i + g + 8 * h, t * KPT + 2 * SPQ * q, ar[i][h]);
-                if (HAS_SMALL)
-                    load_a(as + SMALL_OFF, wm0 + 16 * i + g + 8 * h, t * KPT + 2 * SPQ * q,
-                           ars[i][h]);
-            }
         UNROLL
         for (int u = 0; u < SPQ; u++) {
             int kb = t * KPT + 2 * (q * SPQ + u); /* B rows of b0, and b1 = kb + 1 */
-            float fa[MT][2][2], fb[2][NTL], fas[MT][2][2], fbs[2][NTL];
+            float fa[MT][2][2], fb[2][NTL];
             UNROLL
             for (int i = 0; i < MT; i++)
                 UNROLL
-                for (int h = 0; h < 2; h++) {
+                for (int h = 0; h < 2; h++)
                     fa[i][h][0] = ar[i][h][2 * u], fa[i][h][1] = ar[i][h][2 * u + 1];
-                    if (HAS_SMALL)
-                        fas[i][h][0] = ars[i][h][2 * u], fas[i][h][1] = ars[i][h][2 * u + 1];
-                }
             load_b(bs, kb, wn0 + g * NTL, fb[0]);
             load_b(bs, kb + 1, wn0 + g * NTL, fb[1]);
-            if (HAS_SMALL) {
-                load_b(bs + SMALL_OFF, kb, wn0 + g * NTL, fbs[0]);
-                load_b(bs + SMALL_OFF, kb + 1, wn0 + g * NTL, fbs[1]);
-            }
-            mma_step(fa, fb, fas, fbs, acc EMU_PASS);
+            mma_step(fa, fb, acc EMU_PASS);
         }
     }
 }
 
-/* PIPE: the raw fragments of the one k-step of a slab (BK = 8), and with
- * HAS_SMALL the small parts beside them. */
-typedef struct frags {
-    float a[MT][2][2], b[2][NTL];
-#if HAS_SMALL
-    float sa[MT][2][2], sb[2][NTL];
-#endif
-} frags;
-#if HAS_SMALL
-#define FSMALL(f) (f).sa, (f).sb
-#else
-#define FSMALL(f) (f).a, (f).b
-#endif
-
+/* PIPE: the raw fragments of the one k-step of a slab (BK = 8). */
 static inline void load_frags(const __local float *as, const __local float *bs, int wm0, int wn0,
-                              int g, int t, frags *f)
+                              int g, int t, float fa[MT][2][2], float fb[2][NTL])
 {
     UNROLL
     for (int i = 0; i < MT; i++)
         UNROLL
-        for (int h = 0; h < 2; h++) {
-            load_a(as, wm0 + 16 * i + g + 8 * h, 2 * t, f->a[i][h]);
-#if HAS_SMALL
-            load_a(as + SMALL_OFF, wm0 + 16 * i + g + 8 * h, 2 * t, f->sa[i][h]);
-#endif
-        }
-    load_b(bs, 2 * t, wn0 + g * NTL, f->b[0]);
-    load_b(bs, 2 * t + 1, wn0 + g * NTL, f->b[1]);
-#if HAS_SMALL
-    load_b(bs + SMALL_OFF, 2 * t, wn0 + g * NTL, f->sb[0]);
-    load_b(bs + SMALL_OFF, 2 * t + 1, wn0 + g * NTL, f->sb[1]);
-#endif
+        for (int h = 0; h < 2; h++)
+            load_a(as, wm0 + 16 * i + g + 8 * h, 2 * t, fa[i][h]);
+    load_b(bs, 2 * t, wn0 + g * NTL, fb[0]);
+    load_b(bs, 2 * t + 1, wn0 + g * NTL, fb[1]);
 }
 
 /* Rows m0 + g (+8) of each m-tile, columns n0 + 2t*NTL .. + 2*NTL: c0 of
@@ -660,9 +553,8 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
 matmul_tc(int M, int N, int K, const __global float *restrict A, const __global float *restrict B,
           __global float *restrict C)
 {
-    /* STAGES slabs of A, then of B; with HAS_SMALL as many again for small */
-    __local float smem[(1 + HAS_SMALL) * SMALL_OFF] __attribute__((aligned(16)));
-    __local float *as = smem, *bs = smem + STAGES * A_STAGE;
+    __local float as[STAGES * A_STAGE] __attribute__((aligned(16)));
+    __local float bs[STAGES * B_STAGE] __attribute__((aligned(16)));
 #if TC_EMULATE
     __local float emu[NWARP * 32 * 6];
 #endif
@@ -705,36 +597,42 @@ UNROLL
         CP_COMMIT();
     }
     CP_WAIT(STAGES - 1);
-    if (STAGE_CVT) convert_own(as, bs, &cp);
     barrier(CLK_LOCAL_MEM_FENCE);
-    frags f0, f1;
-    load_frags(as, bs, wm0, wn0, g, t, &f0);
+    float fa0[MT][2][2], fb0[2][NTL], fa1[MT][2][2], fb1[2][NTL];
+    load_frags(as, bs, wm0, wn0, g, t, fa0, fb0);
     int buf = 0; /* slab s's buffer */
-#define PIPE_STEP(f, fn)                                                                           \
+#define PIPE_STEP(fa, fb, fa_next, fb_next)                                                        \
     if (s < nslab) {                                                                               \
         int nb = buf + 1 == STAGES ? 0 : buf + 1;                                                  \
         if (!NO_SYNC) {                                                                            \
             CP_WAIT(STAGES - 2); /* slab s+1 has landed, for this work-item */                    \
-            if (STAGE_CVT && s + 1 < nslab) convert_own(as + nb * A_STAGE, bs + nb * B_STAGE, &cp); \
             barrier(CLK_LOCAL_MEM_FENCE); /* for everyone; slab s is read */                      \
         }                                                                                          \
         if (!NO_COPY && s + STAGES < nslab)                                                        \
             load_slab(as + buf * A_STAGE, bs + buf * B_STAGE, A, B, N, K, (s + STAGES) * BK, &cp); \
         CP_COMMIT();                                                                               \
-        if (s + 1 < nslab) load_frags(as + nb * A_STAGE, bs + nb * B_STAGE, wm0, wn0, g, t, &fn);  \
-        mma_step((f).a, (f).b, FSMALL(f), acc EMU_PASS);                                           \
+        if (s + 1 < nslab)                                                                         \
+            load_frags(as + nb * A_STAGE, bs + nb * B_STAGE, wm0, wn0, g, t, fa_next, fb_next);   \
+        mma_step(fa, fb, acc EMU_PASS);                                                            \
         buf = nb;                                                                                  \
         s++;                                                                                       \
     }
 #if PIPE_COPY
     for (int s = 0; s < nslab;) {
-        PIPE_STEP(f0, f1)
-        f0 = f1;
+        PIPE_STEP(fa0, fb0, fa1, fb1)
+        UNROLL
+        for (int i = 0; i < MT; i++)
+            UNROLL
+            for (int h = 0; h < 2; h++)
+                fa0[i][h][0] = fa1[i][h][0], fa0[i][h][1] = fa1[i][h][1];
+        UNROLL
+        for (int j = 0; j < NTL; j++)
+            fb0[0][j] = fb1[0][j], fb0[1][j] = fb1[1][j];
     }
 #else
     for (int s = 0; s < nslab;) {
-        PIPE_STEP(f0, f1)
-        PIPE_STEP(f1, f0)
+        PIPE_STEP(fa0, fb0, fa1, fb1)
+        PIPE_STEP(fa1, fb1, fa0, fb0)
     }
 #endif
 #undef PIPE_STEP
@@ -748,8 +646,7 @@ UNROLL
     int rd = 0, wr = STAGES - 1;
     for (int s = 0; s < nslab; s++) {
         if (!NO_SYNC) {
-            CP_WAIT(STAGES - 2); /* this work-item's copies of slab s have landed */
-            if (STAGE_CVT) convert_own(as + rd * A_STAGE, bs + rd * B_STAGE, &cp);
+            CP_WAIT(STAGES - 2);          /* this work-item's copies of slab s have landed */
             barrier(CLK_LOCAL_MEM_FENCE); /* everyone's have; slab s-1 is free */
         }
         if (!NO_COPY && s + STAGES - 1 < nslab)

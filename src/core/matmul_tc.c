@@ -17,7 +17,6 @@ struct tdcl_mm_tc {
     tdcl_mm_precision prec;
     int64_t M, K, N;
     int bm, bn, bk, wm, wn, stages;
-    int cvt; /* STAGE_CVT: convert slabs as they land (3xtf32: twice the local memory) */
     int emulate; /* TILEDCL_TC_EMULATE: plain OpenCL C stands in for the PTX */
     int poison;
     cl_program prog;
@@ -135,9 +134,7 @@ tdcl_status tdcl_mm_precision_resolve(tdcl_ctx *ctx, const tdcl_mm_opts *o, tdcl
  * cl/matmul_tc.cl; swizzled, no padding). */
 static size_t tc_stage_bytes(const tdcl_mm_tc *p)
 {
-    size_t sets = p->cvt && p->prec == TDCL_MM_3XTF32 ? 2 : 1; /* big, small */
-    return sets * sizeof(float) *
-           ((size_t)p->bm * (size_t)p->bk + (size_t)p->bk * (size_t)p->bn);
+    return sizeof(float) * ((size_t)p->bm * (size_t)p->bk + (size_t)p->bk * (size_t)p->bn);
 }
 
 static size_t tc_threads(const tdcl_mm_tc *p)
@@ -183,8 +180,11 @@ static int extra_define(const char *name, int dflt)
 
 /* Built-in tile: large work-group tiles when there are enough of them to
  * fill the device, else 64x64 of four 32x32 warp tiles; as many pipeline
- * stages as the device's local memory holds, up to 4. Measured on an H200
- * at N = 8192 (docs/PERFORMANCE.md). */
+ * stages as the device's local memory holds, up to 6. Measured on an H200
+ * at N = 8192 (docs/PERFORMANCE.md): tf32 is fastest with 128x128 tiles of
+ * four 64x64 warp tiles and K slabs of 8 (6 stages in 48 KiB, fragments
+ * pipelined); 3xtf32, which needs twice the fragment registers, with eight
+ * 64x32 warp tiles and slabs of 16. */
 static void choose_tile(tdcl_mm_tc *p, const tdcl_mm_opts *o)
 {
     int64_t tiles = ((p->M + 127) / 128) * ((p->N + 127) / 128);
@@ -192,12 +192,11 @@ static void choose_tile(tdcl_mm_tc *p, const tdcl_mm_opts *o)
     int three = p->prec == TDCL_MM_3XTF32;
     p->bm = o->tc_bm ? o->tc_bm : (big ? 128 : 64);
     p->bn = o->tc_bn ? o->tc_bn : (big ? 128 : 64);
-    p->bk = o->tc_bk ? o->tc_bk : 16;
+    p->bk = o->tc_bk ? o->tc_bk : (big && !three ? 8 : 16);
     p->wm = o->tc_wm ? o->tc_wm : (big ? 64 : 32);
     p->wn = o->tc_wn ? o->tc_wn : (big && !three ? 64 : 32);
-    p->cvt = extra_define("STAGE_CVT", 0);
     size_t fit = p->ctx->dev.local_mem / tc_stage_bytes(p);
-    p->stages = extra_define("STAGES", fit > 4 ? 4 : (int)fit);
+    p->stages = extra_define("STAGES", fit > 6 ? 6 : (int)fit);
 }
 
 static tdcl_status check_sizes(const tdcl_mm_tc *p, tdcl_err *err)
@@ -235,13 +234,13 @@ static tdcl_status tc_build(tdcl_mm_tc *p, tdcl_err *err)
     double most = (double)p->M * p->K + (double)p->K * p->N + (double)p->M * p->N;
     char opts[512];
     snprintf(opts, sizeof opts,
-             "-DPREC=%d -DBM=%d -DBN=%d -DBK=%d -DWM=%d -DWN=%d -DSTAGES=%d -DSTAGE_CVT=%d "
-             "-DVEC_ALIGNED=%d -DIDX=%s%s",
-             p->prec == TDCL_MM_3XTF32 ? 3 : 1, p->bm, p->bn, p->bk, p->wm, p->wn, p->stages, p->cvt,
+             "-DPREC=%d -DBM=%d -DBN=%d -DBK=%d -DWM=%d -DWN=%d -DSTAGES=%d -DVEC_ALIGNED=%d "
+             "-DIDX=%s%s",
+             p->prec == TDCL_MM_3XTF32 ? 3 : 1, p->bm, p->bn, p->bk, p->wm, p->wn, p->stages,
              p->K % 4 == 0 && p->N % 4 == 0, most < (double)INT_MAX ? "int" : "long",
              p->emulate ? " -DTC_EMULATE=1" : "");
-    /* Tuning aid: extra -D options (GROUP_M, RND, PIPE, PF, ...; a STAGES or
-     * STAGE_CVT there is the one passed above too), and with -cl-nv-verbose among them the
+    /* Tuning aid: extra -D options (GROUP_M, RND, PIPE, CP_CA, CP_ADDR and
+     * the timing aids; a STAGES there is the one passed above too), and with -cl-nv-verbose among them the
      * build log (registers, spills) at -v (set TILEDCL_CACHE=0 to see it). */
     const char *extra = getenv("TILEDCL_TC_OPTIONS");
     if (extra && *extra) {
@@ -302,8 +301,8 @@ static tdcl_status tc_setup(tdcl_mm_tc *p, const tdcl_mm_opts *o, const tdcl_mat
     TDCL_TRY(upload(p, &p->c, NULL, (size_t)(p->M * p->N), CL_MEM_WRITE_ONLY, err));
     p->ctx->t.upload_ms += tdcl_now_ms() - t0;
     snprintf(p->desc, sizeof p->desc,
-             "kernel=tc precision=%s bm=%d bn=%d bk=%d wm=%d wn=%d stages=%d cvt=%d%s",
-             tdcl_mm_precision_name(p->prec), p->bm, p->bn, p->bk, p->wm, p->wn, p->stages, p->cvt,
+             "kernel=tc precision=%s bm=%d bn=%d bk=%d wm=%d wn=%d stages=%d%s",
+             tdcl_mm_precision_name(p->prec), p->bm, p->bn, p->bk, p->wm, p->wn, p->stages,
              p->emulate ? " (emulated)" : "");
     tdcl_log(TDCL_LOG_VERBOSE,
              "matmul: %" PRId64 "x%" PRId64 " * %" PRId64 "x%" PRId64 " on %s: %s", p->M, p->K,

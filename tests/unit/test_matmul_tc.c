@@ -82,6 +82,7 @@ static double frob(const tdcl_matrix *m)
  * each slab depth (8, 16, 32: three A layouts) and warp width (32, 64:
  * two B swizzles). */
 static const int tc_tiles[][5] = {{0, 0, 0, 0, 0},
+                                  {128, 128, 8, 64, 64},
                                   {128, 128, 16, 64, 64},
                                   {128, 128, 16, 64, 32},
                                   {128, 256, 8, 64, 64},
