@@ -191,12 +191,22 @@ static void unpack_row(const void *src, int64_t cols, uint8_t *c)
 
 /* ---- kernel and tile choice -------------------------------------------- */
 
+typedef enum life_mode {
+    MODE_TILES,  /* life_bits: tiles with a halo, K generations per launch */
+    MODE_BANDS,  /* life_bits: bands of whole rows, K generations per launch */
+    MODE_SINGLE, /* life_bits: the whole grid in one work-group, a run per launch */
+    MODE_GLOBAL, /* life_bits1: one generation per launch from global memory */
+} life_mode;
+
+static const char *const mode_names[] = {"tiles", "bands", "single", "global"};
+
 typedef struct life_cfg {
-    int bits;             /* 1: life_bits, 0: life_bytes */
+    int bits;             /* 1: life_bits or life_bits1, 0: life_bytes */
     int ts;               /* bytes: tile side */
+    life_mode mode;       /* bits */
     int wb, lx, ly, s, k; /* bits: word bits, work-group, rows per item, depth */
-    int single;           /* bits: the whole grid in one work-group */
-    int global;           /* bits: life_bits1, one generation per launch, no local memory */
+    int vx;               /* life_bits: words per work-item across (a vector) */
+    int dbuf;             /* life_bits: two tile buffers, one barrier per generation */
     int vw;               /* life_bits1: words per work-item (a vector) */
 } life_cfg;
 
@@ -213,28 +223,39 @@ struct tdcl_life_plan {
     int cur; /* buf[cur] holds the current generation */
     size_t gws[2], lws[2];
     int64_t generation;
-    char desc[160];
+    char desc[200];
 };
 
-/* Local memory the bits kernel's tile takes. */
+/* Local memory life_bits's tile takes: ly*s rows and a spare one above
+ * and below, lx*vx words across, once or twice. */
 static size_t bits_local(const life_cfg *c)
 {
-    return (size_t)(c->ly * c->s + 2) * (size_t)(c->lx + 2) * (size_t)(c->wb / 8);
+    return (size_t)(c->dbuf ? 2 : 1) * (size_t)(c->ly * c->s + 2) * (size_t)(c->lx * c->vx) *
+           (size_t)(c->wb / 8);
 }
 
-/* 1 if the configuration is within the device's stated limits. */
-static int cfg_fits(const tdcl_device_info *d, const life_cfg *c)
+/* 1 if the configuration is within the device's stated limits and
+ * covers a grid of rows x nw words as its mode needs. */
+static int cfg_fits(const tdcl_device_info *d, const life_cfg *c, int64_t rows, int64_t nw)
 {
     if (!c->bits)
         return (size_t)(c->ts * c->ts) <= d->max_wg && (size_t)c->ts <= d->max_item_sizes[0] &&
                (size_t)c->ts <= d->max_item_sizes[1] &&
                (size_t)(c->ts + 2) * (size_t)(c->ts + 2) <= d->local_mem;
-    if (c->global)
-        return (size_t)(c->lx * c->ly) <= d->max_wg && (size_t)c->lx <= d->max_item_sizes[0] &&
-               (size_t)c->ly <= d->max_item_sizes[1];
-    return (size_t)(c->lx * c->ly) <= d->max_wg && (size_t)c->lx <= d->max_item_sizes[0] &&
-           (size_t)c->ly <= d->max_item_sizes[1] && bits_local(c) <= d->local_mem &&
-           c->ly * c->s > 2 * c->k && c->k <= c->wb;
+    if (c->lx < 1 || c->ly < 1 || c->s < 1 || (size_t)(c->lx * c->ly) > d->max_wg ||
+        (size_t)c->lx > d->max_item_sizes[0] || (size_t)c->ly > d->max_item_sizes[1])
+        return 0;
+    if (c->mode == MODE_GLOBAL) return c->vw == 1 || c->vw == 2 || c->vw == 4 || c->vw == 8;
+    const int64_t er = (int64_t)c->ly * c->s, tw = (int64_t)c->lx * c->vx;
+    if ((c->vx != 1 && c->vx != 2 && c->vx != 4) || bits_local(c) > d->local_mem) return 0;
+    switch (c->mode) {
+    case MODE_TILES: /* one halo word each side: the creep's reach */
+        return c->k >= 1 && c->k <= c->wb && er > 2 * c->k && tw > 2;
+    case MODE_BANDS:
+        return c->k >= 1 && er > 2 * c->k && tw >= nw;
+    default:
+        return tw >= nw && er >= rows;
+    }
 }
 
 /* The GPU layout for GPUs, or when forced. */
@@ -252,25 +273,43 @@ static int64_t pow2_at_least(int64_t n)
     return p;
 }
 
-/* The whole grid in one work-group, no halo, every generation in one
- * launch: the GPU layout for grids that fit (launch overhead is most of a
- * small grid's time there). Sizes are rounded up to powers of two so that
- * similar grids share one compiled program. Fills c and returns 1, or 0. */
+/* The whole grid in one work-group, no halo, every generation of a run in
+ * one launch: for grids whose words fit the device's local memory (twice,
+ * when they do, for one barrier per generation). Words across are rounded
+ * up to a power of two so that similar grids share one compiled program;
+ * with fewer than 32 the rows per work-item are odd, so that the rows of
+ * one warp fall in different banks. Fills c and returns 1, or 0. */
 static int choose_single(const tdcl_device_info *d, int64_t rows, int64_t nw, int wb, life_cfg *c)
 {
-    const int64_t max_s = 32, max_group = 1024, min_lx = 8;
+    const int64_t max_group = 1024, min_lx = 8, max_s = 33;
     int64_t group = (int64_t)d->max_wg < max_group ? (int64_t)d->max_wg : max_group;
     int64_t lx = pow2_at_least(nw < min_lx ? min_lx : nw);
     if (lx > group || lx > (int64_t)d->max_item_sizes[0]) return 0;
     int64_t ly = group / lx;
     while (ly > (int64_t)d->max_item_sizes[1])
         ly /= 2;
-    int64_t s = pow2_at_least((rows + ly - 1) / ly);
-    if (s > max_s) return 0;
-    life_cfg t = {.bits = 1, .wb = wb, .lx = (int)lx, .ly = (int)ly, .s = (int)s, .single = 1};
-    if (!cfg_fits(d, &t)) return 0;
+    int64_t s = (rows + ly - 1) / ly;
+    if (lx < 32 && s % 2 == 0) s++;
+    if (s > max_s) return 0; /* the rows' registers would not fit */
+    ly = (rows + s - 1) / s;
+    life_cfg t = {.bits = 1,
+                  .mode = MODE_SINGLE,
+                  .wb = wb,
+                  .lx = (int)lx,
+                  .ly = (int)ly,
+                  .s = (int)s,
+                  .vx = 1,
+                  .dbuf = 1};
+    if (!cfg_fits(d, &t, rows, nw)) t.dbuf = 0;
+    if (!cfg_fits(d, &t, rows, nw)) return 0;
     *c = t;
     return 1;
+}
+
+int tdcl_life_one_group(const tdcl_device_info *d, int64_t rows, int64_t cols)
+{
+    life_cfg c;
+    return rows >= 1 && cols >= 1 && choose_single(d, rows, (cols + 31) / 32, 32, &c);
 }
 
 /* The GPU's tile: 32 words (a warp) by 128 rows. */
@@ -304,14 +343,15 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
         return c;
     }
     c.bits = 1;
+    c.vx = 1;
+    c.dbuf = 1;
     c.wb = o->word_bits ? o->word_bits : (gpu ? 32 : 64);
     int64_t nw = (cols + c.wb - 1) / c.wb;
-    if (allow_single && gpu && !o->tile && !o->depth && rows * cols <= 256 * 256 &&
-        choose_single(d, rows, nw, c.wb, &c))
+    if (allow_single && gpu && !o->tile && !o->depth && choose_single(d, rows, nw, c.wb, &c))
         return c;
     c.k = o->depth ? o->depth : (gpu ? deep_enough(d, rows, nw, c.wb) : 1);
     if (c.k == 1) { /* no halo to recompute: straight from global memory */
-        c.global = 1;
+        c.mode = MODE_GLOBAL;
         c.vw = gpu ? 1 : 8; /* a CPU's SIMD register holds 8 64-bit words */
         int64_t nv = (nw + c.vw - 1) / c.vw;
         c.lx = gpu ? 64 : (int)(nv < 64 ? nv : 64);
@@ -319,6 +359,7 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
         c.s = o->tile ? o->tile : (gpu ? 16 : 64);
         return c;
     }
+    c.mode = MODE_TILES;
     c.lx = gpu ? GPU_LX : 16; /* GPU: a warp across, 8 of them down, 16 rows each */
     c.ly = gpu ? GPU_LY : 4;
     c.s = gpu ? GPU_S : 16;
@@ -332,6 +373,40 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
     return c;
 }
 
+/* Applies a tune string ("mode=bands,lx=16,k=40") over c. */
+static tdcl_status apply_tune(const char *tune, life_cfg *c, tdcl_err *err)
+{
+    static const char *const keys[] = {"w", "lx", "ly", "s", "k", "vx", "dbuf", "vw"};
+    int *const fields[] = {&c->wb, &c->lx, &c->ly, &c->s, &c->k, &c->vx, &c->dbuf, &c->vw};
+    for (const char *p = tune; *p;) {
+        size_t n = strcspn(p, ","), klen = strcspn(p, "=,");
+        char val[24] = "";
+        if (klen < n && n - klen - 1 < sizeof val) memcpy(val, p + klen + 1, n - klen - 1);
+        int done = 0;
+        for (int m = 0; m <= MODE_GLOBAL && klen == 4 && !strncmp(p, "mode", 4); m++)
+            if (!strcmp(val, mode_names[m])) {
+                c->mode = (life_mode)m;
+                done = 1;
+            }
+        for (size_t i = 0; i < sizeof keys / sizeof keys[0] && !done; i++) {
+            char *end = NULL;
+            long v = strtol(val, &end, 10);
+            if (strlen(keys[i]) == klen && !strncmp(p, keys[i], klen) && *val && !*end && v >= 0 &&
+                v <= 4096) {
+                *fields[i] = (int)v;
+                done = 1;
+            }
+        }
+        if (!done)
+            return tdcl_fail(err, TDCL_EINVAL,
+                             "life tune: expected key=value (mode, %s), got '%.*s'",
+                             "w, lx, ly, s, k, vx, dbuf, vw", (int)n, p);
+        p += n + (p[n] == ',');
+    }
+    c->bits = 1;
+    return TDCL_OK;
+}
+
 static void describe(tdcl_life_plan *p)
 {
     const life_cfg *c = &p->c;
@@ -340,17 +415,20 @@ static void describe(tdcl_life_plan *p)
     if (!c->bits)
         snprintf(p->desc, sizeof p->desc, "kernel=bytes tile=%dx%d rule=%s boundary=%s", c->ts,
                  c->ts, rule, tdcl_life_boundary_name(p->o.boundary));
-    else if (c->global)
+    else if (c->mode == MODE_GLOBAL)
         snprintf(p->desc, sizeof p->desc,
                  "kernel=bits w=%dx%d wg=%dx%d rows/item=%d depth=1 global rule=%s boundary=%s",
                  c->vw, c->wb, c->lx, c->ly, c->s, rule, tdcl_life_boundary_name(p->o.boundary));
     else
         snprintf(p->desc, sizeof p->desc,
-                 "kernel=bits w=%d wg=%dx%d tile=%dx%d depth=%s%d rule=%s boundary=%s", c->wb,
-                 c->lx, c->ly, c->lx * c->wb, c->ly * c->s, c->single ? "all/" : "",
-                 c->single ? 0 : c->k, rule, tdcl_life_boundary_name(p->o.boundary));
-    if (c->single)
-        snprintf(p->desc + strlen(p->desc), sizeof p->desc - strlen(p->desc), " single-group");
+                 "kernel=bits w=%dx%d wg=%dx%d tile=%dx%d depth=%s%d rule=%s boundary=%s %s%s",
+                 c->vx, c->wb, c->lx, c->ly, c->lx * c->vx * c->wb, c->ly * c->s,
+                 c->mode == MODE_SINGLE ? "all/" : "", c->mode == MODE_SINGLE ? 0 : c->k, rule,
+                 tdcl_life_boundary_name(p->o.boundary),
+                 c->mode == MODE_SINGLE  ? "single-group"
+                 : c->mode == MODE_BANDS ? "bands"
+                                         : "tiles",
+                 c->dbuf ? " 2-buffer" : "");
 }
 
 /* Builds the kernel for c; TDCL_ELIMIT when the compiled kernel cannot run
@@ -361,15 +439,18 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
     tdcl_status st = TDCL_OK;
     const tdcl_device_info *d = &p->ctx->dev;
     /* only the macros the kernel uses, so equal programs share a cache entry */
-    int n = snprintf(opts, sizeof opts, "-DLIFE_KERNEL=%d -DBIRTH=0x%x -DSURVIVE=0x%x",
-                     c->bits ? (c->global ? 3 : 2) : 1, p->rule.birth, p->rule.survive);
-    if (c->global)
+    int n =
+        snprintf(opts, sizeof opts, "-DLIFE_KERNEL=%d -DBIRTH=0x%x -DSURVIVE=0x%x",
+                 c->bits ? (c->mode == MODE_GLOBAL ? 3 : 2) : 1, p->rule.birth, p->rule.survive);
+    if (c->bits && c->mode == MODE_GLOBAL)
         snprintf(opts + n, sizeof opts - (size_t)n, " -DWBITS=%d -DS=%d -DVW=%d", c->wb, c->s,
                  c->vw);
     else if (c->bits)
         snprintf(opts + n, sizeof opts - (size_t)n,
-                 " -DWBITS=%d -DLX=%d -DLY=%d -DS=%d -DK=%d -DSINGLE=%d", c->wb, c->lx, c->ly, c->s,
-                 c->k, c->single);
+                 " -DWBITS=%d -DLX=%d -DLY=%d -DS=%d -DK=%d -DVX=%d -DDBUF=%d -DFULLW=%d "
+                 "-DSINGLE=%d",
+                 c->wb, c->lx, c->ly, c->s, c->mode == MODE_SINGLE ? 0 : c->k, c->vx, c->dbuf,
+                 c->mode != MODE_TILES, c->mode == MODE_SINGLE);
     else
         snprintf(opts + n, sizeof opts - (size_t)n, " -DTS_X=%d -DTS_Y=%d", c->ts, c->ts);
     if (p->kern) clReleaseKernel(p->kern);
@@ -378,9 +459,9 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
     p->prog = NULL;
     TDCL_TRY(tdcl_ctx_program(p->ctx, "life.cl", opts, &p->prog, err));
     TDCL_TRY(tdcl_ctx_kernel(p->prog,
-                             !c->bits    ? "life_bytes"
-                             : c->global ? "life_bits1"
-                                         : "life_bits",
+                             !c->bits                 ? "life_bytes"
+                             : c->mode == MODE_GLOBAL ? "life_bits1"
+                                                      : "life_bits",
                              &p->kern, err));
     size_t wg = 0;
     cl_ulong lmem = 0;
@@ -410,13 +491,18 @@ static int shrink(life_cfg *c)
         c->ts /= 2;
         return 1;
     }
-    if (c->single) { /* fewer work-items, more rows each; then the caller gives up on one group */
-        if (c->ly <= 1 || c->s * 2 > 32) return 0;
-        c->ly /= 2;
+    if (c->mode == MODE_SINGLE || c->mode == MODE_BANDS) {
+        /* fewer work-items, more rows each; then the caller gives up on whole rows */
+        if (c->dbuf) {
+            c->dbuf = 0;
+            return 1;
+        }
+        if (c->ly <= 1 || c->s * 2 > 64) return 0;
+        c->ly = (c->ly + 1) / 2;
         c->s *= 2;
         return 1;
     }
-    if (c->global) {
+    if (c->mode == MODE_GLOBAL) {
         if (c->lx * c->ly <= 1) return 0;
         if (c->ly > 1)
             c->ly /= 2;
@@ -437,20 +523,29 @@ static int shrink(life_cfg *c)
 }
 
 /* Finds a configuration the device runs: the user's, exactly, when forced
- * (tile or depth given), else the largest that fits. */
+ * (tile or tune given), else the largest that fits. */
 static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
 {
+    tdcl_status st = TDCL_OK;
     const tdcl_device_info *d = &p->ctx->dev;
-    int forced = p->o.tile != 0;
+    int forced = p->o.tile != 0 || p->o.tune != NULL;
     life_cfg c = initial_cfg(d, &p->o, p->rows, p->cols, 1);
+    if (p->o.tune) TDCL_TRY(apply_tune(p->o.tune, &c, err));
     for (;;) {
-        tdcl_status st = TDCL_ELIMIT;
-        if (cfg_fits(d, &c))
-            st = build(p, &c, err);
+        tdcl_status bst = TDCL_ELIMIT;
+        int64_t nw = c.bits ? (p->cols + c.wb - 1) / c.wb : p->cols;
+        if (cfg_fits(d, &c, p->rows, nw))
+            bst = build(p, &c, err);
         else
             tdcl_fail(err, TDCL_ELIMIT, "does not fit the device");
-        if (st == TDCL_OK) break;
-        if (st != TDCL_ELIMIT) return st;
+        if (bst == TDCL_OK) break;
+        if (bst != TDCL_ELIMIT) return bst;
+        if (p->o.tune)
+            return tdcl_fail(err, TDCL_ELIMIT,
+                             "life tune '%s': the device '%s' cannot run it on %" PRId64
+                             " x %" PRId64 " (max work-group %zu, local memory %llu bytes)",
+                             p->o.tune, d->device_name, p->cols, p->rows, d->max_wg,
+                             (unsigned long long)d->local_mem);
         if (forced)
             return tdcl_fail(err, TDCL_ELIMIT,
                              "--tile %d: the device '%s' cannot run this tile (max work-group "
@@ -459,7 +554,7 @@ static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
                              p->o.tile, d->device_name, d->max_wg,
                              (unsigned long long)d->local_mem);
         if (shrink(&c)) continue;
-        if (c.single) { /* too big for one group after all: the tiled layout */
+        if (c.mode == MODE_SINGLE || c.mode == MODE_BANDS) { /* whole rows do not fit: tiles */
             c = initial_cfg(d, &p->o, p->rows, p->cols, 0);
             continue;
         }
@@ -467,7 +562,8 @@ static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
                          d->device_name);
     }
     p->c = c;
-    return TDCL_OK;
+out:
+    return st;
 }
 
 /* ---- the plan ------------------------------------------------------------ */
@@ -550,7 +646,7 @@ tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const 
         clEnqueueWriteBuffer(ctx->queue, p->buf[0], CL_TRUE, 0, p->buf_bytes, host, 0, NULL, NULL),
         "clEnqueueWriteBuffer");
     ctx->t.upload_ms += tdcl_now_ms() - t0;
-    if (p->c.global) {
+    if (p->c.bits && p->c.mode == MODE_GLOBAL) {
         const life_cfg *c = &p->c;
         p->lws[0] = (size_t)c->lx;
         p->lws[1] = (size_t)c->ly;
@@ -559,9 +655,9 @@ tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const 
         p->gws[1] = (size_t)(((p->rows + c->s - 1) / c->s + c->ly - 1) / c->ly) * p->lws[1];
     } else if (p->c.bits) {
         const life_cfg *c = &p->c;
-        int64_t gx = c->single ? 1 : (p->nw + (c->lx - 2) - 1) / (c->lx - 2);
-        int64_t gy =
-            c->single ? 1 : (p->rows + (c->ly * c->s - 2 * c->k) - 1) / (c->ly * c->s - 2 * c->k);
+        int64_t tw = (int64_t)c->lx * c->vx, er = (int64_t)c->ly * c->s;
+        int64_t gx = c->mode != MODE_TILES ? 1 : (p->nw + (tw - 2) - 1) / (tw - 2);
+        int64_t gy = c->mode == MODE_SINGLE ? 1 : (p->rows + (er - 2 * c->k) - 1) / (er - 2 * c->k);
         p->lws[0] = (size_t)c->lx;
         p->lws[1] = (size_t)c->ly;
         p->gws[0] = (size_t)gx * p->lws[0];
@@ -594,7 +690,7 @@ static tdcl_status launch(tdcl_life_plan *p, int n, cl_event *ev, tdcl_err *err)
     TDCL_CL_TRY(err, clSetKernelArg(k, 3, sizeof cols, &cols), "clSetKernelArg");
     TDCL_CL_TRY(err, clSetKernelArg(k, 4, sizeof bnd, &bnd), "clSetKernelArg");
     if (p->c.bits) TDCL_CL_TRY(err, clSetKernelArg(k, 5, sizeof nw, &nw), "clSetKernelArg");
-    if (p->c.bits && !p->c.global)
+    if (p->c.bits && p->c.mode != MODE_GLOBAL)
         TDCL_CL_TRY(err, clSetKernelArg(k, 6, sizeof gens, &gens), "clSetKernelArg");
     TDCL_CL_TRY(err, clEnqueueNDRangeKernel(p->ctx->queue, k, 2, NULL, p->gws, p->lws, 0, NULL, ev),
                 "clEnqueueNDRangeKernel");
@@ -621,7 +717,9 @@ tdcl_status tdcl_life_plan_execute(tdcl_life_plan *p, int64_t gens, double *kern
 {
     tdcl_status st = TDCL_OK;
     cl_event first = NULL, last = NULL;
-    int64_t per = p->c.bits && !p->c.global ? (p->c.single ? INT32_MAX : p->c.k) : 1;
+    int64_t per = !p->c.bits || p->c.mode == MODE_GLOBAL ? 1
+                  : p->c.mode == MODE_SINGLE             ? INT32_MAX
+                                                         : p->c.k;
     if (kernel_ms) *kernel_ms = 0;
     if (gens < 0)
         return tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0, got %" PRId64, gens);
