@@ -160,9 +160,9 @@ typedef uint word;
 #else
 #define HW 1 /* halo words on each side */
 #endif
-#define TW (LX * VX)          /* words across the tile */
-#define ER (LY * S)           /* rows of the tile */
-#define BUFW ((ER + 2) * TW)  /* words of one buffer, the spare rows included */
+#define TW (LX * VX)         /* words across the tile */
+#define ER (LY * S)          /* rows of the tile */
+#define BUFW ((ER + 2) * TW) /* words of one buffer, the spare rows included */
 
 #ifndef VW
 #define VW 1 /* life_bits1: words per work-item, handled as one vector */
@@ -365,8 +365,8 @@ inline void sums_mapped(__local const word *t, const geom *g, int lr, int x0, lw
             *s0 = *s1 = *mid = (lword)(0);
             return;
         }
-        const int src = g->bnd == B_CLAMP ? clamp(R, 0, g->rows - 1)
-                                          : (R < 0 ? R + g->rows : R - g->rows);
+        const int src =
+            g->bnd == B_CLAMP ? clamp(R, 0, g->rows - 1) : (R < 0 ? R + g->rows : R - g->rows);
         lr = clamp(src - g->rbase, -1, ER); /* past the tile: a row nobody needs */
     }
     word a[NV + 2];
