@@ -393,10 +393,13 @@ inline void sums(__local const word *t, const geom *g, int mapped, int lr, int x
 }
 
 /* The next generation of this work-item's S rows of NV words, read from
- * buffer t, into nv (an array of the kernel's own: it lives across a
- * barrier). */
-inline void item_step(__local const word *t, const geom *g, int mapped, int lr0, int x0, int xl,
-                      int xr, lword *nv)
+ * buffer t: with DBUF straight into buffer dst, else into nv (an array of
+ * the kernel's own: it lives across a barrier). mapped is a constant at
+ * each call: the work-items that read plainly run a loop of plain reads
+ * (a branch per row, or both ways of it evaluated, costs the common case
+ * registers and time). */
+inline void item_step(__local const word *t, __local word *dst, const geom *g, const int mapped,
+                      int lr0, int x0, int xl, int xr, lword *nv)
 {
     lword a0, a1, b0, b1, c0, c1, alive, nxt, unused;
     sums(t, g, mapped, lr0 - 1, x0, xl, xr, &a0, &a1, &unused);
@@ -404,7 +407,12 @@ inline void item_step(__local const word *t, const geom *g, int mapped, int lr0,
 #pragma unroll
     for (int s = 0; s < S; s++) {
         sums(t, g, mapped, lr0 + s + 1, x0, xl, xr, &c0, &c1, &nxt);
-        nv[s] = next_word(a0, a1, b0, b1, c0, c1, alive);
+        const lword v = next_word(a0, a1, b0, b1, c0, c1, alive);
+#if DBUF
+        TV(dst, lr0 + s, x0) = v;
+#else
+        nv[s] = v;
+#endif
         a0 = b0;
         a1 = b1;
         b0 = c0;
@@ -455,14 +463,16 @@ life_bits(__global const word *restrict in, __global word *restrict out, const i
          * below or above them rests */
         const int rest = (K > 0) && (lr0 + S - 1 <= gen || lr0 >= ER - 1 - gen);
         lword nv[S];
-        if (!rest) item_step(src, &g, mapped, lr0, x0, xl, xr, nv);
+        if (!rest && mapped)
+            item_step(src, dst, &g, 1, lr0, x0, xl, xr, nv);
+        else if (!rest)
+            item_step(src, dst, &g, 0, lr0, x0, xl, xr, nv);
 #if !DBUF
         barrier(CLK_LOCAL_MEM_FENCE);
-#endif
         if (!rest)
-#pragma unroll
             for (int s = 0; s < S; s++)
                 TV(dst, lr0 + s, x0) = nv[s];
+#endif
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 

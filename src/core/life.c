@@ -273,13 +273,15 @@ static int64_t pow2_at_least(int64_t n)
     return p;
 }
 
-/* The whole grid in one work-group, no halo, every generation of a run in
- * one launch: for grids whose words fit the device's local memory (twice,
- * when they do, for one barrier per generation). Words across are rounded
- * up to a power of two so that similar grids share one compiled program;
- * with fewer than 32 the rows per work-item are odd, so that the rows of
- * one warp fall in different banks. Fills c and returns 1, or 0. */
-static int choose_single(const tdcl_device_info *d, int64_t rows, int64_t nw, int wb, life_cfg *c)
+/* Whole rows in each work-group, er of them, mode MODE_SINGLE or
+ * MODE_BANDS (k generations per launch): words across rounded up to a
+ * power of two so that similar grids share one compiled program, as many
+ * work-items as a group allows, each with an odd number of rows when a warp
+ * spans several rows (so that they fall in different banks), two tile
+ * buffers when they fit the device's local memory. Fills c and returns 1,
+ * or 0 when one group cannot hold er rows. */
+static int shape_rows(const tdcl_device_info *d, life_mode mode, int64_t er, int64_t rows,
+                      int64_t nw, int wb, int k, life_cfg *c)
 {
     const int64_t max_group = 1024, min_lx = 8, max_s = 33;
     int64_t group = (int64_t)d->max_wg < max_group ? (int64_t)d->max_wg : max_group;
@@ -288,16 +290,17 @@ static int choose_single(const tdcl_device_info *d, int64_t rows, int64_t nw, in
     int64_t ly = group / lx;
     while (ly > (int64_t)d->max_item_sizes[1])
         ly /= 2;
-    int64_t s = (rows + ly - 1) / ly;
+    int64_t s = (er + ly - 1) / ly;
     if (lx < 32 && s % 2 == 0) s++;
     if (s > max_s) return 0; /* the rows' registers would not fit */
-    ly = (rows + s - 1) / s;
+    ly = (er + s - 1) / s;
     life_cfg t = {.bits = 1,
-                  .mode = MODE_SINGLE,
+                  .mode = mode,
                   .wb = wb,
                   .lx = (int)lx,
                   .ly = (int)ly,
                   .s = (int)s,
+                  .k = k,
                   .vx = 1,
                   .dbuf = 1};
     if (!cfg_fits(d, &t, rows, nw)) t.dbuf = 0;
@@ -306,10 +309,20 @@ static int choose_single(const tdcl_device_info *d, int64_t rows, int64_t nw, in
     return 1;
 }
 
-int tdcl_life_one_group(const tdcl_device_info *d, int64_t rows, int64_t cols)
+/* The whole grid in one work-group, no halo, every generation of a run in
+ * one launch: for grids whose words fit the device's local memory. */
+static int choose_single(const tdcl_device_info *d, int64_t rows, int64_t nw, int wb, life_cfg *c)
 {
-    life_cfg c;
-    return rows >= 1 && cols >= 1 && choose_single(d, rows, (cols + 31) / 32, 32, &c);
+    return shape_rows(d, MODE_SINGLE, rows, rows, nw, wb, 0, c);
+}
+
+/* About `groups` bands of whole rows, each advancing k generations per
+ * launch over its rows and k more above and below. */
+static int choose_bands(const tdcl_device_info *d, int64_t rows, int64_t nw, int wb, int k,
+                        int64_t groups, life_cfg *c)
+{
+    int64_t out = (rows + groups - 1) / groups;
+    return shape_rows(d, MODE_BANDS, out + 2 * (int64_t)k, rows, nw, wb, k, c);
 }
 
 /* The GPU's tile: 32 words (a warp) by 128 rows. */
@@ -325,6 +338,33 @@ static int deep_enough(const tdcl_device_info *d, int64_t rows, int64_t nw, int 
     int64_t tiles = ((nw + GPU_LX - 3) / (GPU_LX - 2)) *
                     ((rows + GPU_LY * GPU_S - 2 * shallow - 1) / (GPU_LY * GPU_S - 2 * shallow));
     return tiles >= 4 * (int64_t)d->compute_units ? shallow : wb;
+}
+
+/* Small grids on a GPU, where tiles would leave most of the device idle
+ * and launches cost more than the work: up to SMALL_ONE_GROUP words in one
+ * work-group (a run in one launch), else bands of BAND_ROWS rows (one per
+ * compute unit at most) BAND_K generations deep. */
+enum { SMALL_ONE_GROUP = 2048, BAND_ROWS = 32, BAND_K = 32 };
+
+static int choose_small(const tdcl_device_info *d, int64_t rows, int64_t nw, int wb, life_cfg *c)
+{
+    const int64_t shallow = 4;
+    int64_t tiles = ((nw + GPU_LX - 3) / (GPU_LX - 2)) *
+                    ((rows + GPU_LY * GPU_S - 2 * shallow - 1) / (GPU_LY * GPU_S - 2 * shallow));
+    if (tiles >= 2 * (int64_t)d->compute_units) return 0;
+    if (rows * nw <= SMALL_ONE_GROUP && choose_single(d, rows, nw, wb, c)) return 1;
+    int64_t groups = rows / BAND_ROWS;
+    groups = groups < 1                           ? 1
+             : groups > (int64_t)d->compute_units ? (int64_t)d->compute_units
+                                                  : groups;
+    return choose_bands(d, rows, nw, wb, BAND_K, groups, c);
+}
+
+int tdcl_life_one_group(const tdcl_device_info *d, int64_t rows, int64_t cols)
+{
+    life_cfg c;
+    return rows >= 1 && cols >= 1 && choose_small(d, rows, (cols + 31) / 32, 32, &c) &&
+           c.mode == MODE_SINGLE;
 }
 
 /* The starting configuration; choose() shrinks it while it does not fit.
@@ -347,7 +387,7 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
     c.dbuf = 1;
     c.wb = o->word_bits ? o->word_bits : (gpu ? 32 : 64);
     int64_t nw = (cols + c.wb - 1) / c.wb;
-    if (allow_single && gpu && !o->tile && !o->depth && choose_single(d, rows, nw, c.wb, &c))
+    if (allow_single && gpu && !o->tile && !o->depth && choose_small(d, rows, nw, c.wb, &c))
         return c;
     c.k = o->depth ? o->depth : (gpu ? deep_enough(d, rows, nw, c.wb) : 1);
     if (c.k == 1) { /* no halo to recompute: straight from global memory */
@@ -373,36 +413,58 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
     return c;
 }
 
-/* Applies a tune string ("mode=bands,lx=16,k=40") over c. */
-static tdcl_status apply_tune(const char *tune, life_cfg *c, tdcl_err *err)
+/* Applies a tune string ("mode=bands,g=16,k=40") over c, for a grid of
+ * rows x cols: a mode given without ly and s is shaped as the automatic
+ * choice would (bands: g groups, default 16, k deep, default 32); keys
+ * given are taken as they are. */
+static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64_t rows,
+                              int64_t cols, life_cfg *c, tdcl_err *err)
 {
-    static const char *const keys[] = {"w", "lx", "ly", "s", "k", "vx", "dbuf", "vw"};
-    int *const fields[] = {&c->wb, &c->lx, &c->ly, &c->s, &c->k, &c->vx, &c->dbuf, &c->vw};
+    enum { W, LX, LY, S, K, VX, DBUF, VW, G, NKEYS };
+    static const char *const keys[NKEYS] = {"w", "lx", "ly", "s", "k", "vx", "dbuf", "vw", "g"};
+    int val[NKEYS], given[NKEYS] = {0}, mode = -1;
     for (const char *p = tune; *p;) {
         size_t n = strcspn(p, ","), klen = strcspn(p, "=,");
-        char val[24] = "";
-        if (klen < n && n - klen - 1 < sizeof val) memcpy(val, p + klen + 1, n - klen - 1);
+        char v[24] = "";
+        if (klen < n && n - klen - 1 < sizeof v) memcpy(v, p + klen + 1, n - klen - 1);
         int done = 0;
         for (int m = 0; m <= MODE_GLOBAL && klen == 4 && !strncmp(p, "mode", 4); m++)
-            if (!strcmp(val, mode_names[m])) {
-                c->mode = (life_mode)m;
+            if (!strcmp(v, mode_names[m])) {
+                mode = m;
                 done = 1;
             }
-        for (size_t i = 0; i < sizeof keys / sizeof keys[0] && !done; i++) {
+        for (int i = 0; i < NKEYS && !done; i++) {
             char *end = NULL;
-            long v = strtol(val, &end, 10);
-            if (strlen(keys[i]) == klen && !strncmp(p, keys[i], klen) && *val && !*end && v >= 0 &&
-                v <= 4096) {
-                *fields[i] = (int)v;
-                done = 1;
+            long x = strtol(v, &end, 10);
+            if (strlen(keys[i]) == klen && !strncmp(p, keys[i], klen) && *v && !*end && x >= 0 &&
+                x <= 4096) {
+                val[i] = (int)x;
+                given[i] = done = 1;
             }
         }
         if (!done)
             return tdcl_fail(err, TDCL_EINVAL,
-                             "life tune: expected key=value (mode, %s), got '%.*s'",
-                             "w, lx, ly, s, k, vx, dbuf, vw", (int)n, p);
+                             "life tune: expected key=value (mode, w, lx, ly, s, k, vx, dbuf, vw, "
+                             "g), got '%.*s'",
+                             (int)n, p);
         p += n + (p[n] == ',');
     }
+    int wb = given[W] ? val[W] : (c->bits ? c->wb : 32);
+    if (wb != 32 && wb != 64) return tdcl_fail(err, TDCL_EINVAL, "life tune: w must be 32 or 64");
+    int64_t nw = (cols + wb - 1) / wb;
+    if (mode >= 0 && !given[LY] && !given[S]) {
+        int k = given[K] ? val[K] : 32, g = given[G] && val[G] > 0 ? val[G] : 16;
+        if (mode == MODE_SINGLE && !choose_single(d, rows, nw, wb, c))
+            return tdcl_fail(err, TDCL_ELIMIT, "life tune: the grid does not fit one work-group");
+        if (mode == MODE_BANDS && !choose_bands(d, rows, nw, wb, k, g, c))
+            return tdcl_fail(err, TDCL_ELIMIT, "life tune: no bands of %d rows and depth %d",
+                             (int)((rows + g - 1) / g), k);
+    }
+    int *const fields[NKEYS] = {&c->wb, &c->lx,   &c->ly, &c->s, &c->k,
+                                &c->vx, &c->dbuf, &c->vw, NULL};
+    for (int i = 0; i < NKEYS; i++)
+        if (given[i] && fields[i]) *fields[i] = val[i];
+    if (mode >= 0) c->mode = (life_mode)mode;
     c->bits = 1;
     return TDCL_OK;
 }
@@ -464,7 +526,7 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
                                                       : "life_bits",
                              &p->kern, err));
     size_t wg = 0;
-    cl_ulong lmem = 0;
+    cl_ulong lmem = 0, pmem = 0;
     TDCL_CL_TRY(err,
                 clGetKernelWorkGroupInfo(p->kern, d->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg,
                                          &wg, NULL),
@@ -473,6 +535,12 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
                 clGetKernelWorkGroupInfo(p->kern, d->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof lmem,
                                          &lmem, NULL),
                 "clGetKernelWorkGroupInfo");
+    if (clGetKernelWorkGroupInfo(p->kern, d->device, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof pmem, &pmem,
+                                 NULL) != CL_SUCCESS)
+        pmem = 0;
+    tdcl_log(TDCL_LOG_VERBOSE,
+             "life: kernel with %s: work-groups of up to %zu, %llu bytes local, %llu private", opts,
+             wg, (unsigned long long)lmem, (unsigned long long)pmem);
     size_t want = c->bits ? (size_t)(c->lx * c->ly) : (size_t)(c->ts * c->ts);
     if (wg < want || lmem > d->local_mem)
         st = tdcl_fail(err, TDCL_ELIMIT,
@@ -530,22 +598,28 @@ static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
     const tdcl_device_info *d = &p->ctx->dev;
     int forced = p->o.tile != 0 || p->o.tune != NULL;
     life_cfg c = initial_cfg(d, &p->o, p->rows, p->cols, 1);
-    if (p->o.tune) TDCL_TRY(apply_tune(p->o.tune, &c, err));
+    if (p->o.tune) TDCL_TRY(apply_tune(d, p->o.tune, p->rows, p->cols, &c, err));
     for (;;) {
         tdcl_status bst = TDCL_ELIMIT;
         int64_t nw = c.bits ? (p->cols + c.wb - 1) / c.wb : p->cols;
+        tdcl_err why = {0};
         if (cfg_fits(d, &c, p->rows, nw))
-            bst = build(p, &c, err);
+            bst = build(p, &c, &why);
         else
-            tdcl_fail(err, TDCL_ELIMIT, "does not fit the device");
+            tdcl_fail(
+                &why, TDCL_ELIMIT,
+                "the shape does not cover the grid or exceeds the device's limits (work-group "
+                "%zu, local memory %llu bytes)",
+                d->max_wg, (unsigned long long)d->local_mem);
         if (bst == TDCL_OK) break;
-        if (bst != TDCL_ELIMIT) return bst;
+        if (bst != TDCL_ELIMIT) {
+            if (err) *err = why;
+            return bst;
+        }
         if (p->o.tune)
             return tdcl_fail(err, TDCL_ELIMIT,
-                             "life tune '%s': the device '%s' cannot run it on %" PRId64
-                             " x %" PRId64 " (max work-group %zu, local memory %llu bytes)",
-                             p->o.tune, d->device_name, p->cols, p->rows, d->max_wg,
-                             (unsigned long long)d->local_mem);
+                             "life tune '%s' on '%s', %" PRId64 " x %" PRId64 ": %s", p->o.tune,
+                             d->device_name, p->cols, p->rows, why.msg);
         if (forced)
             return tdcl_fail(err, TDCL_ELIMIT,
                              "--tile %d: the device '%s' cannot run this tile (max work-group "

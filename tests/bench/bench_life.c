@@ -43,7 +43,7 @@ typedef struct bench {
 } bench;
 
 /* Times one plan with options o; prints its line. */
-static int bench_one(bench *b, const tdcl_life_opts *o, tdcl_err *err)
+static int bench_one(bench *b, const char *label, const tdcl_life_opts *o, tdcl_err *err)
 {
     tdcl_life_plan *p = NULL;
     tdcl_matrix got = {0};
@@ -69,11 +69,12 @@ static int bench_one(bench *b, const tdcl_life_opts *o, tdcl_err *err)
     qsort(b->wall, (size_t)b->reps, sizeof *b->wall, cmp_double);
     double md = b->dev[b->reps / 2], mw = b->wall[b->reps / 2];
     double cells = (double)b->size * (double)b->size * (double)b->gens;
-    printf("%s | %ldx%ld x %ld gens %s | device %.3f ms (%.3f us/gen, %.3g cells/s) | wall %.3f "
-           "ms (%.3g cells/s) | %s | %s | compile %.0f ms\n",
-           b->ctx->dev.device_name, b->size, b->size, b->gens, tdcl_life_boundary_name(o->boundary),
-           md, md * 1000 / (double)b->gens, cells / (md / 1000), mw, cells / (mw / 1000),
-           tdcl_life_plan_describe(p), check, b->ctx->t.compile_ms - c0);
+    printf("%s | %s | %ldx%ld x %ld gens %s | device %.3f ms (%.3f us/gen, %.3g cells/s) | wall "
+           "%.3f ms (%.3g cells/s) | %s | %s | compile %.0f ms\n",
+           label, b->ctx->dev.device_name, b->size, b->size, b->gens,
+           tdcl_life_boundary_name(o->boundary), md, md * 1000 / (double)b->gens,
+           cells / (md / 1000), mw, cells / (mw / 1000), tdcl_life_plan_describe(p), check,
+           b->ctx->t.compile_ms - c0);
     fflush(stdout);
     rc = 0;
 out:
@@ -122,7 +123,7 @@ int main(int argc, char **argv)
             oo.kernel = TDCL_LIFE_KERNEL_BYTES;
         else if (strcmp(t, "auto") != 0)
             oo.tune = t;
-        if (bench_one(&b, &oo, &err)) { /* report and go on with the next plan */
+        if (bench_one(&b, t, &oo, &err)) { /* report and go on with the next plan */
             fprintf(stderr, "bench_life: %s: %s\n", t, err.msg);
             printf("%s | FAILED: %s\n", t, err.msg);
             rc = 1;
