@@ -333,11 +333,16 @@ inline word fetch(__global const word *in, const geom *g, int R, int C, int cols
         C %= nw;
         return row[C < 0 ? C + nw : C];
     }
-    word v = 0; /* the word straddles the wrap: gather bit by bit */
+    /* the word straddles the wrap: gather bit by bit from its first cell
+     * (one division, not one per bit: a rolled loop of few registers,
+     * since the kernel's register count is its costliest path's) */
+    int x = (int)(((long)C * WBITS) % cols);
+    x = x < 0 ? x + cols : x;
+    word v = 0;
+#pragma unroll 1
     for (int b = 0; b < WBITS; b++) {
-        long x = ((long)C * WBITS + b) % cols;
-        x = x < 0 ? x + cols : x;
         v |= ((row[x / WBITS] >> (x % WBITS)) & 1) << b;
+        x = x + 1 == cols ? 0 : x + 1;
     }
     return v;
 }
@@ -404,6 +409,19 @@ inline void item_step(__local const word *t, __local word *dst, const geom *g, c
     lword a0, a1, b0, b1, c0, c1, alive, nxt, unused;
     sums(t, g, mapped, lr0 - 1, x0, xl, xr, &a0, &a1, &unused);
     sums(t, g, mapped, lr0, x0, xl, xr, &b0, &b1, &alive);
+    if (mapped && DBUF) { /* rare and long: rolled, few registers */
+#pragma unroll 1
+        for (int s = 0; s < S; s++) {
+            sums(t, g, 1, lr0 + s + 1, x0, xl, xr, &c0, &c1, &nxt);
+            TV(dst, lr0 + s, x0) = next_word(a0, a1, b0, b1, c0, c1, alive);
+            a0 = b0;
+            a1 = b1;
+            b0 = c0;
+            b1 = c1;
+            alive = nxt;
+        }
+        return;
+    }
 #pragma unroll
     for (int s = 0; s < S; s++) {
         sums(t, g, mapped, lr0 + s + 1, x0, xl, xr, &c0, &c1, &nxt);
@@ -440,10 +458,22 @@ life_bits(__global const word *restrict in, __global word *restrict out, const i
     const int x0 = lx * NV, lr0 = ly * S, C0 = g.cbase + x0;
     const int xl = max(x0 - 1, 0), xr = min(x0 + NV, TW - 1);
 
-    /* load the tile; the spare rows get zeros, in both buffers */
-    for (int s = 0; s < S; s++)
-        for (int i = 0; i < NV; i++)
-            T(tile, lr0 + s, x0 + i) = fetch(in, &g, g.rbase + lr0 + s, C0 + i, cols);
+    /* load the tile: plain loads where all of this work-item's words are
+     * the grid's (unrolled, all in flight at once), else through fetch
+     * (rolled: rare, and its registers would count for every work-item);
+     * the spare rows get zeros, in both buffers */
+    const int R0 = g.rbase + lr0;
+    if (R0 >= 0 && R0 + S <= rows && C0 >= 0 && C0 + NV <= nw - (g.hwrap && g.rem != 0)) {
+#pragma unroll
+        for (int s = 0; s < S; s++)
+            for (int i = 0; i < NV; i++)
+                T(tile, lr0 + s, x0 + i) = in[(size_t)(R0 + s) * (size_t)nw + (size_t)(C0 + i)];
+    } else {
+#pragma unroll 1
+        for (int s = 0; s < S; s++)
+            for (int i = 0; i < NV; i++)
+                T(tile, lr0 + s, x0 + i) = fetch(in, &g, R0 + s, C0 + i, cols);
+    }
     for (int i = 0; i < NV && (ly == 0 || ly == LY - 1); i++)
         for (int b = 0; b < (DBUF ? 2 : 1); b++) {
             if (ly == 0) T(tile + b * BUFW, -1, x0 + i) = 0;

@@ -208,6 +208,7 @@ typedef struct life_cfg {
     int vx;               /* life_bits: words per work-item across (a vector) */
     int dbuf;             /* life_bits: two tile buffers, one barrier per generation */
     int vw;               /* life_bits1: words per work-item (a vector) */
+    int regs;             /* life_bits on NVIDIA: register cap per work-item; 0: by the group */
 } life_cfg;
 
 struct tdcl_life_plan {
@@ -420,8 +421,9 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
 static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64_t rows,
                               int64_t cols, life_cfg *c, tdcl_err *err)
 {
-    enum { W, LX, LY, S, K, VX, DBUF, VW, G, NKEYS };
-    static const char *const keys[NKEYS] = {"w", "lx", "ly", "s", "k", "vx", "dbuf", "vw", "g"};
+    enum { W, LX, LY, S, K, VX, DBUF, VW, G, REGS, NKEYS };
+    static const char *const keys[NKEYS] = {"w",  "lx",   "ly", "s", "k",
+                                            "vx", "dbuf", "vw", "g", "regs"};
     int val[NKEYS], given[NKEYS] = {0}, mode = -1;
     for (const char *p = tune; *p;) {
         size_t n = strcspn(p, ","), klen = strcspn(p, "=,");
@@ -445,7 +447,7 @@ static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64
         if (!done)
             return tdcl_fail(err, TDCL_EINVAL,
                              "life tune: expected key=value (mode, w, lx, ly, s, k, vx, dbuf, vw, "
-                             "g), got '%.*s'",
+                             "g, regs), got '%.*s'",
                              (int)n, p);
         p += n + (p[n] == ',');
     }
@@ -493,6 +495,30 @@ static void describe(tdcl_life_plan *p)
                  c->dbuf ? " 2-buffer" : "");
 }
 
+/* 1 if the device takes NVIDIA's compiler options (cl_nv_compiler_options). */
+static int nv_compiler_options(const tdcl_device_info *d)
+{
+    char ext[8192] = "";
+    if (d->nv_cc_major == 0 ||
+        clGetDeviceInfo(d->device, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL) != CL_SUCCESS)
+        return 0;
+    return strstr(ext, "cl_nv_compiler_options") != NULL;
+}
+
+/* Registers per work-item for life_bits on NVIDIA: left alone, the
+ * compiler spends so many (loads hoisted from every row of the unrolled
+ * loop, the boundary's rare paths) that a group of more than 256
+ * work-items cannot run and one group fills a multiprocessor. Capped so
+ * that a 65536-register multiprocessor holds 512 work-items (two groups of
+ * 256), or the group when it is larger. */
+static int reg_cap(const life_cfg *c)
+{
+    if (c->regs > 0) return c->regs < 255 ? c->regs : 255;
+    int items = c->lx * c->ly < 512 ? 512 : c->lx * c->ly;
+    int r = 65536 / items / 8 * 8;
+    return r < 32 ? 32 : r > 255 ? 255 : r;
+}
+
 /* Builds the kernel for c; TDCL_ELIMIT when the compiled kernel cannot run
  * with c's work-group (registers, local memory), so choose() can shrink. */
 static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
@@ -508,13 +534,15 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
         snprintf(opts + n, sizeof opts - (size_t)n, " -DWBITS=%d -DS=%d -DVW=%d", c->wb, c->s,
                  c->vw);
     else if (c->bits)
-        snprintf(opts + n, sizeof opts - (size_t)n,
-                 " -DWBITS=%d -DLX=%d -DLY=%d -DS=%d -DK=%d -DVX=%d -DDBUF=%d -DFULLW=%d "
-                 "-DSINGLE=%d",
-                 c->wb, c->lx, c->ly, c->s, c->mode == MODE_SINGLE ? 0 : c->k, c->vx, c->dbuf,
-                 c->mode != MODE_TILES, c->mode == MODE_SINGLE);
+        n += snprintf(opts + n, sizeof opts - (size_t)n,
+                      " -DWBITS=%d -DLX=%d -DLY=%d -DS=%d -DK=%d -DVX=%d -DDBUF=%d -DFULLW=%d "
+                      "-DSINGLE=%d",
+                      c->wb, c->lx, c->ly, c->s, c->mode == MODE_SINGLE ? 0 : c->k, c->vx, c->dbuf,
+                      c->mode != MODE_TILES, c->mode == MODE_SINGLE);
     else
-        snprintf(opts + n, sizeof opts - (size_t)n, " -DTS_X=%d -DTS_Y=%d", c->ts, c->ts);
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " -DTS_X=%d -DTS_Y=%d", c->ts, c->ts);
+    if (c->bits && c->mode != MODE_GLOBAL && nv_compiler_options(d))
+        snprintf(opts + n, sizeof opts - (size_t)n, " -cl-nv-maxrregcount=%d", reg_cap(c));
     if (p->kern) clReleaseKernel(p->kern);
     if (p->prog) clReleaseProgram(p->prog);
     p->kern = NULL;
