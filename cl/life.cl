@@ -388,10 +388,78 @@ inline void sums_mapped(__local const word *t, const geom *g, int lr, int x0, lw
     *mid = c;
 }
 
-inline void sums(__local const word *t, const geom *g, int mapped, int lr, int x0, int xl, int xr,
-                 lword *s0, lword *s1, lword *mid)
+/* How a work-item of a group at the grid's edge (one word per work-item)
+ * reads a row through the boundary, with no branch: a row past the top or
+ * bottom is read from another (dead: the spare zero row; clamp: the edge
+ * row; a torus in one group: the far edge row), and the words west, centre
+ * and east are masked and filled: kept bits, then bits of the centre word
+ * (clamp) or of one more word e (a torus in whole rows: the row's last
+ * word for the west end, its first for the east end). Work-items away from
+ * the edges get masks that keep everything. */
+typedef struct {
+    int gt, gb, vt, vb; /* tile rows of grid rows -1 and `rows`, and where to read them */
+    int xe, last, rem;  /* the column of e; the bit of the row's last cell; cols % WBITS */
+    word lm, cm, rm;    /* kept bits of west, centre, east */
+    word fl_c, fl_e;    /* west: from the centre's bit 0 (clamp), from e (torus) */
+    word fc_b, fc_e;    /* centre: from its last cell (clamp), from e (torus) */
+    word fr_c, fr_e;    /* east: from the centre's top bit (clamp), from e (torus) */
+} edge_masks;
+
+inline void edge_setup(edge_masks *m, const geom *g, int x0)
 {
-    if (mapped)
+    const int C = g->cbase + x0, nw = g->nw, rem = g->rem, hmap = !g->hwrap, vmap = !g->vwrap;
+    const int lo = hmap && C - 1 < 0, lastw = hmap && C == nw - 1 && rem,
+              hi = hmap && C + 1 > nw - 1;
+    const int clampb = g->bnd == B_CLAMP, torus = g->bnd == B_TORUS;
+    const word lowm = rem ? ((word)1 << rem) - 1 : ONES;
+    m->last = rem ? rem - 1 : WBITS - 1;
+    m->rem = rem;
+    m->xe = clamp(lo ? nw - 1 - g->cbase : -g->cbase, 0, TW - 1);
+    m->lm = lo ? 0 : ONES;
+    m->cm = lastw ? lowm : ONES;
+    m->rm = hi ? 0 : ONES;
+    m->fl_c = lo && clampb ? ONES : 0;
+    m->fl_e = lo && torus ? ONES : 0;
+    m->fc_b = lastw && clampb ? ~lowm : 0;
+    m->fc_e = lastw && torus ? ~lowm : 0;
+    m->fr_c = hi && clampb ? 1 : 0;
+    m->fr_e = hi && torus ? ONES : 0;
+    const int never = -1000000; /* no tile row: rows are -1 .. ER */
+    m->gt = vmap ? -1 - g->rbase : never;
+    m->gb = vmap ? g->rows - g->rbase : never;
+    m->vt = clamp(g->bnd == B_DEAD ? -1 : clampb ? m->gt + 1 : g->rows - 1 - g->rbase, -1, ER);
+    m->vb = clamp(g->bnd == B_DEAD ? -1 : clampb ? m->gb - 1 : -g->rbase, -1, ER);
+}
+
+#if NV == 1
+inline void sums_edge(__local const word *t, const edge_masks *m, int lr, int x0, int xl, int xr,
+                      word *s0, word *s1, word *mid)
+{
+    lr = lr == m->gt ? m->vt : (lr == m->gb ? m->vb : lr);
+    const word l = T(t, lr, xl), c = T(t, lr, x0), r = T(t, lr, xr), e = T(t, lr, m->xe);
+    const word lf =
+        (l & m->lm) | ((c << (WBITS - 1)) & m->fl_c) | ((e << (WBITS - 1 - m->last)) & m->fl_e);
+    const word cf =
+        (c & m->cm) | (((word)0 - ((c >> m->last) & 1)) & m->fc_b) | ((e << m->rem) & m->fc_e);
+    const word rf = (r & m->rm) | ((c >> (WBITS - 1)) & m->fr_c) | (e & m->fr_e);
+    row_sum3(lf, cf, rf, s0, s1);
+    *mid = cf;
+}
+#endif
+
+/* Row sums of tile row lr read plainly (how 0), through the edge masks
+ * (how 1, one word per work-item) or mapped word by word (how 2). */
+inline void sums(__local const word *t, const geom *g, const edge_masks *m, int how, int lr, int x0,
+                 int xl, int xr, lword *s0, lword *s1, lword *mid)
+{
+    (void)m;
+#if NV == 1
+    if (how == 1) {
+        sums_edge(t, m, lr, x0, xl, xr, s0, s1, mid);
+        return;
+    }
+#endif
+    if (how == 2)
         sums_mapped(t, g, lr, x0, s0, s1, mid);
     else
         sums_plain(t, lr, x0, xl, xr, s0, s1, mid);
@@ -399,20 +467,21 @@ inline void sums(__local const word *t, const geom *g, int mapped, int lr, int x
 
 /* The next generation of this work-item's S rows of NV words, read from
  * buffer t: with DBUF straight into buffer dst, else into nv (an array of
- * the kernel's own: it lives across a barrier). mapped is a constant at
- * each call: the work-items that read plainly run a loop of plain reads
- * (a branch per row, or both ways of it evaluated, costs the common case
- * registers and time). */
-inline void item_step(__local const word *t, __local word *dst, const geom *g, const int mapped,
-                      int lr0, int x0, int xl, int xr, lword *nv)
+ * the kernel's own: it lives across a barrier). how is a constant at each
+ * call, so each way of reading gets a loop of its own (a branch per row,
+ * or both ways of it evaluated, costs the common case registers and
+ * time). */
+inline void item_step(__local const word *t, __local word *dst, const geom *g, const edge_masks *m,
+                      const int how, int lr0, int x0, int xl, int xr, lword *nv)
 {
     lword a0, a1, b0, b1, c0, c1, alive, nxt, unused;
-    sums(t, g, mapped, lr0 - 1, x0, xl, xr, &a0, &a1, &unused);
-    sums(t, g, mapped, lr0, x0, xl, xr, &b0, &b1, &alive);
-    if (mapped && DBUF) { /* rare and long: rolled, few registers */
+    (void)nv;
+    sums(t, g, m, how, lr0 - 1, x0, xl, xr, &a0, &a1, &unused);
+    sums(t, g, m, how, lr0, x0, xl, xr, &b0, &b1, &alive);
+    if (how == 2 && DBUF) { /* rare and long: rolled, few registers */
 #pragma unroll 1
         for (int s = 0; s < S; s++) {
-            sums(t, g, 1, lr0 + s + 1, x0, xl, xr, &c0, &c1, &nxt);
+            sums(t, g, m, 2, lr0 + s + 1, x0, xl, xr, &c0, &c1, &nxt);
             TV(dst, lr0 + s, x0) = next_word(a0, a1, b0, b1, c0, c1, alive);
             a0 = b0;
             a1 = b1;
@@ -424,7 +493,7 @@ inline void item_step(__local const word *t, __local word *dst, const geom *g, c
     }
 #pragma unroll
     for (int s = 0; s < S; s++) {
-        sums(t, g, mapped, lr0 + s + 1, x0, xl, xr, &c0, &c1, &nxt);
+        sums(t, g, m, how, lr0 + s + 1, x0, xl, xr, &c0, &c1, &nxt);
         const lword v = next_word(a0, a1, b0, b1, c0, c1, alive);
 #if DBUF
         TV(dst, lr0 + s, x0) = v;
@@ -481,10 +550,23 @@ life_bits(__global const word *restrict in, __global word *restrict out, const i
         }
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    /* work-items whose rows or words touch the grid's edge read through the
-     * boundary (what the tile holds wrapped needs nothing) */
-    const int mapped = (!g.vwrap && (g.rbase + lr0 - 1 < 0 || g.rbase + lr0 + S >= rows)) ||
-                       (!g.hwrap && (C0 - 1 < 0 || C0 + NV >= nw - 1));
+    /* How to read: groups whose tile reaches the grid's edge (what the tile
+     * holds wrapped aside) read every row through edge masks, the same
+     * loop for all their work-items; with vectors, only the work-items at
+     * the edge map their words one by one. The rest read plainly. */
+    edge_masks m;
+    edge_setup(&m, &g, x0);
+#if NV == 1
+    const int how = (!g.vwrap && (g.rbase <= 0 || g.rbase + ER >= rows)) ||
+                            (!g.hwrap && (g.cbase <= 0 || g.cbase + TW - 1 >= nw - 1))
+                        ? 1
+                        : 0;
+#else
+    const int how = (!g.vwrap && (g.rbase + lr0 - 1 < 0 || g.rbase + lr0 + S >= rows)) ||
+                            (!g.hwrap && (C0 - 1 < 0 || C0 + NV >= nw - 1))
+                        ? 2
+                        : 0;
+#endif
     for (int gen = 0; gen < gens; gen++) {
         __local const word *src = tile + (DBUF ? (gen & 1) * BUFW : 0);
         __local word *dst = tile + (DBUF ? ((gen + 1) & 1) * BUFW : 0);
@@ -493,10 +575,12 @@ life_bits(__global const word *restrict in, __global word *restrict out, const i
          * below or above them rests */
         const int rest = (K > 0) && (lr0 + S - 1 <= gen || lr0 >= ER - 1 - gen);
         lword nv[S];
-        if (!rest && mapped)
-            item_step(src, dst, &g, 1, lr0, x0, xl, xr, nv);
+        if (!rest && how == 1)
+            item_step(src, dst, &g, &m, 1, lr0, x0, xl, xr, nv);
+        else if (!rest && how == 2)
+            item_step(src, dst, &g, &m, 2, lr0, x0, xl, xr, nv);
         else if (!rest)
-            item_step(src, dst, &g, 0, lr0, x0, xl, xr, nv);
+            item_step(src, dst, &g, &m, 0, lr0, x0, xl, xr, nv);
 #if !DBUF
         barrier(CLK_LOCAL_MEM_FENCE);
         if (!rest)

@@ -274,6 +274,12 @@ static int64_t pow2_at_least(int64_t n)
     return p;
 }
 
+/* Work-items per group in the shapes below: NVIDIA's OpenCL (driver 580,
+ * H200) runs life_bits, like this project's other kernels, in groups of at
+ * most 256 whatever its registers (CL_KERNEL_WORK_GROUP_SIZE), so larger
+ * shapes would only be refused and shrunk. */
+enum { GPU_GROUP = 256 };
+
 /* Whole rows in each work-group, er of them, mode MODE_SINGLE or
  * MODE_BANDS (k generations per launch): words across rounded up to a
  * power of two so that similar grids share one compiled program, as many
@@ -284,7 +290,7 @@ static int64_t pow2_at_least(int64_t n)
 static int shape_rows(const tdcl_device_info *d, life_mode mode, int64_t er, int64_t rows,
                       int64_t nw, int wb, int k, life_cfg *c)
 {
-    const int64_t max_group = 1024, min_lx = 8, max_s = 33;
+    const int64_t max_group = GPU_GROUP, min_lx = 2, max_s = 33;
     int64_t group = (int64_t)d->max_wg < max_group ? (int64_t)d->max_wg : max_group;
     int64_t lx = pow2_at_least(nw < min_lx ? min_lx : nw);
     if (lx > group || lx > (int64_t)d->max_item_sizes[0]) return 0;
@@ -326,34 +332,41 @@ static int choose_bands(const tdcl_device_info *d, int64_t rows, int64_t nw, int
     return shape_rows(d, MODE_BANDS, out + 2 * (int64_t)k, rows, nw, wb, k, c);
 }
 
-/* The GPU's tile: 32 words (a warp) by 128 rows. */
-enum { GPU_LX = 32, GPU_LY = 8, GPU_S = 16 };
+/* The GPU's tile: 16 words of 64 cells across, 8 work-items of 16 rows
+ * down (1024 x 128 cells, 256 halo words and rows recomputed around 896 x
+ * 112), 8 generations per launch when the grid has tiles enough to fill
+ * the device, else 16: a grid of a few tiles is bound by launches more
+ * than by the halo's work. (H200 sweep, 16384^2: wider tiles of 32-bit
+ * words, 2-word vectors, 4 or 12 generations, 8 rows per work-item and one
+ * tile buffer were all as fast or slower.) */
+enum { GPU_WB = 64, GPU_LX = 16, GPU_LY = 8, GPU_S = 16, GPU_K = 8, GPU_K_FEW = 16 };
 
-/* Generations per launch on a GPU: 4 when the grid has tiles enough to
- * fill the device (global memory is touched once per 4 generations, and
- * the halo costs 6%), else as deep as a word allows: a grid of a few tiles
- * is bound by launches, not by the halo's extra work. */
+static int64_t gpu_tiles(int64_t rows, int64_t nw, int k)
+{
+    return ((nw + GPU_LX - 3) / (GPU_LX - 2)) *
+           ((rows + GPU_LY * GPU_S - 2 * k - 1) / (GPU_LY * GPU_S - 2 * k));
+}
+
 static int deep_enough(const tdcl_device_info *d, int64_t rows, int64_t nw, int wb)
 {
-    const int shallow = 4;
-    int64_t tiles = ((nw + GPU_LX - 3) / (GPU_LX - 2)) *
-                    ((rows + GPU_LY * GPU_S - 2 * shallow - 1) / (GPU_LY * GPU_S - 2 * shallow));
-    return tiles >= 4 * (int64_t)d->compute_units ? shallow : wb;
+    int k = gpu_tiles(rows, nw, GPU_K) >= 4 * (int64_t)d->compute_units ? GPU_K : GPU_K_FEW;
+    return k < wb ? k : wb;
 }
 
 /* Small grids on a GPU, where tiles would leave most of the device idle
- * and launches cost more than the work: up to SMALL_ONE_GROUP words in one
- * work-group (a run in one launch), else bands of BAND_ROWS rows (one per
- * compute unit at most) BAND_K generations deep. */
-enum { SMALL_ONE_GROUP = 2048, BAND_ROWS = 32, BAND_K = 32 };
+ * and each launch costs more than its work: up to SMALL_ONE_GROUP words
+ * (4 per work-item) in one work-group, a whole run in one launch; else, up
+ * to BAND_WORDS words across, bands of BAND_ROWS rows (one per compute
+ * unit at most) that advance BAND_K generations per launch over their rows
+ * and BAND_K more above and below. 500^2 is 8 words by 500 rows: 31 bands
+ * of 16 rows, 80 rows each with the halo, 7 launches for 200 generations. */
+enum { SMALL_ONE_GROUP = 1024, BAND_WORDS = 16, BAND_ROWS = 16, BAND_K = 32 };
 
 static int choose_small(const tdcl_device_info *d, int64_t rows, int64_t nw, int wb, life_cfg *c)
 {
-    const int64_t shallow = 4;
-    int64_t tiles = ((nw + GPU_LX - 3) / (GPU_LX - 2)) *
-                    ((rows + GPU_LY * GPU_S - 2 * shallow - 1) / (GPU_LY * GPU_S - 2 * shallow));
-    if (tiles >= 2 * (int64_t)d->compute_units) return 0;
     if (rows * nw <= SMALL_ONE_GROUP && choose_single(d, rows, nw, wb, c)) return 1;
+    if (nw > BAND_WORDS * 64 / wb || gpu_tiles(rows, nw, GPU_K) >= 2 * (int64_t)d->compute_units)
+        return 0;
     int64_t groups = rows / BAND_ROWS;
     groups = groups < 1                           ? 1
              : groups > (int64_t)d->compute_units ? (int64_t)d->compute_units
@@ -364,16 +377,16 @@ static int choose_small(const tdcl_device_info *d, int64_t rows, int64_t nw, int
 int tdcl_life_one_group(const tdcl_device_info *d, int64_t rows, int64_t cols)
 {
     life_cfg c;
-    return rows >= 1 && cols >= 1 && choose_small(d, rows, (cols + 31) / 32, 32, &c) &&
+    return rows >= 1 && cols >= 1 && choose_small(d, rows, (cols + 63) / 64, 64, &c) &&
            c.mode == MODE_SINGLE;
 }
 
 /* The starting configuration; choose() shrinks it while it does not fit.
- * GPU layout: 32-bit words; a small grid in one work-group, else tiles of
- * 32 words by 128 rows advancing 4 to 32 generations per launch. CPU
- * layout: 64-bit words, 8 to a vector, one generation per launch straight
- * from global memory (the caches hold the rows; a barrier costs more than
- * the halo saves). */
+ * GPU layout: 64-bit words; a small grid in one work-group or in bands,
+ * else tiles of 16 words by 128 rows advancing 8 or 16 generations per
+ * launch. CPU layout: 64-bit words, 8 to a vector, one generation per
+ * launch straight from global memory (the caches hold the rows; a barrier
+ * costs more than the halo saves). */
 static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, int64_t rows,
                             int64_t cols, int allow_single)
 {
@@ -386,7 +399,7 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
     c.bits = 1;
     c.vx = 1;
     c.dbuf = 1;
-    c.wb = o->word_bits ? o->word_bits : (gpu ? 32 : 64);
+    c.wb = o->word_bits ? o->word_bits : (gpu ? GPU_WB : 64);
     int64_t nw = (cols + c.wb - 1) / c.wb;
     if (allow_single && gpu && !o->tile && !o->depth && choose_small(d, rows, nw, c.wb, &c))
         return c;
@@ -401,7 +414,7 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
         return c;
     }
     c.mode = MODE_TILES;
-    c.lx = gpu ? GPU_LX : 16; /* GPU: a warp across, 8 of them down, 16 rows each */
+    c.lx = gpu ? GPU_LX : 16;
     c.ly = gpu ? GPU_LY : 4;
     c.s = gpu ? GPU_S : 16;
     if (o->tile) { /* rows of the tile: as many work-items as the rows allow */
@@ -463,7 +476,7 @@ static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64
                              (int)((rows + g - 1) / g), k);
     }
     int *const fields[NKEYS] = {&c->wb, &c->lx,   &c->ly, &c->s, &c->k,
-                                &c->vx, &c->dbuf, &c->vw, NULL};
+                                &c->vx, &c->dbuf, &c->vw, NULL,  &c->regs};
     for (int i = 0; i < NKEYS; i++)
         if (given[i] && fields[i]) *fields[i] = val[i];
     if (mode >= 0) c->mode = (life_mode)mode;
@@ -726,7 +739,7 @@ tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const 
     p->rule = rule_of(o);
     p->rows = grid->rows;
     p->cols = grid->cols;
-    int wb = o->word_bits ? o->word_bits : (gpu_layout(&ctx->dev, o) ? 32 : 64);
+    int wb = o->word_bits ? o->word_bits : 64;
     if (o->kernel != TDCL_LIFE_KERNEL_BYTES && o->depth > wb) {
         st = tdcl_fail(err, TDCL_EINVAL, "depth %d is more than the %d cells of a word", o->depth,
                        wb);
