@@ -24,6 +24,10 @@ typedef struct tune_entry {
     char params[200];
 } tune_entry;
 
+#define GPU_SMALL "bm=32 bn=32 bk=32 tm=4 tn=4 wx=8 wy=4 nbuf=2 aload=2 atrans=1 ksplit=1"
+#define GPU_MID "bm=64 bn=128 bk=16 tm=8 tn=8 wx=8 wy=4 nbuf=2 aload=1 atrans=2 ksplit=1"
+#define GPU_LARGE "bm=128 bn=256 bk=16 tm=8 tn=16 wx=8 wy=4 nbuf=1 aload=1 atrans=2 ksplit=1"
+
 /* Measured winners on known devices (docs/PERFORMANCE.md has the runs).
  * vendor and name are substrings of the platform vendor and device name;
  * "" matches any. Entries give only the keys that differ from defaults. */
@@ -37,6 +41,14 @@ static const struct {
      * best of 4x6, 6x4, 8x3 and 12x2 on Zen 4; vw and kc follow the
      * device's vector width */
     {"The pocl project", "", TDCL_MM_CPU, 1024, "mr=6"},
+    /* NVIDIA H200 (driver 580.159.04), sweep 1 of 2026-11-22; the H100 is the
+     * same SM (sm_90) with the same limits and takes the same sets */
+    {"NVIDIA", "H200", TDCL_MM_GPU, 256, GPU_SMALL},
+    {"NVIDIA", "H200", TDCL_MM_GPU, 1024, GPU_MID},
+    {"NVIDIA", "H200", TDCL_MM_GPU, 4096, GPU_LARGE},
+    {"NVIDIA", "H100", TDCL_MM_GPU, 256, GPU_SMALL},
+    {"NVIDIA", "H100", TDCL_MM_GPU, 1024, GPU_MID},
+    {"NVIDIA", "H100", TDCL_MM_GPU, 4096, GPU_LARGE},
 };
 
 static const char *kernel_key(tdcl_mm_kernel k)
@@ -306,8 +318,8 @@ static void shuffle(cand_list *c, int from, uint64_t seed)
     }
 }
 
-/* Candidates from text, one set per line. */
-static tdcl_status parse_candidates(const char *text, cand_list *c, tdcl_err *err)
+/* Candidates from text, one set per line, each with keys of kernel k. */
+static tdcl_status parse_candidates(const char *text, tdcl_mm_kernel k, cand_list *c, tdcl_err *err)
 {
     int line = 0;
     for (const char *s = text; *s; s += strcspn(s, "\n"), s += *s == '\n') {
@@ -319,8 +331,14 @@ static tdcl_status parse_candidates(const char *text, cand_list *c, tdcl_err *er
         buf[strcspn(buf, "\r")] = '\0';
         tdcl_mm_params p = {0};
         tdcl_err e = {0};
+        char fmt[200];
         if (tdcl_mm_params_parse(buf, &p, &e))
             return tdcl_fail(err, TDCL_EINVAL, "candidates:%d: %s", line, e.msg);
+        if (!tdcl_mm_params_format(&p, k, fmt, sizeof fmt)[0])
+            return tdcl_fail(err, TDCL_EINVAL,
+                             "candidates:%d: no parameter of the %s shape that "
+                             "this device tunes",
+                             line, tdcl_mm_kernel_name(k));
         if (cand_push(c, &p)) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
     }
     if (c->n == 0) return tdcl_fail(err, TDCL_EINVAL, "candidates: no parameter set given");
@@ -473,7 +491,7 @@ static void progress(tune_state *s, int done, int total)
 static tdcl_status make_candidates(tune_state *s, cand_list *c, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    if (s->o->candidates) return parse_candidates(s->o->candidates, c, err);
+    if (s->o->candidates) return parse_candidates(s->o->candidates, s->res->kernel, c, err);
     /* the current choices (tuned, built-in, defaults) first, then the space */
     for (int i = 0; i < s->res->nsizes; i++) {
         tdcl_mm_params p = {0};
