@@ -335,6 +335,24 @@ void tdcl_mm_params_defaults(tdcl_ctx *ctx, tdcl_mm_kernel k, tdcl_dtype type, i
     if (k == TDCL_MM_GPU) gpu_defaults(&p, x);
 }
 
+/* Tables are tuned on square products. A long K under a small C (256 x
+ * 8192 x 256) leaves most compute units idle: split K over groups until
+ * there are about as many groups as compute units, each slice still at
+ * least 4 slabs long. Square and wide products are left alone (there the
+ * extra kernel and workspace cost more than they give). */
+static void auto_ksplit(tdcl_mm_plan *p)
+{
+    tdcl_mm_params *x = &p->par;
+    int64_t tiles = ceil_div(p->M, x->bm) * ceil_div(p->N, x->bn);
+    int64_t cu = p->ctx->dev.compute_units ? p->ctx->dev.compute_units : 1;
+    int64_t big = p->M > p->N ? p->M : p->N;
+    if (p->K < 4 * big || 2 * tiles > cu) return;
+    int64_t ks = cu / tiles, most = p->K / (4 * (int64_t)x->bk);
+    ks = ks < most ? ks : most;
+    ks = ks > 64 ? 64 : ks;
+    if (ks > x->ksplit) x->ksplit = (int)ks;
+}
+
 static int params_given(const tdcl_mm_params *x, tdcl_mm_kernel k)
 {
     const tdcl_mm_params zero = {0};
@@ -371,6 +389,7 @@ static tdcl_status shape_params(tdcl_mm_plan *p, const tdcl_mm_opts *o, tdcl_err
         cpu_defaults(p, &p->par);
     else
         gpu_defaults(p, &p->par);
+    if (p->kind == TDCL_MM_GPU && !o->par.ksplit) auto_ksplit(p);
     p->pack_wg = (int)tdcl_cl_fit_square_tile(d, 16, 0);
     p->tt = (int)tdcl_cl_fit_square_tile(d, 16, 0);
     if (p->pack_wg < 1)

@@ -24,9 +24,14 @@ typedef struct tune_entry {
     char params[200];
 } tune_entry;
 
-#define GPU_SMALL "bm=32 bn=32 bk=32 tm=4 tn=4 wx=8 wy=4 nbuf=2 aload=2 atrans=1 ksplit=1"
-#define GPU_MID "bm=64 bn=128 bk=16 tm=8 tn=8 wx=8 wy=4 nbuf=2 aload=1 atrans=2 ksplit=1"
-#define GPU_LARGE "bm=128 bn=256 bk=16 tm=8 tn=16 wx=8 wy=4 nbuf=1 aload=1 atrans=2 ksplit=1"
+/* NVIDIA H200, driver 580.159.04, GPU sweeps 1 and 2 of 2026-11-22
+ * (notes/h200-sweep*.log): 32x32 tiles of 4x4 blocks with long slabs for
+ * small products, 64x64 of 8x4 for 1024, 128x256 of 8x16 (one buffer, A
+ * transposed first) from 2048 up. */
+#define H200_256 "bm=32 bn=32 bk=32 tm=4 tn=4 wx=8 wy=4 nbuf=2 aload=2 atrans=1 ksplit=1"
+#define H200_512 "bm=32 bn=32 bk=32 tm=4 tn=4 wx=8 wy=4 nbuf=2 aload=1 atrans=1 ksplit=1"
+#define H200_1024 "bm=64 bn=64 bk=32 tm=8 tn=4 wx=8 wy=4 nbuf=2 aload=1 atrans=2 ksplit=1"
+#define H200_LARGE "bm=128 bn=256 bk=16 tm=8 tn=16 wx=8 wy=4 nbuf=1 aload=1 atrans=2 ksplit=1"
 
 /* Measured winners on known devices (docs/PERFORMANCE.md has the runs).
  * vendor and name are substrings of the platform vendor and device name;
@@ -41,15 +46,23 @@ static const struct {
      * best of 4x6, 6x4, 8x3 and 12x2 on Zen 4; vw and kc follow the
      * device's vector width */
     {"The pocl project", "", TDCL_MM_CPU, 1024, "mr=6"},
-    /* NVIDIA H200 (driver 580.159.04), sweep 1 of 2026-11-22; the H100 is the
-     * same SM (sm_90) with the same limits and takes the same sets */
-    {"NVIDIA", "H200", TDCL_MM_GPU, 256, GPU_SMALL},
-    {"NVIDIA", "H200", TDCL_MM_GPU, 1024, GPU_MID},
-    {"NVIDIA", "H200", TDCL_MM_GPU, 4096, GPU_LARGE},
-    {"NVIDIA", "H100", TDCL_MM_GPU, 256, GPU_SMALL},
-    {"NVIDIA", "H100", TDCL_MM_GPU, 1024, GPU_MID},
-    {"NVIDIA", "H100", TDCL_MM_GPU, 4096, GPU_LARGE},
+    /* the H100 is the same SM (sm_90) with the same limits: same sets */
+    {"NVIDIA", "H200", TDCL_MM_GPU, 256, H200_256},
+    {"NVIDIA", "H200", TDCL_MM_GPU, 512, H200_512},
+    {"NVIDIA", "H200", TDCL_MM_GPU, 1024, H200_1024},
+    {"NVIDIA", "H200", TDCL_MM_GPU, 2048, H200_LARGE},
+    {"NVIDIA", "H100", TDCL_MM_GPU, 256, H200_256},
+    {"NVIDIA", "H100", TDCL_MM_GPU, 512, H200_512},
+    {"NVIDIA", "H100", TDCL_MM_GPU, 1024, H200_1024},
+    {"NVIDIA", "H100", TDCL_MM_GPU, 2048, H200_LARGE},
 };
+
+const char *tdcl_tune_builtin(size_t i, tdcl_mm_kernel *k)
+{
+    if (i >= sizeof builtin / sizeof builtin[0]) return NULL;
+    *k = builtin[i].kernel;
+    return builtin[i].params;
+}
 
 static const char *kernel_key(tdcl_mm_kernel k)
 {
@@ -146,45 +159,66 @@ static double size_dist(double a, double b)
     return fabs(log(a / b));
 }
 
-/* The entry of list nearest to size for (k, type), or -1. */
-static long nearest(const tune_entry *list, size_t n, tdcl_mm_kernel k, tdcl_dtype type,
-                    double size)
+/* Work-groups the gpu shape of e launches for an M x N product (0 for
+ * the cpu shape, which always has many). */
+static double entry_groups(const tune_entry *e, int64_t M, int64_t N)
 {
-    long best = -1;
-    for (size_t i = 0; i < n; i++)
-        if (list[i].kernel == k && list[i].type == type &&
-            (best < 0 ||
-             size_dist((double)list[i].size, size) < size_dist((double)list[best].size, size)))
-            best = (long)i;
-    return best;
+    tdcl_mm_params p = {0};
+    if (e->kernel != TDCL_MM_GPU || tdcl_mm_params_parse(e->params, &p, NULL)) return 0;
+    double bm = p.bm ? p.bm : 64, bn = p.bn ? p.bn : 64, ks = p.ksplit ? p.ksplit : 1;
+    return ceil((double)M / bm) * ceil((double)N / bn) * ks;
 }
 
-static int builtin_matches(const tdcl_ctx *ctx, size_t i)
+/* The entry of list for (k, type) nearest in size to the product, among
+ * those that give at least 3/4 of a work-group per compute unit when any
+ * does (a size between two entries should not take the larger one's tiles
+ * if they leave the device half idle); -1 when none is for (k, type). */
+static long choose(const tune_entry *list, size_t n, const tdcl_ctx *ctx, tdcl_mm_kernel k,
+                   tdcl_dtype type, int64_t M, int64_t K, int64_t N)
 {
-    return strstr(ctx->dev.platform_vendor, builtin[i].vendor) != NULL &&
-           strstr(ctx->dev.device_name, builtin[i].name) != NULL;
+    double size = cbrt((double)M * (double)K * (double)N);
+    double want = 0.75 * (double)ctx->dev.compute_units;
+    long best = -1, best_full = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (list[i].kernel != k || list[i].type != type) continue;
+        double d = size_dist((double)list[i].size, size);
+        if (best < 0 || d < size_dist((double)list[best].size, size)) best = (long)i;
+        if ((k != TDCL_MM_GPU || entry_groups(&list[i], M, N) >= want) &&
+            (best_full < 0 || d < size_dist((double)list[best_full].size, size)))
+            best_full = (long)i;
+    }
+    return best_full >= 0 ? best_full : best;
+}
+
+/* The built-in rows that match ctx's device, as entries; returns how many. */
+static size_t builtin_table(const tdcl_ctx *ctx, tune_entry *list, size_t cap)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < sizeof builtin / sizeof builtin[0] && n < cap; j++)
+        if (strstr(ctx->dev.platform_vendor, builtin[j].vendor) &&
+            strstr(ctx->dev.device_name, builtin[j].name)) {
+            tune_entry *e = &list[n++];
+            e->kernel = builtin[j].kernel, e->type = TDCL_F32, e->size = builtin[j].size;
+            e->gflops = 0;
+            snprintf(e->params, sizeof e->params, "%s", builtin[j].params);
+        }
+    return n;
 }
 
 const char *tdcl_tune_lookup(tdcl_ctx *ctx, tdcl_mm_kernel k, tdcl_dtype type, int64_t M, int64_t K,
                              int64_t N, tdcl_mm_params *out)
 {
-    double size = cbrt((double)M * (double)K * (double)N);
-    tune_entry *list = NULL;
+    tune_entry *list = NULL, table[sizeof builtin / sizeof builtin[0]];
     size_t n = 0;
     const char *src = NULL;
     read_table(ctx, &list, &n);
-    long i = nearest(list, n, k, type, size);
+    long i = choose(list, n, ctx, k, type, M, K, N);
     if (i >= 0 && tdcl_mm_params_parse(list[i].params, out, NULL) == TDCL_OK) src = "tuned";
     free(list);
-    if (src || type != TDCL_F32) return src;
-    long best = -1;
-    for (size_t j = 0; j < sizeof builtin / sizeof builtin[0]; j++)
-        if (builtin[j].kernel == k && builtin_matches(ctx, j) &&
-            (best < 0 || size_dist((double)builtin[j].size, size) <
-                             size_dist((double)builtin[best].size, size)))
-            best = (long)j;
-    if (best >= 0 && tdcl_mm_params_parse(builtin[best].params, out, NULL) == TDCL_OK)
-        return "built-in";
+    if (src) return src;
+    n = builtin_table(ctx, table, sizeof table / sizeof table[0]);
+    i = choose(table, n, ctx, k, type, M, K, N);
+    if (i >= 0 && tdcl_mm_params_parse(table[i].params, out, NULL) == TDCL_OK) return "built-in";
     return NULL;
 }
 
@@ -277,7 +311,9 @@ static void gpu_space(const tdcl_device_info *d, cand_list *c)
                                                 .tm = blocks[i],
                                                 .tn = blocks[j]};
                             int gx = p.bn / p.tn, gy = p.bm / p.tm, team = f & 3;
-                            if (p.tm * p.tn > 128 || gx * gy < 32) continue;
+                            /* past 128 accumulators or 256 items NVIDIA's
+                             * registers run out (spills, refused groups) */
+                            if (p.tm * p.tn > 128 || gx * gy < 32 || gx * gy > 256) continue;
                             /* team 0: whole group; 1..3: 32 items, 4/8/16 wide */
                             p.wx = team ? 2 << team : gx;
                             p.wy = team ? 32 / p.wx : gy;

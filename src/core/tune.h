@@ -27,6 +27,11 @@
 const char *tdcl_tune_lookup(tdcl_ctx *ctx, tdcl_mm_kernel k, tdcl_dtype type, int64_t M, int64_t K,
                              int64_t N, tdcl_mm_params *out);
 
+/* Entry i of the built-in table (every device): its parameter text, and
+ * its kernel in *k; NULL past the last entry. For tests that run every
+ * built-in set. */
+const char *tdcl_tune_builtin(size_t i, tdcl_mm_kernel *k);
+
 /* The tuned table's path for ctx's device (malloc'd), or NULL when ctx has
  * no cache directory. */
 char *tdcl_tune_path(const tdcl_ctx *ctx);

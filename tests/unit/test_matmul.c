@@ -14,6 +14,7 @@
 #include "tdcl_test.h"
 
 #include "matmul.h"
+#include "tune.h"
 
 static tdcl_matrix rand_mat(int64_t rows, int64_t cols, tdcl_dtype t, uint64_t seed, double lo,
                             double hi)
@@ -299,11 +300,12 @@ static void test_cpu_param_sample(void **state)
     }
 }
 
-/* A sample of the GPU sets the tuner searches (tune.c's gpu_space: blocks
- * 4..16 each way, warp teams 4/8/16 wide or the whole group, one or two
- * buffers, both A load orders, A transposed first, K split), each on an
- * aligned shape with interior tiles and an odd one with edges and a
- * partial slab. PoCL compiles each set for seconds: a handful. */
+/* Every built-in GPU set (tune.c's table) and a sample of the ones the
+ * tuner searches (tune.c's gpu_space: blocks 4..16 each way, warp teams
+ * 4/8/16 wide or the whole group, one or two buffers, both A load orders,
+ * A transposed first, K split), each on an aligned shape with interior
+ * tiles and an odd one with edges and a partial slab. PoCL compiles each
+ * set for seconds: a handful. */
 static const char *const gpu_sample[] = {
     "bm=128 bn=128 bk=16 tm=8 tn=8 wx=16 wy=16 nbuf=2 aload=1 atrans=1",
     "bm=64 bn=128 bk=8 tm=8 tn=16 wx=8 wy=4 nbuf=2 aload=1 atrans=2",
@@ -311,19 +313,60 @@ static const char *const gpu_sample[] = {
     "bm=32 bn=64 bk=32 tm=16 tn=4 wx=16 wy=2 nbuf=2 aload=2 atrans=2 ksplit=2",
 };
 
+static void gpu_set_case(void **state, const char *set, uint64_t seed)
+{
+    tdcl_mm_opts o = {.kernel = TDCL_MM_GPU};
+    tdcl_err e = {0};
+    assert_int_equal(tdcl_mm_params_parse(set, &o.par, &e), TDCL_OK);
+    run_case(*state, o, 2 * o.par.bm, 4 * o.par.bk, 2 * o.par.bn, TDCL_F32, seed);
+    run_case(*state, o, o.par.bm + 7, 3 * o.par.bk + 5, o.par.bn + 3, TDCL_F32, seed + 1);
+}
+
 static void test_gpu_param_sample(void **state)
 {
     TDCL_NEED_DEVICE(state);
-    for (size_t i = 0; i < sizeof gpu_sample / sizeof gpu_sample[0]; i++) {
-        tdcl_mm_opts o = {.kernel = TDCL_MM_GPU};
-        tdcl_err e = {0};
-        assert_int_equal(tdcl_mm_params_parse(gpu_sample[i], &o.par, &e), TDCL_OK);
-        run_case(*state, o, 2 * o.par.bm, 4 * o.par.bk, 2 * o.par.bn, TDCL_F32, 300 + i);
-        run_case(*state, o, o.par.bm + 7, 3 * o.par.bk + 5, o.par.bn + 3, TDCL_F32, 310 + i);
+    for (size_t i = 0; i < sizeof gpu_sample / sizeof gpu_sample[0]; i++)
+        gpu_set_case(state, gpu_sample[i], 300 + 2 * i);
+    const char *set;
+    tdcl_mm_kernel k;
+    for (size_t i = 0; (set = tdcl_tune_builtin(i, &k)) != NULL; i++) {
+        int seen = 0; /* the H100 rows repeat the H200's */
+        for (size_t j = 0; j < i; j++) {
+            tdcl_mm_kernel kj;
+            seen |= strcmp(tdcl_tune_builtin(j, &kj), set) == 0;
+        }
+        if (k == TDCL_MM_GPU && !seen) gpu_set_case(state, set, 400 + 2 * i);
     }
     /* the old fixed shapes: float4 fast path, an oblong tile */
     tdcl_mm_opts o = {.kernel = TDCL_MM_GPU, .par = {.bm = 32, .bn = 64, .bk = 8}};
     run_case(*state, o, 131, 37, 70, TDCL_F32, 302);
+}
+
+/* A long K under a small C splits K over groups by itself (gpu shape),
+ * unless ksplit is given. */
+static void test_auto_ksplit(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    tdcl_matrix a = rand_mat(20, 700, TDCL_F32, 61, -1, 1),
+                b = rand_mat(700, 24, TDCL_F32, 62, -1, 1);
+    tdcl_mm_opts o = {.kernel = TDCL_MM_GPU, .par = {.bm = 32, .bn = 32, .bk = 16}};
+    tdcl_mm_plan *p = NULL;
+    tdcl_err e = {0};
+    unsigned cu = ctx->dev.compute_units;
+    ctx->dev.compute_units = 8; /* the same decision on any device */
+    assert_int_equal(tdcl_mm_plan_create(ctx, &o, &a, &b, &p, &e), TDCL_OK);
+    ctx->dev.compute_units = cu;
+    assert_non_null(strstr(tdcl_mm_plan_describe(p), "ksplit=8"));
+    tdcl_mm_plan_destroy(p);
+    o.poison = 1;
+    run_case(ctx, o, 20, 700, 24, TDCL_F32, 63);
+    o.par.ksplit = 1;
+    assert_int_equal(tdcl_mm_plan_create(ctx, &o, &a, &b, &p, &e), TDCL_OK);
+    assert_non_null(strstr(tdcl_mm_plan_describe(p), "ksplit=1"));
+    tdcl_mm_plan_destroy(p);
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&b);
 }
 
 /* Parameter text: round trip, partial updates, errors naming the key. */
@@ -523,6 +566,7 @@ int main(void)
         cmocka_unit_test(test_panels),           cmocka_unit_test(test_plan_reuse),
         cmocka_unit_test(test_mixed_inputs),     cmocka_unit_test(test_errors),
         cmocka_unit_test(test_check_product),    cmocka_unit_test(test_params_text),
+        cmocka_unit_test(test_auto_ksplit),
     };
     return cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown);
 }
