@@ -315,6 +315,16 @@ typedef struct {
 #define EAST_OF(c, right) ((lword)((c).s123, (right)))
 #endif
 
+/* n (1 .. WBITS) cells of a row from cell x on (x + n <= the row's cells),
+ * in the low bits. */
+inline word cells_at(__global const word *row, int nw, int x, int n)
+{
+    const int i = x / WBITS, b = x % WBITS;
+    word v = row[i] >> b;
+    if (b && i + 1 < nw) v |= row[i + 1] << (WBITS - b);
+    return n < WBITS ? v & (((word)1 << n) - 1) : v;
+}
+
 /* Word C of grid row R for the tile. What the tile takes wrapped (g->vwrap,
  * g->hwrap) is fetched wrapped; anything else outside the grid is 0 and
  * never read as a cell. */
@@ -333,16 +343,18 @@ inline word fetch(__global const word *in, const geom *g, int R, int C, int cols
         C %= nw;
         return row[C < 0 ? C + nw : C];
     }
-    /* the word straddles the wrap: gather bit by bit from its first cell
-     * (one division, not one per bit: a rolled loop of few registers,
-     * since the kernel's register count is its costliest path's) */
+    /* the word straddles the wrap: its cells from the first on, in pieces
+     * that end at the row's end (two unless the row is narrower than a
+     * word; a rolled loop of few registers, since the kernel's register
+     * count is its costliest path's) */
     int x = (int)(((long)C * WBITS) % cols);
     x = x < 0 ? x + cols : x;
     word v = 0;
 #pragma unroll 1
-    for (int b = 0; b < WBITS; b++) {
-        v |= ((row[x / WBITS] >> (x % WBITS)) & 1) << b;
-        x = x + 1 == cols ? 0 : x + 1;
+    for (int got = 0; got < WBITS; x = 0) {
+        const int n = min(WBITS - got, cols - x);
+        v |= cells_at(row, nw, x, n) << got;
+        got += n;
     }
     return v;
 }
