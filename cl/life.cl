@@ -42,10 +42,12 @@
  * edge cells count their own edge row or column again: the MATLAB seed's
  * updateGrid). A run-time argument rather than a macro: it is only looked at
  * next to the grid's edges, and one program serves all three. In life_bits
- * a torus halo is fetched wrapped (rows always, words in tiles); the rest
- * is applied when reading local memory, by the work-items whose rows or
- * words touch the grid's edge (the others read plainly): cells outside
- * the grid are computed like any other but never read.
+ * a torus halo is fetched wrapped (rows unless one group holds the whole
+ * grid, words in tiles); the rest is applied when reading local memory:
+ * groups whose tile reaches the grid's edge read every row through
+ * per-work-item masks and a row redirect (with vectors, VX > 1, only the
+ * work-items at the edge, word by word), the others read plainly. Cells
+ * outside the grid are computed like any other but never read.
  *
  * The rule is compiled in (BIRTH, SURVIVE: bit n set for n neighbours) so
  * the compiler folds it into a few logic operations. */
