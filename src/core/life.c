@@ -235,6 +235,11 @@ static size_t bits_local(const life_cfg *c)
            (size_t)(c->wb / 8);
 }
 
+/* Local memory a compiler may add to the tile's (NVIDIA's adds 8 bytes to
+ * life_bits): a shape that fills the device to the byte would be refused
+ * after its build. */
+enum { LOCAL_SLACK = 64 };
+
 /* 1 if the configuration is within the device's stated limits and
  * covers a grid of rows x nw words as its mode needs. */
 static int cfg_fits(const tdcl_device_info *d, const life_cfg *c, int64_t rows, int64_t nw)
@@ -248,7 +253,8 @@ static int cfg_fits(const tdcl_device_info *d, const life_cfg *c, int64_t rows, 
         return 0;
     if (c->mode == MODE_GLOBAL) return c->vw == 1 || c->vw == 2 || c->vw == 4 || c->vw == 8;
     const int64_t er = (int64_t)c->ly * c->s, tw = (int64_t)c->lx * c->vx;
-    if ((c->vx != 1 && c->vx != 2 && c->vx != 4) || bits_local(c) > d->local_mem) return 0;
+    if ((c->vx != 1 && c->vx != 2 && c->vx != 4) || bits_local(c) + LOCAL_SLACK > d->local_mem)
+        return 0;
     switch (c->mode) {
     case MODE_TILES: /* one halo word each side: the creep's reach */
         return c->k >= 1 && c->k <= c->wb && er > 2 * c->k && tw > 2;
@@ -379,6 +385,12 @@ int tdcl_life_one_group(const tdcl_device_info *d, int64_t rows, int64_t cols)
     life_cfg c;
     return rows >= 1 && cols >= 1 && choose_small(d, rows, (cols + 63) / 64, 64, &c) &&
            c.mode == MODE_SINGLE;
+}
+
+int tdcl_life_one_group_fits(const tdcl_device_info *d, int64_t rows, int64_t cols)
+{
+    life_cfg c;
+    return rows >= 1 && cols >= 1 && choose_single(d, rows, (cols + 63) / 64, 64, &c);
 }
 
 /* The starting configuration; choose() shrinks it while it does not fit.

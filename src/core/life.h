@@ -80,6 +80,12 @@ void tdcl_life_host_step(const tdcl_matrix *in, tdcl_matrix *out, const tdcl_lif
  * else 0. */
 int tdcl_life_one_group(const tdcl_device_info *d, int64_t rows, int64_t cols);
 
+/* 1 if one work-group of the GPU layout can hold a grid of rows x cols
+ * cells at all (its 64-bit words in the device's local memory, its rows
+ * among a group's work-items), as the tune "mode=single" forces it,
+ * whether or not the automatic choice runs it so; else 0. */
+int tdcl_life_one_group_fits(const tdcl_device_info *d, int64_t rows, int64_t cols);
+
 typedef struct tdcl_life_plan tdcl_life_plan;
 
 /* Chooses kernel and tile for the device, builds the program, uploads grid

@@ -453,20 +453,21 @@ static void test_larger(void **state)
 
 /* ---- the GPU layout's shapes ---------------------------------------------- */
 
-/* The most rows of a grid cols wide that the GPU layout runs in one
- * work-group on this device: bisection between what fits and what not. */
-static int64_t one_group_rows(const tdcl_device_info *d, int64_t cols)
+/* The most rows of a grid cols wide that pred(d, rows, cols) holds for on
+ * this device: bisection between what fits and what not. */
+static int64_t most_rows(int (*pred)(const tdcl_device_info *, int64_t, int64_t),
+                         const tdcl_device_info *d, int64_t cols)
 {
     int64_t lo = 1, hi = 2;
-    assert_true(tdcl_life_one_group(d, lo, cols));
-    while (tdcl_life_one_group(d, hi, cols)) {
+    assert_true(pred(d, lo, cols));
+    while (pred(d, hi, cols)) {
         lo = hi;
         hi *= 2;
         assert_true(hi < (INT64_C(1) << 40));
     }
     while (hi - lo > 1) {
         int64_t mid = lo + (hi - lo) / 2;
-        if (tdcl_life_one_group(d, mid, cols))
+        if (pred(d, mid, cols))
             lo = mid;
         else
             hi = mid;
@@ -485,7 +486,7 @@ static void test_one_group_limit(void **state)
     tdcl_ctx *ctx = *state;
     const int64_t cols = 301; /* 10 words, the last with 13 cells */
     static const char *rules[] = {"B36/S23", "B2/S"};
-    int64_t lim = one_group_rows(&ctx->dev, cols);
+    int64_t lim = most_rows(tdcl_life_one_group, &ctx->dev, cols);
     for (int past = 0; past < 2; past++)
         for (int b = 0; b < 3; b++) {
             tdcl_life_opts o = opts_for(&cfgs[3], rules[past], b);
@@ -500,6 +501,32 @@ static void test_one_group_limit(void **state)
             check_device(ctx, &o, &g, 37, past ? "just past one group" : "one group, full");
             tdcl_matrix_free(&g);
         }
+}
+
+/* One work-group forced (tune "mode=single") on the most rows the
+ * device's local memory and work-items let it hold, at an odd width, on
+ * every boundary with a rule other than B3/S23, for an odd number of
+ * generations (one launch); a row more is refused, not run otherwise. */
+static void test_one_group_local_limit(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    const int64_t cols = 455; /* 8 words, the last with 7 cells */
+    int64_t lim = most_rows(tdcl_life_one_group_fits, &ctx->dev, cols);
+    for (int b = 0; b < 3; b++) {
+        tdcl_life_opts o = opts_for(&cfgs[3], "B36/S23", b);
+        o.tune = "mode=single";
+        tdcl_matrix g = random_grid(lim, cols, 60 + (size_t)b, 0.3);
+        check_device(ctx, &o, &g, 29, "one group at the limit");
+        tdcl_matrix_free(&g);
+    }
+    tdcl_life_opts o = opts_for(&cfgs[3], "B36/S23", 0);
+    o.tune = "mode=single";
+    tdcl_matrix g = random_grid(lim + 1, cols, 1, 0.3);
+    tdcl_life_plan *p = NULL;
+    assert_int_equal(tdcl_life_plan_create(ctx, &o, &g, &p, NULL), TDCL_ELIMIT);
+    assert_null(p);
+    tdcl_matrix_free(&g);
 }
 
 /* Shapes the automatic choice may not pick on this device, forced: bands of
@@ -590,8 +617,8 @@ int main(void)
         cmocka_unit_test(test_bits_vs_bytes),   cmocka_unit_test(test_b0_on_device),
         cmocka_unit_test(test_glider_torus),    cmocka_unit_test(test_oscillators_device),
         cmocka_unit_test(test_replicator),      cmocka_unit_test(test_larger),
-        cmocka_unit_test(test_one_group_limit), cmocka_unit_test(test_shapes_vs_host),
-        cmocka_unit_test(test_plan_errors),
+        cmocka_unit_test(test_one_group_limit), cmocka_unit_test(test_one_group_local_limit),
+        cmocka_unit_test(test_shapes_vs_host),  cmocka_unit_test(test_plan_errors),
     };
     int rc = cmocka_run_group_tests_name("life_host", host, NULL, NULL);
     return rc | cmocka_run_group_tests_name("life_device", dev, tdcl_test_ctx_setup,
