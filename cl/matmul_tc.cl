@@ -56,11 +56,20 @@
  * Pipeline: K is walked in slabs of BK; STAGES slabs of A (BM x BK) and B
  * (BK x BN) live in local memory, filled by cp.async (16 bytes each,
  * zero-filled past the matrix edges; 4 bytes each when K or N is not a
- * multiple of 4) in commit groups of one slab. Before slab s is computed,
- * each work-item waits for its own copies of slab s (cp.async.wait_group
- * STAGES-2) and one barrier makes every copy visible and guarantees every
- * warp is done with slab s-1, whose buffer then receives slab
- * s+STAGES-1: one barrier per slab, STAGES-1 slabs in flight.
+ * multiple of 4) in commit groups of one slab. Each work-item's chunks of
+ * a slab (sources, bounds, places) are worked out once (plan_copies).
+ * CP_CA = 1 (the default) copies through L1 (cp.async.ca), 0 through L2
+ * only (.cg): on an H200 the L1 path moved the slabs 17% faster.
+ *   PIPE = 0 (BK 16 or 32): before slab s is computed, each work-item waits
+ *   for its own copies of slab s (cp.async.wait_group STAGES-2), and one
+ *   barrier makes every copy visible and guarantees every warp is done
+ *   with slab s-1, whose buffer then receives slab s+STAGES-1: one barrier
+ *   per slab, STAGES-1 slabs in flight.
+ *   PIPE = 1 (BK = 8, the default there): the fragments of slab s are in
+ *   registers before step s begins, so after that step's barrier no warp
+ *   reads slab s's buffer again: it receives slab s+STAGES at once (all
+ *   STAGES buffers in flight), and slab s+1's fragments are loaded before
+ *   slab s's mma are issued (two fragment sets, alternating).
  *
  * Local layouts (16-byte chunks, an XOR swizzle instead of padding, so
  * that STAGES x (BM*BK + BK*BN) floats fit the 48 KiB NVIDIA allows):
@@ -172,20 +181,21 @@
 #define NT (32 * NWARP)
 #define MT (WM / 16)
 #define NTL (WN / 8)
-#define KPT (BK / 4)               /* k per lane per slab */
-#define KSTEPS (BK / 8)            /* mma k-steps per slab */
-#define SPQ (BK == 8 ? 1 : 2)      /* k-steps per A fragment load */
-#define A_CH (BM * BK / 4 / NT)    /* 16-byte chunks of the A slab per work-item */
+#define KPT (BK / 4)            /* k per lane per slab */
+#define KSTEPS (BK / 8)         /* mma k-steps per slab */
+#define SPQ (BK == 8 ? 1 : 2)   /* k-steps per A fragment load */
+#define A_CH (BM * BK / 4 / NT) /* 16-byte chunks of the A slab per work-item */
 #define B_CH (BK * BN / 4 / NT)
-#define A_STAGE (BM * BK)          /* floats */
+#define A_STAGE (BM * BK) /* floats */
 #define B_STAGE (BK * BN)
 
 #if PIPE && BK != 8
 #error "matmul_tc.cl: PIPE = 1 needs BK = 8"
 #endif
-#if (BK != 8 && BK != 16 && BK != 32) || (WN != 32 && WN != 64) || WM % 16 || BM % WM ||       \
+#if (BK != 8 && BK != 16 && BK != 32) || (WN != 32 && WN != 64) || WM % 16 || BM % WM ||           \
     BN % WN || (BM * BK / 4) % NT || (BK * BN / 4) % NT || STAGES < 2
-#error "matmul_tc.cl: BK must be 8, 16 or 32, WN 32 or 64, WM a multiple of 16 dividing BM, and both slabs must split into 16-byte chunks per work-item"
+#error                                                                                             \
+    "matmul_tc.cl: BK must be 8, 16 or 32, WN 32 or 64, WM a multiple of 16 dividing BM, and both slabs must split into 16-byte chunks per work-item"
 #endif
 
 /* ---- the PTX, or its emulation ------------------------------------------ */
@@ -202,8 +212,7 @@ static inline float tf32_trunc(uint x)
 }
 static inline void emu_mma(float d[4], const uint a[4], const uint b[2], __local float *emu)
 {
-    int lane = (int)get_local_id(0) % 32, w = (int)get_local_id(0) / 32, g = lane / 4,
-        t = lane % 4;
+    int lane = (int)get_local_id(0) % 32, w = (int)get_local_id(0) / 32, g = lane / 4, t = lane % 4;
     __local float *s = emu + w * 32 * 6;
     for (int r = 0; r < 4; r++)
         s[lane * 6 + r] = tf32_trunc(a[r]);
@@ -240,10 +249,10 @@ static inline void emu_mma(float d[4], const uint a[4], const uint b[2], __local
 #define MMA(d, a, b) ((d)[0] += as_float((a)[0] ^ (b)[0]))
 #else
 #define MMA(d, a, b)                                                                               \
-    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "                      \
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "                       \
         "{%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"                                               \
         : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])                                           \
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(d[0]), "f"(d[1]), \
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(d[0]), "f"(d[1]),  \
           "f"(d[2]), "f"(d[3]))
 #endif
 #if CP_ADDR
@@ -260,11 +269,11 @@ static inline void emu_mma(float d[4], const uint a[4], const uint b[2], __local
 #define CP_LEVEL "cg"
 #endif
 #define CP_ASYNC16(dst, src, bytes)                                                                \
-    asm volatile("cp.async." CP_LEVEL ".shared.global [%0], [%1], 16, %2;" ::"r"(SADDR(dst)),     \
+    asm volatile("cp.async." CP_LEVEL ".shared.global [%0], [%1], 16, %2;" ::"r"(SADDR(dst)),      \
                  "l"(GADDR(src)), "r"(bytes)                                                       \
                  : "memory")
 #define CP_ASYNC4(dst, src, bytes)                                                                 \
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(SADDR(dst)),                \
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(SADDR(dst)),                 \
                  "l"(GADDR(src)), "r"(bytes)                                                       \
                  : "memory")
 #define CP_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
@@ -409,7 +418,7 @@ static inline void load_a(const __local float *as, int r, int kc, float v[2 * SP
 /* Row r of the B slab, columns c0..c0+NTL-1 (c0 a multiple of 4). */
 static inline void load_b(const __local float *bs, int r, int c0, float v[NTL])
 {
-UNROLL
+    UNROLL
     for (int q = 0; q < NTL / 4; q++) {
         float4 x = *(const __local float4 *)(bs + r * BN + 4 * swz_b(r, c0 / 4 + q));
         v[4 * q] = x.x, v[4 * q + 1] = x.y, v[4 * q + 2] = x.z, v[4 * q + 3] = x.w;
@@ -438,20 +447,20 @@ static inline void mma_step(float fa[MT][2][2], float fb[2][NTL], float acc[MT][
     UNROLL
     for (int i = 0; i < MT; i++)
         UNROLL
-        for (int j = 0; j < NTL; j++) {
-            /* The tensor cores add into the accumulator with truncation;
-             * added into a large running sum that bias grows linearly
-             * with K (25x the fp32 path's error at K = 4096). Summing each
-             * k-step from zero and adding the partial with a rounded float
-             * add keeps float32 accuracy. */
-            float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-            MMA(part, asml[i], bbig[j]);
-            MMA(part, abig[i], bsml[j]);
-            MMA(part, abig[i], bbig[j]);
-            UNROLL
-            for (int r = 0; r < 4; r++)
-                acc[i][j][r] += part[r];
-        }
+    for (int j = 0; j < NTL; j++) {
+        /* The tensor cores add into the accumulator with truncation;
+         * added into a large running sum that bias grows linearly
+         * with K (25x the fp32 path's error at K = 4096). Summing each
+         * k-step from zero and adding the partial with a rounded float
+         * add keeps float32 accuracy. */
+        float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        MMA(part, asml[i], bbig[j]);
+        MMA(part, abig[i], bsml[j]);
+        MMA(part, abig[i], bbig[j]);
+        UNROLL
+        for (int r = 0; r < 4; r++)
+            acc[i][j][r] += part[r];
+    }
 #else
     uint af[MT][4], bf[NTL][2];
     UNROLL
@@ -469,14 +478,14 @@ static inline void mma_step(float fa[MT][2][2], float fb[2][NTL], float acc[MT][
     UNROLL
     for (int i = 0; i < MT; i++)
         UNROLL
-        for (int j = 0; j < NTL; j++)
-            MMA(acc[i][j], af[i], bf[j]);
+    for (int j = 0; j < NTL; j++)
+        MMA(acc[i][j], af[i], bf[j]);
 #endif
 }
 
 /* All mma tiles of the warp over one slab in local memory. */
-static inline void compute_slab(const __local float *as, const __local float *bs, int wm0,
-                                int wn0, int g, int t, float acc[MT][NTL][4] EMU_ARG)
+static inline void compute_slab(const __local float *as, const __local float *bs, int wm0, int wn0,
+                                int g, int t, float acc[MT][NTL][4] EMU_ARG)
 {
     UNROLL
     for (int q = 0; q < KSTEPS / SPQ; q++) {
@@ -484,8 +493,8 @@ static inline void compute_slab(const __local float *as, const __local float *bs
         UNROLL
         for (int i = 0; i < MT; i++)
             UNROLL
-            for (int h = 0; h < 2; h++)
-                load_a(as, wm0 + 16 * i + g + 8 * h, t * KPT + 2 * SPQ * q, ar[i][h]);
+        for (int h = 0; h < 2; h++)
+            load_a(as, wm0 + 16 * i + g + 8 * h, t * KPT + 2 * SPQ * q, ar[i][h]);
         UNROLL
         for (int u = 0; u < SPQ; u++) {
             int kb = t * KPT + 2 * (q * SPQ + u); /* B rows of b0, and b1 = kb + 1 */
@@ -493,8 +502,8 @@ static inline void compute_slab(const __local float *as, const __local float *bs
             UNROLL
             for (int i = 0; i < MT; i++)
                 UNROLL
-                for (int h = 0; h < 2; h++)
-                    fa[i][h][0] = ar[i][h][2 * u], fa[i][h][1] = ar[i][h][2 * u + 1];
+            for (int h = 0; h < 2; h++)
+                fa[i][h][0] = ar[i][h][2 * u], fa[i][h][1] = ar[i][h][2 * u + 1];
             load_b(bs, kb, wn0 + g * NTL, fb[0]);
             load_b(bs, kb + 1, wn0 + g * NTL, fb[1]);
             mma_step(fa, fb, acc EMU_PASS);
@@ -509,8 +518,8 @@ static inline void load_frags(const __local float *as, const __local float *bs, 
     UNROLL
     for (int i = 0; i < MT; i++)
         UNROLL
-        for (int h = 0; h < 2; h++)
-            load_a(as, wm0 + 16 * i + g + 8 * h, 2 * t, fa[i][h]);
+    for (int h = 0; h < 2; h++)
+        load_a(as, wm0 + 16 * i + g + 8 * h, 2 * t, fa[i][h]);
     load_b(bs, 2 * t, wn0 + g * NTL, fb[0]);
     load_b(bs, 2 * t + 1, wn0 + g * NTL, fb[1]);
 }
@@ -520,33 +529,33 @@ static inline void load_frags(const __local float *as, const __local float *bs, 
 static inline void store_c(__global float *C, int M, int N, int m0, int n0, int g, int t,
                            float acc[MT][NTL][4])
 {
-UNROLL
+    UNROLL
     for (int i = 0; i < MT; i++)
-UNROLL
-        for (int h = 0; h < 2; h++) {
-            int r = m0 + 16 * i + g + 8 * h, c = n0 + 2 * t * NTL;
-            if (r >= M) continue;
-            float v[2 * NTL];
-UNROLL
-            for (int j = 0; j < NTL; j++) {
-                v[j] = acc[i][j][2 * h];
-                v[NTL + j] = acc[i][j][2 * h + 1];
-            }
-            __global float *dst = C + (IDX)r * N + c;
-UNROLL
-            for (int q = 0; q < NTL / 2; q++) {
-#if VEC_ALIGNED
-                if (c + 4 * q + 3 < N) {
-                    vstore4((float4)(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]), 0,
-                            dst + 4 * q);
-                    continue;
-                }
-#endif
-UNROLL
-                for (int e = 0; e < 4; e++)
-                    if (c + 4 * q + e < N) dst[4 * q + e] = v[4 * q + e];
-            }
+        UNROLL
+    for (int h = 0; h < 2; h++) {
+        int r = m0 + 16 * i + g + 8 * h, c = n0 + 2 * t * NTL;
+        if (r >= M) continue;
+        float v[2 * NTL];
+        UNROLL
+        for (int j = 0; j < NTL; j++) {
+            v[j] = acc[i][j][2 * h];
+            v[NTL + j] = acc[i][j][2 * h + 1];
         }
+        __global float *dst = C + (IDX)r * N + c;
+        UNROLL
+        for (int q = 0; q < NTL / 2; q++) {
+#if VEC_ALIGNED
+            if (c + 4 * q + 3 < N) {
+                vstore4((float4)(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]), 0,
+                        dst + 4 * q);
+                continue;
+            }
+#endif
+            UNROLL
+            for (int e = 0; e < 4; e++)
+                if (c + 4 * q + e < N) dst[4 * q + e] = v[4 * q + e];
+        }
+    }
 }
 
 __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
@@ -574,13 +583,13 @@ matmul_tc(int M, int N, int K, const __global float *restrict A, const __global 
     int m0 = tm * BM, n0 = tn * BN;
     int wm0 = (warp / (BN / WN)) * WM, wn0 = (warp % (BN / WN)) * WN;
     float acc[MT][NTL][4];
-UNROLL
+    UNROLL
     for (int i = 0; i < MT; i++)
-UNROLL
-        for (int j = 0; j < NTL; j++)
-UNROLL
-            for (int r = 0; r < 4; r++)
-                acc[i][j][r] = 0.0f;
+        UNROLL
+    for (int j = 0; j < NTL; j++)
+        UNROLL
+    for (int r = 0; r < 4; r++)
+        acc[i][j][r] = 0.0f;
     int nslab = (K + BK - 1) / BK;
     copy_plan cp;
     plan_copies(&cp, A, B, M, N, K, m0, n0, lid);
@@ -592,8 +601,7 @@ UNROLL
      * s's mma are issued, hiding the load latency behind them. */
     UNROLL
     for (int s = 0; s < STAGES; s++) {
-        if (s < nslab)
-            load_slab(as + s * A_STAGE, bs + s * B_STAGE, A, B, N, K, s * BK, &cp);
+        if (s < nslab) load_slab(as + s * A_STAGE, bs + s * B_STAGE, A, B, N, K, s * BK, &cp);
         CP_COMMIT();
     }
     CP_WAIT(STAGES - 1);
@@ -605,14 +613,14 @@ UNROLL
     if (s < nslab) {                                                                               \
         int nb = buf + 1 == STAGES ? 0 : buf + 1;                                                  \
         if (!NO_SYNC) {                                                                            \
-            CP_WAIT(STAGES - 2); /* slab s+1 has landed, for this work-item */                    \
-            barrier(CLK_LOCAL_MEM_FENCE); /* for everyone; slab s is read */                      \
+            CP_WAIT(STAGES - 2);          /* slab s+1 has landed, for this work-item */            \
+            barrier(CLK_LOCAL_MEM_FENCE); /* for everyone; slab s is read */                       \
         }                                                                                          \
         if (!NO_COPY && s + STAGES < nslab)                                                        \
             load_slab(as + buf * A_STAGE, bs + buf * B_STAGE, A, B, N, K, (s + STAGES) * BK, &cp); \
         CP_COMMIT();                                                                               \
         if (s + 1 < nslab)                                                                         \
-            load_frags(as + nb * A_STAGE, bs + nb * B_STAGE, wm0, wn0, g, t, fa_next, fb_next);   \
+            load_frags(as + nb * A_STAGE, bs + nb * B_STAGE, wm0, wn0, g, t, fa_next, fb_next);    \
         mma_step(fa, fb, acc EMU_PASS);                                                            \
         buf = nb;                                                                                  \
         s++;                                                                                       \
@@ -623,8 +631,8 @@ UNROLL
         UNROLL
         for (int i = 0; i < MT; i++)
             UNROLL
-            for (int h = 0; h < 2; h++)
-                fa0[i][h][0] = fa1[i][h][0], fa0[i][h][1] = fa1[i][h][1];
+        for (int h = 0; h < 2; h++)
+            fa0[i][h][0] = fa1[i][h][0], fa0[i][h][1] = fa1[i][h][1];
         UNROLL
         for (int j = 0; j < NTL; j++)
             fb0[0][j] = fb1[0][j], fb0[1][j] = fb1[1][j];
@@ -639,8 +647,7 @@ UNROLL
 #else
     UNROLL
     for (int s = 0; s < STAGES - 1; s++) {
-        if (s < nslab)
-            load_slab(as + s * A_STAGE, bs + s * B_STAGE, A, B, N, K, s * BK, &cp);
+        if (s < nslab) load_slab(as + s * A_STAGE, bs + s * B_STAGE, A, B, N, K, s * BK, &cp);
         CP_COMMIT();
     }
     int rd = 0, wr = STAGES - 1;
@@ -650,8 +657,7 @@ UNROLL
             barrier(CLK_LOCAL_MEM_FENCE); /* everyone's have; slab s-1 is free */
         }
         if (!NO_COPY && s + STAGES - 1 < nslab)
-            load_slab(as + wr * A_STAGE, bs + wr * B_STAGE, A, B, N, K, (s + STAGES - 1) * BK,
-                      &cp);
+            load_slab(as + wr * A_STAGE, bs + wr * B_STAGE, A, B, N, K, (s + STAGES - 1) * BK, &cp);
         CP_COMMIT(); /* possibly empty: keeps one group per slab */
         compute_slab(as + rd * A_STAGE, bs + rd * B_STAGE, wm0, wn0, g, t, acc EMU_PASS);
         rd = rd + 1 == STAGES ? 0 : rd + 1;
@@ -682,8 +688,8 @@ __kernel void matmul_tc_peak(__global float *d, const __global float *x, int ite
             acc[j][r] = 0.0f;
     for (int it = 0; it < iters; it++)
         UNROLL
-        for (int j = 0; j < 8; j++)
-            MMA(acc[j], a, b[j % 2]);
+    for (int j = 0; j < 8; j++)
+        MMA(acc[j], a, b[j % 2]);
     float s = 0.0f;
     for (int j = 0; j < 8; j++)
         for (int r = 0; r < 4; r++)

@@ -240,8 +240,8 @@ static tdcl_status tc_build(tdcl_mm_tc *p, tdcl_err *err)
              p->K % 4 == 0 && p->N % 4 == 0, most < (double)INT_MAX ? "int" : "long",
              p->emulate ? " -DTC_EMULATE=1" : "");
     /* Tuning aid: extra -D options (GROUP_M, RND, PIPE, CP_CA, CP_ADDR and
-     * the timing aids; a STAGES there is the one passed above too), and with -cl-nv-verbose among them the
-     * build log (registers, spills) at -v (set TILEDCL_CACHE=0 to see it). */
+     * the timing aids; a STAGES there is the one passed above too), and with -cl-nv-verbose among
+     * them the build log (registers, spills) at -v (set TILEDCL_CACHE=0 to see it). */
     const char *extra = getenv("TILEDCL_TC_OPTIONS");
     if (extra && *extra) {
         size_t used = strlen(opts);

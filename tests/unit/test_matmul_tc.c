@@ -81,12 +81,9 @@ static double frob(const tdcl_matrix *m)
  * small tile at these sizes): bm, bn, bk, wm, wn: the large built-ins and
  * each slab depth (8, 16, 32: three A layouts) and warp width (32, 64:
  * two B swizzles). */
-static const int tc_tiles[][5] = {{0, 0, 0, 0, 0},
-                                  {128, 128, 8, 64, 64},
-                                  {128, 128, 16, 64, 64},
-                                  {128, 128, 16, 64, 32},
-                                  {128, 256, 8, 64, 64},
-                                  {64, 128, 32, 32, 64}};
+static const int tc_tiles[][5] = {{0, 0, 0, 0, 0},        {128, 128, 8, 64, 64},
+                                  {128, 128, 16, 64, 64}, {128, 128, 16, 64, 32},
+                                  {128, 256, 8, 64, 64},  {64, 128, 32, 32, 64}};
 
 static void run_tiles(tdcl_ctx *ctx, tdcl_mm_precision prec, const int *tile, const tdcl_matrix *a,
                       const tdcl_matrix *b, tdcl_matrix *c, char *desc, size_t n)
