@@ -14,7 +14,8 @@
 #include "matio.h"
 #include "tile_avg.h"
 
-static const tdcl_ta_variant variants[] = {TDCL_TA_CPU, TDCL_TA_GPU};
+static const tdcl_ta_variant variants[] = {TDCL_TA_CPU, TDCL_TA_GPU, TDCL_TA_BAND};
+#define NVARIANTS 3
 
 /* The reference: tile (ti, tj) of channel c averages the cells of rows
  * [ti*t, min((ti+1)*t, rows)) and columns [tj*u, ...), summed in long
@@ -103,7 +104,7 @@ static void expect_values(const tdcl_matrix *got, const double *want, int n)
 
 static void seed_case(tdcl_ctx *ctx, const tdcl_matrix *m)
 {
-    for (int v = 0; v < 2; v++) {
+    for (int v = 0; v < NVARIANTS; v++) {
         tdcl_ta_opts o = {.tile_rows = 2, .tile_cols = 2, .variant = variants[v]};
         tdcl_matrix got = {0};
         tdcl_err err = {0};
@@ -152,7 +153,7 @@ static void test_seed_file(void **state)
 
 typedef struct shape_case {
     int64_t rows, cols, t, u;
-    int variants; /* bit 0: cpu, bit 1: gpu (each new shape costs kernel builds) */
+    int variants; /* bit 0: cpu, bit 1: gpu, bit 2: band (each new shape costs kernel builds) */
 } shape_case;
 
 static void run_cases(void **state, const shape_case *cases, size_t n, double lo, double hi,
@@ -162,7 +163,7 @@ static void run_cases(void **state, const shape_case *cases, size_t n, double lo
     for (size_t i = 0; i < n; i++) {
         const shape_case *c = &cases[i];
         random_matrix(&m, c->rows, c->cols, 1, TDCL_F32, seed + i, lo, hi);
-        for (int v = 0; v < 2; v++)
+        for (int v = 0; v < NVARIANTS; v++)
             if (c->variants & (1 << v)) run_check(*state, &m, c->t, c->u, variants[v], 1e-6);
         tdcl_matrix_free(&m);
     }
@@ -172,14 +173,14 @@ static void test_shapes(void **state)
 {
     TDCL_NEED_DEVICE(state);
     static const shape_case cases[] = {
-        {37, 53, 1, 1, 1},     /* every cell its own tile */
-        {37, 53, 3, 5, 3},     /* odd, non-dividing */
-        {40, 67, 1, 16, 3},    /* one row per tile, partial last column */
-        {37, 96, 2, 32, 1},    /* cpu: rows folded pairwise, 4 per item; partial last row */
-        {50, 80, 4, 16, 1},    /* cpu: 2 tile rows per item, the last one alone */
-        {33, 70, 16, 16, 3},   /* cpu: two stages; both edges partial */
-        {50, 61, 7, 13, 3},    /* prime sides */
-        {21, 150, 21, 150, 1}, /* the whole matrix as one tile, in two stages */
+        {37, 53, 1, 1, 5},     /* every cell its own tile */
+        {37, 53, 3, 5, 7},     /* odd, non-dividing */
+        {40, 67, 1, 16, 7},    /* one row per tile, partial last column */
+        {37, 96, 2, 32, 5},    /* cpu: rows folded pairwise, 4 per item; partial last row */
+        {50, 80, 4, 16, 5},    /* cpu: 2 tile rows per item, the last one alone */
+        {33, 70, 16, 16, 7},   /* cpu: two stages; both edges partial */
+        {50, 61, 7, 13, 7},    /* prime sides */
+        {21, 150, 21, 150, 5}, /* the whole matrix as one tile, in two stages */
     };
     run_cases(state, cases, sizeof cases / sizeof cases[0], -1, 1, 100);
 }
@@ -190,10 +191,10 @@ static void test_large_tiles(void **state)
 {
     TDCL_NEED_DEVICE(state);
     static const shape_case cases[] = {
-        {130, 128, 64, 64, 3}, /* partial last tile row */
-        {8, 4100, 1, 4096, 3}, /* a long row tile and a 4-wide remainder */
-        {1024, 1024, 512, 512, 3},
-        {100, 97, 97, 97, 1}, /* prime > 8: the cpu variant falls back to a team */
+        {130, 128, 64, 64, 7}, /* partial last tile row */
+        {8, 4100, 1, 4096, 7}, /* a long row tile and a 4-wide remainder */
+        {1024, 1024, 512, 512, 7},
+        {100, 97, 97, 97, 5}, /* prime > 8: the cpu variant falls back to a team */
     };
     run_cases(state, cases, sizeof cases / sizeof cases[0], 1, 2, 200);
 }
@@ -205,7 +206,7 @@ static void test_images(void **state)
     TDCL_NEED_DEVICE(state);
     tdcl_matrix m = {0};
     random_matrix(&m, 45, 38, 3, TDCL_U8, 300, 0, 256); /* RGB */
-    for (int v = 0; v < 2; v++)
+    for (int v = 0; v < NVARIANTS; v++)
         run_check(*state, &m, 4, 5, variants[v], 1e-6);
     tdcl_matrix_free(&m);
     random_matrix(&m, 31, 33, 2, TDCL_U16, 301, 0, 65536); /* grey + alpha */
@@ -236,7 +237,7 @@ static void test_float_accumulators(void **state)
     tdcl_matrix m = {0}, got = {0};
     tdcl_err err = {0};
     random_matrix(&m, 512, 512, 1, TDCL_F32, 500, 1, 2);
-    for (int v = 0; v < 2; v++) {
+    for (int v = 0; v < NVARIANTS; v++) {
         tdcl_ta_opts o = {.tile_rows = 512, .tile_cols = 512, .variant = variants[v], .acc_f32 = 1};
         assert_int_equal(tdcl_ta_run(*state, &o, &m, &got, &err), TDCL_OK);
         assert_int_equal(got.dtype, TDCL_F32);
