@@ -264,18 +264,25 @@ static ACC lanes_sum(VACC v)
 #endif
 }
 
-/* The sum of item j's slots over the T rows of a whole tile at p. */
+/* The sum of item j's slots over the T rows of a whole tile at p: each
+ * slot's column of T vectors in RACC (float for up to 8 rows of float
+ * input), then into the accumulators. */
 static ACC band_whole(__global const IN *restrict p, const ulong cols, const int j)
 {
     VACC a[BNA];
 #pragma unroll
     for (int i = 0; i < BNA; i++)
         a[i] = (VACC)0;
-    for (int r = 0; r < T; r++, p += cols)
 #pragma unroll
-        for (int k = 0; k < BK; k++)
-            if (BSLOT(k, j))
-                a[k % BNA] += VLOAD(p + (k * BS + j) * VW);
+    for (int k = 0; k < BK; k++)
+        if (BSLOT(k, j)) {
+            __global const IN *q = p + (k * BS + j) * VW;
+            VRACC c = RLOAD(q);
+#pragma unroll
+            for (int r = 1; r < T; r++)
+                c += RLOAD(q + r * cols);
+            a[k % BNA] += CAT(convert_, VACC)(c);
+        }
     return lanes_sum(vec_tree(a, BNA));
 }
 

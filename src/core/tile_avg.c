@@ -358,8 +358,9 @@ static int plan_band_stage(tdcl_ta_plan *p, int cpu)
     s->w = s->vw;
     s->rpi = (int)s->t;
     s->sy = 1;
-    int na = s->nt < 8 ? s->nt : 8; /* the kernel's BNA */
-    if (p->acc == TDCL_F32 && s->t * ((s->nt + na - 1) / na) > 8) return 0;
+    /* float chains: a slot's T rows, then at most TA_BAND_KMAX / 8 slots
+     * per accumulator (the kernel's BNA), then trees */
+    if (p->acc == TDCL_F32 && s->t > 8) return 0;
     int64_t loads = s->t * s->nt, want = cpu ? TA_BAND_LOADS_CPU : TA_BAND_LOADS_GPU;
     int64_t my = p->o.band_rows > 0 ? p->o.band_rows : want / loads;
     my = my < 1 ? 1 : my;
@@ -427,6 +428,8 @@ static void finish_stages(tdcl_ta_plan *p, tdcl_dtype dev_in)
          * into pairs of lanes, while converting to double keeps them whole */
         s->racc = p->variant == TDCL_TA_CPU && s->in == TDCL_F32 && s->t > 1 ? TDCL_F32 : p->acc;
         if (s->band) {
+            /* a slot's T rows: float, short enough, for float input */
+            s->racc = s->in == TDCL_F32 && s->t <= 8 ? TDCL_F32 : p->acc;
             size_t groups = (size_t)((s->ocols + s->tx - 1) / s->tx);
             size_t trows = (size_t)((s->orows + s->my - 1) / s->my);
             s->lws[0] = (size_t)s->tx * (size_t)s->sx;
@@ -521,10 +524,10 @@ static void stage_options(const tdcl_ta_plan *p, const ta_stage *s, char *buf, s
     const char *fp64 = p->acc == TDCL_F64 || s->in == TDCL_F64 ? " -DUSE_FP64" : "";
     if (s->band) {
         snprintf(buf, cap,
-                 "-DBAND=1 -DIN=%s -DACC=%s -DOUT=%s%s -DT=%lld -DU=%lld -DVW=%d -DBS=%d -DBK=%d "
-                 "-DBG=%d -DBMY=%d -DBTY=%d",
-                 cl_type(s->in), cl_type(p->acc), cl_type(s->out), fp64, (long long)s->t,
-                 (long long)s->u, s->vw, s->sx, s->nt, s->tx, s->my, s->ty);
+                 "-DBAND=1 -DIN=%s -DACC=%s -DRACC=%s -DOUT=%s%s -DT=%lld -DU=%lld -DVW=%d -DBS=%d "
+                 "-DBK=%d -DBG=%d -DBMY=%d -DBTY=%d",
+                 cl_type(s->in), cl_type(p->acc), cl_type(s->racc), cl_type(s->out), fp64,
+                 (long long)s->t, (long long)s->u, s->vw, s->sx, s->nt, s->tx, s->my, s->ty);
         return;
     }
     snprintf(buf, cap,
@@ -544,10 +547,11 @@ static void describe(tdcl_ta_plan *p)
     for (int i = 0; i < p->nstages && n < sizeof p->desc; i++) {
         const ta_stage *s = &p->st[i];
         if (s->band) {
-            n += (size_t)snprintf(p->desc + n, sizeof p->desc - n,
-                                  " [%lldx%lld %s vw=%d team=%d slots=%d rows=%d wg=%zux%zu]",
-                                  (long long)s->t, (long long)s->u, cl_type(s->in), s->vw, s->sx,
-                                  s->nt, s->my, s->lws[0], s->lws[1]);
+            n +=
+                (size_t)snprintf(p->desc + n, sizeof p->desc - n,
+                                 " [%lldx%lld %s sum=%s vw=%d team=%d slots=%d rows=%d wg=%zux%zu]",
+                                 (long long)s->t, (long long)s->u, cl_type(s->in), cl_type(s->racc),
+                                 s->vw, s->sx, s->nt, s->my, s->lws[0], s->lws[1]);
             continue;
         }
         n +=

@@ -199,6 +199,106 @@ static void test_large_tiles(void **state)
     run_cases(state, cases, sizeof cases / sizeof cases[0], 1, 2, 200);
 }
 
+/* ---- the band variant, forced ------------------------------------------- */
+
+typedef struct band_case {
+    int64_t rows, cols, t, u;
+    int team, my; /* items per tile, tile rows per item (0: chosen) */
+} band_case;
+
+/* Runs the band variant with the given team and rows per item, checks that
+ * the plan kept them, and checks the means. */
+static void run_band(tdcl_ctx *ctx, const tdcl_matrix *m, const band_case *c, int acc_f32,
+                     double tol)
+{
+    tdcl_ta_opts o = {.tile_rows = c->t,
+                      .tile_cols = c->u,
+                      .variant = TDCL_TA_BAND,
+                      .acc_f32 = acc_f32,
+                      .band_team = c->team,
+                      .band_rows = c->my};
+    tdcl_ta_plan *p = NULL;
+    tdcl_matrix got = {0};
+    tdcl_err err = {0};
+    if (tdcl_ta_plan_create(ctx, &o, m, &p, &err) != TDCL_OK)
+        fail_msg("band %lldx%lld of %lldx%lld: %s", (long long)c->t, (long long)c->u,
+                 (long long)m->rows, (long long)m->cols, err.msg);
+    const char *d = tdcl_ta_plan_describe(p);
+    char want[64];
+    snprintf(want, sizeof want, "team=%d ", c->team);
+    if (!strstr(d, "variant=band") || (c->team && !strstr(d, want)))
+        fail_msg("expected the band variant with team %d, got %s", c->team, d);
+    snprintf(want, sizeof want, "rows=%d ", c->my);
+    if (c->my && !strstr(d, want)) fail_msg("expected %d tile rows per item, got %s", c->my, d);
+    assert_int_equal(tdcl_ta_plan_execute(p, NULL, &err), TDCL_OK);
+    assert_int_equal(tdcl_ta_plan_result(p, &got, &err), TDCL_OK);
+    check_means(m, c->t, c->u, &got, tol);
+    tdcl_matrix_free(&got);
+    tdcl_ta_plan_destroy(p);
+}
+
+/* Odd widths (vectors of 1 or 4), teams whose last round of slots is short,
+ * several tile rows per item with the last tile row and column partial,
+ * teams of one (no barrier) and of 16; whatever the device. */
+static void test_band_shapes(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    static const band_case cases[] = {
+        {37, 200, 1, 36, 4, 3},    /* 9 slots of 4 in 3 rounds of 4 items; partial edges */
+        {29, 300, 3, 7, 2, 2},     /* width 7: single values; 2 rows left below */
+        {50, 1000, 2, 256, 16, 1}, /* a team of 16, last tile 232 wide */
+        {64, 4100, 1, 1024, 0, 0}, /* the device's own shape; a 4-wide remainder */
+        {17, 96, 5, 96, 8, 4},     /* tiles as wide as the matrix, 2 rows in the last */
+        {9, 130, 9, 65, 2, 1},     /* every row in one tile (more than 8: double sums) */
+        {40, 48, 4, 16, 1, 8},     /* more tile rows per item than the matrix has */
+    };
+    tdcl_matrix m = {0};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const band_case *c = &cases[i];
+        random_matrix(&m, c->rows, c->cols, 1, TDCL_F32, 900 + i, -1, 1);
+        run_band(*state, &m, c, 0, 1e-6);
+        tdcl_matrix_free(&m);
+    }
+}
+
+/* Images (planes by global id 2), wide input types, float accumulators. */
+static void test_band_types(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_matrix m = {0};
+    const band_case rgb = {45, 300, 2, 60, 4, 2};
+    random_matrix(&m, rgb.rows, rgb.cols, 3, TDCL_U8, 950, 0, 256);
+    run_band(*state, &m, &rgb, 0, 1e-6);
+    tdcl_matrix_free(&m);
+    const band_case wide = {21, 700, 3, 128, 2, 0};
+    random_matrix(&m, wide.rows, wide.cols, 1, TDCL_F64, 951, -1e6, 1e6);
+    run_band(*state, &m, &wide, 0, 1e-9);
+    tdcl_matrix_free(&m);
+    const band_case f32 = {40, 1030, 8, 512, 8, 2}; /* 8 rows of float chains, then trees */
+    random_matrix(&m, f32.rows, f32.cols, 1, TDCL_F32, 952, 1, 2);
+    run_band(*state, &m, &f32, 1, 1e-6);
+    tdcl_matrix_free(&m);
+}
+
+/* auto takes the band variant for 1x256 tiles and not for 2x2 ones. */
+static void test_band_auto(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_matrix m = {0};
+    tdcl_err err = {0};
+    tdcl_ta_plan *p = NULL;
+    random_matrix(&m, 8, 1024, 1, TDCL_F32, 960, 0, 1);
+    tdcl_ta_opts o = {.tile_rows = 1, .tile_cols = 256};
+    assert_int_equal(tdcl_ta_plan_create(*state, &o, &m, &p, &err), TDCL_OK);
+    assert_non_null(strstr(tdcl_ta_plan_describe(p), "variant=band"));
+    tdcl_ta_plan_destroy(p);
+    o.tile_rows = o.tile_cols = 2;
+    assert_int_equal(tdcl_ta_plan_create(*state, &o, &m, &p, &err), TDCL_OK);
+    assert_null(strstr(tdcl_ta_plan_describe(p), "variant=band"));
+    tdcl_ta_plan_destroy(p);
+    tdcl_matrix_free(&m);
+}
+
 /* ---- types and channels ------------------------------------------------- */
 
 static void test_images(void **state)
@@ -376,17 +476,13 @@ static void test_tile_map(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_compare),
-        cmocka_unit_test(test_seed_example),
-        cmocka_unit_test(test_seed_file),
-        cmocka_unit_test(test_shapes),
-        cmocka_unit_test(test_large_tiles),
-        cmocka_unit_test(test_images),
-        cmocka_unit_test(test_input_types),
-        cmocka_unit_test(test_float_accumulators),
-        cmocka_unit_test(test_strict_run),
-        cmocka_unit_test(test_plan_reuse),
+        cmocka_unit_test(test_refusals),     cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_seed_example), cmocka_unit_test(test_seed_file),
+        cmocka_unit_test(test_shapes),       cmocka_unit_test(test_large_tiles),
+        cmocka_unit_test(test_band_shapes),  cmocka_unit_test(test_band_types),
+        cmocka_unit_test(test_band_auto),    cmocka_unit_test(test_images),
+        cmocka_unit_test(test_input_types),  cmocka_unit_test(test_float_accumulators),
+        cmocka_unit_test(test_strict_run),   cmocka_unit_test(test_plan_reuse),
         cmocka_unit_test(test_tile_map),
     };
     return cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown);
