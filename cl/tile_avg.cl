@@ -53,6 +53,9 @@
 #ifndef OUT
 #define OUT float /* output element type */
 #endif
+#ifndef DEREF
+#define DEREF 0 /* 1: vector loads by dereference (for PoCL, see VIN) */
+#endif
 #ifndef BAND
 #define BAND 0 /* 1: the row-band kernel tile_avg_band; 0: the staged kernel tile_avg */
 #endif
@@ -139,13 +142,23 @@
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
+/* VIN(p): the VW input values at p. With DEREF, a dereference of a vector
+ * type aligned like its elements (an unaligned vector load to the
+ * compiler) instead of vloadn, which PoCL builds from lane pairs when the
+ * lanes are folded afterwards: several times the instructions. */
+#if VW > 1 && DEREF
+typedef CAT(IN, VW) __attribute__((aligned(sizeof(IN)))) in_vec;
+#define VIN(p) (*(__global const in_vec *)(p))
+#elif VW > 1
+#define VIN(p) CAT(vload, VW)(0, (p))
+#endif
 #if VW == 1
 #define VACC ACC
 #define VLOAD(p) ((ACC)(p)[0])
 #define VSTORE(x, i, p) ((p)[i] = (x))
 #else
 #define VACC CAT(ACC, VW)
-#define VLOAD(p) CAT(convert_, VACC)(CAT(vload, VW)(0, (p)))
+#define VLOAD(p) CAT(convert_, VACC)(VIN(p))
 #define VSTORE(x, i, p) CAT(vstore, VW)((x), (i), (p))
 #endif
 #if VW == 1
@@ -153,7 +166,7 @@
 #define RLOAD(p) ((RACC)(p)[0])
 #else
 #define VRACC CAT(RACC, VW)
-#define RLOAD(p) CAT(convert_, VRACC)(CAT(vload, VW)(0, (p)))
+#define RLOAD(p) CAT(convert_, VRACC)(VIN(p))
 #endif
 
 /* Folds adjacent lanes pairwise: a vector of n lanes becomes n / 2 sums.

@@ -519,25 +519,34 @@ static const char *cl_type(tdcl_dtype t)
     return "float";
 }
 
+/* PoCL builds vloadn from pairs of lanes where the kernel then folds them;
+ * its compiler (clang) takes a dereference of an element-aligned vector
+ * type as one unaligned vector load instead (the kernel's DEREF). */
+static int is_pocl(const tdcl_ctx *ctx)
+{
+    return strstr(ctx->dev.platform_name, "Portable Computing Language") != NULL;
+}
+
 static void stage_options(const tdcl_ta_plan *p, const ta_stage *s, char *buf, size_t cap)
 {
     const char *fp64 = p->acc == TDCL_F64 || s->in == TDCL_F64 ? " -DUSE_FP64" : "";
+    const char *deref = is_pocl(p->ctx) ? " -DDEREF=1" : "";
     if (s->band) {
         snprintf(buf, cap,
                  "-DBAND=1 -DIN=%s -DACC=%s -DRACC=%s -DOUT=%s%s -DT=%lld -DU=%lld -DVW=%d -DBS=%d "
-                 "-DBK=%d -DBG=%d -DBMY=%d -DBTY=%d",
+                 "-DBK=%d -DBG=%d -DBMY=%d -DBTY=%d%s",
                  cl_type(s->in), cl_type(p->acc), cl_type(s->racc), cl_type(s->out), fp64,
-                 (long long)s->t, (long long)s->u, s->vw, s->sx, s->nt, s->tx, s->my, s->ty);
+                 (long long)s->t, (long long)s->u, s->vw, s->sx, s->nt, s->tx, s->my, s->ty, deref);
         return;
     }
     snprintf(buf, cap,
              "-DIN=%s -DACC=%s -DRACC=%s -DOUT=%s%s -DT=%lld -DU=%lld -DLOG2U=%d -DVW=%d -DSX=%d "
              "-DNT=%d "
-             "-DW=%d -DRPI=%d -DSY=%d -DMY=%d -DTX=%d -DTY=%d -DFINAL=%d -DCT=%lldL -DCU=%lldL",
+             "-DW=%d -DRPI=%d -DSY=%d -DMY=%d -DTX=%d -DTY=%d -DFINAL=%d -DCT=%lldL -DCU=%lldL%s",
              cl_type(s->in), cl_type(p->acc), cl_type(s->racc), cl_type(s->out), fp64,
              (long long)s->t, (long long)s->u, log2_exact(s->u), s->vw, s->sx, s->nt, s->w, s->rpi,
              s->sy, s->my, s->tx, s->ty, s->final, (long long)p->o.tile_rows,
-             (long long)p->o.tile_cols);
+             (long long)p->o.tile_cols, deref);
 }
 
 static void describe(tdcl_ta_plan *p)
