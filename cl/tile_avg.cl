@@ -291,8 +291,7 @@ static ACC band_whole(__global const IN *restrict p, const ulong cols, const int
         if (BSLOT(k, j)) {
             __global const IN *q = p + (k * BS + j) * VW;
             VRACC c = RLOAD(q);
-#pragma unroll
-            for (int r = 1; r < T; r++)
+            for (int r = 1; r < T; r++) /* unrolled by the compiler where short */
                 c += RLOAD(q + r * cols);
             a[k % BNA] += CAT(convert_, VACC)(c);
         }
