@@ -31,14 +31,18 @@
 #define TA_GPU_WG 256
 #define TA_GPU_TEAM 1024
 /* band variant: loads of up to TA_BAND_VW_CPU (a CPU: one item per tile,
- * no barrier) or TA_BAND_VW_GPU values (a GPU: teams of 2 to
- * TA_BAND_TEAM_GPU items per tile, each with about TA_BAND_SLOTS_GPU
- * interleaved vectors per row); at most TA_BAND_KMAX vectors per item and
- * row (the kernel unrolls them); items read about TA_BAND_LOADS_GPU or
+ * no barrier) or TA_BAND_VW_GPU values (a GPU: a team per tile of
+ * TA_BAND_TEAM_MIN_GPU to TA_BAND_TEAM_GPU items, each with about
+ * TA_BAND_SLOTS_GPU interleaved vectors per row, or one vector each where
+ * the tile is narrower); at most TA_BAND_KMAX vectors per item and row (the
+ * kernel unrolls them); items read about TA_BAND_LOADS_GPU or
  * TA_BAND_LOADS_CPU vectors; work-groups of about TA_GPU_WG or TA_CPU_WG
- * items. */
+ * items. Measured on an H200: teams of 2 or 4 items with several vectors
+ * each lose half the bandwidth (the loads of one instruction scatter over
+ * many lines); teams of 8 to 32 reach the copy's. */
 #define TA_BAND_VW_CPU 16
 #define TA_BAND_VW_GPU 4
+#define TA_BAND_TEAM_MIN_GPU 8
 #define TA_BAND_TEAM_GPU 32
 #define TA_BAND_SLOTS_GPU 4
 #define TA_BAND_KMAX 64
@@ -305,7 +309,12 @@ static int64_t band_team(const tdcl_ta_plan *p, int cpu, int64_t slots)
     int64_t bs = p->o.band_team;
     if (bs <= 0) {
         bs = cpu ? 1 : pow2_floor(slots / TA_BAND_SLOTS_GPU);
-        if (!cpu && slots > 1) bs = bs < 2 ? 2 : bs > TA_BAND_TEAM_GPU ? TA_BAND_TEAM_GPU : bs;
+        if (!cpu && slots < TA_BAND_TEAM_MIN_GPU)
+            bs = pow2_ceil(slots); /* one vector per item and row */
+        else if (!cpu)
+            bs = bs < TA_BAND_TEAM_MIN_GPU ? TA_BAND_TEAM_MIN_GPU
+                 : bs > TA_BAND_TEAM_GPU   ? TA_BAND_TEAM_GPU
+                                           : bs;
         while ((slots + bs - 1) / bs > TA_BAND_KMAX)
             bs *= 2;
     }
@@ -372,15 +381,19 @@ static int plan_band_stage(tdcl_ta_plan *p, int cpu)
     return 1;
 }
 
-/* Whether auto takes the band variant: a tile too wide for one cpu stage
- * but short (the cpu variant would reduce its rows in stages), or one that
- * the gpu variant covers with a team along a single row of items. */
+/* Whether auto takes the band variant: on a CPU, a short tile too wide
+ * for one cpu stage; on a GPU, a tile of fewer than 8 rows that the gpu
+ * variant covers with a team along a single row of items, stacking 8 / T
+ * tile rows per item to have enough loads (H200, float4 loads: 1x16 to
+ * 1x4096 and 2x128 tiles at 86-103% of copy with the band variant, 27-61%
+ * with the gpu one; from 8 rows on, 8x32 to 64x64, the gpu variant at
+ * 97-105%). */
 static int band_suits(tdcl_ta_plan *p, int cpu)
 {
     int64_t t = p->o.tile_rows, u = p->o.tile_cols;
     if (cpu) return t <= TA_CPU_TMAX && u > TA_CPU_UMAX && u % 4 == 0;
     if (!plan_gpu_stage(p)) return 1;
-    return p->st[0].sx > 1 && p->st[0].sy == 1;
+    return p->st[0].sx > 1 && p->st[0].sy == 1 && t < 8;
 }
 
 /* Bytes of __local memory a stage's kernel declares. */
