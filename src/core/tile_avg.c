@@ -16,11 +16,14 @@
 #define TA_MAX_STAGES 8
 
 /* cpu variant: a stage sums sub-tiles of at most TA_CPU_TMAX rows and
- * TA_CPU_UMAX columns; an item reads about TA_CPU_ROWS rows (several short
- * tile rows); work-groups of TA_CPU_WG items. Measured on PoCL: items that
- * touch more rows, or wider runs, lose bandwidth. */
+ * TA_CPU_UMAX columns, and a stage that leaves work to a next one at most
+ * TA_CPU_STAGE_U columns; an item reads about TA_CPU_ROWS rows (several
+ * short tile rows); work-groups of TA_CPU_WG items. Measured on PoCL: items
+ * that touch more rows, or wider runs, lose bandwidth (a first stage of 8x16
+ * sub-tiles ran at 98-107% of the copy where 8x64 ran at 83-85%, 4096²). */
 #define TA_CPU_TMAX 8
 #define TA_CPU_UMAX 64
+#define TA_CPU_STAGE_U 16
 #define TA_CPU_ROWS 8
 #define TA_CPU_VW 16
 #define TA_CPU_WG 16
@@ -214,7 +217,7 @@ static int plan_cpu_stages(tdcl_ta_plan *p)
         memset(s, 0, sizeof *s);
         s->final = t <= TA_CPU_TMAX && u <= TA_CPU_UMAX;
         s->t = s->final ? t : divisor_le(t, TA_CPU_TMAX);
-        s->u = s->final ? u : divisor_le(u, TA_CPU_UMAX);
+        s->u = s->final ? u : divisor_le(u, TA_CPU_STAGE_U);
         if (s->t * s->u == 1 && !s->final) return 0;
         s->rows = rows;
         s->cols = cols;
