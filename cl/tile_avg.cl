@@ -3,6 +3,10 @@
  * global id 2 picks the plane. Edge tiles that hang over the matrix average
  * only the cells they hold.
  *
+ * Two kernels: tile_avg (BAND 0, the cpu and gpu variants), described
+ * here, and tile_avg_band (BAND 1, the band variant for short wide tiles),
+ * described at its section below.
+ *
  * Work-item: owns a run of W consecutive values of a row, read as NV vector
  * loads of VW, over RPI consecutive rows of a tile row, and keeps a partial
  * sum per vector lane in registers while it walks those rows.
@@ -228,7 +232,35 @@ static VACC vec_tree(VACC *a, const int n)
 }
 
 #if BAND
-/* ---- the row-band kernel: tile_avg_band --------------------------------- */
+/* ---- the row-band kernel: tile_avg_band ----------------------------------
+ *
+ * For tiles of few rows (1xU and the like), where a work-item alone has too
+ * few loads per tile and the team of tile_avg would reduce a whole tile row
+ * as a long local tree.
+ *
+ * Work-group: (BG * BS, BTY, 1) items covering a band of rows: BG tiles side
+ * by side along the row, BS items (a team) per tile, BTY item rows of BMY
+ * tile rows each. Global id 1 runs down the item rows.
+ *
+ * Work-item: item j of a team owns the vector slots j, j + BS, j + 2 BS ...
+ * (BK slots of VW values) of its tile's U columns, over all T rows of each
+ * of its BMY tiles (one below the other). At each slot the team's loads are
+ * adjacent, and adjacent teams hold adjacent tiles, so a load instruction of
+ * a GPU reads whole segments (coalesced); on a CPU, BS is 1 and an item
+ * reads its tile's row runs whole. A slot's T rows are added in RACC, then
+ * slots round-robin into BNA accumulators, a tree, and the VW lanes as a
+ * tree: one partial sum per tile in registers.
+ *
+ * Barriers: none when BS == 1 (the item writes its means). Otherwise one:
+ * every item stores its BMY partial sums in __local memory, then, after the
+ * barrier, one item per tile adds the team's BS sums as a tree and writes
+ * the mean; tiles side by side go to adjacent items, so the writes
+ * coalesce. Items past the matrix store zeros and meet the barrier too.
+ *
+ * Edges: a tile cut by the matrix's right or bottom edge reads its cells
+ * one by one (lanes past the edge as zeros) and adds them in the same order;
+ * its mean divides by the cells it holds.
+ */
 
 #ifndef BS
 #define BS 16 /* items per tile (a team), side by side along its row */
@@ -246,8 +278,9 @@ static VACC vec_tree(VACC *a, const int n)
 #define BTY 1 /* item rows per work-group */
 #endif
 
-/* Register accumulators per item: loads go round-robin into BNA vectors,
- * which are then added as a tree, so a float chain is T * BK / BNA long. */
+/* Register accumulators per item: slots go round-robin into BNA vectors,
+ * which are then added as a tree, so a chain in ACC is BK / BNA long (at
+ * most 8 with the host's BK <= 64). */
 #define BNA (BK < 8 ? BK : 8)
 /* Slots of the last round: fewer than BS when U / VW is not a multiple of
  * BS, and then only those loads are guarded. */
