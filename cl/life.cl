@@ -12,21 +12,26 @@
  * life_bits: WBITS cells per word (bit b of word c of a row is cell
  *   c*WBITS+b, so the lowest bit is the leftmost cell); up to K generations
  *   per launch (temporal blocking). A work-group is LX x LY work-items; its
- *   extended tile is LX words by LY*S rows, held in __local memory with a
- *   zero border. Work-item (lx, ly) owns word column lx and the S rows
- *   ly*S .. ly*S+S-1 of the tile. The group's output is the interior: all but
- *   HW words on each side and all but K rows on each side. Each generation a
- *   work-item slides down its rows keeping three row sums (a bit-sliced full
- *   adder of west, centre and east), adds them into the 4-bit count of the 9
- *   cells, and applies the rule as a boolean function of the count bits.
+ *   extended tile is TW = LX*VX words by ER = LY*S rows in __local memory
+ *   (two of them when DBUF), with a spare row above and below that only
+ *   rows nobody needs read. Work-item (lx, ly) owns the VX words from
+ *   column lx*VX (one vector) in the S rows ly*S .. ly*S+S-1. The group's
+ *   output is the interior: all but HW words on each side and all but K
+ *   rows on each side. Each generation a work-item slides down its rows
+ *   keeping three row sums (a bit-sliced full adder of west, centre and
+ *   east), adds them into the 4-bit count of the 9 cells, and applies the
+ *   rule as a boolean function of the count bits. Wrong values creep in
+ *   from the tile's sides one cell per generation, so after K generations
+ *   the interior is exact; rows the creep has reached are not computed.
  *   Barriers: after loading the tile (all of it is read by neighbours);
- *   after computing a generation into registers (nobody may overwrite a row
- *   someone still reads); after writing it back (the next generation reads
- *   the neighbours' new words). Wrong values creep in from the tile's border
- *   one cell per generation, so after K <= WBITS generations the interior is
- *   exact. SINGLE=1 is the whole grid in one work-group with no halo: every
- *   boundary is applied when reading, so any number of generations runs in
- *   one launch.
+ *   with DBUF, after each generation (it reads one buffer and writes the
+ *   other: the next generation reads the neighbours' new words); without,
+ *   after computing a generation into registers (nobody may overwrite a
+ *   row someone still reads) and after writing it back.
+ *   Three shapes: tiles (HW = 1 halo word each side, K <= WBITS); FULLW,
+ *   bands of whole rows (no halo words, so K is bound only by the rows);
+ *   SINGLE, the whole grid in one work-group with no halo, every
+ *   generation of a run in one launch.
  *
  * life_bits1: the same words and adder network, one generation per launch
  *   straight from global memory, VW words per work-item as one vector; see
@@ -37,8 +42,12 @@
  * edge cells count their own edge row or column again: the MATLAB seed's
  * updateGrid). A run-time argument rather than a macro: it is only looked at
  * next to the grid's edges, and one program serves all three. In life_bits
- * the torus halo is fetched wrapped; dead and clamp are applied when reading
- * local memory in groups that touch the edge.
+ * a torus halo is fetched wrapped (rows unless one group holds the whole
+ * grid, words in tiles); the rest is applied when reading local memory:
+ * groups whose tile reaches the grid's edge read every row through
+ * per-work-item masks and a row redirect (with vectors, VX > 1, only the
+ * work-items at the edge, word by word), the others read plainly. Cells
+ * outside the grid are computed like any other but never read.
  *
  * The rule is compiled in (BIRTH, SURVIVE: bit n set for n neighbours) so
  * the compiler folds it into a few logic operations. */
@@ -115,56 +124,74 @@ life_bytes(__global const uchar *restrict in, __global uchar *restrict out, cons
 #endif
 #if WBITS == 64
 typedef ulong word;
+#define WTYPE ulong
 #else
 typedef uint word;
+#define WTYPE uint
 #endif
 #ifndef LX
-#define LX 32 /* words across the extended tile (work-items in x) */
+#define LX 32 /* work-items in x */
 #endif
 #ifndef LY
 #define LY 8 /* work-items in y */
 #endif
 #ifndef S
-#define S 8 /* rows per work-item */
+#define S 16 /* rows per work-item */
+#endif
+#ifndef VX
+#define VX 1 /* life_bits: words per work-item across, one vector (1, 2 or 4) */
+#endif
+#ifndef DBUF
+#define DBUF 1 /* life_bits: two tile buffers, one barrier per generation */
 #endif
 #ifndef SINGLE
-#define SINGLE 0
+#define SINGLE 0 /* life_bits: the whole grid in one group */
+#endif
+#ifndef FULLW
+#define FULLW SINGLE /* life_bits: whole rows in every group */
 #endif
 #if SINGLE
+#undef K
 #define K 0
+#endif
+#ifndef K
+#define K 4 /* halo rows: the most generations one launch may advance */
+#endif
+#if FULLW
 #define HW 0
 #else
-#ifndef K
-#define K 8 /* halo rows: the most generations one launch may advance */
-#endif
 #define HW 1 /* halo words on each side */
 #endif
-#define ER (LY * S) /* rows of the extended tile */
+#define TW (LX * VX)         /* words across the tile */
+#define ER (LY * S)          /* rows of the tile */
+#define BUFW ((ER + 2) * TW) /* words of one buffer, the spare rows included */
 
 #ifndef VW
 #define VW 1 /* life_bits1: words per work-item, handled as one vector */
 #endif
+#if LIFE_KERNEL == 3
+#define NV VW
+#else
+#define NV VX
+#endif
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
-/* lword: what the adder network works on; a vector of VW words in
- * life_bits1 (one instruction for VW*WBITS cells on a SIMD CPU), else a word */
-#if LIFE_KERNEL == 3 && VW > 1
-#if WBITS == 64
-typedef CAT(ulong, VW) lword;
-#else
-typedef CAT(uint, VW) lword;
-#endif
-#define VLOAD(p) CAT(vload, VW)(0, p)
-#define VSTORE(v, p) CAT(vstore, VW)(v, 0, p)
+/* lword: what the adder network works on, NV words as one vector (one
+ * instruction for NV*WBITS cells on a SIMD CPU; fewer loads and more
+ * independent work per work-item on a GPU) */
+#if NV > 1
+typedef CAT(WTYPE, NV) lword;
+#define VLOAD(p) CAT(vload, NV)(0, p)
+#define VSTORE(v, p) CAT(vstore, NV)(v, 0, p)
 #else
 typedef word lword;
 #define VLOAD(p) (*(p))
 #define VSTORE(v, p) (*(p) = (v))
 #endif
 
-/* Helpers are plain "inline": every compiler inlines them. (PoCL 3.1 gives
- * wrong results when the ghost pass below is left out of line, as "static
- * inline" allows; the device tests catch that.) */
+/* Helpers are plain "inline": every compiler inlines them. (PoCL 3.1 gave
+ * wrong results when a helper of life_bits was left out of line, as
+ * "static inline" allows; the device tests catch that.) */
 
 #define ONES ((word)0 - (word)1)
 #define IN(mask, v) (((mask) >> (v)) & 1)
@@ -209,17 +236,6 @@ inline lword apply_rule(lword alive, lword s0, lword s1, lword s2, lword s3)
 #undef TERM
     return (alive & stay) | (~alive & born);
 }
-
-/* What the group needs to know to read its tile through the boundary. */
-typedef struct {
-    int bnd;          /* boundary */
-    int rbase, cbase; /* grid row and word of local (0, 0) */
-    int rows, nw;     /* grid rows, words per row */
-    int rem;          /* cols % WBITS: used bits of the last word, 0 if all */
-} geom;
-
-/* Local word (lr, lc), lr in [-1, ER], lc in [-1, LX]; the border is 0. */
-#define L(lr, lc) tile[((lr) + 1) * (LX + 2) + (lc) + 1]
 
 /* Word C (in [-1, nw]) of a row as the boundary says, given the stored
  * word w at C (any value when C is outside), and the row's first and last
@@ -271,162 +287,337 @@ inline lword next_word(lword a0, lword a1, lword b0, lword b1, lword c0, lword c
     const lword s1 = x ^ k0, z = x & k0;
     return apply_rule(alive, s0, s1, y ^ z, y & z);
 }
+#if LIFE_KERNEL != 1 && LIFE_KERNEL != 3
 
-#if LIFE_KERNEL != 3
-/* The local row that holds grid row R's cells under the boundary, for R
- * one past the top or bottom edge (clamp, or a torus in one group). */
-inline int source_row(const geom *g, int R)
+/* What a work-group needs to read its tile through the boundary. */
+typedef struct {
+    int bnd;          /* boundary */
+    int rbase, cbase; /* grid row and word of tile (0, 0) */
+    int rows, nw;     /* grid rows, words per row */
+    int rem;          /* cols % WBITS: used bits of the last word, 0 if all */
+    int vwrap, hwrap; /* a torus's rows / words are fetched wrapped: real cells */
+} geom;
+
+/* Tile word (lr, x) of buffer t; lr in [-1, ER], x in [0, TW). */
+#define T(t, lr, x) (t)[((lr) + 1) * TW + (x)]
+
+/* the NV words from x0 as one vector (aligned: x0 and TW are multiples of NV) */
+#define TV(t, lr, x0) (*(__local lword *)&T(t, lr, x0))
+
+/* The NV words west (left) and east (right) of c, given the word beyond
+ * each end. */
+#if NV == 1
+#define WEST_OF(left, c) (left)
+#define EAST_OF(c, right) (right)
+#elif NV == 2
+#define WEST_OF(left, c) ((lword)((left), (c).s0))
+#define EAST_OF(c, right) ((lword)((c).s1, (right)))
+#elif NV == 4
+#define WEST_OF(left, c) ((lword)((left), (c).s012))
+#define EAST_OF(c, right) ((lword)((c).s123, (right)))
+#endif
+
+/* n (1 .. WBITS) cells of a row from cell x on (x + n <= the row's cells),
+ * in the low bits. */
+inline word cells_at(__global const word *row, int nw, int x, int n)
 {
-    if (g->bnd == B_CLAMP)
-        R = R < 0 ? 0 : g->rows - 1;
-    else
-        R = R < 0 ? R + g->rows : R - g->rows;
-    return R - g->rbase;
+    const int i = x / WBITS, b = x % WBITS;
+    word v = row[i] >> b;
+    if (b && i + 1 < nw) v |= row[i + 1] << (WBITS - b);
+    return n < WBITS ? v & (((word)1 << n) - 1) : v;
 }
 
-/* Makes local cell (lr, lc) what the boundary says, if it is a ghost: one
- * row or word past the grid (rows -1 and H, words -1 and nw), or the
- * unused bits of a row's last word. Ghosts are the only outside cells that
- * inside cells read. Only word 0 of a row is read besides the cell itself,
- * and bit 'last' of word nw-1: neither is changed by this pass, and fixing a
- * last word twice gives the same word, so the pass needs no barrier inside. */
-inline void fix_ghost(__local word *tile, const geom *g, int lr, int lc)
+/* Word C of grid row R for the tile. What the tile takes wrapped (g->vwrap,
+ * g->hwrap) is fetched wrapped; anything else outside the grid is 0 and
+ * never read as a cell. */
+inline word fetch(__global const word *in, const geom *g, int R, int C, int cols)
 {
-    const int R = g->rbase + lr, C = g->cbase + lc, nw = g->nw;
-    const int ghost_row = R == -1 || R == g->rows, inside_row = R >= 0 && R < g->rows;
-    if (C < -1 || C > nw || !(ghost_row || (inside_row && (C == -1 || C >= nw - 1)))) return;
-    if (ghost_row && g->bnd == B_DEAD) {
-        L(lr, lc) = 0;
-        return;
-    }
-    const int src = ghost_row ? source_row(g, R) : lr;
-    const int lc0 = -g->cbase, lcl = nw - 1 - g->cbase; /* words 0 and nw-1 */
-    const word first = lc0 >= 0 && lc0 < LX ? L(src, lc0) : 0;
-    const word lastw = lcl >= 0 && lcl < LX ? L(src, lcl) : 0;
-    L(lr, lc) = fix_word(g->bnd, C, L(src, lc), first, lastw, nw, g->rem);
-}
-
-/* The ghosts among this work-item's cells; the work-items on the tile's
- * sides also take the zero border beside them, where a group alone has
- * its ghosts. */
-inline void fix_ghosts(__local word *tile, const geom *g, int lr0, int lx, int ly)
-{
-    const int r_lo = ly == 0 ? -1 : lr0, r_hi = ly == LY - 1 ? ER : lr0 + S - 1;
-    const int c_lo = lx == 0 ? -1 : lx, c_hi = lx == LX - 1 ? LX : lx;
-    for (int lr = r_lo; lr <= r_hi; lr++)
-        for (int lc = c_lo; lc <= c_hi; lc++)
-            fix_ghost(tile, g, lr, lc);
-}
-
-/* Row sums of local row lr at column lc; *mid receives the centre word. */
-inline void row_sum(__local const word *tile, int lr, int lc, word *s0, word *s1, word *mid)
-{
-    const word c = L(lr, lc);
-    row_sum3(L(lr, lc - 1), c, L(lr, lc + 1), s0, s1);
-    *mid = c;
-}
-
-/* Word C of row R of the input for the tile; outside cells as the
- * boundary says (dead and clamp: anything, they are never read). */
-inline word fetch(__global const word *in, int bnd, int R, int C, int rows, int nw, int cols)
-{
-    if (bnd != B_TORUS) {
-        if (R < 0 || R >= rows || C < 0 || C >= nw) return 0;
-        return in[(size_t)R * (size_t)nw + (size_t)C];
-    }
-    if (R < 0 || R >= rows) { /* the modulo only for halo rows */
+    const int rows = g->rows, nw = g->nw;
+    if (R < 0 || R >= rows) {
+        if (!g->vwrap) return 0;
         R %= rows;
         R = R < 0 ? R + rows : R;
     }
     __global const word *row = in + (size_t)R * (size_t)nw;
-    const int rem = cols % WBITS;
-    if (C >= 0 && (C < nw - 1 || (C == nw - 1 && rem == 0))) return row[C];
-    if (rem == 0) {
+    if (C >= 0 && C < nw && !(g->hwrap && C == nw - 1 && g->rem)) return row[C];
+    if (!g->hwrap) return 0;
+    if (g->rem == 0) {
         C %= nw;
         return row[C < 0 ? C + nw : C];
     }
-    word v = 0; /* the word straddles the wrap: gather bit by bit */
-    for (int b = 0; b < WBITS; b++) {
-        long x = ((long)C * WBITS + b) % cols;
-        x = x < 0 ? x + cols : x;
-        v |= ((row[x / WBITS] >> (x % WBITS)) & 1) << b;
+    /* the word straddles the wrap: its cells from the first on, in pieces
+     * that end at the row's end (two unless the row is narrower than a
+     * word; a rolled loop of few registers, since the kernel's register
+     * count is its costliest path's) */
+    int x = (int)(((long)C * WBITS) % cols);
+    x = x < 0 ? x + cols : x;
+    word v = 0;
+#pragma unroll 1
+    for (int got = 0; got < WBITS; x = 0) {
+        const int n = min(WBITS - got, cols - x);
+        v |= cells_at(row, nw, x, n) << got;
+        got += n;
     }
     return v;
 }
 
-__kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void
-life_bits(__global const word *restrict in, __global word *restrict out, const int rows,
-          const int cols, const int bnd, const int nw, const int gens)
+/* Row sums of the NV words from x0 in tile row lr, read plainly; xl and
+ * xr are the columns west and east of them, clamped into the tile. */
+inline void sums_plain(__local const word *t, int lr, int x0, int xl, int xr, lword *s0, lword *s1,
+                       lword *mid)
 {
-    __local word tile[(ER + 2) * (LX + 2)];
-    const int lx = get_local_id(0), ly = get_local_id(1);
-    const int c0 = get_group_id(0) * (LX - 2 * HW), r0 = get_group_id(1) * (ER - 2 * K);
-    geom g;
-    g.bnd = bnd;
-    g.rbase = r0 - K;
-    g.cbase = c0 - HW;
-    g.rows = rows;
-    g.nw = nw;
-    g.rem = cols % WBITS;
-    const int lr0 = ly * S;
+    const lword c = TV(t, lr, x0);
+    row_sum3(WEST_OF(T(t, lr, xl), c), c, EAST_OF(c, T(t, lr, xr)), s0, s1);
+    *mid = c;
+}
 
-    /* zero the border, load the extended tile */
-    for (int i = ly * LX + lx; i < (ER + 2) * (LX + 2); i += LX * LY)
-        tile[i] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = 0; s < S; s++)
-        L(lr0 + s, lx) = fetch(in, bnd, g.rbase + lr0 + s, g.cbase + lx, rows, nw, cols);
-    barrier(CLK_LOCAL_MEM_FENCE);
-
-    /* Groups whose tile reaches past the grid set its ghosts after every
-     * generation (and after loading), so reading is plain everywhere. A
-     * torus halo is fetched wrapped: only a group alone (SINGLE) has torus
-     * ghosts. The flag is the group's, so its barriers are uniform. */
-    const int C = g.cbase + lx;
-    const int edge = (bnd != B_TORUS || SINGLE) && (g.rbase <= 0 || g.rbase + ER >= rows ||
-                                                    g.cbase <= 0 || g.cbase + LX >= nw - 1);
-    if (edge) {
-        fix_ghosts(tile, &g, lr0, lx, ly);
-        barrier(CLK_LOCAL_MEM_FENCE);
+/* The same through the boundary, for a work-item next to the grid's edge:
+ * a row past the top or bottom, a word past either end and the unused
+ * bits of a row's last word are what the boundary says (unless the tile
+ * holds them wrapped). */
+inline void sums_mapped(__local const word *t, const geom *g, int lr, int x0, lword *s0, lword *s1,
+                        lword *mid)
+{
+    const int R = g->rbase + lr, C0 = g->cbase + x0;
+    if (!g->vwrap && (R < 0 || R >= g->rows)) {
+        if (g->bnd == B_DEAD) {
+            *s0 = *s1 = *mid = (lword)(0);
+            return;
+        }
+        const int src =
+            g->bnd == B_CLAMP ? clamp(R, 0, g->rows - 1) : (R < 0 ? R + g->rows : R - g->rows);
+        lr = clamp(src - g->rbase, -1, ER); /* past the tile: a row nobody needs */
     }
-    for (int gen = 0; gen < gens; gen++) {
-        /* the next generation of this work-item's S words, in registers; the
-         * array is the kernel's own (not a callee's), as it lives across a
-         * barrier */
-        word nv[S], a0, a1, b0, b1, c0, c1, alive, nxt, unused;
-        row_sum(tile, lr0 - 1, lx, &a0, &a1, &unused);
-        row_sum(tile, lr0, lx, &b0, &b1, &alive);
-#pragma unroll
+    word a[NV + 2];
+    for (int i = 0; i < NV + 2; i++)
+        a[i] = T(t, lr, clamp(x0 - 1 + i, 0, TW - 1));
+    if (!g->hwrap && (C0 - 1 < 0 || C0 + NV >= g->nw - 1)) {
+        const word first = T(t, lr, clamp(-g->cbase, 0, TW - 1));
+        const word lastw = T(t, lr, clamp(g->nw - 1 - g->cbase, 0, TW - 1));
+        for (int i = 0; i < NV + 2; i++)
+            a[i] = fix_word(g->bnd, C0 - 1 + i, a[i], first, lastw, g->nw, g->rem);
+    }
+    const lword c = VLOAD(a + 1);
+    row_sum3(VLOAD(a), c, VLOAD(a + 2), s0, s1);
+    *mid = c;
+}
+
+/* How a work-item of a group at the grid's edge (one word per work-item)
+ * reads a row through the boundary, with no branch: a row past the top or
+ * bottom is read from another (dead: the spare zero row; clamp: the edge
+ * row; a torus in one group: the far edge row), and the words west, centre
+ * and east are masked and filled: kept bits, then bits of the centre word
+ * (clamp) or of one more word e (a torus in whole rows: the row's last
+ * word for the west end, its first for the east end). Work-items away from
+ * the edges get masks that keep everything. */
+typedef struct {
+    int gt, gb, vt, vb; /* tile rows of grid rows -1 and `rows`, and where to read them */
+    int xe, last, rem;  /* the column of e; the bit of the row's last cell; cols % WBITS */
+    word lm, cm, rm;    /* kept bits of west, centre, east */
+    word fl_c, fl_e;    /* west: from the centre's bit 0 (clamp), from e (torus) */
+    word fc_b, fc_e;    /* centre: from its last cell (clamp), from e (torus) */
+    word fr_c, fr_e;    /* east: from the centre's top bit (clamp), from e (torus) */
+} edge_masks;
+
+inline void edge_setup(edge_masks *m, const geom *g, int x0)
+{
+    const int C = g->cbase + x0, nw = g->nw, rem = g->rem, hmap = !g->hwrap, vmap = !g->vwrap;
+    const int lo = hmap && C - 1 < 0, lastw = hmap && C == nw - 1 && rem,
+              hi = hmap && C + 1 > nw - 1;
+    const int clampb = g->bnd == B_CLAMP, torus = g->bnd == B_TORUS;
+    const word lowm = rem ? ((word)1 << rem) - 1 : ONES;
+    m->last = rem ? rem - 1 : WBITS - 1;
+    m->rem = rem;
+    m->xe = clamp(lo ? nw - 1 - g->cbase : -g->cbase, 0, TW - 1);
+    m->lm = lo ? 0 : ONES;
+    m->cm = lastw ? lowm : ONES;
+    m->rm = hi ? 0 : ONES;
+    m->fl_c = lo && clampb ? ONES : 0;
+    m->fl_e = lo && torus ? ONES : 0;
+    m->fc_b = lastw && clampb ? ~lowm : 0;
+    m->fc_e = lastw && torus ? ~lowm : 0;
+    m->fr_c = hi && clampb ? 1 : 0;
+    m->fr_e = hi && torus ? ONES : 0;
+    const int never = -1000000; /* no tile row: rows are -1 .. ER */
+    m->gt = vmap ? -1 - g->rbase : never;
+    m->gb = vmap ? g->rows - g->rbase : never;
+    m->vt = clamp(g->bnd == B_DEAD ? -1 : clampb ? m->gt + 1 : g->rows - 1 - g->rbase, -1, ER);
+    m->vb = clamp(g->bnd == B_DEAD ? -1 : clampb ? m->gb - 1 : -g->rbase, -1, ER);
+}
+
+#if NV == 1
+inline void sums_edge(__local const word *t, const edge_masks *m, int lr, int x0, int xl, int xr,
+                      word *s0, word *s1, word *mid)
+{
+    lr = lr == m->gt ? m->vt : (lr == m->gb ? m->vb : lr);
+    const word l = T(t, lr, xl), c = T(t, lr, x0), r = T(t, lr, xr), e = T(t, lr, m->xe);
+    const word lf =
+        (l & m->lm) | ((c << (WBITS - 1)) & m->fl_c) | ((e << (WBITS - 1 - m->last)) & m->fl_e);
+    const word cf =
+        (c & m->cm) | (((word)0 - ((c >> m->last) & 1)) & m->fc_b) | ((e << m->rem) & m->fc_e);
+    const word rf = (r & m->rm) | ((c >> (WBITS - 1)) & m->fr_c) | (e & m->fr_e);
+    row_sum3(lf, cf, rf, s0, s1);
+    *mid = cf;
+}
+#endif
+
+/* Row sums of tile row lr read plainly (how 0), through the edge masks
+ * (how 1, one word per work-item) or mapped word by word (how 2). */
+inline void sums(__local const word *t, const geom *g, const edge_masks *m, int how, int lr, int x0,
+                 int xl, int xr, lword *s0, lword *s1, lword *mid)
+{
+    (void)m;
+#if NV == 1
+    if (how == 1) {
+        sums_edge(t, m, lr, x0, xl, xr, s0, s1, mid);
+        return;
+    }
+#endif
+    if (how == 2)
+        sums_mapped(t, g, lr, x0, s0, s1, mid);
+    else
+        sums_plain(t, lr, x0, xl, xr, s0, s1, mid);
+}
+
+/* The next generation of this work-item's S rows of NV words, read from
+ * buffer t: with DBUF straight into buffer dst, else into nv (an array of
+ * the kernel's own: it lives across a barrier). how is a constant at each
+ * call, so each way of reading gets a loop of its own (a branch per row,
+ * or both ways of it evaluated, costs the common case registers and
+ * time). */
+inline void item_step(__local const word *t, __local word *dst, const geom *g, const edge_masks *m,
+                      const int how, int lr0, int x0, int xl, int xr, lword *nv)
+{
+    lword a0, a1, b0, b1, c0, c1, alive, nxt, unused;
+    (void)nv;
+    sums(t, g, m, how, lr0 - 1, x0, xl, xr, &a0, &a1, &unused);
+    sums(t, g, m, how, lr0, x0, xl, xr, &b0, &b1, &alive);
+    if (how == 2 && DBUF) { /* rare and long: rolled, few registers */
+#pragma unroll 1
         for (int s = 0; s < S; s++) {
-            row_sum(tile, lr0 + s + 1, lx, &c0, &c1, &nxt);
-            nv[s] = next_word(a0, a1, b0, b1, c0, c1, alive);
+            sums(t, g, m, 2, lr0 + s + 1, x0, xl, xr, &c0, &c1, &nxt);
+            TV(dst, lr0 + s, x0) = next_word(a0, a1, b0, b1, c0, c1, alive);
             a0 = b0;
             a1 = b1;
             b0 = c0;
             b1 = c1;
             alive = nxt;
         }
-        barrier(CLK_LOCAL_MEM_FENCE);
+        return;
+    }
+#pragma unroll
+    for (int s = 0; s < S; s++) {
+        sums(t, g, m, how, lr0 + s + 1, x0, xl, xr, &c0, &c1, &nxt);
+        const lword v = next_word(a0, a1, b0, b1, c0, c1, alive);
+#if DBUF
+        TV(dst, lr0 + s, x0) = v;
+#else
+        nv[s] = v;
+#endif
+        a0 = b0;
+        a1 = b1;
+        b0 = c0;
+        b1 = c1;
+        alive = nxt;
+    }
+}
+
+__kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void
+life_bits(__global const word *restrict in, __global word *restrict out, const int rows,
+          const int cols, const int bnd, const int nw, const int gens)
+{
+    __local lword tile_v[(DBUF ? 2 : 1) * BUFW / NV];
+    __local word *tile = (__local word *)tile_v;
+    const int lx = get_local_id(0), ly = get_local_id(1);
+    geom g;
+    g.bnd = bnd;
+    g.rbase = (int)get_group_id(1) * (ER - 2 * K) - K;
+    g.cbase = (int)get_group_id(0) * (TW - 2 * HW) - HW;
+    g.rows = rows;
+    g.nw = nw;
+    g.rem = cols % WBITS;
+    g.vwrap = !SINGLE && bnd == B_TORUS;
+    g.hwrap = !FULLW && bnd == B_TORUS;
+    const int x0 = lx * NV, lr0 = ly * S, C0 = g.cbase + x0;
+    const int xl = max(x0 - 1, 0), xr = min(x0 + NV, TW - 1);
+
+    /* load the tile: plain loads where all of this work-item's words are
+     * the grid's (unrolled, all in flight at once), else through fetch
+     * (rolled: rare, and its registers would count for every work-item);
+     * the spare rows get zeros, in both buffers */
+    const int R0 = g.rbase + lr0;
+    if (R0 >= 0 && R0 + S <= rows && C0 >= 0 && C0 + NV <= nw - (g.hwrap && g.rem != 0)) {
 #pragma unroll
         for (int s = 0; s < S; s++)
-            L(lr0 + s, lx) = nv[s];
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (edge) {
-            fix_ghosts(tile, &g, lr0, lx, ly);
-            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int i = 0; i < NV; i++)
+                T(tile, lr0 + s, x0 + i) = in[(size_t)(R0 + s) * (size_t)nw + (size_t)(C0 + i)];
+    } else {
+#pragma unroll 1
+        for (int s = 0; s < S; s++)
+            for (int i = 0; i < NV; i++)
+                T(tile, lr0 + s, x0 + i) = fetch(in, &g, R0 + s, C0 + i, cols);
+    }
+    for (int i = 0; i < NV && (ly == 0 || ly == LY - 1); i++)
+        for (int b = 0; b < (DBUF ? 2 : 1); b++) {
+            if (ly == 0) T(tile + b * BUFW, -1, x0 + i) = 0;
+            if (ly == LY - 1) T(tile + b * BUFW, ER, x0 + i) = 0;
         }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    /* How to read: groups whose tile reaches the grid's edge (what the tile
+     * holds wrapped aside) read every row through edge masks, the same
+     * loop for all their work-items; with vectors, only the work-items at
+     * the edge map their words one by one. The rest read plainly. */
+    edge_masks m;
+    edge_setup(&m, &g, x0);
+#if NV == 1
+    const int how = (!g.vwrap && (g.rbase <= 0 || g.rbase + ER >= rows)) ||
+                            (!g.hwrap && (g.cbase <= 0 || g.cbase + TW - 1 >= nw - 1))
+                        ? 1
+                        : 0;
+#else
+    const int how = (!g.vwrap && (g.rbase + lr0 - 1 < 0 || g.rbase + lr0 + S >= rows)) ||
+                            (!g.hwrap && (C0 - 1 < 0 || C0 + NV >= nw - 1))
+                        ? 2
+                        : 0;
+#endif
+    for (int gen = 0; gen < gens; gen++) {
+        __local const word *src = tile + (DBUF ? (gen & 1) * BUFW : 0);
+        __local word *dst = tile + (DBUF ? ((gen + 1) & 1) * BUFW : 0);
+        /* rows the creep from the tile's top and bottom has reached after
+         * this generation are not needed: a work-item with none of its rows
+         * below or above them rests */
+        const int rest = (K > 0) && (lr0 + S - 1 <= gen || lr0 >= ER - 1 - gen);
+        lword nv[S];
+        if (!rest && how == 1)
+            item_step(src, dst, &g, &m, 1, lr0, x0, xl, xr, nv);
+        else if (!rest && how == 2)
+            item_step(src, dst, &g, &m, 2, lr0, x0, xl, xr, nv);
+        else if (!rest)
+            item_step(src, dst, &g, &m, 0, lr0, x0, xl, xr, nv);
+#if !DBUF
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (!rest)
+            for (int s = 0; s < S; s++)
+                TV(dst, lr0 + s, x0) = nv[s];
+#endif
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
 
     /* the interior goes out, without the unused bits of each row's last word */
-    if (lx < HW || lx >= LX - HW || C >= nw) return;
-    const word keep = (C == nw - 1 && g.rem) ? ((word)1 << g.rem) - 1 : ONES;
+    __local const word *fin = tile + (DBUF ? (gens & 1) * BUFW : 0);
     for (int s = 0; s < S; s++) {
         const int lr = lr0 + s, R = g.rbase + lr;
-        if (lr >= K && lr < ER - K && R < rows)
-            out[(size_t)R * (size_t)nw + (size_t)C] = L(lr, lx) & keep;
+        if (lr < K || lr >= ER - K || R >= rows) continue;
+        for (int i = 0; i < NV; i++) {
+            const int x = x0 + i, C = g.cbase + x;
+            if (x < HW || x >= TW - HW || C >= nw) continue;
+            const word keep = (C == nw - 1 && g.rem) ? ((word)1 << g.rem) - 1 : ONES;
+            out[(size_t)R * (size_t)nw + (size_t)C] = T(fin, lr, x) & keep;
+        }
     }
 }
-#endif /* LIFE_KERNEL != 3 */
+#endif /* life_bits */
 
 /* ---- bit-packed, one generation per launch, straight from global memory ---- */
 /* life_bits1: work-item (x, y) owns VW words from word x*VW, as one vector,

@@ -6,8 +6,9 @@
  *      shape (the default for small and odd products);
  *   2  mm_pack_a, mm_pack_b, mm_cpu: register blocks with no local memory
  *      and no barriers, for CPUs (PoCL, Intel, ...);
- *   3  mm_gpu: a 128x128 work-group tile of 8x8 register blocks over
- *      double-buffered local K slabs, for GPUs.
+ *   3  mm_gpu (with mm_transpose and mm_reduce): a BM x BN work-group tile
+ *      of TM x TN register blocks over (double-buffered) local K slabs,
+ *      for GPUs; every shape parameter is a -D tunable.
  *
  * Shared tunables: REAL is the element type (float; double with
  * -DREAL_FP64=1; long with -DREAL_INT=1, where sums wrap modulo 2^64 like
@@ -212,27 +213,45 @@ mm_cpu(const int M, const int N, const int K, __global const REAL *restrict Ap,
 
 #if VARIANT == 3
 /* ---------------------------------------------------------------------------
- * The GPU shape. Work-group (BN/8) x (BM/8) = 16 x 16 by default; it owns a
- * BM x BN tile of C and each work-item an 8 x 8 register block made of four
- * 4 x 4 quarters, BM/2 rows and BN/2 columns apart: work-item (tx, ty) owns
- * rows ty*4 + {0..3} and BM/2 + ty*4 + {0..3}, columns likewise with tx.
- * So the 16 work-items of a row read 16 consecutive float4 of B's slab
- * (conflict-free) and the same float4 of A's slab (a broadcast).
+ * The GPU shape: a BM x BN tile of C per work-group, staged through local
+ * memory in K slabs of BK, with a TM x TN register block per work-item.
  *
- * K advances in slabs of BK. Each work-item loads LA float4 of A (along k)
- * and LB float4 of B (along n) per slab into registers, then into local
- * memory: As is stored transposed (k-major) so the compute loop reads
- * float4 along m; both rows are padded by 4 elements, which keeps float4
- * alignment and spreads the transposing stores over the banks. The local
- * tiles are double-buffered: while slab t is multiplied out of buffer t&1,
- * slab t+1 is already in registers, and is stored into buffer (t+1)&1
- * after the compute. One barrier per slab suffices:
- *   - after it, buffer (t+1)&1 is complete for everyone's next compute;
- *   - everyone finished reading buffer t&1 (compute t) before it, so the
- *     stores of slab t+2 into t&1 (after compute t+1) cannot race.
- * Interior tiles and full slabs load with float4 (aligned when the host
- * sets VEC_ALIGNED: every leading dimension a multiple of 4); edge tiles
- * and the last partial slab use guarded scalar loads, zero outside.
+ * Work-group: 1-D, NT = (BM/TM) * (BN/TN) work-items, grouped into teams of
+ * WX x WY items (WX along n); NVIDIA forms warps from consecutive local ids,
+ * so a team of 32 is one warp. Item (wx, wy) of a team owns MI x NJ float4
+ * quarters of 4x4 elements: rows trow + i*4*WY + 0..3 (i < TM/4) and columns
+ * tcol + j*4*WX + 0..3 (j < TN/4), trow = team row + wy*4 and tcol = team
+ * column + wx*4. In the compute loop the items of a team read the same
+ * float4 of A's slab (broadcast across wx) and WX consecutive float4 of
+ * B's (conflict-free), so a 32-item team reads little local memory per FMA.
+ * A team of the whole group (WX = BN/TN, WY = BM/TM) is the classic layout.
+ *
+ * Slabs: each work-item loads LA float4 of A and LB float4 of B per slab
+ * into registers, then stores them into local memory. As is k-major (A
+ * transposed) so the compute loop reads float4 along m: ALOAD = 0 maps
+ * consecutive items along k of a row of A (long coalesced reads, four
+ * scalar transposing stores), ALOAD = 1 along m (shorter reads, stores of
+ * consecutive items to consecutive banks). With ATRANS = 1 the host has
+ * transposed A into At (K x lda, lda a multiple of 4) beforehand, and A's
+ * slab is read and stored as float4 rows like B's. Local rows are padded
+ * by 4 elements: float4 alignment kept, transposing stores spread.
+ *
+ * Barriers: NBUF = 2 double-buffers the local slabs: slab t+1 is read
+ * into registers before slab t is multiplied out of buffer t&1 and stored
+ * into buffer (t+1)&1 after it, and one barrier per slab suffices: after
+ * it the new buffer is complete for everyone, and everyone finished
+ * reading the other one (compute t) before it, so the next stores cannot
+ * race. NBUF = 1 uses one buffer and two barriers per slab (all done
+ * reading before the store; the store complete before the reads).
+ *
+ * KSPLIT > 1 splits K over get_group_id(2): group z multiplies columns
+ * [z*kchunk, (z+1)*kchunk) of A and writes its partial product to slice z
+ * of C (C + z*zstride, a workspace the host sums with mm_reduce): more
+ * work-groups for small products with a long K.
+ *
+ * Edges: interior tiles and full slabs load with float4 (aligned when the
+ * host sets VEC_ALIGNED: every leading dimension a multiple of 4); edge
+ * tiles and the last partial slab load guarded scalars, zero outside.
  * Stores are guarded element by element only on edge tiles. */
 #ifndef BM
 #define BM 128
@@ -243,6 +262,27 @@ mm_cpu(const int M, const int N, const int K, __global const REAL *restrict Ap,
 #ifndef BK
 #define BK 16
 #endif
+#ifndef TM
+#define TM 8
+#endif
+#ifndef TN
+#define TN 8
+#endif
+#ifndef WX
+#define WX (BN / TN)
+#endif
+#ifndef WY
+#define WY (BM / TM)
+#endif
+#ifndef NBUF
+#define NBUF 2
+#endif
+#ifndef ALOAD
+#define ALOAD 0
+#endif
+#ifndef ATRANS
+#define ATRANS 0
+#endif
 #ifndef VEC_ALIGNED
 #define VEC_ALIGNED 0
 #endif
@@ -252,15 +292,18 @@ mm_cpu(const int M, const int N, const int K, __global const REAL *restrict Ap,
 #ifndef UNROLL
 #define UNROLL 1
 #endif
-#define WGX (BN / 8)
-#define WGY (BM / 8)
-#define NT (WGX * WGY)
+#define GX (BN / TN)
+#define GY (BM / TM)
+#define NT (GX * GY)
+#define TCX (GX / WX)
+#define MI (TM / 4)
+#define NJ (TN / 4)
 #define LA (BM * BK / 4 / NT)
 #define LB (BK * BN / 4 / NT)
 #define PADL 4
-#if BM % 8 || BN % 8 || BK % 4 || LA * NT * 4 != BM * BK || LB * NT * 4 != BK * BN || LA < 1 ||  \
-    LB < 1
-#error "BM, BN must be multiples of 8, BK of 4, and each tile a whole number of float4 per item"
+#if BM % TM || BN % TN || TM % 4 || TN % 4 || BK % 4 || GX % WX || GY % WY ||                       \
+    LA * NT * 4 != BM * BK || LB * NT * 4 != BK * BN || LA < 1 || LB < 1 || (NBUF != 1 && NBUF != 2)
+#error "inconsistent BM BN BK TM TN WX WY NBUF (see the comment above mm_gpu)"
 #endif
 typedef CAT(REAL, 4) real4;
 
@@ -269,6 +312,13 @@ typedef CAT(REAL, 4) real4;
 #else
 #define LOAD4(p) vload4(0, (p))
 #endif
+/* At's rows are padded to a multiple of 4 elements: always aligned. */
+#if ATRANS
+#define LOADA4(p) (*(const __global real4 *)(p))
+#else
+#define LOADA4(p) LOAD4(p)
+#endif
+#define LDS4(p) (*(__local const real4 *)(p))
 
 /* Four consecutive elements of a row starting at column c, zero past cols. */
 real4 load4_guarded(const __global REAL *restrict row, const IDX c, const IDX cols)
@@ -281,51 +331,84 @@ real4 load4_guarded(const __global REAL *restrict row, const IDX c, const IDX co
     return v;
 }
 
-__kernel __attribute__((reqd_work_group_size(WGX, WGY, 1))) void
-mm_gpu(const int M, const int N, const int K, __global const REAL *restrict A, const IDX lda,
+__kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
+mm_gpu(const int M, const int N, const int Kfull, __global const REAL *restrict A, const IDX lda,
        __global const REAL *restrict B, const IDX ldb, __global REAL *restrict C, const IDX ldc,
-       const int accumulate)
+       const int accumulate, const int kchunk, const IDX zstride)
 {
-    /* 16-byte aligned, so float4 reads of rows compile to vector loads */
-    __local REAL As[2][BK][BM + PADL] __attribute__((aligned(16)));
-    __local REAL Bs[2][BK][BN + PADL] __attribute__((aligned(16)));
-    const int tx = get_local_id(0), ty = get_local_id(1);
-    const int tid = ty * WGX + tx;
+    /* 16-byte aligned, so float4 accesses of rows are vector accesses */
+    __local REAL As[NBUF][BK][BM + PADL] __attribute__((aligned(16)));
+    __local REAL Bs[NBUF][BK][BN + PADL] __attribute__((aligned(16)));
+    const int tid = get_local_id(0);
+    const int team = tid / (WX * WY), ti = tid % (WX * WY);
+    const int trow = (team / TCX) * (WY * TM) + (ti / WX) * 4;
+    const int tcol = (team % TCX) * (WX * TN) + (ti % WX) * 4;
     const IDX row0 = (IDX)get_group_id(1) * BM, col0 = (IDX)get_group_id(0) * BN;
     const int full_mn = row0 + BM <= M && col0 + BN <= N;
+    /* this group's part of K (all of it unless KSPLIT) */
+    const int kbeg = (int)get_group_id(2) * kchunk;
+    const int K = min(Kfull - kbeg, kchunk);
+#if ATRANS
+    A += (IDX)kbeg * lda;
+#else
+    A += kbeg;
+#endif
+    B += (IDX)kbeg * ldb;
+    C += (IDX)get_group_id(2) * zstride;
     real4 ra[LA], rb[LB];
-    REAL acc[8][8];
+    REAL acc[TM][TN];
 #if UNROLL
 #pragma unroll
 #else
 #pragma unroll 1
 #endif
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < TM; i++)
 #if UNROLL
 #pragma unroll
 #else
 #pragma unroll 1
 #endif
-        for (int j = 0; j < 8; j++)
+        for (int j = 0; j < TN; j++)
             acc[i][j] = 0;
 
-    /* Slab k0 of A and B into registers: float4 f of A is row f/(BK/4),
-     * k (f%(BK/4))*4; float4 f of B is k f/(BN/4), column (f%(BN/4))*4. */
+    /* Slab k0 of A and B into registers. Without ATRANS, float4 f of A is
+     * row m, columns k0 + kq.. (ALOAD picks which of f's digits is m); with
+     * it, row k0 + kk of At, columns mq... Float4 f of B is row k0 + kk,
+     * columns nq... */
+#if ATRANS
+#define LOAD_A(k0, fast_)                                                                          \
+    for (int s = 0; s < LA; s++) {                                                                 \
+        const int f = tid + s * NT, kk = f / (BM / 4), mq = (f % (BM / 4)) * 4;                    \
+        if (fast_)                                                                                 \
+            ra[s] = LOADA4(A + ((k0) + kk) * lda + row0 + mq);                                     \
+        else if ((k0) + kk < K)                                                                    \
+            ra[s] = load4_guarded(A + ((k0) + kk) * lda + row0, mq, M - row0);                     \
+        else                                                                                       \
+            ra[s] = (real4)0;                                                                      \
+    }
+#else
+#if ALOAD
+#define A_COORDS const int m = f % BM, kq = (f / BM) * 4
+#else
+#define A_COORDS const int m = f / (BK / 4), kq = (f % (BK / 4)) * 4
+#endif
+#define LOAD_A(k0, fast_)                                                                          \
+    for (int s = 0; s < LA; s++) {                                                                 \
+        const int f = tid + s * NT;                                                                \
+        A_COORDS;                                                                                  \
+        if (fast_)                                                                                 \
+            ra[s] = LOADA4(A + (row0 + m) * lda + (k0) + kq);                                      \
+        else if (row0 + m < M)                                                                     \
+            ra[s] = load4_guarded(A + (row0 + m) * lda + (k0), kq, K - (k0));                      \
+        else                                                                                       \
+            ra[s] = (real4)0;                                                                      \
+    }
+#endif
 #define LOAD_SLAB(k0)                                                                              \
     do {                                                                                           \
         const int fast_ = full_mn && (k0) + BK <= K;                                               \
-        for (int s = 0; s < LA; s++)                                             \
-        {                                                                                          \
-            const int f = tid + s * NT, m = f / (BK / 4), kq = (f % (BK / 4)) * 4;                 \
-            if (fast_)                                                                             \
-                ra[s] = LOAD4(A + (row0 + m) * lda + (k0) + kq);                                   \
-            else if (row0 + m < M)                                                                 \
-                ra[s] = load4_guarded(A + (row0 + m) * lda + (k0), kq, K - (k0));                  \
-            else                                                                                   \
-                ra[s] = (real4)0;                                                                  \
-        }                                                                                          \
-        for (int s = 0; s < LB; s++)                                             \
-        {                                                                                          \
+        LOAD_A(k0, fast_)                                                                          \
+        for (int s = 0; s < LB; s++) {                                                             \
             const int f = tid + s * NT, kk = f / (BN / 4), nq = (f % (BN / 4)) * 4;                \
             if (fast_)                                                                             \
                 rb[s] = LOAD4(B + ((k0) + kk) * ldb + col0 + nq);                                  \
@@ -336,29 +419,40 @@ mm_gpu(const int M, const int N, const int K, __global const REAL *restrict A, c
         }                                                                                          \
     } while (0)
 
+#if ATRANS
+#define STORE_A(buf)                                                                               \
+    for (int s = 0; s < LA; s++) {                                                                 \
+        const int f = tid + s * NT, kk = f / (BM / 4), mq = (f % (BM / 4)) * 4;                    \
+        *(__local real4 *)&As[buf][kk][mq] = ra[s];                                                \
+    }
+#else
+#define STORE_A(buf)                                                                               \
+    for (int s = 0; s < LA; s++) {                                                                 \
+        const int f = tid + s * NT;                                                                \
+        A_COORDS;                                                                                  \
+        As[buf][kq + 0][m] = ra[s].s0;                                                             \
+        As[buf][kq + 1][m] = ra[s].s1;                                                             \
+        As[buf][kq + 2][m] = ra[s].s2;                                                             \
+        As[buf][kq + 3][m] = ra[s].s3;                                                             \
+    }
+#endif
 #define STORE_SLAB(buf)                                                                            \
     do {                                                                                           \
-        for (int s = 0; s < LA; s++)                                             \
-        {                                                                                          \
-            const int f = tid + s * NT, m = f / (BK / 4), kq = (f % (BK / 4)) * 4;                 \
-            As[buf][kq + 0][m] = ra[s].s0;                                                         \
-            As[buf][kq + 1][m] = ra[s].s1;                                                         \
-            As[buf][kq + 2][m] = ra[s].s2;                                                         \
-            As[buf][kq + 3][m] = ra[s].s3;                                                         \
-        }                                                                                          \
-        for (int s = 0; s < LB; s++)                                             \
-        {                                                                                          \
+        STORE_A(buf)                                                                               \
+        for (int s = 0; s < LB; s++) {                                                             \
             const int f = tid + s * NT, kk = f / (BN / 4), nq = (f % (BN / 4)) * 4;                \
-            vstore4(rb[s], 0, &Bs[buf][kk][nq]);                                                   \
+            *(__local real4 *)&Bs[buf][kk][nq] = rb[s];                                            \
         }                                                                                          \
     } while (0)
 
-    LOAD_SLAB(0);
-    STORE_SLAB(0);
+    const int nslabs = K > 0 ? (K + BK - 1) / BK : 0;
+    if (nslabs > 0) {
+        LOAD_SLAB(0);
+        STORE_SLAB(0);
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
-    const int nslabs = (K + BK - 1) / BK;
     for (int t = 0; t < nslabs; t++) {
-        const int cur = t & 1;
+        const int cur = NBUF == 2 ? t & 1 : 0;
         if (t + 1 < nslabs)
             LOAD_SLAB((t + 1) * BK);
 #if UNROLL
@@ -367,28 +461,45 @@ mm_gpu(const int M, const int N, const int K, __global const REAL *restrict A, c
 #pragma unroll 1
 #endif
         for (int k = 0; k < BK; k++) {
-            const real4 a0 = vload4(0, &As[cur][k][ty * 4]);
-            const real4 a1 = vload4(0, &As[cur][k][BM / 2 + ty * 4]);
-            const real4 b0 = vload4(0, &Bs[cur][k][tx * 4]);
-            const real4 b1 = vload4(0, &Bs[cur][k][BN / 2 + tx * 4]);
-            const REAL av[8] = {a0.s0, a0.s1, a0.s2, a0.s3, a1.s0, a1.s1, a1.s2, a1.s3};
-            const REAL bv[8] = {b0.s0, b0.s1, b0.s2, b0.s3, b1.s0, b1.s1, b1.s2, b1.s3};
+            REAL av[TM], bv[TN];
 #if UNROLL
 #pragma unroll
 #else
 #pragma unroll 1
 #endif
-            for (int i = 0; i < 8; i++)
+            for (int i = 0; i < MI; i++) {
+                const real4 x = LDS4(&As[cur][k][trow + i * 4 * WY]);
+                av[i * 4] = x.s0, av[i * 4 + 1] = x.s1, av[i * 4 + 2] = x.s2, av[i * 4 + 3] = x.s3;
+            }
 #if UNROLL
 #pragma unroll
 #else
 #pragma unroll 1
 #endif
-                for (int j = 0; j < 8; j++)
+            for (int j = 0; j < NJ; j++) {
+                const real4 x = LDS4(&Bs[cur][k][tcol + j * 4 * WX]);
+                bv[j * 4] = x.s0, bv[j * 4 + 1] = x.s1, bv[j * 4 + 2] = x.s2, bv[j * 4 + 3] = x.s3;
+            }
+#if UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
+            for (int i = 0; i < TM; i++)
+#if UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
+                for (int j = 0; j < TN; j++)
                     acc[i][j] = MADD(av[i], bv[j], acc[i][j]);
         }
-        if (t + 1 < nslabs)
-            STORE_SLAB(cur ^ 1);
+        if (t + 1 < nslabs) {
+#if NBUF == 1
+            barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+            STORE_SLAB(NBUF == 2 ? cur ^ 1 : 0);
+        }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 
@@ -397,17 +508,17 @@ mm_gpu(const int M, const int N, const int K, __global const REAL *restrict A, c
 #else
 #pragma unroll 1
 #endif
-    for (int i = 0; i < 8; i++) {
-        const IDX r = row0 + (i < 4 ? ty * 4 + i : BM / 2 + ty * 4 + i - 4);
+    for (int i = 0; i < TM; i++) {
+        const IDX r = row0 + trow + (i / 4) * 4 * WY + i % 4;
 #if UNROLL
 #pragma unroll
 #else
 #pragma unroll 1
 #endif
-        for (int h = 0; h < 2; h++) {
-            const IDX c = col0 + h * (BN / 2) + tx * 4;
-            real4 v = (real4)(acc[i][h * 4], acc[i][h * 4 + 1], acc[i][h * 4 + 2],
-                              acc[i][h * 4 + 3]);
+        for (int j = 0; j < NJ; j++) {
+            const IDX c = col0 + tcol + j * 4 * WX;
+            real4 v = (real4)(acc[i][j * 4], acc[i][j * 4 + 1], acc[i][j * 4 + 2],
+                              acc[i][j * 4 + 3]);
             if (full_mn) {
                 __global REAL *cp = C + r * ldc + c;
                 if (accumulate)
@@ -425,11 +536,50 @@ mm_gpu(const int M, const int N, const int K, __global const REAL *restrict A, c
 #else
 #pragma unroll 1
 #endif
-                for (int j = 0; j < 4; j++)
-                    if (c + j < N)
-                        cp[j] = accumulate ? cp[j] + e[j] : e[j];
+                for (int q = 0; q < 4; q++)
+                    if (c + q < N)
+                        cp[q] = accumulate ? cp[q] + e[q] : e[q];
             }
         }
     }
+}
+
+/* ATRANS: At = A^T for A of M x K (lda), At of K x ldat. Work-group TT x
+ * TT; each item reads one element of a TT x TT block of A (consecutive
+ * items along k: coalesced), and after the barrier (the block is complete)
+ * writes one of At (consecutive items along m: coalesced). The padding
+ * column spreads the column reads over the banks. */
+#ifndef TT
+#define TT 16
+#endif
+__kernel __attribute__((reqd_work_group_size(TT, TT, 1))) void
+mm_transpose(const int M, const int K, __global const REAL *restrict A, const IDX lda,
+             __global REAL *restrict At, const IDX ldat)
+{
+    __local REAL t[TT][TT + 1];
+    const int lx = get_local_id(0), ly = get_local_id(1);
+    const IDX k0 = (IDX)get_group_id(0) * TT, m0 = (IDX)get_group_id(1) * TT;
+    if (m0 + ly < M && k0 + lx < K)
+        t[ly][lx] = A[(m0 + ly) * lda + k0 + lx];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (k0 + ly < K && m0 + lx < M)
+        At[(k0 + ly) * ldat + m0 + lx] = t[lx][ly];
+}
+
+/* KSPLIT: C (+)= the sum of the S partial products W + z*zstride (M x N,
+ * leading dimension N). One work-item per element of C, any group shape. */
+__kernel void mm_reduce(const int M, const int N, __global const REAL *restrict W,
+                        const IDX zstride, const int S, __global REAL *restrict C, const IDX ldc,
+                        const int accumulate)
+{
+    const IDX c = get_global_id(0), r = get_global_id(1);
+    if (r >= M || c >= N)
+        return;
+    const __global REAL *w = W + r * N + c;
+    REAL s = 0;
+    for (int z = 0; z < S; z++)
+        s += w[z * zstride];
+    __global REAL *cp = C + r * ldc + c;
+    *cp = accumulate ? *cp + s : s;
 }
 #endif /* VARIANT == 3 */

@@ -36,6 +36,7 @@ int cmd_tile_map(int argc, char **argv, const cli_globals *g);
 int cmd_life(int argc, char **argv, const cli_globals *g);
 int cmd_bench(int argc, char **argv, const cli_globals *g);
 int cmd_convert(int argc, char **argv, const cli_globals *g);
+int cmd_tune(int argc, char **argv, const cli_globals *g);
 
 /* Prints "tiledcl: MSG" to stderr and returns the exit code for err. */
 int cli_report(const tdcl_err *err);

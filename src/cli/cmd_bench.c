@@ -57,6 +57,10 @@ static void usage(FILE *fp)
                 "                    has it, else fp32); tf32 and 3xtf32 need an NVIDIA GPU of\n"
                 "                    compute capability 8.0 or later. Their fractions of peak\n"
                 "                    are of the FP32 peaks (so tf32 can pass 100%%)\n"
+                "  --params P        matmul kernel parameters (as tiledcl matmul --params);\n"
+                "                    default: the tuned table (tiledcl tune matmul), else the\n"
+                "                    built-in one, else defaults; \"plan\" shows which\n"
+                "  --no-tune         matmul with plain defaults, no table\n"
                 "  --copy-size N     the copy ceiling's NxN size when OP is not copy (default\n"
                 "                    as copy's --size)\n"
                 "  --seed S          seed of the random inputs (default fixed)\n"
@@ -90,6 +94,8 @@ enum {
     OPT_TYPE,
     OPT_COPY_SIZE,
     OPT_SEED,
+    OPT_PARAMS,
+    OPT_NO_TUNE,
     OPT_JSON
 };
 
@@ -140,8 +146,7 @@ static int take_option(int c, const char *arg, tdcl_bench_opts *o, int *json)
             return cli_usage_error("bench", "expected --shape MxKxN (each 1..%lld), got '%s'",
                                    (long long)big, arg);
         return 0;
-    case OPT_TILE:
-    {
+    case OPT_TILE: {
         int64_t u;
         if (tdcl_spec_pair(arg, TDCL_SPEC_SQUARE, 4096, &v, &u))
             return cli_usage_error("bench", "expected --tile T or TxU (1..4096), got '%s'", arg);
@@ -168,6 +173,15 @@ static int take_option(int c, const char *arg, tdcl_bench_opts *o, int *json)
         if (tdcl_mm_precision_parse(arg, &o->precision, NULL))
             return cli_usage_error(
                 "bench", "expected --precision fp32, tf32, 3xtf32 or auto, got '%s'", arg);
+        return 0;
+    case OPT_PARAMS: {
+        tdcl_err e = {0};
+        if (tdcl_mm_params_parse(arg, &o->mm_par, &e))
+            return cli_usage_error("bench", "--params: %s", e.msg);
+        return 0;
+    }
+    case OPT_NO_TUNE:
+        o->mm_no_tune = 1;
         return 0;
     case OPT_SEED:
         if (cli_parse_i64(arg, 1, INT64_MAX, &v))
@@ -209,6 +223,8 @@ static int parse_args(int argc, char **argv, tdcl_bench_opts *o, int *json)
                                              {"type", required_argument, NULL, OPT_TYPE},
                                              {"copy-size", required_argument, NULL, OPT_COPY_SIZE},
                                              {"seed", required_argument, NULL, OPT_SEED},
+                                             {"params", required_argument, NULL, OPT_PARAMS},
+                                             {"no-tune", no_argument, NULL, OPT_NO_TUNE},
                                              {"json", no_argument, NULL, OPT_JSON},
                                              {"help", no_argument, NULL, 'h'},
                                              {0, 0, 0, 0}};

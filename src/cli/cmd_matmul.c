@@ -12,7 +12,7 @@ static void usage(FILE *fp)
 {
     fprintf(fp,
             "usage: tiledcl matmul A B [-o C] [--type TYPE] [--precision P] [--tile T]\n"
-            "                      [--kernel K] [--verify]\n"
+            "                      [--kernel K] [--params P] [--no-tune] [--verify]\n"
             "\n"
             "Computes C = A*B for A of M x K and B of K x N on an OpenCL device, with a\n"
             "tiled kernel: local-memory tiles and barriers, or register blocks shaped for\n"
@@ -48,7 +48,16 @@ static void usage(FILE *fp)
             "                     (-v shows them). A T the device cannot run is an error\n"
             "  -k, --kernel K     auto (default), tiled, cpu or gpu: force a kernel shape on\n"
             "                     any device (the cpu and gpu shapes run anywhere; they are\n"
-            "                     only fast where named)\n"
+            "                     only fast where named)\n");
+    fprintf(fp,
+            "      --params P     kernel parameters, e.g. 'bm=64 bn=64 tm=4' (gpu shape: bm bn\n"
+            "                     bk tm tn wx wy nbuf aload atrans ksplit; cpu shape: mr nv\n"
+            "                     vw kc; see tiledcl tune --help). Default: the table that\n"
+            "                     `tiledcl tune matmul` stored for this device and driver,\n"
+            "                     else the built-in table of known devices, else defaults,\n"
+            "                     for the product's size (-v says which). Keys not given\n"
+            "                     take the defaults; a set the device cannot run is an error\n"
+            "      --no-tune      ignore the tuned and built-in tables: plain defaults\n"
             "      --verify       also compute A*B on the host (double precision, blocked,\n"
             "                     all cores) and print the relative Frobenius error\n"
             "                     ||C - R|| / ||R|| to stderr. Exit 1, writing nothing, when\n"
@@ -95,6 +104,8 @@ static int parse(int argc, char **argv, tdcl_mm_job_opts *j)
                                              {"verify", no_argument, NULL, 'V'},
                                              {"max-alloc", required_argument, NULL, 'M'},
                                              {"precision", required_argument, NULL, 'P'},
+                                             {"params", required_argument, NULL, 'p'},
+                                             {"no-tune", no_argument, NULL, 'N'},
                                              {"help", no_argument, NULL, 'h'},
                                              {0, 0, 0, 0}};
     int c;
@@ -130,6 +141,13 @@ static int parse(int argc, char **argv, tdcl_mm_job_opts *j)
             break;
         case 'V':
             j->verify = 1;
+            break;
+        case 'p':
+            if (tdcl_mm_params_parse(optarg, &j->mm.par, &e))
+                return cli_usage_error("matmul", "--params: %s", e.msg);
+            break;
+        case 'N':
+            j->mm.no_tune = 1;
             break;
         case 'M':
             if (cli_parse_i64(optarg, 1, INT64_MAX, &v))

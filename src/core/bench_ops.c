@@ -785,7 +785,11 @@ static tdcl_status bench_matmul(bench_job *j, tdcl_err *err)
     int64_t sq = op_size(j, TDCL_BENCH_MATMUL);
     int64_t m = j->o.m ? j->o.m : sq, k = j->o.m ? j->o.k : sq, n = j->o.m ? j->o.n : sq;
     double lo = j->o.type == TDCL_I64 ? -100 : -1, hi = j->o.type == TDCL_I64 ? 100 : 1;
-    tdcl_mm_opts o = {.type = j->o.type, .tile = j->o.tile, .precision = j->o.precision};
+    tdcl_mm_opts o = {.type = j->o.type,
+                      .tile = j->o.tile,
+                      .precision = j->o.precision,
+                      .par = j->o.mm_par,
+                      .no_tune = j->o.mm_no_tune};
     TDCL_TRY(tdcl_matrix_alloc(&a, m, k, 1, j->o.type, err));
     TDCL_TRY(tdcl_matrix_alloc(&b, k, n, 1, j->o.type, err));
     fill_random(&a, j->o.seed + 3, lo, hi);

@@ -37,6 +37,8 @@ typedef struct tdcl_bench_opts {
     tdcl_dtype type;             /* matmul element type: TDCL_F32, TDCL_F64 or TDCL_I64 */
     tdcl_mm_precision precision; /* matmul arithmetic: fp32 (the zero default), tf32,
                                     3xtf32 or auto (tensor cores, matmul_tc.h) */
+    tdcl_mm_params mm_par;       /* matmul kernel parameters; 0s: the plan's choice */
+    int mm_no_tune;              /* matmul ignores the tuned and built-in tables */
     uint64_t seed;               /* 0: a fixed default */
 } tdcl_bench_opts;
 

@@ -130,8 +130,7 @@ out:
     return st;
 }
 
-/* mkdir -p for the cache directory. */
-static int make_dirs(const char *dir)
+int tdcl_cache_make_dirs(const char *dir)
 {
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", dir);
@@ -161,7 +160,7 @@ void tdcl_cache_store(tdcl_ctx *ctx, const char *src, size_t src_len, const char
         goto out;
     if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) != CL_SUCCESS)
         goto out;
-    if (make_dirs(ctx->cache_dir) != 0) {
+    if (tdcl_cache_make_dirs(ctx->cache_dir) != 0) {
         tdcl_log(TDCL_LOG_VERBOSE, "cannot create cache directory %s: %s", ctx->cache_dir,
                  strerror(errno));
         goto out;

@@ -16,6 +16,9 @@
  * neither variable is set. The directory is created on first store. */
 char *tdcl_cache_dir(void);
 
+/* mkdir -p: creates dir and its parents; 0 on success (or when it exists). */
+int tdcl_cache_make_dirs(const char *dir);
+
 /* 64-bit FNV-1a of data, continuing from h (start with 0). */
 uint64_t tdcl_hash64(uint64_t h, const void *data, size_t len);
 

@@ -191,13 +191,24 @@ static void unpack_row(const void *src, int64_t cols, uint8_t *c)
 
 /* ---- kernel and tile choice -------------------------------------------- */
 
+typedef enum life_mode {
+    MODE_TILES,  /* life_bits: tiles with a halo, K generations per launch */
+    MODE_BANDS,  /* life_bits: bands of whole rows, K generations per launch */
+    MODE_SINGLE, /* life_bits: the whole grid in one work-group, a run per launch */
+    MODE_GLOBAL, /* life_bits1: one generation per launch from global memory */
+} life_mode;
+
+static const char *const mode_names[] = {"tiles", "bands", "single", "global"};
+
 typedef struct life_cfg {
-    int bits;             /* 1: life_bits, 0: life_bytes */
+    int bits;             /* 1: life_bits or life_bits1, 0: life_bytes */
     int ts;               /* bytes: tile side */
+    life_mode mode;       /* bits */
     int wb, lx, ly, s, k; /* bits: word bits, work-group, rows per item, depth */
-    int single;           /* bits: the whole grid in one work-group */
-    int global;           /* bits: life_bits1, one generation per launch, no local memory */
+    int vx;               /* life_bits: words per work-item across (a vector) */
+    int dbuf;             /* life_bits: two tile buffers, one barrier per generation */
     int vw;               /* life_bits1: words per work-item (a vector) */
+    int regs;             /* life_bits on NVIDIA: register cap per work-item; 0: by the group */
 } life_cfg;
 
 struct tdcl_life_plan {
@@ -213,28 +224,45 @@ struct tdcl_life_plan {
     int cur; /* buf[cur] holds the current generation */
     size_t gws[2], lws[2];
     int64_t generation;
-    char desc[160];
+    char desc[200];
 };
 
-/* Local memory the bits kernel's tile takes. */
+/* Local memory life_bits's tile takes: ly*s rows and a spare one above
+ * and below, lx*vx words across, once or twice. */
 static size_t bits_local(const life_cfg *c)
 {
-    return (size_t)(c->ly * c->s + 2) * (size_t)(c->lx + 2) * (size_t)(c->wb / 8);
+    return (size_t)(c->dbuf ? 2 : 1) * (size_t)(c->ly * c->s + 2) * (size_t)(c->lx * c->vx) *
+           (size_t)(c->wb / 8);
 }
 
-/* 1 if the configuration is within the device's stated limits. */
-static int cfg_fits(const tdcl_device_info *d, const life_cfg *c)
+/* Local memory a compiler may add to the tile's (NVIDIA's adds 8 bytes to
+ * life_bits): a shape that fills the device to the byte would be refused
+ * after its build. */
+enum { LOCAL_SLACK = 64 };
+
+/* 1 if the configuration is within the device's stated limits and
+ * covers a grid of rows x nw words as its mode needs. */
+static int cfg_fits(const tdcl_device_info *d, const life_cfg *c, int64_t rows, int64_t nw)
 {
     if (!c->bits)
         return (size_t)(c->ts * c->ts) <= d->max_wg && (size_t)c->ts <= d->max_item_sizes[0] &&
                (size_t)c->ts <= d->max_item_sizes[1] &&
                (size_t)(c->ts + 2) * (size_t)(c->ts + 2) <= d->local_mem;
-    if (c->global)
-        return (size_t)(c->lx * c->ly) <= d->max_wg && (size_t)c->lx <= d->max_item_sizes[0] &&
-               (size_t)c->ly <= d->max_item_sizes[1];
-    return (size_t)(c->lx * c->ly) <= d->max_wg && (size_t)c->lx <= d->max_item_sizes[0] &&
-           (size_t)c->ly <= d->max_item_sizes[1] && bits_local(c) <= d->local_mem &&
-           c->ly * c->s > 2 * c->k && c->k <= c->wb;
+    if (c->lx < 1 || c->ly < 1 || c->s < 1 || (size_t)(c->lx * c->ly) > d->max_wg ||
+        (size_t)c->lx > d->max_item_sizes[0] || (size_t)c->ly > d->max_item_sizes[1])
+        return 0;
+    if (c->mode == MODE_GLOBAL) return c->vw == 1 || c->vw == 2 || c->vw == 4 || c->vw == 8;
+    const int64_t er = (int64_t)c->ly * c->s, tw = (int64_t)c->lx * c->vx;
+    if ((c->vx != 1 && c->vx != 2 && c->vx != 4) || bits_local(c) + LOCAL_SLACK > d->local_mem)
+        return 0;
+    switch (c->mode) {
+    case MODE_TILES: /* one halo word each side: the creep's reach */
+        return c->k >= 1 && c->k <= c->wb && er > 2 * c->k && tw > 2;
+    case MODE_BANDS:
+        return c->k >= 1 && er > 2 * c->k && tw >= nw;
+    default:
+        return tw >= nw && er >= rows;
+    }
 }
 
 /* The GPU layout for GPUs, or when forced. */
@@ -252,48 +280,125 @@ static int64_t pow2_at_least(int64_t n)
     return p;
 }
 
-/* The whole grid in one work-group, no halo, every generation in one
- * launch: the GPU layout for grids that fit (launch overhead is most of a
- * small grid's time there). Sizes are rounded up to powers of two so that
- * similar grids share one compiled program. Fills c and returns 1, or 0. */
-static int choose_single(const tdcl_device_info *d, int64_t rows, int64_t nw, int wb, life_cfg *c)
+/* Work-items per group in the shapes below: NVIDIA's OpenCL (driver 580,
+ * H200) runs life_bits, like this project's other kernels, in groups of at
+ * most 256 whatever its registers (CL_KERNEL_WORK_GROUP_SIZE), so larger
+ * shapes would only be refused and shrunk. */
+enum { GPU_GROUP = 256 };
+
+/* Whole rows in each work-group, er of them, mode MODE_SINGLE or
+ * MODE_BANDS (k generations per launch): words across rounded up to a
+ * power of two so that similar grids share one compiled program, as many
+ * work-items as a group allows, each with an odd number of rows when a warp
+ * spans several rows (so that they fall in different banks), two tile
+ * buffers when they fit the device's local memory. Fills c and returns 1,
+ * or 0 when one group cannot hold er rows. */
+static int shape_rows(const tdcl_device_info *d, life_mode mode, int64_t er, int64_t rows,
+                      int64_t nw, int wb, int k, life_cfg *c)
 {
-    const int64_t max_s = 32, max_group = 1024, min_lx = 8;
+    const int64_t max_group = GPU_GROUP, min_lx = 2, max_s = 33;
     int64_t group = (int64_t)d->max_wg < max_group ? (int64_t)d->max_wg : max_group;
     int64_t lx = pow2_at_least(nw < min_lx ? min_lx : nw);
     if (lx > group || lx > (int64_t)d->max_item_sizes[0]) return 0;
     int64_t ly = group / lx;
     while (ly > (int64_t)d->max_item_sizes[1])
         ly /= 2;
-    int64_t s = pow2_at_least((rows + ly - 1) / ly);
-    if (s > max_s) return 0;
-    life_cfg t = {.bits = 1, .wb = wb, .lx = (int)lx, .ly = (int)ly, .s = (int)s, .single = 1};
-    if (!cfg_fits(d, &t)) return 0;
+    int64_t s = (er + ly - 1) / ly;
+    if (lx < 32 && s % 2 == 0) s++;
+    if (s > max_s) return 0; /* the rows' registers would not fit */
+    ly = (er + s - 1) / s;
+    life_cfg t = {.bits = 1,
+                  .mode = mode,
+                  .wb = wb,
+                  .lx = (int)lx,
+                  .ly = (int)ly,
+                  .s = (int)s,
+                  .k = k,
+                  .vx = 1,
+                  .dbuf = 1};
+    if (!cfg_fits(d, &t, rows, nw)) t.dbuf = 0;
+    if (!cfg_fits(d, &t, rows, nw)) return 0;
     *c = t;
     return 1;
 }
 
-/* The GPU's tile: 32 words (a warp) by 128 rows. */
-enum { GPU_LX = 32, GPU_LY = 8, GPU_S = 16 };
+/* The whole grid in one work-group, no halo, every generation of a run in
+ * one launch: for grids whose words fit the device's local memory. */
+static int choose_single(const tdcl_device_info *d, int64_t rows, int64_t nw, int wb, life_cfg *c)
+{
+    return shape_rows(d, MODE_SINGLE, rows, rows, nw, wb, 0, c);
+}
 
-/* Generations per launch on a GPU: 4 when the grid has tiles enough to
- * fill the device (global memory is touched once per 4 generations, and
- * the halo costs 6%), else as deep as a word allows: a grid of a few tiles
- * is bound by launches, not by the halo's extra work. */
+/* About `groups` bands of whole rows, each advancing k generations per
+ * launch over its rows and k more above and below. */
+static int choose_bands(const tdcl_device_info *d, int64_t rows, int64_t nw, int wb, int k,
+                        int64_t groups, life_cfg *c)
+{
+    int64_t out = (rows + groups - 1) / groups;
+    return shape_rows(d, MODE_BANDS, out + 2 * (int64_t)k, rows, nw, wb, k, c);
+}
+
+/* The GPU's tile: 16 words of 64 cells across, 8 work-items of 16 rows
+ * down (1024 x 128 cells, 256 halo words and rows recomputed around 896 x
+ * 112), 8 generations per launch when the grid has tiles enough to fill
+ * the device, else 16: a grid of a few tiles is bound by launches more
+ * than by the halo's work. (H200 sweep, 16384^2: wider tiles of 32-bit
+ * words, 2-word vectors, 4 or 12 generations, 8 rows per work-item and one
+ * tile buffer were all as fast or slower.) */
+enum { GPU_WB = 64, GPU_LX = 16, GPU_LY = 8, GPU_S = 16, GPU_K = 8, GPU_K_FEW = 16 };
+
+static int64_t gpu_tiles(int64_t rows, int64_t nw, int k)
+{
+    return ((nw + GPU_LX - 3) / (GPU_LX - 2)) *
+           ((rows + GPU_LY * GPU_S - 2 * k - 1) / (GPU_LY * GPU_S - 2 * k));
+}
+
 static int deep_enough(const tdcl_device_info *d, int64_t rows, int64_t nw, int wb)
 {
-    const int shallow = 4;
-    int64_t tiles = ((nw + GPU_LX - 3) / (GPU_LX - 2)) *
-                    ((rows + GPU_LY * GPU_S - 2 * shallow - 1) / (GPU_LY * GPU_S - 2 * shallow));
-    return tiles >= 4 * (int64_t)d->compute_units ? shallow : wb;
+    int k = gpu_tiles(rows, nw, GPU_K) >= 4 * (int64_t)d->compute_units ? GPU_K : GPU_K_FEW;
+    return k < wb ? k : wb;
+}
+
+/* Small grids on a GPU, where tiles would leave most of the device idle
+ * and each launch costs more than its work: up to SMALL_ONE_GROUP words
+ * (4 per work-item) in one work-group, a whole run in one launch; else, up
+ * to BAND_WORDS words across, bands of BAND_ROWS rows (one per compute
+ * unit at most) that advance BAND_K generations per launch over their rows
+ * and BAND_K more above and below. 500^2 is 8 words by 500 rows: 31 bands
+ * of 16 rows, 80 rows each with the halo, 7 launches for 200 generations. */
+enum { SMALL_ONE_GROUP = 1024, BAND_WORDS = 16, BAND_ROWS = 16, BAND_K = 32 };
+
+static int choose_small(const tdcl_device_info *d, int64_t rows, int64_t nw, int wb, life_cfg *c)
+{
+    if (rows * nw <= SMALL_ONE_GROUP && choose_single(d, rows, nw, wb, c)) return 1;
+    if (nw > BAND_WORDS * 64 / wb || gpu_tiles(rows, nw, GPU_K) >= 2 * (int64_t)d->compute_units)
+        return 0;
+    int64_t groups = rows / BAND_ROWS;
+    groups = groups < 1                           ? 1
+             : groups > (int64_t)d->compute_units ? (int64_t)d->compute_units
+                                                  : groups;
+    return choose_bands(d, rows, nw, wb, BAND_K, groups, c);
+}
+
+int tdcl_life_one_group(const tdcl_device_info *d, int64_t rows, int64_t cols)
+{
+    life_cfg c;
+    return rows >= 1 && cols >= 1 && choose_small(d, rows, (cols + 63) / 64, 64, &c) &&
+           c.mode == MODE_SINGLE;
+}
+
+int tdcl_life_one_group_fits(const tdcl_device_info *d, int64_t rows, int64_t cols)
+{
+    life_cfg c;
+    return rows >= 1 && cols >= 1 && choose_single(d, rows, (cols + 63) / 64, 64, &c);
 }
 
 /* The starting configuration; choose() shrinks it while it does not fit.
- * GPU layout: 32-bit words; a small grid in one work-group, else tiles of
- * 32 words by 128 rows advancing 4 to 32 generations per launch. CPU
- * layout: 64-bit words, 8 to a vector, one generation per launch straight
- * from global memory (the caches hold the rows; a barrier costs more than
- * the halo saves). */
+ * GPU layout: 64-bit words; a small grid in one work-group or in bands,
+ * else tiles of 16 words by 128 rows advancing 8 or 16 generations per
+ * launch. CPU layout: 64-bit words, 8 to a vector, one generation per
+ * launch straight from global memory (the caches hold the rows; a barrier
+ * costs more than the halo saves). */
 static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, int64_t rows,
                             int64_t cols, int allow_single)
 {
@@ -304,14 +409,15 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
         return c;
     }
     c.bits = 1;
-    c.wb = o->word_bits ? o->word_bits : (gpu ? 32 : 64);
+    c.vx = 1;
+    c.dbuf = 1;
+    c.wb = o->word_bits ? o->word_bits : (gpu ? GPU_WB : 64);
     int64_t nw = (cols + c.wb - 1) / c.wb;
-    if (allow_single && gpu && !o->tile && !o->depth && rows * cols <= 256 * 256 &&
-        choose_single(d, rows, nw, c.wb, &c))
+    if (allow_single && gpu && !o->tile && !o->depth && choose_small(d, rows, nw, c.wb, &c))
         return c;
     c.k = o->depth ? o->depth : (gpu ? deep_enough(d, rows, nw, c.wb) : 1);
     if (c.k == 1) { /* no halo to recompute: straight from global memory */
-        c.global = 1;
+        c.mode = MODE_GLOBAL;
         c.vw = gpu ? 1 : 8; /* a CPU's SIMD register holds 8 64-bit words */
         int64_t nv = (nw + c.vw - 1) / c.vw;
         c.lx = gpu ? 64 : (int)(nv < 64 ? nv : 64);
@@ -319,7 +425,8 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
         c.s = o->tile ? o->tile : (gpu ? 16 : 64);
         return c;
     }
-    c.lx = gpu ? GPU_LX : 16; /* GPU: a warp across, 8 of them down, 16 rows each */
+    c.mode = MODE_TILES;
+    c.lx = gpu ? GPU_LX : 16;
     c.ly = gpu ? GPU_LY : 4;
     c.s = gpu ? GPU_S : 16;
     if (o->tile) { /* rows of the tile: as many work-items as the rows allow */
@@ -332,6 +439,63 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
     return c;
 }
 
+/* Applies a tune string ("mode=bands,g=16,k=40") over c, for a grid of
+ * rows x cols: a mode given without ly and s is shaped as the automatic
+ * choice would (bands: g groups, default 16, k deep, default 32); keys
+ * given are taken as they are. */
+static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64_t rows,
+                              int64_t cols, life_cfg *c, tdcl_err *err)
+{
+    enum { W, LX, LY, S, K, VX, DBUF, VW, G, REGS, NKEYS };
+    static const char *const keys[NKEYS] = {"w",  "lx",   "ly", "s", "k",
+                                            "vx", "dbuf", "vw", "g", "regs"};
+    int val[NKEYS], given[NKEYS] = {0}, mode = -1;
+    for (const char *p = tune; *p;) {
+        size_t n = strcspn(p, ","), klen = strcspn(p, "=,");
+        char v[24] = "";
+        if (klen < n && n - klen - 1 < sizeof v) memcpy(v, p + klen + 1, n - klen - 1);
+        int done = 0;
+        for (int m = 0; m <= MODE_GLOBAL && klen == 4 && !strncmp(p, "mode", 4); m++)
+            if (!strcmp(v, mode_names[m])) {
+                mode = m;
+                done = 1;
+            }
+        for (int i = 0; i < NKEYS && !done; i++) {
+            char *end = NULL;
+            long x = strtol(v, &end, 10);
+            if (strlen(keys[i]) == klen && !strncmp(p, keys[i], klen) && *v && !*end && x >= 0 &&
+                x <= 4096) {
+                val[i] = (int)x;
+                given[i] = done = 1;
+            }
+        }
+        if (!done)
+            return tdcl_fail(err, TDCL_EINVAL,
+                             "life tune: expected key=value (mode, w, lx, ly, s, k, vx, dbuf, vw, "
+                             "g, regs), got '%.*s'",
+                             (int)n, p);
+        p += n + (p[n] == ',');
+    }
+    int wb = given[W] ? val[W] : (c->bits ? c->wb : 32);
+    if (wb != 32 && wb != 64) return tdcl_fail(err, TDCL_EINVAL, "life tune: w must be 32 or 64");
+    int64_t nw = (cols + wb - 1) / wb;
+    if (mode >= 0 && !given[LY] && !given[S]) {
+        int k = given[K] ? val[K] : 32, g = given[G] && val[G] > 0 ? val[G] : 16;
+        if (mode == MODE_SINGLE && !choose_single(d, rows, nw, wb, c))
+            return tdcl_fail(err, TDCL_ELIMIT, "life tune: the grid does not fit one work-group");
+        if (mode == MODE_BANDS && !choose_bands(d, rows, nw, wb, k, g, c))
+            return tdcl_fail(err, TDCL_ELIMIT, "life tune: no bands of %d rows and depth %d",
+                             (int)((rows + g - 1) / g), k);
+    }
+    int *const fields[NKEYS] = {&c->wb, &c->lx,   &c->ly, &c->s, &c->k,
+                                &c->vx, &c->dbuf, &c->vw, NULL,  &c->regs};
+    for (int i = 0; i < NKEYS; i++)
+        if (given[i] && fields[i]) *fields[i] = val[i];
+    if (mode >= 0) c->mode = (life_mode)mode;
+    c->bits = 1;
+    return TDCL_OK;
+}
+
 static void describe(tdcl_life_plan *p)
 {
     const life_cfg *c = &p->c;
@@ -340,17 +504,44 @@ static void describe(tdcl_life_plan *p)
     if (!c->bits)
         snprintf(p->desc, sizeof p->desc, "kernel=bytes tile=%dx%d rule=%s boundary=%s", c->ts,
                  c->ts, rule, tdcl_life_boundary_name(p->o.boundary));
-    else if (c->global)
+    else if (c->mode == MODE_GLOBAL)
         snprintf(p->desc, sizeof p->desc,
                  "kernel=bits w=%dx%d wg=%dx%d rows/item=%d depth=1 global rule=%s boundary=%s",
                  c->vw, c->wb, c->lx, c->ly, c->s, rule, tdcl_life_boundary_name(p->o.boundary));
     else
         snprintf(p->desc, sizeof p->desc,
-                 "kernel=bits w=%d wg=%dx%d tile=%dx%d depth=%s%d rule=%s boundary=%s", c->wb,
-                 c->lx, c->ly, c->lx * c->wb, c->ly * c->s, c->single ? "all/" : "",
-                 c->single ? 0 : c->k, rule, tdcl_life_boundary_name(p->o.boundary));
-    if (c->single)
-        snprintf(p->desc + strlen(p->desc), sizeof p->desc - strlen(p->desc), " single-group");
+                 "kernel=bits w=%dx%d wg=%dx%d tile=%dx%d depth=%s%d rule=%s boundary=%s %s%s",
+                 c->vx, c->wb, c->lx, c->ly, c->lx * c->vx * c->wb, c->ly * c->s,
+                 c->mode == MODE_SINGLE ? "all/" : "", c->mode == MODE_SINGLE ? 0 : c->k, rule,
+                 tdcl_life_boundary_name(p->o.boundary),
+                 c->mode == MODE_SINGLE  ? "single-group"
+                 : c->mode == MODE_BANDS ? "bands"
+                                         : "tiles",
+                 c->dbuf ? " 2-buffer" : "");
+}
+
+/* 1 if the device takes NVIDIA's compiler options (cl_nv_compiler_options). */
+static int nv_compiler_options(const tdcl_device_info *d)
+{
+    char ext[8192] = "";
+    if (d->nv_cc_major == 0 ||
+        clGetDeviceInfo(d->device, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL) != CL_SUCCESS)
+        return 0;
+    return strstr(ext, "cl_nv_compiler_options") != NULL;
+}
+
+/* Registers per work-item for life_bits on NVIDIA: left alone, the
+ * compiler spends so many (loads hoisted from every row of the unrolled
+ * loop, the boundary's rare paths) that a group of more than 256
+ * work-items cannot run and one group fills a multiprocessor. Capped so
+ * that a 65536-register multiprocessor holds 512 work-items (two groups of
+ * 256), or the group when it is larger. */
+static int reg_cap(const life_cfg *c)
+{
+    if (c->regs > 0) return c->regs < 255 ? c->regs : 255;
+    int items = c->lx * c->ly < 512 ? 512 : c->lx * c->ly;
+    int r = 65536 / items / 8 * 8;
+    return r < 32 ? 32 : r > 255 ? 255 : r;
 }
 
 /* Builds the kernel for c; TDCL_ELIMIT when the compiled kernel cannot run
@@ -361,29 +552,34 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
     tdcl_status st = TDCL_OK;
     const tdcl_device_info *d = &p->ctx->dev;
     /* only the macros the kernel uses, so equal programs share a cache entry */
-    int n = snprintf(opts, sizeof opts, "-DLIFE_KERNEL=%d -DBIRTH=0x%x -DSURVIVE=0x%x",
-                     c->bits ? (c->global ? 3 : 2) : 1, p->rule.birth, p->rule.survive);
-    if (c->global)
+    int n =
+        snprintf(opts, sizeof opts, "-DLIFE_KERNEL=%d -DBIRTH=0x%x -DSURVIVE=0x%x",
+                 c->bits ? (c->mode == MODE_GLOBAL ? 3 : 2) : 1, p->rule.birth, p->rule.survive);
+    if (c->bits && c->mode == MODE_GLOBAL)
         snprintf(opts + n, sizeof opts - (size_t)n, " -DWBITS=%d -DS=%d -DVW=%d", c->wb, c->s,
                  c->vw);
     else if (c->bits)
-        snprintf(opts + n, sizeof opts - (size_t)n,
-                 " -DWBITS=%d -DLX=%d -DLY=%d -DS=%d -DK=%d -DSINGLE=%d", c->wb, c->lx, c->ly, c->s,
-                 c->k, c->single);
+        n += snprintf(opts + n, sizeof opts - (size_t)n,
+                      " -DWBITS=%d -DLX=%d -DLY=%d -DS=%d -DK=%d -DVX=%d -DDBUF=%d -DFULLW=%d "
+                      "-DSINGLE=%d",
+                      c->wb, c->lx, c->ly, c->s, c->mode == MODE_SINGLE ? 0 : c->k, c->vx, c->dbuf,
+                      c->mode != MODE_TILES, c->mode == MODE_SINGLE);
     else
-        snprintf(opts + n, sizeof opts - (size_t)n, " -DTS_X=%d -DTS_Y=%d", c->ts, c->ts);
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " -DTS_X=%d -DTS_Y=%d", c->ts, c->ts);
+    if (c->bits && c->mode != MODE_GLOBAL && nv_compiler_options(d))
+        snprintf(opts + n, sizeof opts - (size_t)n, " -cl-nv-maxrregcount=%d", reg_cap(c));
     if (p->kern) clReleaseKernel(p->kern);
     if (p->prog) clReleaseProgram(p->prog);
     p->kern = NULL;
     p->prog = NULL;
     TDCL_TRY(tdcl_ctx_program(p->ctx, "life.cl", opts, &p->prog, err));
     TDCL_TRY(tdcl_ctx_kernel(p->prog,
-                             !c->bits    ? "life_bytes"
-                             : c->global ? "life_bits1"
-                                         : "life_bits",
+                             !c->bits                 ? "life_bytes"
+                             : c->mode == MODE_GLOBAL ? "life_bits1"
+                                                      : "life_bits",
                              &p->kern, err));
     size_t wg = 0;
-    cl_ulong lmem = 0;
+    cl_ulong lmem = 0, pmem = 0;
     TDCL_CL_TRY(err,
                 clGetKernelWorkGroupInfo(p->kern, d->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg,
                                          &wg, NULL),
@@ -392,6 +588,12 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
                 clGetKernelWorkGroupInfo(p->kern, d->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof lmem,
                                          &lmem, NULL),
                 "clGetKernelWorkGroupInfo");
+    if (clGetKernelWorkGroupInfo(p->kern, d->device, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof pmem, &pmem,
+                                 NULL) != CL_SUCCESS)
+        pmem = 0;
+    tdcl_log(TDCL_LOG_VERBOSE,
+             "life: kernel with %s: work-groups of up to %zu, %llu bytes local, %llu private", opts,
+             wg, (unsigned long long)lmem, (unsigned long long)pmem);
     size_t want = c->bits ? (size_t)(c->lx * c->ly) : (size_t)(c->ts * c->ts);
     if (wg < want || lmem > d->local_mem)
         st = tdcl_fail(err, TDCL_ELIMIT,
@@ -410,13 +612,18 @@ static int shrink(life_cfg *c)
         c->ts /= 2;
         return 1;
     }
-    if (c->single) { /* fewer work-items, more rows each; then the caller gives up on one group */
-        if (c->ly <= 1 || c->s * 2 > 32) return 0;
-        c->ly /= 2;
+    if (c->mode == MODE_SINGLE || c->mode == MODE_BANDS) {
+        /* fewer work-items, more rows each; then the caller gives up on whole rows */
+        if (c->dbuf) {
+            c->dbuf = 0;
+            return 1;
+        }
+        if (c->ly <= 1 || c->s * 2 > 64) return 0;
+        c->ly = (c->ly + 1) / 2;
         c->s *= 2;
         return 1;
     }
-    if (c->global) {
+    if (c->mode == MODE_GLOBAL) {
         if (c->lx * c->ly <= 1) return 0;
         if (c->ly > 1)
             c->ly /= 2;
@@ -437,20 +644,35 @@ static int shrink(life_cfg *c)
 }
 
 /* Finds a configuration the device runs: the user's, exactly, when forced
- * (tile or depth given), else the largest that fits. */
+ * (tile or tune given), else the largest that fits. */
 static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
 {
+    tdcl_status st = TDCL_OK;
     const tdcl_device_info *d = &p->ctx->dev;
-    int forced = p->o.tile != 0;
+    int forced = p->o.tile != 0 || p->o.tune != NULL;
     life_cfg c = initial_cfg(d, &p->o, p->rows, p->cols, 1);
+    if (p->o.tune) TDCL_TRY(apply_tune(d, p->o.tune, p->rows, p->cols, &c, err));
     for (;;) {
-        tdcl_status st = TDCL_ELIMIT;
-        if (cfg_fits(d, &c))
-            st = build(p, &c, err);
+        tdcl_status bst = TDCL_ELIMIT;
+        int64_t nw = c.bits ? (p->cols + c.wb - 1) / c.wb : p->cols;
+        tdcl_err why = {0};
+        if (cfg_fits(d, &c, p->rows, nw))
+            bst = build(p, &c, &why);
         else
-            tdcl_fail(err, TDCL_ELIMIT, "does not fit the device");
-        if (st == TDCL_OK) break;
-        if (st != TDCL_ELIMIT) return st;
+            tdcl_fail(
+                &why, TDCL_ELIMIT,
+                "the shape does not cover the grid or exceeds the device's limits (work-group "
+                "%zu, local memory %llu bytes)",
+                d->max_wg, (unsigned long long)d->local_mem);
+        if (bst == TDCL_OK) break;
+        if (bst != TDCL_ELIMIT) {
+            if (err) *err = why;
+            return bst;
+        }
+        if (p->o.tune)
+            return tdcl_fail(err, TDCL_ELIMIT,
+                             "life tune '%s' on '%s', %" PRId64 " x %" PRId64 ": %s", p->o.tune,
+                             d->device_name, p->cols, p->rows, why.msg);
         if (forced)
             return tdcl_fail(err, TDCL_ELIMIT,
                              "--tile %d: the device '%s' cannot run this tile (max work-group "
@@ -459,7 +681,7 @@ static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
                              p->o.tile, d->device_name, d->max_wg,
                              (unsigned long long)d->local_mem);
         if (shrink(&c)) continue;
-        if (c.single) { /* too big for one group after all: the tiled layout */
+        if (c.mode == MODE_SINGLE || c.mode == MODE_BANDS) { /* whole rows do not fit: tiles */
             c = initial_cfg(d, &p->o, p->rows, p->cols, 0);
             continue;
         }
@@ -467,7 +689,8 @@ static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
                          d->device_name);
     }
     p->c = c;
-    return TDCL_OK;
+out:
+    return st;
 }
 
 /* ---- the plan ------------------------------------------------------------ */
@@ -528,7 +751,7 @@ tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const 
     p->rule = rule_of(o);
     p->rows = grid->rows;
     p->cols = grid->cols;
-    int wb = o->word_bits ? o->word_bits : (gpu_layout(&ctx->dev, o) ? 32 : 64);
+    int wb = o->word_bits ? o->word_bits : 64;
     if (o->kernel != TDCL_LIFE_KERNEL_BYTES && o->depth > wb) {
         st = tdcl_fail(err, TDCL_EINVAL, "depth %d is more than the %d cells of a word", o->depth,
                        wb);
@@ -550,7 +773,7 @@ tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const 
         clEnqueueWriteBuffer(ctx->queue, p->buf[0], CL_TRUE, 0, p->buf_bytes, host, 0, NULL, NULL),
         "clEnqueueWriteBuffer");
     ctx->t.upload_ms += tdcl_now_ms() - t0;
-    if (p->c.global) {
+    if (p->c.bits && p->c.mode == MODE_GLOBAL) {
         const life_cfg *c = &p->c;
         p->lws[0] = (size_t)c->lx;
         p->lws[1] = (size_t)c->ly;
@@ -559,9 +782,9 @@ tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const 
         p->gws[1] = (size_t)(((p->rows + c->s - 1) / c->s + c->ly - 1) / c->ly) * p->lws[1];
     } else if (p->c.bits) {
         const life_cfg *c = &p->c;
-        int64_t gx = c->single ? 1 : (p->nw + (c->lx - 2) - 1) / (c->lx - 2);
-        int64_t gy =
-            c->single ? 1 : (p->rows + (c->ly * c->s - 2 * c->k) - 1) / (c->ly * c->s - 2 * c->k);
+        int64_t tw = (int64_t)c->lx * c->vx, er = (int64_t)c->ly * c->s;
+        int64_t gx = c->mode != MODE_TILES ? 1 : (p->nw + (tw - 2) - 1) / (tw - 2);
+        int64_t gy = c->mode == MODE_SINGLE ? 1 : (p->rows + (er - 2 * c->k) - 1) / (er - 2 * c->k);
         p->lws[0] = (size_t)c->lx;
         p->lws[1] = (size_t)c->ly;
         p->gws[0] = (size_t)gx * p->lws[0];
@@ -594,7 +817,7 @@ static tdcl_status launch(tdcl_life_plan *p, int n, cl_event *ev, tdcl_err *err)
     TDCL_CL_TRY(err, clSetKernelArg(k, 3, sizeof cols, &cols), "clSetKernelArg");
     TDCL_CL_TRY(err, clSetKernelArg(k, 4, sizeof bnd, &bnd), "clSetKernelArg");
     if (p->c.bits) TDCL_CL_TRY(err, clSetKernelArg(k, 5, sizeof nw, &nw), "clSetKernelArg");
-    if (p->c.bits && !p->c.global)
+    if (p->c.bits && p->c.mode != MODE_GLOBAL)
         TDCL_CL_TRY(err, clSetKernelArg(k, 6, sizeof gens, &gens), "clSetKernelArg");
     TDCL_CL_TRY(err, clEnqueueNDRangeKernel(p->ctx->queue, k, 2, NULL, p->gws, p->lws, 0, NULL, ev),
                 "clEnqueueNDRangeKernel");
@@ -621,7 +844,9 @@ tdcl_status tdcl_life_plan_execute(tdcl_life_plan *p, int64_t gens, double *kern
 {
     tdcl_status st = TDCL_OK;
     cl_event first = NULL, last = NULL;
-    int64_t per = p->c.bits && !p->c.global ? (p->c.single ? INT32_MAX : p->c.k) : 1;
+    int64_t per = !p->c.bits || p->c.mode == MODE_GLOBAL ? 1
+                  : p->c.mode == MODE_SINGLE             ? INT32_MAX
+                                                         : p->c.k;
     if (kernel_ms) *kernel_ms = 0;
     if (gens < 0)
         return tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0, got %" PRId64, gens);

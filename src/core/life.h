@@ -5,7 +5,10 @@
  * Two kernels (cl/life.cl): "bits", 32 or 64 cells per word with
  * bit-sliced neighbour counts and several generations per launch, the
  * default; "bytes", one byte per cell and one generation per launch, the
- * reference. Both give identical results for every rule and boundary. */
+ * reference. Both give identical results for every rule and boundary. On a
+ * GPU a small grid runs in bands of whole rows many generations deep, or
+ * whole in one work-group for a whole run in one launch; larger grids in
+ * tiles a few generations deep. */
 #ifndef TDCL_LIFE_H
 #define TDCL_LIFE_H
 
@@ -42,6 +45,11 @@ typedef struct tdcl_life_opts {
     int depth;     /* bits: generations per launch, 1..word bits; 0 = auto */
     int word_bits; /* bits: 32 or 64 cells per word; 0 = auto */
     tdcl_life_layout layout;
+    /* Tests and tuning: "key=value,..." over the automatic choice, forced
+     * (refused with TDCL_ELIMIT when the device cannot run it). Keys: mode
+     * (tiles, bands, single, global), w, lx, ly, s, k, vx, dbuf, vw; see
+     * cl/life.cl. NULL: automatic. Not kept past plan creation. */
+    const char *tune;
 } tdcl_life_opts;
 
 /* The B3/S23, dead-boundary, automatic-everything options. */
@@ -65,6 +73,18 @@ tdcl_status tdcl_life_soup(int64_t rows, int64_t cols, double density, uint64_t 
  * out receives 0/1. */
 void tdcl_life_host_step(const tdcl_matrix *in, tdcl_matrix *out, const tdcl_life_rule *rule,
                          tdcl_life_boundary boundary);
+
+/* 1 if the automatic GPU layout runs a grid of rows x cols cells in one
+ * work-group on device d, all generations of a run in one launch (its
+ * packed words fit the device's local memory and one group's work-items);
+ * else 0. */
+int tdcl_life_one_group(const tdcl_device_info *d, int64_t rows, int64_t cols);
+
+/* 1 if one work-group of the GPU layout can hold a grid of rows x cols
+ * cells at all (its 64-bit words in the device's local memory, its rows
+ * among a group's work-items), as the tune "mode=single" forces it,
+ * whether or not the automatic choice runs it so; else 0. */
+int tdcl_life_one_group_fits(const tdcl_device_info *d, int64_t rows, int64_t cols);
 
 typedef struct tdcl_life_plan tdcl_life_plan;
 

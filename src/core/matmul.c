@@ -6,12 +6,14 @@
 
 #include <inttypes.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
 #include "matmul_tc.h"
+#include "tune.h"
 
 /* Panel extents stay within int kernel arguments with room to spare. */
 #define MM_MAX_PANEL_DIM ((int64_t)1 << 30)
@@ -22,22 +24,24 @@ struct tdcl_mm_plan {
     tdcl_dtype type;
     size_t esz;
     int64_t M, K, N;
-    int kind_forced;             /* the kernel was given: never fall back to another */
-    int params_forced;           /* its parameters were given: never shrink them */
-    int ts;                      /* tiled */
-    int mr, nv, vw, kc, pack_wg; /* cpu */
-    int bm, bn, bk;              /* gpu */
-    int idx_int;                 /* IDX is int (else long) */
-    int64_t pm, pk, pn;          /* panel extents */
-    int64_t npm, npk, npn;       /* panel counts */
-    void *ha, *hb;               /* converted inputs, kept only when panelled */
-    void *hc;                    /* C on the host when panelled */
-    int64_t up_a[2], up_b[2];    /* panel indices now in the a and b buffers */
+    int kind_forced;          /* the kernel was given: never fall back to another */
+    int params_forced;        /* its parameters were given: never shrink them */
+    int ts;                   /* tiled */
+    tdcl_mm_params par;       /* cpu and gpu */
+    const char *par_source;   /* where par came from: given, tuned, built-in, default */
+    int pack_wg;              /* cpu packing kernels' group side */
+    int tt;                   /* gpu transpose kernel's group side */
+    int idx_int;              /* IDX is int (else long) */
+    int64_t pm, pk, pn;       /* panel extents */
+    int64_t npm, npk, npn;    /* panel counts */
+    void *ha, *hb;            /* converted inputs, kept only when panelled */
+    void *hc;                 /* C on the host when panelled */
+    int64_t up_a[2], up_b[2]; /* panel indices now in the a and b buffers */
     int poison;
     cl_program prog;
-    cl_kernel k_mm, k_pack_a, k_pack_b;
-    cl_mem a, b, c, ap, bp;
-    char desc[256];
+    cl_kernel k_mm, k_pack_a, k_pack_b, k_tr, k_red;
+    cl_mem a, b, c, ap, bp, at, w;
+    char desc[384];
     tdcl_mm_tc *tc; /* tf32 / 3xtf32: the tensor-core plan does the work */
 };
 
@@ -68,6 +72,72 @@ tdcl_status tdcl_mm_kernel_parse(const char *s, tdcl_mm_kernel *k, tdcl_err *err
                      s ? s : "");
 }
 
+/* ---- parameters: text form, checks ------------------------------------ */
+
+typedef struct par_key {
+    const char *name;
+    size_t off;
+    int gpu; /* 0: cpu shape, 1: gpu shape */
+} par_key;
+
+#define PK(f, g)                                                                                   \
+    {                                                                                              \
+#f, offsetof(tdcl_mm_params, f), g                                                         \
+    }
+static const par_key par_keys[] = {
+    PK(mr, 0), PK(nv, 0),   PK(vw, 0),    PK(kc, 0),     PK(bm, 1),
+    PK(bn, 1), PK(bk, 1),   PK(tm, 1),    PK(tn, 1),     PK(wx, 1),
+    PK(wy, 1), PK(nbuf, 1), PK(aload, 1), PK(atrans, 1), PK(ksplit, 1),
+};
+#define NPAR_KEYS (sizeof par_keys / sizeof par_keys[0])
+
+static int *par_field(tdcl_mm_params *p, size_t i)
+{
+    return (int *)((char *)p + par_keys[i].off);
+}
+
+tdcl_status tdcl_mm_params_parse(const char *s, tdcl_mm_params *p, tdcl_err *err)
+{
+    while (s && *s) {
+        s += strspn(s, " ,\t\n");
+        if (!*s) break;
+        size_t klen = strcspn(s, "= ,\t\n");
+        size_t i = 0;
+        while (i < NPAR_KEYS &&
+               !(strlen(par_keys[i].name) == klen && strncmp(par_keys[i].name, s, klen) == 0))
+            i++;
+        if (i == NPAR_KEYS || s[klen] != '=')
+            return tdcl_fail(err, TDCL_EINVAL,
+                             "unknown kernel parameter '%.*s' (expected key=value with keys mr nv "
+                             "vw kc bm bn bk tm tn wx wy nbuf aload atrans ksplit)",
+                             (int)strcspn(s, " ,\t\n"), s);
+        char *end;
+        long v = strtol(s + klen + 1, &end, 10);
+        if (end == s + klen + 1 || (*end && !strchr(" ,\t\n", *end)) || v < 1 || v > 1 << 20)
+            return tdcl_fail(err, TDCL_EINVAL,
+                             "kernel parameter '%s' needs a positive whole "
+                             "number, got '%.*s'",
+                             par_keys[i].name, (int)strcspn(s + klen + 1, " ,\t\n"), s + klen + 1);
+        *par_field(p, i) = (int)v;
+        s = end;
+    }
+    return TDCL_OK;
+}
+
+char *tdcl_mm_params_format(const tdcl_mm_params *p, tdcl_mm_kernel k, char *buf, size_t n)
+{
+    size_t used = 0;
+    if (n) buf[0] = '\0';
+    for (size_t i = 0; i < NPAR_KEYS && used < n; i++) {
+        int v = *par_field((tdcl_mm_params *)p, i);
+        if (par_keys[i].gpu != (k == TDCL_MM_GPU) || !v) continue;
+        int w = snprintf(buf + used, n - used, "%s%s=%d", used ? " " : "", par_keys[i].name, v);
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+    return buf;
+}
+
 static int64_t ceil_div(int64_t a, int64_t b)
 {
     return (a + b - 1) / b;
@@ -78,17 +148,21 @@ static int64_t round_up(int64_t a, int64_t b)
     return ceil_div(a, b) * b;
 }
 
-/* ---- choice of kernel and parameters ---------------------------------- */
-
 /* Local memory bytes of the tiled kernel's two tiles. */
 static size_t tiled_local(int ts, size_t esz)
 {
     return ((size_t)ts * ts + (size_t)ts * (ts + 1)) * esz;
 }
 
-static size_t gpu_local(int bm, int bn, int bk, size_t esz)
+static size_t gpu_local(const tdcl_mm_params *p, size_t esz)
 {
-    return 2 * (size_t)bk * ((size_t)bm + 4 + (size_t)bn + 4) * esz;
+    return (size_t)p->nbuf * (size_t)p->bk * ((size_t)p->bm + 4 + (size_t)p->bn + 4) * esz;
+}
+
+/* Work-items per group of the gpu kernel. */
+static int gpu_items(const tdcl_mm_params *p)
+{
+    return (p->bm / p->tm) * (p->bn / p->tn);
 }
 
 /* 1 if a w x h work-group fits the device's limits. */
@@ -96,6 +170,68 @@ static int wg_fits(const tdcl_device_info *d, size_t w, size_t h)
 {
     return w * h <= d->max_wg && w <= d->max_item_sizes[0] && h <= d->max_item_sizes[1];
 }
+
+static tdcl_status check_gpu(const tdcl_device_info *d, const tdcl_mm_params *p, size_t esz,
+                             tdcl_err *err)
+{
+    int ok = p->bm >= 4 && p->bm <= 256 && p->bn >= 4 && p->bn <= 256 && p->bk >= 4 &&
+             p->bk <= 64 && p->bk % 4 == 0 && p->tm >= 4 && p->tm <= 16 && p->tm % 4 == 0 &&
+             p->tn >= 4 && p->tn <= 16 && p->tn % 4 == 0 && p->bm % p->tm == 0 &&
+             p->bn % p->tn == 0;
+    if (!ok)
+        return tdcl_fail(err, TDCL_ELIMIT,
+                         "gpu kernel tile %dx%d, slab %d, block %dx%d: the block must be a "
+                         "multiple of 4 up to 16 each way and divide the tile (up to 256), the "
+                         "slab a multiple of 4 up to 64",
+                         p->bm, p->bn, p->bk, p->tm, p->tn);
+    int gx = p->bn / p->tn, gy = p->bm / p->tm, nt = gx * gy;
+    if (p->wx < 1 || p->wy < 1 || gx % p->wx || gy % p->wy)
+        return tdcl_fail(err, TDCL_ELIMIT,
+                         "gpu kernel team %dx%d must divide the group's %dx%d work-items", p->wx,
+                         p->wy, gx, gy);
+    if (p->bm * p->bk % (4 * nt) || p->bk * p->bn % (4 * nt) || p->bm * p->bk < 4 * nt ||
+        p->bk * p->bn < 4 * nt)
+        return tdcl_fail(err, TDCL_ELIMIT,
+                         "gpu kernel tile %dx%d, slab %d: each of the %d work-items must load a "
+                         "whole number (at least one) of 4-vectors of both slabs",
+                         p->bm, p->bn, p->bk, nt);
+    if (p->nbuf < 1 || p->nbuf > 2 || p->aload < 1 || p->aload > 2 || p->atrans < 1 ||
+        p->atrans > 2 || p->ksplit < 1 || p->ksplit > 64)
+        return tdcl_fail(err, TDCL_ELIMIT,
+                         "gpu kernel nbuf=%d aload=%d atrans=%d ksplit=%d: nbuf, aload and atrans "
+                         "are 1 or 2, ksplit 1 to 64",
+                         p->nbuf, p->aload, p->atrans, p->ksplit);
+    if (!wg_fits(d, (size_t)nt, 1) || gpu_local(p, esz) > d->local_mem)
+        return tdcl_fail(err, TDCL_ELIMIT,
+                         "gpu kernel tile %dx%d, slab %d needs %d work-items and %zu bytes of "
+                         "local memory; device '%s' allows %zu and %llu",
+                         p->bm, p->bn, p->bk, nt, gpu_local(p, esz), d->device_name, d->max_wg,
+                         (unsigned long long)d->local_mem);
+    return TDCL_OK;
+}
+
+static tdcl_status check_cpu(const tdcl_device_info *d, const tdcl_mm_params *p, tdcl_err *err)
+{
+    int vw = p->vw;
+    (void)d;
+    if (p->mr < 1 || p->mr > 32 || p->nv < 1 || p->nv > 16 ||
+        (vw != 2 && vw != 4 && vw != 8 && vw != 16) || p->kc < 1)
+        return tdcl_fail(err, TDCL_ELIMIT,
+                         "cpu kernel block %d rows by %d vectors of %d, pass %d: rows must be "
+                         "1..32, vectors 1..16 of 2, 4, 8 or 16 lanes, and the pass at least 1",
+                         p->mr, p->nv, vw, p->kc);
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_mm_params_check(const tdcl_device_info *d, tdcl_mm_kernel k,
+                                 const tdcl_mm_params *p, size_t esz, tdcl_err *err)
+{
+    if (k == TDCL_MM_GPU) return check_gpu(d, p, esz, err);
+    if (k == TDCL_MM_CPU) return check_cpu(d, p, err);
+    return tdcl_fail(err, TDCL_EINVAL, "kernel '%s' has no parameters", tdcl_mm_kernel_name(k));
+}
+
+/* ---- choice of kernel and parameters ---------------------------------- */
 
 static tdcl_status check_tile(const tdcl_mm_plan *p, int ts, tdcl_err *err)
 {
@@ -114,47 +250,6 @@ static tdcl_status check_tile(const tdcl_mm_plan *p, int ts, tdcl_err *err)
                      (unsigned long long)d->local_mem, tdcl_dtype_name(p->type), best);
 }
 
-static tdcl_status check_gpu_params(const tdcl_mm_plan *p, tdcl_err *err)
-{
-    const tdcl_device_info *d = &p->ctx->dev;
-    int bm = p->bm, bn = p->bn, bk = p->bk;
-    int ok = bm >= 8 && bm <= 256 && bm % 8 == 0 && bn >= 8 && bn <= 256 && bn % 8 == 0 &&
-             bk >= 4 && bk <= 64 && bk % 4 == 0;
-    if (!ok)
-        return tdcl_fail(err, TDCL_ELIMIT,
-                         "gpu kernel tile %dx%d, slab %d: BM and BN must be multiples of 8 up to "
-                         "256 and BK a multiple of 4 up to 64",
-                         bm, bn, bk);
-    int nt = (bm / 8) * (bn / 8);
-    if (bm * bk % (4 * nt) || bk * bn % (4 * nt))
-        return tdcl_fail(err, TDCL_ELIMIT,
-                         "gpu kernel tile %dx%d, slab %d: each of the %d work-items must load a "
-                         "whole number of 4-vectors of both slabs",
-                         bm, bn, bk, nt);
-    if (!wg_fits(d, (size_t)bn / 8, (size_t)bm / 8) || gpu_local(bm, bn, bk, p->esz) > d->local_mem)
-        return tdcl_fail(err, TDCL_ELIMIT,
-                         "gpu kernel tile %dx%d, slab %d needs %d work-items and %zu bytes of "
-                         "local memory; device '%s' allows %zu and %llu",
-                         bm, bn, bk, nt, gpu_local(bm, bn, bk, p->esz), d->device_name, d->max_wg,
-                         (unsigned long long)d->local_mem);
-    return TDCL_OK;
-}
-
-static tdcl_status check_cpu_params(const tdcl_mm_plan *p, tdcl_err *err)
-{
-    int vw = p->vw;
-    if (p->mr < 1 || p->mr > 32 || p->nv < 1 || p->nv > 16 ||
-        (vw != 2 && vw != 4 && vw != 8 && vw != 16) || p->kc < 1)
-        return tdcl_fail(err, TDCL_ELIMIT,
-                         "cpu kernel block %d rows by %d vectors of %d, pass %d: rows must be "
-                         "1..32, vectors 1..16 of 2, 4, 8 or 16 lanes, and the pass at least 1",
-                         p->mr, p->nv, vw, p->kc);
-    if (p->pack_wg < 1)
-        return tdcl_fail(err, TDCL_ELIMIT, "device '%s' cannot run a packing work-group",
-                         p->ctx->dev.device_name);
-    return TDCL_OK;
-}
-
 /* Vector lanes of one register for the type: the device's native float
  * width, capped at 256 bits (LLVM splits wider vectors on AVX-512 parts
  * that prefer 256-bit code, PoCL among them, so 8 floats is what runs). */
@@ -168,33 +263,44 @@ static int cpu_vector_lanes(const tdcl_mm_plan *p, int *nregs)
     return lanes < 2 ? 2 : lanes;
 }
 
-static void cpu_defaults(tdcl_mm_plan *p, const tdcl_mm_opts *o)
+/* Fills the unset (0) CPU parameters of *x with the defaults. */
+static void cpu_defaults(tdcl_mm_plan *p, tdcl_mm_params *x)
 {
     int nregs;
     int lanes = cpu_vector_lanes(p, &nregs);
     /* 6 rows by 4 vectors: 24 accumulators + 4 of B + 1 broadcast of A in
      * 32 registers (measured best of 4x6, 6x4, 8x3, 12x2 on Zen 4); with 16
      * registers, 6 by 2. */
-    p->vw = o->cpu_vw ? o->cpu_vw : lanes;
-    p->nv = o->cpu_nv ? o->cpu_nv : (nregs >= 32 ? 4 : 2);
-    p->mr = o->cpu_mr ? o->cpu_mr : 6;
+    if (!x->vw) x->vw = lanes;
+    if (!x->nv) x->nv = nregs >= 32 ? 4 : 2;
+    if (!x->mr) x->mr = 6;
     /* A K pass keeps the KC x NR slice of B within 128 KiB (L2). */
-    int kc = (int)(131072 / ((size_t)p->nv * p->vw * p->esz));
-    p->kc = o->cpu_kc ? o->cpu_kc : (kc < 64 ? 64 : kc);
-    p->pack_wg = (int)tdcl_cl_fit_square_tile(&p->ctx->dev, 16, 0);
+    int kc = (int)(131072 / ((size_t)x->nv * x->vw * p->esz));
+    if (!x->kc) x->kc = kc < 64 ? 64 : kc;
 }
 
-static void gpu_defaults(tdcl_mm_plan *p, const tdcl_mm_opts *o)
+/* Fills the unset (0) GPU parameters of *x with the defaults. */
+static void gpu_defaults(tdcl_mm_plan *p, tdcl_mm_params *x)
 {
     const tdcl_device_info *d = &p->ctx->dev;
     /* 128x128 tiles once there is a wave of them (a group per compute
      * unit); smaller products get 64x64 tiles and four times the groups. */
     int64_t tiles = ceil_div(p->M, 128) * ceil_div(p->N, 128);
-    int big = tiles >= (int64_t)(d->compute_units ? d->compute_units : 1) && wg_fits(d, 16, 16);
-    p->bm = o->gpu_bm ? o->gpu_bm : (big ? 128 : 64);
-    p->bn = o->gpu_bn ? o->gpu_bn : (big ? 128 : 64);
-    p->bk = o->gpu_bk ? o->gpu_bk : 16;
-    if (!o->gpu_bk && gpu_local(p->bm, p->bn, p->bk, p->esz) > d->local_mem) p->bk = 8;
+    int big = tiles >= (int64_t)(d->compute_units ? d->compute_units : 1) && wg_fits(d, 256, 1);
+    if (!x->bm) x->bm = big ? 128 : 64;
+    if (!x->bn) x->bn = big ? 128 : 64;
+    if (!x->tm) x->tm = x->bm % 8 ? 4 : 8;
+    if (!x->tn) x->tn = x->bn % 8 ? 4 : 8;
+    if (!x->wx) x->wx = x->tn ? x->bn / x->tn : 1;
+    if (!x->wy) x->wy = x->tm ? x->bm / x->tm : 1;
+    if (!x->nbuf) x->nbuf = 2;
+    if (!x->aload) x->aload = 1;
+    if (!x->atrans) x->atrans = 1;
+    if (!x->ksplit) x->ksplit = 1;
+    if (!x->bk) {
+        x->bk = 16;
+        if (gpu_local(x, p->esz) > d->local_mem) x->bk = 8;
+    }
 }
 
 /* The automatic choice: CPU devices take the packed kernel and GPUs the
@@ -220,6 +326,78 @@ static int auto_tile(const tdcl_mm_plan *p)
     return 0;
 }
 
+void tdcl_mm_params_defaults(tdcl_ctx *ctx, tdcl_mm_kernel k, tdcl_dtype type, int64_t M, int64_t K,
+                             int64_t N, tdcl_mm_params *x)
+{
+    tdcl_mm_plan p = {
+        .ctx = ctx, .type = type, .esz = tdcl_dtype_size(type), .M = M, .K = K, .N = N};
+    if (k == TDCL_MM_CPU) cpu_defaults(&p, x);
+    if (k == TDCL_MM_GPU) gpu_defaults(&p, x);
+}
+
+/* Tables are tuned on square products. A long K under a small C (256 x
+ * 8192 x 256) leaves most compute units idle: split K over groups until
+ * there are about as many groups as compute units, each slice still at
+ * least 4 slabs long. Square and wide products are left alone (there the
+ * extra kernel and workspace cost more than they give). */
+static void auto_ksplit(tdcl_mm_plan *p)
+{
+    tdcl_mm_params *x = &p->par;
+    int64_t tiles = ceil_div(p->M, x->bm) * ceil_div(p->N, x->bn);
+    int64_t cu = p->ctx->dev.compute_units ? p->ctx->dev.compute_units : 1;
+    int64_t big = p->M > p->N ? p->M : p->N;
+    if (p->K < 4 * big || 2 * tiles > cu) return;
+    int64_t ks = cu / tiles, most = p->K / (4 * (int64_t)x->bk);
+    ks = ks < most ? ks : most;
+    ks = ks > 64 ? 64 : ks;
+    if (ks > x->ksplit) x->ksplit = (int)ks;
+}
+
+static int params_given(const tdcl_mm_params *x, tdcl_mm_kernel k)
+{
+    const tdcl_mm_params zero = {0};
+    char a[256], b[256];
+    return strcmp(tdcl_mm_params_format(x, k, a, sizeof a),
+                  tdcl_mm_params_format(&zero, k, b, sizeof b)) != 0;
+}
+
+/* The parameters of the CPU or GPU shape: the user's (over the defaults),
+ * else the tuned or built-in ones for the device and size when they fit,
+ * else the defaults. */
+static tdcl_status shape_params(tdcl_mm_plan *p, const tdcl_mm_opts *o, tdcl_err *err)
+{
+    const tdcl_device_info *d = &p->ctx->dev;
+    p->params_forced = params_given(&o->par, p->kind);
+    p->par = o->par;
+    p->par_source = p->params_forced ? "given" : "default";
+    if (!p->params_forced && !o->no_tune) {
+        tdcl_mm_params t = {0};
+        const char *src = tdcl_tune_lookup(p->ctx, p->kind, p->type, p->M, p->K, p->N, &t);
+        if (src) {
+            if (p->kind == TDCL_MM_CPU)
+                cpu_defaults(p, &t);
+            else
+                gpu_defaults(p, &t);
+            if (tdcl_mm_params_check(d, p->kind, &t, p->esz, NULL) == TDCL_OK)
+                p->par = t, p->par_source = src;
+            else
+                tdcl_log(TDCL_LOG_VERBOSE, "matmul: %s parameters do not fit '%s'; defaults", src,
+                         d->device_name);
+        }
+    }
+    if (p->kind == TDCL_MM_CPU)
+        cpu_defaults(p, &p->par);
+    else
+        gpu_defaults(p, &p->par);
+    if (p->kind == TDCL_MM_GPU && !o->par.ksplit) auto_ksplit(p);
+    p->pack_wg = (int)tdcl_cl_fit_square_tile(d, 16, 0);
+    p->tt = (int)tdcl_cl_fit_square_tile(d, 16, 0);
+    if (p->pack_wg < 1)
+        return tdcl_fail(err, TDCL_ELIMIT, "device '%s' cannot run a packing work-group",
+                         d->device_name);
+    return tdcl_mm_params_check(d, p->kind, &p->par, p->esz, err);
+}
+
 static tdcl_status choose_params(tdcl_mm_plan *p, const tdcl_mm_opts *o, tdcl_err *err)
 {
     p->kind = o->kernel;
@@ -228,20 +406,15 @@ static tdcl_status choose_params(tdcl_mm_plan *p, const tdcl_mm_opts *o, tdcl_er
     if (o->tile && p->kind != TDCL_MM_TILED)
         return tdcl_fail(err, TDCL_EINVAL, "a tile size applies to the tiled kernel, not to '%s'",
                          tdcl_mm_kernel_name(p->kind));
-    if (p->kind == TDCL_MM_CPU) {
-        cpu_defaults(p, o);
-        p->params_forced = o->cpu_mr || o->cpu_nv || o->cpu_vw || o->cpu_kc;
-        return check_cpu_params(p, err);
-    }
+    if (p->kind == TDCL_MM_CPU) return shape_params(p, o, err);
     if (p->kind == TDCL_MM_GPU) {
-        gpu_defaults(p, o);
-        p->params_forced = o->gpu_bm || o->gpu_bn || o->gpu_bk;
-        int strict = p->kind_forced || p->params_forced;
-        tdcl_status st = check_gpu_params(p, strict ? err : NULL);
+        int strict = p->kind_forced || params_given(&o->par, TDCL_MM_GPU);
+        tdcl_status st = shape_params(p, o, strict ? err : NULL);
         if (st == TDCL_OK || strict) return st;
         p->kind = TDCL_MM_TILED; /* a device too small for the GPU tile */
     }
     p->params_forced = o->tile != 0;
+    p->par_source = p->params_forced ? "given" : "default";
     p->ts = o->tile ? o->tile : auto_tile(p);
     return check_tile(p, p->ts, err);
 }
@@ -253,10 +426,10 @@ static void panel_grain(const tdcl_mm_plan *p, int64_t g[3])
 {
     switch (p->kind) {
     case TDCL_MM_CPU:
-        g[0] = p->mr, g[1] = p->kc, g[2] = (int64_t)p->nv * p->vw;
+        g[0] = p->par.mr, g[1] = p->par.kc, g[2] = (int64_t)p->par.nv * p->par.vw;
         break;
     case TDCL_MM_GPU:
-        g[0] = p->bm, g[1] = p->bk, g[2] = p->bn;
+        g[0] = p->par.bm, g[1] = p->par.bk, g[2] = p->par.bn;
         break;
     default:
         g[0] = g[1] = g[2] = p->ts;
@@ -264,36 +437,42 @@ static void panel_grain(const tdcl_mm_plan *p, int64_t g[3])
     }
 }
 
-/* Element counts of the buffers of a pm x pk x pn panel: A, B, C, and for
- * the CPU kernel the packed Ap, Bp (padded to whole blocks). */
-static void panel_sizes(const tdcl_mm_plan *p, const int64_t d[3], double n[5])
+#define NBUFS 7
+
+/* Element counts of the buffers of a pm x pk x pn panel: A, B, C, for the
+ * CPU kernel the packed Ap, Bp (padded to whole blocks), for the GPU
+ * kernel A transposed (rows padded to 4) and the K-split workspace. */
+static void panel_sizes(const tdcl_mm_plan *p, const int64_t d[3], double n[NBUFS])
 {
     n[0] = (double)d[0] * d[1];
     n[1] = (double)d[1] * d[2];
     n[2] = (double)d[0] * d[2];
-    n[3] = n[4] = 0;
+    n[3] = n[4] = n[5] = n[6] = 0;
     if (p->kind == TDCL_MM_CPU) {
-        n[3] = (double)round_up(d[0], p->mr) * d[1];
-        n[4] = (double)d[1] * round_up(d[2], (int64_t)p->nv * p->vw);
+        n[3] = (double)round_up(d[0], p->par.mr) * d[1];
+        n[4] = (double)d[1] * round_up(d[2], (int64_t)p->par.nv * p->par.vw);
     }
+    if (p->kind == TDCL_MM_GPU && p->par.atrans == 2) n[5] = (double)round_up(d[0], 4) * d[1];
+    if (p->kind == TDCL_MM_GPU && p->par.ksplit > 1)
+        n[6] = (double)p->par.ksplit * (double)d[0] * d[2];
 }
 
 /* Which two of (m, k, n) each buffer spans. */
-static const int buf_dims[5][2] = {{0, 1}, {1, 2}, {0, 2}, {0, 1}, {1, 2}};
+static const int buf_dims[NBUFS][2] = {{0, 1}, {1, 2}, {0, 2}, {0, 1}, {1, 2}, {0, 1}, {0, 2}};
 
 /* Halves the larger dimension of the buffer that is over its limit (or the
  * largest one when the sum is over budget); 0 when nothing can shrink. */
-static int shrink_panel(int64_t d[3], const int64_t g[3], const double n[5], double limit,
+static int shrink_panel(int64_t d[3], const int64_t g[3], const double n[NBUFS], double limit,
                         double budget)
 {
     int worst = -1;
     double sum = 0;
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < NBUFS; i++) {
         sum += n[i];
         if (n[i] > limit && (worst < 0 || n[i] > n[worst])) worst = i;
     }
     if (worst < 0 && sum > budget)
-        for (int i = 0; i < 5; i++)
+        for (int i = 0; i < NBUFS; i++)
             if (worst < 0 || n[i] > n[worst]) worst = i;
     for (int i = 0; i < 3; i++)
         if (d[i] > MM_MAX_PANEL_DIM) return d[i] = MM_MAX_PANEL_DIM, 1;
@@ -316,14 +495,15 @@ static tdcl_status plan_panels(tdcl_mm_plan *p, const tdcl_mm_opts *o, tdcl_err 
     double lim = (double)limit / (double)p->esz;
     double budget = 0.8 * (double)dev->global_mem / (double)p->esz;
     int64_t d[3] = {p->M, p->K, p->N}, full[3] = {p->M, p->K, p->N}, g[3];
-    double n[5];
+    double n[NBUFS];
     panel_grain(p, g);
     for (;;) {
         panel_sizes(p, d, n);
         int over = d[0] > MM_MAX_PANEL_DIM || d[1] > MM_MAX_PANEL_DIM || d[2] > MM_MAX_PANEL_DIM;
-        for (int i = 0; i < 5; i++)
-            over |= n[i] > lim;
-        over |= n[0] + n[1] + n[2] + n[3] + n[4] > budget;
+        double sum = 0;
+        for (int i = 0; i < NBUFS; i++)
+            over |= n[i] > lim, sum += n[i];
+        over |= sum > budget;
         if (!over) break;
         if (!shrink_panel(d, g, n, lim, budget))
             return tdcl_fail(err, TDCL_ELIMIT,
@@ -342,7 +522,7 @@ static tdcl_status plan_panels(tdcl_mm_plan *p, const tdcl_mm_opts *o, tdcl_err 
     }
     panel_sizes(p, d, n);
     double most = 0;
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < NBUFS; i++)
         most = n[i] > most ? n[i] : most;
     p->idx_int = most + 65536.0 < (double)INT_MAX;
     return TDCL_OK;
@@ -362,16 +542,22 @@ static void build_options(const tdcl_mm_plan *p, char *buf, size_t n)
     n -= (size_t)used;
     switch (p->kind) {
     case TDCL_MM_CPU:
-        snprintf(buf, n, " -DMR=%d -DNV=%d -DVW=%d -DPACK_WG=%d", p->mr, p->nv, p->vw, p->pack_wg);
+        snprintf(buf, n, " -DMR=%d -DNV=%d -DVW=%d -DPACK_WG=%d", p->par.mr, p->par.nv, p->par.vw,
+                 p->pack_wg);
         break;
     case TDCL_MM_GPU: {
-        /* float4 accesses need every leading dimension a multiple of 4 */
-        int aligned = p->K % 4 == 0 && p->N % 4 == 0 && (p->npk == 1 || p->pk % 4 == 0) &&
-                      (p->npn == 1 || p->pn % 4 == 0);
+        const tdcl_mm_params *x = &p->par;
+        /* float4 accesses need every leading dimension a multiple of 4
+         * (A's only when read as is: At's rows are padded) */
+        int a_ok = x->atrans == 2 || (p->K % 4 == 0 && (p->npk == 1 || p->pk % 4 == 0));
+        int aligned = a_ok && p->N % 4 == 0 && (p->npn == 1 || p->pn % 4 == 0);
         /* unrolled, this kernel takes PoCL minutes to compile: test builds only */
         int unroll = (p->ctx->dev.type & CL_DEVICE_TYPE_CPU) == 0;
-        snprintf(buf, n, " -DBM=%d -DBN=%d -DBK=%d -DVEC_ALIGNED=%d -DUNROLL=%d", p->bm, p->bn,
-                 p->bk, aligned, unroll);
+        snprintf(buf, n,
+                 " -DBM=%d -DBN=%d -DBK=%d -DTM=%d -DTN=%d -DWX=%d -DWY=%d -DNBUF=%d -DALOAD=%d "
+                 "-DATRANS=%d -DTT=%d -DVEC_ALIGNED=%d -DUNROLL=%d",
+                 x->bm, x->bn, x->bk, x->tm, x->tn, x->wx, x->wy, x->nbuf, x->aload - 1,
+                 x->atrans - 1, p->tt, aligned, unroll);
         break;
     }
     default:
@@ -387,7 +573,7 @@ static size_t wg_needed(const tdcl_mm_plan *p)
     case TDCL_MM_CPU:
         return (size_t)p->pack_wg * p->pack_wg;
     case TDCL_MM_GPU:
-        return (size_t)(p->bm / 8) * (p->bn / 8);
+        return (size_t)gpu_items(&p->par);
     default:
         return (size_t)p->ts * p->ts;
     }
@@ -395,8 +581,8 @@ static size_t wg_needed(const tdcl_mm_plan *p)
 
 static void release_kernels(tdcl_mm_plan *p)
 {
-    cl_kernel *ks[] = {&p->k_mm, &p->k_pack_a, &p->k_pack_b};
-    for (size_t i = 0; i < 3; i++)
+    cl_kernel *ks[] = {&p->k_mm, &p->k_pack_a, &p->k_pack_b, &p->k_tr, &p->k_red};
+    for (size_t i = 0; i < 5; i++)
         if (*ks[i]) {
             clReleaseKernel(*ks[i]);
             *ks[i] = NULL;
@@ -428,7 +614,7 @@ static size_t kernel_wg_limit(const tdcl_mm_plan *p)
 static tdcl_status build_once(tdcl_mm_plan *p, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    char opts[256];
+    char opts[512];
     build_options(p, opts, sizeof opts);
     TDCL_TRY(tdcl_ctx_program(p->ctx, "matmul.cl", opts, &p->prog, err));
     const char *name = p->kind == TDCL_MM_CPU   ? "mm_cpu"
@@ -438,6 +624,10 @@ static tdcl_status build_once(tdcl_mm_plan *p, tdcl_err *err)
     if (p->kind == TDCL_MM_CPU) {
         TDCL_TRY(tdcl_ctx_kernel(p->prog, "mm_pack_a", &p->k_pack_a, err));
         TDCL_TRY(tdcl_ctx_kernel(p->prog, "mm_pack_b", &p->k_pack_b, err));
+    }
+    if (p->kind == TDCL_MM_GPU) {
+        TDCL_TRY(tdcl_ctx_kernel(p->prog, "mm_transpose", &p->k_tr, err));
+        TDCL_TRY(tdcl_ctx_kernel(p->prog, "mm_reduce", &p->k_red, err));
     }
 out:
     return st;
@@ -491,7 +681,7 @@ static tdcl_status make_buffers(tdcl_mm_plan *p, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     int64_t d[3] = {p->pm, p->pk, p->pn};
-    double n[5];
+    double n[NBUFS];
     panel_sizes(p, d, n);
     TDCL_TRY(make_buffer(p, &p->a, n[0], CL_MEM_READ_ONLY, err));
     TDCL_TRY(make_buffer(p, &p->b, n[1], CL_MEM_READ_ONLY, err));
@@ -500,6 +690,8 @@ static tdcl_status make_buffers(tdcl_mm_plan *p, tdcl_err *err)
         TDCL_TRY(make_buffer(p, &p->ap, n[3], CL_MEM_READ_WRITE, err));
         TDCL_TRY(make_buffer(p, &p->bp, n[4], CL_MEM_READ_WRITE, err));
     }
+    if (n[5] > 0) TDCL_TRY(make_buffer(p, &p->at, n[5], CL_MEM_READ_WRITE, err));
+    if (n[6] > 0) TDCL_TRY(make_buffer(p, &p->w, n[6], CL_MEM_READ_WRITE, err));
 out:
     return st;
 }
@@ -593,25 +785,14 @@ static tdcl_status check_inputs(const tdcl_mm_plan *p, const tdcl_matrix *a, con
 
 static void describe(tdcl_mm_plan *p)
 {
-    char par[96];
-    switch (p->kind) {
-    case TDCL_MM_CPU:
-        snprintf(par, sizeof par, "mr=%d nr=%d (%dx%s%d) kc=%d", p->mr, p->nv * p->vw, p->nv,
-                 p->type == TDCL_F32   ? "float"
-                 : p->type == TDCL_F64 ? "double"
-                                       : "long",
-                 p->vw, p->kc);
-        break;
-    case TDCL_MM_GPU:
-        snprintf(par, sizeof par, "bm=%d bn=%d bk=%d", p->bm, p->bn, p->bk);
-        break;
-    default:
+    char par[200];
+    if (p->kind == TDCL_MM_TILED)
         snprintf(par, sizeof par, "ts=%d", p->ts);
-        break;
-    }
+    else
+        tdcl_mm_params_format(&p->par, p->kind, par, sizeof par);
     snprintf(p->desc, sizeof p->desc,
-             "kernel=%s type=%s %s idx=%s panels=%" PRId64 "x%" PRId64 "x%" PRId64,
-             tdcl_mm_kernel_name(p->kind), tdcl_dtype_name(p->type), par,
+             "kernel=%s type=%s %s params=%s idx=%s panels=%" PRId64 "x%" PRId64 "x%" PRId64,
+             tdcl_mm_kernel_name(p->kind), tdcl_dtype_name(p->type), par, p->par_source,
              p->idx_int ? "int" : "long", p->npm, p->npk, p->npn);
 }
 
@@ -676,8 +857,8 @@ void tdcl_mm_plan_destroy(tdcl_mm_plan *p)
     if (!p) return;
     tdcl_mm_tc_destroy(p->tc);
     release_kernels(p);
-    cl_mem *ms[] = {&p->a, &p->b, &p->c, &p->ap, &p->bp};
-    for (size_t i = 0; i < 5; i++)
+    cl_mem *ms[] = {&p->a, &p->b, &p->c, &p->ap, &p->bp, &p->at, &p->w};
+    for (size_t i = 0; i < 7; i++)
         if (*ms[i]) clReleaseMemObject(*ms[i]);
     free(p->ha);
     free(p->hb);
@@ -709,16 +890,23 @@ static void events_flush(mm_events *e)
     e->n = 0;
 }
 
-static tdcl_status enqueue(tdcl_mm_plan *p, cl_kernel k, const size_t g[2], const size_t l[2],
-                           mm_events *e, tdcl_err *err)
+/* Enqueues k over dims dimensions (2 or 3) of g, groups l (NULL: any). */
+static tdcl_status enqueue_nd(tdcl_mm_plan *p, cl_kernel k, cl_uint dims, const size_t *g,
+                              const size_t *l, mm_events *e, tdcl_err *err)
 {
     if (e->n == (int)(sizeof e->ev / sizeof e->ev[0])) events_flush(e);
-    cl_int rc = clEnqueueNDRangeKernel(p->ctx->queue, k, 2, NULL, g, l, 0, NULL, &e->ev[e->n]);
+    cl_int rc = clEnqueueNDRangeKernel(p->ctx->queue, k, dims, NULL, g, l, 0, NULL, &e->ev[e->n]);
     if (rc != CL_SUCCESS)
         return tdcl_fail_cl(err, rc, "clEnqueueNDRangeKernel", "matmul kernel on '%s'",
                             p->ctx->dev.device_name);
     e->n++;
     return TDCL_OK;
+}
+
+static tdcl_status enqueue(tdcl_mm_plan *p, cl_kernel k, const size_t g[2], const size_t l[2],
+                           mm_events *e, tdcl_err *err)
+{
+    return enqueue_nd(p, k, 2, g, l, e, err);
 }
 
 /* Kernel arguments: ints, IDX (int or long) and buffers, in order. The
@@ -746,21 +934,57 @@ typedef struct mm_panel {
     int accumulate;
 } mm_panel;
 
-static tdcl_status run_direct(tdcl_mm_plan *p, const mm_panel *x, mm_events *e, tdcl_err *err)
+static tdcl_status run_tiled(tdcl_mm_plan *p, const mm_panel *x, mm_events *e, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     int64_t v[] = {x->mi, x->nj, x->ki, 0, x->ki, 0, x->nj, 0, x->nj, x->accumulate};
     cl_mem m[] = {0, 0, 0, p->a, 0, p->b, 0, p->c, 0, 0};
     TDCL_TRY(set_args(p, p->k_mm, "iiimxmxmxi", v, m, err));
-    size_t g[2], l[2];
-    if (p->kind == TDCL_MM_GPU) {
-        l[0] = (size_t)p->bn / 8, l[1] = (size_t)p->bm / 8;
-        g[0] = (size_t)ceil_div(x->nj, p->bn) * l[0], g[1] = (size_t)ceil_div(x->mi, p->bm) * l[1];
-    } else {
-        l[0] = l[1] = (size_t)p->ts;
-        g[0] = (size_t)round_up(x->nj, p->ts), g[1] = (size_t)round_up(x->mi, p->ts);
-    }
+    size_t l[2] = {(size_t)p->ts, (size_t)p->ts};
+    size_t g[2] = {(size_t)round_up(x->nj, p->ts), (size_t)round_up(x->mi, p->ts)};
     TDCL_TRY(enqueue(p, p->k_mm, g, l, e, err));
+out:
+    return st;
+}
+
+/* The GPU shape: A transposed first (atrans=2), the product over ksplit
+ * slices of K (into the workspace, then summed), or straight into C. */
+static tdcl_status run_gpu(tdcl_mm_plan *p, const mm_panel *x, mm_events *e, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    const tdcl_mm_params *q = &p->par;
+    cl_mem a = p->a;
+    int64_t lda = x->ki;
+    if (q->atrans == 2) {
+        int64_t ldat = round_up(x->mi, 4), tt = p->tt;
+        int64_t vt[] = {x->mi, x->ki, 0, x->ki, 0, ldat};
+        cl_mem mt[] = {0, 0, p->a, 0, p->at, 0};
+        TDCL_TRY(set_args(p, p->k_tr, "iimxmx", vt, mt, err));
+        size_t lt[2] = {(size_t)tt, (size_t)tt};
+        size_t gt[2] = {(size_t)round_up(x->ki, tt), (size_t)round_up(x->mi, tt)};
+        TDCL_TRY(enqueue(p, p->k_tr, gt, lt, e, err));
+        a = p->at, lda = ldat;
+    }
+    /* slices of whole slabs; fewer slices when K is short */
+    int64_t kchunk = round_up(ceil_div(x->ki, q->ksplit), q->bk);
+    int64_t slices = ceil_div(x->ki, kchunk), zstride = x->mi * x->nj;
+    int split = slices > 1;
+    int64_t v[] = {x->mi,  x->nj,  x->ki, 0, lda, 0, x->nj, 0, x->nj, split ? 0 : x->accumulate,
+                   kchunk, zstride};
+    cl_mem m[] = {0, 0, 0, a, 0, p->b, 0, split ? p->w : p->c, 0, 0, 0, 0};
+    TDCL_TRY(set_args(p, p->k_mm, "iiimxmxmxiix", v, m, err));
+    size_t nt = (size_t)gpu_items(q);
+    size_t l[3] = {nt, 1, 1};
+    size_t g[3] = {(size_t)ceil_div(x->nj, q->bn) * nt, (size_t)ceil_div(x->mi, q->bm),
+                   (size_t)slices};
+    TDCL_TRY(enqueue_nd(p, p->k_mm, 3, g, l, e, err));
+    if (split) {
+        int64_t vr[] = {x->mi, x->nj, 0, zstride, slices, 0, x->nj, x->accumulate};
+        cl_mem mr[] = {0, 0, p->w, 0, 0, p->c, 0, 0}; /* 8 arguments */
+        TDCL_TRY(set_args(p, p->k_red, "iimximxi", vr, mr, err));
+        size_t gr[2] = {(size_t)x->nj, (size_t)x->mi};
+        TDCL_TRY(enqueue_nd(p, p->k_red, 2, gr, NULL, e, err));
+    }
 out:
     return st;
 }
@@ -787,12 +1011,13 @@ out:
 static tdcl_status run_cpu(tdcl_mm_plan *p, const mm_panel *x, mm_events *e, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    int64_t nr = (int64_t)p->nv * p->vw;
-    int64_t mpad = round_up(x->mi, p->mr), npad = round_up(x->nj, nr);
+    const tdcl_mm_params *q = &p->par;
+    int64_t nr = (int64_t)q->nv * q->vw;
+    int64_t mpad = round_up(x->mi, q->mr), npad = round_up(x->nj, nr);
     TDCL_TRY(run_packs(p, x, mpad, npad, e, err));
     /* Even passes of at most kc: a short last pass would waste a launch. */
-    int64_t passes = ceil_div(x->ki, p->kc), kc = ceil_div(x->ki, passes);
-    size_t g[2] = {(size_t)(mpad / p->mr), (size_t)(npad / nr)}, l[2] = {1, 1};
+    int64_t passes = ceil_div(x->ki, q->kc), kc = ceil_div(x->ki, passes);
+    size_t g[2] = {(size_t)(mpad / q->mr), (size_t)(npad / nr)}, l[2] = {1, 1};
     for (int64_t k0 = 0; k0 < x->ki; k0 += kc) {
         int64_t len = x->ki - k0 < kc ? x->ki - k0 : kc;
         int64_t v[] = {x->mi, x->nj, x->ki, 0, 0, 0, x->nj, k0, len, x->accumulate || k0 > 0};
@@ -815,7 +1040,8 @@ static tdcl_status run_panel(tdcl_mm_plan *p, const mm_panel *x, mm_events *e, t
                                         (size_t)(x->mi * x->nj) * p->esz, 0, NULL, NULL);
         if (rc != CL_SUCCESS) return tdcl_fail_cl(err, rc, "clEnqueueFillBuffer", "poisoning C");
     }
-    return p->kind == TDCL_MM_CPU ? run_cpu(p, x, e, err) : run_direct(p, x, e, err);
+    if (p->kind == TDCL_MM_CPU) return run_cpu(p, x, e, err);
+    return p->kind == TDCL_MM_GPU ? run_gpu(p, x, e, err) : run_tiled(p, x, e, err);
 }
 
 /* Copies a rows x cols block between the host matrix (row length ld, at

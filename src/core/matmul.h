@@ -30,26 +30,62 @@ typedef enum tdcl_mm_kernel {
 /* Arithmetic of a float32 product (issue 9; the tensor-core path is in
  * matmul_tc.c). */
 typedef enum tdcl_mm_precision {
-    TDCL_MM_FP32 = 0,   /* exact float32 multiply-adds on the CUDA cores / ALUs */
-    TDCL_MM_TF32,       /* NVIDIA tensor cores, inputs rounded to TF32: ~1e-3 relative */
-    TDCL_MM_3XTF32,     /* tensor cores, each input split big + small: float32-level */
-    TDCL_MM_PREC_AUTO,  /* 3xtf32 where the device has it, else fp32 */
+    TDCL_MM_FP32 = 0,  /* exact float32 multiply-adds on the CUDA cores / ALUs */
+    TDCL_MM_TF32,      /* NVIDIA tensor cores, inputs rounded to TF32: ~1e-3 relative */
+    TDCL_MM_3XTF32,    /* tensor cores, each input split big + small: float32-level */
+    TDCL_MM_PREC_AUTO, /* 3xtf32 where the device has it, else fp32 */
 } tdcl_mm_precision;
+
+/* The parameters of the CPU and GPU kernel shapes (cl/matmul.cl), each a
+ * -D option of the build; 0 means "choose": a tuned or built-in value for
+ * the device (tune.h), else the default. */
+typedef struct tdcl_mm_params {
+    /* CPU: an MR-row by NV-vector block of VW lanes, K in passes of KC */
+    int mr, nv, vw, kc;
+    /* GPU: a BM x BN work-group tile over K slabs of BK; a TM x TN block per
+     * work-item; teams of WX x WY items (32: a warp); NBUF local buffers
+     * (1 or 2); ALOAD 1 or 2 (1 = A's slab read along k, 2 = along m);
+     * ATRANS 1 (A read as is) or 2 (A transposed first); KSPLIT groups
+     * along K, summed by a second kernel */
+    int bm, bn, bk, tm, tn, wx, wy, nbuf, aload, atrans, ksplit;
+} tdcl_mm_params;
+
+/* Fills *p from text "bm=128 bn=128 tm=8 ..." (keys as in tdcl_mm_params,
+ * separated by spaces or commas; keys not given stay as they were).
+ * TDCL_EINVAL naming the bad key or value. */
+tdcl_status tdcl_mm_params_parse(const char *s, tdcl_mm_params *p, tdcl_err *err);
+
+/* Writes the non-zero parameters of one kernel shape (TDCL_MM_CPU: mr nv
+ * vw kc; TDCL_MM_GPU: bm .. ksplit) as "key=value" separated by spaces;
+ * returns buf. */
+char *tdcl_mm_params_format(const tdcl_mm_params *p, tdcl_mm_kernel k, char *buf, size_t n);
+
+/* TDCL_OK when the parameters of kernel k (TDCL_MM_CPU or TDCL_MM_GPU)
+ * are consistent and fit the device for element size esz (work-group,
+ * local memory); else TDCL_ELIMIT saying why. Unset (0) values must have
+ * been filled in. */
+tdcl_status tdcl_mm_params_check(const tdcl_device_info *d, tdcl_mm_kernel k,
+                                 const tdcl_mm_params *p, size_t esz, tdcl_err *err);
+
+/* Fills the unset (0) parameters of kernel k in *x with the defaults for
+ * ctx's device and an M x K by K x N product of type (no table lookup). */
+void tdcl_mm_params_defaults(tdcl_ctx *ctx, tdcl_mm_kernel k, tdcl_dtype type, int64_t M, int64_t K,
+                             int64_t N, tdcl_mm_params *x);
 
 typedef struct tdcl_mm_opts {
     tdcl_dtype type;       /* TDCL_F32 (the zero default), TDCL_F64 or TDCL_I64 */
     int tile;              /* tiled kernel's T (T x T work-group); 0 = per device.
                               Non-zero with TDCL_MM_AUTO selects the tiled kernel */
     tdcl_mm_kernel kernel; /* TDCL_MM_AUTO unless forced */
-    /* Kernel parameters; 0 = the built-in choice for the device. A forced
-     * value the device cannot run is refused with TDCL_ELIMIT. */
-    int cpu_mr, cpu_nv, cpu_vw; /* CPU block: MR rows by NV vectors of VW lanes */
-    int cpu_kc;                 /* CPU K pass length (cache blocking) */
-    int gpu_bm, gpu_bn, gpu_bk; /* GPU work-group tile BM x BN and K slab BK */
-    size_t max_alloc;           /* per-buffer byte limit; 0 = the device's. Smaller values
-                                   force panels (tests) */
-    int poison;                 /* fill C with a pattern before each execute, so a test
-                                   sees any element the kernels failed to write */
+    /* Kernel parameters; 0 = the tuned or built-in choice for the device
+     * and product size. A forced value the device cannot run is refused
+     * with TDCL_ELIMIT. */
+    tdcl_mm_params par;
+    int no_tune;                 /* ignore tuned and built-in tables: plain defaults */
+    size_t max_alloc;            /* per-buffer byte limit; 0 = the device's. Smaller values
+                                    force panels (tests) */
+    int poison;                  /* fill C with a pattern before each execute, so a test
+                                    sees any element the kernels failed to write */
     tdcl_mm_precision precision; /* TDCL_MM_FP32 (the zero default); the tensor-core
                                     choices need TDCL_F32 and the automatic kernel */
     int tc_bm, tc_bn, tc_bk;     /* tensor-core work-group tile and K slab; 0 = built-in */

@@ -1,11 +1,17 @@
-/* A small timing harness for the life kernels (until `tiledcl bench life`
- * covers them): a seeded soup, a warm-up launch, then the median of R
- * repetitions of G generations, device time from profiling events and wall
- * time beside it.
+/* A small timing harness for the life kernels (beside `tiledcl bench
+ * life`, which times the default plan on a dead boundary): a seeded soup, a
+ * warm-up run, then the median of R repetitions of G generations, device
+ * time from profiling events and wall time beside it.
  *
- * usage: bench_life [SIZE [GENS [REPS [BOUNDARY [KERNEL [WORD_BITS [DEPTH [TILE [LAYOUT]]]]]]]]]
- *   defaults: 4096 100 5 dead bits auto auto auto auto; LAYOUT cpu or gpu
- *   forces that device's layout (the GPU's runs on PoCL too). Run it through
+ * usage: bench_life [SIZE [GENS [REPS [BOUNDARY [KERNEL [WORD_BITS [DEPTH [TILE [LAYOUT
+ *                   [TUNES]]]]]]]]]]
+ *   defaults: 4096 100 5 dead bits auto auto auto auto auto; LAYOUT cpu or gpu
+ *   forces that device's layout (the GPU's runs on PoCL too). TUNES is a
+ * list of plans separated by ';', each "auto", "bytes" (the byte-per-cell
+ * reference) or a tune string (tdcl_life_opts.tune, e.g.
+ * "mode=bands,lx=16,ly=40,s=3,k=32"), all timed on the same soup; every
+ * plan's grid after its runs (all advance the same generations) is
+ * compared with the first one's: "same" or "DIFFERS". Run it through
  * `meson test -C build --benchmark` or with TILEDCL_KERNEL_PATH=build/cl. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,10 +34,61 @@ static void log_stderr(tdcl_log_level level, const char *msg, void *user)
     fprintf(stderr, "%s\n", msg);
 }
 
+typedef struct bench {
+    long size, gens;
+    int reps;
+    tdcl_ctx *ctx;
+    tdcl_matrix soup, first; /* first: the first plan's final grid */
+    double *dev, *wall;
+} bench;
+
+/* Times one plan with options o; prints its line. */
+static int bench_one(bench *b, const char *label, const tdcl_life_opts *o, tdcl_err *err)
+{
+    tdcl_life_plan *p = NULL;
+    tdcl_matrix got = {0};
+    int rc = 1;
+    double c0 = b->ctx->t.compile_ms;
+    if (tdcl_life_plan_create(b->ctx, o, &b->soup, &p, err) ||
+        tdcl_life_plan_execute(p, b->gens, NULL, err)) /* warm-up */
+        goto out;
+    for (int r = 0; r < b->reps; r++) {
+        double t0 = tdcl_now_ms();
+        if (tdcl_life_plan_execute(p, b->gens, &b->dev[r], err)) goto out;
+        b->wall[r] = tdcl_now_ms() - t0;
+    }
+    if (tdcl_life_plan_result(p, &got, err)) goto out;
+    const char *check = "first";
+    if (!b->first.data) {
+        b->first = got;
+        got.data = NULL;
+    } else {
+        check = memcmp(got.data, b->first.data, (size_t)(b->size * b->size)) ? "DIFFERS" : "same";
+    }
+    qsort(b->dev, (size_t)b->reps, sizeof *b->dev, cmp_double);
+    qsort(b->wall, (size_t)b->reps, sizeof *b->wall, cmp_double);
+    double md = b->dev[b->reps / 2], mw = b->wall[b->reps / 2];
+    double cells = (double)b->size * (double)b->size * (double)b->gens;
+    printf("%s | %s | %ldx%ld x %ld gens %s | device %.3f ms (%.3f us/gen, %.3g cells/s) | wall "
+           "%.3f ms (%.3g cells/s) | %s | %s | compile %.0f ms\n",
+           label, b->ctx->dev.device_name, b->size, b->size, b->gens,
+           tdcl_life_boundary_name(o->boundary), md, md * 1000 / (double)b->gens,
+           cells / (md / 1000), mw, cells / (mw / 1000), tdcl_life_plan_describe(p), check,
+           b->ctx->t.compile_ms - c0);
+    fflush(stdout);
+    rc = 0;
+out:
+    tdcl_life_plan_destroy(p);
+    tdcl_matrix_free(&got);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
-    long size = argc > 1 ? atol(argv[1]) : 4096, gens = argc > 2 ? atol(argv[2]) : 100;
-    int reps = argc > 3 ? atoi(argv[3]) : 5;
+    bench b = {0};
+    b.size = argc > 1 ? atol(argv[1]) : 4096;
+    b.gens = argc > 2 ? atol(argv[2]) : 100;
+    b.reps = argc > 3 ? atoi(argv[3]) : 5;
     tdcl_life_opts o = tdcl_life_opts_default();
     if (argc > 4 && tdcl_life_boundary_parse(argv[4], &o.boundary)) {
         fprintf(stderr, "bad boundary '%s'\n", argv[4]);
@@ -43,42 +100,42 @@ int main(int argc, char **argv)
     o.tile = argc > 8 && strcmp(argv[8], "auto") ? atoi(argv[8]) : 0;
     if (argc > 9 && strcmp(argv[9], "auto"))
         o.layout = strcmp(argv[9], "gpu") == 0 ? TDCL_LIFE_LAYOUT_GPU : TDCL_LIFE_LAYOUT_CPU;
-    if (size < 1 || gens < 1 || reps < 1) {
+    char *tunes = strdup(argc > 10 ? argv[10] : "auto");
+    if (b.size < 1 || b.gens < 1 || b.reps < 1 || !tunes) {
         fprintf(stderr, "usage: bench_life [SIZE [GENS [REPS [BOUNDARY [KERNEL [WORD_BITS "
-                        "[DEPTH [TILE [LAYOUT]]]]]]]]]\n");
+                        "[DEPTH [TILE [LAYOUT [TUNES]]]]]]]]]]\n");
+        free(tunes);
         return 2;
     }
     tdcl_log_set(log_stderr, NULL, getenv("BENCH_VERBOSE") ? TDCL_LOG_VERBOSE : TDCL_LOG_WARN);
     tdcl_err err = {0};
-    tdcl_ctx *ctx = NULL;
-    tdcl_life_plan *p = NULL;
-    tdcl_matrix g = {0};
-    double *dev = calloc((size_t)reps, sizeof *dev), *wall = calloc((size_t)reps, sizeof *wall);
     int rc = 1;
-    if (!dev || !wall || tdcl_ctx_open(NULL, &ctx, &err) ||
-        tdcl_life_soup(size, size, 0.25, 1, &g, &err) ||
-        tdcl_life_plan_create(ctx, &o, &g, &p, &err) ||
-        tdcl_life_plan_execute(p, gens, NULL, &err)) /* warm-up */
+    b.dev = calloc((size_t)b.reps, sizeof *b.dev);
+    b.wall = calloc((size_t)b.reps, sizeof *b.wall);
+    if (!b.dev || !b.wall || tdcl_ctx_open(NULL, &b.ctx, &err) ||
+        tdcl_life_soup(b.size, b.size, 0.25, 1, &b.soup, &err))
         goto out;
-    for (int r = 0; r < reps; r++) {
-        double t0 = tdcl_now_ms();
-        if (tdcl_life_plan_execute(p, gens, &dev[r], &err)) goto out;
-        wall[r] = tdcl_now_ms() - t0;
-    }
-    qsort(dev, (size_t)reps, sizeof *dev, cmp_double);
-    qsort(wall, (size_t)reps, sizeof *wall, cmp_double);
-    double md = dev[reps / 2], mw = wall[reps / 2], cells = (double)size * size * gens;
-    printf("%s | %ldx%ld x %ld gens | device %.3f ms (%.2f us/gen, %.3g cells/s) | wall %.3f ms "
-           "(%.3g cells/s) | %s | compile %.0f ms\n",
-           ctx->dev.device_name, size, size, gens, md, md * 1000 / gens, cells / (md / 1000), mw,
-           cells / (mw / 1000), tdcl_life_plan_describe(p), ctx->t.compile_ms);
     rc = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(tunes, ";", &save); t; t = strtok_r(NULL, ";", &save)) {
+        tdcl_life_opts oo = o;
+        if (strcmp(t, "bytes") == 0)
+            oo.kernel = TDCL_LIFE_KERNEL_BYTES;
+        else if (strcmp(t, "auto") != 0)
+            oo.tune = t;
+        if (bench_one(&b, t, &oo, &err)) { /* report and go on with the next plan */
+            fprintf(stderr, "bench_life: %s: %s\n", t, err.msg);
+            printf("%s | FAILED: %s\n", t, err.msg);
+            rc = 1;
+        }
+    }
 out:
-    if (rc) fprintf(stderr, "bench_life: %s\n", err.msg);
-    tdcl_life_plan_destroy(p);
-    tdcl_matrix_free(&g);
-    tdcl_ctx_close(ctx);
-    free(dev);
-    free(wall);
+    if (rc && !b.ctx) fprintf(stderr, "bench_life: %s\n", err.msg);
+    tdcl_matrix_free(&b.soup);
+    tdcl_matrix_free(&b.first);
+    tdcl_ctx_close(b.ctx);
+    free(b.dev);
+    free(b.wall);
+    free(tunes);
     return rc;
 }

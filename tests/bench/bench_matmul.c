@@ -159,10 +159,10 @@ int main(int argc, char **argv)
             }
             break;
         case 'p':
-            sscanf(optarg, "%d,%d,%d,%d", &o.cpu_mr, &o.cpu_nv, &o.cpu_vw, &o.cpu_kc);
+            sscanf(optarg, "%d,%d,%d,%d", &o.par.mr, &o.par.nv, &o.par.vw, &o.par.kc);
             break;
         case 'g':
-            sscanf(optarg, "%d,%d,%d", &o.gpu_bm, &o.gpu_bn, &o.gpu_bk);
+            sscanf(optarg, "%d,%d,%d", &o.par.bm, &o.par.bn, &o.par.bk);
             break;
         case 'P':
             if (tdcl_mm_precision_parse(optarg, &o.precision, &e)) {

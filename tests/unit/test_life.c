@@ -451,6 +451,128 @@ static void test_larger(void **state)
         }
 }
 
+/* ---- the GPU layout's shapes ---------------------------------------------- */
+
+/* The most rows of a grid cols wide that pred(d, rows, cols) holds for on
+ * this device: bisection between what fits and what not. */
+static int64_t most_rows(int (*pred)(const tdcl_device_info *, int64_t, int64_t),
+                         const tdcl_device_info *d, int64_t cols)
+{
+    int64_t lo = 1, hi = 2;
+    assert_true(pred(d, lo, cols));
+    while (pred(d, hi, cols)) {
+        lo = hi;
+        hi *= 2;
+        assert_true(hi < (INT64_C(1) << 40));
+    }
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (pred(d, mid, cols))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Grids just inside and just past what one work-group holds (the device's
+ * local memory or its work-items), at an odd width, on every boundary, with
+ * rules other than B3/S23, for generations no multiple of any depth: the
+ * automatic GPU layout (the whole run in one launch, or several groups
+ * just past it) against the host. */
+static void test_one_group_limit(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    const int64_t cols = 301; /* 10 words, the last with 13 cells */
+    static const char *rules[] = {"B36/S23", "B2/S"};
+    int64_t lim = most_rows(tdcl_life_one_group, &ctx->dev, cols);
+    for (int past = 0; past < 2; past++)
+        for (int b = 0; b < 3; b++) {
+            tdcl_life_opts o = opts_for(&cfgs[3], rules[past], b);
+            tdcl_matrix g = random_grid(lim + past, cols, (size_t)past * 3 + (size_t)b, 0.3);
+            tdcl_life_plan *p = NULL;
+            assert_int_equal(tdcl_life_plan_create(ctx, &o, &g, &p, NULL), TDCL_OK);
+            const char *d = tdcl_life_plan_describe(p);
+            if ((strstr(d, "single-group") != NULL) != !past)
+                fail_msg("%lld x %lld: one group %sexpected, got %s", (long long)cols,
+                         (long long)(lim + past), past ? "not " : "", d);
+            tdcl_life_plan_destroy(p);
+            check_device(ctx, &o, &g, 37, past ? "just past one group" : "one group, full");
+            tdcl_matrix_free(&g);
+        }
+}
+
+/* One work-group forced (tune "mode=single") on the most rows the
+ * device's local memory and work-items let it hold, at an odd width, on
+ * every boundary with a rule other than B3/S23, for an odd number of
+ * generations (one launch); a row more is refused, not run otherwise. */
+static void test_one_group_local_limit(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    const int64_t cols = 455; /* 8 words, the last with 7 cells */
+    int64_t lim = most_rows(tdcl_life_one_group_fits, &ctx->dev, cols);
+    for (int b = 0; b < 3; b++) {
+        tdcl_life_opts o = opts_for(&cfgs[3], "B36/S23", b);
+        o.tune = "mode=single";
+        tdcl_matrix g = random_grid(lim, cols, 60 + (size_t)b, 0.3);
+        check_device(ctx, &o, &g, 29, "one group at the limit");
+        tdcl_matrix_free(&g);
+    }
+    tdcl_life_opts o = opts_for(&cfgs[3], "B36/S23", 0);
+    o.tune = "mode=single";
+    tdcl_matrix g = random_grid(lim + 1, cols, 1, 0.3);
+    tdcl_life_plan *p = NULL;
+    assert_int_equal(tdcl_life_plan_create(ctx, &o, &g, &p, NULL), TDCL_ELIMIT);
+    assert_null(p);
+    tdcl_matrix_free(&g);
+}
+
+/* Shapes the automatic choice may not pick on this device, forced: bands of
+ * whole rows deeper than a word, vectors of 2 and 4 words per work-item,
+ * one tile buffer, 64-bit words, tiles deeper than 32 generations, odd
+ * work-group widths; odd sizes, every boundary, a rule each (B0 on the
+ * finite boundaries only). */
+static void test_shapes_vs_host(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    static const struct {
+        const char *tune, *rule;
+        int64_t rows, cols, gens;
+    } shapes[] = {
+        {"mode=bands,lx=8,ly=17,s=5,k=40", "B0123478/S01234678", 150, 97, 45},
+        {"mode=bands,w=64,lx=4,vx=2,ly=16,s=3,k=9,dbuf=0", "B36/S23", 83, 500, 20},
+        {"mode=tiles,lx=3,vx=4,ly=4,s=6,k=5,dbuf=0", "B1357/S1357", 53, 333, 12},
+        {"mode=tiles,w=64,lx=5,ly=8,s=9,k=33", "B3/S23", 97, 1000, 35},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        for (int b = 0; b < 3; b++) {
+            tdcl_life_opts o = opts_for(&cfgs[3], shapes[i].rule, b);
+            if (tdcl_life_check(&o, NULL) != TDCL_OK) continue; /* B0 on a dead boundary */
+            o.tune = shapes[i].tune;
+            tdcl_matrix g = random_grid(shapes[i].rows, shapes[i].cols, i * 3 + (size_t)b, 0.3);
+            char what[96];
+            snprintf(what, sizeof what, "%s %s", shapes[i].rule, shapes[i].tune);
+            check_device(ctx, &o, &g, shapes[i].gens, what);
+            tdcl_matrix_free(&g);
+        }
+    /* a forced shape the grid or device cannot take is refused, not shrunk */
+    tdcl_life_opts o = opts_for(&cfgs[3], "B3/S23", 0);
+    tdcl_matrix g = random_grid(40, 100, 1, 0.3);
+    tdcl_life_plan *p = NULL;
+    tdcl_err err = {0};
+    o.tune = "mode=single,lx=2,ly=4,s=4"; /* 2 words across for 4, 16 rows for 40 */
+    assert_int_equal(tdcl_life_plan_create(ctx, &o, &g, &p, &err), TDCL_ELIMIT);
+    assert_null(p);
+    assert_non_null(strstr(err.msg, "mode=single"));
+    o.tune = "mode=bands,depth=3";
+    assert_int_equal(tdcl_life_plan_create(ctx, &o, &g, &p, &err), TDCL_EINVAL);
+    assert_non_null(strstr(err.msg, "depth=3"));
+    tdcl_matrix_free(&g);
+}
+
 static void test_plan_errors(void **state)
 {
     TDCL_NEED_DEVICE(state);
@@ -491,15 +613,12 @@ int main(void)
         cmocka_unit_test(test_b0_needs_finite_boundary),
     };
     const struct CMUnitTest dev[] = {
-        cmocka_unit_test(test_kernels_vs_host),
-        cmocka_unit_test(test_rules_vs_host),
-        cmocka_unit_test(test_bits_vs_bytes),
-        cmocka_unit_test(test_b0_on_device),
-        cmocka_unit_test(test_glider_torus),
-        cmocka_unit_test(test_oscillators_device),
-        cmocka_unit_test(test_replicator),
-        cmocka_unit_test(test_larger),
-        cmocka_unit_test(test_plan_errors),
+        cmocka_unit_test(test_kernels_vs_host), cmocka_unit_test(test_rules_vs_host),
+        cmocka_unit_test(test_bits_vs_bytes),   cmocka_unit_test(test_b0_on_device),
+        cmocka_unit_test(test_glider_torus),    cmocka_unit_test(test_oscillators_device),
+        cmocka_unit_test(test_replicator),      cmocka_unit_test(test_larger),
+        cmocka_unit_test(test_one_group_limit), cmocka_unit_test(test_one_group_local_limit),
+        cmocka_unit_test(test_shapes_vs_host),  cmocka_unit_test(test_plan_errors),
     };
     int rc = cmocka_run_group_tests_name("life_host", host, NULL, NULL);
     return rc | cmocka_run_group_tests_name("life_device", dev, tdcl_test_ctx_setup,

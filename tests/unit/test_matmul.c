@@ -14,6 +14,7 @@
 #include "tdcl_test.h"
 
 #include "matmul.h"
+#include "tune.h"
 
 static tdcl_matrix rand_mat(int64_t rows, int64_t cols, tdcl_dtype t, uint64_t seed, double lo,
                             double hi)
@@ -141,7 +142,7 @@ static void all_shapes(void **state, tdcl_mm_kernel k, tdcl_dtype t, tdcl_dtype 
     if (t == TDCL_F64 && !ctx->dev.fp64) skip();
     tdcl_mm_opts o = {.type = t, .kernel = k};
     if (k == TDCL_MM_GPU) /* one build per type: each costs PoCL seconds */
-        o.gpu_bm = o.gpu_bn = 64, o.gpu_bk = 16;
+        o.par.bm = o.par.bn = 64, o.par.bk = 16;
     for (size_t i = 0; i < NSHAPES; i++)
         run_case(ctx, o, shapes[i][0], shapes[i][1], shapes[i][2], in, 100 + i);
 }
@@ -196,7 +197,7 @@ static void test_int_exact_large(void **state)
     tdcl_mm_kernel ks[] = {TDCL_MM_TILED, TDCL_MM_CPU, TDCL_MM_GPU};
     for (size_t i = 0; i < 3; i++) {
         tdcl_mm_opts o = {.type = TDCL_I64, .kernel = ks[i], .poison = 1};
-        if (ks[i] == TDCL_MM_GPU) o.gpu_bm = o.gpu_bn = 64, o.gpu_bk = 16;
+        if (ks[i] == TDCL_MM_GPU) o.par.bm = o.par.bn = 64, o.par.bk = 16;
         tdcl_matrix c = {0};
         tdcl_err e = {0};
         assert_int_equal(tdcl_mm_run(*state, &o, &a, &b, &c, &e), TDCL_OK);
@@ -292,26 +293,103 @@ static void test_cpu_param_sample(void **state)
     TDCL_NEED_DEVICE(state);
     static const int sets[][4] = {{1, 1, 2, 5}, {3, 2, 4, 7}, {4, 1, 16, 16}, {5, 3, 8, 0}};
     for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
-        tdcl_mm_opts o = {.kernel = TDCL_MM_CPU,
-                          .cpu_mr = sets[i][0],
-                          .cpu_nv = sets[i][1],
-                          .cpu_vw = sets[i][2],
-                          .cpu_kc = sets[i][3]};
+        tdcl_mm_opts o = {
+            .kernel = TDCL_MM_CPU,
+            .par = {.mr = sets[i][0], .nv = sets[i][1], .vw = sets[i][2], .kc = sets[i][3]}};
         run_case(*state, o, 29, 45, 53, TDCL_F32, 200 + i);
     }
+}
+
+/* Every built-in GPU set (tune.c's table) and a sample of the ones the
+ * tuner searches (tune.c's gpu_space: blocks 4..16 each way, warp teams
+ * 4/8/16 wide or the whole group, one or two buffers, both A load orders,
+ * A transposed first, K split), each on an aligned shape with interior
+ * tiles and an odd one with edges and a partial slab. PoCL compiles each
+ * set for seconds: a handful. */
+static const char *const gpu_sample[] = {
+    "bm=128 bn=128 bk=16 tm=8 tn=8 wx=16 wy=16 nbuf=2 aload=1 atrans=1",
+    "bm=64 bn=128 bk=8 tm=8 tn=16 wx=8 wy=4 nbuf=2 aload=1 atrans=2",
+    "bm=64 bn=32 bk=16 tm=4 tn=4 wx=4 wy=8 nbuf=1 aload=2 atrans=1 ksplit=3",
+    "bm=32 bn=64 bk=32 tm=16 tn=4 wx=16 wy=2 nbuf=2 aload=2 atrans=2 ksplit=2",
+};
+
+static void gpu_set_case(void **state, const char *set, uint64_t seed)
+{
+    tdcl_mm_opts o = {.kernel = TDCL_MM_GPU};
+    tdcl_err e = {0};
+    assert_int_equal(tdcl_mm_params_parse(set, &o.par, &e), TDCL_OK);
+    run_case(*state, o, 2 * o.par.bm, 4 * o.par.bk, 2 * o.par.bn, TDCL_F32, seed);
+    run_case(*state, o, o.par.bm + 7, 3 * o.par.bk + 5, o.par.bn + 3, TDCL_F32, seed + 1);
 }
 
 static void test_gpu_param_sample(void **state)
 {
     TDCL_NEED_DEVICE(state);
-    /* 64x64x16 with scalar loads runs in test_gpu_f32; here the float4 fast
-     * path with two float4 per work-item and slab, and an oblong tile with
-     * unequal load counts (PoCL compiles each set for seconds: few sets). */
-    tdcl_mm_opts o = {.kernel = TDCL_MM_GPU, .gpu_bm = 128, .gpu_bn = 128, .gpu_bk = 16};
-    run_case(*state, o, 256, 64, 192, TDCL_F32, 300); /* interior tiles, float4 loads */
-    run_case(*state, o, 200, 68, 132, TDCL_F32, 301); /* edges, aligned rows */
-    tdcl_mm_opts q = {.kernel = TDCL_MM_GPU, .gpu_bm = 32, .gpu_bn = 64, .gpu_bk = 8};
-    run_case(*state, q, 131, 37, 70, TDCL_F32, 302);
+    for (size_t i = 0; i < sizeof gpu_sample / sizeof gpu_sample[0]; i++)
+        gpu_set_case(state, gpu_sample[i], 300 + 2 * i);
+    const char *set;
+    tdcl_mm_kernel k;
+    for (size_t i = 0; (set = tdcl_tune_builtin(i, &k)) != NULL; i++) {
+        int seen = 0; /* the H100 rows repeat the H200's */
+        for (size_t j = 0; j < i; j++) {
+            tdcl_mm_kernel kj;
+            seen |= strcmp(tdcl_tune_builtin(j, &kj), set) == 0;
+        }
+        if (k == TDCL_MM_GPU && !seen) gpu_set_case(state, set, 400 + 2 * i);
+    }
+    /* the old fixed shapes: float4 fast path, an oblong tile */
+    tdcl_mm_opts o = {.kernel = TDCL_MM_GPU, .par = {.bm = 32, .bn = 64, .bk = 8}};
+    run_case(*state, o, 131, 37, 70, TDCL_F32, 302);
+}
+
+/* A long K under a small C splits K over groups by itself (gpu shape),
+ * unless ksplit is given. */
+static void test_auto_ksplit(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    tdcl_matrix a = rand_mat(20, 700, TDCL_F32, 61, -1, 1),
+                b = rand_mat(700, 24, TDCL_F32, 62, -1, 1);
+    tdcl_mm_opts o = {.kernel = TDCL_MM_GPU, .par = {.bm = 32, .bn = 32, .bk = 16}};
+    tdcl_mm_plan *p = NULL;
+    tdcl_err e = {0};
+    unsigned cu = ctx->dev.compute_units;
+    ctx->dev.compute_units = 8; /* the same decision on any device */
+    assert_int_equal(tdcl_mm_plan_create(ctx, &o, &a, &b, &p, &e), TDCL_OK);
+    ctx->dev.compute_units = cu;
+    assert_non_null(strstr(tdcl_mm_plan_describe(p), "ksplit=8"));
+    tdcl_mm_plan_destroy(p);
+    o.poison = 1;
+    run_case(ctx, o, 20, 700, 24, TDCL_F32, 63);
+    o.par.ksplit = 1;
+    assert_int_equal(tdcl_mm_plan_create(ctx, &o, &a, &b, &p, &e), TDCL_OK);
+    assert_non_null(strstr(tdcl_mm_plan_describe(p), "ksplit=1"));
+    tdcl_mm_plan_destroy(p);
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&b);
+}
+
+/* Parameter text: round trip, partial updates, errors naming the key. */
+static void test_params_text(void **state)
+{
+    (void)state;
+    tdcl_mm_params p = {0}, q = {0};
+    tdcl_err e = {0};
+    char buf[256];
+    assert_int_equal(tdcl_mm_params_parse(gpu_sample[1], &p, &e), TDCL_OK);
+    assert_int_equal(p.bn, 128);
+    assert_int_equal(p.tn, 16);
+    assert_int_equal(p.atrans, 2);
+    assert_string_equal(tdcl_mm_params_format(&p, TDCL_MM_GPU, buf, sizeof buf), gpu_sample[1]);
+    assert_int_equal(tdcl_mm_params_parse(buf, &q, &e), TDCL_OK);
+    assert_memory_equal(&p, &q, sizeof p);
+    assert_int_equal(tdcl_mm_params_parse("mr=4,kc=512", &p, &e), TDCL_OK);
+    assert_string_equal(tdcl_mm_params_format(&p, TDCL_MM_CPU, buf, sizeof buf), "mr=4 kc=512");
+    assert_int_equal(tdcl_mm_params_parse("bm=64 bogus=3", &p, &e), TDCL_EINVAL);
+    assert_non_null(strstr(e.msg, "'bogus=3'"));
+    assert_int_equal(tdcl_mm_params_parse("bm=0", &p, &e), TDCL_EINVAL);
+    assert_non_null(strstr(e.msg, "'bm'"));
+    assert_int_equal(tdcl_mm_params_parse("tm=8x", &p, &e), TDCL_EINVAL);
 }
 
 /* A 4 KiB allocation limit splits the product along M, K and N. */
@@ -325,7 +403,7 @@ static void test_panels(void **state)
     for (size_t i = 0; i < 3; i++) {
         tdcl_mm_opts o = {.kernel = ks[i], .max_alloc = 4096};
         if (ks[i] == TDCL_MM_GPU) /* the build of test_gpu_f32 and _i64 */
-            o.gpu_bm = o.gpu_bn = 64, o.gpu_bk = 16;
+            o.par.bm = o.par.bn = 64, o.par.bk = 16;
         tdcl_mm_plan *p = NULL;
         tdcl_err e = {0};
         assert_int_equal(tdcl_mm_plan_create(ctx, &o, &a, &b, &p, &e), TDCL_OK);
@@ -410,9 +488,9 @@ static void test_errors(void **state)
     assert_non_null(strstr(e.msg, "largest"));
     o.kernel = TDCL_MM_CPU; /* a tile is for the tiled kernel only */
     assert_int_equal(tdcl_mm_run(ctx, &o, &a, &b, &c, &e), TDCL_EINVAL);
-    tdcl_mm_opts bad_cpu = {.kernel = TDCL_MM_CPU, .cpu_vw = 3};
+    tdcl_mm_opts bad_cpu = {.kernel = TDCL_MM_CPU, .par = {.vw = 3}};
     assert_int_equal(tdcl_mm_run(ctx, &bad_cpu, &a, &b, &c, &e), TDCL_ELIMIT);
-    tdcl_mm_opts bad_gpu = {.kernel = TDCL_MM_GPU, .gpu_bm = 12};
+    tdcl_mm_opts bad_gpu = {.kernel = TDCL_MM_GPU, .par = {.bm = 12, .tm = 8}};
     assert_int_equal(tdcl_mm_run(ctx, &bad_gpu, &a, &b, &c, &e), TDCL_ELIMIT);
     tdcl_mm_opts bad_type = {.type = TDCL_U8};
     assert_int_equal(tdcl_mm_run(ctx, &bad_type, &a, &b, &c, &e), TDCL_EINVAL);
@@ -487,7 +565,8 @@ int main(void)
         cmocka_unit_test(test_cpu_param_sample), cmocka_unit_test(test_gpu_param_sample),
         cmocka_unit_test(test_panels),           cmocka_unit_test(test_plan_reuse),
         cmocka_unit_test(test_mixed_inputs),     cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_check_product),
+        cmocka_unit_test(test_check_product),    cmocka_unit_test(test_params_text),
+        cmocka_unit_test(test_auto_ksplit),
     };
     return cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown);
 }

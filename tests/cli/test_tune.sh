@@ -1,0 +1,69 @@
+# tiledcl tune matmul on this device: a tiny search (two sets, small sizes)
+# stores a table that later matmul and bench runs use; candidate files,
+# --dry-run, --no-cache and usage errors.
+. "$(dirname "$0")/lib.sh"
+
+# A private table; PoCL compiles cold here, so few builds.
+export XDG_CACHE_HOME="$T/cache"
+
+run tune --help
+expect_rc 0 "tune --help exits 0"
+expect_contains "$OUT" "--time-limit S" "help names --time-limit"
+expect_contains "$OUT" "ksplit" "help explains the parameters"
+
+run tune
+expect_rc 2 "tune without a target is a usage error"
+run tune conv
+expect_rc 2 "tune of something else is a usage error"
+expect_contains "$ERR" "'conv'" "the usage error names it"
+run tune matmul --sizes 0
+expect_rc 2 "--sizes 0 is a usage error"
+run tune matmul --time-limit -1
+expect_rc 2 "a negative time limit is a usage error"
+
+run tune matmul --sizes 64,96 --time-limit 1 --max-sets 2
+expect_rc 0 "tune matmul exits 0"
+expect_contains "$OUT" "    64 " "a line for size 64"
+expect_contains "$OUT" "    96 " "a line for size 96"
+expect_contains "$OUT" "stored in $T/cache/tiledcl/tune-" "the table is stored in the cache"
+table=$(cat "$T"/cache/tiledcl/tune-*.txt 2>/dev/null)
+expect_contains "$table" "matmul float32 " "the table holds float32 entries"
+expect_contains "$table" "device=" "the table is keyed by device"
+
+# a later product of that size takes the tuned entry
+python3 -c '
+import random
+random.seed(3)
+for name, (r, c) in (("a", (70, 80)), ("b", (80, 90))):
+    with open(__import__("sys").argv[1] + "/" + name + ".mtx", "w") as f:
+        f.write("%%%%MatrixMarket matrix array real general\n%d %d\n" % (r, c))
+        for i in range(r * c):
+            f.write("%.6f\n" % random.uniform(-1, 1))
+' "$T"
+run -v matmul "$T/a.mtx" "$T/b.mtx" -o "$T/c.mtx" --verify
+expect_rc 0 "matmul after tuning exits 0 and verifies"
+expect_contains "$ERR" "params=tuned" "matmul -v says the tuned parameters were used"
+run -v matmul "$T/a.mtx" "$T/b.mtx" -o "$T/c.mtx" --no-tune
+expect_contains "$ERR" "params=default" "--no-tune: the defaults"
+run bench matmul --size 72 --reps 2 --json
+expect_contains "$OUT" "params=tuned" "bench's plan shows the tuned parameters"
+
+# candidates: exactly those sets; errors name the line
+printf '# two sets\nmr=4 nv=2\n\nmr=2 nv=1 kc=64  # small\n' >"$T/sets.txt"
+rm -f "$T"/cache/tiledcl/tune-*.txt
+run -v tune matmul --sizes 64 --candidates "$T/sets.txt" --dry-run
+expect_rc 0 "tune --candidates --dry-run exits 0"
+expect_contains "$ERR" "tune: mr=4 nv=2" "the first candidate was tried"
+expect_contains "$ERR" "tune: mr=2 nv=1 kc=64" "the second candidate was tried"
+expect_contains "$OUT" "0 rejected" "neither was rejected"
+expect_eq "$(ls "$T"/cache/tiledcl/tune-*.txt 2>/dev/null | wc -l | tr -d ' ')" "0" "--dry-run stores nothing"
+printf 'mr=4\nmr=4 bogus=1\n' >"$T/bad.txt"
+run tune matmul --sizes 64 --candidates "$T/bad.txt"
+expect_rc 1 "a bad candidate line exits 1"
+expect_contains "$ERR" "candidates:2:" "the error names the line"
+
+run --no-cache tune matmul --sizes 64 --max-sets 1
+expect_rc 0 "tune --no-cache exits 0"
+expect_contains "$ERR" "not stored" "and says the result is not stored"
+
+done_testing
