@@ -16,7 +16,8 @@ struct tdcl_mm_tc {
     tdcl_ctx *ctx;
     tdcl_mm_precision prec;
     int64_t M, K, N;
-    int bm, bn, bk, wm, wn;
+    int bm, bn, bk, wm, wn, stages;
+    int emulate; /* TILEDCL_TC_EMULATE: plain OpenCL C stands in for the PTX */
     int poison;
     cl_program prog;
     cl_kernel k;
@@ -63,12 +64,23 @@ static int probe(tdcl_ctx *ctx)
     return ok;
 }
 
+/* TILEDCL_TC_EMULATE=1: a test aid. The kernel runs on any device with
+ * plain OpenCL C in place of each PTX instruction (slow: two barriers per
+ * mma), so the fragment layouts, swizzles and edges are checked where
+ * there is no NVIDIA GPU. */
+static int emulated(void)
+{
+    const char *e = getenv("TILEDCL_TC_EMULATE");
+    return e && strcmp(e, "1") == 0;
+}
+
 int tdcl_mm_tc_available(tdcl_ctx *ctx, char *why, size_t n)
 {
     const tdcl_device_info *d = &ctx->dev;
     char buf[128];
     if (!why) why = buf, n = sizeof buf;
     why[0] = '\0';
+    if (emulated()) return 1;
     if (!is_nvidia(d)) {
         snprintf(why, n, "not an NVIDIA platform ('%s')", d->platform_name);
         return 0;
@@ -118,12 +130,11 @@ tdcl_status tdcl_mm_precision_resolve(tdcl_ctx *ctx, const tdcl_mm_opts *o, tdcl
 
 /* ---- plan ------------------------------------------------------------------ */
 
-/* Local memory of the double-buffered slabs (see cl/matmul_tc.cl). */
-static size_t tc_local(const tdcl_mm_tc *p)
+/* Local memory of one pipeline stage: the A and B slabs (see
+ * cl/matmul_tc.cl; swizzled, no padding). */
+static size_t tc_stage_bytes(const tdcl_mm_tc *p)
 {
-    return 2 * sizeof(float) *
-           ((size_t)p->bm * (size_t)(p->bk % 16 == 8 ? p->bk : p->bk + 8) +
-            (size_t)p->bk * ((size_t)p->bn + 8));
+    return sizeof(float) * ((size_t)p->bm * (size_t)p->bk + (size_t)p->bk * (size_t)p->bn);
 }
 
 static size_t tc_threads(const tdcl_mm_tc *p)
@@ -134,42 +145,58 @@ static size_t tc_threads(const tdcl_mm_tc *p)
 static tdcl_status check_params(const tdcl_mm_tc *p, tdcl_err *err)
 {
     const tdcl_device_info *d = &p->ctx->dev;
-    int ok = p->bm >= 16 && p->bm <= 256 && p->bn >= 32 && p->bn <= 256 && p->bk >= 8 &&
-             p->bk <= 64 && p->bk % 8 == 0 && p->wm >= 16 && p->wm % 16 == 0 && p->wn >= 32 &&
-             p->wn % 32 == 0 && p->bm % p->wm == 0 && p->bn % p->wn == 0;
+    int ok = p->bm >= 16 && p->bm <= 256 && p->bn >= 32 && p->bn <= 256 &&
+             (p->bk == 8 || p->bk == 16 || p->bk == 32) && p->wm >= 16 && p->wm % 16 == 0 &&
+             (p->wn == 32 || p->wn == 64) && p->bm % p->wm == 0 && p->bn % p->wn == 0 &&
+             p->stages >= 2 && p->stages <= 8;
     size_t nt = ok ? tc_threads(p) : 1;
     ok = ok && ((size_t)p->bm * p->bk) % (4 * nt) == 0 && ((size_t)p->bk * p->bn) % (4 * nt) == 0;
     if (!ok)
         return tdcl_fail(err, TDCL_ELIMIT,
-                         "tensor-core tile %dx%d, slab %d, warp tile %dx%d: BK must be a multiple "
-                         "of 8, the warp tile of 16x32 and divide the tile, and both slabs split "
-                         "into float4s per work-item",
-                         p->bm, p->bn, p->bk, p->wm, p->wn);
-    if (nt > d->max_wg || nt > d->max_item_sizes[0] || tc_local(p) > d->local_mem)
+                         "tensor-core tile %dx%d, slab %d, warp tile %dx%d, %d stages: BK must be "
+                         "8, 16 or 32, the warp tile 16k x 32 or 16k x 64 dividing the tile, both "
+                         "slabs must split into 16-byte chunks per work-item, 2 to 8 stages",
+                         p->bm, p->bn, p->bk, p->wm, p->wn, p->stages);
+    size_t local = (size_t)p->stages * tc_stage_bytes(p);
+    if (nt > d->max_wg || nt > d->max_item_sizes[0] || local > d->local_mem)
         return tdcl_fail(err, TDCL_ELIMIT,
-                         "tensor-core tile %dx%d, slab %d needs %zu work-items and %zu bytes of "
-                         "local memory; device '%s' allows %zu and %llu",
-                         p->bm, p->bn, p->bk, nt, tc_local(p), d->device_name, d->max_wg,
+                         "tensor-core tile %dx%d, slab %d, %d stages needs %zu work-items and %zu "
+                         "bytes of local memory; device '%s' allows %zu and %llu",
+                         p->bm, p->bn, p->bk, p->stages, nt, local, d->device_name, d->max_wg,
                          (unsigned long long)d->local_mem);
     return TDCL_OK;
 }
 
+/* The integer value of -DNAME=... in TILEDCL_TC_OPTIONS (a tuning aid),
+ * or dflt. */
+static int extra_define(const char *name, int dflt)
+{
+    const char *extra = getenv("TILEDCL_TC_OPTIONS");
+    char pat[32];
+    snprintf(pat, sizeof pat, "-D%s=", name);
+    const char *at = extra ? strstr(extra, pat) : NULL;
+    return at ? atoi(at + strlen(pat)) : dflt;
+}
+
 /* Built-in tile: large work-group tiles when there are enough of them to
- * fill the device, else 64x64 of four 32x32 warp tiles. Measured on an H200
+ * fill the device, else 64x64 of four 32x32 warp tiles; as many pipeline
+ * stages as the device's local memory holds, up to 6. Measured on an H200
  * at N = 8192 (docs/PERFORMANCE.md): tf32 is fastest with 128x128 tiles of
- * four 64x64 warp tiles and K slabs of 16 (70 TFLOP/s; 55 with eight 64x32);
- * 3xtf32, which needs twice the fragment registers, with 128x256 tiles of
- * eight 64x64 warp tiles and slabs of 8 (46 TFLOP/s; 40 with 128x128). */
+ * four 64x64 warp tiles and K slabs of 8 (6 stages in 48 KiB, fragments
+ * pipelined); 3xtf32, which needs twice the fragment registers, with eight
+ * 64x32 warp tiles and slabs of 16. */
 static void choose_tile(tdcl_mm_tc *p, const tdcl_mm_opts *o)
 {
     int64_t tiles = ((p->M + 127) / 128) * ((p->N + 127) / 128);
     int big = tiles >= 2 * (int64_t)(p->ctx->dev.compute_units ? p->ctx->dev.compute_units : 1);
-    int wide = big && p->prec == TDCL_MM_3XTF32;
+    int three = p->prec == TDCL_MM_3XTF32;
     p->bm = o->tc_bm ? o->tc_bm : (big ? 128 : 64);
-    p->bn = o->tc_bn ? o->tc_bn : (wide ? 256 : big ? 128 : 64);
-    p->bk = o->tc_bk ? o->tc_bk : (wide ? 8 : 16);
+    p->bn = o->tc_bn ? o->tc_bn : (big ? 128 : 64);
+    p->bk = o->tc_bk ? o->tc_bk : (big && !three ? 8 : 16);
     p->wm = o->tc_wm ? o->tc_wm : (big ? 64 : 32);
-    p->wn = o->tc_wn ? o->tc_wn : (big ? 64 : 32);
+    p->wn = o->tc_wn ? o->tc_wn : (big && !three ? 64 : 32);
+    size_t fit = p->ctx->dev.local_mem / tc_stage_bytes(p);
+    p->stages = extra_define("STAGES", fit > 6 ? 6 : (int)fit);
 }
 
 static tdcl_status check_sizes(const tdcl_mm_tc *p, tdcl_err *err)
@@ -205,13 +232,16 @@ static tdcl_status tc_build(tdcl_mm_tc *p, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     double most = (double)p->M * p->K + (double)p->K * p->N + (double)p->M * p->N;
-    char opts[256];
+    char opts[512];
     snprintf(opts, sizeof opts,
-             "-DPREC=%d -DBM=%d -DBN=%d -DBK=%d -DWM=%d -DWN=%d -DVEC_ALIGNED=%d -DIDX=%s",
-             p->prec == TDCL_MM_3XTF32 ? 3 : 1, p->bm, p->bn, p->bk, p->wm, p->wn,
-             p->K % 4 == 0 && p->N % 4 == 0, most < (double)INT_MAX ? "int" : "long");
-    /* Tuning aid: extra -D options, and with -cl-nv-verbose among them the
-     * build log (registers, spills) at -v (set TILEDCL_CACHE=0 to see it). */
+             "-DPREC=%d -DBM=%d -DBN=%d -DBK=%d -DWM=%d -DWN=%d -DSTAGES=%d -DVEC_ALIGNED=%d "
+             "-DIDX=%s%s",
+             p->prec == TDCL_MM_3XTF32 ? 3 : 1, p->bm, p->bn, p->bk, p->wm, p->wn, p->stages,
+             p->K % 4 == 0 && p->N % 4 == 0, most < (double)INT_MAX ? "int" : "long",
+             p->emulate ? " -DTC_EMULATE=1" : "");
+    /* Tuning aid: extra -D options (GROUP_M, RND, PIPE, CP_CA, CP_ADDR and
+     * the timing aids; a STAGES there is the one passed above too), and with -cl-nv-verbose among
+     * them the build log (registers, spills) at -v (set TILEDCL_CACHE=0 to see it). */
     const char *extra = getenv("TILEDCL_TC_OPTIONS");
     if (extra && *extra) {
         size_t used = strlen(opts);
@@ -270,8 +300,10 @@ static tdcl_status tc_setup(tdcl_mm_tc *p, const tdcl_mm_opts *o, const tdcl_mat
     TDCL_TRY(upload(p, &p->b, b, (size_t)(p->K * p->N), CL_MEM_READ_ONLY, err));
     TDCL_TRY(upload(p, &p->c, NULL, (size_t)(p->M * p->N), CL_MEM_WRITE_ONLY, err));
     p->ctx->t.upload_ms += tdcl_now_ms() - t0;
-    snprintf(p->desc, sizeof p->desc, "kernel=tc precision=%s bm=%d bn=%d bk=%d wm=%d wn=%d",
-             tdcl_mm_precision_name(p->prec), p->bm, p->bn, p->bk, p->wm, p->wn);
+    snprintf(p->desc, sizeof p->desc,
+             "kernel=tc precision=%s bm=%d bn=%d bk=%d wm=%d wn=%d stages=%d%s",
+             tdcl_mm_precision_name(p->prec), p->bm, p->bn, p->bk, p->wm, p->wn, p->stages,
+             p->emulate ? " (emulated)" : "");
     tdcl_log(TDCL_LOG_VERBOSE,
              "matmul: %" PRId64 "x%" PRId64 " * %" PRId64 "x%" PRId64 " on %s: %s", p->M, p->K,
              p->K, p->N, p->ctx->dev.device_name, p->desc);
@@ -295,6 +327,7 @@ tdcl_status tdcl_mm_tc_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, tdcl_mm_prec
     p->K = a->cols;
     p->N = b->cols;
     p->poison = o->poison;
+    p->emulate = emulated();
     tdcl_status st = tc_setup(p, o, a, b, err);
     if (st) {
         tdcl_mm_tc_destroy(p);

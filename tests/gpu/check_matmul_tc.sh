@@ -12,6 +12,8 @@
 #    at odd and square sizes.
 # 3. tiledcl bench matmul --precision P: median device time of 10 runs after
 #    a warm-up (profiling events), N = 4096 and 8192.
+# 4. bench_tc_peak: the mma.sync m16n8k8 tf32 ceiling through this compiler
+#    (register operands only), the figure the speeds are measured against.
 # Not part of `meson test`: it needs the GPU and takes a minute or two.
 set -u
 BUILD=${1:-build}
@@ -38,4 +40,6 @@ for n in 4096 8192; do
             grep '^matmul' || rc=1
     done
 done
+echo "== mma.sync ceiling (bench_tc_peak)"
+"$BUILD/tests/bench_tc_peak" 2 4 || rc=1
 exit $rc

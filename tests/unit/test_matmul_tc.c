@@ -6,7 +6,9 @@
  * bit), then random shapes, multiples of the tiles or not, against a double
  * host reference: tf32 within its input rounding, 3xtf32 at least as
  * accurate as the fp32 kernel on the same inputs. C is poisoned (NaN)
- * before every run, so an element the kernel missed fails. */
+ * before every run, so an element the kernel missed fails. On a device
+ * without the path, the kernel also runs emulated (TILEDCL_TC_EMULATE:
+ * plain OpenCL C in place of the PTX) on exact integer products. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,9 +78,12 @@ static double frob(const tdcl_matrix *m)
 }
 
 /* Tensor-core tiles to test beside the built-in choice (which takes the
- * small tile at these sizes): bm, bn, bk, wm, wn, as the large built-ins. */
-static const int tc_tiles[][5] = {
-    {0, 0, 0, 0, 0}, {128, 128, 16, 64, 64}, {128, 256, 8, 64, 64}, {128, 128, 16, 64, 32}};
+ * small tile at these sizes): bm, bn, bk, wm, wn: the large built-ins and
+ * each slab depth (8, 16, 32: three A layouts) and warp width (32, 64:
+ * two B swizzles). */
+static const int tc_tiles[][5] = {{0, 0, 0, 0, 0},        {128, 128, 8, 64, 64},
+                                  {128, 128, 16, 64, 64}, {128, 128, 16, 64, 32},
+                                  {128, 256, 8, 64, 64},  {64, 128, 32, 32, 64}};
 
 static void run_tiles(tdcl_ctx *ctx, tdcl_mm_precision prec, const int *tile, const tdcl_matrix *a,
                       const tdcl_matrix *b, tdcl_matrix *c, char *desc, size_t n)
@@ -264,12 +269,54 @@ static void test_random_shapes(void **state)
     }
 }
 
+/* The kernel with plain OpenCL C in place of the PTX (TILEDCL_TC_EMULATE),
+ * on a device without the path: the fragment relabelling, the swizzles,
+ * the pipeline's slab indexing, the tile remapping and the edges are
+ * checked in every CI run, not only on an NVIDIA GPU. Exact small integer
+ * products, aligned (K, N multiples of 4: 16-byte copies) and not, over
+ * several tiles in both directions (GROUP_M remapping). */
+static void test_emulated(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    if (tdcl_mm_tc_available(ctx, NULL, 0)) {
+        print_message("device has tensor cores: skipped\n");
+        skip();
+    }
+    static const int tiles[][5] = {{64, 64, 8, 32, 32}, {64, 128, 32, 32, 64}};
+    static const int64_t shapes[][3] = {{600, 40, 136}, {77, 37, 201}};
+    const tdcl_mm_precision precs[] = {TDCL_MM_TF32, TDCL_MM_3XTF32};
+    assert_int_equal(setenv("TILEDCL_TC_EMULATE", "1", 1), 0);
+    for (int q = 0; q < 2; q++)
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            int64_t M = shapes[s][0], K = shapes[s][1], N = shapes[s][2];
+            tdcl_matrix a = small_int_mat(M, K, 500 + s), b = small_int_mat(K, N, 600 + s), c = {0};
+            char desc[256];
+            run_tiles(ctx, precs[q], tiles[(s + q) % 2], &a, &b, &c, desc, sizeof desc);
+            assert_non_null(strstr(desc, "(emulated)"));
+            double *r = reference(&a, &b);
+            const float *C = c.data;
+            for (int64_t i = 0; i < M * N; i++)
+                if ((double)C[i] != r[i]) {
+                    print_message("%s %lldx%lldx%lld: C[%lld,%lld] = %g, expected %g\n", desc,
+                                  (long long)M, (long long)K, (long long)N, (long long)(i / N),
+                                  (long long)(i % N), C[i], r[i]);
+                    fail();
+                }
+            free(r);
+            tdcl_matrix_free(&a);
+            tdcl_matrix_free(&b);
+            tdcl_matrix_free(&c);
+        }
+    unsetenv("TILEDCL_TC_EMULATE");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names),         cmocka_unit_test(test_resolve_rules),
         cmocka_unit_test(test_no_path),       cmocka_unit_test(test_exact_small),
-        cmocka_unit_test(test_random_shapes),
+        cmocka_unit_test(test_random_shapes), cmocka_unit_test(test_emulated),
     };
     return cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown);
 }
