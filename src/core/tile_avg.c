@@ -387,10 +387,10 @@ static int plan_band_stage(tdcl_ta_plan *p, int cpu)
 /* Whether auto takes the band variant: on a CPU, a short tile too wide
  * for one cpu stage; on a GPU, a tile of fewer than 8 rows that the gpu
  * variant covers with a team along a single row of items, stacking 8 / T
- * tile rows per item to have enough loads (H200, float4 loads: 1x16 to
- * 1x4096 and 2x128 tiles at 86-103% of copy with the band variant, 27-61%
- * with the gpu one; from 8 rows on, 8x32 to 64x64, the gpu variant at
- * 97-105%). */
+ * tile rows per item to have enough loads (H200, float4 loads: tiles of 1
+ * to 6 rows, 1x8 to 6x64 and 1x4096, at 81-104% of copy with the band
+ * variant against 27-93% with the gpu one; from 8 rows on, 8x32 to 64x64,
+ * the gpu variant at 99-108%). */
 static int band_suits(tdcl_ta_plan *p, int cpu)
 {
     int64_t t = p->o.tile_rows, u = p->o.tile_cols;
