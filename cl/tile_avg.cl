@@ -3,6 +3,10 @@
  * global id 2 picks the plane. Edge tiles that hang over the matrix average
  * only the cells they hold.
  *
+ * Two kernels: tile_avg (BAND 0, the cpu and gpu variants), described
+ * here, and tile_avg_band (BAND 1, the band variant for short wide tiles),
+ * described at its section below.
+ *
  * Work-item: owns a run of W consecutive values of a row, read as NV vector
  * loads of VW, over RPI consecutive rows of a tile row, and keeps a partial
  * sum per vector lane in registers while it walks those rows.
@@ -52,6 +56,12 @@
 #endif
 #ifndef OUT
 #define OUT float /* output element type */
+#endif
+#ifndef DEREF
+#define DEREF 0 /* 1: vector loads by dereference (for PoCL, see VIN) */
+#endif
+#ifndef BAND
+#define BAND 0 /* 1: the row-band kernel tile_avg_band; 0: the staged kernel tile_avg */
 #endif
 #ifndef RACC
 #define RACC ACC /* the lean path's register sums: float is enough for short float chains */
@@ -136,13 +146,23 @@
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
+/* VIN(p): the VW input values at p. With DEREF, a dereference of a vector
+ * type aligned like its elements (an unaligned vector load to the
+ * compiler) instead of vloadn, which PoCL builds from lane pairs when the
+ * lanes are folded afterwards: several times the instructions. */
+#if VW > 1 && DEREF
+typedef CAT(IN, VW) __attribute__((aligned(sizeof(IN)))) in_vec;
+#define VIN(p) (*(__global const in_vec *)(p))
+#elif VW > 1
+#define VIN(p) CAT(vload, VW)(0, (p))
+#endif
 #if VW == 1
 #define VACC ACC
 #define VLOAD(p) ((ACC)(p)[0])
 #define VSTORE(x, i, p) ((p)[i] = (x))
 #else
 #define VACC CAT(ACC, VW)
-#define VLOAD(p) CAT(convert_, VACC)(CAT(vload, VW)(0, (p)))
+#define VLOAD(p) CAT(convert_, VACC)(VIN(p))
 #define VSTORE(x, i, p) CAT(vstore, VW)((x), (i), (p))
 #endif
 #if VW == 1
@@ -150,7 +170,7 @@
 #define RLOAD(p) ((RACC)(p)[0])
 #else
 #define VRACC CAT(RACC, VW)
-#define RLOAD(p) CAT(convert_, VRACC)(CAT(vload, VW)(0, (p)))
+#define RLOAD(p) CAT(convert_, VRACC)(VIN(p))
 #endif
 
 /* Folds adjacent lanes pairwise: a vector of n lanes becomes n / 2 sums.
@@ -200,7 +220,7 @@
 #define SCALE ((ACC)1)
 #endif
 
-/* Adds n vectors (n a power of two) as a pairwise tree, in registers. */
+/* Adds n vectors as a pairwise tree, in registers. */
 static VACC vec_tree(VACC *a, const int n)
 {
 #pragma unroll
@@ -210,6 +230,196 @@ static VACC vec_tree(VACC *a, const int n)
             a[k] += a[k + h];
     return a[0];
 }
+
+#if BAND
+/* ---- the row-band kernel: tile_avg_band ----------------------------------
+ *
+ * For tiles of few rows (1xU and the like), where a work-item alone has too
+ * few loads per tile and the team of tile_avg would reduce a whole tile row
+ * as a long local tree.
+ *
+ * Work-group: (BG * BS, BTY, 1) items covering a band of rows: BG tiles side
+ * by side along the row, BS items (a team) per tile, BTY item rows of BMY
+ * tile rows each. Global id 1 runs down the item rows.
+ *
+ * Work-item: item j of a team owns the vector slots j, j + BS, j + 2 BS ...
+ * (BK slots of VW values) of its tile's U columns, over all T rows of each
+ * of its BMY tiles (one below the other). At each slot the team's loads are
+ * adjacent, and adjacent teams hold adjacent tiles, so a load instruction of
+ * a GPU reads whole segments (coalesced); on a CPU, BS is 1 and an item
+ * reads its tile's row runs whole. A slot's T rows are added in RACC, then
+ * slots round-robin into BNA accumulators, a tree, and the VW lanes as a
+ * tree: one partial sum per tile in registers.
+ *
+ * Barriers: none when BS == 1 (the item writes its means). Otherwise one:
+ * every item stores its BMY partial sums in __local memory, then, after the
+ * barrier, one item per tile adds the team's BS sums as a tree and writes
+ * the mean; tiles side by side go to adjacent items, so the writes
+ * coalesce. Items past the matrix store zeros and meet the barrier too.
+ *
+ * Edges: a tile cut by the matrix's right or bottom edge reads its cells
+ * one by one (lanes past the edge as zeros) and adds them in the same order;
+ * its mean divides by the cells it holds.
+ */
+
+#ifndef BS
+#define BS 16 /* items per tile (a team), side by side along its row */
+#endif
+#ifndef BK
+#define BK 4 /* vector slots per item and row: ceil(U / (VW * BS)) */
+#endif
+#ifndef BG
+#define BG 16 /* tiles per work-group, side by side along a row */
+#endif
+#ifndef BMY
+#define BMY 1 /* tile rows per item, one below the other */
+#endif
+#ifndef BTY
+#define BTY 1 /* item rows per work-group */
+#endif
+
+/* Register accumulators per item: slots go round-robin into BNA vectors,
+ * which are then added as a tree, so a chain in ACC is BK / BNA long (at
+ * most 8 with the host's BK <= 64). */
+#define BNA (BK < 8 ? BK : 8)
+/* Slots of the last round: fewer than BS when U / VW is not a multiple of
+ * BS, and then only those loads are guarded. */
+#define BLAST ((U / VW) - (BK - 1) * BS)
+#if BLAST == BS
+#define BSLOT(k, j) 1
+#else
+#define BSLOT(k, j) ((k) < BK - 1 || (j) < BLAST)
+#endif
+
+/* The lanes of v added as a tree, through a private array: a tree of
+ * shuffles instead lets compilers (PoCL's LLVM) narrow the loads feeding v
+ * to pairs of lanes, at several times the cost. */
+static ACC lanes_sum(VACC v)
+{
+#if VW == 1
+    return v;
+#else
+    ACC l[VW];
+    VSTORE(v, 0, l);
+#pragma unroll
+    for (int h = 1; h < VW; h *= 2)
+#pragma unroll
+        for (int k = 0; k + h < VW; k += 2 * h)
+            l[k] += l[k + h];
+    return l[0];
+#endif
+}
+
+/* The sum of item j's slots over the T rows of a whole tile at p: each
+ * slot's column of T vectors in RACC (float for up to 8 rows of float
+ * input), then into the accumulators. */
+static ACC band_whole(__global const IN *restrict p, const ulong cols, const int j)
+{
+    VACC a[BNA];
+#pragma unroll
+    for (int i = 0; i < BNA; i++)
+        a[i] = (VACC)0;
+#pragma unroll
+    for (int k = 0; k < BK; k++)
+        if (BSLOT(k, j)) {
+            __global const IN *q = p + (k * BS + j) * VW;
+            VRACC c = RLOAD(q);
+            for (int r = 1; r < T; r++) /* unrolled by the compiler where short */
+                c += RLOAD(q + r * cols);
+            a[k % BNA] += CAT(convert_, VACC)(c);
+        }
+    return lanes_sum(vec_tree(a, BNA));
+}
+
+/* The same for a tile cut by the matrix's edges: nrows x ncols cells, lanes
+ * past ncols read as zeros; the same order of additions. */
+static ACC band_part(__global const IN *restrict p, const ulong cols, const int nrows,
+                     const int ncols, const int j)
+{
+    VACC a[BNA];
+    ACC l[VW];
+#pragma unroll
+    for (int i = 0; i < BNA; i++)
+        a[i] = (VACC)0;
+    for (int r = 0; r < nrows; r++, p += cols)
+        for (int k = 0; k < BK; k++) {
+            const int c = (k * BS + j) * VW;
+            for (int e = 0; e < VW; e++)
+                l[e] = c + e < ncols ? (ACC)p[c + e] : (ACC)0;
+#if VW == 1
+            a[k % BNA] += l[0];
+#else
+            a[k % BNA] += CAT(vload, VW)(0, l);
+#endif
+        }
+    return lanes_sum(vec_tree(a, BNA));
+}
+
+/* Tile (tr, tc)'s partial sum from item j of its team, with the number of
+ * cells the tile holds in *cells (0 for a tile past the matrix). */
+static ACC band_tile(__global const IN *restrict in, const ulong rows, const ulong cols,
+                     const ulong orows, const ulong ocols, const ulong tr, const ulong tc,
+                     const int j, ACC *cells)
+{
+    const int nrows = tr < orows ? (int)min((ulong)T, rows - tr * T) : 0;
+    const int ncols = tc < ocols ? (int)min((ulong)U, cols - tc * U) : 0;
+    *cells = (ACC)nrows * (ACC)ncols;
+    __global const IN *p = in + tr * T * cols + tc * U;
+    if (nrows == T && ncols == U) return band_whole(p, cols, j);
+    return nrows && ncols ? band_part(p, cols, nrows, ncols, j) : (ACC)0;
+}
+
+__kernel void tile_avg_band(__global const IN *restrict in, __global OUT *restrict out,
+                            const ulong rows, const ulong cols, const ulong orows,
+                            const ulong ocols, const ulong crows, const ulong ccols)
+{
+    (void)crows;
+    (void)ccols;
+    in += get_global_id(2) * rows * cols;
+    out += get_global_id(2) * orows * ocols;
+    const int lx = (int)get_local_id(0), j = lx % BS, g = lx / BS;
+    const ulong tc = get_group_id(0) * BG + g;
+    const ulong tr0 = get_global_id(1) * BMY;
+    ACC part[BMY], cells;
+#pragma unroll
+    for (int m = 0; m < BMY; m++) {
+        part[m] = band_tile(in, rows, cols, orows, ocols, tr0 + m, tc, j, &cells);
+#if BS == 1
+        if (cells > 0) out[(tr0 + m) * ocols + tc] = (OUT)(part[m] / cells);
+#endif
+    }
+#if BS > 1
+    /* one row of BS + 1 (odd) per tile: the readers below, one tile each,
+     * then fall in different banks */
+    __local ACC scratch[BTY * BMY * BG * (BS + 1)];
+    const int ly = (int)get_local_id(1);
+#pragma unroll
+    for (int m = 0; m < BMY; m++)
+        scratch[((ly * BMY + m) * BG + g) * (BS + 1) + j] = part[m];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* entry e: item row e / (BMY * BG), tile row (e / BG) % BMY, tile e % BG,
+     * so adjacent items write adjacent means */
+    for (int e = ly * BG * BS + lx; e < BTY * BMY * BG; e += BTY * BG * BS) {
+        ACC v[BS];
+#pragma unroll
+        for (int i = 0; i < BS; i++)
+            v[i] = scratch[e * (BS + 1) + i];
+#pragma unroll
+        for (int h = 1; h < BS; h *= 2)
+#pragma unroll
+            for (int k = 0; k + h < BS; k += 2 * h)
+                v[k] += v[k + h];
+        const ulong tr = (get_group_id(1) * BTY + e / (BMY * BG)) * BMY + (e / BG) % BMY;
+        const ulong tce = get_group_id(0) * BG + e % BG;
+        if (tr < orows && tce < ocols) {
+            const ACC n = (ACC)min((ulong)T, rows - tr * T) * (ACC)min((ulong)U, cols - tce * U);
+            out[tr * ocols + tce] = (OUT)(v[0] / n);
+        }
+    }
+#endif
+}
+
+#else
 
 /* The same in the lean path's type. */
 static VRACC rvec_tree(VRACC *a, const int n)
@@ -416,3 +626,5 @@ __kernel void tile_avg(__global const IN *restrict in, __global OUT *restrict ou
 #endif
     if (tc < ocols) write_tiles(out, part, tr0, tc, orows, ocols, crows, ccols);
 }
+
+#endif /* BAND */

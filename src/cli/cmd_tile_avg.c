@@ -16,8 +16,10 @@ static void usage(FILE *fp)
             "Averages each T x U tile (T rows by U columns) of a matrix or image on the\n"
             "OpenCL device: work-items sum runs of a tile row in registers and, where a\n"
             "tile is too large for one work-item, add their partial sums as a tree in\n"
-            "local memory (gpu variant) or in further stages (cpu variant). The result\n"
-            "has ceil(rows/T) x ceil(cols/U) entries. Images are averaged per channel.\n"
+            "local memory (gpu variant) or in further stages (cpu variant); short wide\n"
+            "tiles (such as 1x256) go to the band variant, a team of work-items per\n"
+            "tile along a band of rows with one local-memory pass. The result has\n"
+            "ceil(rows/T) x ceil(cols/U) entries. Images are averaged per channel.\n"
             "\n"
             "Edge tiles: where the matrix is not a whole number of tiles, the last tile\n"
             "row and column average the cells they hold (an 8x10 matrix in 4x4 tiles\n"
@@ -29,7 +31,8 @@ static void usage(FILE *fp)
             "  -o, --output F  write the means to F, by extension: .mtx, .npy, .pgm, .png,\n"
             "                  .pbm; default: Matrix Market on stdout\n"
             "  --strict        refuse a matrix that is not a whole number of tiles\n"
-            "  --variant V     auto (default: cpu on a CPU device, else gpu), cpu or gpu\n"
+            "  --variant V     auto (default: band for short wide tiles, else cpu on a CPU\n"
+            "                  device and gpu elsewhere), cpu, gpu or band\n"
             "  --verify        check the means against a float64 host computation and\n"
             "                  fail (exit 1) past a relative error of 1e-6\n"
             "  --max-bytes N   refuse inputs larger than N bytes once dense (default: no\n"
@@ -94,8 +97,8 @@ static int parse(int argc, char **argv, tdcl_ta_job_opts *jo)
             break;
         case OPT_VARIANT:
             if (tdcl_ta_variant_parse(optarg, &jo->ta.variant))
-                return cli_usage_error("tile-avg", "expected --variant auto, cpu or gpu, got '%s'",
-                                       optarg);
+                return cli_usage_error(
+                    "tile-avg", "expected --variant auto, cpu, gpu or band, got '%s'", optarg);
             break;
         case OPT_VERIFY:
             jo->verify = 1;

@@ -121,15 +121,15 @@ static void result_emit(const bench_job *j, tdcl_bench_result *r, double work)
     if (j->emit) j->emit(r, j->user);
 }
 
-static size_t kernel_wg(const bench_job *j, cl_kernel k, size_t want)
+static size_t kernel_wg(const tdcl_ctx *ctx, cl_kernel k, size_t want)
 {
     size_t wg = 0;
-    if (clGetKernelWorkGroupInfo(k, j->ctx->dev.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg,
+    if (clGetKernelWorkGroupInfo(k, ctx->dev.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg,
                                  NULL) != CL_SUCCESS ||
         wg == 0)
-        wg = j->ctx->dev.max_wg;
+        wg = ctx->dev.max_wg;
     size_t l = want < wg ? want : wg;
-    return l < j->ctx->dev.max_item_sizes[0] ? l : j->ctx->dev.max_item_sizes[0];
+    return l < ctx->dev.max_item_sizes[0] ? l : ctx->dev.max_item_sizes[0];
 }
 
 /* Enqueues k over gsize work-items in groups of lsize, waits, and returns the
@@ -151,13 +151,16 @@ out:
 
 /* ---- the copy ceiling ----------------------------------------------------- */
 
-typedef struct copy_run {
+struct tdcl_bench_copy {
     tdcl_ctx *ctx;
     cl_program prog;
     cl_kernel k;
     cl_mem src, dst;
     size_t n, gsize, lsize;
-} copy_run;
+    int vec;
+    char desc[96];
+};
+typedef struct tdcl_bench_copy copy_run;
 
 static void copy_release(copy_run *c)
 {
@@ -170,17 +173,17 @@ static void copy_release(copy_run *c)
 
 /* Builds copy_f32 with VEC=vec, uploads host (n floats) and sets the launch
  * shape. */
-static tdcl_status copy_setup(const bench_job *j, const float *host, size_t n, int vec, copy_run *c,
+static tdcl_status copy_setup(tdcl_ctx *ctx, const float *host, size_t n, int vec, copy_run *c,
                               double *upload_ms, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    tdcl_ctx *ctx = j->ctx;
     char opts[32];
     cl_int rc;
     double t0 = tdcl_now_ms(), c0 = ctx->t.compile_ms;
     memset(c, 0, sizeof *c);
     c->ctx = ctx;
     c->n = n;
+    c->vec = vec;
     snprintf(opts, sizeof opts, "-DVEC=%d", vec);
     TDCL_TRY(tdcl_ctx_program(ctx, "copy.cl", opts, &c->prog, err));
     TDCL_TRY(tdcl_ctx_kernel(c->prog, "copy_f32", &c->k, err));
@@ -196,11 +199,12 @@ static tdcl_status copy_setup(const bench_job *j, const float *host, size_t n, i
     TDCL_CL_TRY(err, clSetKernelArg(c->k, 0, sizeof c->src, &c->src), "clSetKernelArg");
     TDCL_CL_TRY(err, clSetKernelArg(c->k, 1, sizeof c->dst, &c->dst), "clSetKernelArg");
     TDCL_CL_TRY(err, clSetKernelArg(c->k, 2, sizeof nn, &nn), "clSetKernelArg");
-    c->lsize = kernel_wg(j, c->k, 256);
+    c->lsize = kernel_wg(ctx, c->k, 256);
     /* one vector per work-item: contiguous for a CPU's vectorised
      * work-group loops, coalesced on a GPU */
     size_t items = n / (size_t)vec + 1;
     c->gsize = (items + c->lsize - 1) / c->lsize * c->lsize;
+    snprintf(c->desc, sizeof c->desc, "copy_f32 vec=%d items=%zu wg=%zu", vec, c->gsize, c->lsize);
     *upload_ms = tdcl_now_ms() - t0 - (ctx->t.compile_ms - c0);
     ctx->t.upload_ms += *upload_ms;
 out:
@@ -233,6 +237,45 @@ out:
     return st;
 }
 
+tdcl_status tdcl_bench_copy_create(tdcl_ctx *ctx, const float *host, size_t n, int vec,
+                                   tdcl_bench_copy **out, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    double upload_ms = 0;
+    copy_run *c = calloc(1, sizeof *c);
+    *out = NULL;
+    if (!c) return tdcl_fail(err, TDCL_ENOMEM, "bench: out of memory");
+    if (vec != 1 && vec != 4 && vec != 8) {
+        st = tdcl_fail(err, TDCL_EINVAL, "bench: copy takes a vector width 1, 4 or 8, got %d", vec);
+        goto out;
+    }
+    TDCL_TRY(copy_setup(ctx, host, n, vec, c, &upload_ms, err));
+out:
+    if (st) {
+        tdcl_bench_copy_destroy(c);
+        return st;
+    }
+    *out = c;
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_bench_copy_exec(void *copy, double *ms, tdcl_err *err)
+{
+    return copy_exec(copy, ms, err);
+}
+
+const char *tdcl_bench_copy_describe(const tdcl_bench_copy *c)
+{
+    return c ? c->desc : "";
+}
+
+void tdcl_bench_copy_destroy(tdcl_bench_copy *c)
+{
+    if (!c) return;
+    copy_release(c);
+    free(c);
+}
+
 /* The copy size: the one asked for (refused when the device cannot hold
  * it), or the default halved until two buffers fit comfortably. */
 static tdcl_status copy_size(const bench_job *j, int64_t *edge, tdcl_err *err)
@@ -263,11 +306,11 @@ static tdcl_status copy_try(bench_job *j, const float *host, size_t n, int vec,
     tdcl_status st = TDCL_OK;
     copy_run c = {0};
     tdcl_bench_result r = *best;
-    TDCL_TRY(copy_setup(j, host, n, vec, &c, &r.upload_ms, err));
+    TDCL_TRY(copy_setup(j->ctx, host, n, vec, &c, &r.upload_ms, err));
     TDCL_TRY(tdcl_bench_time(j->o.warmup, j->o.reps, copy_exec, &c, &r.t, err));
     TDCL_TRY(copy_check(&c, host, &r.download_ms, err));
     tdcl_log(TDCL_LOG_VERBOSE, "bench: copy vec=%d: median %.3f ms", vec, r.t.median_ms);
-    snprintf(r.plan, sizeof r.plan, "copy_f32 vec=%d items=%zu wg=%zu", vec, c.gsize, c.lsize);
+    snprintf(r.plan, sizeof r.plan, "%s", c.desc);
     if (best->t.reps == 0 || r.t.min_ms < best->t.min_ms) *best = r;
 out:
     copy_release(&c);
@@ -391,7 +434,7 @@ static tdcl_status peak_setup(const bench_job *j, int vw, peak_run *p, tdcl_err 
              p->iters, vw);
     TDCL_TRY(tdcl_ctx_program(ctx, "peak.cl", opts, &p->prog, err));
     TDCL_TRY(tdcl_ctx_kernel(p->prog, "peak_fma", &p->k, err));
-    p->lsize = kernel_wg(j, p->k, 256);
+    p->lsize = kernel_wg(j->ctx, p->k, 256);
     p->gsize = (size_t)ctx->dev.compute_units * p->lsize * 4;
     p->out =
         clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, p->gsize * (p->dbl ? 8 : 4), NULL, &rc);

@@ -16,11 +16,14 @@
 #define TA_MAX_STAGES 8
 
 /* cpu variant: a stage sums sub-tiles of at most TA_CPU_TMAX rows and
- * TA_CPU_UMAX columns; an item reads about TA_CPU_ROWS rows (several short
- * tile rows); work-groups of TA_CPU_WG items. Measured on PoCL: items that
- * touch more rows, or wider runs, lose bandwidth. */
+ * TA_CPU_UMAX columns, and a stage that leaves work to a next one at most
+ * TA_CPU_STAGE_U columns; an item reads about TA_CPU_ROWS rows (several
+ * short tile rows); work-groups of TA_CPU_WG items. Measured on PoCL: items
+ * that touch more rows, or wider runs, lose bandwidth (a first stage of 8x16
+ * sub-tiles ran at 98-107% of the copy where 8x64 ran at 83-85%, 4096²). */
 #define TA_CPU_TMAX 8
 #define TA_CPU_UMAX 64
+#define TA_CPU_STAGE_U 16
 #define TA_CPU_ROWS 8
 #define TA_CPU_VW 16
 #define TA_CPU_WG 16
@@ -30,14 +33,36 @@
 #define TA_GPU_RPI 16
 #define TA_GPU_WG 256
 #define TA_GPU_TEAM 1024
+/* band variant: loads of up to TA_BAND_VW_CPU (a CPU: one item per tile,
+ * no barrier) or TA_BAND_VW_GPU values (a GPU: a team per tile of
+ * TA_BAND_TEAM_MIN_GPU to TA_BAND_TEAM_GPU items, each with about
+ * TA_BAND_SLOTS_GPU interleaved vectors per row, or one vector each where
+ * the tile is narrower); at most TA_BAND_KMAX vectors per item and row (the
+ * kernel unrolls them); items read about TA_BAND_LOADS_GPU or
+ * TA_BAND_LOADS_CPU vectors; work-groups of about TA_GPU_WG or TA_CPU_WG
+ * items. Measured on an H200: teams of 2 or 4 items with several vectors
+ * each lose half the bandwidth (the loads of one instruction scatter over
+ * many lines); teams of 8 to 32 reach the copy's. */
+#define TA_BAND_VW_CPU 16
+#define TA_BAND_VW_GPU 4
+#define TA_BAND_TEAM_MIN_GPU 8
+#define TA_BAND_TEAM_GPU 32
+#define TA_BAND_SLOTS_GPU 4
+#define TA_BAND_KMAX 64
+#define TA_BAND_TEAM_MAX 256
+#define TA_BAND_LOADS_GPU 8
+#define TA_BAND_LOADS_CPU 16
+#define TA_BAND_MY_MAX 8
 
 /* One launch of cl/tile_avg.cl: its compile-time shape (see the kernel's
- * header comment for the names) and its sizes. */
+ * header comment for the names) and its sizes. A band stage (tile_avg_band)
+ * uses vw, sx as BS, nt as BK, my as BMY, tx as BG and ty as BTY. */
 typedef struct ta_stage {
     int64_t t, u;         /* tile, in elements of this stage's input */
     int64_t rows, cols;   /* this stage's input, per plane */
     int64_t orows, ocols; /* its output, per plane */
     int vw, sx, nt, w, rpi, sy, my, tx, ty, final;
+    int band; /* tile_avg_band rather than tile_avg */
     tdcl_dtype in, out;
     tdcl_dtype racc; /* the lean path's register sums */
     size_t gws[3], lws[3];
@@ -59,16 +84,16 @@ struct tdcl_ta_plan {
     char desc[640];
 };
 
-static const char *const variant_names[] = {"auto", "cpu", "gpu"};
+static const char *const variant_names[] = {"auto", "cpu", "gpu", "band"};
 
 const char *tdcl_ta_variant_name(tdcl_ta_variant v)
 {
-    return (unsigned)v <= TDCL_TA_GPU ? variant_names[v] : "unknown";
+    return (unsigned)v <= TDCL_TA_BAND ? variant_names[v] : "unknown";
 }
 
 int tdcl_ta_variant_parse(const char *name, tdcl_ta_variant *v)
 {
-    for (int i = 0; i <= TDCL_TA_GPU; i++)
+    for (int i = 0; i <= TDCL_TA_BAND; i++)
         if (name && strcmp(name, variant_names[i]) == 0) {
             *v = (tdcl_ta_variant)i;
             return 0;
@@ -192,7 +217,7 @@ static int plan_cpu_stages(tdcl_ta_plan *p)
         memset(s, 0, sizeof *s);
         s->final = t <= TA_CPU_TMAX && u <= TA_CPU_UMAX;
         s->t = s->final ? t : divisor_le(t, TA_CPU_TMAX);
-        s->u = s->final ? u : divisor_le(u, TA_CPU_UMAX);
+        s->u = s->final ? u : divisor_le(u, TA_CPU_STAGE_U);
         if (s->t * s->u == 1 && !s->final) return 0;
         s->rows = rows;
         s->cols = cols;
@@ -263,9 +288,121 @@ static int plan_gpu_stage(tdcl_ta_plan *p)
     return 1;
 }
 
+static int64_t pow2_floor(int64_t n)
+{
+    int64_t p = 1;
+    while (p * 2 <= n)
+        p *= 2;
+    return p;
+}
+
+static int64_t pow2_ceil(int64_t n)
+{
+    int64_t p = 1;
+    while (p < n)
+        p *= 2;
+    return p;
+}
+
+/* The band variant's team: the one asked for, else one item per tile on a
+ * CPU (no barrier) and a few interleaved vectors per item on a GPU; widened
+ * until an item's vectors per row fit TA_BAND_KMAX. 0 when none fits. */
+static int64_t band_team(const tdcl_ta_plan *p, int cpu, int64_t slots)
+{
+    int64_t bs = p->o.band_team;
+    if (bs <= 0) {
+        bs = cpu ? 1 : pow2_floor(slots / TA_BAND_SLOTS_GPU);
+        if (!cpu && slots < TA_BAND_TEAM_MIN_GPU)
+            bs = pow2_ceil(slots); /* one vector per item and row */
+        else if (!cpu)
+            bs = bs < TA_BAND_TEAM_MIN_GPU ? TA_BAND_TEAM_MIN_GPU
+                 : bs > TA_BAND_TEAM_GPU   ? TA_BAND_TEAM_GPU
+                                           : bs;
+        while ((slots + bs - 1) / bs > TA_BAND_KMAX)
+            bs *= 2;
+    }
+    if (!is_pow2(bs) || bs > TA_BAND_TEAM_MAX || (slots + bs - 1) / bs > TA_BAND_KMAX ||
+        (size_t)bs > p->max_wg || (size_t)bs > p->ctx->dev.max_item_sizes[0])
+        return 0;
+    return bs;
+}
+
+/* Work-groups of about wg items: tiles side by side (tx), then item rows
+ * (ty), neither past what the matrix needs nor past the device's limits. */
+static void band_group(const tdcl_ta_plan *p, ta_stage *s, size_t wg)
+{
+    const tdcl_device_info *d = &p->ctx->dev;
+    size_t bs = (size_t)s->sx, lim = wg < p->max_wg ? wg : p->max_wg;
+    size_t tx = (size_t)pow2_floor((int64_t)(lim / bs));
+    size_t need = (size_t)pow2_ceil(s->ocols);
+    tx = tx < need ? tx : need;
+    while (tx > 1 && tx * bs > d->max_item_sizes[0])
+        tx /= 2;
+    size_t ty = (size_t)pow2_floor((int64_t)(lim / (tx * bs)));
+    need = (size_t)pow2_ceil((s->orows + s->my - 1) / s->my);
+    ty = ty < need ? ty : need;
+    while (ty > 1 && ty > d->max_item_sizes[1])
+        ty /= 2;
+    s->tx = (int)tx;
+    s->ty = (int)ty;
+}
+
+/* The band variant in one stage (tile_avg_band). 0 when the tile does not
+ * suit it here: too wide for the device's work-groups, or float
+ * accumulators that would add more than 8 rows' values in a chain. */
+static int plan_band_stage(tdcl_ta_plan *p, int cpu)
+{
+    ta_stage *s = &p->st[0];
+    memset(s, 0, sizeof *s);
+    s->band = 1;
+    s->final = 1;
+    s->t = p->o.tile_rows;
+    s->u = p->o.tile_cols;
+    s->rows = p->rows;
+    s->cols = p->cols;
+    s->orows = p->orows;
+    s->ocols = p->ocols;
+    s->vw = (int)gcd64(s->u, cpu ? TA_BAND_VW_CPU : TA_BAND_VW_GPU);
+    int64_t slots = s->u / s->vw, bs = band_team(p, cpu, slots);
+    if (!bs) return 0;
+    s->sx = (int)bs;
+    s->nt = (int)((slots + bs - 1) / bs);
+    s->w = s->vw;
+    s->rpi = (int)s->t;
+    s->sy = 1;
+    /* float chains: a slot's T rows, then at most TA_BAND_KMAX / 8 slots
+     * per accumulator (the kernel's BNA), then trees */
+    if (p->acc == TDCL_F32 && s->t > 8) return 0;
+    int64_t loads = s->t * s->nt, want = cpu ? TA_BAND_LOADS_CPU : TA_BAND_LOADS_GPU;
+    int64_t my = p->o.band_rows > 0 ? p->o.band_rows : want / loads;
+    my = my < 1 ? 1 : my;
+    if (p->o.band_rows <= 0 && my > TA_BAND_MY_MAX) my = TA_BAND_MY_MAX;
+    if (p->o.band_rows <= 0 && my > p->orows) my = p->orows;
+    s->my = (int)my;
+    band_group(p, s, cpu ? TA_CPU_WG : TA_GPU_WG);
+    p->nstages = 1;
+    return 1;
+}
+
+/* Whether auto takes the band variant: on a CPU, a short tile too wide
+ * for one cpu stage; on a GPU, a tile of fewer than 8 rows that the gpu
+ * variant covers with a team along a single row of items, stacking 8 / T
+ * tile rows per item to have enough loads (H200, float4 loads: tiles of 1
+ * to 6 rows, 1x8 to 6x64 and 1x4096, at 81-104% of copy with the band
+ * variant against 27-93% with the gpu one; from 8 rows on, 8x32 to 64x64,
+ * the gpu variant at 99-108%). */
+static int band_suits(tdcl_ta_plan *p, int cpu)
+{
+    int64_t t = p->o.tile_rows, u = p->o.tile_cols;
+    if (cpu) return t <= TA_CPU_TMAX && u > TA_CPU_UMAX && u % 4 == 0;
+    if (!plan_gpu_stage(p)) return 1;
+    return p->st[0].sx > 1 && p->st[0].sy == 1 && t < 8;
+}
+
 /* Bytes of __local memory a stage's kernel declares. */
 static size_t stage_local_bytes(const ta_stage *s, size_t acc_size)
 {
+    if (s->band) return s->sx > 1 ? (size_t)s->ty * s->my * s->tx * (s->sx + 1) * acc_size : 0;
     int team = s->sx * s->sy;
     if (team <= 1) return 0;
     size_t s2 = 1;
@@ -281,8 +418,10 @@ static int fit_local(tdcl_ta_plan *p)
     size_t acc = tdcl_dtype_size(p->acc), limit = (size_t)p->ctx->dev.local_mem;
     for (int i = 0; i < p->nstages; i++) {
         ta_stage *s = &p->st[i];
-        while (stage_local_bytes(s, acc) > limit && (s->tx > 1 || s->my > 1)) {
-            if (s->tx > 1)
+        while (stage_local_bytes(s, acc) > limit && (s->ty > 1 || s->tx > 1 || s->my > 1)) {
+            if (s->band && s->ty > 1)
+                s->ty /= 2;
+            else if (s->tx > 1)
                 s->tx /= 2;
             else
                 s->my /= 2;
@@ -304,6 +443,19 @@ static void finish_stages(tdcl_ta_plan *p, tdcl_dtype dev_in)
          * for single rows: PoCL's compiler then splits the vector loads
          * into pairs of lanes, while converting to double keeps them whole */
         s->racc = p->variant == TDCL_TA_CPU && s->in == TDCL_F32 && s->t > 1 ? TDCL_F32 : p->acc;
+        if (s->band) {
+            /* a slot's T rows: float, short enough, for float input */
+            s->racc = s->in == TDCL_F32 && s->t <= 8 ? TDCL_F32 : p->acc;
+            size_t groups = (size_t)((s->ocols + s->tx - 1) / s->tx);
+            size_t trows = (size_t)((s->orows + s->my - 1) / s->my);
+            s->lws[0] = (size_t)s->tx * (size_t)s->sx;
+            s->lws[1] = (size_t)s->ty;
+            s->lws[2] = 1;
+            s->gws[0] = groups * s->lws[0];
+            s->gws[1] = round_up(trows, s->lws[1]);
+            s->gws[2] = (size_t)p->channels;
+            continue;
+        }
         size_t runs = s->sx == 1 ? (size_t)((s->ocols + s->nt - 1) / s->nt)
                                  : (size_t)s->ocols * (size_t)s->sx;
         size_t trows = (size_t)((s->orows + s->my - 1) / s->my) * (size_t)s->sy;
@@ -316,23 +468,39 @@ static void finish_stages(tdcl_ta_plan *p, tdcl_dtype dev_in)
     }
 }
 
+static int plan_variant(tdcl_ta_plan *p, tdcl_ta_variant v)
+{
+    int cpu_dev = (p->ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0;
+    int ok = v == TDCL_TA_CPU   ? plan_cpu_stages(p)
+             : v == TDCL_TA_GPU ? plan_gpu_stage(p)
+                                : plan_band_stage(p, cpu_dev);
+    return ok && fit_local(p);
+}
+
 /* Chooses the variant and every stage's shape. */
 static tdcl_status plan_shapes(tdcl_ta_plan *p, tdcl_dtype dev_in, tdcl_err *err)
 {
+    int cpu_dev = (p->ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0;
+    tdcl_ta_variant dflt = cpu_dev ? TDCL_TA_CPU : TDCL_TA_GPU;
     tdcl_ta_variant v = p->o.variant;
-    if (v == TDCL_TA_AUTO) v = (p->ctx->dev.type & CL_DEVICE_TYPE_CPU) ? TDCL_TA_CPU : TDCL_TA_GPU;
-    int ok = v == TDCL_TA_CPU ? plan_cpu_stages(p) : plan_gpu_stage(p);
-    if (!ok || !fit_local(p)) {
-        /* each variant covers the other's gaps: a prime side too large for
-         * stages, a team too large for the device */
-        tdcl_ta_variant other = v == TDCL_TA_CPU ? TDCL_TA_GPU : TDCL_TA_CPU;
-        tdcl_log(TDCL_LOG_VERBOSE,
-                 "tile-avg: the %s variant cannot run a %lldx%lld tile here; "
-                 "using %s",
-                 tdcl_ta_variant_name(v), (long long)p->o.tile_rows, (long long)p->o.tile_cols,
-                 tdcl_ta_variant_name(other));
-        v = other;
-        ok = (v == TDCL_TA_CPU ? plan_cpu_stages(p) : plan_gpu_stage(p)) && fit_local(p);
+    if (v == TDCL_TA_AUTO) v = band_suits(p, cpu_dev) ? TDCL_TA_BAND : dflt;
+    /* each variant covers the others' gaps: a prime side too large for
+     * stages, a team too large for the device, a band too wide */
+    tdcl_ta_variant cand[4] = {v, dflt, dflt == TDCL_TA_CPU ? TDCL_TA_GPU : TDCL_TA_CPU,
+                               TDCL_TA_BAND};
+    int ok = 0;
+    for (int i = 0; i < 4 && !ok; i++) {
+        int seen = 0;
+        for (int k = 0; k < i; k++)
+            seen |= cand[k] == cand[i];
+        if (seen) continue;
+        if (i > 0)
+            tdcl_log(TDCL_LOG_VERBOSE,
+                     "tile-avg: the %s variant cannot run a %lldx%lld tile here; trying %s",
+                     tdcl_ta_variant_name(v), (long long)p->o.tile_rows, (long long)p->o.tile_cols,
+                     tdcl_ta_variant_name(cand[i]));
+        v = cand[i];
+        ok = plan_variant(p, v);
     }
     if (!ok)
         return tdcl_fail(err, TDCL_ELIMIT,
@@ -367,16 +535,34 @@ static const char *cl_type(tdcl_dtype t)
     return "float";
 }
 
+/* PoCL builds vloadn from pairs of lanes where the kernel then folds them;
+ * its compiler (clang) takes a dereference of an element-aligned vector
+ * type as one unaligned vector load instead (the kernel's DEREF). */
+static int is_pocl(const tdcl_ctx *ctx)
+{
+    return strstr(ctx->dev.platform_name, "Portable Computing Language") != NULL;
+}
+
 static void stage_options(const tdcl_ta_plan *p, const ta_stage *s, char *buf, size_t cap)
 {
+    const char *fp64 = p->acc == TDCL_F64 || s->in == TDCL_F64 ? " -DUSE_FP64" : "";
+    const char *deref = is_pocl(p->ctx) ? " -DDEREF=1" : "";
+    if (s->band) {
+        snprintf(buf, cap,
+                 "-DBAND=1 -DIN=%s -DACC=%s -DRACC=%s -DOUT=%s%s -DT=%lld -DU=%lld -DVW=%d -DBS=%d "
+                 "-DBK=%d -DBG=%d -DBMY=%d -DBTY=%d%s",
+                 cl_type(s->in), cl_type(p->acc), cl_type(s->racc), cl_type(s->out), fp64,
+                 (long long)s->t, (long long)s->u, s->vw, s->sx, s->nt, s->tx, s->my, s->ty, deref);
+        return;
+    }
     snprintf(buf, cap,
              "-DIN=%s -DACC=%s -DRACC=%s -DOUT=%s%s -DT=%lld -DU=%lld -DLOG2U=%d -DVW=%d -DSX=%d "
              "-DNT=%d "
-             "-DW=%d -DRPI=%d -DSY=%d -DMY=%d -DTX=%d -DTY=%d -DFINAL=%d -DCT=%lldL -DCU=%lldL",
-             cl_type(s->in), cl_type(p->acc), cl_type(s->racc), cl_type(s->out),
-             p->acc == TDCL_F64 || s->in == TDCL_F64 ? " -DUSE_FP64" : "", (long long)s->t,
-             (long long)s->u, log2_exact(s->u), s->vw, s->sx, s->nt, s->w, s->rpi, s->sy, s->my,
-             s->tx, s->ty, s->final, (long long)p->o.tile_rows, (long long)p->o.tile_cols);
+             "-DW=%d -DRPI=%d -DSY=%d -DMY=%d -DTX=%d -DTY=%d -DFINAL=%d -DCT=%lldL -DCU=%lldL%s",
+             cl_type(s->in), cl_type(p->acc), cl_type(s->racc), cl_type(s->out), fp64,
+             (long long)s->t, (long long)s->u, log2_exact(s->u), s->vw, s->sx, s->nt, s->w, s->rpi,
+             s->sy, s->my, s->tx, s->ty, s->final, (long long)p->o.tile_rows,
+             (long long)p->o.tile_cols, deref);
 }
 
 static void describe(tdcl_ta_plan *p)
@@ -385,6 +571,14 @@ static void describe(tdcl_ta_plan *p)
                                 tdcl_ta_variant_name(p->variant), cl_type(p->acc), p->nstages);
     for (int i = 0; i < p->nstages && n < sizeof p->desc; i++) {
         const ta_stage *s = &p->st[i];
+        if (s->band) {
+            n +=
+                (size_t)snprintf(p->desc + n, sizeof p->desc - n,
+                                 " [%lldx%lld %s sum=%s vw=%d team=%d slots=%d rows=%d wg=%zux%zu]",
+                                 (long long)s->t, (long long)s->u, cl_type(s->in), cl_type(s->racc),
+                                 s->vw, s->sx, s->nt, s->my, s->lws[0], s->lws[1]);
+            continue;
+        }
         n +=
             (size_t)snprintf(p->desc + n, sizeof p->desc - n,
                              " [%lldx%lld %s sum=%s vw=%d run=%d team=%dx%d rows=%dx%d wg=%zux%zu]",
@@ -401,7 +595,7 @@ static tdcl_status build_stages(tdcl_ta_plan *p, tdcl_err *err)
         ta_stage *s = &p->st[i];
         stage_options(p, s, opts, sizeof opts);
         TDCL_TRY(tdcl_ctx_program(p->ctx, "tile_avg.cl", opts, &s->prog, err));
-        TDCL_TRY(tdcl_ctx_kernel(s->prog, "tile_avg", &s->kern, err));
+        TDCL_TRY(tdcl_ctx_kernel(s->prog, s->band ? "tile_avg_band" : "tile_avg", &s->kern, err));
     }
 out:
     return st;

@@ -6,15 +6,21 @@
  * 8x10 matrix in 4x4 tiles gives a 2x3 result whose last column averages
  * 4x2 cells). With strict set, such a matrix is refused instead.
  *
- * Two kernel variants, chosen by device type unless asked for:
- *   cpu: a work-item sums whole small tiles from row runs in registers, with
- *        no barrier; a tile larger than 8x64 is reduced in stages, each
- *        writing tile sums that the next stage adds (several stages, every
- *        work-item adding a part of a tile);
- *   gpu: narrow vector loads so that adjacent work-items read adjacent
- *        memory; the work-items sharing a tile add their partial sums as a
- *        tree in local memory, in one stage.
- * Both accumulate in double where the device has fp64, in float elsewhere.
+ * Three kernel variants, chosen from the device type and the tile unless
+ * asked for:
+ *   cpu:  a work-item sums whole small tiles from row runs in registers, with
+ *         no barrier; a tile larger than 8x64 is reduced in stages, each
+ *         writing tile sums that the next stage adds (several stages, every
+ *         work-item adding a part of a tile);
+ *   gpu:  narrow vector loads so that adjacent work-items read adjacent
+ *         memory; the work-items sharing a tile add their partial sums as a
+ *         tree in local memory, in one stage;
+ *   band: for short wide tiles (fewer rows than a gpu team would stack, or
+ *         wider than a cpu stage takes): a work-group covers a band of a
+ *         row, a team of items per tile with interleaved vector loads (one
+ *         item per tile on a CPU), partial sums in registers, one barrier
+ *         and one local-memory pass per tile. auto picks it for such tiles.
+ * All accumulate in double where the device has fp64, in float elsewhere.
  *
  * tile-map (tdcl_ta_map_run) shows how a launch is tiled: one work-item per
  * element in work-groups of one tile each, recording its global, tile and
@@ -35,19 +41,22 @@
 #include "status.h"
 
 typedef enum tdcl_ta_variant {
-    TDCL_TA_AUTO = 0, /* cpu on a CPU device, gpu elsewhere */
+    TDCL_TA_AUTO = 0, /* band for short wide tiles, else cpu on a CPU device, gpu elsewhere */
     TDCL_TA_CPU,
     TDCL_TA_GPU,
+    TDCL_TA_BAND,
 } tdcl_ta_variant;
 
 typedef struct tdcl_ta_opts {
     int64_t tile_rows, tile_cols; /* T x U, both >= 1 and at most the matrix's size */
     int strict;                   /* refuse a matrix that is not a whole number of tiles */
     tdcl_ta_variant variant;
-    int acc_f32; /* accumulate in float even with fp64 (the no-fp64 path, for tests) */
+    int acc_f32;   /* accumulate in float even with fp64 (the no-fp64 path, for tests) */
+    int band_team; /* band: items per tile, a power of two (0: chosen from the device) */
+    int band_rows; /* band: tile rows per item (0: chosen) */
 } tdcl_ta_opts;
 
-/* "auto", "cpu", "gpu"; tdcl_ta_variant_parse returns 0 and sets *v, or -1. */
+/* "auto", "cpu", "gpu", "band"; tdcl_ta_variant_parse returns 0 and sets *v, or -1. */
 const char *tdcl_ta_variant_name(tdcl_ta_variant v);
 int tdcl_ta_variant_parse(const char *name, tdcl_ta_variant *v);
 

@@ -3,107 +3,58 @@
  *
  * usage: bench_tile_avg [N [VARIANT [PAIRS [TILE...]]]]
  *   N        the N x N float32 input (default 4096), uniform in [1, 2)
- *   VARIANT  auto, cpu or gpu (default auto)
+ *   VARIANT  auto, cpu, gpu or band (default auto)
  *   PAIRS    timed pairs per tile (default 21)
- *   TILE     TxU tiles (default 2x2 4x4 16x16 64x64 1x256)
+ *   TILE     TxU tiles (default 2x2 4x4 16x16 64x64 1x256); TxU:TEAM:ROWS
+ *            also sets the band variant's items per tile and tile rows per
+ *            item (0: chosen)
  *
- * The ceiling is cl/copy.cl's copy_f32 as `tiledcl bench` runs it (one
- * vector per work-item, work-groups of 256, the faster of 4 and 8 wide), in
- * bytes read plus written. Each tile runs through the plan API; after a
- * warm-up run, copy and tile-avg runs alternate, and the figure reported is
- * the median over the pairs of tile-avg's bandwidth (bytes read plus
- * written) as a fraction of the copy's in the same pair, so that a machine
- * shared with other work disturbs both sides alike. Device times come from
- * profiling events. The last figure, for CPU devices, compares the CPU time
- * the process spent per byte instead: less sensitive to sharing the cores,
- * blind to waiting on memory shared with others. */
+ * The ceiling is cl/copy.cl's copy_f32 through bench_ops.h, as `tiledcl
+ * bench` runs it (one vector per work-item, work-groups of 256, the width
+ * of 1, 4 and 8 with the fastest run), in bytes read plus written. Each tile runs through the plan
+ * API; after a warm-up run, copy and tile-avg runs alternate, and the figure reported is the median
+ * over the pairs of tile-avg's bandwidth (bytes read plus written) as a fraction of the copy's in
+ * the same pair, so that a machine shared with other work disturbs both sides alike. Device times
+ * come from profiling events. The last figure, for CPU devices, compares the CPU time the process
+ * spent per byte instead: less sensitive to sharing the cores, blind to waiting on memory shared
+ * with others. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
 #include "bench.h"
+#include "bench_ops.h"
 #include "clrt.h"
 #include "tile_avg.h"
 
 #define MAX_TILES 16
 #define MAX_PAIRS 1000
 
-/* One copy_f32 launch, ready to run. */
-typedef struct copy_run {
-    tdcl_ctx *ctx;
-    cl_program prog;
-    cl_kernel k;
-    cl_mem src, dst;
-    size_t gsize, lsize;
-    int vec;
-} copy_run;
-
-static void copy_release(copy_run *c)
+/* The faster copy_f32 of vector widths 1, 4 and 8 by its fastest run, as
+ * `tiledcl bench` takes its ceiling, in *out. */
+static tdcl_status copy_ceiling(tdcl_ctx *ctx, const tdcl_matrix *in, tdcl_bench_copy **out,
+                                tdcl_err *err)
 {
-    if (c->k) clReleaseKernel(c->k);
-    if (c->prog) clReleaseProgram(c->prog);
-    if (c->src) clReleaseMemObject(c->src);
-    if (c->dst) clReleaseMemObject(c->dst);
-    memset(c, 0, sizeof *c);
-}
-
-static tdcl_status copy_setup(tdcl_ctx *ctx, const tdcl_matrix *in, int vec, copy_run *c,
-                              tdcl_err *err)
-{
+    static const int widths[] = {1, 4, 8};
     tdcl_status st = TDCL_OK;
-    char opts[32];
-    cl_int rc;
-    size_t n = tdcl_matrix_count(in);
-    cl_ulong nn = n;
-    memset(c, 0, sizeof *c);
-    c->ctx = ctx;
-    c->vec = vec;
-    snprintf(opts, sizeof opts, "-DVEC=%d", vec);
-    TDCL_TRY(tdcl_ctx_program(ctx, "copy.cl", opts, &c->prog, err));
-    TDCL_TRY(tdcl_ctx_kernel(c->prog, "copy_f32", &c->k, err));
-    c->src = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                            n * sizeof(float), in->data, &rc);
-    TDCL_CL_TRY(err, rc, "clCreateBuffer");
-    c->dst = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, n * sizeof(float), NULL, &rc);
-    TDCL_CL_TRY(err, rc, "clCreateBuffer");
-    TDCL_CL_TRY(err, clSetKernelArg(c->k, 0, sizeof c->src, &c->src), "clSetKernelArg");
-    TDCL_CL_TRY(err, clSetKernelArg(c->k, 1, sizeof c->dst, &c->dst), "clSetKernelArg");
-    TDCL_CL_TRY(err, clSetKernelArg(c->k, 2, sizeof nn, &nn), "clSetKernelArg");
-    c->lsize = ctx->dev.max_wg < 256 ? ctx->dev.max_wg : 256;
-    c->gsize = (n / (size_t)vec + 1 + c->lsize - 1) / c->lsize * c->lsize;
-out:
-    return st;
-}
-
-static tdcl_status copy_exec(void *user, double *ms, tdcl_err *err)
-{
-    tdcl_status st = TDCL_OK;
-    copy_run *c = user;
-    cl_event ev = NULL;
-    TDCL_CL_TRY(
-        err,
-        clEnqueueNDRangeKernel(c->ctx->queue, c->k, 1, NULL, &c->gsize, &c->lsize, 0, NULL, &ev),
-        "clEnqueueNDRangeKernel");
-    TDCL_CL_TRY(err, clWaitForEvents(1, &ev), "clWaitForEvents");
-    *ms = tdcl_event_ms(ev);
-out:
-    if (ev) clReleaseEvent(ev);
-    return st;
-}
-
-/* The faster copy of 4 and 8 wide, set up in *c. */
-static tdcl_status copy_ceiling(tdcl_ctx *ctx, const tdcl_matrix *in, copy_run *c, tdcl_err *err)
-{
-    tdcl_status st = TDCL_OK;
-    tdcl_bench_stats s[2];
-    for (int i = 0; i < 2; i++) {
-        TDCL_TRY(copy_setup(ctx, in, 4 * (i + 1), c, err));
-        TDCL_TRY(tdcl_bench_time(1, 10, copy_exec, c, &s[i], err));
-        copy_release(c);
+    tdcl_bench_copy *c = NULL;
+    tdcl_bench_stats s;
+    double best = 0;
+    int best_vec = 8;
+    for (int i = 0; i < 3; i++) {
+        TDCL_TRY(tdcl_bench_copy_create(ctx, in->data, tdcl_matrix_count(in), widths[i], &c, err));
+        TDCL_TRY(tdcl_bench_time(1, 10, tdcl_bench_copy_exec, c, &s, err));
+        if (best == 0 || s.min_ms < best) {
+            best = s.min_ms;
+            best_vec = widths[i];
+        }
+        tdcl_bench_copy_destroy(c);
+        c = NULL;
     }
-    TDCL_TRY(copy_setup(ctx, in, s[1].median_ms < s[0].median_ms ? 8 : 4, c, err));
+    TDCL_TRY(tdcl_bench_copy_create(ctx, in->data, tdcl_matrix_count(in), best_vec, out, err));
 out:
+    tdcl_bench_copy_destroy(c);
     return st;
 }
 
@@ -129,7 +80,7 @@ static double cpu_seconds(void)
 }
 
 /* Alternates copy and tile-avg o on in, pairs times, and prints a line. */
-static tdcl_status measure(tdcl_ctx *ctx, copy_run *cp, const tdcl_ta_opts *o,
+static tdcl_status measure(tdcl_ctx *ctx, tdcl_bench_copy *cp, const tdcl_ta_opts *o,
                            const tdcl_matrix *in, int pairs, tdcl_err *err)
 {
     static double frac[MAX_PAIRS], bw[MAX_PAIRS], cbw[MAX_PAIRS], cfrac[MAX_PAIRS];
@@ -144,7 +95,7 @@ static tdcl_status measure(tdcl_ctx *ctx, copy_run *cp, const tdcl_ta_opts *o,
     double bytes = 4.0 * (n + (double)orows * (double)ocols);
     for (int k = 0; k < pairs; k++) {
         double c0 = cpu_seconds();
-        TDCL_TRY(copy_exec(cp, &cms, err));
+        TDCL_TRY(tdcl_bench_copy_exec(cp, &cms, err));
         double c1 = cpu_seconds();
         TDCL_TRY(tdcl_ta_plan_execute(p, &ms, err));
         double c2 = cpu_seconds();
@@ -171,11 +122,14 @@ static int parse_tiles(int argc, char **argv, tdcl_ta_variant v, tdcl_ta_opts *o
     for (int i = 0; i < n; i++) {
         const char *s = argc > 4 ? argv[4 + i] : defaults[i];
         long long t = 0, u = 0;
-        if (sscanf(s, "%lldx%lld", &t, &u) != 2 || t < 1 || u < 1) {
-            fprintf(stderr, "bench_tile_avg: expected a tile TxU, got '%s'\n", s);
+        int team = 0, rows = 0;
+        if (sscanf(s, "%lldx%lld:%d:%d", &t, &u, &team, &rows) < 2 || t < 1 || u < 1 || team < 0 ||
+            rows < 0) {
+            fprintf(stderr, "bench_tile_avg: expected a tile TxU[:TEAM[:ROWS]], got '%s'\n", s);
             return -1;
         }
-        o[i] = (tdcl_ta_opts){.tile_rows = t, .tile_cols = u, .variant = v};
+        o[i] = (tdcl_ta_opts){
+            .tile_rows = t, .tile_cols = u, .variant = v, .band_team = team, .band_rows = rows};
     }
     return n;
 }
@@ -197,7 +151,7 @@ int main(int argc, char **argv)
     tdcl_err err = {0};
     tdcl_ctx *ctx = NULL;
     tdcl_matrix in = {0};
-    copy_run cp = {0};
+    tdcl_bench_copy *cp = NULL;
     int rc = 1;
     if (tdcl_ctx_open(NULL, &ctx, &err) || tdcl_matrix_alloc(&in, n, n, 1, TDCL_F32, &err))
         goto out;
@@ -207,15 +161,15 @@ int main(int argc, char **argv)
         ((float *)in.data)[k] = (float)((s * 0x2545F4914F6CDD1DULL >> 40) / 16777216.0 + 1.0);
     }
     if (copy_ceiling(ctx, &in, &cp, &err)) goto out;
-    printf("device: %s, %lldx%lld float32\ncopy_f32 vec=%d items=%zu wg=%zu; %d pairs per tile\n",
-           ctx->dev.device_name, (long long)n, (long long)n, cp.vec, cp.gsize, cp.lsize, pairs);
+    printf("device: %s, %lldx%lld float32\n%s; %d pairs per tile\n", ctx->dev.device_name,
+           (long long)n, (long long)n, tdcl_bench_copy_describe(cp), pairs);
     printf("%-8s %9s %9s %8s %8s  plan\n", "tile", "GB/s", "copy GB/s", "of copy", "cpu-time");
     for (int i = 0; i < ntiles; i++)
-        if (measure(ctx, &cp, &o[i], &in, pairs, &err)) goto out;
+        if (measure(ctx, cp, &o[i], &in, pairs, &err)) goto out;
     rc = 0;
 out:
     if (rc) fprintf(stderr, "bench_tile_avg: %s\n", err.msg);
-    copy_release(&cp);
+    tdcl_bench_copy_destroy(cp);
     tdcl_matrix_free(&in);
     tdcl_ctx_close(ctx);
     return rc;

@@ -1,4 +1,4 @@
-# tiledcl tile-avg end to end: the seeds' example on stdout, both variants,
+# tiledcl tile-avg end to end: the seeds' example on stdout, every variant,
 # edge tiles and --strict, .npy and image outputs checked by an independent
 # Python computation, --verify, stdin, usage errors and exit codes.
 . "$(dirname "$0")/lib.sh"
@@ -14,7 +14,7 @@ expect_contains "$OUT" "--strict" "--help lists --strict"
 expect_contains "$OUT" "exit status" "--help documents exit codes"
 
 # The seeds' example; Matrix Market arrays list columns first.
-for v in cpu gpu; do
+for v in cpu gpu band; do
     run tile-avg "$SEED" --tile 2 --variant $v
     expect_rc 0 "seed 8x8, 2x2 tiles ($v) exits 0"
     expect_eq "$(mtx_values "$OUT")" \

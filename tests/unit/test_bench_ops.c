@@ -166,6 +166,36 @@ static void test_matmul_shape_int64(void **state)
     assert_true(isnan(mm->frac_peak) && isnan(mm->peak_gflops));
 }
 
+/* The copy kernel on its own (tests/bench pairs it with its runs): it runs
+ * at every width, reports a device time, names its launch, refuses other
+ * widths. (What it copies is checked through the job, above.) */
+static void test_copy_runner(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    tdcl_bench_copy *c = NULL;
+    tdcl_err e = {0};
+    float host[1003];
+    for (int i = 0; i < 1003; i++)
+        host[i] = (float)i * 0.5f - 7.0f;
+    assert_int_equal(tdcl_bench_copy_create(ctx, host, 1003, 3, &c, &e), TDCL_EINVAL);
+    assert_null(c);
+    assert_non_null(strstr(e.msg, "1, 4 or 8"));
+    for (int vec = 1; vec <= 8; vec *= 2) {
+        if (vec == 2) continue;
+        double ms = -1;
+        assert_int_equal(tdcl_bench_copy_create(ctx, host, 1003, vec, &c, &e), TDCL_OK);
+        assert_int_equal(tdcl_bench_copy_exec(c, &ms, &e), TDCL_OK);
+        assert_true(ms >= 0);
+        char want[32];
+        snprintf(want, sizeof want, "copy_f32 vec=%d ", vec);
+        assert_non_null(strstr(tdcl_bench_copy_describe(c), want));
+        tdcl_bench_copy_destroy(c);
+        c = NULL;
+    }
+    tdcl_bench_copy_destroy(NULL);
+}
+
 static void test_bad_options(void **state)
 {
     TDCL_NEED_DEVICE(state);
@@ -186,9 +216,8 @@ static void test_bad_options(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_copy_ceiling),
-        cmocka_unit_test(test_all_ops),
-        cmocka_unit_test(test_matmul_shape_int64),
+        cmocka_unit_test(test_copy_ceiling),       cmocka_unit_test(test_all_ops),
+        cmocka_unit_test(test_matmul_shape_int64), cmocka_unit_test(test_copy_runner),
         cmocka_unit_test(test_bad_options),
     };
     return cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown);

@@ -14,7 +14,8 @@
 #include "matio.h"
 #include "tile_avg.h"
 
-static const tdcl_ta_variant variants[] = {TDCL_TA_CPU, TDCL_TA_GPU};
+static const tdcl_ta_variant variants[] = {TDCL_TA_CPU, TDCL_TA_GPU, TDCL_TA_BAND};
+#define NVARIANTS 3
 
 /* The reference: tile (ti, tj) of channel c averages the cells of rows
  * [ti*t, min((ti+1)*t, rows)) and columns [tj*u, ...), summed in long
@@ -103,7 +104,7 @@ static void expect_values(const tdcl_matrix *got, const double *want, int n)
 
 static void seed_case(tdcl_ctx *ctx, const tdcl_matrix *m)
 {
-    for (int v = 0; v < 2; v++) {
+    for (int v = 0; v < NVARIANTS; v++) {
         tdcl_ta_opts o = {.tile_rows = 2, .tile_cols = 2, .variant = variants[v]};
         tdcl_matrix got = {0};
         tdcl_err err = {0};
@@ -152,7 +153,7 @@ static void test_seed_file(void **state)
 
 typedef struct shape_case {
     int64_t rows, cols, t, u;
-    int variants; /* bit 0: cpu, bit 1: gpu (each new shape costs kernel builds) */
+    int variants; /* bit 0: cpu, bit 1: gpu, bit 2: band (each new shape costs kernel builds) */
 } shape_case;
 
 static void run_cases(void **state, const shape_case *cases, size_t n, double lo, double hi,
@@ -162,7 +163,7 @@ static void run_cases(void **state, const shape_case *cases, size_t n, double lo
     for (size_t i = 0; i < n; i++) {
         const shape_case *c = &cases[i];
         random_matrix(&m, c->rows, c->cols, 1, TDCL_F32, seed + i, lo, hi);
-        for (int v = 0; v < 2; v++)
+        for (int v = 0; v < NVARIANTS; v++)
             if (c->variants & (1 << v)) run_check(*state, &m, c->t, c->u, variants[v], 1e-6);
         tdcl_matrix_free(&m);
     }
@@ -172,14 +173,14 @@ static void test_shapes(void **state)
 {
     TDCL_NEED_DEVICE(state);
     static const shape_case cases[] = {
-        {37, 53, 1, 1, 1},     /* every cell its own tile */
-        {37, 53, 3, 5, 3},     /* odd, non-dividing */
-        {40, 67, 1, 16, 3},    /* one row per tile, partial last column */
-        {37, 96, 2, 32, 1},    /* cpu: rows folded pairwise, 4 per item; partial last row */
-        {50, 80, 4, 16, 1},    /* cpu: 2 tile rows per item, the last one alone */
-        {33, 70, 16, 16, 3},   /* cpu: two stages; both edges partial */
-        {50, 61, 7, 13, 3},    /* prime sides */
-        {21, 150, 21, 150, 1}, /* the whole matrix as one tile, in two stages */
+        {37, 53, 1, 1, 5},     /* every cell its own tile */
+        {37, 53, 3, 5, 7},     /* odd, non-dividing */
+        {40, 67, 1, 16, 7},    /* one row per tile, partial last column */
+        {37, 96, 2, 32, 5},    /* cpu: rows folded pairwise, 4 per item; partial last row */
+        {50, 80, 4, 16, 5},    /* cpu: 2 tile rows per item, the last one alone */
+        {33, 70, 16, 16, 7},   /* cpu: two stages; both edges partial */
+        {50, 61, 7, 13, 7},    /* prime sides */
+        {21, 150, 21, 150, 5}, /* the whole matrix as one tile, in two stages */
     };
     run_cases(state, cases, sizeof cases / sizeof cases[0], -1, 1, 100);
 }
@@ -190,12 +191,112 @@ static void test_large_tiles(void **state)
 {
     TDCL_NEED_DEVICE(state);
     static const shape_case cases[] = {
-        {130, 128, 64, 64, 3}, /* partial last tile row */
-        {8, 4100, 1, 4096, 3}, /* a long row tile and a 4-wide remainder */
-        {1024, 1024, 512, 512, 3},
-        {100, 97, 97, 97, 1}, /* prime > 8: the cpu variant falls back to a team */
+        {130, 128, 64, 64, 7}, /* partial last tile row */
+        {8, 4100, 1, 4096, 7}, /* a long row tile and a 4-wide remainder */
+        {1024, 1024, 512, 512, 7},
+        {100, 97, 97, 97, 5}, /* prime > 8: the cpu variant falls back to a team */
     };
     run_cases(state, cases, sizeof cases / sizeof cases[0], 1, 2, 200);
+}
+
+/* ---- the band variant, forced ------------------------------------------- */
+
+typedef struct band_case {
+    int64_t rows, cols, t, u;
+    int team, my; /* items per tile, tile rows per item (0: chosen) */
+} band_case;
+
+/* Runs the band variant with the given team and rows per item, checks that
+ * the plan kept them, and checks the means. */
+static void run_band(tdcl_ctx *ctx, const tdcl_matrix *m, const band_case *c, int acc_f32,
+                     double tol)
+{
+    tdcl_ta_opts o = {.tile_rows = c->t,
+                      .tile_cols = c->u,
+                      .variant = TDCL_TA_BAND,
+                      .acc_f32 = acc_f32,
+                      .band_team = c->team,
+                      .band_rows = c->my};
+    tdcl_ta_plan *p = NULL;
+    tdcl_matrix got = {0};
+    tdcl_err err = {0};
+    if (tdcl_ta_plan_create(ctx, &o, m, &p, &err) != TDCL_OK)
+        fail_msg("band %lldx%lld of %lldx%lld: %s", (long long)c->t, (long long)c->u,
+                 (long long)m->rows, (long long)m->cols, err.msg);
+    const char *d = tdcl_ta_plan_describe(p);
+    char want[64];
+    snprintf(want, sizeof want, "team=%d ", c->team);
+    if (!strstr(d, "variant=band") || (c->team && !strstr(d, want)))
+        fail_msg("expected the band variant with team %d, got %s", c->team, d);
+    snprintf(want, sizeof want, "rows=%d ", c->my);
+    if (c->my && !strstr(d, want)) fail_msg("expected %d tile rows per item, got %s", c->my, d);
+    assert_int_equal(tdcl_ta_plan_execute(p, NULL, &err), TDCL_OK);
+    assert_int_equal(tdcl_ta_plan_result(p, &got, &err), TDCL_OK);
+    check_means(m, c->t, c->u, &got, tol);
+    tdcl_matrix_free(&got);
+    tdcl_ta_plan_destroy(p);
+}
+
+/* Odd widths (vectors of 1 or 4), teams whose last round of slots is short,
+ * several tile rows per item with the last tile row and column partial,
+ * teams of one (no barrier) and of 16; whatever the device. */
+static void test_band_shapes(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    static const band_case cases[] = {
+        {37, 200, 1, 36, 4, 3},    /* 9 slots of 4 in 3 rounds of 4 items; partial edges */
+        {29, 300, 3, 7, 2, 2},     /* width 7: single values; 2 rows left below */
+        {50, 1000, 2, 256, 16, 1}, /* a team of 16, last tile 232 wide */
+        {64, 4100, 1, 1024, 0, 0}, /* the device's own shape; a 4-wide remainder */
+        {17, 96, 5, 96, 8, 4},     /* tiles as wide as the matrix, 2 rows in the last */
+        {9, 130, 9, 65, 2, 1},     /* every row in one tile (more than 8: double sums) */
+        {40, 48, 4, 16, 1, 8},     /* more tile rows per item than the matrix has */
+    };
+    tdcl_matrix m = {0};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const band_case *c = &cases[i];
+        random_matrix(&m, c->rows, c->cols, 1, TDCL_F32, 900 + i, -1, 1);
+        run_band(*state, &m, c, 0, 1e-6);
+        tdcl_matrix_free(&m);
+    }
+}
+
+/* Images (planes by global id 2), wide input types, float accumulators. */
+static void test_band_types(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_matrix m = {0};
+    const band_case rgb = {45, 300, 2, 60, 4, 2};
+    random_matrix(&m, rgb.rows, rgb.cols, 3, TDCL_U8, 950, 0, 256);
+    run_band(*state, &m, &rgb, 0, 1e-6);
+    tdcl_matrix_free(&m);
+    const band_case wide = {21, 700, 3, 128, 2, 0};
+    random_matrix(&m, wide.rows, wide.cols, 1, TDCL_F64, 951, -1e6, 1e6);
+    run_band(*state, &m, &wide, 0, 1e-9);
+    tdcl_matrix_free(&m);
+    const band_case f32 = {40, 1030, 8, 512, 8, 2}; /* 8 rows of float chains, then trees */
+    random_matrix(&m, f32.rows, f32.cols, 1, TDCL_F32, 952, 1, 2);
+    run_band(*state, &m, &f32, 1, 1e-6);
+    tdcl_matrix_free(&m);
+}
+
+/* auto takes the band variant for 1x256 tiles and not for 2x2 ones. */
+static void test_band_auto(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_matrix m = {0};
+    tdcl_err err = {0};
+    tdcl_ta_plan *p = NULL;
+    random_matrix(&m, 8, 1024, 1, TDCL_F32, 960, 0, 1);
+    tdcl_ta_opts o = {.tile_rows = 1, .tile_cols = 256};
+    assert_int_equal(tdcl_ta_plan_create(*state, &o, &m, &p, &err), TDCL_OK);
+    assert_non_null(strstr(tdcl_ta_plan_describe(p), "variant=band"));
+    tdcl_ta_plan_destroy(p);
+    o.tile_rows = o.tile_cols = 2;
+    assert_int_equal(tdcl_ta_plan_create(*state, &o, &m, &p, &err), TDCL_OK);
+    assert_null(strstr(tdcl_ta_plan_describe(p), "variant=band"));
+    tdcl_ta_plan_destroy(p);
+    tdcl_matrix_free(&m);
 }
 
 /* ---- types and channels ------------------------------------------------- */
@@ -205,7 +306,7 @@ static void test_images(void **state)
     TDCL_NEED_DEVICE(state);
     tdcl_matrix m = {0};
     random_matrix(&m, 45, 38, 3, TDCL_U8, 300, 0, 256); /* RGB */
-    for (int v = 0; v < 2; v++)
+    for (int v = 0; v < NVARIANTS; v++)
         run_check(*state, &m, 4, 5, variants[v], 1e-6);
     tdcl_matrix_free(&m);
     random_matrix(&m, 31, 33, 2, TDCL_U16, 301, 0, 65536); /* grey + alpha */
@@ -236,7 +337,7 @@ static void test_float_accumulators(void **state)
     tdcl_matrix m = {0}, got = {0};
     tdcl_err err = {0};
     random_matrix(&m, 512, 512, 1, TDCL_F32, 500, 1, 2);
-    for (int v = 0; v < 2; v++) {
+    for (int v = 0; v < NVARIANTS; v++) {
         tdcl_ta_opts o = {.tile_rows = 512, .tile_cols = 512, .variant = variants[v], .acc_f32 = 1};
         assert_int_equal(tdcl_ta_run(*state, &o, &m, &got, &err), TDCL_OK);
         assert_int_equal(got.dtype, TDCL_F32);
@@ -375,17 +476,13 @@ static void test_tile_map(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_compare),
-        cmocka_unit_test(test_seed_example),
-        cmocka_unit_test(test_seed_file),
-        cmocka_unit_test(test_shapes),
-        cmocka_unit_test(test_large_tiles),
-        cmocka_unit_test(test_images),
-        cmocka_unit_test(test_input_types),
-        cmocka_unit_test(test_float_accumulators),
-        cmocka_unit_test(test_strict_run),
-        cmocka_unit_test(test_plan_reuse),
+        cmocka_unit_test(test_refusals),     cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_seed_example), cmocka_unit_test(test_seed_file),
+        cmocka_unit_test(test_shapes),       cmocka_unit_test(test_large_tiles),
+        cmocka_unit_test(test_band_shapes),  cmocka_unit_test(test_band_types),
+        cmocka_unit_test(test_band_auto),    cmocka_unit_test(test_images),
+        cmocka_unit_test(test_input_types),  cmocka_unit_test(test_float_accumulators),
+        cmocka_unit_test(test_strict_run),   cmocka_unit_test(test_plan_reuse),
         cmocka_unit_test(test_tile_map),
     };
     return cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown);
