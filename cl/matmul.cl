@@ -292,6 +292,11 @@ mm_cpu(const int M, const int N, const int K, __global const REAL *restrict Ap,
 #ifndef UNROLL
 #define UNROLL 1
 #endif
+#if UNROLL
+#define UNROLL_LOOP _Pragma("unroll")
+#else
+#define UNROLL_LOOP _Pragma("unroll 1")
+#endif
 #define GX (BN / TN)
 #define GY (BM / TM)
 #define NT (GX * GY)
@@ -357,17 +362,9 @@ mm_gpu(const int M, const int N, const int Kfull, __global const REAL *restrict 
     C += (IDX)get_group_id(2) * zstride;
     real4 ra[LA], rb[LB];
     REAL acc[TM][TN];
-#if UNROLL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+    UNROLL_LOOP
     for (int i = 0; i < TM; i++)
-#if UNROLL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+        UNROLL_LOOP
         for (int j = 0; j < TN; j++)
             acc[i][j] = 0;
 
@@ -455,42 +452,22 @@ mm_gpu(const int M, const int N, const int Kfull, __global const REAL *restrict 
         const int cur = NBUF == 2 ? t & 1 : 0;
         if (t + 1 < nslabs)
             LOAD_SLAB((t + 1) * BK);
-#if UNROLL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+        UNROLL_LOOP
         for (int k = 0; k < BK; k++) {
             REAL av[TM], bv[TN];
-#if UNROLL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+            UNROLL_LOOP
             for (int i = 0; i < MI; i++) {
                 const real4 x = LDS4(&As[cur][k][trow + i * 4 * WY]);
                 av[i * 4] = x.s0, av[i * 4 + 1] = x.s1, av[i * 4 + 2] = x.s2, av[i * 4 + 3] = x.s3;
             }
-#if UNROLL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+            UNROLL_LOOP
             for (int j = 0; j < NJ; j++) {
                 const real4 x = LDS4(&Bs[cur][k][tcol + j * 4 * WX]);
                 bv[j * 4] = x.s0, bv[j * 4 + 1] = x.s1, bv[j * 4 + 2] = x.s2, bv[j * 4 + 3] = x.s3;
             }
-#if UNROLL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+            UNROLL_LOOP
             for (int i = 0; i < TM; i++)
-#if UNROLL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+                UNROLL_LOOP
                 for (int j = 0; j < TN; j++)
                     acc[i][j] = MADD(av[i], bv[j], acc[i][j]);
         }
@@ -503,18 +480,10 @@ mm_gpu(const int M, const int N, const int Kfull, __global const REAL *restrict 
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 
-#if UNROLL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+    UNROLL_LOOP
     for (int i = 0; i < TM; i++) {
         const IDX r = row0 + trow + (i / 4) * 4 * WY + i % 4;
-#if UNROLL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+        UNROLL_LOOP
         for (int j = 0; j < NJ; j++) {
             const IDX c = col0 + tcol + j * 4 * WX;
             real4 v = (real4)(acc[i][j * 4], acc[i][j * 4 + 1], acc[i][j * 4 + 2],
@@ -531,11 +500,7 @@ mm_gpu(const int M, const int N, const int Kfull, __global const REAL *restrict 
             } else if (r < M) {
                 __global REAL *cp = C + r * ldc + c;
                 const REAL e[4] = {v.s0, v.s1, v.s2, v.s3};
-#if UNROLL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+                UNROLL_LOOP
                 for (int q = 0; q < 4; q++)
                     if (c + q < N)
                         cp[q] = accumulate ? cp[q] + e[q] : e[q];
