@@ -55,6 +55,25 @@ static double *reference(const tdcl_matrix *a, const tdcl_matrix *b)
     return r;
 }
 
+/* Fails unless c equals the float64 product of a and b exactly (integer
+ * inputs small enough that every route is exact), naming the first cell. */
+static void expect_exact(const char *desc, const tdcl_matrix *a, const tdcl_matrix *b,
+                         const tdcl_matrix *c)
+{
+    const int64_t M = a->rows, K = a->cols, N = b->cols;
+    double *r = reference(a, b);
+    const float *C = c->data;
+    for (int64_t i = 0; i < M * N; i++)
+        if ((double)C[i] != r[i]) {
+            print_message("%s %lldx%lldx%lld: C[%lld,%lld] = %g, expected %g\n", desc, (long long)M,
+                          (long long)K, (long long)N, (long long)(i / N), (long long)(i % N), C[i],
+                          r[i]);
+            free(r);
+            fail();
+        }
+    free(r);
+}
+
 /* ||C - R||_F / ||R||_F; a NaN (an unwritten element) gives NaN. */
 static double rel_err(const tdcl_matrix *c, const double *r)
 {
@@ -214,16 +233,7 @@ static void test_exact_small(void **state)
             char desc[256];
             run_prec(*state, precs[q], &a, &b, &c, desc, sizeof desc);
             assert_non_null(strstr(desc, "kernel=tc"));
-            double *r = reference(&a, &b);
-            const float *C = c.data;
-            for (int64_t i = 0; i < M * N; i++)
-                if ((double)C[i] != r[i]) {
-                    print_message("%s %lldx%lldx%lld: C[%lld,%lld] = %g, expected %g\n", desc,
-                                  (long long)M, (long long)K, (long long)N, (long long)(i / N),
-                                  (long long)(i % N), C[i], r[i]);
-                    fail();
-                }
-            free(r);
+            expect_exact(desc, &a, &b, &c);
             tdcl_matrix_free(&a);
             tdcl_matrix_free(&b);
             tdcl_matrix_free(&c);
@@ -294,16 +304,7 @@ static void test_emulated(void **state)
             char desc[256];
             run_tiles(ctx, precs[q], tiles[(s + q) % 2], &a, &b, &c, desc, sizeof desc);
             assert_non_null(strstr(desc, "(emulated)"));
-            double *r = reference(&a, &b);
-            const float *C = c.data;
-            for (int64_t i = 0; i < M * N; i++)
-                if ((double)C[i] != r[i]) {
-                    print_message("%s %lldx%lldx%lld: C[%lld,%lld] = %g, expected %g\n", desc,
-                                  (long long)M, (long long)K, (long long)N, (long long)(i / N),
-                                  (long long)(i % N), C[i], r[i]);
-                    fail();
-                }
-            free(r);
+            expect_exact(desc, &a, &b, &c);
             tdcl_matrix_free(&a);
             tdcl_matrix_free(&b);
             tdcl_matrix_free(&c);
