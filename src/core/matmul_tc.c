@@ -18,6 +18,8 @@ struct tdcl_mm_tc {
     int64_t M, K, N;
     int bm, bn, bk, wm, wn, stages;
     int emulate; /* TILEDCL_TC_EMULATE: plain OpenCL C stands in for the PTX */
+    int wgmma;   /* -DWGMMA=1 in TILEDCL_TC_OPTIONS: the cl/matmul_wg.cl prototype */
+    int64_t kp;  /* K padded to its slab (wgmma only) */
     int poison;
     cl_program prog;
     cl_kernel k;
@@ -178,21 +180,24 @@ static int extra_define(const char *name, int dflt)
     return at ? atoi(at + strlen(pat)) : dflt;
 }
 
-/* Built-in tile: large work-group tiles when there are enough of them to
- * fill the device, else 64x64 of four 32x32 warp tiles; as many pipeline
- * stages as the device's local memory holds, up to 6. Measured on an H200
- * at N = 8192 (docs/PERFORMANCE.md): tf32 is fastest with 128x128 tiles of
- * four 64x64 warp tiles and K slabs of 8 (6 stages in 48 KiB, fragments
- * pipelined); 3xtf32, which needs twice the fragment registers, with eight
- * 64x32 warp tiles and slabs of 16. */
+/* Built-in tile: 128x128 work-group tiles when there are at least 3/4 as
+ * many of them as compute units, else 64x64 of four 32x32 warp tiles; K
+ * slabs of 16, as many pipeline stages as the device's local memory holds,
+ * up to 6. Measured on an H200 (docs/PERFORMANCE.md): tf32 is fastest with
+ * four 64x64 warp tiles (3 stages in 48 KiB), 3xtf32, which needs twice the
+ * fragment registers, with eight 64x32; at 1000x1999 (128 tiles of 128x128
+ * on 132 compute units) they gave 62.8 and 39.0 TFLOP/s against 39.2 and
+ * 35.5 with 64x64 tiles, at 1280^2 (100 tiles) the same, at 1024^2 (64
+ * tiles) 37.7 against 55.8 for tf32. */
 static void choose_tile(tdcl_mm_tc *p, const tdcl_mm_opts *o)
 {
     int64_t tiles = ((p->M + 127) / 128) * ((p->N + 127) / 128);
-    int big = tiles >= 2 * (int64_t)(p->ctx->dev.compute_units ? p->ctx->dev.compute_units : 1);
+    int64_t cu = p->ctx->dev.compute_units ? p->ctx->dev.compute_units : 1;
     int three = p->prec == TDCL_MM_3XTF32;
+    int big = 4 * tiles >= 3 * cu;
     p->bm = o->tc_bm ? o->tc_bm : (big ? 128 : 64);
     p->bn = o->tc_bn ? o->tc_bn : (big ? 128 : 64);
-    p->bk = o->tc_bk ? o->tc_bk : (big && !three ? 8 : 16);
+    p->bk = o->tc_bk ? o->tc_bk : 16;
     p->wm = o->tc_wm ? o->tc_wm : (big ? 64 : 32);
     p->wn = o->tc_wn ? o->tc_wn : (big && !three ? 64 : 32);
     size_t fit = p->ctx->dev.local_mem / tc_stage_bytes(p);
@@ -287,11 +292,141 @@ out:
     return st;
 }
 
+/* ---- wgmma prototype (cl/matmul_wg.cl) -------------------------------------
+ * A tuning aid, not a default: TILEDCL_TC_OPTIONS=-DWGMMA=1 with tf32 on a
+ * device of compute capability 9.0. The kernel's sm_90a instructions are
+ * PTX comments; the PTX of the normal build is edited (markers removed,
+ * `.target sm_90a`) and built again from that text. */
+
+/* ptx with every "// TDCL_SM90A " removed and `.target sm_90` made
+ * `.target sm_90a`; malloc'd, NULL when out of memory. */
+static char *wg_uncomment(const char *ptx)
+{
+    static const char key[] = "// TDCL_SM90A ", tgt[] = ".target sm_90";
+    char *r = malloc(strlen(ptx) + 2), *w = r;
+    int done = 0;
+    if (!r) return NULL;
+    for (const char *s = ptx; *s;) {
+        if (strncmp(s, key, sizeof key - 1) == 0) {
+            s += sizeof key - 1;
+        } else if (!done && strncmp(s, tgt, sizeof tgt - 1) == 0 && s[sizeof tgt - 1] != 'a') {
+            memcpy(w, ".target sm_90a", 14);
+            w += 14, s += sizeof tgt - 1, done = 1;
+        } else {
+            *w++ = *s++;
+        }
+    }
+    *w = '\0';
+    return r;
+}
+
+static tdcl_status wg_build(tdcl_mm_tc *p, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    cl_program first = NULL;
+    char *ptx = NULL, *fixed = NULL;
+    size_t n = 0;
+    cl_int rc, bst;
+    cl_device_id dev = p->ctx->dev.device;
+    TDCL_TRY(tdcl_ctx_program(p->ctx, "matmul_wg.cl", "-DBK=16 -DSTAGES=3", &first, err));
+    TDCL_CL_TRY(err, clGetProgramInfo(first, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL),
+                "clGetProgramInfo");
+    if (!(ptx = calloc(n + 1, 1))) {
+        st = tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+        goto out;
+    }
+    TDCL_CL_TRY(err, clGetProgramInfo(first, CL_PROGRAM_BINARIES, sizeof ptx, &ptx, NULL),
+                "clGetProgramInfo");
+    if (!strstr(ptx, ".target sm_90") || !(fixed = wg_uncomment(ptx))) {
+        st = tdcl_fail(err, TDCL_EUNSUPPORTED,
+                       "the wgmma prototype needs PTX for .target sm_90 from device '%s'",
+                       p->ctx->dev.device_name);
+        goto out;
+    }
+    size_t len = strlen(fixed) + 1;
+    const unsigned char *bin = (const unsigned char *)fixed;
+    p->prog = clCreateProgramWithBinary(p->ctx->context, 1, &dev, &len, &bin, &bst, &rc);
+    if (rc == CL_SUCCESS && bst != CL_SUCCESS) rc = bst;
+    TDCL_CL_TRY(err, rc, "clCreateProgramWithBinary");
+    rc = clBuildProgram(p->prog, 1, &dev, getenv("TILEDCL_TC_OPTIONS"), NULL, NULL);
+    if (rc != CL_SUCCESS || getenv("TILEDCL_TC_OPTIONS")) log_build(p);
+    TDCL_CL_TRY(err, rc, "clBuildProgram (matmul_wg.cl as sm_90a PTX)");
+    TDCL_TRY(tdcl_ctx_kernel(p->prog, "matmul_wg", &p->k, err));
+out:
+    if (first) clReleaseProgram(first);
+    free(ptx);
+    free(fixed);
+    return st;
+}
+
+/* Uploads m (rows x cols, any dtype) as float32 rows x kp zero-padded, or
+ * with tr its transpose, cols x kp. */
+static tdcl_status wg_upload(tdcl_mm_tc *p, cl_mem *buf, const tdcl_matrix *m, int tr,
+                             tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix conv = {0};
+    const float *src = m->data;
+    int64_t rows = tr ? m->cols : m->rows, inner = tr ? m->rows : m->cols;
+    float *pad = NULL;
+    cl_int rc;
+    if (m->dtype != TDCL_F32) {
+        TDCL_TRY(tdcl_matrix_convert(m, TDCL_F32, &conv, err));
+        src = conv.data;
+    }
+    if (!(pad = calloc((size_t)(rows * p->kp), sizeof *pad))) {
+        st = tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (int64_t i0 = 0; i0 < rows; i0 += 32)
+        for (int64_t k0 = 0; k0 < inner; k0 += 32)
+            for (int64_t i = i0; i < rows && i < i0 + 32; i++)
+                for (int64_t k = k0; k < inner && k < k0 + 32; k++)
+                    pad[i * p->kp + k] = tr ? src[k * m->cols + i] : src[i * m->cols + k];
+    *buf = clCreateBuffer(p->ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                          (size_t)(rows * p->kp) * sizeof(float), pad, &rc);
+    if (rc != CL_SUCCESS) {
+        *buf = NULL;
+        st = tdcl_fail_cl(err, rc, "clCreateBuffer", "a wgmma matmul buffer");
+    }
+out:
+    free(pad);
+    tdcl_matrix_free(&conv);
+    return st;
+}
+
+static tdcl_status wg_setup(tdcl_mm_tc *p, const tdcl_matrix *a, const tdcl_matrix *b,
+                            tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    if (p->prec != TDCL_MM_TF32 || p->emulate || p->ctx->dev.nv_cc_major != 9)
+        return tdcl_fail(err, TDCL_EUNSUPPORTED,
+                         "the wgmma prototype (-DWGMMA=1) computes tf32 on compute capability "
+                         "9.0 only; device '%s' is %d.%d",
+                         p->ctx->dev.device_name, p->ctx->dev.nv_cc_major, p->ctx->dev.nv_cc_minor);
+    p->bm = p->bn = 128, p->bk = 16, p->stages = 3, p->wm = 64, p->wn = 128;
+    p->kp = (p->K + 15) / 16 * 16;
+    TDCL_TRY(wg_build(p, err));
+    double t0 = tdcl_now_ms();
+    TDCL_TRY(wg_upload(p, &p->a, a, 0, err));
+    TDCL_TRY(wg_upload(p, &p->b, b, 1, err));
+    TDCL_TRY(upload(p, &p->c, NULL, (size_t)(p->M * p->N), CL_MEM_WRITE_ONLY, err));
+    p->ctx->t.upload_ms += tdcl_now_ms() - t0;
+    snprintf(p->desc, sizeof p->desc,
+             "kernel=tc-wgmma precision=tf32 (truncated) bm=128 bn=128 bk=16 stages=3");
+out:
+    return st;
+}
+
 static tdcl_status tc_setup(tdcl_mm_tc *p, const tdcl_mm_opts *o, const tdcl_matrix *a,
                             const tdcl_matrix *b, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     TDCL_TRY(check_sizes(p, err));
+    if (extra_define("WGMMA", 0)) {
+        p->wgmma = 1;
+        return wg_setup(p, a, b, err);
+    }
     choose_tile(p, o);
     TDCL_TRY(check_params(p, err));
     TDCL_TRY(tc_build(p, err));
@@ -353,6 +488,30 @@ const char *tdcl_mm_tc_describe(const tdcl_mm_tc *p)
     return p ? p->desc : "";
 }
 
+static tdcl_status wg_execute(tdcl_mm_tc *p, double *kernel_ms, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    cl_event ev = NULL;
+    cl_mem bufs[3] = {p->a, p->b, p->c};
+    cl_int dims[3] = {(cl_int)p->M, (cl_int)p->N, (cl_int)p->kp};
+    for (cl_uint i = 0; i < 6; i++)
+        TDCL_CL_TRY(err,
+                    i < 3 ? clSetKernelArg(p->k, i, sizeof(cl_mem), &bufs[i])
+                          : clSetKernelArg(p->k, i, sizeof(cl_int), &dims[i - 3]),
+                    "clSetKernelArg");
+    size_t l[2] = {256, 1};
+    size_t g[2] = {(size_t)((p->N + 127) / 128) * 256, (size_t)((p->M + 127) / 128)};
+    TDCL_CL_TRY(err, clEnqueueNDRangeKernel(p->ctx->queue, p->k, 2, NULL, g, l, 0, NULL, &ev),
+                "clEnqueueNDRangeKernel");
+    TDCL_CL_TRY(err, clWaitForEvents(1, &ev), "clWaitForEvents");
+    double ms = tdcl_event_ms(ev);
+    p->ctx->t.kernel_ms += ms;
+    if (kernel_ms) *kernel_ms = ms;
+out:
+    if (ev) clReleaseEvent(ev);
+    return st;
+}
+
 tdcl_status tdcl_mm_tc_execute(tdcl_mm_tc *p, double *kernel_ms, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
@@ -365,6 +524,7 @@ tdcl_status tdcl_mm_tc_execute(tdcl_mm_tc *p, double *kernel_ms, tdcl_err *err)
                                         (size_t)(p->M * p->N) * sizeof(float), 0, NULL, NULL),
                     "clEnqueueFillBuffer");
     }
+    if (p->wgmma) return wg_execute(p, kernel_ms, err);
     cl_int dims[3] = {(cl_int)p->M, (cl_int)p->N, (cl_int)p->K};
     cl_mem bufs[3] = {p->a, p->b, p->c};
     for (cl_uint i = 0; i < 6; i++)

@@ -17,6 +17,8 @@
  *      different chunk each pass, through ld.global.cg (L2 only), plain
  *      loads (L1 and L2) and cp.async.cg / .ca into local memory.
  *
+ *   c6 the 3xtf32 k-step on wgmma (split, three products, float adds)
+ *      without global memory: what a wgmma 3xtf32 kernel could reach;
  *   c5 the route for a .cl file: OpenCL C carrying the wgmma instructions
  *      as PTX comments, uncommented in the PTX and rebuilt as sm_90a;
  *
@@ -444,6 +446,157 @@ static char *peak_ptx(int n)
     return s;
 }
 
+/* The 3xtf32 k-step on wgmma, without global memory: each work-group is one
+ * warpgroup owning a 64x128 tile of C. Per k-step (8 k) every work-item
+ * loads its A fragment (4 floats) from local memory and splits it into
+ * big (rounded to tf32, low 13 bits cleared) and small = x - big, splits 4
+ * floats of the B slab into two other local buffers (the work a kernel
+ * does on each slab once it lands), then after a barrier issues
+ * A_big*B_big (into a zeroed partial at the first k-step of a chunk),
+ * A_big*B_small and A_small*B_big with B from local memory (descriptors),
+ * waits, and adds the partial into its float accumulators once per chunk
+ * of CHUNK k-steps (the tensor cores truncate when they accumulate; the
+ * float add rounds). Product flop counted once (2*64*128*8 per k-step). */
+static char *split_ptx(int chunk)
+{
+    size_t cap = 256 * 1024;
+    char *s = malloc(cap), *w = s;
+    w += sprintf(w,
+                 "%s\n.target sm_90a, texmode_independent\n.address_size 64\n\n"
+                 ".shared .align 256 .b8 sm[24576];\n\n"
+                 ".visible .entry wg_split(.param .u64 .ptr .global .align 16 p_d,\n"
+                 "  .param .u64 .ptr .global .align 16 p_x, .param .u32 p_it)\n"
+                 ".reqntid 128, 1, 1\n{\n"
+                 "  .reg .pred p<8>;\n  .reg .b32 r<64>;\n  .reg .b64 rd<32>;\n"
+                 "  .reg .f32 f<8>;\n  .reg .f32 acc<64>;\n  .reg .f32 part<64>;\n"
+                 "  .reg .b32 x<%d>;\n  .reg .b32 ab<%d>;\n  .reg .b32 as<%d>;\n"
+                 "  .reg .b32 y<12>;\n"
+                 "  ld.param.u64 rd1, [p_d];\n  ld.param.u64 rd2, [p_x];\n"
+                 "  ld.param.u32 r1, [p_it];\n"
+                 "  cvta.to.global.u64 rd1, rd1;\n  cvta.to.global.u64 rd2, rd2;\n"
+                 "  mov.u32 r2, %%tid.x;\n  mov.u32 r3, sm;\n"
+                 "  and.b32 r4, r2, 63;\n  mul.wide.u32 rd3, r4, 4;\n  add.u64 rd4, rd2, rd3;\n"
+                 "  ld.global.f32 f1, [rd4];\n"
+                 "  mov.u32 r5, r2;\n"
+                 "FILL:\n  shl.b32 r6, r5, 2;\n  add.u32 r7, r3, r6;\n  st.shared.f32 [r7], f1;\n"
+                 "  add.u32 r5, r5, 128;\n  setp.lt.u32 p2, r5, 4096;\n  @p2 bra FILL;\n"
+                 "  fence.proxy.async.shared::cta;\n  bar.sync 0;\n"
+                 "  shr.u32 r8, r3, 4;\n  and.b32 r8, r8, 16383;\n  cvt.u64.u32 rd5, r8;\n"
+                 "  or.b64 rd6, rd5, %llu;\n" /* B_big at 0 */
+                 "  add.u64 rd7, rd6, 256;\n"  /* B_small at 4 KiB */
+                 "  shl.b32 r9, r2, 4;\n"
+                 "  add.u32 r20, r3, 8192;\n  add.u32 r20, r20, r9;\n" /* A slab, 16 B each */
+                 "  and.b32 r21, r9, 4095;\n  add.u32 r21, r21, r3;\n"    /* B slab chunk */
+                 "  add.u32 r22, r21, 12288;\n"                          /* split B outputs */
+                 "  mov.u32 r11, 1;\n  setp.ne.b32 p1, r11, 0;\n  setp.eq.b32 p4, r11, 0;\n",
+                 ptx_version, 4 * chunk, 4 * chunk, 4 * chunk,
+                 (unsigned long long)desc_fields(128, 256));
+    for (int i = 0; i < 64; i++)
+        w += sprintf(w, "  mov.f32 acc%d, 0f00000000;\n", i);
+    w += sprintf(w, "  mov.u32 r10, 0;\nLOOP:\n");
+    for (int c = 0; c < chunk; c++) {
+        w += sprintf(w, "  ld.shared.v4.b32 {x%d,x%d,x%d,x%d}, [r20+%d];\n", 4 * c, 4 * c + 1,
+                     4 * c + 2, 4 * c + 3, 16 * c);
+        for (int i = 4 * c; i < 4 * c + 4; i++)
+            w += sprintf(w,
+                         "  add.u32 r30, x%d, 4096;\n  and.b32 ab%d, r30, -8192;\n"
+                         "  sub.f32 r31, x%d, ab%d;\n  mov.b32 as%d, r31;\n",
+                         i, i, i, i, i);
+        w += sprintf(w, "  ld.shared.v4.b32 {y0,y1,y2,y3}, [r21+%d];\n", 2048 * c % 4096);
+        for (int i = 0; i < 4; i++)
+            w += sprintf(w,
+                         "  add.u32 r30, y%d, 4096;\n  and.b32 y%d, r30, -8192;\n"
+                         "  sub.f32 y%d, y%d, y%d;\n",
+                         i, i + 4, i + 8, i, i + 4);
+        w += sprintf(w, "  st.shared.v4.b32 [r22+%d], {y4,y5,y6,y7};\n", 2048 * c % 4096);
+        w += sprintf(w, "  st.shared.v4.b32 [r22+%d], {y8,y9,y10,y11};\n", 2048 * c % 4096 + 4096);
+    }
+    w += sprintf(w, "  fence.proxy.async.shared::cta;\n  bar.sync 0;\n  wgmma.fence.sync.aligned;\n");
+    for (int c = 0; c < chunk; c++) {
+        const char *ops[3][2] = {{"ab", "rd6"}, {"ab", "rd7"}, {"as", "rd6"}};
+        for (int m = 0; m < 3; m++) {
+            w += sprintf(w, "  wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {");
+            for (int i = 0; i < 64; i++)
+                w += sprintf(w, "part%d%s", i, i < 63 ? "," : "");
+            w += sprintf(w, "}, {%s%d,%s%d,%s%d,%s%d}, %s, %s, 1, 1;\n", ops[m][0], 4 * c,
+                         ops[m][0], 4 * c + 1, ops[m][0], 4 * c + 2, ops[m][0], 4 * c + 3,
+                         ops[m][1], c == 0 && m == 0 ? "p4" : "p1");
+        }
+    }
+    w += sprintf(w, "  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 0;\n");
+    for (int i = 0; i < 64; i++)
+        w += sprintf(w, "  add.rn.f32 acc%d, acc%d, part%d;\n", i, i, i);
+    w += sprintf(w, "  add.u32 r10, r10, 1;\n  setp.lt.u32 p3, r10, r1;\n  @p3 bra LOOP;\n"
+                    "  mov.f32 f2, 0f00000000;\n");
+    for (int i = 0; i < 64; i++)
+        w += sprintf(w, "  add.f32 f2, f2, acc%d;\n", i);
+    w += sprintf(w, "  mov.u32 r12, %%ctaid.x;\n  mad.lo.u32 r13, r12, 128, r2;\n"
+                    "  mul.wide.u32 rd8, r13, 4;\n  add.u64 rd9, rd1, rd8;\n"
+                    "  st.global.f32 [rd9], f2;\n  ret;\n}\n");
+    return s;
+}
+
+/* Builds ptx (kernel `name`: d, x, iters) and times it with 1..4
+ * work-groups of 128 per compute unit; flop_it is the flop of one loop
+ * iteration of one work-group. */
+static void time_ptx(const char *tag, char *ptx, const char *name, int iters, double flop_it)
+{
+    cl_program p = NULL;
+    cl_int rc = build(ptx, 1, "-cl-nv-verbose", &p);
+    char log[600] = "";
+    if (p) build_log(p, log, sizeof log);
+    printf("%s build=%d log='%s'\n", tag, rc, log);
+    cl_int err;
+    cl_kernel k = rc == CL_SUCCESS ? clCreateKernel(p, name, &err) : NULL;
+    float xs[64];
+    for (int i = 0; i < 64; i++)
+        xs[i] = 1.0f + (float)i / 64.0f;
+    size_t cu = ctx->dev.compute_units;
+    cl_mem x = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof xs, xs,
+                              &err);
+    cl_mem d = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, cu * 8 * 128 * sizeof(float), NULL,
+                              &err);
+    for (int wgs = 1; wgs <= 4 && k; wgs++) {
+        size_t l = 128, g = cu * (size_t)wgs * l;
+        double ms[7];
+        clSetKernelArg(k, 0, sizeof d, &d);
+        clSetKernelArg(k, 1, sizeof x, &x);
+        clSetKernelArg(k, 2, sizeof iters, &iters);
+        err = CL_SUCCESS;
+        for (int r = -1; r < 7 && err == CL_SUCCESS; r++) {
+            cl_event ev = NULL;
+            err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &g, &l, 0, NULL, &ev);
+            if (err == CL_SUCCESS) err = clWaitForEvents(1, &ev);
+            if (r >= 0) ms[r] = tdcl_event_ms(ev);
+            if (ev) clReleaseEvent(ev);
+        }
+        if (err != CL_SUCCESS) {
+            printf("%s %d work-groups/CU: run error %d\n", tag, wgs, err);
+            break;
+        }
+        qsort(ms, 7, sizeof *ms, cmp_double);
+        double flop = (double)(g / 128) * iters * flop_it;
+        printf("%s: %d warpgroups/CU: median %.3f ms, %.1f TFLOP/s\n", tag, wgs, ms[3],
+               flop / ms[3] / 1e9);
+    }
+    if (k) clReleaseKernel(k);
+    if (p) clReleaseProgram(p);
+    clReleaseMemObject(x);
+    clReleaseMemObject(d);
+}
+
+static void probe_wgmma_split(void)
+{
+    const int chunks[3] = {1, 2, 4};
+    for (int i = 0; i < 3; i++) {
+        char *ptx = split_ptx(chunks[i]), tag[96];
+        if (chunks[i] == 2) dump("wg_split2.ptx", ptx);
+        snprintf(tag, sizeof tag, "c6 3xtf32 k-step on wgmma m64n128k8, float add every %d", chunks[i]);
+        time_ptx(tag, ptx, "wg_split", 4096 / chunks[i], chunks[i] * 2.0 * 64 * 128 * 8);
+        free(ptx);
+    }
+}
+
 static void probe_wgmma_peak(void)
 {
     const int ns[2] = {256, 128};
@@ -651,7 +804,7 @@ int main(int argc, char **argv)
     printf("device: %s, driver %s, %u compute units\n", ctx->dev.device_name,
            ctx->dev.driver_version, ctx->dev.compute_units);
     /* c0-c2 set ptx_version, which c3-c4 use */
-    static const char *const all[] = {"a", "b", "c", "c3", "c4", "c5", "d"};
+    static const char *const all[] = {"a", "b", "c", "c3", "c4", "c5", "c6", "d"};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
         int want = argc < 2;
         for (int j = 1; j < argc; j++)
@@ -664,6 +817,7 @@ int main(int argc, char **argv)
         if (!strcmp(s, "c3")) probe_wgmma_test();
         if (!strcmp(s, "c4")) probe_wgmma_peak();
         if (!strcmp(s, "c5")) probe_wgmma_cl();
+        if (!strcmp(s, "c6")) probe_wgmma_split();
         if (!strcmp(s, "d")) probe_bw();
         fflush(stdout);
     }
