@@ -35,7 +35,7 @@
  * fill 512 consecutive bytes (conflict free).
  *
  * Pipeline: STAGES slabs (A 128 x BK, BT 128 x BK: 16 KiB at BK = 16, three
- * in 48 KiB) filled by cp.async.ca, one commit group per slab. Step kt:
+ * in 48 KiB; BK = 8 or 16) filled by cp.async.ca, one commit group per slab. Step kt:
  * wait for the work-item's copies of slab kt, make them visible to the
  * tensor cores' (async) proxy (fence.proxy.async), one barrier (every copy
  * landed; every warpgroup is done with slab kt-1, whose buffer then
@@ -45,6 +45,12 @@
 #endif
 #ifndef STAGES
 #define STAGES 3
+#endif
+/* LAG = 1: a warpgroup leaves slab kt's wgmma running while it goes on to
+ * slab kt+1 and waits only for slab kt-1's (wgmma.wait_group 1); the copy
+ * issued in step kt then goes to slab kt-2's buffer, one slab less ahead. */
+#ifndef LAG
+#define LAG 0
 #endif
 #define BM 128
 #define BN 128
@@ -60,12 +66,12 @@ static inline ulong desc(uint saddr)
     return (ulong)((saddr >> 4) & 0x3FFF) | ((ulong)(128 >> 4) << 16) | ((ulong)(SBO >> 4) << 32);
 }
 
-/* Copies slab kt of A and BT into buffer buf: 2 x 2 chunks per work-item;
+/* Copies slab kt of A and BT into buffer buf: 2 x BK/8 chunks per work-item;
  * rows past M or N are zero-filled (cp.async src-size 0, src clamped). */
 static inline void copy_slab(__local float *sm, const __global float *A, const __global float *BT,
                              int M, int N, int KP, int m0, int n0, int kt, int buf, int tid)
 {
-    for (int h = 0; h < 2; h++) {
+    for (int h = 0; h < BK / 8; h++) {
         int c = tid + 256 * h, r = c / (BK / 4), kc = c % (BK / 4);
         int off = (r / 8) * (SBO / 4) + kc * 32 + (r % 8) * 4;
         int ra = m0 + r, rb = n0 + r;
@@ -85,7 +91,7 @@ __kernel __attribute__((reqd_work_group_size(256, 1, 1))) void
 matmul_wg(__global const float *A, __global const float *BT, __global float *C, int M, int N,
           int KP)
 {
-    __local float sm[STAGES * 2 * SLAB] __attribute__((aligned(1024)));
+    __local float sm[STAGES * 2 * SLAB] __attribute__((aligned(256)));
     const int tid = get_local_id(0), wg = tid / 128, v = (tid % 128) / 32, l = tid % 32;
     const int g = l / 4, t = l % 4;
     const int m0 = get_group_id(1) * BM, n0 = get_group_id(0) * BN, nk = KP / BK;
@@ -95,15 +101,15 @@ matmul_wg(__global const float *A, __global const float *BT, __global float *C, 
 #pragma unroll
     for (int i = 0; i < 64; i++)
         acc[i] = 0.0f;
-    for (int s = 0; s < STAGES - 1; s++) {
+    for (int s = 0; s < STAGES - 1 - LAG; s++) {
         if (s < nk) copy_slab(sm, A, BT, M, N, KP, m0, n0, s, s, tid);
         asm volatile("cp.async.commit_group;" ::: "memory");
     }
     for (int kt = 0; kt < nk; kt++) {
-        asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2) : "memory");
+        asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2 - LAG) : "memory");
         SM90A("fence.proxy.async.shared::cta;");
         barrier(CLK_LOCAL_MEM_FENCE);
-        int next = kt + STAGES - 1;
+        int next = kt + STAGES - 1 - LAG;
         if (next < nk) copy_slab(sm, A, BT, M, N, KP, m0, n0, next, next % STAGES, tid);
         asm volatile("cp.async.commit_group;" ::: "memory");
         uint sa = sbase + (uint)((kt % STAGES) * 2 * SLAB * 4) + (uint)(wg * 8 * SBO);
@@ -132,8 +138,13 @@ matmul_wg(__global const float *A, __global const float *BT, __global float *C, 
                          : "memory");
         }
         SM90A("wgmma.commit_group.sync.aligned;");
+#if LAG
+        SM90A("wgmma.wait_group.sync.aligned 1;");
+#else
         SM90A("wgmma.wait_group.sync.aligned 0;");
+#endif
     }
+    SM90A("wgmma.wait_group.sync.aligned 0;");
     const int r = m0 + 64 * wg + 16 * v + g;
 #pragma unroll
     for (int j = 0; j < 16; j++) {

@@ -328,7 +328,10 @@ static tdcl_status wg_build(tdcl_mm_tc *p, tdcl_err *err)
     size_t n = 0;
     cl_int rc, bst;
     cl_device_id dev = p->ctx->dev.device;
-    TDCL_TRY(tdcl_ctx_program(p->ctx, "matmul_wg.cl", "-DBK=16 -DSTAGES=3", &first, err));
+    char opts[96];
+    snprintf(opts, sizeof opts, "-DBK=%d -DSTAGES=%d -DLAG=%d", p->bk, p->stages,
+             extra_define("WG_LAG", 0));
+    TDCL_TRY(tdcl_ctx_program(p->ctx, "matmul_wg.cl", opts, &first, err));
     TDCL_CL_TRY(err, clGetProgramInfo(first, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL),
                 "clGetProgramInfo");
     if (!(ptx = calloc(n + 1, 1))) {
@@ -404,7 +407,13 @@ static tdcl_status wg_setup(tdcl_mm_tc *p, const tdcl_matrix *a, const tdcl_matr
                          "the wgmma prototype (-DWGMMA=1) computes tf32 on compute capability "
                          "9.0 only; device '%s' is %d.%d",
                          p->ctx->dev.device_name, p->ctx->dev.nv_cc_major, p->ctx->dev.nv_cc_minor);
-    p->bm = p->bn = 128, p->bk = 16, p->stages = 3, p->wm = 64, p->wn = 128;
+    /* tuning aids: -DWG_BK=8|16, -DWG_STAGES=N, -DWG_LAG=0|1 */
+    p->bm = p->bn = 128, p->wm = 64, p->wn = 128;
+    p->bk = extra_define("WG_BK", 16) == 8 ? 8 : 16;
+    p->stages = extra_define("WG_STAGES", (int)(p->ctx->dev.local_mem / ((size_t)p->bk * 1024)));
+    if (p->stages < 2 || (size_t)p->stages * p->bk * 1024 > p->ctx->dev.local_mem)
+        return tdcl_fail(err, TDCL_ELIMIT, "wgmma prototype: %d stages of K %d do not fit",
+                         p->stages, p->bk);
     p->kp = (p->K + 15) / 16 * 16;
     TDCL_TRY(wg_build(p, err));
     double t0 = tdcl_now_ms();
@@ -413,7 +422,8 @@ static tdcl_status wg_setup(tdcl_mm_tc *p, const tdcl_matrix *a, const tdcl_matr
     TDCL_TRY(upload(p, &p->c, NULL, (size_t)(p->M * p->N), CL_MEM_WRITE_ONLY, err));
     p->ctx->t.upload_ms += tdcl_now_ms() - t0;
     snprintf(p->desc, sizeof p->desc,
-             "kernel=tc-wgmma precision=tf32 (truncated) bm=128 bn=128 bk=16 stages=3");
+             "kernel=tc-wgmma precision=tf32 (truncated) bm=128 bn=128 bk=%d stages=%d lag=%d",
+             p->bk, p->stages, extra_define("WG_LAG", 0));
 out:
     return st;
 }
