@@ -17,9 +17,9 @@
  * M x N. TF32 by truncation: wgmma reads the operands from local memory and
  * ignores their low 13 bits.
  *
- * Work-group: 256 work-items, two warpgroups (NVIDIA forms warps from
- * consecutive local ids, a warpgroup from 4 consecutive warps); it owns the
- * 128 x 128 tile of C at (group row, group column) = (get_group_id(1),
+ * Work-group: NT = 128 * NWG work-items, NWG warpgroups (NVIDIA forms warps
+ * from consecutive local ids, a warpgroup from 4 consecutive warps); it
+ * owns the BM x 128 tile of C (BM = 64 * NWG) at (group row, group column) = (get_group_id(1),
  * get_group_id(0)); warpgroup w owns rows 64w..64w+63 of it as one
  * wgmma.m64n128k8 accumulator: 64 floats per work-item, lane l of warp v of
  * the warpgroup holding, for n8 block j, D[16v+g][8j+2t], D[16v+g][8j+2t+1],
@@ -52,9 +52,15 @@
 #ifndef LAG
 #define LAG 0
 #endif
-#define BM 128
+/* NWG warpgroups stacked in M: 2 (128 x 128 tiles) or 4 (256 x 128) */
+#ifndef NWG
+#define NWG 2
+#endif
+#define NT (128 * NWG)
+#define BM (64 * NWG)
 #define BN 128
-#define SLAB (BM * BK) /* floats of one A or BT slab */
+#define ASLAB (BM * BK)         /* floats of one A slab */
+#define STAGE (ASLAB + BN * BK) /* floats of one stage, A then BT */
 #define SBO (BK * 32)  /* bytes between 8-row groups */
 
 #define SM90A(text) asm volatile("// TDCL_SM90A " text ::: "memory")
@@ -66,32 +72,35 @@ static inline ulong desc(uint saddr)
     return (ulong)((saddr >> 4) & 0x3FFF) | ((ulong)(128 >> 4) << 16) | ((ulong)(SBO >> 4) << 32);
 }
 
-/* Copies slab kt of A and BT into buffer buf: 2 x BK/8 chunks per work-item;
- * rows past M or N are zero-filled (cp.async src-size 0, src clamped). */
+/* One 16-byte chunk: row r, k-chunk kc of a slab at dst; rows >= rows are
+ * zero-filled (cp.async src-size 0, the source clamped to row 0). */
+static inline void copy_chunk(__local float *dst, const __global float *src, int KP, int row,
+                              int rows, int c, int kt)
+{
+    int r = c / (BK / 4), kc = c % (BK / 4);
+    int off = (r / 8) * (SBO / 4) + kc * 32 + (r % 8) * 4;
+    const __global float *s = src + (size_t)(row + r < rows ? row + r : 0) * KP + kt * BK + 4 * kc;
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;" ::"r"(dst + off), "l"(s),
+                 "r"(row + r < rows ? 16 : 0)
+                 : "memory");
+}
+
+/* Copies slab kt of A (BM x BK) and BT (BN x BK) into buffer buf. */
 static inline void copy_slab(__local float *sm, const __global float *A, const __global float *BT,
                              int M, int N, int KP, int m0, int n0, int kt, int buf, int tid)
 {
-    for (int h = 0; h < BK / 8; h++) {
-        int c = tid + 256 * h, r = c / (BK / 4), kc = c % (BK / 4);
-        int off = (r / 8) * (SBO / 4) + kc * 32 + (r % 8) * 4;
-        int ra = m0 + r, rb = n0 + r;
-        const __global float *sa = A + (size_t)(ra < M ? ra : 0) * KP + kt * BK + 4 * kc;
-        const __global float *sb = BT + (size_t)(rb < N ? rb : 0) * KP + kt * BK + 4 * kc;
-        __local float *da = sm + buf * 2 * SLAB + off, *db = da + SLAB;
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;" ::"r"(da), "l"(sa),
-                     "r"(ra < M ? 16 : 0)
-                     : "memory");
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;" ::"r"(db), "l"(sb),
-                     "r"(rb < N ? 16 : 0)
-                     : "memory");
-    }
+    __local float *da = sm + buf * STAGE, *db = da + ASLAB;
+    for (int c = tid; c < BM * BK / 4; c += NT)
+        copy_chunk(da, A, KP, m0, M, c, kt);
+    for (int c = tid; c < BN * BK / 4; c += NT)
+        copy_chunk(db, BT, KP, n0, N, c, kt);
 }
 
-__kernel __attribute__((reqd_work_group_size(256, 1, 1))) void
+__kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
 matmul_wg(__global const float *A, __global const float *BT, __global float *C, int M, int N,
           int KP)
 {
-    __local float sm[STAGES * 2 * SLAB] __attribute__((aligned(256)));
+    __local float sm[STAGES * STAGE] __attribute__((aligned(256)));
     const int tid = get_local_id(0), wg = tid / 128, v = (tid % 128) / 32, l = tid % 32;
     const int g = l / 4, t = l % 4;
     const int m0 = get_group_id(1) * BM, n0 = get_group_id(0) * BN, nk = KP / BK;
@@ -112,8 +121,8 @@ matmul_wg(__global const float *A, __global const float *BT, __global float *C, 
         int next = kt + STAGES - 1 - LAG;
         if (next < nk) copy_slab(sm, A, BT, M, N, KP, m0, n0, next, next % STAGES, tid);
         asm volatile("cp.async.commit_group;" ::: "memory");
-        uint sa = sbase + (uint)((kt % STAGES) * 2 * SLAB * 4) + (uint)(wg * 8 * SBO);
-        uint sb = sbase + (uint)((kt % STAGES) * 2 * SLAB * 4 + SLAB * 4);
+        uint sa = sbase + (uint)((kt % STAGES) * STAGE * 4) + (uint)(wg * 8 * SBO);
+        uint sb = sbase + (uint)((kt % STAGES) * STAGE * 4 + ASLAB * 4);
         SM90A("wgmma.fence.sync.aligned;");
 #pragma unroll
         for (int j = 0; j < BK / 8; j++) {

@@ -329,8 +329,8 @@ static tdcl_status wg_build(tdcl_mm_tc *p, tdcl_err *err)
     cl_int rc, bst;
     cl_device_id dev = p->ctx->dev.device;
     char opts[96];
-    snprintf(opts, sizeof opts, "-DBK=%d -DSTAGES=%d -DLAG=%d", p->bk, p->stages,
-             extra_define("WG_LAG", 0));
+    snprintf(opts, sizeof opts, "-DBK=%d -DSTAGES=%d -DLAG=%d -DNWG=%d", p->bk, p->stages,
+             extra_define("WG_LAG", 0), p->bm / 64);
     TDCL_TRY(tdcl_ctx_program(p->ctx, "matmul_wg.cl", opts, &first, err));
     TDCL_CL_TRY(err, clGetProgramInfo(first, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL),
                 "clGetProgramInfo");
@@ -407,11 +407,13 @@ static tdcl_status wg_setup(tdcl_mm_tc *p, const tdcl_matrix *a, const tdcl_matr
                          "the wgmma prototype (-DWGMMA=1) computes tf32 on compute capability "
                          "9.0 only; device '%s' is %d.%d",
                          p->ctx->dev.device_name, p->ctx->dev.nv_cc_major, p->ctx->dev.nv_cc_minor);
-    /* tuning aids: -DWG_BK=8|16, -DWG_STAGES=N, -DWG_LAG=0|1 */
-    p->bm = p->bn = 128, p->wm = 64, p->wn = 128;
+    /* tuning aids: -DWG_BK=8|16, -DWG_STAGES=N, -DWG_LAG=0|1, -DWG_NWG=2|4 */
+    p->bm = extra_define("WG_NWG", 2) == 4 ? 256 : 128;
+    p->bn = 128, p->wm = 64, p->wn = 128;
     p->bk = extra_define("WG_BK", 16) == 8 ? 8 : 16;
-    p->stages = extra_define("WG_STAGES", (int)(p->ctx->dev.local_mem / ((size_t)p->bk * 1024)));
-    if (p->stages < 2 || (size_t)p->stages * p->bk * 1024 > p->ctx->dev.local_mem)
+    size_t stage = (size_t)(p->bm + p->bn) * p->bk * sizeof(float);
+    p->stages = extra_define("WG_STAGES", (int)(p->ctx->dev.local_mem / stage));
+    if (p->stages < 2 || (size_t)p->stages * stage > p->ctx->dev.local_mem)
         return tdcl_fail(err, TDCL_ELIMIT, "wgmma prototype: %d stages of K %d do not fit",
                          p->stages, p->bk);
     p->kp = (p->K + 15) / 16 * 16;
@@ -422,8 +424,8 @@ static tdcl_status wg_setup(tdcl_mm_tc *p, const tdcl_matrix *a, const tdcl_matr
     TDCL_TRY(upload(p, &p->c, NULL, (size_t)(p->M * p->N), CL_MEM_WRITE_ONLY, err));
     p->ctx->t.upload_ms += tdcl_now_ms() - t0;
     snprintf(p->desc, sizeof p->desc,
-             "kernel=tc-wgmma precision=tf32 (truncated) bm=128 bn=128 bk=%d stages=%d lag=%d",
-             p->bk, p->stages, extra_define("WG_LAG", 0));
+             "kernel=tc-wgmma precision=tf32 (truncated) bm=%d bn=128 bk=%d stages=%d lag=%d",
+             p->bm, p->bk, p->stages, extra_define("WG_LAG", 0));
 out:
     return st;
 }
@@ -509,8 +511,8 @@ static tdcl_status wg_execute(tdcl_mm_tc *p, double *kernel_ms, tdcl_err *err)
                     i < 3 ? clSetKernelArg(p->k, i, sizeof(cl_mem), &bufs[i])
                           : clSetKernelArg(p->k, i, sizeof(cl_int), &dims[i - 3]),
                     "clSetKernelArg");
-    size_t l[2] = {256, 1};
-    size_t g[2] = {(size_t)((p->N + 127) / 128) * 256, (size_t)((p->M + 127) / 128)};
+    size_t l[2] = {(size_t)p->bm * 2, 1}; /* 128 work-items per 64 rows */
+    size_t g[2] = {(size_t)((p->N + 127) / 128) * l[0], (size_t)((p->M + p->bm - 1) / p->bm)};
     TDCL_CL_TRY(err, clEnqueueNDRangeKernel(p->ctx->queue, p->k, 2, NULL, g, l, 0, NULL, &ev),
                 "clEnqueueNDRangeKernel");
     TDCL_CL_TRY(err, clWaitForEvents(1, &ev), "clWaitForEvents");
