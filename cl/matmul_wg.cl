@@ -52,6 +52,14 @@
 #ifndef LAG
 #define LAG 0
 #endif
+/* Timing aids: CP_CG = 1 copies through L2 only (cp.async.cg); NO_PFENCE = 1
+ * drops the proxy fence (whether the results stay right says whether the
+ * fence is needed on this device; the results are checked). */
+#if CP_CG
+#define CP_LEVEL "cg"
+#else
+#define CP_LEVEL "ca"
+#endif
 /* NWG warpgroups stacked in M: 2 (128 x 128 tiles) or 4 (256 x 128) */
 #ifndef NWG
 #define NWG 2
@@ -80,7 +88,7 @@ static inline void copy_chunk(__local float *dst, const __global float *src, int
     int r = c / (BK / 4), kc = c % (BK / 4);
     int off = (r / 8) * (SBO / 4) + kc * 32 + (r % 8) * 4;
     const __global float *s = src + (size_t)(row + r < rows ? row + r : 0) * KP + kt * BK + 4 * kc;
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;" ::"r"(dst + off), "l"(s),
+    asm volatile("cp.async." CP_LEVEL ".shared.global [%0], [%1], 16, %2;" ::"r"(dst + off), "l"(s),
                  "r"(row + r < rows ? 16 : 0)
                  : "memory");
 }
@@ -116,7 +124,9 @@ matmul_wg(__global const float *A, __global const float *BT, __global float *C, 
     }
     for (int kt = 0; kt < nk; kt++) {
         asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2 - LAG) : "memory");
+#if !NO_PFENCE
         SM90A("fence.proxy.async.shared::cta;");
+#endif
         barrier(CLK_LOCAL_MEM_FENCE);
         int next = kt + STAGES - 1 - LAG;
         if (next < nk) copy_slab(sm, A, BT, M, N, KP, m0, n0, next, next % STAGES, tid);

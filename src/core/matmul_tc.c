@@ -328,9 +328,10 @@ static tdcl_status wg_build(tdcl_mm_tc *p, tdcl_err *err)
     size_t n = 0;
     cl_int rc, bst;
     cl_device_id dev = p->ctx->dev.device;
-    char opts[96];
-    snprintf(opts, sizeof opts, "-DBK=%d -DSTAGES=%d -DLAG=%d -DNWG=%d", p->bk, p->stages,
-             extra_define("WG_LAG", 0), p->bm / 64);
+    char opts[512];
+    const char *extra = getenv("TILEDCL_TC_OPTIONS");
+    snprintf(opts, sizeof opts, "-DBK=%d -DSTAGES=%d -DLAG=%d -DNWG=%d %s", p->bk, p->stages,
+             extra_define("WG_LAG", 0), p->bm / 64, extra ? extra : "");
     TDCL_TRY(tdcl_ctx_program(p->ctx, "matmul_wg.cl", opts, &first, err));
     TDCL_CL_TRY(err, clGetProgramInfo(first, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL),
                 "clGetProgramInfo");
