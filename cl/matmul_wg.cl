@@ -69,7 +69,7 @@
 #define BN 128
 #define ASLAB (BM * BK)         /* floats of one A slab */
 #define STAGE (ASLAB + BN * BK) /* floats of one stage, A then BT */
-#define SBO (BK * 32)  /* bytes between 8-row groups */
+#define SBO (BK * 32)           /* bytes between 8-row groups */
 
 #define SM90A(text) asm volatile("// TDCL_SM90A " text ::: "memory")
 
@@ -104,9 +104,10 @@ static inline void copy_slab(__local float *sm, const __global float *A, const _
         copy_chunk(db, BT, KP, n0, N, c, kt);
 }
 
-__kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
-matmul_wg(__global const float *A, __global const float *BT, __global float *C, int M, int N,
-          int KP)
+__kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void matmul_wg(__global const float *A,
+                                                                        __global const float *BT,
+                                                                        __global float *C, int M,
+                                                                        int N, int KP)
 {
     __local float sm[STAGES * STAGE] __attribute__((aligned(256)));
     const int tid = get_local_id(0), wg = tid / 128, v = (tid % 128) / 32, l = tid % 32;
@@ -137,24 +138,29 @@ matmul_wg(__global const float *A, __global const float *BT, __global float *C, 
 #pragma unroll
         for (int j = 0; j < BK / 8; j++) {
             ulong da = desc(sa + 256 * j), db = desc(sb + 256 * j);
-            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                         "// TDCL_SM90A wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
-                         "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, %64, %65, p, 1, 1;\n}"
-          : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3]), "+f"(acc[4]),
-            "+f"(acc[5]), "+f"(acc[6]), "+f"(acc[7]), "+f"(acc[8]), "+f"(acc[9]),
-            "+f"(acc[10]), "+f"(acc[11]), "+f"(acc[12]), "+f"(acc[13]), "+f"(acc[14]),
-            "+f"(acc[15]), "+f"(acc[16]), "+f"(acc[17]), "+f"(acc[18]), "+f"(acc[19]),
-            "+f"(acc[20]), "+f"(acc[21]), "+f"(acc[22]), "+f"(acc[23]), "+f"(acc[24]),
-            "+f"(acc[25]), "+f"(acc[26]), "+f"(acc[27]), "+f"(acc[28]), "+f"(acc[29]),
-            "+f"(acc[30]), "+f"(acc[31]), "+f"(acc[32]), "+f"(acc[33]), "+f"(acc[34]),
-            "+f"(acc[35]), "+f"(acc[36]), "+f"(acc[37]), "+f"(acc[38]), "+f"(acc[39]),
-            "+f"(acc[40]), "+f"(acc[41]), "+f"(acc[42]), "+f"(acc[43]), "+f"(acc[44]),
-            "+f"(acc[45]), "+f"(acc[46]), "+f"(acc[47]), "+f"(acc[48]), "+f"(acc[49]),
-            "+f"(acc[50]), "+f"(acc[51]), "+f"(acc[52]), "+f"(acc[53]), "+f"(acc[54]),
-            "+f"(acc[55]), "+f"(acc[56]), "+f"(acc[57]), "+f"(acc[58]), "+f"(acc[59]),
-            "+f"(acc[60]), "+f"(acc[61]), "+f"(acc[62]), "+f"(acc[63])
-                         : "l"(da), "l"(db), "r"(1)
-                         : "memory");
+            asm volatile(
+                "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                "// TDCL_SM90A wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+                "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
+                "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,"
+                "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,"
+                "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, "
+                "%64, %65, p, 1, 1;\n}"
+                : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3]), "+f"(acc[4]),
+                  "+f"(acc[5]), "+f"(acc[6]), "+f"(acc[7]), "+f"(acc[8]), "+f"(acc[9]),
+                  "+f"(acc[10]), "+f"(acc[11]), "+f"(acc[12]), "+f"(acc[13]), "+f"(acc[14]),
+                  "+f"(acc[15]), "+f"(acc[16]), "+f"(acc[17]), "+f"(acc[18]), "+f"(acc[19]),
+                  "+f"(acc[20]), "+f"(acc[21]), "+f"(acc[22]), "+f"(acc[23]), "+f"(acc[24]),
+                  "+f"(acc[25]), "+f"(acc[26]), "+f"(acc[27]), "+f"(acc[28]), "+f"(acc[29]),
+                  "+f"(acc[30]), "+f"(acc[31]), "+f"(acc[32]), "+f"(acc[33]), "+f"(acc[34]),
+                  "+f"(acc[35]), "+f"(acc[36]), "+f"(acc[37]), "+f"(acc[38]), "+f"(acc[39]),
+                  "+f"(acc[40]), "+f"(acc[41]), "+f"(acc[42]), "+f"(acc[43]), "+f"(acc[44]),
+                  "+f"(acc[45]), "+f"(acc[46]), "+f"(acc[47]), "+f"(acc[48]), "+f"(acc[49]),
+                  "+f"(acc[50]), "+f"(acc[51]), "+f"(acc[52]), "+f"(acc[53]), "+f"(acc[54]),
+                  "+f"(acc[55]), "+f"(acc[56]), "+f"(acc[57]), "+f"(acc[58]), "+f"(acc[59]),
+                  "+f"(acc[60]), "+f"(acc[61]), "+f"(acc[62]), "+f"(acc[63])
+                : "l"(da), "l"(db), "r"(1)
+                : "memory");
         }
         SM90A("wgmma.commit_group.sync.aligned;");
 #if LAG

@@ -177,8 +177,8 @@ static void report_bin(const char *tag, const char *ptx, const char *kname)
     char log[600] = "";
     if (p) build_log(p, log, sizeof log);
     int ran = rc == CL_SUCCESS ? run_ones(p, kname) : 0;
-    printf("%s build=%d ran=%s log='%s'\n", tag, rc, rc == CL_SUCCESS ? (ran ? "ok" : "WRONG") : "-",
-           log);
+    printf("%s build=%d ran=%s log='%s'\n", tag, rc,
+           rc == CL_SUCCESS ? (ran ? "ok" : "WRONG") : "-", log);
     if (p) clReleaseProgram(p);
 }
 
@@ -265,8 +265,8 @@ static void check_wgmma(const char *tag, cl_program p, const char *name)
     cl_int err;
     cl_kernel k = clCreateKernel(p, name, &err);
     cl_mem bd = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, sizeof D, NULL, &err);
-    cl_mem ba = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof A,
-                               A, &err);
+    cl_mem ba =
+        clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof A, A, &err);
     cl_mem bb = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof img,
                                img, &err);
     const unsigned v[2][2] = {{128, 256}, {256, 128}};
@@ -483,11 +483,11 @@ static char *split_ptx(int chunk)
                  "  fence.proxy.async.shared::cta;\n  bar.sync 0;\n"
                  "  shr.u32 r8, r3, 4;\n  and.b32 r8, r8, 16383;\n  cvt.u64.u32 rd5, r8;\n"
                  "  or.b64 rd6, rd5, %llu;\n" /* B_big at 0 */
-                 "  add.u64 rd7, rd6, 256;\n"  /* B_small at 4 KiB */
+                 "  add.u64 rd7, rd6, 256;\n" /* B_small at 4 KiB */
                  "  shl.b32 r9, r2, 4;\n"
                  "  add.u32 r20, r3, 8192;\n  add.u32 r20, r20, r9;\n" /* A slab, 16 B each */
-                 "  and.b32 r21, r9, 4095;\n  add.u32 r21, r21, r3;\n"    /* B slab chunk */
-                 "  add.u32 r22, r21, 12288;\n"                          /* split B outputs */
+                 "  and.b32 r21, r9, 4095;\n  add.u32 r21, r21, r3;\n" /* B slab chunk */
+                 "  add.u32 r22, r21, 12288;\n"                        /* split B outputs */
                  "  mov.u32 r11, 1;\n  setp.ne.b32 p1, r11, 0;\n  setp.eq.b32 p4, r11, 0;\n",
                  ptx_version, 4 * chunk, 4 * chunk, 4 * chunk,
                  (unsigned long long)desc_fields(128, 256));
@@ -511,7 +511,8 @@ static char *split_ptx(int chunk)
         w += sprintf(w, "  st.shared.v4.b32 [r22+%d], {y4,y5,y6,y7};\n", 2048 * c % 4096);
         w += sprintf(w, "  st.shared.v4.b32 [r22+%d], {y8,y9,y10,y11};\n", 2048 * c % 4096 + 4096);
     }
-    w += sprintf(w, "  fence.proxy.async.shared::cta;\n  bar.sync 0;\n  wgmma.fence.sync.aligned;\n");
+    w += sprintf(w,
+                 "  fence.proxy.async.shared::cta;\n  bar.sync 0;\n  wgmma.fence.sync.aligned;\n");
     for (int c = 0; c < chunk; c++) {
         const char *ops[3][2] = {{"ab", "rd6"}, {"ab", "rd7"}, {"as", "rd6"}};
         for (int m = 0; m < 3; m++) {
@@ -552,10 +553,10 @@ static void time_ptx(const char *tag, char *ptx, const char *name, int iters, do
     for (int i = 0; i < 64; i++)
         xs[i] = 1.0f + (float)i / 64.0f;
     size_t cu = ctx->dev.compute_units;
-    cl_mem x = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof xs, xs,
-                              &err);
-    cl_mem d = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, cu * 8 * 128 * sizeof(float), NULL,
-                              &err);
+    cl_mem x =
+        clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof xs, xs, &err);
+    cl_mem d =
+        clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, cu * 8 * 128 * sizeof(float), NULL, &err);
     for (int wgs = 1; wgs <= 4 && k; wgs++) {
         size_t l = 128, g = cu * (size_t)wgs * l;
         double ms[7];
@@ -591,7 +592,8 @@ static void probe_wgmma_split(void)
     for (int i = 0; i < 3; i++) {
         char *ptx = split_ptx(chunks[i]), tag[96];
         if (chunks[i] == 2) dump("wg_split2.ptx", ptx);
-        snprintf(tag, sizeof tag, "c6 3xtf32 k-step on wgmma m64n128k8, float add every %d", chunks[i]);
+        snprintf(tag, sizeof tag, "c6 3xtf32 k-step on wgmma m64n128k8, float add every %d",
+                 chunks[i]);
         time_ptx(tag, ptx, "wg_split", 4096 / chunks[i], chunks[i] * 2.0 * 64 * 128 * 8);
         free(ptx);
     }
@@ -732,7 +734,7 @@ static const char *const bw_src =
 static void probe_bw(void)
 {
     static const char *const names[4] = {"ld.global.cg", "ld.global (L1)", "cp.async.cg",
-                                          "cp.async.ca"};
+                                         "cp.async.ca"};
     size_t cu = ctx->dev.compute_units, groups = cu * 8, unit = groups * 256 * 16;
     const int ms_list[] = {1, 2, 4, 5, 6, 8, 10, 256};
     size_t most = unit * 256;
@@ -740,11 +742,11 @@ static void probe_bw(void)
     float *h = malloc(most);
     for (size_t i = 0; i < most / 4; i++)
         h[i] = 1.0f + (float)(i % 97) / 97.0f;
-    cl_mem buf = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, most, h,
-                                &err);
+    cl_mem buf =
+        clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, most, h, &err);
     free(h);
-    cl_mem out = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, groups * 256 * sizeof(float),
-                                NULL, &err);
+    cl_mem out =
+        clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, groups * 256 * sizeof(float), NULL, &err);
     if (!buf || !out) {
         printf("d buffers: %d\n", err);
         return;
