@@ -26,6 +26,7 @@
  *   that may fault in a process of its own: a fault ends the context)
  *
  * Needs an NVIDIA device; a benchmark, not a test. */
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,17 @@
 #include "clrt.h"
 
 static tdcl_ctx *ctx;
+
+/* malloc that ends the program when memory runs out (a benchmark). */
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n);
+    if (!p) {
+        fprintf(stderr, "bench_tc_probe: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -194,6 +206,16 @@ static void dump(const char *name, const char *text)
     if (f) fputs(text, f), fclose(f);
 }
 
+/* Appends printf-style text at w; returns the new end. */
+static char *put(char *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsprintf(w, fmt, ap);
+    va_end(ap);
+    return w + (n > 0 ? n : 0);
+}
+
 /* ---- hand-written wgmma PTX ---------------------------------------------- */
 
 static char ptx_version[32] = ".version 8.0";
@@ -303,7 +325,7 @@ static void check_wgmma(const char *tag, cl_program p, const char *name)
 
 static void probe_wgmma_test(void)
 {
-    char *ptx = malloc(strlen(ptx_version) + strlen(wg_test_body) + 1);
+    char *ptx = xmalloc(strlen(ptx_version) + strlen(wg_test_body) + 1);
     strcpy(ptx, ptx_version);
     strcat(ptx, wg_test_body);
     dump("wg_test.ptx", ptx);
@@ -356,12 +378,12 @@ static const char *const wg_cl_src =
 static char *uncomment_sm90a(const char *ptx)
 {
     const char *key = "// TDCL_SM90A ";
-    char *r = malloc(strlen(ptx) + 16), *w = r;
+    char *r = xmalloc(strlen(ptx) + 16), *w = r;
     for (const char *s = ptx; *s;) {
         if (strncmp(s, key, strlen(key)) == 0)
             s += strlen(key);
         else if (strncmp(s, ".target sm_90,", 14) == 0 || strncmp(s, ".target sm_90\n", 14) == 0) {
-            w += sprintf(w, ".target sm_90a");
+            w = put(w, ".target sm_90a");
             s += 13;
         } else
             *w++ = *s++;
@@ -399,50 +421,50 @@ static void probe_wgmma_cl(void)
 static char *peak_ptx(int n)
 {
     size_t cap = 64 * 1024;
-    char *s = malloc(cap), *w = s;
+    char *s = xmalloc(cap), *w = s;
     int nacc = n / 2; /* accumulators per work-item: 64 * n / 128 */
     const int unr = 8;
-    w += sprintf(w,
-                 "%s\n.target sm_90a, texmode_independent\n.address_size 64\n\n"
-                 ".shared .align 256 .b8 sm[%d];\n\n"
-                 ".visible .entry wg_peak(.param .u64 .ptr .global .align 16 p_d,\n"
-                 "  .param .u64 .ptr .global .align 16 p_x, .param .u32 p_it)\n"
-                 ".reqntid 128, 1, 1\n{\n"
-                 "  .reg .pred p<4>;\n  .reg .b32 r<32>;\n  .reg .b64 rd<32>;\n"
-                 "  .reg .f32 f<8>;\n  .reg .f32 acc<%d>;\n"
-                 "  ld.param.u64 rd1, [p_d];\n  ld.param.u64 rd2, [p_x];\n"
-                 "  ld.param.u32 r1, [p_it];\n"
-                 "  cvta.to.global.u64 rd1, rd1;\n  cvta.to.global.u64 rd2, rd2;\n"
-                 "  mov.u32 r2, %%tid.x;\n  mov.u32 r3, sm;\n"
-                 "  and.b32 r4, r2, 63;\n  mul.wide.u32 rd3, r4, 4;\n  add.u64 rd4, rd2, rd3;\n"
-                 "  ld.global.f32 f1, [rd4];\n"
-                 "  mov.u32 r5, r2;\n"
-                 "FILL:\n  shl.b32 r6, r5, 2;\n  add.u32 r7, r3, r6;\n  st.shared.f32 [r7], f1;\n"
-                 "  add.u32 r5, r5, 128;\n  setp.lt.u32 p2, r5, %d;\n  @p2 bra FILL;\n"
-                 "  fence.proxy.async.shared::cta;\n  bar.sync 0;\n"
-                 "  shr.u32 r8, r3, 4;\n  and.b32 r8, r8, 16383;\n  cvt.u64.u32 rd5, r8;\n"
-                 "  or.b64 rd6, rd5, %llu;\n" /* A descriptor */
-                 "  add.u64 rd7, rd6, 128;\n" /* B at +2 KiB (>> 4) */
-                 "  mov.u32 r9, 1;\n  setp.ne.b32 p1, r9, 0;\n",
-                 ptx_version, 2048 + n * 32, nacc, (2048 + n * 32) / 4,
-                 (unsigned long long)desc_fields(128, 256));
+    w = put(w,
+            "%s\n.target sm_90a, texmode_independent\n.address_size 64\n\n"
+            ".shared .align 256 .b8 sm[%d];\n\n"
+            ".visible .entry wg_peak(.param .u64 .ptr .global .align 16 p_d,\n"
+            "  .param .u64 .ptr .global .align 16 p_x, .param .u32 p_it)\n"
+            ".reqntid 128, 1, 1\n{\n"
+            "  .reg .pred p<4>;\n  .reg .b32 r<32>;\n  .reg .b64 rd<32>;\n"
+            "  .reg .f32 f<8>;\n  .reg .f32 acc<%d>;\n"
+            "  ld.param.u64 rd1, [p_d];\n  ld.param.u64 rd2, [p_x];\n"
+            "  ld.param.u32 r1, [p_it];\n"
+            "  cvta.to.global.u64 rd1, rd1;\n  cvta.to.global.u64 rd2, rd2;\n"
+            "  mov.u32 r2, %%tid.x;\n  mov.u32 r3, sm;\n"
+            "  and.b32 r4, r2, 63;\n  mul.wide.u32 rd3, r4, 4;\n  add.u64 rd4, rd2, rd3;\n"
+            "  ld.global.f32 f1, [rd4];\n"
+            "  mov.u32 r5, r2;\n"
+            "FILL:\n  shl.b32 r6, r5, 2;\n  add.u32 r7, r3, r6;\n  st.shared.f32 [r7], f1;\n"
+            "  add.u32 r5, r5, 128;\n  setp.lt.u32 p2, r5, %d;\n  @p2 bra FILL;\n"
+            "  fence.proxy.async.shared::cta;\n  bar.sync 0;\n"
+            "  shr.u32 r8, r3, 4;\n  and.b32 r8, r8, 16383;\n  cvt.u64.u32 rd5, r8;\n"
+            "  or.b64 rd6, rd5, %llu;\n" /* A descriptor */
+            "  add.u64 rd7, rd6, 128;\n" /* B at +2 KiB (>> 4) */
+            "  mov.u32 r9, 1;\n  setp.ne.b32 p1, r9, 0;\n",
+            ptx_version, 2048 + n * 32, nacc, (2048 + n * 32) / 4,
+            (unsigned long long)desc_fields(128, 256));
     for (int i = 0; i < nacc; i++)
-        w += sprintf(w, "  mov.f32 acc%d, 0f00000000;\n", i);
-    w += sprintf(w, "  mov.u32 r10, 0;\n  wgmma.fence.sync.aligned;\nLOOP:\n");
+        w = put(w, "  mov.f32 acc%d, 0f00000000;\n", i);
+    w = put(w, "  mov.u32 r10, 0;\n  wgmma.fence.sync.aligned;\nLOOP:\n");
     for (int u = 0; u < unr; u++) {
-        w += sprintf(w, "  wgmma.mma_async.sync.aligned.m64n%dk8.f32.tf32.tf32 {", n);
+        w = put(w, "  wgmma.mma_async.sync.aligned.m64n%dk8.f32.tf32.tf32 {", n);
         for (int i = 0; i < nacc; i++)
-            w += sprintf(w, "acc%d%s", i, i + 1 < nacc ? "," : "");
-        w += sprintf(w, "}, rd6, rd7, p1, 1, 1;\n");
+            w = put(w, "acc%d%s", i, i + 1 < nacc ? "," : "");
+        w = put(w, "}, rd6, rd7, p1, 1, 1;\n");
     }
-    w += sprintf(w, "  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 0;\n"
-                    "  add.u32 r10, r10, 1;\n  setp.lt.u32 p3, r10, r1;\n  @p3 bra LOOP;\n"
-                    "  mov.f32 f2, 0f00000000;\n");
+    w = put(w, "  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 0;\n"
+               "  add.u32 r10, r10, 1;\n  setp.lt.u32 p3, r10, r1;\n  @p3 bra LOOP;\n"
+               "  mov.f32 f2, 0f00000000;\n");
     for (int i = 0; i < nacc; i++)
-        w += sprintf(w, "  add.f32 f2, f2, acc%d;\n", i);
-    w += sprintf(w, "  mov.u32 r11, %%ctaid.x;\n  mad.lo.u32 r12, r11, 128, r2;\n"
-                    "  mul.wide.u32 rd8, r12, 4;\n  add.u64 rd9, rd1, rd8;\n"
-                    "  st.global.f32 [rd9], f2;\n  ret;\n}\n");
+        w = put(w, "  add.f32 f2, f2, acc%d;\n", i);
+    w = put(w, "  mov.u32 r11, %%ctaid.x;\n  mad.lo.u32 r12, r11, 128, r2;\n"
+               "  mul.wide.u32 rd8, r12, 4;\n  add.u64 rd9, rd1, rd8;\n"
+               "  st.global.f32 [rd9], f2;\n  ret;\n}\n");
     return s;
 }
 
@@ -460,80 +482,79 @@ static char *peak_ptx(int n)
 static char *split_ptx(int chunk)
 {
     size_t cap = 256 * 1024;
-    char *s = malloc(cap), *w = s;
-    w += sprintf(w,
-                 "%s\n.target sm_90a, texmode_independent\n.address_size 64\n\n"
-                 ".shared .align 256 .b8 sm[24576];\n\n"
-                 ".visible .entry wg_split(.param .u64 .ptr .global .align 16 p_d,\n"
-                 "  .param .u64 .ptr .global .align 16 p_x, .param .u32 p_it)\n"
-                 ".reqntid 128, 1, 1\n{\n"
-                 "  .reg .pred p<8>;\n  .reg .b32 r<64>;\n  .reg .b64 rd<32>;\n"
-                 "  .reg .f32 f<8>;\n  .reg .f32 acc<64>;\n  .reg .f32 part<64>;\n"
-                 "  .reg .b32 x<%d>;\n  .reg .b32 ab<%d>;\n  .reg .b32 as<%d>;\n"
-                 "  .reg .b32 y<12>;\n"
-                 "  ld.param.u64 rd1, [p_d];\n  ld.param.u64 rd2, [p_x];\n"
-                 "  ld.param.u32 r1, [p_it];\n"
-                 "  cvta.to.global.u64 rd1, rd1;\n  cvta.to.global.u64 rd2, rd2;\n"
-                 "  mov.u32 r2, %%tid.x;\n  mov.u32 r3, sm;\n"
-                 "  and.b32 r4, r2, 63;\n  mul.wide.u32 rd3, r4, 4;\n  add.u64 rd4, rd2, rd3;\n"
-                 "  ld.global.f32 f1, [rd4];\n"
-                 "  mov.u32 r5, r2;\n"
-                 "FILL:\n  shl.b32 r6, r5, 2;\n  add.u32 r7, r3, r6;\n  st.shared.f32 [r7], f1;\n"
-                 "  add.u32 r5, r5, 128;\n  setp.lt.u32 p2, r5, 4096;\n  @p2 bra FILL;\n"
-                 "  fence.proxy.async.shared::cta;\n  bar.sync 0;\n"
-                 "  shr.u32 r8, r3, 4;\n  and.b32 r8, r8, 16383;\n  cvt.u64.u32 rd5, r8;\n"
-                 "  or.b64 rd6, rd5, %llu;\n" /* B_big at 0 */
-                 "  add.u64 rd7, rd6, 256;\n" /* B_small at 4 KiB */
-                 "  shl.b32 r9, r2, 4;\n"
-                 "  add.u32 r20, r3, 8192;\n  add.u32 r20, r20, r9;\n" /* A slab, 16 B each */
-                 "  and.b32 r21, r9, 4095;\n  add.u32 r21, r21, r3;\n" /* B slab chunk */
-                 "  add.u32 r22, r21, 12288;\n"                        /* split B outputs */
-                 "  mov.u32 r11, 1;\n  setp.ne.b32 p1, r11, 0;\n  setp.eq.b32 p4, r11, 0;\n",
-                 ptx_version, 4 * chunk, 4 * chunk, 4 * chunk,
-                 (unsigned long long)desc_fields(128, 256));
+    char *s = xmalloc(cap), *w = s;
+    w = put(w,
+            "%s\n.target sm_90a, texmode_independent\n.address_size 64\n\n"
+            ".shared .align 256 .b8 sm[24576];\n\n"
+            ".visible .entry wg_split(.param .u64 .ptr .global .align 16 p_d,\n"
+            "  .param .u64 .ptr .global .align 16 p_x, .param .u32 p_it)\n"
+            ".reqntid 128, 1, 1\n{\n"
+            "  .reg .pred p<8>;\n  .reg .b32 r<64>;\n  .reg .b64 rd<32>;\n"
+            "  .reg .f32 f<8>;\n  .reg .f32 acc<64>;\n  .reg .f32 part<64>;\n"
+            "  .reg .b32 x<%d>;\n  .reg .b32 ab<%d>;\n  .reg .b32 as<%d>;\n"
+            "  .reg .b32 y<12>;\n"
+            "  ld.param.u64 rd1, [p_d];\n  ld.param.u64 rd2, [p_x];\n"
+            "  ld.param.u32 r1, [p_it];\n"
+            "  cvta.to.global.u64 rd1, rd1;\n  cvta.to.global.u64 rd2, rd2;\n"
+            "  mov.u32 r2, %%tid.x;\n  mov.u32 r3, sm;\n"
+            "  and.b32 r4, r2, 63;\n  mul.wide.u32 rd3, r4, 4;\n  add.u64 rd4, rd2, rd3;\n"
+            "  ld.global.f32 f1, [rd4];\n"
+            "  mov.u32 r5, r2;\n"
+            "FILL:\n  shl.b32 r6, r5, 2;\n  add.u32 r7, r3, r6;\n  st.shared.f32 [r7], f1;\n"
+            "  add.u32 r5, r5, 128;\n  setp.lt.u32 p2, r5, 4096;\n  @p2 bra FILL;\n"
+            "  fence.proxy.async.shared::cta;\n  bar.sync 0;\n"
+            "  shr.u32 r8, r3, 4;\n  and.b32 r8, r8, 16383;\n  cvt.u64.u32 rd5, r8;\n"
+            "  or.b64 rd6, rd5, %llu;\n" /* B_big at 0 */
+            "  add.u64 rd7, rd6, 256;\n" /* B_small at 4 KiB */
+            "  shl.b32 r9, r2, 4;\n"
+            "  add.u32 r20, r3, 8192;\n  add.u32 r20, r20, r9;\n" /* A slab, 16 B each */
+            "  and.b32 r21, r9, 4095;\n  add.u32 r21, r21, r3;\n" /* B slab chunk */
+            "  add.u32 r22, r21, 12288;\n"                        /* split B outputs */
+            "  mov.u32 r11, 1;\n  setp.ne.b32 p1, r11, 0;\n  setp.eq.b32 p4, r11, 0;\n",
+            ptx_version, 4 * chunk, 4 * chunk, 4 * chunk,
+            (unsigned long long)desc_fields(128, 256));
     for (int i = 0; i < 64; i++)
-        w += sprintf(w, "  mov.f32 acc%d, 0f00000000;\n", i);
-    w += sprintf(w, "  mov.u32 r10, 0;\nLOOP:\n");
+        w = put(w, "  mov.f32 acc%d, 0f00000000;\n", i);
+    w = put(w, "  mov.u32 r10, 0;\nLOOP:\n");
     for (int c = 0; c < chunk; c++) {
-        w += sprintf(w, "  ld.shared.v4.b32 {x%d,x%d,x%d,x%d}, [r20+%d];\n", 4 * c, 4 * c + 1,
-                     4 * c + 2, 4 * c + 3, 16 * c);
+        w = put(w, "  ld.shared.v4.b32 {x%d,x%d,x%d,x%d}, [r20+%d];\n", 4 * c, 4 * c + 1, 4 * c + 2,
+                4 * c + 3, 16 * c);
         for (int i = 4 * c; i < 4 * c + 4; i++)
-            w += sprintf(w,
-                         "  add.u32 r30, x%d, 4096;\n  and.b32 ab%d, r30, -8192;\n"
-                         "  sub.f32 r31, x%d, ab%d;\n  mov.b32 as%d, r31;\n",
-                         i, i, i, i, i);
-        w += sprintf(w, "  ld.shared.v4.b32 {y0,y1,y2,y3}, [r21+%d];\n", 2048 * c % 4096);
+            w = put(w,
+                    "  add.u32 r30, x%d, 4096;\n  and.b32 ab%d, r30, -8192;\n"
+                    "  sub.f32 r31, x%d, ab%d;\n  mov.b32 as%d, r31;\n",
+                    i, i, i, i, i);
+        w = put(w, "  ld.shared.v4.b32 {y0,y1,y2,y3}, [r21+%d];\n", 2048 * c % 4096);
         for (int i = 0; i < 4; i++)
-            w += sprintf(w,
-                         "  add.u32 r30, y%d, 4096;\n  and.b32 y%d, r30, -8192;\n"
-                         "  sub.f32 y%d, y%d, y%d;\n",
-                         i, i + 4, i + 8, i, i + 4);
-        w += sprintf(w, "  st.shared.v4.b32 [r22+%d], {y4,y5,y6,y7};\n", 2048 * c % 4096);
-        w += sprintf(w, "  st.shared.v4.b32 [r22+%d], {y8,y9,y10,y11};\n", 2048 * c % 4096 + 4096);
+            w = put(w,
+                    "  add.u32 r30, y%d, 4096;\n  and.b32 y%d, r30, -8192;\n"
+                    "  sub.f32 y%d, y%d, y%d;\n",
+                    i, i + 4, i + 8, i, i + 4);
+        w = put(w, "  st.shared.v4.b32 [r22+%d], {y4,y5,y6,y7};\n", 2048 * c % 4096);
+        w = put(w, "  st.shared.v4.b32 [r22+%d], {y8,y9,y10,y11};\n", 2048 * c % 4096 + 4096);
     }
-    w += sprintf(w,
-                 "  fence.proxy.async.shared::cta;\n  bar.sync 0;\n  wgmma.fence.sync.aligned;\n");
+    w = put(w, "  fence.proxy.async.shared::cta;\n  bar.sync 0;\n  wgmma.fence.sync.aligned;\n");
     for (int c = 0; c < chunk; c++) {
         const char *ops[3][2] = {{"ab", "rd6"}, {"ab", "rd7"}, {"as", "rd6"}};
         for (int m = 0; m < 3; m++) {
-            w += sprintf(w, "  wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {");
+            w = put(w, "  wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {");
             for (int i = 0; i < 64; i++)
-                w += sprintf(w, "part%d%s", i, i < 63 ? "," : "");
-            w += sprintf(w, "}, {%s%d,%s%d,%s%d,%s%d}, %s, %s, 1, 1;\n", ops[m][0], 4 * c,
-                         ops[m][0], 4 * c + 1, ops[m][0], 4 * c + 2, ops[m][0], 4 * c + 3,
-                         ops[m][1], c == 0 && m == 0 ? "p4" : "p1");
+                w = put(w, "part%d%s", i, i < 63 ? "," : "");
+            w = put(w, "}, {%s%d,%s%d,%s%d,%s%d}, %s, %s, 1, 1;\n", ops[m][0], 4 * c, ops[m][0],
+                    4 * c + 1, ops[m][0], 4 * c + 2, ops[m][0], 4 * c + 3, ops[m][1],
+                    c == 0 && m == 0 ? "p4" : "p1");
         }
     }
-    w += sprintf(w, "  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 0;\n");
+    w = put(w, "  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 0;\n");
     for (int i = 0; i < 64; i++)
-        w += sprintf(w, "  add.rn.f32 acc%d, acc%d, part%d;\n", i, i, i);
-    w += sprintf(w, "  add.u32 r10, r10, 1;\n  setp.lt.u32 p3, r10, r1;\n  @p3 bra LOOP;\n"
-                    "  mov.f32 f2, 0f00000000;\n");
+        w = put(w, "  add.rn.f32 acc%d, acc%d, part%d;\n", i, i, i);
+    w = put(w, "  add.u32 r10, r10, 1;\n  setp.lt.u32 p3, r10, r1;\n  @p3 bra LOOP;\n"
+               "  mov.f32 f2, 0f00000000;\n");
     for (int i = 0; i < 64; i++)
-        w += sprintf(w, "  add.f32 f2, f2, acc%d;\n", i);
-    w += sprintf(w, "  mov.u32 r12, %%ctaid.x;\n  mad.lo.u32 r13, r12, 128, r2;\n"
-                    "  mul.wide.u32 rd8, r13, 4;\n  add.u64 rd9, rd1, rd8;\n"
-                    "  st.global.f32 [rd9], f2;\n  ret;\n}\n");
+        w = put(w, "  add.f32 f2, f2, acc%d;\n", i);
+    w = put(w, "  mov.u32 r12, %%ctaid.x;\n  mad.lo.u32 r13, r12, 128, r2;\n"
+               "  mul.wide.u32 rd8, r13, 4;\n  add.u64 rd9, rd1, rd8;\n"
+               "  st.global.f32 [rd9], f2;\n  ret;\n}\n");
     return s;
 }
 
@@ -739,7 +760,7 @@ static void probe_bw(void)
     const int ms_list[] = {1, 2, 4, 5, 6, 8, 10, 256};
     size_t most = unit * 256;
     cl_int err;
-    float *h = malloc(most);
+    float *h = xmalloc(most);
     for (size_t i = 0; i < most / 4; i++)
         h[i] = 1.0f + (float)(i % 97) / 97.0f;
     cl_mem buf =
