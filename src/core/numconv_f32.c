@@ -95,7 +95,7 @@ static inline int scale_interval(uint32_t c, int e2, int j, int below, scaled *s
         if (e2 < -63 || j > 19) return 0;
         u128 p = pow10_u64[j], mid = (u128)v4 * p;
         u128 lo = mid - (unsigned)below * p, hi = mid + 2 * p;
-        if (e2 >= 0) { /* e2 <= 3 here, so j == 0 and nothing is lost */
+        if (e2 >= 0) { /* e2 <= 4 and j <= 1 here: the product fits, nothing is lost */
             s->lo = (uint64_t)lo << e2, s->mid = (uint64_t)mid << e2, s->hi = (uint64_t)hi << e2;
             s->lo_exact = s->mid_exact = s->hi_exact = 1;
             s->frac_cmp = -1;
