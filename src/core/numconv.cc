@@ -94,7 +94,7 @@ extern "C" char *tdcl_nc_format_f64(char *buf, double v)
     return format(buf, v);
 }
 
-extern "C" char *tdcl_nc_format_f32(char *buf, float v)
+extern "C" char *tdcl_nc_format_f32_std(char *buf, float v)
 {
     if (std::isnan(v)) {
         buf[0] = 'n', buf[1] = 'a', buf[2] = 'n';
