@@ -1,8 +1,7 @@
-/* C = A*B in tf32 on Hopper's warpgroup tensor-core instructions (wgmma,
- * sm_90a): a prototype for issue 9 (docs/PERFORMANCE.md, "What it would
- * take"), run by src/core/matmul_tc.c only when asked
- * (TILEDCL_TC_OPTIONS=-DWGMMA=1) on an NVIDIA device of compute capability
- * 9.0.
+/* C = A*B in tf32 or 3xtf32 on Hopper's warpgroup tensor-core instructions
+ * (wgmma, sm_90a), for NVIDIA devices of compute capability 9.x; run by
+ * src/core/matmul_tc.c, which falls back to cl/matmul_tc.cl (mma.sync)
+ * wherever this path does not build or pass its probe.
  *
  * NVIDIA's OpenCL compiles for `.target sm_90`, where wgmma does not
  * assemble. Every sm_90a instruction is therefore written here as a PTX
@@ -10,176 +9,378 @@
  * operands the compiler substitutes like any other; the host builds this
  * file normally, removes the "// TDCL_SM90A " markers from the PTX it gets
  * back, sets `.target sm_90a` and builds that PTX with
- * clCreateProgramWithBinary. Built as is, the kernel computes nothing.
+ * clCreateProgramWithBinary (NVIDIA's OpenCL takes PTX text as its program
+ * "binary"; that it also takes edited PTX is not documented). Built as is,
+ * matmul_wg computes nothing. The mbarrier and bulk-copy instructions are
+ * plain sm_90 and written normally.
  *
- * Operands: A is M x KP (row-major, KP a multiple of BK, zero-padded by the
- * host), BT is B transposed, N x KP (wgmma reads tf32 B only K-major), C is
- * M x N. TF32 by truncation: wgmma reads the operands from local memory and
- * ignores their low 13 bits.
+ * Two kernels, run one after the other:
  *
- * Work-group: NT = 128 * NWG work-items, NWG warpgroups (NVIDIA forms warps
- * from consecutive local ids, a warpgroup from 4 consecutive warps); it
- * owns the BM x 128 tile of C (BM = 64 * NWG) at (group row, group column) = (get_group_id(1),
- * get_group_id(0)); warpgroup w owns rows 64w..64w+63 of it as one
- * wgmma.m64n128k8 accumulator: 64 floats per work-item, lane l of warp v of
- * the warpgroup holding, for n8 block j, D[16v+g][8j+2t], D[16v+g][8j+2t+1],
- * D[16v+g+8][8j+2t], D[16v+g+8][8j+2t+1] (g = l/4, t = l%4).
+ * wg_pack copies A (M x K) and B (K x N), row-major floats, into slabs laid
+ * out as the main kernel's local memory wants them, so that one slab of an
+ * operand is one contiguous block that a single bulk copy moves. Rows
+ * (of A; of B transposed, N x K, since wgmma reads tf32 B only K-major) are
+ * grouped in blocks of R (BM for A, BN for B), K in slabs of BK; block b,
+ * slab kt starts at (b * nk + kt) * R * BK floats (times 2 for a split B).
+ * Past M, N and K the slabs hold zeros. Inside a slab, "core-matrix"
+ * layout (no swizzle): core matrices of 8 rows x 4 k (16-byte rows, 128
+ * bytes), the BK/4 core matrices of an 8-row group 128 bytes apart (the
+ * matrix descriptor's leading offset, LBO = 128, the K direction) and
+ * 8-row groups BK*32 bytes apart (stride offset, SBO); k-step j (8 k)
+ * starts 256*j bytes in (checked on an H200 by bench_tc_probe c3/c5).
+ * tf32 (PREC 1): both operands rounded to nearest tf32 here. 3xtf32
+ * (PREC 3): A stays float32, in "fragment" order (k-step j, 16-row block
+ * rb, lane l: the float4 of lane l's four A values, wgmma's register
+ * layout, one 16-byte load per k-step), and B is stored twice per slab,
+ * big = tf32(b) then small = b - big (exact), each in core-matrix layout.
  *
- * Local memory, no swizzle ("interleave" matrix descriptors): a slab of R
- * rows x BK k is stored as core matrices of 8 rows x 4 k (16-byte rows,
- * 128 bytes), the BK/4 core matrices of a row group 128 bytes apart (the
- * descriptor's leading offset, LBO = 128) and row groups BK*32 bytes apart
- * (stride offset, SBO); k-step j (8 k) starts 256*j bytes in. Checked on an
- * H200 by bench_tc_probe (c3, c5): LBO is the K direction, SBO the M/N one.
- * A 16-byte cp.async chunk is one row of a core matrix; a warp's 32 chunks
- * fill 512 consecutive bytes (conflict free).
+ * matmul_wg: work-group of NWG consumer warpgroups plus one producer warp
+ * (128 * NWG + 32 work-items; NVIDIA forms warps from consecutive local
+ * ids and a warpgroup from 4 consecutive warps starting at a multiple of
+ * 4, so the producer is the last warp). It owns the BM x BN tile of C
+ * (BM = 64 * NWG); warpgroup w owns rows 64w..64w+63 as one
+ * wgmma.m64n{BN}k8 accumulator, BN/2 floats per work-item: lane l of warp
+ * v of the warpgroup holds, for n8 block j, D[16v+g][8j+2t],
+ * D[16v+g][8j+2t+1], D[16v+g+8][8j+2t], D[16v+g+8][8j+2t+1] (g = l/4,
+ * t = l%4).
  *
- * Pipeline: STAGES slabs (A 128 x BK, BT 128 x BK: 16 KiB at BK = 16, three
- * in 48 KiB; BK = 8 or 16) filled by cp.async.ca, one commit group per slab. Step kt:
- * wait for the work-item's copies of slab kt, make them visible to the
- * tensor cores' (async) proxy (fence.proxy.async), one barrier (every copy
- * landed; every warpgroup is done with slab kt-1, whose buffer then
- * receives slab kt+STAGES-1), BK/8 wgmma per warpgroup, wait for them. */
+ * Pipeline: STAGES buffers of one A and one B slab in local memory, each
+ * with two mbarriers. full[s]: the producer's lane 0 announces the slab's
+ * bytes (arrive.expect_tx) and starts two cp.async.bulk copies that
+ * complete on it; consumers wait for its phase. empty[s]: lane 0 of every
+ * consumer warp arrives once the warpgroup's wgmma reading the buffer have
+ * finished (wgmma.wait_group); the producer waits for it before it fills
+ * the buffer again. No work-group barrier after the set-up.
+ *
+ * tf32: per slab, BK/8 wgmma with both operands from local memory
+ * (matrix descriptors); LAG = 1 leaves one slab's wgmma running while the
+ * warpgroup issues the next. 3xtf32: each work-item loads its A fragment
+ * (one float4 per k-step), splits it into big and small in registers, and
+ * per k-step issues small*Bbig, big*Bsmall, big*Bbig into a partial
+ * accumulator begun from zero every KSUB k-steps; the tensor cores
+ * accumulate with truncation, so the partial is added to the float
+ * accumulator with a rounded float add after each KSUB k-steps (a running
+ * sum in the tensor cores loses accuracy linearly in K). */
+#ifndef PREC
+#define PREC 1
+#endif
+#ifndef NWG
+#define NWG 2
+#endif
+#ifndef BN
+#define BN 128
+#endif
 #ifndef BK
-#define BK 16
+#define BK 8
 #endif
 #ifndef STAGES
 #define STAGES 3
 #endif
-/* LAG = 1: a warpgroup leaves slab kt's wgmma running while it goes on to
- * slab kt+1 and waits only for slab kt-1's (wgmma.wait_group 1); the copy
- * issued in step kt then goes to slab kt-2's buffer, one slab less ahead. */
 #ifndef LAG
 #define LAG 0
 #endif
-/* Timing aids: CP_CG = 1 copies through L2 only (cp.async.cg); NO_PFENCE = 1
- * drops the proxy fence (whether the results stay right says whether the
- * fence is needed on this device; the results are checked). */
-#if CP_CG
-#define CP_LEVEL "cg"
-#else
-#define CP_LEVEL "ca"
+#ifndef KSUB
+#define KSUB 4
 #endif
-/* NWG warpgroups stacked in M: 2 (128 x 128 tiles) or 4 (256 x 128) */
-#ifndef NWG
-#define NWG 2
+/* Work-group tiles in a band GROUP_M tiles tall walked column by column,
+ * so that the tiles running at once share their slabs in L2. */
+#ifndef GROUP_M
+#define GROUP_M 8
 #endif
-#define NT (128 * NWG)
 #define BM (64 * NWG)
-#define BN 128
-#define ASLAB (BM * BK)         /* floats of one A slab */
-#define STAGE (ASLAB + BN * BK) /* floats of one stage, A then BT */
-#define SBO (BK * 32)           /* bytes between 8-row groups */
+#define NTC (128 * NWG) /* consumer work-items */
+#define NT (NTC + 32)
+#define NB2 (PREC == 3 ? 2 : 1)        /* B slabs per stage: big (and small) */
+#define ASLAB (BM * BK)                /* floats of an A slab */
+#define BSLAB (BN * BK)                /* floats of one B slab */
+#define STAGE (ASLAB + NB2 * BSLAB)    /* floats of a stage */
+#define SBO (BK * 32)                  /* bytes between 8-row groups */
+#define NACC (BN / 2)                  /* accumulator floats per work-item */
 
 #define SM90A(text) asm volatile("// TDCL_SM90A " text ::: "memory")
 
+static inline uint tf32_round(uint x)
+{
+    return (x + 0x1000u) & 0xFFFFE000u;
+}
+
+/* ---- packing -------------------------------------------------------------- */
+
+/* One float4 of the packed operand per work-item. src is rows x inner as
+ * stored (A: M x K, ld K; B: K x N, ld N, TRANS 1 reads it transposed);
+ * blocks of R rows, nk slabs; FRAG 1 writes A in fragment order. */
+__kernel void wg_pack(__global const float *src, __global float4 *dst, int rows, int inner,
+                      int ld, int trans, int R, int nk, int frag, int split)
+{
+    const size_t f = get_global_id(0);
+    const int per = R * BK / 4; /* float4s of one slab */
+    const size_t slab = f / (size_t)(per * split);
+    const int within = (int)(f % (size_t)(per * split));
+    const int part = within / per, q = within % per;
+    const int blk = (int)(slab / (size_t)nk), kt = (int)(slab % (size_t)nk);
+    int r[4], k[4];
+    if (frag) {
+        /* q = (j * (R/16) + rb) * 32 + lane */
+        int lane = q % 32, rb = (q / 32) % (R / 16), j = q / (32 * (R / 16));
+        int g = lane / 4, t = lane % 4;
+        for (int i = 0; i < 4; i++) {
+            r[i] = 16 * rb + g + 8 * (i & 1);
+            k[i] = 8 * j + t + 4 * (i >> 1);
+        }
+    } else {
+        /* q = (row group) * (BK/4 * 8) + kc * 8 + row in group */
+        int rg = q / (BK * 2), kc = (q / 8) % (BK / 4), rr = q % 8;
+        for (int i = 0; i < 4; i++) {
+            r[i] = 8 * rg + rr;
+            k[i] = 4 * kc + i;
+        }
+    }
+    float v[4];
+    for (int i = 0; i < 4; i++) {
+        int row = blk * R + r[i], kk = kt * BK + k[i];
+        float x = 0.0f;
+        if (row < rows && kk < inner)
+            x = trans ? src[(size_t)kk * ld + row] : src[(size_t)row * ld + kk];
+        if (!frag) {
+            float big = as_float(tf32_round(as_uint(x)));
+            x = part ? x - big : big;
+        }
+        v[i] = x;
+    }
+    dst[f] = (float4)(v[0], v[1], v[2], v[3]);
+}
+
+/* ---- synchronisation ------------------------------------------------------ */
+
+static inline uint saddr(__local void *p)
+{
+    uint a;
+    asm("mov.u32 %0, %1;" : "=r"(a) : "r"(p));
+    return a;
+}
+
+static inline void mbar_wait(uint bar, uint parity)
+{
+    uint done;
+    do {
+        asm volatile("{\n.reg .pred p;\n"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n}"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+
+static inline void mbar_arrive(uint bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+
 /* Matrix descriptor (PTX ISA, "Matrix Descriptor Format"): start address
  * >> 4 in bits 0-13, LBO >> 4 in 16-29, SBO >> 4 in 32-45, no swizzle. */
-static inline ulong desc(uint saddr)
+static inline ulong desc(uint a)
 {
-    return (ulong)((saddr >> 4) & 0x3FFF) | ((ulong)(128 >> 4) << 16) | ((ulong)(SBO >> 4) << 32);
+    return (ulong)((a >> 4) & 0x3FFF) | ((ulong)(128 >> 4) << 16) | ((ulong)(SBO >> 4) << 32);
 }
 
-/* One 16-byte chunk: row r, k-chunk kc of a slab at dst; rows >= rows are
- * zero-filled (cp.async src-size 0, the source clamped to row 0). */
-static inline void copy_chunk(__local float *dst, const __global float *src, int KP, int row,
-                              int rows, int c, int kt)
-{
-    int r = c / (BK / 4), kc = c % (BK / 4);
-    int off = (r / 8) * (SBO / 4) + kc * 32 + (r % 8) * 4;
-    const __global float *s = src + (size_t)(row + r < rows ? row + r : 0) * KP + kt * BK + 4 * kc;
-    asm volatile("cp.async." CP_LEVEL ".shared.global [%0], [%1], 16, %2;" ::"r"(dst + off), "l"(s),
-                 "r"(row + r < rows ? 16 : 0)
-                 : "memory");
-}
+/* ---- wgmma ---------------------------------------------------------------- */
 
-/* Copies slab kt of A (BM x BK) and BT (BN x BK) into buffer buf. */
-static inline void copy_slab(__local float *sm, const __global float *A, const __global float *BT,
-                             int M, int N, int KP, int m0, int n0, int kt, int buf, int tid)
-{
-    __local float *da = sm + buf * STAGE, *db = da + ASLAB;
-    for (int c = tid; c < BM * BK / 4; c += NT)
-        copy_chunk(da, A, KP, m0, M, c, kt);
-    for (int c = tid; c < BN * BK / 4; c += NT)
-        copy_chunk(db, BT, KP, n0, N, c, kt);
-}
+#define ACC16(x, i)                                                                           \
+    "+f"(x[i]), "+f"(x[i + 1]), "+f"(x[i + 2]), "+f"(x[i + 3]), "+f"(x[i + 4]), "+f"(x[i + 5]), \
+        "+f"(x[i + 6]), "+f"(x[i + 7]), "+f"(x[i + 8]), "+f"(x[i + 9]), "+f"(x[i + 10]),        \
+        "+f"(x[i + 11]), "+f"(x[i + 12]), "+f"(x[i + 13]), "+f"(x[i + 14]), "+f"(x[i + 15])
+#define REGS64                                                                                \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23," \
+    "%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,"   \
+    "%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
+#define REGS128                                                                               \
+    REGS64 ",%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,"   \
+           "%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,"  \
+           "%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,"     \
+           "%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127"
 
-__kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void matmul_wg(__global const float *A,
-                                                                        __global const float *BT,
-                                                                        __global float *C, int M,
-                                                                        int N, int KP)
-{
-    __local float sm[STAGES * STAGE] __attribute__((aligned(256)));
-    const int tid = get_local_id(0), wg = tid / 128, v = (tid % 128) / 32, l = tid % 32;
-    const int g = l / 4, t = l % 4;
-    const int m0 = get_group_id(1) * BM, n0 = get_group_id(0) * BN, nk = KP / BK;
-    uint sbase;
-    asm("mov.u32 %0, %1;" : "=r"(sbase) : "r"(sm));
-    float acc[64];
-#pragma unroll
-    for (int i = 0; i < 64; i++)
-        acc[i] = 0.0f;
-    for (int s = 0; s < STAGES - 1 - LAG; s++) {
-        if (s < nk) copy_slab(sm, A, BT, M, N, KP, m0, n0, s, s, tid);
-        asm volatile("cp.async.commit_group;" ::: "memory");
-    }
-    for (int kt = 0; kt < nk; kt++) {
-        asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2 - LAG) : "memory");
-#if !NO_PFENCE
-        SM90A("fence.proxy.async.shared::cta;");
+#if BN != 128 && BN != 256
+#error "BN must be 128 or 256"
 #endif
-        barrier(CLK_LOCAL_MEM_FENCE);
-        int next = kt + STAGES - 1 - LAG;
-        if (next < nk) copy_slab(sm, A, BT, M, N, KP, m0, n0, next, next % STAGES, tid);
-        asm volatile("cp.async.commit_group;" ::: "memory");
-        uint sa = sbase + (uint)((kt % STAGES) * STAGE * 4) + (uint)(wg * 8 * SBO);
-        uint sb = sbase + (uint)((kt % STAGES) * STAGE * 4 + ASLAB * 4);
+
+#if BN == 128
+/* wgmma with A and B from local memory: d += a * b (scale_d 1) or d = a * b (0) */
+#define WG_SS(acc, da, db, sd)                                                                \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                 \
+                 "// TDCL_SM90A wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "        \
+                 "{" REGS64 "}, %64, %65, p, 1, 1;\n}"                                        \
+                 : ACC16(acc, 0), ACC16(acc, 16), ACC16(acc, 32), ACC16(acc, 48)                                 \
+                 : "l"(da), "l"(db), "r"(sd)                                                  \
+                 : "memory")
+/* wgmma with A from registers (a0..a3 as uint), B from local memory */
+#define WG_RS(acc, a, db, sd)                                                                 \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"                                 \
+                 "// TDCL_SM90A wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "        \
+                 "{" REGS64 "}, {%64,%65,%66,%67}, %68, p, 1, 1;\n}"                          \
+                 : ACC16(acc, 0), ACC16(acc, 16), ACC16(acc, 32), ACC16(acc, 48)                                 \
+                 : "r"(a.s0), "r"(a.s1), "r"(a.s2), "r"(a.s3), "l"(db), "r"(sd)               \
+                 : "memory")
+#else
+#define WG_SS(acc, da, db, sd)                                                                \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                \
+                 "// TDCL_SM90A wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "        \
+                 "{" REGS128 "}, %128, %129, p, 1, 1;\n}"                                     \
+                 : ACC16(acc, 0), ACC16(acc, 16), ACC16(acc, 32), ACC16(acc, 48), ACC16(acc, 64), \
+                   ACC16(acc, 80), ACC16(acc, 96), ACC16(acc, 112)                                                      \
+                 : "l"(da), "l"(db), "r"(sd)                                                  \
+                 : "memory")
+#define WG_RS(acc, a, db, sd)                                                                 \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"                                \
+                 "// TDCL_SM90A wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "        \
+                 "{" REGS128 "}, {%128,%129,%130,%131}, %132, p, 1, 1;\n}"                    \
+                 : ACC16(acc, 0), ACC16(acc, 16), ACC16(acc, 32), ACC16(acc, 48), ACC16(acc, 64), \
+                   ACC16(acc, 80), ACC16(acc, 96), ACC16(acc, 112)                                                      \
+                 : "r"(a.s0), "r"(a.s1), "r"(a.s2), "r"(a.s3), "l"(db), "r"(sd)               \
+                 : "memory")
+#endif
+
+#if LAG
+#define WG_WAIT_LAG() SM90A("wgmma.wait_group.sync.aligned 1;")
+#else
+#define WG_WAIT_LAG() SM90A("wgmma.wait_group.sync.aligned 0;")
+#endif
+
+/* ---- the product ---------------------------------------------------------- */
+
+__kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
+matmul_wg(__global const float *Ap, __global const float *Bp, __global float *C, int M, int N,
+          int nk, int tiles_m, int tiles_n)
+{
+    __local float4 sm4[STAGES * STAGE / 4] __attribute__((aligned(128)));
+    __local ulong bars[2 * STAGES];
+    const int tid = get_local_id(0), wg = tid / 128, v = (tid % 128) / 32, l = tid % 32;
+    const uint sbase = saddr(sm4), bbase = saddr(bars); /* full[s], then empty[s] */
+
+    /* tile order: bands of GROUP_M tile rows, column by column inside */
+    const int id = get_group_id(0), band = GROUP_M * tiles_n;
+    const int first_m = (id / band) * GROUP_M;
+    const int rows_m = min(tiles_m - first_m, GROUP_M);
+    const int tm = first_m + (id % band) % rows_m, tn = (id % band) / rows_m;
+
+    if (tid == 0) {
+        for (int s = 0; s < STAGES; s++) {
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bbase + 8 * s)
+                         : "memory");
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(
+                             bbase + 8 * (STAGES + s)),
+                         "r"(4 * NWG)
+                         : "memory");
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    if (wg == NWG) {
+        /* producer: lane 0 of the last warp */
+        if (l != 0) return;
+        const __global float *a = Ap + (size_t)tm * nk * ASLAB;
+        const __global float *b = Bp + (size_t)tn * nk * NB2 * BSLAB;
+        for (int kt = 0; kt < nk; kt++) {
+            const int s = kt % STAGES;
+            const uint full = bbase + 8 * s, dst = sbase + (uint)(s * STAGE * 4);
+            if (kt >= STAGES) mbar_wait(bbase + 8 * (STAGES + s), (uint)((kt / STAGES - 1) & 1));
+            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full),
+                         "r"(STAGE * 4)
+                         : "memory");
+            asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+                         "[%0], [%1], %2, [%3];" ::"r"(dst),
+                         "l"(a + (size_t)kt * ASLAB), "r"(ASLAB * 4), "r"(full)
+                         : "memory");
+            asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+                         "[%0], [%1], %2, [%3];" ::"r"(dst + ASLAB * 4),
+                         "l"(b + (size_t)kt * NB2 * BSLAB), "r"(NB2 * BSLAB * 4), "r"(full)
+                         : "memory");
+        }
+        return;
+    }
+
+    float acc[NACC];
+#pragma unroll
+    for (int i = 0; i < NACC; i++)
+        acc[i] = 0.0f;
+#if PREC == 3
+    float part[NACC];
+#pragma unroll
+    for (int i = 0; i < NACC; i++)
+        part[i] = 0.0f;
+#endif
+    int released = 0; /* slabs handed back to the producer so far */
+    for (int kt = 0; kt < nk; kt++) {
+        const int s = kt % STAGES;
+        mbar_wait(bbase + 8 * s, (uint)((kt / STAGES) & 1));
+        const uint st = sbase + (uint)(s * STAGE * 4);
+        const uint sb = st + ASLAB * 4;
+#if PREC == 1
+        const uint sa = st + (uint)(wg * 8 * SBO);
         SM90A("wgmma.fence.sync.aligned;");
 #pragma unroll
+        for (int j = 0; j < BK / 8; j++)
+            WG_SS(acc, desc(sa + 256 * j), desc(sb + 256 * j), 1);
+        SM90A("wgmma.commit_group.sync.aligned;");
+        WG_WAIT_LAG();
+        int upto = kt + 1 - LAG;
+#else
+        /* the A fragments, split, before the fence that orders these
+         * register writes before the wgmma that read them */
+        __local const uint4 *af =
+            (__local const uint4 *)((__local float *)sm4 + s * STAGE) + (4 * wg + v) * 32 + l;
+        uint4 big[BK / 8], small[BK / 8];
+#pragma unroll
         for (int j = 0; j < BK / 8; j++) {
-            ulong da = desc(sa + 256 * j), db = desc(sb + 256 * j);
-            asm volatile(
-                "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                "// TDCL_SM90A wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
-                "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
-                "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,"
-                "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,"
-                "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, "
-                "%64, %65, p, 1, 1;\n}"
-                : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3]), "+f"(acc[4]),
-                  "+f"(acc[5]), "+f"(acc[6]), "+f"(acc[7]), "+f"(acc[8]), "+f"(acc[9]),
-                  "+f"(acc[10]), "+f"(acc[11]), "+f"(acc[12]), "+f"(acc[13]), "+f"(acc[14]),
-                  "+f"(acc[15]), "+f"(acc[16]), "+f"(acc[17]), "+f"(acc[18]), "+f"(acc[19]),
-                  "+f"(acc[20]), "+f"(acc[21]), "+f"(acc[22]), "+f"(acc[23]), "+f"(acc[24]),
-                  "+f"(acc[25]), "+f"(acc[26]), "+f"(acc[27]), "+f"(acc[28]), "+f"(acc[29]),
-                  "+f"(acc[30]), "+f"(acc[31]), "+f"(acc[32]), "+f"(acc[33]), "+f"(acc[34]),
-                  "+f"(acc[35]), "+f"(acc[36]), "+f"(acc[37]), "+f"(acc[38]), "+f"(acc[39]),
-                  "+f"(acc[40]), "+f"(acc[41]), "+f"(acc[42]), "+f"(acc[43]), "+f"(acc[44]),
-                  "+f"(acc[45]), "+f"(acc[46]), "+f"(acc[47]), "+f"(acc[48]), "+f"(acc[49]),
-                  "+f"(acc[50]), "+f"(acc[51]), "+f"(acc[52]), "+f"(acc[53]), "+f"(acc[54]),
-                  "+f"(acc[55]), "+f"(acc[56]), "+f"(acc[57]), "+f"(acc[58]), "+f"(acc[59]),
-                  "+f"(acc[60]), "+f"(acc[61]), "+f"(acc[62]), "+f"(acc[63])
-                : "l"(da), "l"(db), "r"(1)
-                : "memory");
+            uint4 x = af[j * (BM / 16) * 32];
+            big[j] = (x + 0x1000u) & 0xFFFFE000u;
+            small[j] = as_uint4(as_float4(x) - as_float4(big[j]));
+        }
+        SM90A("wgmma.fence.sync.aligned;");
+        int flush = 0;
+#pragma unroll
+        for (int j = 0; j < BK / 8; j++) {
+            const int step = kt * (BK / 8) + j;
+            WG_RS(part, small[j], desc(sb + 256 * j), step % KSUB != 0);
+            WG_RS(part, big[j], desc(sb + BSLAB * 4 + 256 * j), 1);
+            WG_RS(part, big[j], desc(sb + 256 * j), 1);
+            flush |= step % KSUB == KSUB - 1;
         }
         SM90A("wgmma.commit_group.sync.aligned;");
-#if LAG
-        SM90A("wgmma.wait_group.sync.aligned 1;");
-#else
-        SM90A("wgmma.wait_group.sync.aligned 0;");
+        int upto;
+        if (flush || kt == nk - 1) {
+            SM90A("wgmma.wait_group.sync.aligned 0;");
+#pragma unroll
+            for (int i = 0; i < NACC; i++)
+                acc[i] += part[i];
+            upto = kt + 1;
+        } else {
+            WG_WAIT_LAG();
+            upto = kt + 1 - LAG;
+        }
 #endif
+        for (; released < upto; released++)
+            if (l == 0) mbar_arrive(bbase + 8 * (STAGES + released % STAGES));
     }
     SM90A("wgmma.wait_group.sync.aligned 0;");
-    const int r = m0 + 64 * wg + 16 * v + g;
+
+    const int g = l / 4, t = l % 4;
+    const int r = tm * BM + 64 * wg + 16 * v + g;
 #pragma unroll
-    for (int j = 0; j < 16; j++) {
-        int c = n0 + 8 * j + 2 * t;
+    for (int j = 0; j < BN / 8; j++) {
+        int c = tn * BN + 8 * j + 2 * t;
 #pragma unroll
         for (int h = 0; h < 2; h++) {
             int rr = r + 8 * h;
             if (rr >= M) continue;
-            if (c < N) C[(size_t)rr * N + c] = acc[4 * j + 2 * h];
-            if (c + 1 < N) C[(size_t)rr * N + c + 1] = acc[4 * j + 2 * h + 1];
+            __global float *o = C + (size_t)rr * N + c;
+            if (c + 1 < N && N % 2 == 0) {
+                vstore2((float2)(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]), 0, o);
+            } else {
+                if (c < N) o[0] = acc[4 * j + 2 * h];
+                if (c + 1 < N) o[1] = acc[4 * j + 2 * h + 1];
+            }
         }
     }
 }

@@ -74,6 +74,8 @@ typedef struct tdcl_ctx {
     char *cache_dir;        /* NULL when caching is off */
     int mm_tc_probe;        /* tensor-core matmul probe (matmul_tc.c): 0 not run yet,
                                1 the device runs it, -1 it does not */
+    int mm_wg_probe[2];     /* the wgmma matmul path (matmul_tc.c) for tf32 and 3xtf32:
+                               0 not tried yet, 1 builds and passes its probe, -1 not */
     tdcl_timing t;
 } tdcl_ctx;
 

@@ -18,12 +18,15 @@ struct tdcl_mm_tc {
     int64_t M, K, N;
     int bm, bn, bk, wm, wn, stages;
     int emulate; /* TILEDCL_TC_EMULATE: plain OpenCL C stands in for the PTX */
-    int wgmma;   /* -DWGMMA=1 in TILEDCL_TC_OPTIONS: the cl/matmul_wg.cl prototype */
-    int64_t kp;  /* K padded to its slab (wgmma only) */
+    int wgmma;   /* the wgmma path runs (cl/matmul_wg.cl) */
+    /* wgmma only: slabs, tile counts, LAG, partial length, tile band */
+    int nk, lag, ksub, group_m;
+    int64_t tiles_m, tiles_n;
+    double pack_ms; /* packing time of the last run */
     int poison;
     cl_program prog;
-    cl_kernel k;
-    cl_mem a, b, c;
+    cl_kernel k, kpack;
+    cl_mem a, b, c, ap, bp; /* ap, bp: packed A and B (wgmma) */
     char desc[160];
 };
 
@@ -292,11 +295,22 @@ out:
     return st;
 }
 
-/* ---- wgmma prototype (cl/matmul_wg.cl) -------------------------------------
- * A tuning aid, not a default: TILEDCL_TC_OPTIONS=-DWGMMA=1 with tf32 on a
- * device of compute capability 9.0. The kernel's sm_90a instructions are
- * PTX comments; the PTX of the normal build is edited (markers removed,
- * `.target sm_90a`) and built again from that text. */
+/* ---- wgmma path (cl/matmul_wg.cl) -----------------------------------------
+ * Hopper's warpgroup instructions, on compute capability 9.x: a packing
+ * kernel lays A and B out in slabs, the product kernel moves each slab with
+ * one bulk copy completing on an mbarrier and multiplies with wgmma. Tried
+ * first there; any failure (build, binary load, probe) falls back to the
+ * mma.sync kernel with a line at verbose level.
+ *
+ * wgmma exists only for `.target sm_90a`, and NVIDIA's OpenCL compiles for
+ * `.target sm_90` whatever the options say. The kernel therefore writes its
+ * sm_90a instructions as PTX comments ("// TDCL_SM90A ..."); wg_build
+ * builds the .cl normally, takes the program "binary" (on NVIDIA's OpenCL,
+ * PTX text), removes the markers, sets `.target sm_90a` and hands the text
+ * back to clCreateProgramWithBinary + clBuildProgram, which run ptxas on it.
+ * Not documented by NVIDIA: that the binary is PTX and that edited PTX is
+ * accepted was found on driver 580.159.04 (docs/PERFORMANCE.md, issue 9);
+ * a driver that stops accepting it fails the build, and the plan falls back. */
 
 /* ptx with every "// TDCL_SM90A " removed and `.target sm_90` made
  * `.target sm_90a`; malloc'd, NULL when out of memory. */
@@ -320,6 +334,17 @@ static char *wg_uncomment(const char *ptx)
     return r;
 }
 
+static int wg_threads(const tdcl_mm_tc *p)
+{
+    return 128 * (p->bm / 64) + 32;
+}
+
+static size_t wg_stage_bytes(const tdcl_mm_tc *p)
+{
+    int split = p->prec == TDCL_MM_3XTF32 ? 2 : 1;
+    return sizeof(float) * (size_t)p->bk * ((size_t)p->bm + (size_t)split * p->bn);
+}
+
 static tdcl_status wg_build(tdcl_mm_tc *p, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
@@ -328,10 +353,12 @@ static tdcl_status wg_build(tdcl_mm_tc *p, tdcl_err *err)
     size_t n = 0;
     cl_int rc, bst;
     cl_device_id dev = p->ctx->dev.device;
-    char opts[512];
+    char opts[640];
     const char *extra = getenv("TILEDCL_TC_OPTIONS");
-    snprintf(opts, sizeof opts, "-DBK=%d -DSTAGES=%d -DLAG=%d -DNWG=%d %s", p->bk, p->stages,
-             extra_define("WG_LAG", 0), p->bm / 64, extra ? extra : "");
+    snprintf(opts, sizeof opts,
+             "-DPREC=%d -DNWG=%d -DBN=%d -DBK=%d -DSTAGES=%d -DLAG=%d -DKSUB=%d -DGROUP_M=%d %s",
+             p->prec == TDCL_MM_3XTF32 ? 3 : 1, p->bm / 64, p->bn, p->bk, p->stages, p->lag,
+             p->ksub, p->group_m, extra ? extra : "");
     TDCL_TRY(tdcl_ctx_program(p->ctx, "matmul_wg.cl", opts, &first, err));
     TDCL_CL_TRY(err, clGetProgramInfo(first, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL),
                 "clGetProgramInfo");
@@ -343,7 +370,7 @@ static tdcl_status wg_build(tdcl_mm_tc *p, tdcl_err *err)
                 "clGetProgramInfo");
     if (!strstr(ptx, ".target sm_90") || !(fixed = wg_uncomment(ptx))) {
         st = tdcl_fail(err, TDCL_EUNSUPPORTED,
-                       "the wgmma prototype needs PTX for .target sm_90 from device '%s'",
+                       "the wgmma kernel needs PTX for .target sm_90 from device '%s'",
                        p->ctx->dev.device_name);
         goto out;
     }
@@ -351,11 +378,21 @@ static tdcl_status wg_build(tdcl_mm_tc *p, tdcl_err *err)
     const unsigned char *bin = (const unsigned char *)fixed;
     p->prog = clCreateProgramWithBinary(p->ctx->context, 1, &dev, &len, &bin, &bst, &rc);
     if (rc == CL_SUCCESS && bst != CL_SUCCESS) rc = bst;
-    TDCL_CL_TRY(err, rc, "clCreateProgramWithBinary");
-    rc = clBuildProgram(p->prog, 1, &dev, getenv("TILEDCL_TC_OPTIONS"), NULL, NULL);
-    if (rc != CL_SUCCESS || getenv("TILEDCL_TC_OPTIONS")) log_build(p);
+    TDCL_CL_TRY(err, rc, "clCreateProgramWithBinary (matmul_wg.cl as sm_90a PTX)");
+    rc = clBuildProgram(p->prog, 1, &dev, extra, NULL, NULL);
+    if (rc != CL_SUCCESS || (extra && strstr(extra, "-cl-nv-verbose"))) log_build(p);
     TDCL_CL_TRY(err, rc, "clBuildProgram (matmul_wg.cl as sm_90a PTX)");
     TDCL_TRY(tdcl_ctx_kernel(p->prog, "matmul_wg", &p->k, err));
+    TDCL_TRY(tdcl_ctx_kernel(p->prog, "wg_pack", &p->kpack, err));
+    size_t lim = 0;
+    TDCL_CL_TRY(err,
+                clGetKernelWorkGroupInfo(p->k, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof lim, &lim,
+                                         NULL),
+                "clGetKernelWorkGroupInfo");
+    if (lim < (size_t)wg_threads(p))
+        st = tdcl_fail(err, TDCL_ELIMIT,
+                       "the wgmma kernel needs %d work-items per group, device '%s' allows %zu",
+                       wg_threads(p), p->ctx->dev.device_name, lim);
 out:
     if (first) clReleaseProgram(first);
     free(ptx);
@@ -363,72 +400,225 @@ out:
     return st;
 }
 
-/* Uploads m (rows x cols, any dtype) as float32 rows x kp zero-padded, or
- * with tr its transpose, cols x kp. */
-static tdcl_status wg_upload(tdcl_mm_tc *p, cl_mem *buf, const tdcl_matrix *m, int tr,
-                             tdcl_err *err)
+/* Bytes of packed A (which 0) or B (1). */
+static size_t wg_pack_bytes(const tdcl_mm_tc *p, int which)
+{
+    size_t split = which && p->prec == TDCL_MM_3XTF32 ? 2 : 1;
+    size_t rows = which ? (size_t)p->tiles_n * p->bn : (size_t)p->tiles_m * p->bm;
+    return sizeof(float) * rows * (size_t)p->nk * (size_t)p->bk * split;
+}
+
+static tdcl_status wg_buffer(tdcl_mm_tc *p, cl_mem *buf, size_t bytes, tdcl_err *err)
+{
+    cl_int rc;
+    *buf = clCreateBuffer(p->ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &rc);
+    if (rc == CL_SUCCESS) return TDCL_OK;
+    *buf = NULL;
+    return tdcl_fail_cl(err, rc, "clCreateBuffer", "a wgmma matmul buffer of %zu bytes", bytes);
+}
+
+/* Enqueues the two packing kernels and the product; *ms gets the device
+ * time from the start of the first to the end of the last (packing
+ * included), *pack_ms that of the packing alone. */
+static tdcl_status wg_run(tdcl_mm_tc *p, double *ms, double *pack_ms, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    tdcl_matrix conv = {0};
-    const float *src = m->data;
-    int64_t rows = tr ? m->cols : m->rows, inner = tr ? m->rows : m->cols;
-    float *pad = NULL;
-    cl_int rc;
-    if (m->dtype != TDCL_F32) {
-        TDCL_TRY(tdcl_matrix_convert(m, TDCL_F32, &conv, err));
-        src = conv.data;
+    cl_event ev[3] = {NULL, NULL, NULL};
+    cl_command_queue q = p->ctx->queue;
+    const int three = p->prec == TDCL_MM_3XTF32;
+    /* wg_pack(src, dst, rows, inner, ld, trans, R, nk, frag, split) */
+    struct {
+        cl_mem src, dst;
+        cl_int rows, inner, ld, trans, r, nk, frag, split;
+    } pk[2] = {
+        {p->a, p->ap, (cl_int)p->M, (cl_int)p->K, (cl_int)p->K, 0, p->bm, p->nk, three, 1},
+        {p->b, p->bp, (cl_int)p->N, (cl_int)p->K, (cl_int)p->N, 1, p->bn, p->nk, 0, three ? 2 : 1},
+    };
+    int64_t tiles[2] = {p->tiles_m, p->tiles_n};
+    for (int i = 0; i < 2; i++) {
+        TDCL_CL_TRY(err, clSetKernelArg(p->kpack, 0, sizeof(cl_mem), &pk[i].src), "clSetKernelArg");
+        TDCL_CL_TRY(err, clSetKernelArg(p->kpack, 1, sizeof(cl_mem), &pk[i].dst), "clSetKernelArg");
+        cl_int ints[8] = {pk[i].rows, pk[i].inner, pk[i].ld, pk[i].trans,
+                          pk[i].r,    pk[i].nk,    pk[i].frag, pk[i].split};
+        for (cl_uint j = 0; j < 8; j++)
+            TDCL_CL_TRY(err, clSetKernelArg(p->kpack, 2 + j, sizeof(cl_int), &ints[j]),
+                        "clSetKernelArg");
+        size_t g = (size_t)tiles[i] * (size_t)p->nk * (size_t)pk[i].r * (size_t)p->bk / 4 *
+                   (size_t)pk[i].split;
+        TDCL_CL_TRY(err, clEnqueueNDRangeKernel(q, p->kpack, 1, NULL, &g, NULL, 0, NULL, &ev[i]),
+                    "clEnqueueNDRangeKernel (wg_pack)");
     }
-    if (!(pad = calloc((size_t)(rows * p->kp), sizeof *pad))) {
-        st = tdcl_fail(err, TDCL_ENOMEM, "out of memory");
-        goto out;
-    }
-    for (int64_t i0 = 0; i0 < rows; i0 += 32)
-        for (int64_t k0 = 0; k0 < inner; k0 += 32)
-            for (int64_t i = i0; i < rows && i < i0 + 32; i++)
-                for (int64_t k = k0; k < inner && k < k0 + 32; k++)
-                    pad[i * p->kp + k] = tr ? src[k * m->cols + i] : src[i * m->cols + k];
-    *buf = clCreateBuffer(p->ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                          (size_t)(rows * p->kp) * sizeof(float), pad, &rc);
-    if (rc != CL_SUCCESS) {
-        *buf = NULL;
-        st = tdcl_fail_cl(err, rc, "clCreateBuffer", "a wgmma matmul buffer");
-    }
+    cl_mem bufs[3] = {p->ap, p->bp, p->c};
+    cl_int ints[5] = {(cl_int)p->M, (cl_int)p->N, p->nk, (cl_int)p->tiles_m, (cl_int)p->tiles_n};
+    for (cl_uint i = 0; i < 3; i++)
+        TDCL_CL_TRY(err, clSetKernelArg(p->k, i, sizeof(cl_mem), &bufs[i]), "clSetKernelArg");
+    for (cl_uint i = 0; i < 5; i++)
+        TDCL_CL_TRY(err, clSetKernelArg(p->k, 3 + i, sizeof(cl_int), &ints[i]), "clSetKernelArg");
+    size_t l = (size_t)wg_threads(p), g = (size_t)(p->tiles_m * p->tiles_n) * l;
+    TDCL_CL_TRY(err, clEnqueueNDRangeKernel(q, p->k, 1, NULL, &g, &l, 0, NULL, &ev[2]),
+                "clEnqueueNDRangeKernel (matmul_wg)");
+    TDCL_CL_TRY(err, clWaitForEvents(1, &ev[2]), "clWaitForEvents");
+    cl_ulong t0 = 0, t1 = 0, tp = 0;
+    TDCL_CL_TRY(err,
+                clGetEventProfilingInfo(ev[0], CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL),
+                "clGetEventProfilingInfo");
+    TDCL_CL_TRY(err, clGetEventProfilingInfo(ev[1], CL_PROFILING_COMMAND_END, sizeof tp, &tp, NULL),
+                "clGetEventProfilingInfo");
+    TDCL_CL_TRY(err, clGetEventProfilingInfo(ev[2], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL),
+                "clGetEventProfilingInfo");
+    *ms = t1 > t0 ? (double)(t1 - t0) / 1e6 : 0;
+    *pack_ms = tp > t0 ? (double)(tp - t0) / 1e6 : 0;
 out:
-    free(pad);
-    tdcl_matrix_free(&conv);
+    for (int i = 0; i < 3; i++)
+        if (ev[i]) clReleaseEvent(ev[i]);
     return st;
+}
+
+static int64_t small_int(uint64_t *x)
+{
+    *x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (int64_t)(*x >> 61) - 3; /* -3..4 */
+}
+
+/* The probe: the plan's kernels on a 130 x 37 * 37 x 140 product of small
+ * integers (exact in tf32 and in float), every element compared; M, N and K
+ * cross the tile and slab edges. TDCL_EUNSUPPORTED when one differs. */
+static tdcl_status wg_probe(tdcl_mm_tc *p, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_mm_tc q = *p;
+    enum { M = 130, K = 37, N = 140 };
+    float *a = malloc(sizeof(float) * (M * K + K * N + M * N)), *b, *c;
+    uint64_t x = 12345;
+    int bad = 0;
+    if (!a) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    b = a + M * K, c = b + K * N;
+    q.a = q.b = q.c = q.ap = q.bp = NULL;
+    q.M = M, q.K = K, q.N = N;
+    q.nk = (K + q.bk - 1) / q.bk;
+    q.tiles_m = (M + q.bm - 1) / q.bm, q.tiles_n = (N + q.bn - 1) / q.bn;
+    for (int i = 0; i < M * K + K * N; i++)
+        a[i] = (float)small_int(&x);
+    tdcl_matrix ma = {.rows = M, .cols = K, .channels = 1, .dtype = TDCL_F32, .data = a};
+    tdcl_matrix mb = {.rows = K, .cols = N, .channels = 1, .dtype = TDCL_F32, .data = b};
+    TDCL_TRY(upload(&q, &q.a, &ma, M * K, CL_MEM_READ_ONLY, err));
+    TDCL_TRY(upload(&q, &q.b, &mb, K * N, CL_MEM_READ_ONLY, err));
+    TDCL_TRY(upload(&q, &q.c, NULL, M * N, CL_MEM_WRITE_ONLY, err));
+    TDCL_TRY(wg_buffer(&q, &q.ap, wg_pack_bytes(&q, 0), err));
+    TDCL_TRY(wg_buffer(&q, &q.bp, wg_pack_bytes(&q, 1), err));
+    double ms, pms;
+    TDCL_TRY(wg_run(&q, &ms, &pms, err));
+    TDCL_CL_TRY(err,
+                clEnqueueReadBuffer(q.ctx->queue, q.c, CL_TRUE, 0, sizeof(float) * M * N, c, 0,
+                                    NULL, NULL),
+                "clEnqueueReadBuffer");
+    for (int i = 0; i < M && !bad; i++)
+        for (int j = 0; j < N; j++) {
+            float r = 0;
+            for (int k = 0; k < K; k++)
+                r += a[i * K + k] * b[k * N + j];
+            if (c[i * N + j] != r) {
+                bad = 1;
+                st = tdcl_fail(err, TDCL_EUNSUPPORTED,
+                               "wgmma probe: C[%d][%d] = %g, expected %g", i, j, c[i * N + j], r);
+                break;
+            }
+        }
+out:;
+    cl_mem bufs[5] = {q.a, q.b, q.c, q.ap, q.bp};
+    for (int i = 0; i < 5; i++)
+        if (bufs[i]) clReleaseMemObject(bufs[i]);
+    free(a);
+    return st;
+}
+
+/* The wgmma tiles (docs/PERFORMANCE.md, issue 9), with the tuning aids
+ * -DWG_NWG, -DWG_BN, -DWG_BK, -DWG_STAGES, -DWG_LAG, -DWG_KSUB, -DWG_GROUP_M
+ * in TILEDCL_TC_OPTIONS. */
+static tdcl_status wg_choose(tdcl_mm_tc *p, tdcl_err *err)
+{
+    const int three = p->prec == TDCL_MM_3XTF32;
+    int nwg = extra_define("WG_NWG", 2);
+    p->bm = 64 * nwg;
+    p->bn = extra_define("WG_BN", three ? 128 : 256);
+    p->bk = extra_define("WG_BK", 8);
+    p->lag = extra_define("WG_LAG", 0);
+    p->ksub = extra_define("WG_KSUB", 4);
+    p->group_m = extra_define("WG_GROUP_M", 8);
+    size_t fit = (p->ctx->dev.local_mem - 256) / wg_stage_bytes(p);
+    p->stages = extra_define("WG_STAGES", fit > 8 ? 8 : (int)fit);
+    int ok = nwg >= 1 && nwg <= 4 && (p->bn == 128 || p->bn == 256) &&
+             (p->bk == 8 || p->bk == 16 || p->bk == 32) && (p->lag == 0 || p->lag == 1) &&
+             p->ksub >= p->bk / 8 && p->ksub % (p->bk / 8) == 0 && p->group_m >= 1 &&
+             p->stages >= 2 && p->stages > p->lag + 1 &&
+             (size_t)p->stages * wg_stage_bytes(p) + 16 * (size_t)p->stages <=
+                 p->ctx->dev.local_mem;
+    if (!ok)
+        return tdcl_fail(err, TDCL_ELIMIT,
+                         "wgmma tile %dx%d, slab %d, %d stages, lag %d, partial every %d k-steps "
+                         "does not fit or is not supported",
+                         p->bm, p->bn, p->bk, p->stages, p->lag, p->ksub);
+    p->nk = (int)((p->K + p->bk - 1) / p->bk);
+    p->tiles_m = (p->M + p->bm - 1) / p->bm;
+    p->tiles_n = (p->N + p->bn - 1) / p->bn;
+    return TDCL_OK;
 }
 
 static tdcl_status wg_setup(tdcl_mm_tc *p, const tdcl_matrix *a, const tdcl_matrix *b,
                             tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    if (p->prec != TDCL_MM_TF32 || p->emulate || p->ctx->dev.nv_cc_major != 9)
-        return tdcl_fail(err, TDCL_EUNSUPPORTED,
-                         "the wgmma prototype (-DWGMMA=1) computes tf32 on compute capability "
-                         "9.0 only; device '%s' is %d.%d",
-                         p->ctx->dev.device_name, p->ctx->dev.nv_cc_major, p->ctx->dev.nv_cc_minor);
-    /* tuning aids: -DWG_BK=8|16, -DWG_STAGES=N, -DWG_LAG=0|1, -DWG_NWG=2|4 */
-    p->bm = extra_define("WG_NWG", 2) == 4 ? 256 : 128;
-    p->bn = 128, p->wm = 64, p->wn = 128;
-    p->bk = extra_define("WG_BK", 16) == 8 ? 8 : 16;
-    size_t stage = (size_t)(p->bm + p->bn) * p->bk * sizeof(float);
-    p->stages = extra_define("WG_STAGES", (int)(p->ctx->dev.local_mem / stage));
-    if (p->stages < 2 || (size_t)p->stages * stage > p->ctx->dev.local_mem)
-        return tdcl_fail(err, TDCL_ELIMIT, "wgmma prototype: %d stages of K %d do not fit",
-                         p->stages, p->bk);
-    p->kp = (p->K + 15) / 16 * 16;
+    int *probed = &p->ctx->mm_wg_probe[p->prec == TDCL_MM_3XTF32];
+    TDCL_TRY(wg_choose(p, err));
     TDCL_TRY(wg_build(p, err));
+    if (*probed == 0) {
+        st = wg_probe(p, err);
+        *probed = st == TDCL_OK ? 1 : -1;
+        if (st) goto out;
+    }
     double t0 = tdcl_now_ms();
-    TDCL_TRY(wg_upload(p, &p->a, a, 0, err));
-    TDCL_TRY(wg_upload(p, &p->b, b, 1, err));
+    TDCL_TRY(upload(p, &p->a, a, (size_t)(p->M * p->K), CL_MEM_READ_ONLY, err));
+    TDCL_TRY(upload(p, &p->b, b, (size_t)(p->K * p->N), CL_MEM_READ_ONLY, err));
     TDCL_TRY(upload(p, &p->c, NULL, (size_t)(p->M * p->N), CL_MEM_WRITE_ONLY, err));
+    TDCL_TRY(wg_buffer(p, &p->ap, wg_pack_bytes(p, 0), err));
+    TDCL_TRY(wg_buffer(p, &p->bp, wg_pack_bytes(p, 1), err));
     p->ctx->t.upload_ms += tdcl_now_ms() - t0;
+    p->wgmma = 1;
     snprintf(p->desc, sizeof p->desc,
-             "kernel=tc-wgmma precision=tf32 (truncated) bm=%d bn=128 bk=%d stages=%d lag=%d",
-             p->bm, p->bk, p->stages, extra_define("WG_LAG", 0));
+             "kernel=tc-wgmma precision=%s bm=%d bn=%d bk=%d stages=%d lag=%d",
+             tdcl_mm_precision_name(p->prec), p->bm, p->bn, p->bk, p->stages, p->lag);
+    if (p->prec == TDCL_MM_3XTF32) {
+        size_t used = strlen(p->desc);
+        snprintf(p->desc + used, sizeof p->desc - used, " ksub=%d", p->ksub);
+    }
 out:
     return st;
+}
+
+/* Whether to try the wgmma path: compute capability 9.x, not emulated, no
+ * mma.sync tile forced (o->tc_*), not turned off (-DWGMMA=0 in
+ * TILEDCL_TC_OPTIONS), not known to fail on this context. */
+static int wg_wanted(const tdcl_mm_tc *p, const tdcl_mm_opts *o)
+{
+    int want = extra_define("WGMMA", -1);
+    if (want == 0 || p->emulate || p->ctx->dev.nv_cc_major != 9 || p->K < 1) return 0;
+    if (o->tc_bm || o->tc_bn || o->tc_bk || o->tc_wm || o->tc_wn) return 0;
+    return want == 1 || p->ctx->mm_wg_probe[p->prec == TDCL_MM_3XTF32] >= 0;
+}
+
+/* Releases what a failed wg_setup left, so the mma.sync plan starts clean. */
+static void wg_reset(tdcl_mm_tc *p)
+{
+    cl_mem ms[] = {p->a, p->b, p->c, p->ap, p->bp};
+    for (int i = 0; i < 5; i++)
+        if (ms[i]) clReleaseMemObject(ms[i]);
+    if (p->k) clReleaseKernel(p->k);
+    if (p->kpack) clReleaseKernel(p->kpack);
+    if (p->prog) clReleaseProgram(p->prog);
+    p->a = p->b = p->c = p->ap = p->bp = NULL;
+    p->k = p->kpack = NULL;
+    p->prog = NULL;
+    p->wgmma = 0;
 }
 
 static tdcl_status tc_setup(tdcl_mm_tc *p, const tdcl_mm_opts *o, const tdcl_matrix *a,
@@ -436,9 +626,18 @@ static tdcl_status tc_setup(tdcl_mm_tc *p, const tdcl_mm_opts *o, const tdcl_mat
 {
     tdcl_status st = TDCL_OK;
     TDCL_TRY(check_sizes(p, err));
-    if (extra_define("WGMMA", 0)) {
-        p->wgmma = 1;
-        return wg_setup(p, a, b, err);
+    if (wg_wanted(p, o)) {
+        tdcl_err we = {0};
+        st = wg_setup(p, a, b, &we);
+        if (st == TDCL_OK) goto logged;
+        if (extra_define("WGMMA", -1) == 1) {
+            if (err) *err = we;
+            goto out;
+        }
+        tdcl_log(TDCL_LOG_VERBOSE, "matmul: wgmma path not used (%s); mma.sync kernel instead",
+                 we.msg);
+        wg_reset(p);
+        st = TDCL_OK;
     }
     choose_tile(p, o);
     TDCL_TRY(check_params(p, err));
@@ -452,6 +651,7 @@ static tdcl_status tc_setup(tdcl_mm_tc *p, const tdcl_mm_opts *o, const tdcl_mat
              "kernel=tc precision=%s bm=%d bn=%d bk=%d wm=%d wn=%d stages=%d%s",
              tdcl_mm_precision_name(p->prec), p->bm, p->bn, p->bk, p->wm, p->wn, p->stages,
              p->emulate ? " (emulated)" : "");
+logged:
     tdcl_log(TDCL_LOG_VERBOSE,
              "matmul: %" PRId64 "x%" PRId64 " * %" PRId64 "x%" PRId64 " on %s: %s", p->M, p->K,
              p->K, p->N, p->ctx->dev.device_name, p->desc);
@@ -488,11 +688,7 @@ tdcl_status tdcl_mm_tc_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, tdcl_mm_prec
 void tdcl_mm_tc_destroy(tdcl_mm_tc *p)
 {
     if (!p) return;
-    if (p->k) clReleaseKernel(p->k);
-    if (p->prog) clReleaseProgram(p->prog);
-    cl_mem ms[] = {p->a, p->b, p->c};
-    for (int i = 0; i < 3; i++)
-        if (ms[i]) clReleaseMemObject(ms[i]);
+    wg_reset(p);
     free(p);
 }
 
@@ -503,26 +699,13 @@ const char *tdcl_mm_tc_describe(const tdcl_mm_tc *p)
 
 static tdcl_status wg_execute(tdcl_mm_tc *p, double *kernel_ms, tdcl_err *err)
 {
-    tdcl_status st = TDCL_OK;
-    cl_event ev = NULL;
-    cl_mem bufs[3] = {p->a, p->b, p->c};
-    cl_int dims[3] = {(cl_int)p->M, (cl_int)p->N, (cl_int)p->kp};
-    for (cl_uint i = 0; i < 6; i++)
-        TDCL_CL_TRY(err,
-                    i < 3 ? clSetKernelArg(p->k, i, sizeof(cl_mem), &bufs[i])
-                          : clSetKernelArg(p->k, i, sizeof(cl_int), &dims[i - 3]),
-                    "clSetKernelArg");
-    size_t l[2] = {(size_t)p->bm * 2, 1}; /* 128 work-items per 64 rows */
-    size_t g[2] = {(size_t)((p->N + 127) / 128) * l[0], (size_t)((p->M + p->bm - 1) / p->bm)};
-    TDCL_CL_TRY(err, clEnqueueNDRangeKernel(p->ctx->queue, p->k, 2, NULL, g, l, 0, NULL, &ev),
-                "clEnqueueNDRangeKernel");
-    TDCL_CL_TRY(err, clWaitForEvents(1, &ev), "clWaitForEvents");
-    double ms = tdcl_event_ms(ev);
+    double ms = 0;
+    tdcl_status st = wg_run(p, &ms, &p->pack_ms, err);
+    if (st) return st;
+    tdcl_log(TDCL_LOG_DEBUG, "matmul: wgmma %.3f ms, packing %.3f ms of it", ms, p->pack_ms);
     p->ctx->t.kernel_ms += ms;
     if (kernel_ms) *kernel_ms = ms;
-out:
-    if (ev) clReleaseEvent(ev);
-    return st;
+    return TDCL_OK;
 }
 
 tdcl_status tdcl_mm_tc_execute(tdcl_mm_tc *p, double *kernel_ms, tdcl_err *err)
