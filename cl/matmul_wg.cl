@@ -87,9 +87,16 @@
 #ifndef GROUP_M
 #define GROUP_M 8
 #endif
+/* PRODUCER 1: a producer warp after the consumers issues the copies;
+ * 0: work-item 0 does, between its own wgmma (no extra warp: NVIDIA's
+ * OpenCL reports at most 256 work-items for these kernels, so 2
+ * warpgroups leave no room for it). */
+#ifndef PRODUCER
+#define PRODUCER 1
+#endif
 #define BM (64 * NWG)
 #define NTC (128 * NWG) /* consumer work-items */
-#define NT (NTC + 32)
+#define NT (NTC + 32 * PRODUCER)
 #define NB2 (PREC == 3 ? 2 : 1)        /* B slabs per stage: big (and small) */
 #define ASLAB (BM * BK)                /* floats of an A slab */
 #define BSLAB (BN * BK)                /* floats of one B slab */
@@ -248,6 +255,26 @@ static inline ulong desc(uint a)
 
 /* ---- the product ---------------------------------------------------------- */
 
+/* Slab kt of the tile's packed A (pa) and B (pb) into buffer kt % STAGES:
+ * the bytes announced on full[s], then two bulk copies completing on it. */
+static inline void issue(const __global float *pa, const __global float *pb, int kt, uint sbase,
+                         uint bbase)
+{
+    const int s = kt % STAGES;
+    const uint full = bbase + 8 * s, dst = sbase + (uint)(s * STAGE * 4);
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full),
+                 "r"(STAGE * 4)
+                 : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+                 "[%0], [%1], %2, [%3];" ::"r"(dst),
+                 "l"(pa + (size_t)kt * ASLAB), "r"(ASLAB * 4), "r"(full)
+                 : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+                 "[%0], [%1], %2, [%3];" ::"r"(dst + ASLAB * 4),
+                 "l"(pb + (size_t)kt * NB2 * BSLAB), "r"(NB2 * BSLAB * 4), "r"(full)
+                 : "memory");
+}
+
 __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
 matmul_wg(__global const float *Ap, __global const float *Bp, __global float *C, int M, int N,
           int nk, int tiles_m, int tiles_n)
@@ -276,29 +303,27 @@ matmul_wg(__global const float *Ap, __global const float *Bp, __global float *C,
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 
+    const __global float *pa = Ap + (size_t)tm * nk * ASLAB;
+    const __global float *pb = Bp + (size_t)tn * nk * NB2 * BSLAB;
+#if PRODUCER
     if (wg == NWG) {
         /* producer: lane 0 of the last warp */
         if (l != 0) return;
-        const __global float *a = Ap + (size_t)tm * nk * ASLAB;
-        const __global float *b = Bp + (size_t)tn * nk * NB2 * BSLAB;
         for (int kt = 0; kt < nk; kt++) {
-            const int s = kt % STAGES;
-            const uint full = bbase + 8 * s, dst = sbase + (uint)(s * STAGE * 4);
-            if (kt >= STAGES) mbar_wait(bbase + 8 * (STAGES + s), (uint)((kt / STAGES - 1) & 1));
-            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full),
-                         "r"(STAGE * 4)
-                         : "memory");
-            asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
-                         "[%0], [%1], %2, [%3];" ::"r"(dst),
-                         "l"(a + (size_t)kt * ASLAB), "r"(ASLAB * 4), "r"(full)
-                         : "memory");
-            asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
-                         "[%0], [%1], %2, [%3];" ::"r"(dst + ASLAB * 4),
-                         "l"(b + (size_t)kt * NB2 * BSLAB), "r"(NB2 * BSLAB * 4), "r"(full)
-                         : "memory");
+            if (kt >= STAGES)
+                mbar_wait(bbase + 8 * (STAGES + kt % STAGES), (uint)((kt / STAGES - 1) & 1));
+            issue(pa, pb, kt, sbase, bbase);
         }
         return;
     }
+#else
+    /* work-item 0 fills every buffer now and each one again once all
+     * consumer warps have handed it back (issued: the next slab to copy) */
+    int issued = min(nk, STAGES);
+    if (tid == 0)
+        for (int kt = 0; kt < issued; kt++)
+            issue(pa, pb, kt, sbase, bbase);
+#endif
 
     float acc[NACC];
 #pragma unroll
@@ -362,6 +387,15 @@ matmul_wg(__global const float *Ap, __global const float *Bp, __global float *C,
 #endif
         for (; released < upto; released++)
             if (l == 0) mbar_arrive(bbase + 8 * (STAGES + released % STAGES));
+#if !PRODUCER
+        /* one slab per step, into the buffer this warpgroup has just
+         * handed back, once the other warpgroups have too */
+        if (tid == 0 && issued < nk && issued - STAGES < released) {
+            mbar_wait(bbase + 8 * (STAGES + issued % STAGES), (uint)((issued / STAGES - 1) & 1));
+            issue(pa, pb, issued, sbase, bbase);
+        }
+        issued += issued < nk && issued - STAGES < released;
+#endif
     }
     SM90A("wgmma.wait_group.sync.aligned 0;");
 

@@ -20,7 +20,7 @@ struct tdcl_mm_tc {
     int emulate; /* TILEDCL_TC_EMULATE: plain OpenCL C stands in for the PTX */
     int wgmma;   /* the wgmma path runs (cl/matmul_wg.cl) */
     /* wgmma only: slabs, tile counts, LAG, partial length, tile band */
-    int nk, lag, ksub, group_m;
+    int nk, lag, ksub, group_m, producer;
     int64_t tiles_m, tiles_n;
     double pack_ms; /* packing time of the last run */
     int poison;
@@ -336,7 +336,7 @@ static char *wg_uncomment(const char *ptx)
 
 static int wg_threads(const tdcl_mm_tc *p)
 {
-    return 128 * (p->bm / 64) + 32;
+    return 128 * (p->bm / 64) + 32 * p->producer;
 }
 
 static size_t wg_stage_bytes(const tdcl_mm_tc *p)
@@ -356,9 +356,10 @@ static tdcl_status wg_build(tdcl_mm_tc *p, tdcl_err *err)
     char opts[640];
     const char *extra = getenv("TILEDCL_TC_OPTIONS");
     snprintf(opts, sizeof opts,
-             "-DPREC=%d -DNWG=%d -DBN=%d -DBK=%d -DSTAGES=%d -DLAG=%d -DKSUB=%d -DGROUP_M=%d %s",
+             "-DPREC=%d -DNWG=%d -DBN=%d -DBK=%d -DSTAGES=%d -DLAG=%d -DKSUB=%d -DGROUP_M=%d "
+             "-DPRODUCER=%d %s",
              p->prec == TDCL_MM_3XTF32 ? 3 : 1, p->bm / 64, p->bn, p->bk, p->stages, p->lag,
-             p->ksub, p->group_m, extra ? extra : "");
+             p->ksub, p->group_m, p->producer, extra ? extra : "");
     TDCL_TRY(tdcl_ctx_program(p->ctx, "matmul_wg.cl", opts, &first, err));
     TDCL_CL_TRY(err, clGetProgramInfo(first, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL),
                 "clGetProgramInfo");
@@ -389,7 +390,7 @@ static tdcl_status wg_build(tdcl_mm_tc *p, tdcl_err *err)
                 clGetKernelWorkGroupInfo(p->k, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof lim, &lim,
                                          NULL),
                 "clGetKernelWorkGroupInfo");
-    if (lim < (size_t)wg_threads(p))
+    if (lim < (size_t)wg_threads(p) && !extra_define("WG_NOLIMIT", 0))
         st = tdcl_fail(err, TDCL_ELIMIT,
                        "the wgmma kernel needs %d work-items per group, device '%s' allows %zu",
                        wg_threads(p), p->ctx->dev.device_name, lim);
@@ -545,10 +546,13 @@ static tdcl_status wg_choose(tdcl_mm_tc *p, tdcl_err *err)
     p->lag = extra_define("WG_LAG", 0);
     p->ksub = extra_define("WG_KSUB", 4);
     p->group_m = extra_define("WG_GROUP_M", 8);
+    /* a producer warp where it fits beside the consumers (see the kernel) */
+    p->producer = extra_define("WG_PRODUCER", nwg == 1);
     size_t fit = (p->ctx->dev.local_mem - 256) / wg_stage_bytes(p);
     p->stages = extra_define("WG_STAGES", fit > 8 ? 8 : (int)fit);
     int ok = nwg >= 1 && nwg <= 4 && (p->bn == 128 || p->bn == 256) &&
              (p->bk == 8 || p->bk == 16 || p->bk == 32) && (p->lag == 0 || p->lag == 1) &&
+             (p->producer == 0 || p->producer == 1) &&
              p->ksub >= p->bk / 8 && p->ksub % (p->bk / 8) == 0 && p->group_m >= 1 &&
              p->stages >= 2 && p->stages > p->lag + 1 &&
              (size_t)p->stages * wg_stage_bytes(p) + 16 * (size_t)p->stages <=
@@ -570,12 +574,12 @@ static tdcl_status wg_setup(tdcl_mm_tc *p, const tdcl_matrix *a, const tdcl_matr
     tdcl_status st = TDCL_OK;
     int *probed = &p->ctx->mm_wg_probe[p->prec == TDCL_MM_3XTF32];
     TDCL_TRY(wg_choose(p, err));
-    TDCL_TRY(wg_build(p, err));
-    if (*probed == 0) {
-        st = wg_probe(p, err);
-        *probed = st == TDCL_OK ? 1 : -1;
-        if (st) goto out;
-    }
+    st = wg_build(p, err);
+    if (st == TDCL_OK && *probed == 0) st = wg_probe(p, err);
+    /* a build or probe failure stands for this context: later plans go
+     * straight to mma.sync */
+    *probed = st == TDCL_OK ? 1 : -1;
+    if (st) goto out;
     double t0 = tdcl_now_ms();
     TDCL_TRY(upload(p, &p->a, a, (size_t)(p->M * p->K), CL_MEM_READ_ONLY, err));
     TDCL_TRY(upload(p, &p->b, b, (size_t)(p->K * p->N), CL_MEM_READ_ONLY, err));
@@ -585,8 +589,9 @@ static tdcl_status wg_setup(tdcl_mm_tc *p, const tdcl_matrix *a, const tdcl_matr
     p->ctx->t.upload_ms += tdcl_now_ms() - t0;
     p->wgmma = 1;
     snprintf(p->desc, sizeof p->desc,
-             "kernel=tc-wgmma precision=%s bm=%d bn=%d bk=%d stages=%d lag=%d",
-             tdcl_mm_precision_name(p->prec), p->bm, p->bn, p->bk, p->stages, p->lag);
+             "kernel=tc-wgmma precision=%s bm=%d bn=%d bk=%d stages=%d lag=%d producer=%d",
+             tdcl_mm_precision_name(p->prec), p->bm, p->bn, p->bk, p->stages, p->lag,
+             p->producer);
     if (p->prec == TDCL_MM_3XTF32) {
         size_t used = strlen(p->desc);
         snprintf(p->desc + used, sizeof p->desc - used, " ksub=%d", p->ksub);
