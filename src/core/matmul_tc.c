@@ -20,7 +20,7 @@ struct tdcl_mm_tc {
     int emulate; /* TILEDCL_TC_EMULATE: plain OpenCL C stands in for the PTX */
     int wgmma;   /* the wgmma path runs (cl/matmul_wg.cl) */
     /* wgmma only: slabs, tile counts, LAG, partial length, tile band */
-    int nk, lag, ksub, group_m, producer;
+    int nk, lag, ksub, group_m, producer, split_in;
     int64_t tiles_m, tiles_n;
     double pack_ms; /* packing time of the last run */
     int poison;
@@ -339,10 +339,22 @@ static int wg_threads(const tdcl_mm_tc *p)
     return 128 * (p->bm / 64) + 32 * p->producer;
 }
 
+/* B slabs per stage: 2 when 3xtf32's B arrives split, else 1 */
+static int wg_bparts(const tdcl_mm_tc *p)
+{
+    return p->prec == TDCL_MM_3XTF32 && !p->split_in ? 2 : 1;
+}
+
 static size_t wg_stage_bytes(const tdcl_mm_tc *p)
 {
-    int split = p->prec == TDCL_MM_3XTF32 ? 2 : 1;
-    return sizeof(float) * (size_t)p->bk * ((size_t)p->bm + (size_t)split * p->bn);
+    return sizeof(float) * (size_t)p->bk * ((size_t)p->bm + (size_t)wg_bparts(p) * p->bn);
+}
+
+/* Local memory besides the stages: the split ring (SPLIT_IN) and mbarriers. */
+static size_t wg_extra_bytes(const tdcl_mm_tc *p)
+{
+    size_t ring = p->split_in ? (size_t)(2 + p->lag) * 2 * p->bn * p->bk * sizeof(float) : 0;
+    return ring + 256;
 }
 
 static tdcl_status wg_build(tdcl_mm_tc *p, tdcl_err *err)
@@ -357,9 +369,9 @@ static tdcl_status wg_build(tdcl_mm_tc *p, tdcl_err *err)
     const char *extra = getenv("TILEDCL_TC_OPTIONS");
     snprintf(opts, sizeof opts,
              "-DPREC=%d -DNWG=%d -DBN=%d -DBK=%d -DSTAGES=%d -DLAG=%d -DKSUB=%d -DGROUP_M=%d "
-             "-DPRODUCER=%d %s",
+             "-DPRODUCER=%d -DSPLIT_IN=%d %s",
              p->prec == TDCL_MM_3XTF32 ? 3 : 1, p->bm / 64, p->bn, p->bk, p->stages, p->lag,
-             p->ksub, p->group_m, p->producer, extra ? extra : "");
+             p->ksub, p->group_m, p->producer, p->split_in, extra ? extra : "");
     TDCL_TRY(tdcl_ctx_program(p->ctx, "matmul_wg.cl", opts, &first, err));
     TDCL_CL_TRY(err, clGetProgramInfo(first, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL),
                 "clGetProgramInfo");
@@ -404,7 +416,7 @@ out:
 /* Bytes of packed A (which 0) or B (1). */
 static size_t wg_pack_bytes(const tdcl_mm_tc *p, int which)
 {
-    size_t split = which && p->prec == TDCL_MM_3XTF32 ? 2 : 1;
+    size_t split = which ? (size_t)wg_bparts(p) : 1;
     size_t rows = which ? (size_t)p->tiles_n * p->bn : (size_t)p->tiles_m * p->bm;
     return sizeof(float) * rows * (size_t)p->nk * (size_t)p->bk * split;
 }
@@ -427,25 +439,27 @@ static tdcl_status wg_run(tdcl_mm_tc *p, double *ms, double *pack_ms, tdcl_err *
     cl_event ev[3] = {NULL, NULL, NULL};
     cl_command_queue q = p->ctx->queue;
     const int three = p->prec == TDCL_MM_3XTF32;
-    /* wg_pack(src, dst, rows, inner, ld, trans, R, nk, frag, split) */
+    /* wg_pack(src, dst, rows, inner, ld, trans, R, nk, frag, kind): kind 0
+     * raw, 1 rounded to tf32, 2 big and small */
     struct {
         cl_mem src, dst;
-        cl_int rows, inner, ld, trans, r, nk, frag, split;
+        cl_int rows, inner, ld, trans, r, nk, frag, kind;
     } pk[2] = {
-        {p->a, p->ap, (cl_int)p->M, (cl_int)p->K, (cl_int)p->K, 0, p->bm, p->nk, three, 1},
-        {p->b, p->bp, (cl_int)p->N, (cl_int)p->K, (cl_int)p->N, 1, p->bn, p->nk, 0, three ? 2 : 1},
+        {p->a, p->ap, (cl_int)p->M, (cl_int)p->K, (cl_int)p->K, 0, p->bm, p->nk, three, !three},
+        {p->b, p->bp, (cl_int)p->N, (cl_int)p->K, (cl_int)p->N, 1, p->bn, p->nk, 0,
+         three ? (p->split_in ? 0 : 2) : 1},
     };
     int64_t tiles[2] = {p->tiles_m, p->tiles_n};
     for (int i = 0; i < 2; i++) {
         TDCL_CL_TRY(err, clSetKernelArg(p->kpack, 0, sizeof(cl_mem), &pk[i].src), "clSetKernelArg");
         TDCL_CL_TRY(err, clSetKernelArg(p->kpack, 1, sizeof(cl_mem), &pk[i].dst), "clSetKernelArg");
-        cl_int ints[8] = {pk[i].rows, pk[i].inner, pk[i].ld, pk[i].trans,
-                          pk[i].r,    pk[i].nk,    pk[i].frag, pk[i].split};
+        cl_int ints[8] = {pk[i].rows, pk[i].inner, pk[i].ld,   pk[i].trans,
+                          pk[i].r,    pk[i].nk,    pk[i].frag, pk[i].kind};
         for (cl_uint j = 0; j < 8; j++)
             TDCL_CL_TRY(err, clSetKernelArg(p->kpack, 2 + j, sizeof(cl_int), &ints[j]),
                         "clSetKernelArg");
         size_t g = (size_t)tiles[i] * (size_t)p->nk * (size_t)pk[i].r * (size_t)p->bk / 4 *
-                   (size_t)pk[i].split;
+                   (size_t)(pk[i].kind == 2 ? 2 : 1);
         TDCL_CL_TRY(err, clEnqueueNDRangeKernel(q, p->kpack, 1, NULL, &g, NULL, 0, NULL, &ev[i]),
                     "clEnqueueNDRangeKernel (wg_pack)");
     }
@@ -548,15 +562,15 @@ static tdcl_status wg_choose(tdcl_mm_tc *p, tdcl_err *err)
     p->group_m = extra_define("WG_GROUP_M", 8);
     /* a producer warp where it fits beside the consumers (see the kernel) */
     p->producer = extra_define("WG_PRODUCER", nwg == 1);
-    size_t fit = (p->ctx->dev.local_mem - 256) / wg_stage_bytes(p);
+    p->split_in = three && extra_define("WG_SPLIT_IN", 0);
+    size_t fit = (p->ctx->dev.local_mem - wg_extra_bytes(p)) / wg_stage_bytes(p);
     p->stages = extra_define("WG_STAGES", fit > 8 ? 8 : (int)fit);
     int ok = nwg >= 1 && nwg <= 4 && (p->bn == 128 || p->bn == 256) &&
              (p->bk == 8 || p->bk == 16 || p->bk == 32) && (p->lag == 0 || p->lag == 1) &&
              (p->producer == 0 || p->producer == 1) &&
              p->ksub >= p->bk / 8 && p->ksub % (p->bk / 8) == 0 && p->group_m >= 1 &&
              p->stages >= 2 && p->stages > p->lag + 1 &&
-             (size_t)p->stages * wg_stage_bytes(p) + 16 * (size_t)p->stages <=
-                 p->ctx->dev.local_mem;
+             (size_t)p->stages * wg_stage_bytes(p) + wg_extra_bytes(p) <= p->ctx->dev.local_mem;
     if (!ok)
         return tdcl_fail(err, TDCL_ELIMIT,
                          "wgmma tile %dx%d, slab %d, %d stages, lag %d, partial every %d k-steps "
@@ -594,7 +608,8 @@ static tdcl_status wg_setup(tdcl_mm_tc *p, const tdcl_matrix *a, const tdcl_matr
              p->producer);
     if (p->prec == TDCL_MM_3XTF32) {
         size_t used = strlen(p->desc);
-        snprintf(p->desc + used, sizeof p->desc - used, " ksub=%d", p->ksub);
+        snprintf(p->desc + used, sizeof p->desc - used, " ksub=%d split_in=%d", p->ksub,
+                 p->split_in);
     }
 out:
     return st;
