@@ -97,19 +97,7 @@
 #define BM (64 * NWG)
 #define NTC (128 * NWG) /* consumer work-items */
 #define NT (NTC + 32 * PRODUCER)
-/* SPLIT_IN 1 (3xtf32): B arrives as raw floats and the consumers split it
- * into a ring of NSPL big/small buffer pairs in local memory (half the
- * bytes from L2 of a pre-split B; the raw stage goes back to the producer
- * as soon as it is read); 0: B arrives split. */
-#ifndef SPLIT_IN
-#define SPLIT_IN 0
-#endif
-#if PREC != 3
-#undef SPLIT_IN
-#define SPLIT_IN 0
-#endif
-#define NSPL (2 + LAG)
-#define NB2 (PREC == 3 && !SPLIT_IN ? 2 : 1) /* B slabs per stage: big (and small) */
+#define NB2 (PREC == 3 ? 2 : 1) /* B slabs per stage: big (and small) */
 #define ASLAB (BM * BK)                /* floats of an A slab */
 #define BSLAB (BN * BK)                /* floats of one B slab */
 #define STAGE (ASLAB + NB2 * BSLAB)    /* floats of a stage */
@@ -123,10 +111,7 @@ static inline uint tf32_round(uint x)
     return (x + 0x1000u) & 0xFFFFE000u;
 }
 
-static inline uint4 tf32_round4(uint4 x)
-{
-    return (x + 0x1000u) & 0xFFFFE000u;
-}
+
 
 /* ---- packing -------------------------------------------------------------- */
 
@@ -299,10 +284,6 @@ matmul_wg(__global const float *Ap, __global const float *Bp, __global float *C,
           int nk, int tiles_m, int tiles_n)
 {
     __local float4 sm4[STAGES * STAGE / 4] __attribute__((aligned(128)));
-#if SPLIT_IN
-    __local float4 spl4[NSPL * 2 * BSLAB / 4] __attribute__((aligned(128)));
-    const uint splbase = saddr(spl4);
-#endif
     __local ulong bars[2 * STAGES];
     const int tid = get_local_id(0), wg = tid / 128, v = (tid % 128) / 32, l = tid % 32;
     const uint sbase = saddr(sm4), bbase = saddr(bars); /* full[s], then empty[s] */
@@ -385,29 +366,7 @@ matmul_wg(__global const float *Ap, __global const float *Bp, __global float *C,
             big[j] = (x + 0x1000u) & 0xFFFFE000u;
             small[j] = as_uint4(as_float4(x) - as_float4(big[j]));
         }
-#if SPLIT_IN
-        {
-            /* B's slab split by all consumer work-items into pair kt % NSPL,
-             * made visible to the tensor cores, then one barrier of the
-             * consumers (the producer warp not in it): the raw stage is
-             * then read and goes back at once */
-            __local const float4 *rb = (__local const float4 *)((__local float *)sm4 + s * STAGE + ASLAB);
-            __local float4 *big4 = spl4 + (kt % NSPL) * (2 * BSLAB / 4);
-            for (int i = tid; i < BSLAB / 4; i += NTC) {
-                float4 x = rb[i];
-                float4 bg = as_float4(tf32_round4(as_uint4(x)));
-                big4[i] = bg;
-                big4[i + BSLAB / 4] = x - bg;
-            }
-            SM90A("fence.proxy.async.shared::cta;");
-            asm volatile("bar.sync 1, %0;" ::"n"(NTC) : "memory");
-        }
-        const uint sbb = splbase + (uint)((kt % NSPL) * 2 * BSLAB * 4), sbs = sbb + BSLAB * 4;
-        for (; released <= kt; released++)
-            if (l == 0) mbar_arrive(bbase + 8 * (STAGES + released % STAGES));
-#else
-        const uint sbb = sb, sbs = sb + BSLAB * 4;
-#endif
+        const uint sbb = sb, sbs = sb + BSLAB * 4; /* B big, B small */
         SM90A("wgmma.fence.sync.aligned;");
         int flush = 0;
 #pragma unroll

@@ -20,7 +20,7 @@ struct tdcl_mm_tc {
     int emulate; /* TILEDCL_TC_EMULATE: plain OpenCL C stands in for the PTX */
     int wgmma;   /* the wgmma path runs (cl/matmul_wg.cl) */
     /* wgmma only: slabs, tile counts, LAG, partial length, tile band */
-    int nk, lag, ksub, group_m, producer, split_in;
+    int nk, lag, ksub, group_m, producer;
     int64_t tiles_m, tiles_n;
     double pack_ms; /* packing time of the last run */
     int poison;
@@ -339,10 +339,10 @@ static int wg_threads(const tdcl_mm_tc *p)
     return 128 * (p->bm / 64) + 32 * p->producer;
 }
 
-/* B slabs per stage: 2 when 3xtf32's B arrives split, else 1 */
+/* B slabs per stage: 2 for 3xtf32 (big and small), else 1 */
 static int wg_bparts(const tdcl_mm_tc *p)
 {
-    return p->prec == TDCL_MM_3XTF32 && !p->split_in ? 2 : 1;
+    return p->prec == TDCL_MM_3XTF32 ? 2 : 1;
 }
 
 static size_t wg_stage_bytes(const tdcl_mm_tc *p)
@@ -350,11 +350,11 @@ static size_t wg_stage_bytes(const tdcl_mm_tc *p)
     return sizeof(float) * (size_t)p->bk * ((size_t)p->bm + (size_t)wg_bparts(p) * p->bn);
 }
 
-/* Local memory besides the stages: the split ring (SPLIT_IN) and mbarriers. */
+/* Local memory besides the stages (mbarriers, with room to spare). */
 static size_t wg_extra_bytes(const tdcl_mm_tc *p)
 {
-    size_t ring = p->split_in ? (size_t)(2 + p->lag) * 2 * p->bn * p->bk * sizeof(float) : 0;
-    return ring + 256;
+    (void)p;
+    return 256;
 }
 
 static tdcl_status wg_build(tdcl_mm_tc *p, tdcl_err *err)
@@ -369,9 +369,9 @@ static tdcl_status wg_build(tdcl_mm_tc *p, tdcl_err *err)
     const char *extra = getenv("TILEDCL_TC_OPTIONS");
     snprintf(opts, sizeof opts,
              "-DPREC=%d -DNWG=%d -DBN=%d -DBK=%d -DSTAGES=%d -DLAG=%d -DKSUB=%d -DGROUP_M=%d "
-             "-DPRODUCER=%d -DSPLIT_IN=%d %s",
+             "-DPRODUCER=%d %s",
              p->prec == TDCL_MM_3XTF32 ? 3 : 1, p->bm / 64, p->bn, p->bk, p->stages, p->lag,
-             p->ksub, p->group_m, p->producer, p->split_in, extra ? extra : "");
+             p->ksub, p->group_m, p->producer, extra ? extra : "");
     TDCL_TRY(tdcl_ctx_program(p->ctx, "matmul_wg.cl", opts, &first, err));
     TDCL_CL_TRY(err, clGetProgramInfo(first, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL),
                 "clGetProgramInfo");
@@ -447,7 +447,7 @@ static tdcl_status wg_run(tdcl_mm_tc *p, double *ms, double *pack_ms, tdcl_err *
     } pk[2] = {
         {p->a, p->ap, (cl_int)p->M, (cl_int)p->K, (cl_int)p->K, 0, p->bm, p->nk, three, !three},
         {p->b, p->bp, (cl_int)p->N, (cl_int)p->K, (cl_int)p->N, 1, p->bn, p->nk, 0,
-         three ? (p->split_in ? 0 : 2) : 1},
+         three ? 2 : 1},
     };
     int64_t tiles[2] = {p->tiles_m, p->tiles_n};
     for (int i = 0; i < 2; i++) {
@@ -562,7 +562,6 @@ static tdcl_status wg_choose(tdcl_mm_tc *p, tdcl_err *err)
     p->group_m = extra_define("WG_GROUP_M", 8);
     /* a producer warp where it fits beside the consumers (see the kernel) */
     p->producer = extra_define("WG_PRODUCER", nwg == 1);
-    p->split_in = three && extra_define("WG_SPLIT_IN", 0);
     size_t fit = (p->ctx->dev.local_mem - wg_extra_bytes(p)) / wg_stage_bytes(p);
     p->stages = extra_define("WG_STAGES", fit > 8 ? 8 : (int)fit);
     int ok = nwg >= 1 && nwg <= 4 && (p->bn == 128 || p->bn == 256) &&
@@ -608,8 +607,7 @@ static tdcl_status wg_setup(tdcl_mm_tc *p, const tdcl_matrix *a, const tdcl_matr
              p->producer);
     if (p->prec == TDCL_MM_3XTF32) {
         size_t used = strlen(p->desc);
-        snprintf(p->desc + used, sizeof p->desc - used, " ksub=%d split_in=%d", p->ksub,
-                 p->split_in);
+        snprintf(p->desc + used, sizeof p->desc - used, " ksub=%d", p->ksub);
     }
 out:
     return st;
