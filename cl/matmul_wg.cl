@@ -147,6 +147,13 @@ __kernel void wg_pack(__global const float *src, __global float4 *dst, int rows,
         }
     }
     float v[4];
+    if (!frag && !trans && ld % 4 == 0 && blk * R + r[0] < rows && kt * BK + k[3] < inner) {
+        /* four consecutive k of one row, 16-byte aligned: one load */
+        float4 x = vload4(0, src + (size_t)(blk * R + r[0]) * ld + kt * BK + k[0]);
+        float4 big = as_float4((as_uint4(x) + 0x1000u) & 0xFFFFE000u);
+        dst[f] = kind == 0 ? x : kind == 1 || part == 0 ? big : x - big;
+        return;
+    }
     for (int i = 0; i < 4; i++) {
         int row = blk * R + r[i], kk = kt * BK + k[i];
         float x = 0.0f;
@@ -211,11 +218,29 @@ static inline ulong desc(uint a)
            "%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,"     \
            "%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127"
 
-#if BN != 128 && BN != 256
-#error "BN must be 128 or 256"
+#if BN != 64 && BN != 128 && BN != 256
+#error "BN must be 64, 128 or 256"
 #endif
 
-#if BN == 128
+#if BN == 64
+#define REGS32                                                                                \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23," \
+    "%24,%25,%26,%27,%28,%29,%30,%31"
+#define WG_SS(acc, da, db, sd)                                                                \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                 \
+                 "// TDCL_SM90A wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "         \
+                 "{" REGS32 "}, %32, %33, p, 1, 1;\n}"                                        \
+                 : ACC16(acc, 0), ACC16(acc, 16)                                              \
+                 : "l"(da), "l"(db), "r"(sd)                                                  \
+                 : "memory")
+#define WG_RS(acc, a, db, sd)                                                                 \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"                                 \
+                 "// TDCL_SM90A wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "         \
+                 "{" REGS32 "}, {%32,%33,%34,%35}, %36, p, 1, 1;\n}"                          \
+                 : ACC16(acc, 0), ACC16(acc, 16)                                              \
+                 : "r"(a.s0), "r"(a.s1), "r"(a.s2), "r"(a.s3), "l"(db), "r"(sd)               \
+                 : "memory")
+#elif BN == 128
 /* wgmma with A and B from local memory: d += a * b (scale_d 1) or d = a * b (0) */
 #define WG_SS(acc, da, db, sd)                                                                \
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                 \

@@ -547,24 +547,37 @@ out:;
     return st;
 }
 
-/* The wgmma tiles (docs/PERFORMANCE.md, issue 9), with the tuning aids
- * -DWG_NWG, -DWG_BN, -DWG_BK, -DWG_STAGES, -DWG_LAG, -DWG_KSUB, -DWG_GROUP_M
- * in TILEDCL_TC_OPTIONS. */
+/* The wgmma work-group tile: BM = 64 * NWG rows (NWG consumer warpgroups)
+ * by BN columns. Built in (H200, docs/PERFORMANCE.md, issue 9): one
+ * warpgroup of 64 x 256 for tf32 and of 64 x 128 for 3xtf32 (whose partial
+ * accumulator doubles the registers), with work-item 0 as producer, so that
+ * three work-groups share an SM (154 and 142 registers a work-item) and
+ * keep three times 48 KiB of slabs in flight; tuning aids -DWG_NWG and
+ * -DWG_BN in TILEDCL_TC_OPTIONS. */
+static void wg_tile(const tdcl_mm_tc *p, int *bm, int *bn)
+{
+    *bm = 64 * extra_define("WG_NWG", 1);
+    *bn = extra_define("WG_BN", p->prec == TDCL_MM_3XTF32 ? 128 : 256);
+}
+
+/* The rest of the plan: slab K 8, one wgmma group left running while the
+ * next is issued (LAG 1: 249.6 against 226.9 TFLOP/s for tf32 at 8192),
+ * 3xtf32's partial added every 8 k-steps (KSUB), tiles in bands of 8 rows
+ * (GROUP_M), as many stages as the local memory holds; with the tuning aids
+ * -DWG_BK, -DWG_LAG, -DWG_KSUB, -DWG_GROUP_M, -DWG_PRODUCER, -DWG_STAGES. */
 static tdcl_status wg_choose(tdcl_mm_tc *p, tdcl_err *err)
 {
-    const int three = p->prec == TDCL_MM_3XTF32;
-    int nwg = extra_define("WG_NWG", 2);
-    p->bm = 64 * nwg;
-    p->bn = extra_define("WG_BN", three ? 128 : 256);
+    wg_tile(p, &p->bm, &p->bn);
+    const int nwg = p->bm / 64;
     p->bk = extra_define("WG_BK", 8);
-    p->lag = extra_define("WG_LAG", 0);
-    p->ksub = extra_define("WG_KSUB", 4);
+    p->lag = extra_define("WG_LAG", 1);
+    p->ksub = extra_define("WG_KSUB", 8);
     p->group_m = extra_define("WG_GROUP_M", 8);
-    /* a producer warp where it fits beside the consumers (see the kernel) */
-    p->producer = extra_define("WG_PRODUCER", nwg == 1);
+    p->producer = extra_define("WG_PRODUCER", 0);
     size_t fit = (p->ctx->dev.local_mem - wg_extra_bytes(p)) / wg_stage_bytes(p);
     p->stages = extra_define("WG_STAGES", fit > 8 ? 8 : (int)fit);
-    int ok = nwg >= 1 && nwg <= 4 && (p->bn == 128 || p->bn == 256) &&
+    int ok = nwg >= 1 && nwg <= 4 && p->bm == 64 * nwg &&
+             (p->bn == 64 || p->bn == 128 || p->bn == 256) &&
              (p->bk == 8 || p->bk == 16 || p->bk == 32) && (p->lag == 0 || p->lag == 1) &&
              (p->producer == 0 || p->producer == 1) &&
              p->ksub >= p->bk / 8 && p->ksub % (p->bk / 8) == 0 && p->group_m >= 1 &&
@@ -618,10 +631,21 @@ out:
  * TILEDCL_TC_OPTIONS), not known to fail on this context. */
 static int wg_wanted(const tdcl_mm_tc *p, const tdcl_mm_opts *o)
 {
-    int want = extra_define("WGMMA", -1);
+    int want = extra_define("WGMMA", -1), bm, bn;
     if (want == 0 || p->emulate || p->ctx->dev.nv_cc_major != 9 || p->K < 1) return 0;
     if (o->tc_bm || o->tc_bn || o->tc_bk || o->tc_wm || o->tc_wn) return 0;
-    return want == 1 || p->ctx->mm_wg_probe[p->prec == TDCL_MM_3XTF32] >= 0;
+    if (want == 1) return 1;
+    if (p->ctx->mm_wg_probe[p->prec == TDCL_MM_3XTF32] < 0) return 0;
+    /* Too few tiles leave SMs idle and the packing pass costs more than
+     * it saves: below 3/4 (tf32) or 3/2 (3xtf32) as many tiles as compute
+     * units the mma.sync kernel is faster (H200: tf32 1024^2, 64 tiles,
+     * 30.4 against 56.5 TFLOP/s; 1000x1999, 128 tiles, 85.5 against 62.8;
+     * 3xtf32 1024^2, 128 tiles, 26.5 against 36.6; 1536^2, 288 tiles, 39.7
+     * against 28.4). */
+    wg_tile(p, &bm, &bn);
+    int64_t tiles = ((p->M + bm - 1) / bm) * ((p->N + bn - 1) / bn);
+    int64_t cu = p->ctx->dev.compute_units ? p->ctx->dev.compute_units : 1;
+    return p->prec == TDCL_MM_3XTF32 ? 2 * tiles >= 3 * cu : 4 * tiles >= 3 * cu;
 }
 
 /* Releases what a failed wg_setup left, so the mma.sync plan starts clean. */
@@ -720,7 +744,7 @@ static tdcl_status wg_execute(tdcl_mm_tc *p, double *kernel_ms, tdcl_err *err)
     double ms = 0;
     tdcl_status st = wg_run(p, &ms, &p->pack_ms, err);
     if (st) return st;
-    tdcl_log(TDCL_LOG_DEBUG, "matmul: wgmma %.3f ms, packing %.3f ms of it", ms, p->pack_ms);
+    tdcl_log(TDCL_LOG_VERBOSE, "matmul: wgmma %.3f ms, packing %.3f ms of it", ms, p->pack_ms);
     p->ctx->t.kernel_ms += ms;
     if (kernel_ms) *kernel_ms = ms;
     return TDCL_OK;

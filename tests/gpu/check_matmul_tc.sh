@@ -6,7 +6,10 @@
 #
 # 1. test_matmul_tc: exact small integer products (fragment layouts) and
 #    random shapes, multiples of the tiles or not, every built-in tile, for
-#    tf32 and 3xtf32 against a double host reference, beside the fp32 kernel.
+#    tf32 and 3xtf32 against a double host reference, beside the fp32 kernel;
+#    on compute capability 9.x a second time with the wgmma kernel forced
+#    (TILEDCL_TC_OPTIONS=-DWGMMA=1; by default it runs only where there are
+#    enough tiles) and a third with it off (-DWGMMA=0).
 # 2. bench_matmul -c: relative Frobenius error of the whole C against the
 #    double host product, fp32 / tf32 / 3xtf32 on the same seeded inputs,
 #    at odd and square sizes.
@@ -25,6 +28,10 @@ date -u
 "$BUILD/tiledcl" devices | grep -A2 '\*'
 echo "== unit test (device suite)"
 "$BUILD/tests/test_matmul_tc" | grep -v '^\[ RUN' || rc=1
+for w in 1 0; do
+    echo "== unit test, TILEDCL_TC_OPTIONS=-DWGMMA=$w"
+    TILEDCL_TC_OPTIONS=-DWGMMA=$w "$BUILD/tests/test_matmul_tc" | grep -v '^\[ RUN' || rc=1
+done
 echo "== whole-matrix error against double (bench_matmul -c)"
 for size in 1000x3001x1999 4096 8192; do
     for p in fp32 tf32 3xtf32; do
