@@ -304,6 +304,81 @@ static inline void issue(const __global float *pa, const __global float *pb, int
                  : "memory");
 }
 
+/* One slab kt of the consumer loop: wait for its bytes, issue its wgmma,
+ * wait for the group LAG back, hand slabs back, and (PRODUCER 0) refill.
+ * Macros rather than functions so that acc, part and the A fragments stay
+ * in registers. */
+#define STEP_HEAD(kt)                                                                         \
+    const int s = (kt) % STAGES;                                                              \
+    mbar_wait(bbase + 8 * s, (uint)(((kt) / STAGES) & 1));                                    \
+    const uint st = sbase + (uint)(s * STAGE * 4);                                            \
+    const uint sb = st + ASLAB * 4;
+
+#if PRODUCER
+#define STEP_TAIL(kt, upto)                                                                   \
+    for (; released < (upto); released++)                                                     \
+        if (l == 0) mbar_arrive(bbase + 8 * (STAGES + released % STAGES));
+#else
+/* one slab per step, into the buffer this warpgroup has just handed back,
+ * once the other warpgroups have too */
+#define STEP_TAIL(kt, upto)                                                                   \
+    for (; released < (upto); released++)                                                     \
+        if (l == 0) mbar_arrive(bbase + 8 * (STAGES + released % STAGES));                    \
+    if (tid == 0 && issued < nk && issued - STAGES < released) {                              \
+        mbar_wait(bbase + 8 * (STAGES + issued % STAGES), (uint)((issued / STAGES - 1) & 1)); \
+        issue(pa, pb, issued, sbase, bbase);                                                  \
+    }                                                                                         \
+    issued += issued < nk && issued - STAGES < released;
+#endif
+
+#define STEP1(kt)                                                                             \
+    do {                                                                                      \
+        STEP_HEAD(kt)                                                                         \
+        const uint sa = st + (uint)(wg * 8 * SBO);                                            \
+        SM90A("wgmma.fence.sync.aligned;");                                                   \
+        _Pragma("unroll") for (int j = 0; j < BK / 8; j++)                                    \
+            WG_SS(acc, desc(sa + 256 * j), desc(sb + 256 * j), 1);                            \
+        SM90A("wgmma.commit_group.sync.aligned;");                                            \
+        WG_WAIT_LAG();                                                                        \
+        STEP_TAIL(kt, (kt) + 1 - LAG)                                                         \
+    } while (0)
+
+/* 3xtf32: the A fragments loaded and split before the fence that orders
+ * these register writes before the wgmma that read them; B big at sb, B
+ * small BSLAB floats on; the partial begun from zero every KSUB k-steps and
+ * added to acc (after a full wait) at the last of them. */
+#define STEP3(kt, big, small)                                                                 \
+    do {                                                                                      \
+        STEP_HEAD(kt)                                                                         \
+        __local const uint4 *af =                                                             \
+            (__local const uint4 *)((__local float *)sm4 + s * STAGE) + (4 * wg + v) * 32 + l; \
+        _Pragma("unroll") for (int j = 0; j < BK / 8; j++) {                                  \
+            uint4 x = af[j * (BM / 16) * 32];                                                 \
+            big[j] = (x + 0x1000u) & 0xFFFFE000u;                                             \
+            small[j] = as_uint4(as_float4(x) - as_float4(big[j]));                            \
+        }                                                                                     \
+        SM90A("wgmma.fence.sync.aligned;");                                                   \
+        int flush = 0;                                                                        \
+        _Pragma("unroll") for (int j = 0; j < BK / 8; j++) {                                  \
+            const int step = (kt) * (BK / 8) + j;                                             \
+            WG_RS(part, small[j], desc(sb + 256 * j), step % KSUB != 0);                      \
+            WG_RS(part, big[j], desc(sb + BSLAB * 4 + 256 * j), 1);                           \
+            WG_RS(part, big[j], desc(sb + 256 * j), 1);                                       \
+            flush |= step % KSUB == KSUB - 1;                                                 \
+        }                                                                                     \
+        SM90A("wgmma.commit_group.sync.aligned;");                                            \
+        int upto;                                                                             \
+        if (flush || (kt) == nk - 1) {                                                        \
+            SM90A("wgmma.wait_group.sync.aligned 0;");                                        \
+            _Pragma("unroll") for (int i = 0; i < NACC; i++) acc[i] += part[i];               \
+            upto = (kt) + 1;                                                                  \
+        } else {                                                                              \
+            WG_WAIT_LAG();                                                                    \
+            upto = (kt) + 1 - LAG;                                                            \
+        }                                                                                     \
+        STEP_TAIL(kt, upto)                                                                   \
+    } while (0)
+
 __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
 matmul_wg(__global const float *Ap, __global const float *Bp, __global float *C, int M, int N,
           int nk, int tiles_m, int tiles_n)
@@ -365,67 +440,20 @@ matmul_wg(__global const float *Ap, __global const float *Bp, __global float *C,
         part[i] = 0.0f;
 #endif
     int released = 0; /* slabs handed back to the producer so far */
-    for (int kt = 0; kt < nk; kt++) {
-        const int s = kt % STAGES;
-        mbar_wait(bbase + 8 * s, (uint)((kt / STAGES) & 1));
-        const uint st = sbase + (uint)(s * STAGE * 4);
-        const uint sb = st + ASLAB * 4;
-#if PREC == 1
-        const uint sa = st + (uint)(wg * 8 * SBO);
-        SM90A("wgmma.fence.sync.aligned;");
-#pragma unroll
-        for (int j = 0; j < BK / 8; j++)
-            WG_SS(acc, desc(sa + 256 * j), desc(sb + 256 * j), 1);
-        SM90A("wgmma.commit_group.sync.aligned;");
-        WG_WAIT_LAG();
-        int upto = kt + 1 - LAG;
+#if PREC == 3
+    /* Two sets of A fragment registers, for even and odd slabs: with LAG 1
+     * the wgmma of slab kt still reads its set while slab kt+1 is loaded
+     * and split, and PTX forbids writing a register an unfinished wgmma
+     * reads (one set, in a plain loop, gave wrong products now and then
+     * on the H200). By slab kt+2 the wait of slab kt+1 has retired them. */
+    uint4 bigE[BK / 8], smallE[BK / 8], bigO[BK / 8], smallO[BK / 8];
+#define STEP_BODY(kt, big, small) STEP3(kt, big, small)
 #else
-        /* the A fragments, split, before the fence that orders these
-         * register writes before the wgmma that read them */
-        __local const uint4 *af =
-            (__local const uint4 *)((__local float *)sm4 + s * STAGE) + (4 * wg + v) * 32 + l;
-        uint4 big[BK / 8], small[BK / 8];
-#pragma unroll
-        for (int j = 0; j < BK / 8; j++) {
-            uint4 x = af[j * (BM / 16) * 32];
-            big[j] = (x + 0x1000u) & 0xFFFFE000u;
-            small[j] = as_uint4(as_float4(x) - as_float4(big[j]));
-        }
-        const uint sbb = sb, sbs = sb + BSLAB * 4; /* B big, B small */
-        SM90A("wgmma.fence.sync.aligned;");
-        int flush = 0;
-#pragma unroll
-        for (int j = 0; j < BK / 8; j++) {
-            const int step = kt * (BK / 8) + j;
-            WG_RS(part, small[j], desc(sbb + 256 * j), step % KSUB != 0);
-            WG_RS(part, big[j], desc(sbs + 256 * j), 1);
-            WG_RS(part, big[j], desc(sbb + 256 * j), 1);
-            flush |= step % KSUB == KSUB - 1;
-        }
-        SM90A("wgmma.commit_group.sync.aligned;");
-        int upto;
-        if (flush || kt == nk - 1) {
-            SM90A("wgmma.wait_group.sync.aligned 0;");
-#pragma unroll
-            for (int i = 0; i < NACC; i++)
-                acc[i] += part[i];
-            upto = kt + 1;
-        } else {
-            WG_WAIT_LAG();
-            upto = kt + 1 - LAG;
-        }
+#define STEP_BODY(kt, big, small) STEP1(kt)
 #endif
-        for (; released < upto; released++)
-            if (l == 0) mbar_arrive(bbase + 8 * (STAGES + released % STAGES));
-#if !PRODUCER
-        /* one slab per step, into the buffer this warpgroup has just
-         * handed back, once the other warpgroups have too */
-        if (tid == 0 && issued < nk && issued - STAGES < released) {
-            mbar_wait(bbase + 8 * (STAGES + issued % STAGES), (uint)((issued / STAGES - 1) & 1));
-            issue(pa, pb, issued, sbase, bbase);
-        }
-        issued += issued < nk && issued - STAGES < released;
-#endif
+    for (int k2 = 0; k2 < nk; k2 += 2) {
+        STEP_BODY(k2, bigE, smallE);
+        if (k2 + 1 < nk) STEP_BODY(k2 + 1, bigO, smallO);
     }
     SM90A("wgmma.wait_group.sync.aligned 0;");
 

@@ -571,9 +571,9 @@ static tdcl_status wg_choose(tdcl_mm_tc *p, tdcl_err *err)
     const int nwg = p->bm / 64;
     p->bk = extra_define("WG_BK", 8);
     p->lag = extra_define("WG_LAG", 1);
-    p->ksub = extra_define("WG_KSUB", 8);
+    p->ksub = extra_define("WG_KSUB", 4);
     p->group_m = extra_define("WG_GROUP_M", 8);
-    p->producer = extra_define("WG_PRODUCER", 0);
+    p->producer = extra_define("WG_PRODUCER", p->prec == TDCL_MM_3XTF32);
     size_t fit = (p->ctx->dev.local_mem - wg_extra_bytes(p)) / wg_stage_bytes(p);
     p->stages = extra_define("WG_STAGES", fit > 8 ? 8 : (int)fit);
     int ok = nwg >= 1 && nwg <= 4 && p->bm == 64 * nwg &&

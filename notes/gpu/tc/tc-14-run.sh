@@ -42,7 +42,9 @@ E=$OUT/tc-14-error.txt
 date -u > $E
 for s in 4096 8192; do for px in "fp32|" "3xtf32|" "3xtf32|-DWGMMA=0"; do p=${px%%|*} x=${px#*|}
   echo "== $s $p [$x]" >> $E
-  TILEDCL_TC_OPTIONS="$x" timeout 50 $B -v -r 3 -c -P $p $s 2>&1 | grep -v "^device" | grep -i "median\|frob\|packing" | head -4 | cut -c1-250 >> $E
+  o=$(TILEDCL_TC_OPTIONS="$x" timeout 50 $B -v -r 3 -c -P $p $s 2>&1)
+  echo "$o" | grep -i "packing" | tail -1 >> $E
+  echo "$o" | grep -i "median\|frob" | cut -c1-250 >> $E
 done; done
 echo "== 4096 tf32" >> $E
 timeout 30 $B -r 3 -c -P tf32 4096 2>&1 | grep -v "^device" | cut -c1-250 >> $E
