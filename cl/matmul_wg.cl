@@ -34,38 +34,49 @@
  * layout, one 16-byte load per k-step), and B is stored twice per slab,
  * big = tf32(b) then small = b - big (exact), each in core-matrix layout.
  *
- * matmul_wg: work-group of NWG consumer warpgroups plus one producer warp
- * (128 * NWG + 32 work-items; NVIDIA forms warps from consecutive local
- * ids and a warpgroup from 4 consecutive warps starting at a multiple of
- * 4, so the producer is the last warp). It owns the BM x BN tile of C
- * (BM = 64 * NWG); warpgroup w owns rows 64w..64w+63 as one
- * wgmma.m64n{BN}k8 accumulator, BN/2 floats per work-item: lane l of warp
- * v of the warpgroup holds, for n8 block j, D[16v+g][8j+2t],
- * D[16v+g][8j+2t+1], D[16v+g+8][8j+2t], D[16v+g+8][8j+2t+1] (g = l/4,
- * t = l%4).
+ * matmul_wg: work-group of NWG consumer warpgroups and, with PRODUCER 1,
+ * one producer warp after them (128 * NWG + 32 work-items; NVIDIA forms
+ * warps from consecutive local ids and a warpgroup from 4 consecutive
+ * warps starting at a multiple of 4, so the producer is the last warp).
+ * It owns the BM x BN tile of C (BM = 64 * NWG, BN 64, 128 or 256; built
+ * in: 64 x 256 for tf32, 64 x 128 for 3xtf32, see matmul_tc.c); warpgroup
+ * w owns rows 64w..64w+63 as one wgmma.m64n{BN}k8 accumulator, BN/2 floats
+ * per work-item: lane l of warp v of the warpgroup holds, for n8 block j,
+ * D[16v+g][8j+2t], D[16v+g][8j+2t+1], D[16v+g+8][8j+2t],
+ * D[16v+g+8][8j+2t+1] (g = l/4, t = l%4). Tiles are numbered in bands of
+ * GROUP_M tile rows so that the work-groups running at once share slabs
+ * in L2.
  *
- * Pipeline: STAGES buffers of one A and one B slab in local memory, each
- * with two mbarriers. full[s]: the producer's lane 0 announces the slab's
- * bytes (arrive.expect_tx) and starts two cp.async.bulk copies that
- * complete on it; consumers wait for its phase. empty[s]: lane 0 of every
- * consumer warp arrives once the warpgroup's wgmma reading the buffer have
- * finished (wgmma.wait_group); the producer waits for it before it fills
- * the buffer again. No work-group barrier after the set-up.
+ * Pipeline: STAGES buffers of one A and one B slab in local memory (as many
+ * as 48 KiB holds), each with two mbarriers. full[s]: the producer (lane 0
+ * of the producer warp, or work-item 0 between its own wgmma with
+ * PRODUCER 0) announces the slab's bytes (arrive.expect_tx) and starts two
+ * cp.async.bulk copies that complete on it; consumers wait for its phase.
+ * empty[s]: lane 0 of every consumer warp arrives once the warpgroup's
+ * wgmma reading the buffer have finished (wgmma.wait_group); the producer
+ * waits for it before it fills the buffer again. No work-group barrier
+ * after the set-up. With 48 KiB per work-group (NVIDIA's OpenCL limit),
+ * what keeps enough bytes in flight is several small work-groups per SM:
+ * 2 or 3 of 154 (tf32) / 142-164 (3xtf32) registers a work-item.
  *
  * tf32: per slab, BK/8 wgmma with both operands from local memory
  * (matrix descriptors); LAG = 1 leaves one slab's wgmma running while the
- * warpgroup issues the next. 3xtf32: each work-item loads its A fragment
+ * warpgroup issues the next (the slab is handed back one step later). 3xtf32: each work-item loads its A fragment
  * (one float4 per k-step), splits it into big and small in registers, and
  * per k-step issues small*Bbig, big*Bsmall, big*Bbig into a partial
  * accumulator begun from zero every KSUB k-steps; the tensor cores
  * accumulate with truncation, so the partial is added to the float
  * accumulator with a rounded float add after each KSUB k-steps (a running
- * sum in the tensor cores loses accuracy linearly in K). */
+ * sum in the tensor cores loses accuracy linearly in K). The A fragment
+ * registers alternate between two sets, even and odd slabs (see STEP3).
+ *
+ * The loop over slabs is unrolled by two (even and odd slabs, STEP1 and
+ * STEP3 as macros so that the accumulators stay in registers). */
 #ifndef PREC
 #define PREC 1
 #endif
 #ifndef NWG
-#define NWG 2
+#define NWG 1
 #endif
 #ifndef BN
 #define BN 128
@@ -88,9 +99,12 @@
 #define GROUP_M 8
 #endif
 /* PRODUCER 1: a producer warp after the consumers issues the copies;
- * 0: work-item 0 does, between its own wgmma (no extra warp: NVIDIA's
- * OpenCL reports at most 256 work-items for these kernels, so 2
- * warpgroups leave no room for it). */
+ * 0: work-item 0 does, between its own wgmma. Without the extra warp a
+ * 64-row tf32 work-group has 128 work-items, and three fit an SM by
+ * registers instead of two (249.6 against 243.7 TFLOP/s at 8192, H200 run
+ * 14); 3xtf32 was faster with it (104.6 against 97.6, run 14). NVIDIA's OpenCL reports at most
+ * 256 work-items for these kernels (it ran 288 all the same), so the host
+ * keeps a producer warp only beside one warpgroup. */
 #ifndef PRODUCER
 #define PRODUCER 1
 #endif

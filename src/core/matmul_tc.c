@@ -1,7 +1,8 @@
 /* The tensor-core matmul path: detection (platform, compute capability,
  * probe build), precision names and resolution, and the plan that runs
- * cl/matmul_tc.cl. tdcl_mm_plan_create (matmul.c) hands tf32 and 3xtf32
- * products here. */
+ * cl/matmul_wg.cl (wgmma, compute capability 9.x, where it builds, passes
+ * its probe and has enough tiles) or else cl/matmul_tc.cl (mma.sync).
+ * tdcl_mm_plan_create (matmul.c) hands tf32 and 3xtf32 products here. */
 #include "matmul_tc.h"
 
 #include <inttypes.h>
