@@ -61,7 +61,8 @@
  *
  * tf32: per slab, BK/8 wgmma with both operands from local memory
  * (matrix descriptors); LAG = 1 leaves one slab's wgmma running while the
- * warpgroup issues the next (the slab is handed back one step later). 3xtf32: each work-item loads its A fragment
+ * warpgroup issues the next (the slab is handed back one step later).
+ * 3xtf32: each work-item loads its A fragment
  * (one float4 per k-step), splits it into big and small in registers, and
  * per k-step issues small*Bbig, big*Bsmall, big*Bbig into a partial
  * accumulator begun from zero every KSUB k-steps; the tensor cores
@@ -112,12 +113,12 @@
 #define BM (64 * NWG)
 #define NTC (128 * NWG) /* consumer work-items */
 #define NT (NTC + 32 * PRODUCER)
-#define NB2 (PREC == 3 ? 2 : 1) /* B slabs per stage: big (and small) */
-#define ASLAB (BM * BK)                /* floats of an A slab */
-#define BSLAB (BN * BK)                /* floats of one B slab */
-#define STAGE (ASLAB + NB2 * BSLAB)    /* floats of a stage */
-#define SBO (BK * 32)                  /* bytes between 8-row groups */
-#define NACC (BN / 2)                  /* accumulator floats per work-item */
+#define NB2 (PREC == 3 ? 2 : 1)     /* B slabs per stage: big (and small) */
+#define ASLAB (BM * BK)             /* floats of an A slab */
+#define BSLAB (BN * BK)             /* floats of one B slab */
+#define STAGE (ASLAB + NB2 * BSLAB) /* floats of a stage */
+#define SBO (BK * 32)               /* bytes between 8-row groups */
+#define NACC (BN / 2)               /* accumulator floats per work-item */
 
 #define SM90A(text) asm volatile("// TDCL_SM90A " text ::: "memory")
 
@@ -126,15 +127,13 @@ static inline uint tf32_round(uint x)
     return (x + 0x1000u) & 0xFFFFE000u;
 }
 
-
-
 /* ---- packing -------------------------------------------------------------- */
 
 /* One float4 of the packed operand per work-item. src is rows x inner as
  * stored (A: M x K, ld K; B: K x N, ld N, TRANS 1 reads it transposed);
  * blocks of R rows, nk slabs; FRAG 1 writes A in fragment order. */
-__kernel void wg_pack(__global const float *src, __global float4 *dst, int rows, int inner,
-                      int ld, int trans, int R, int nk, int frag, int kind)
+__kernel void wg_pack(__global const float *src, __global float4 *dst, int rows, int inner, int ld,
+                      int trans, int R, int nk, int frag, int kind)
 {
     /* kind 0: raw floats, 1: rounded to tf32, 2: big then small */
     const int split = kind == 2 ? 2 : 1;
@@ -219,18 +218,18 @@ static inline ulong desc(uint a)
 
 /* ---- wgmma ---------------------------------------------------------------- */
 
-#define ACC16(x, i)                                                                           \
-    "+f"(x[i]), "+f"(x[i + 1]), "+f"(x[i + 2]), "+f"(x[i + 3]), "+f"(x[i + 4]), "+f"(x[i + 5]), \
-        "+f"(x[i + 6]), "+f"(x[i + 7]), "+f"(x[i + 8]), "+f"(x[i + 9]), "+f"(x[i + 10]),        \
+#define ACC16(x, i)                                                                                \
+    "+f"(x[i]), "+f"(x[i + 1]), "+f"(x[i + 2]), "+f"(x[i + 3]), "+f"(x[i + 4]), "+f"(x[i + 5]),    \
+        "+f"(x[i + 6]), "+f"(x[i + 7]), "+f"(x[i + 8]), "+f"(x[i + 9]), "+f"(x[i + 10]),           \
         "+f"(x[i + 11]), "+f"(x[i + 12]), "+f"(x[i + 13]), "+f"(x[i + 14]), "+f"(x[i + 15])
-#define REGS64                                                                                \
-    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23," \
-    "%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,"   \
+#define REGS64                                                                                     \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,"       \
+    "%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,"         \
     "%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
-#define REGS128                                                                               \
-    REGS64 ",%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,"   \
-           "%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,"  \
-           "%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,"     \
+#define REGS128                                                                                    \
+    REGS64 ",%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,"         \
+           "%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,"        \
+           "%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,"           \
            "%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127"
 
 #if BN != 64 && BN != 128 && BN != 256
@@ -238,56 +237,56 @@ static inline ulong desc(uint a)
 #endif
 
 #if BN == 64
-#define REGS32                                                                                \
-    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23," \
+#define REGS32                                                                                     \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,"       \
     "%24,%25,%26,%27,%28,%29,%30,%31"
-#define WG_SS(acc, da, db, sd)                                                                \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                 \
-                 "// TDCL_SM90A wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "         \
-                 "{" REGS32 "}, %32, %33, p, 1, 1;\n}"                                        \
-                 : ACC16(acc, 0), ACC16(acc, 16)                                              \
-                 : "l"(da), "l"(db), "r"(sd)                                                  \
+#define WG_SS(acc, da, db, sd)                                                                     \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                      \
+                 "// TDCL_SM90A wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "              \
+                 "{" REGS32 "}, %32, %33, p, 1, 1;\n}"                                             \
+                 : ACC16(acc, 0), ACC16(acc, 16)                                                   \
+                 : "l"(da), "l"(db), "r"(sd)                                                       \
                  : "memory")
-#define WG_RS(acc, a, db, sd)                                                                 \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"                                 \
-                 "// TDCL_SM90A wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "         \
-                 "{" REGS32 "}, {%32,%33,%34,%35}, %36, p, 1, 1;\n}"                          \
-                 : ACC16(acc, 0), ACC16(acc, 16)                                              \
-                 : "r"(a.s0), "r"(a.s1), "r"(a.s2), "r"(a.s3), "l"(db), "r"(sd)               \
+#define WG_RS(acc, a, db, sd)                                                                      \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"                                      \
+                 "// TDCL_SM90A wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "              \
+                 "{" REGS32 "}, {%32,%33,%34,%35}, %36, p, 1, 1;\n}"                               \
+                 : ACC16(acc, 0), ACC16(acc, 16)                                                   \
+                 : "r"(a.s0), "r"(a.s1), "r"(a.s2), "r"(a.s3), "l"(db), "r"(sd)                    \
                  : "memory")
 #elif BN == 128
 /* wgmma with A and B from local memory: d += a * b (scale_d 1) or d = a * b (0) */
-#define WG_SS(acc, da, db, sd)                                                                \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                 \
-                 "// TDCL_SM90A wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "        \
-                 "{" REGS64 "}, %64, %65, p, 1, 1;\n}"                                        \
-                 : ACC16(acc, 0), ACC16(acc, 16), ACC16(acc, 32), ACC16(acc, 48)                                 \
-                 : "l"(da), "l"(db), "r"(sd)                                                  \
+#define WG_SS(acc, da, db, sd)                                                                     \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                      \
+                 "// TDCL_SM90A wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "             \
+                 "{" REGS64 "}, %64, %65, p, 1, 1;\n}"                                             \
+                 : ACC16(acc, 0), ACC16(acc, 16), ACC16(acc, 32), ACC16(acc, 48)                   \
+                 : "l"(da), "l"(db), "r"(sd)                                                       \
                  : "memory")
 /* wgmma with A from registers (a0..a3 as uint), B from local memory */
-#define WG_RS(acc, a, db, sd)                                                                 \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"                                 \
-                 "// TDCL_SM90A wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "        \
-                 "{" REGS64 "}, {%64,%65,%66,%67}, %68, p, 1, 1;\n}"                          \
-                 : ACC16(acc, 0), ACC16(acc, 16), ACC16(acc, 32), ACC16(acc, 48)                                 \
-                 : "r"(a.s0), "r"(a.s1), "r"(a.s2), "r"(a.s3), "l"(db), "r"(sd)               \
+#define WG_RS(acc, a, db, sd)                                                                      \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"                                      \
+                 "// TDCL_SM90A wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "             \
+                 "{" REGS64 "}, {%64,%65,%66,%67}, %68, p, 1, 1;\n}"                               \
+                 : ACC16(acc, 0), ACC16(acc, 16), ACC16(acc, 32), ACC16(acc, 48)                   \
+                 : "r"(a.s0), "r"(a.s1), "r"(a.s2), "r"(a.s3), "l"(db), "r"(sd)                    \
                  : "memory")
 #else
-#define WG_SS(acc, da, db, sd)                                                                \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                \
-                 "// TDCL_SM90A wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "        \
-                 "{" REGS128 "}, %128, %129, p, 1, 1;\n}"                                     \
-                 : ACC16(acc, 0), ACC16(acc, 16), ACC16(acc, 32), ACC16(acc, 48), ACC16(acc, 64), \
-                   ACC16(acc, 80), ACC16(acc, 96), ACC16(acc, 112)                                                      \
-                 : "l"(da), "l"(db), "r"(sd)                                                  \
+#define WG_SS(acc, da, db, sd)                                                                     \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                     \
+                 "// TDCL_SM90A wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "             \
+                 "{" REGS128 "}, %128, %129, p, 1, 1;\n}"                                          \
+                 : ACC16(acc, 0), ACC16(acc, 16), ACC16(acc, 32), ACC16(acc, 48), ACC16(acc, 64),  \
+                   ACC16(acc, 80), ACC16(acc, 96), ACC16(acc, 112)                                 \
+                 : "l"(da), "l"(db), "r"(sd)                                                       \
                  : "memory")
-#define WG_RS(acc, a, db, sd)                                                                 \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"                                \
-                 "// TDCL_SM90A wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "        \
-                 "{" REGS128 "}, {%128,%129,%130,%131}, %132, p, 1, 1;\n}"                    \
-                 : ACC16(acc, 0), ACC16(acc, 16), ACC16(acc, 32), ACC16(acc, 48), ACC16(acc, 64), \
-                   ACC16(acc, 80), ACC16(acc, 96), ACC16(acc, 112)                                                      \
-                 : "r"(a.s0), "r"(a.s1), "r"(a.s2), "r"(a.s3), "l"(db), "r"(sd)               \
+#define WG_RS(acc, a, db, sd)                                                                      \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"                                     \
+                 "// TDCL_SM90A wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "             \
+                 "{" REGS128 "}, {%128,%129,%130,%131}, %132, p, 1, 1;\n}"                         \
+                 : ACC16(acc, 0), ACC16(acc, 16), ACC16(acc, 32), ACC16(acc, 48), ACC16(acc, 64),  \
+                   ACC16(acc, 80), ACC16(acc, 96), ACC16(acc, 112)                                 \
+                 : "r"(a.s0), "r"(a.s1), "r"(a.s2), "r"(a.s3), "l"(db), "r"(sd)                    \
                  : "memory")
 #endif
 
@@ -323,75 +322,77 @@ static inline void issue(const __global float *pa, const __global float *pb, int
  * wait for the group LAG back, hand slabs back, and (PRODUCER 0) refill.
  * Macros rather than functions so that acc, part and the A fragments stay
  * in registers. */
-#define STEP_HEAD(kt)                                                                         \
-    const int s = (kt) % STAGES;                                                              \
-    mbar_wait(bbase + 8 * s, (uint)(((kt) / STAGES) & 1));                                    \
-    const uint st = sbase + (uint)(s * STAGE * 4);                                            \
+#define STEP_HEAD(kt)                                                                              \
+    const int s = (kt) % STAGES;                                                                   \
+    mbar_wait(bbase + 8 * s, (uint)(((kt) / STAGES) & 1));                                         \
+    const uint st = sbase + (uint)(s * STAGE * 4);                                                 \
     const uint sb = st + ASLAB * 4;
 
 #if PRODUCER
-#define STEP_TAIL(kt, upto)                                                                   \
-    for (; released < (upto); released++)                                                     \
+#define STEP_TAIL(kt, upto)                                                                        \
+    for (; released < (upto); released++)                                                          \
         if (l == 0) mbar_arrive(bbase + 8 * (STAGES + released % STAGES));
 #else
 /* one slab per step, into the buffer this warpgroup has just handed back,
  * once the other warpgroups have too */
-#define STEP_TAIL(kt, upto)                                                                   \
-    for (; released < (upto); released++)                                                     \
-        if (l == 0) mbar_arrive(bbase + 8 * (STAGES + released % STAGES));                    \
-    if (tid == 0 && issued < nk && issued - STAGES < released) {                              \
-        mbar_wait(bbase + 8 * (STAGES + issued % STAGES), (uint)((issued / STAGES - 1) & 1)); \
-        issue(pa, pb, issued, sbase, bbase);                                                  \
-    }                                                                                         \
+#define STEP_TAIL(kt, upto)                                                                        \
+    for (; released < (upto); released++)                                                          \
+        if (l == 0) mbar_arrive(bbase + 8 * (STAGES + released % STAGES));                         \
+    if (tid == 0 && issued < nk && issued - STAGES < released) {                                   \
+        mbar_wait(bbase + 8 * (STAGES + issued % STAGES), (uint)((issued / STAGES - 1) & 1));      \
+        issue(pa, pb, issued, sbase, bbase);                                                       \
+    }                                                                                              \
     issued += issued < nk && issued - STAGES < released;
 #endif
 
-#define STEP1(kt)                                                                             \
-    do {                                                                                      \
-        STEP_HEAD(kt)                                                                         \
-        const uint sa = st + (uint)(wg * 8 * SBO);                                            \
-        SM90A("wgmma.fence.sync.aligned;");                                                   \
-        _Pragma("unroll") for (int j = 0; j < BK / 8; j++)                                    \
-            WG_SS(acc, desc(sa + 256 * j), desc(sb + 256 * j), 1);                            \
-        SM90A("wgmma.commit_group.sync.aligned;");                                            \
-        WG_WAIT_LAG();                                                                        \
-        STEP_TAIL(kt, (kt) + 1 - LAG)                                                         \
+#define STEP1(kt)                                                                                  \
+    do {                                                                                           \
+        STEP_HEAD(kt)                                                                              \
+        const uint sa = st + (uint)(wg * 8 * SBO);                                                 \
+        SM90A("wgmma.fence.sync.aligned;");                                                        \
+        _Pragma("unroll") for (int j = 0; j < BK / 8; j++)                                         \
+            WG_SS(acc, desc(sa + 256 * j), desc(sb + 256 * j), 1);                                 \
+        SM90A("wgmma.commit_group.sync.aligned;");                                                 \
+        WG_WAIT_LAG();                                                                             \
+        STEP_TAIL(kt, (kt) + 1 - LAG)                                                              \
     } while (0)
 
 /* 3xtf32: the A fragments loaded and split before the fence that orders
  * these register writes before the wgmma that read them; B big at sb, B
  * small BSLAB floats on; the partial begun from zero every KSUB k-steps and
  * added to acc (after a full wait) at the last of them. */
-#define STEP3(kt, big, small)                                                                 \
-    do {                                                                                      \
-        STEP_HEAD(kt)                                                                         \
-        __local const uint4 *af =                                                             \
-            (__local const uint4 *)((__local float *)sm4 + s * STAGE) + (4 * wg + v) * 32 + l; \
-        _Pragma("unroll") for (int j = 0; j < BK / 8; j++) {                                  \
-            uint4 x = af[j * (BM / 16) * 32];                                                 \
-            big[j] = (x + 0x1000u) & 0xFFFFE000u;                                             \
-            small[j] = as_uint4(as_float4(x) - as_float4(big[j]));                            \
-        }                                                                                     \
-        SM90A("wgmma.fence.sync.aligned;");                                                   \
-        int flush = 0;                                                                        \
-        _Pragma("unroll") for (int j = 0; j < BK / 8; j++) {                                  \
-            const int step = (kt) * (BK / 8) + j;                                             \
-            WG_RS(part, small[j], desc(sb + 256 * j), step % KSUB != 0);                      \
-            WG_RS(part, big[j], desc(sb + BSLAB * 4 + 256 * j), 1);                           \
-            WG_RS(part, big[j], desc(sb + 256 * j), 1);                                       \
-            flush |= step % KSUB == KSUB - 1;                                                 \
-        }                                                                                     \
-        SM90A("wgmma.commit_group.sync.aligned;");                                            \
-        int upto;                                                                             \
-        if (flush || (kt) == nk - 1) {                                                        \
-            SM90A("wgmma.wait_group.sync.aligned 0;");                                        \
-            _Pragma("unroll") for (int i = 0; i < NACC; i++) acc[i] += part[i];               \
-            upto = (kt) + 1;                                                                  \
-        } else {                                                                              \
-            WG_WAIT_LAG();                                                                    \
-            upto = (kt) + 1 - LAG;                                                            \
-        }                                                                                     \
-        STEP_TAIL(kt, upto)                                                                   \
+#define STEP3(kt, big, small)                                                                      \
+    do {                                                                                           \
+        STEP_HEAD(kt)                                                                              \
+        __local const uint4 *af =                                                                  \
+            (__local const uint4 *)((__local float *)sm4 + s * STAGE) + (4 * wg + v) * 32 + l;     \
+        _Pragma("unroll") for (int j = 0; j < BK / 8; j++)                                         \
+        {                                                                                          \
+            uint4 x = af[j * (BM / 16) * 32];                                                      \
+            big[j] = (x + 0x1000u) & 0xFFFFE000u;                                                  \
+            small[j] = as_uint4(as_float4(x) - as_float4(big[j]));                                 \
+        }                                                                                          \
+        SM90A("wgmma.fence.sync.aligned;");                                                        \
+        int flush = 0;                                                                             \
+        _Pragma("unroll") for (int j = 0; j < BK / 8; j++)                                         \
+        {                                                                                          \
+            const int step = (kt) * (BK / 8) + j;                                                  \
+            WG_RS(part, small[j], desc(sb + 256 * j), step % KSUB != 0);                           \
+            WG_RS(part, big[j], desc(sb + BSLAB * 4 + 256 * j), 1);                                \
+            WG_RS(part, big[j], desc(sb + 256 * j), 1);                                            \
+            flush |= step % KSUB == KSUB - 1;                                                      \
+        }                                                                                          \
+        SM90A("wgmma.commit_group.sync.aligned;");                                                 \
+        int upto;                                                                                  \
+        if (flush || (kt) == nk - 1) {                                                             \
+            SM90A("wgmma.wait_group.sync.aligned 0;");                                             \
+            _Pragma("unroll") for (int i = 0; i < NACC; i++) acc[i] += part[i];                    \
+            upto = (kt) + 1;                                                                       \
+        } else {                                                                                   \
+            WG_WAIT_LAG();                                                                         \
+            upto = (kt) + 1 - LAG;                                                                 \
+        }                                                                                          \
+        STEP_TAIL(kt, upto)                                                                        \
     } while (0)
 
 __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
@@ -411,10 +412,8 @@ matmul_wg(__global const float *Ap, __global const float *Bp, __global float *C,
 
     if (tid == 0) {
         for (int s = 0; s < STAGES; s++) {
-            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bbase + 8 * s)
-                         : "memory");
-            asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(
-                             bbase + 8 * (STAGES + s)),
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bbase + 8 * s) : "memory");
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bbase + 8 * (STAGES + s)),
                          "r"(4 * NWG)
                          : "memory");
         }

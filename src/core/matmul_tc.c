@@ -399,10 +399,9 @@ static tdcl_status wg_build(tdcl_mm_tc *p, tdcl_err *err)
     TDCL_TRY(tdcl_ctx_kernel(p->prog, "matmul_wg", &p->k, err));
     TDCL_TRY(tdcl_ctx_kernel(p->prog, "wg_pack", &p->kpack, err));
     size_t lim = 0;
-    TDCL_CL_TRY(err,
-                clGetKernelWorkGroupInfo(p->k, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof lim, &lim,
-                                         NULL),
-                "clGetKernelWorkGroupInfo");
+    TDCL_CL_TRY(
+        err, clGetKernelWorkGroupInfo(p->k, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof lim, &lim, NULL),
+        "clGetKernelWorkGroupInfo");
     if (lim < (size_t)wg_threads(p) && !extra_define("WG_NOLIMIT", 0))
         st = tdcl_fail(err, TDCL_ELIMIT,
                        "the wgmma kernel needs %d work-items per group, device '%s' allows %zu",
@@ -447,8 +446,7 @@ static tdcl_status wg_run(tdcl_mm_tc *p, double *ms, double *pack_ms, tdcl_err *
         cl_int rows, inner, ld, trans, r, nk, frag, kind;
     } pk[2] = {
         {p->a, p->ap, (cl_int)p->M, (cl_int)p->K, (cl_int)p->K, 0, p->bm, p->nk, three, !three},
-        {p->b, p->bp, (cl_int)p->N, (cl_int)p->K, (cl_int)p->N, 1, p->bn, p->nk, 0,
-         three ? 2 : 1},
+        {p->b, p->bp, (cl_int)p->N, (cl_int)p->K, (cl_int)p->N, 1, p->bn, p->nk, 0, three ? 2 : 1},
     };
     int64_t tiles[2] = {p->tiles_m, p->tiles_n};
     for (int i = 0; i < 2; i++) {
@@ -524,10 +522,10 @@ static tdcl_status wg_probe(tdcl_mm_tc *p, tdcl_err *err)
     TDCL_TRY(wg_buffer(&q, &q.bp, wg_pack_bytes(&q, 1), err));
     double ms, pms;
     TDCL_TRY(wg_run(&q, &ms, &pms, err));
-    TDCL_CL_TRY(err,
-                clEnqueueReadBuffer(q.ctx->queue, q.c, CL_TRUE, 0, sizeof(float) * M * N, c, 0,
-                                    NULL, NULL),
-                "clEnqueueReadBuffer");
+    TDCL_CL_TRY(
+        err,
+        clEnqueueReadBuffer(q.ctx->queue, q.c, CL_TRUE, 0, sizeof(float) * M * N, c, 0, NULL, NULL),
+        "clEnqueueReadBuffer");
     for (int i = 0; i < M && !bad; i++)
         for (int j = 0; j < N; j++) {
             float r = 0;
@@ -535,8 +533,8 @@ static tdcl_status wg_probe(tdcl_mm_tc *p, tdcl_err *err)
                 r += a[i * K + k] * b[k * N + j];
             if (c[i * N + j] != r) {
                 bad = 1;
-                st = tdcl_fail(err, TDCL_EUNSUPPORTED,
-                               "wgmma probe: C[%d][%d] = %g, expected %g", i, j, c[i * N + j], r);
+                st = tdcl_fail(err, TDCL_EUNSUPPORTED, "wgmma probe: C[%d][%d] = %g, expected %g",
+                               i, j, c[i * N + j], r);
                 break;
             }
         }
@@ -585,9 +583,9 @@ static tdcl_status wg_choose(tdcl_mm_tc *p, tdcl_err *err)
     int ok = nwg >= 1 && nwg <= 4 && p->bm == 64 * nwg &&
              (p->bn == 64 || p->bn == 128 || p->bn == 256) &&
              (p->bk == 8 || p->bk == 16 || p->bk == 32) && (p->lag == 0 || p->lag == 1) &&
-             (p->producer == 0 || p->producer == 1) &&
-             p->ksub >= p->bk / 8 && p->ksub % (p->bk / 8) == 0 && p->group_m >= 1 &&
-             p->stages >= 2 && p->stages > p->lag + 1 &&
+             (p->producer == 0 || p->producer == 1) && p->ksub >= p->bk / 8 &&
+             p->ksub % (p->bk / 8) == 0 && p->group_m >= 1 && p->stages >= 2 &&
+             p->stages > p->lag + 1 &&
              (size_t)p->stages * wg_stage_bytes(p) + wg_extra_bytes(p) <= p->ctx->dev.local_mem;
     if (!ok)
         return tdcl_fail(err, TDCL_ELIMIT,
@@ -622,8 +620,7 @@ static tdcl_status wg_setup(tdcl_mm_tc *p, const tdcl_matrix *a, const tdcl_matr
     p->wgmma = 1;
     snprintf(p->desc, sizeof p->desc,
              "kernel=tc-wgmma precision=%s bm=%d bn=%d bk=%d stages=%d lag=%d producer=%d",
-             tdcl_mm_precision_name(p->prec), p->bm, p->bn, p->bk, p->stages, p->lag,
-             p->producer);
+             tdcl_mm_precision_name(p->prec), p->bm, p->bn, p->bk, p->stages, p->lag, p->producer);
     if (p->prec == TDCL_MM_3XTF32) {
         size_t used = strlen(p->desc);
         snprintf(p->desc + used, sizeof p->desc - used, " ksub=%d", p->ksub);
