@@ -57,7 +57,7 @@
  * waits for it before it fills the buffer again. No work-group barrier
  * after the set-up. With 48 KiB per work-group (NVIDIA's OpenCL limit),
  * what keeps enough bytes in flight is several small work-groups per SM:
- * 2 or 3 of 154 (tf32) / 142-164 (3xtf32) registers a work-item.
+ * 2 or 3 of 154 (tf32) / 143-158 (3xtf32) registers a work-item.
  *
  * tf32: per slab, BK/8 wgmma with both operands from local memory
  * (matrix descriptors); LAG = 1 leaves one slab's wgmma running while the

@@ -548,11 +548,12 @@ out:;
 
 /* The wgmma work-group tile: BM = 64 * NWG rows (NWG consumer warpgroups)
  * by BN columns. Built in (H200, docs/PERFORMANCE.md, issue 9): one
- * warpgroup of 64 x 256 for tf32 and of 64 x 128 for 3xtf32 (whose partial
- * accumulator doubles the registers), with work-item 0 as producer, so that
- * three work-groups share an SM (154 and 142 registers a work-item) and
- * keep three times 48 KiB of slabs in flight; tuning aids -DWG_NWG and
- * -DWG_BN in TILEDCL_TC_OPTIONS. */
+ * warpgroup, 64 x 256 for tf32 (work-item 0 as producer: 128 work-items of
+ * 154 registers, three work-groups an SM) and 64 x 128 for 3xtf32 (whose
+ * partial accumulator doubles the registers; a producer warp: 160 of 158,
+ * two an SM). Several small work-groups per SM keep more slabs in flight
+ * than one big one can in the 48 KiB a work-group gets. Tuning aids
+ * -DWG_NWG and -DWG_BN in TILEDCL_TC_OPTIONS. */
 static void wg_tile(const tdcl_mm_tc *p, int *bm, int *bn)
 {
     *bm = 64 * extra_define("WG_NWG", 1);
