@@ -636,7 +636,8 @@ out:
 static int wg_wanted(const tdcl_mm_tc *p, const tdcl_mm_opts *o)
 {
     int want = extra_define("WGMMA", -1), bm, bn;
-    if (want == 0 || p->emulate || p->ctx->dev.nv_cc_major != 9 || p->K < 1) return 0;
+    if (want == 0 || p->emulate || p->ctx->dev.nv_cc_major != 9) return 0;
+    if (p->M < 1 || p->N < 1 || p->K < 1) return 0;
     if (o->tc_bm || o->tc_bn || o->tc_bk || o->tc_wm || o->tc_wn) return 0;
     if (want == 1) return 1;
     if (p->ctx->mm_wg_probe[p->prec == TDCL_MM_3XTF32] < 0) return 0;
