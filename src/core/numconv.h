@@ -23,6 +23,11 @@
 extern "C" {
 #endif
 
+/* 10^k for k = 0..19, every power of ten a uint64_t holds, and the two
+ * characters of each number 00..99 (tables of numconv_f32.c). */
+extern const uint64_t tdcl_nc_pow10[20];
+extern const char tdcl_nc_digit_pairs[200];
+
 /* Longest text the formatters below write (no NUL is written). */
 #define TDCL_NC_MAX 32
 
@@ -128,23 +133,6 @@ static inline const char *tdcl_nc_parse_f64_simd(const char *p, double *out)
     static const double pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-    static const uint64_t pow10u[17] = {1,
-                                        10,
-                                        100,
-                                        1000,
-                                        10000,
-                                        100000,
-                                        1000000,
-                                        10000000,
-                                        100000000,
-                                        1000000000,
-                                        10000000000ULL,
-                                        100000000000ULL,
-                                        1000000000000ULL,
-                                        10000000000000ULL,
-                                        100000000000000ULL,
-                                        1000000000000000ULL,
-                                        10000000000000000ULL};
     const char *s = p;
     int neg = *s == '-';
     s += neg || *s == '+';
@@ -157,7 +145,7 @@ static inline const char *tdcl_nc_parse_f64_simd(const char *p, double *out)
         s++;
         nf = tdcl_nc_digit_run(s);
         if (nf == 16 || ni + nf > 19) return NULL;
-        m = m * pow10u[nf] + tdcl_nc_run_value(s, nf);
+        m = m * tdcl_nc_pow10[nf] + tdcl_nc_run_value(s, nf);
         s += nf;
     }
     if (ni + nf == 0) return NULL;
@@ -255,23 +243,19 @@ static inline const char *tdcl_nc_parse_f64_fast(const char *p, const char *end,
 static inline char *tdcl_nc_format_u64(char *buf, uint64_t v)
 {
     /* Two digits per division, written backwards into a scratch area. */
-    static const char pairs[201] = "00010203040506070809101112131415161718192021222324"
-                                   "25262728293031323334353637383940414243444546474849"
-                                   "50515253545556575859606162636465666768697071727374"
-                                   "75767778798081828384858687888990919293949596979899";
     char tmp[20];
     char *q = tmp + sizeof tmp;
     while (v >= 100) {
         unsigned r = (unsigned)(v % 100);
         v /= 100;
         q -= 2;
-        q[0] = pairs[2 * r];
-        q[1] = pairs[2 * r + 1];
+        q[0] = tdcl_nc_digit_pairs[2 * r];
+        q[1] = tdcl_nc_digit_pairs[2 * r + 1];
     }
     if (v >= 10) {
         q -= 2;
-        q[0] = pairs[2 * v];
-        q[1] = pairs[2 * v + 1];
+        q[0] = tdcl_nc_digit_pairs[2 * v];
+        q[1] = tdcl_nc_digit_pairs[2 * v + 1];
     } else {
         *--q = (char)('0' + v);
     }

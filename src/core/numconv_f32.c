@@ -28,29 +28,35 @@
 
 #include "numconv.h"
 
+const uint64_t tdcl_nc_pow10[20] = {1ULL,
+                                    10ULL,
+                                    100ULL,
+                                    1000ULL,
+                                    10000ULL,
+                                    100000ULL,
+                                    1000000ULL,
+                                    10000000ULL,
+                                    100000000ULL,
+                                    1000000000ULL,
+                                    10000000000ULL,
+                                    100000000000ULL,
+                                    1000000000000ULL,
+                                    10000000000000ULL,
+                                    100000000000000ULL,
+                                    1000000000000000ULL,
+                                    10000000000000000ULL,
+                                    100000000000000000ULL,
+                                    1000000000000000000ULL,
+                                    10000000000000000000ULL};
+
+/* Exactly 200 characters: C drops the string's NUL. */
+const char tdcl_nc_digit_pairs[200] = "00010203040506070809101112131415161718192021222324"
+                                      "25262728293031323334353637383940414243444546474849"
+                                      "50515253545556575859606162636465666768697071727374"
+                                      "75767778798081828384858687888990919293949596979899";
+
 #ifdef __SIZEOF_INT128__
 __extension__ typedef unsigned __int128 u128;
-
-static const uint64_t pow10_u64[20] = {1ULL,
-                                       10ULL,
-                                       100ULL,
-                                       1000ULL,
-                                       10000ULL,
-                                       100000ULL,
-                                       1000000ULL,
-                                       10000000ULL,
-                                       100000000ULL,
-                                       1000000000ULL,
-                                       10000000000ULL,
-                                       100000000000ULL,
-                                       1000000000000ULL,
-                                       10000000000000ULL,
-                                       100000000000000ULL,
-                                       1000000000000000ULL,
-                                       10000000000000000ULL,
-                                       100000000000000000ULL,
-                                       1000000000000000000ULL,
-                                       10000000000000000000ULL};
 
 /* A decimal: digits * 10^exp10, digits < 10^9. */
 typedef struct decimal {
@@ -93,7 +99,7 @@ static inline int scale_interval(uint32_t c, int e2, int j, int below, scaled *s
     uint64_t v4 = 4 * (uint64_t)c;
     if (j >= 0) {
         if (e2 < -63 || j > 19) return 0;
-        u128 p = pow10_u64[j], mid = (u128)v4 * p;
+        u128 p = tdcl_nc_pow10[j], mid = (u128)v4 * p;
         u128 lo = mid - (unsigned)below * p, hi = mid + 2 * p;
         if (e2 >= 0) { /* e2 <= 4 and j <= 1 here: the product fits, nothing is lost */
             s->lo = (uint64_t)lo << e2, s->mid = (uint64_t)mid << e2, s->hi = (uint64_t)hi << e2;
@@ -107,7 +113,7 @@ static inline int scale_interval(uint32_t c, int e2, int j, int below, scaled *s
         }
     } else {
         if (e2 > 38) return 0; /* v4 << e2 must fit in 64 bits */
-        uint64_t d = pow10_u64[-j], mid = v4 << e2;
+        uint64_t d = tdcl_nc_pow10[-j], mid = v4 << e2;
         uint64_t lo = (v4 - (unsigned)below) << e2, hi = (v4 + 2) << e2;
         s->lo = lo / d, s->mid = mid / d, s->hi = hi / d;
         s->lo_exact = lo % d == 0, s->mid_exact = mid % d == 0, s->hi_exact = hi % d == 0;
@@ -182,7 +188,7 @@ static inline decimal pick_by_removal(const scaled *s, int include_bounds, int j
 static inline int count_digits(uint32_t v)
 {
     int t = ((32 - __builtin_clz(v | 1)) * 1233) >> 12;
-    return t + 1 - (v < (uint32_t)pow10_u64[t]);
+    return t + 1 - (v < (uint32_t)tdcl_nc_pow10[t]);
 }
 
 /* Text is built in a 128-bit register, its first character in the low
@@ -193,24 +199,11 @@ static inline void store16(char *o, u128 t)
     memcpy(o, &t, 16);
 }
 
-static const char digit_pairs[200] = {
-    '0', '0', '0', '1', '0', '2', '0', '3', '0', '4', '0', '5', '0', '6', '0', '7', '0', '8', '0',
-    '9', '1', '0', '1', '1', '1', '2', '1', '3', '1', '4', '1', '5', '1', '6', '1', '7', '1', '8',
-    '1', '9', '2', '0', '2', '1', '2', '2', '2', '3', '2', '4', '2', '5', '2', '6', '2', '7', '2',
-    '8', '2', '9', '3', '0', '3', '1', '3', '2', '3', '3', '3', '4', '3', '5', '3', '6', '3', '7',
-    '3', '8', '3', '9', '4', '0', '4', '1', '4', '2', '4', '3', '4', '4', '4', '5', '4', '6', '4',
-    '7', '4', '8', '4', '9', '5', '0', '5', '1', '5', '2', '5', '3', '5', '4', '5', '5', '5', '6',
-    '5', '7', '5', '8', '5', '9', '6', '0', '6', '1', '6', '2', '6', '3', '6', '4', '6', '5', '6',
-    '6', '6', '7', '6', '8', '6', '9', '7', '0', '7', '1', '7', '2', '7', '3', '7', '4', '7', '5',
-    '7', '6', '7', '7', '7', '8', '7', '9', '8', '0', '8', '1', '8', '2', '8', '3', '8', '4', '8',
-    '5', '8', '6', '8', '7', '8', '8', '8', '9', '9', '0', '9', '1', '9', '2', '9', '3', '9', '4',
-    '9', '5', '9', '6', '9', '7', '9', '8', '9', '9'};
-
 /* The two characters of the pair p < 100, the first in the low byte. */
 static inline uint64_t pair_chars(uint64_t p)
 {
     uint16_t c;
-    memcpy(&c, digit_pairs + 2 * p, 2);
+    memcpy(&c, tdcl_nc_digit_pairs + 2 * p, 2);
     return c;
 }
 
@@ -249,7 +242,7 @@ static inline char *put_scientific(char *o, u128 t, int n, int x)
     unsigned ax = (unsigned)(x < 0 ? -x : x);
     o[0] = 'e';
     o[1] = x < 0 ? '-' : '+';
-    memcpy(o + 2, digit_pairs + 2 * ax, 2);
+    memcpy(o + 2, tdcl_nc_digit_pairs + 2 * ax, 2);
     return o + 4;
 }
 
