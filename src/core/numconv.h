@@ -53,6 +53,10 @@ char *tdcl_nc_format_f32(char *buf, float v);
  * reference. */
 char *tdcl_nc_format_f32_std(char *buf, float v);
 
+/* v in scientific notation with digits (1..9) significant digits,
+ * correctly rounded, as std::to_chars writes it. */
+char *tdcl_nc_format_f32_sci(char *buf, float v, int digits);
+
 #ifdef __cplusplus
 }
 #endif
