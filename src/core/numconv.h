@@ -103,12 +103,16 @@ static inline int tdcl_nc_digits(const char **s, const char *end, uint64_t *m, i
 /* The number of ASCII digits at p, up to 16, found in one 16-byte compare
  * instead of a branch per character (16 means "16 or more"). p must have
  * 16 readable bytes. */
-static inline int tdcl_nc_digit_run(const char *p)
+static inline unsigned tdcl_nc_digit_mask(const char *p)
 {
     __m128i c = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), _mm_set1_epi8('0'));
     __m128i ok = _mm_cmpeq_epi8(_mm_min_epu8(c, _mm_set1_epi8(9)), c);
-    unsigned mask = (unsigned)_mm_movemask_epi8(ok);
-    return __builtin_ctz(~mask); /* bit 16 of ~mask is set: at most 16 */
+    return (unsigned)_mm_movemask_epi8(ok); /* bit i: p[i] is a digit */
+}
+
+static inline int tdcl_nc_digit_run(const char *p)
+{
+    return __builtin_ctz(~tdcl_nc_digit_mask(p)); /* bit 16 of ~mask is set: at most 16 */
 }
 
 /* The value of the n <= 16 digits at p (16 + 8 readable bytes). */
@@ -128,10 +132,11 @@ static inline uint64_t tdcl_nc_run_value(const char *p, int n)
     return v;
 }
 
-/* The common case with no loop over characters: sign, up to 15 integer
- * digits, point, fraction (at most 19 digits in all), exponent of at most 4
- * digits, all found with tdcl_nc_digit_run. Returns NULL to hand the text
- * to the general path. p must have 80 readable bytes. */
+/* The common case with no loop over characters: sign, integer digits,
+ * point and fraction within 16 bytes (at most 19 digits in all), found
+ * with one 16-byte compare, and an exponent of at most 4 digits. Returns
+ * NULL to hand the text to the general path. p must have 80 readable
+ * bytes. */
 static inline const char *tdcl_nc_parse_f64_simd(const char *p, double *out)
 {
     static const double pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
@@ -140,17 +145,20 @@ static inline const char *tdcl_nc_parse_f64_simd(const char *p, double *out)
     const char *s = p;
     int neg = *s == '-';
     s += neg || *s == '+';
-    int ni = tdcl_nc_digit_run(s);
+    unsigned digits = tdcl_nc_digit_mask(s);
+    int ni = __builtin_ctz(~digits);
     if (ni == 16) return NULL;
     uint64_t m = tdcl_nc_run_value(s, ni);
-    s += ni;
     int nf = 0;
-    if (*s == '.') {
-        s++;
-        nf = tdcl_nc_digit_run(s);
-        if (nf == 16 || ni + nf > 19) return NULL;
-        m = m * tdcl_nc_pow10[nf] + tdcl_nc_run_value(s, nf);
-        s += nf;
+    if (s[ni] == '.') {
+        /* the fraction's digits, from the same mask: if they reach its last
+         * byte they may go on past it */
+        nf = __builtin_ctz(~(digits >> (ni + 1)));
+        if (ni + 1 + nf >= 16 || ni + nf > 19) return NULL;
+        m = m * tdcl_nc_pow10[nf] + tdcl_nc_run_value(s + ni + 1, nf);
+        s += ni + 1 + nf;
+    } else {
+        s += ni;
     }
     if (ni + nf == 0) return NULL;
     int e10 = -nf;
