@@ -1,10 +1,13 @@
 /* tiledcl bench: measures the operations on the selected device, beside
- * the device's copy ceiling (and measured arithmetic peak) of the same run. */
+ * the device's copy ceiling (and measured arithmetic peak) of the same run,
+ * or (OP io) reading and writing matrix files on the host. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "bench_io.h"
 #include "bench_ops.h"
 #include "cli.h"
 #include "spec.h"
@@ -37,6 +40,8 @@ static void usage(FILE *fp)
                 "  tile-avg  mean of each tile; bytes read plus written   GB/s\n"
                 "  life      Game of Life (B3/S23) generations            cell updates/s\n"
                 "  all       copy, matmul, tile-avg and life in turn\n"
+                "  io        Matrix Market and .npy files, read and written   MB/s\n"
+                "            on the host (no device): see below\n"
                 "\n"
                 "options (defaults: GPU / CPU):\n"
                 "  --size N          NxN problem; matmul 8192 / 2048, tile-avg 16384 / 4096,\n"
@@ -65,19 +70,37 @@ static void usage(FILE *fp)
                 "                    as copy's --size)\n"
                 "  --seed S          seed of the random inputs (default fixed)\n"
                 "  --json            one JSON object per line instead of text\n"
+                "\n");
+    fprintf(fp, "io: writes an NxN array file (--size, default 4000) and a coordinate file\n"
+                "(--nnz entries, default 10 million) of float32 values printed with %%.9g,\n"
+                "reads them back from the page cache with 1 thread and with T, writes a\n"
+                "dense float32 matrix as array and a sparse one as coordinate in tiledcl's\n"
+                "shortest text, and times .npy both ways beside malloc + memcpy of the same\n"
+                "bytes. Medians of R runs (--reps, default 5, at most 31) after a warm-up;\n"
+                "MB are 10^6 bytes of file; MB/cpu-s counts the CPU time of all threads.\n"
+                "Writes go to a new file without fsync (the formatter's speed, not the\n"
+                "disk's); the array file written is read back and checked bit for bit.\n"
+                "  --nnz K           coordinate entries\n"
+                "  --threads T       threads of the many-thread figures (default: one per\n"
+                "                    core)\n"
+                "  --dir DIR         where the files go (default $TMPDIR, else /tmp); they\n"
+                "                    are removed at the end\n"
+                "  --read FILE       only time reading FILE (Matrix Market)\n"
+                "  --plain           also time fgets+strtod and fprintf(\"%%.9g\"), for scale\n"
                 "\n"
                 "JSON fields: op, device, type, size (null for --shape; then m, k, n), tile\n"
                 "(null when none), plan, reps, median_ms, min_ms, max_ms, host_median_ms,\n"
                 "upload_ms, download_ms, total_ms, copy_gbps, frac_copy, checked, and gbps\n"
                 "(copy, tile-avg), gflops (peak, matmul; with peak_gflops, frac_peak,\n"
                 "spec_peak_gflops, frac_spec_peak) or cells_per_s (life). Unknown values are\n"
-                "null.\n"
+                "null. io: op, what, threads, mb, median_ms, cpu_median_ms, mbps, mb_per_cpu_s.\n"
                 "\n"
                 "examples:\n"
                 "  tiledcl bench copy\n"
                 "  tiledcl bench matmul --size 1600 --tile 16 --reps 5\n"
                 "  tiledcl --device gpu bench matmul --precision 3xtf32 --reps 20\n"
                 "  tiledcl --device gpu bench all --json > bench.jsonl\n"
+                "  tiledcl bench io --size 2000 --reps 3\n"
                 "\n"
                 "exit status: 0 success, 1 bad input, runtime failure or a failed output\n"
                 "             check, 2 usage error, 3 no usable device or OpenCL failure\n");
@@ -96,8 +119,22 @@ enum {
     OPT_SEED,
     OPT_PARAMS,
     OPT_NO_TUNE,
-    OPT_JSON
+    OPT_JSON,
+    OPT_NNZ,
+    OPT_THREADS,
+    OPT_DIR,
+    OPT_READ,
+    OPT_PLAIN
 };
+
+/* What the command line asked for: a device job, or (OP io) the file one. */
+typedef struct bench_cli {
+    tdcl_bench_opts dev;
+    tdcl_bench_io_opts io;
+    const char *dev_only; /* the first option given that only device operations take */
+    const char *io_only;  /* the first option given that only io takes */
+    int json;
+} bench_cli;
 
 static int parse_shape(const char *s, tdcl_bench_opts *o)
 {
@@ -125,16 +162,50 @@ static int parse_type(const char *s, tdcl_dtype *t)
     return 0;
 }
 
-/* Parses one option's value into o; returns 0, or the usage exit code. */
-static int take_option(int c, const char *arg, tdcl_bench_opts *o, int *json)
+/* Parses one of io's own options into b; returns 0, or the usage exit code. */
+static int take_io_option(int c, const char *arg, bench_cli *b)
 {
     int64_t v;
+    switch (c) {
+    case OPT_NNZ:
+        if (cli_parse_i64(arg, 1, INT64_C(1) << 40, &b->io.nnz))
+            return cli_usage_error("bench", "expected --nnz >= 1, got '%s'", arg);
+        return 0;
+    case OPT_THREADS:
+        if (cli_parse_i64(arg, 1, 64, &v))
+            return cli_usage_error("bench", "expected --threads 1..64, got '%s'", arg);
+        b->io.threads = (int)v;
+        return 0;
+    case OPT_DIR:
+        b->io.dir = arg;
+        return 0;
+    case OPT_READ:
+        b->io.read_path = arg;
+        return 0;
+    case OPT_PLAIN:
+        b->io.plain = 1;
+        return 0;
+    }
+    return CLI_EXIT_USAGE;
+}
+
+/* Parses one option's value into b; returns 0, or the usage exit code. */
+static int take_option(int c, const char *arg, const char *name, bench_cli *b)
+{
+    tdcl_bench_opts *o = &b->dev;
+    int64_t v;
     const int64_t big = 1 << 20;
+    if (c >= OPT_NNZ) {
+        if (!b->io_only) b->io_only = name;
+        return take_io_option(c, arg, b);
+    }
+    if (c != OPT_SIZE && c != OPT_REPS && c != OPT_JSON && !b->dev_only) b->dev_only = name;
     switch (c) {
     case OPT_SIZE:
         if (cli_parse_i64(arg, 1, big, &o->size))
             return cli_usage_error("bench", "expected --size 1..%lld, got '%s'", (long long)big,
                                    arg);
+        b->io.n = o->size;
         return 0;
     case OPT_COPY_SIZE:
         if (cli_parse_i64(arg, 1, big, &o->copy_size))
@@ -164,6 +235,7 @@ static int take_option(int c, const char *arg, tdcl_bench_opts *o, int *json)
             return cli_usage_error("bench", "expected --%s %d..100000, got '%s'",
                                    c == OPT_REPS ? "reps" : "warmup", c == OPT_REPS, arg);
         *(c == OPT_REPS ? &o->reps : &o->warmup) = (int)v;
+        if (c == OPT_REPS) b->io.reps = (int)v;
         return 0;
     case OPT_TYPE:
         if (parse_type(arg, &o->type))
@@ -189,7 +261,7 @@ static int take_option(int c, const char *arg, tdcl_bench_opts *o, int *json)
         o->seed = (uint64_t)v;
         return 0;
     case OPT_JSON:
-        *json = 1;
+        b->json = 1;
         return 0;
     }
     return CLI_EXIT_USAGE;
@@ -210,8 +282,43 @@ static void emit_line(const tdcl_bench_result *r, void *user)
     fflush(stdout); /* a long run shows each figure as it comes */
 }
 
-/* Parses argv into o and *json; returns -1 to go on, else an exit code. */
-static int parse_args(int argc, char **argv, tdcl_bench_opts *o, int *json)
+static void emit_io_line(const tdcl_bench_io_result *r, void *user)
+{
+    int json = *(const int *)user;
+    if (json) {
+        tdcl_jsonl j;
+        const char *line = tdcl_bench_io_result_json(r, &j);
+        if (line) printf("%s\n", line);
+    } else {
+        char buf[256];
+        tdcl_bench_io_result_text(r, buf, sizeof buf);
+        printf("%s\n", buf);
+    }
+    fflush(stdout);
+}
+
+/* Checks that the options given fit OP; returns -1 to go on, else an exit
+ * code. */
+static int check_op_options(const bench_cli *b, int io)
+{
+    const tdcl_bench_opts *o = &b->dev;
+    if (io && b->dev_only)
+        return cli_usage_error("bench", "--%s is for the device operations, not io", b->dev_only);
+    if (!io && b->io_only) return cli_usage_error("bench", "--%s is for io only", b->io_only);
+    if (io && b->io.reps > 31)
+        return cli_usage_error("bench", "io takes --reps 1..31, got %d", b->io.reps);
+    if (o->m && o->op != TDCL_BENCH_MATMUL)
+        return cli_usage_error("bench", "--shape is for matmul only");
+    if (o->m && o->size) return cli_usage_error("bench", "give --size or --shape, not both");
+    if (o->op == TDCL_BENCH_COPY && o->tile && o->tile != 1 && o->tile != 4 && o->tile != 8)
+        return cli_usage_error("bench", "copy takes --tile as its vector width 1, 4 or 8, got %d",
+                               o->tile);
+    return -1;
+}
+
+/* Parses argv into b and *io (OP is io); returns -1 to go on, else an exit
+ * code. */
+static int parse_args(int argc, char **argv, bench_cli *b, int *io)
 {
     static const struct option longopts[] = {{"size", required_argument, NULL, OPT_SIZE},
                                              {"shape", required_argument, NULL, OPT_SHAPE},
@@ -226,12 +333,17 @@ static int parse_args(int argc, char **argv, tdcl_bench_opts *o, int *json)
                                              {"params", required_argument, NULL, OPT_PARAMS},
                                              {"no-tune", no_argument, NULL, OPT_NO_TUNE},
                                              {"json", no_argument, NULL, OPT_JSON},
+                                             {"nnz", required_argument, NULL, OPT_NNZ},
+                                             {"threads", required_argument, NULL, OPT_THREADS},
+                                             {"dir", required_argument, NULL, OPT_DIR},
+                                             {"read", required_argument, NULL, OPT_READ},
+                                             {"plain", no_argument, NULL, OPT_PLAIN},
                                              {"help", no_argument, NULL, 'h'},
                                              {0, 0, 0, 0}};
-    int c, rc;
+    int c, rc, idx = -1;
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", longopts, &idx)) != -1) {
         if (c == 'h') {
             usage(stdout);
             return 0;
@@ -239,40 +351,54 @@ static int parse_args(int argc, char **argv, tdcl_bench_opts *o, int *json)
         if (c == '?' || c == ':')
             return cli_usage_error("bench", "unknown option or missing value '%s'",
                                    argv[optind - 1]);
-        if ((rc = take_option(c, optarg, o, json)) != 0) return rc;
+        if ((rc = take_option(c, optarg, longopts[idx].name, b)) != 0) return rc;
     }
     if (optind >= argc)
-        return cli_usage_error("bench", "expected an operation: copy, matmul, tile-avg, life "
-                                        "or all");
-    if (tdcl_bench_op_parse(argv[optind], &o->op))
+        return cli_usage_error("bench", "expected an operation: copy, matmul, tile-avg, life, "
+                                        "all or io");
+    *io = strcmp(argv[optind], "io") == 0;
+    if (!*io && tdcl_bench_op_parse(argv[optind], &b->dev.op))
         return cli_usage_error("bench",
                                "unknown operation '%s' (copy, matmul, tile-avg, life, "
-                               "all)",
+                               "all, io)",
                                argv[optind]);
     if (optind + 1 < argc)
         return cli_usage_error("bench", "unexpected argument '%s'", argv[optind + 1]);
-    if (o->m && o->op != TDCL_BENCH_MATMUL)
-        return cli_usage_error("bench", "--shape is for matmul only");
-    if (o->m && o->size) return cli_usage_error("bench", "give --size or --shape, not both");
-    if (o->op == TDCL_BENCH_COPY && o->tile && o->tile != 1 && o->tile != 4 && o->tile != 8)
-        return cli_usage_error("bench", "copy takes --tile as its vector width 1, 4 or 8, got %d",
-                               o->tile);
-    return -1;
+    return check_op_options(b, *io);
+}
+
+/* OP io: no device; the machine's load beside the figures, since they are
+ * the host's. */
+static int bench_io(bench_cli *b)
+{
+    tdcl_err err = {0};
+    double load[1] = {-1};
+    if (!b->json) {
+        getloadavg(load, 1);
+        printf("host: %ld cores, load average %.2f\n", sysconf(_SC_NPROCESSORS_ONLN), load[0]);
+    }
+    tdcl_status st = tdcl_bench_io(&b->io, emit_io_line, &b->json, &err);
+    if (!b->json && !st) {
+        getloadavg(load, 1);
+        printf("load average at the end %.2f\n", load[0]);
+    }
+    return st ? cli_report(&err) : 0;
 }
 
 int cmd_bench(int argc, char **argv, const cli_globals *g)
 {
-    tdcl_bench_opts o;
+    bench_cli b = {0};
     tdcl_err err = {0};
     tdcl_ctx *ctx = NULL;
-    int json = 0, rc;
-    tdcl_bench_opts_init(&o);
-    if ((rc = parse_args(argc, argv, &o, &json)) >= 0) return rc;
+    int io = 0, rc;
+    tdcl_bench_opts_init(&b.dev);
+    if ((rc = parse_args(argc, argv, &b, &io)) >= 0) return rc;
+    if (io) return bench_io(&b);
     if (cli_open_ctx(g, &ctx, &err) != TDCL_OK) return cli_report(&err);
-    if (!json)
+    if (!b.json)
         printf("device %u:%u %s (%s), %s\n", ctx->dev.pidx, ctx->dev.didx, ctx->dev.device_name,
                tdcl_cl_type_name(ctx->dev.type), ctx->dev.driver_version);
-    tdcl_status st = tdcl_bench_job(ctx, &o, emit_line, &json, &err);
+    tdcl_status st = tdcl_bench_job(ctx, &b.dev, emit_line, &b.json, &err);
     if (g->verbose) tdcl_timing_log(&ctx->t);
     tdcl_ctx_close(ctx);
     return st ? cli_report(&err) : 0;

@@ -102,3 +102,8 @@ extern "C" char *tdcl_nc_format_f32_std(char *buf, float v)
     }
     return format(buf, v);
 }
+
+extern "C" char *tdcl_nc_format_f32_sci(char *buf, float v, int digits)
+{
+    return std::to_chars(buf, buf + TDCL_NC_MAX, v, std::chars_format::scientific, digits - 1).ptr;
+}

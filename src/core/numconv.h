@@ -23,6 +23,11 @@
 extern "C" {
 #endif
 
+/* 10^k for k = 0..19, every power of ten a uint64_t holds, and the two
+ * characters of each number 00..99 (tables of numconv_f32.c). */
+extern const uint64_t tdcl_nc_pow10[20];
+extern const char tdcl_nc_digit_pairs[200];
+
 /* Longest text the formatters below write (no NUL is written). */
 #define TDCL_NC_MAX 32
 
@@ -47,6 +52,10 @@ char *tdcl_nc_format_f32(char *buf, float v);
  * reproduces exactly: its fallback outside that range, and the tests'
  * reference. */
 char *tdcl_nc_format_f32_std(char *buf, float v);
+
+/* v in scientific notation with digits (1..9) significant digits,
+ * correctly rounded, as std::to_chars writes it. */
+char *tdcl_nc_format_f32_sci(char *buf, float v, int digits);
 
 #ifdef __cplusplus
 }
@@ -94,12 +103,16 @@ static inline int tdcl_nc_digits(const char **s, const char *end, uint64_t *m, i
 /* The number of ASCII digits at p, up to 16, found in one 16-byte compare
  * instead of a branch per character (16 means "16 or more"). p must have
  * 16 readable bytes. */
-static inline int tdcl_nc_digit_run(const char *p)
+static inline unsigned tdcl_nc_digit_mask(const char *p)
 {
     __m128i c = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), _mm_set1_epi8('0'));
     __m128i ok = _mm_cmpeq_epi8(_mm_min_epu8(c, _mm_set1_epi8(9)), c);
-    unsigned mask = (unsigned)_mm_movemask_epi8(ok);
-    return __builtin_ctz(~mask); /* bit 16 of ~mask is set: at most 16 */
+    return (unsigned)_mm_movemask_epi8(ok); /* bit i: p[i] is a digit */
+}
+
+static inline int tdcl_nc_digit_run(const char *p)
+{
+    return __builtin_ctz(~tdcl_nc_digit_mask(p)); /* bit 16 of ~mask is set: at most 16 */
 }
 
 /* The value of the n <= 16 digits at p (16 + 8 readable bytes). */
@@ -119,46 +132,33 @@ static inline uint64_t tdcl_nc_run_value(const char *p, int n)
     return v;
 }
 
-/* The common case with no loop over characters: sign, up to 15 integer
- * digits, point, fraction (at most 19 digits in all), exponent of at most 4
- * digits, all found with tdcl_nc_digit_run. Returns NULL to hand the text
- * to the general path. p must have 80 readable bytes. */
+/* The common case with no loop over characters: sign, integer digits,
+ * point and fraction within 16 bytes (at most 19 digits in all), found
+ * with one 16-byte compare, and an exponent of at most 4 digits. Returns
+ * NULL to hand the text to the general path. p must have 80 readable
+ * bytes. */
 static inline const char *tdcl_nc_parse_f64_simd(const char *p, double *out)
 {
     static const double pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-    static const uint64_t pow10u[17] = {1,
-                                        10,
-                                        100,
-                                        1000,
-                                        10000,
-                                        100000,
-                                        1000000,
-                                        10000000,
-                                        100000000,
-                                        1000000000,
-                                        10000000000ULL,
-                                        100000000000ULL,
-                                        1000000000000ULL,
-                                        10000000000000ULL,
-                                        100000000000000ULL,
-                                        1000000000000000ULL,
-                                        10000000000000000ULL};
     const char *s = p;
     int neg = *s == '-';
     s += neg || *s == '+';
-    int ni = tdcl_nc_digit_run(s);
+    unsigned digits = tdcl_nc_digit_mask(s);
+    int ni = __builtin_ctz(~digits);
     if (ni == 16) return NULL;
     uint64_t m = tdcl_nc_run_value(s, ni);
-    s += ni;
     int nf = 0;
-    if (*s == '.') {
-        s++;
-        nf = tdcl_nc_digit_run(s);
-        if (nf == 16 || ni + nf > 19) return NULL;
-        m = m * pow10u[nf] + tdcl_nc_run_value(s, nf);
-        s += nf;
+    if (s[ni] == '.') {
+        /* the fraction's digits, from the same mask: if they reach its last
+         * byte they may go on past it */
+        nf = __builtin_ctz(~(digits >> (ni + 1)));
+        if (ni + 1 + nf >= 16 || ni + nf > 19) return NULL;
+        m = m * tdcl_nc_pow10[nf] + tdcl_nc_run_value(s + ni + 1, nf);
+        s += ni + 1 + nf;
+    } else {
+        s += ni;
     }
     if (ni + nf == 0) return NULL;
     int e10 = -nf;
@@ -255,23 +255,19 @@ static inline const char *tdcl_nc_parse_f64_fast(const char *p, const char *end,
 static inline char *tdcl_nc_format_u64(char *buf, uint64_t v)
 {
     /* Two digits per division, written backwards into a scratch area. */
-    static const char pairs[201] = "00010203040506070809101112131415161718192021222324"
-                                   "25262728293031323334353637383940414243444546474849"
-                                   "50515253545556575859606162636465666768697071727374"
-                                   "75767778798081828384858687888990919293949596979899";
     char tmp[20];
     char *q = tmp + sizeof tmp;
     while (v >= 100) {
         unsigned r = (unsigned)(v % 100);
         v /= 100;
         q -= 2;
-        q[0] = pairs[2 * r];
-        q[1] = pairs[2 * r + 1];
+        q[0] = tdcl_nc_digit_pairs[2 * r];
+        q[1] = tdcl_nc_digit_pairs[2 * r + 1];
     }
     if (v >= 10) {
         q -= 2;
-        q[0] = pairs[2 * v];
-        q[1] = pairs[2 * v + 1];
+        q[0] = tdcl_nc_digit_pairs[2 * v];
+        q[1] = tdcl_nc_digit_pairs[2 * v + 1];
     } else {
         *--q = (char)('0' + v);
     }

@@ -10,8 +10,10 @@
  * byte for byte what std::to_chars(buf, end, v) writes: the shortest
  * digits that read back as v, the closest to v among them (ties to even),
  * in fixed or scientific notation whichever is shorter (fixed on a tie),
- * an integer in fixed notation printed exactly. All 2^32 floats were
- * compared once; tests/unit/test_numconv.c compares every exponent.
+ * an integer in fixed notation printed exactly; except for one float and
+ * its negative whose shortest text does not survive being read as a
+ * double (format_checked). All 2^32 floats were compared once, and read
+ * back both ways; tests/unit/test_numconv.c compares every exponent.
  *
  * The digits: v = c * 2^q lies in the interval of reals that read back as
  * v, with bounds halfway to its neighbours, (4c -+ 2) * 2^(q-2) (the lower
@@ -28,29 +30,64 @@
 
 #include "numconv.h"
 
+const uint64_t tdcl_nc_pow10[20] = {1ULL,
+                                    10ULL,
+                                    100ULL,
+                                    1000ULL,
+                                    10000ULL,
+                                    100000ULL,
+                                    1000000ULL,
+                                    10000000ULL,
+                                    100000000ULL,
+                                    1000000000ULL,
+                                    10000000000ULL,
+                                    100000000000ULL,
+                                    1000000000000ULL,
+                                    10000000000000ULL,
+                                    100000000000000ULL,
+                                    1000000000000000ULL,
+                                    10000000000000000ULL,
+                                    100000000000000000ULL,
+                                    1000000000000000000ULL,
+                                    10000000000000000000ULL};
+
+/* Exactly 200 characters: C drops the string's NUL. */
+const char tdcl_nc_digit_pairs[200] = "00010203040506070809101112131415161718192021222324"
+                                      "25262728293031323334353637383940414243444546474849"
+                                      "50515253545556575859606162636465666768697071727374"
+                                      "75767778798081828384858687888990919293949596979899";
+
+/* std::to_chars's text, unless it is one of the rare shortest texts that
+ * land exactly on a float32 tie when read as a double (as the Matrix
+ * Market reader reads them) and so come back one ulp off once converted to
+ * float32: of all 2^32 floats only 7.038531e-26 and its negative, which
+ * the scheme below does not print itself. Those get the shortest longer
+ * text that survives both reads ("7.0385307e-26"). */
+static int same_bits(float a, float b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* 1 when the text p..e reads back as v both as a float32 and as a double
+ * converted to float32. */
+static int reads_back(const char *p, const char *e, float v)
+{
+    float f;
+    double d;
+    return tdcl_nc_parse_f32(p, e, &f) == e && same_bits(f, v) &&
+           tdcl_nc_parse_f64(p, e, &d) == e && same_bits((float)d, v);
+}
+
+static char *format_checked(char *buf, float v)
+{
+    char *e = tdcl_nc_format_f32_std(buf, v);
+    for (int digits = 1; !isnan(v) && digits <= 9 && !reads_back(buf, e, v); digits++)
+        e = tdcl_nc_format_f32_sci(buf, v, digits);
+    return e;
+}
+
 #ifdef __SIZEOF_INT128__
 __extension__ typedef unsigned __int128 u128;
-
-static const uint64_t pow10_u64[20] = {1ULL,
-                                       10ULL,
-                                       100ULL,
-                                       1000ULL,
-                                       10000ULL,
-                                       100000ULL,
-                                       1000000ULL,
-                                       10000000ULL,
-                                       100000000ULL,
-                                       1000000000ULL,
-                                       10000000000ULL,
-                                       100000000000ULL,
-                                       1000000000000ULL,
-                                       10000000000000ULL,
-                                       100000000000000ULL,
-                                       1000000000000000ULL,
-                                       10000000000000000ULL,
-                                       100000000000000000ULL,
-                                       1000000000000000000ULL,
-                                       10000000000000000000ULL};
 
 /* A decimal: digits * 10^exp10, digits < 10^9. */
 typedef struct decimal {
@@ -93,7 +130,7 @@ static inline int scale_interval(uint32_t c, int e2, int j, int below, scaled *s
     uint64_t v4 = 4 * (uint64_t)c;
     if (j >= 0) {
         if (e2 < -63 || j > 19) return 0;
-        u128 p = pow10_u64[j], mid = (u128)v4 * p;
+        u128 p = tdcl_nc_pow10[j], mid = (u128)v4 * p;
         u128 lo = mid - (unsigned)below * p, hi = mid + 2 * p;
         if (e2 >= 0) { /* e2 <= 4 and j <= 1 here: the product fits, nothing is lost */
             s->lo = (uint64_t)lo << e2, s->mid = (uint64_t)mid << e2, s->hi = (uint64_t)hi << e2;
@@ -107,7 +144,7 @@ static inline int scale_interval(uint32_t c, int e2, int j, int below, scaled *s
         }
     } else {
         if (e2 > 38) return 0; /* v4 << e2 must fit in 64 bits */
-        uint64_t d = pow10_u64[-j], mid = v4 << e2;
+        uint64_t d = tdcl_nc_pow10[-j], mid = v4 << e2;
         uint64_t lo = (v4 - (unsigned)below) << e2, hi = (v4 + 2) << e2;
         s->lo = lo / d, s->mid = mid / d, s->hi = hi / d;
         s->lo_exact = lo % d == 0, s->mid_exact = mid % d == 0, s->hi_exact = hi % d == 0;
@@ -182,7 +219,7 @@ static inline decimal pick_by_removal(const scaled *s, int include_bounds, int j
 static inline int count_digits(uint32_t v)
 {
     int t = ((32 - __builtin_clz(v | 1)) * 1233) >> 12;
-    return t + 1 - (v < (uint32_t)pow10_u64[t]);
+    return t + 1 - (v < (uint32_t)tdcl_nc_pow10[t]);
 }
 
 /* Text is built in a 128-bit register, its first character in the low
@@ -193,24 +230,11 @@ static inline void store16(char *o, u128 t)
     memcpy(o, &t, 16);
 }
 
-static const char digit_pairs[200] = {
-    '0', '0', '0', '1', '0', '2', '0', '3', '0', '4', '0', '5', '0', '6', '0', '7', '0', '8', '0',
-    '9', '1', '0', '1', '1', '1', '2', '1', '3', '1', '4', '1', '5', '1', '6', '1', '7', '1', '8',
-    '1', '9', '2', '0', '2', '1', '2', '2', '2', '3', '2', '4', '2', '5', '2', '6', '2', '7', '2',
-    '8', '2', '9', '3', '0', '3', '1', '3', '2', '3', '3', '3', '4', '3', '5', '3', '6', '3', '7',
-    '3', '8', '3', '9', '4', '0', '4', '1', '4', '2', '4', '3', '4', '4', '4', '5', '4', '6', '4',
-    '7', '4', '8', '4', '9', '5', '0', '5', '1', '5', '2', '5', '3', '5', '4', '5', '5', '5', '6',
-    '5', '7', '5', '8', '5', '9', '6', '0', '6', '1', '6', '2', '6', '3', '6', '4', '6', '5', '6',
-    '6', '6', '7', '6', '8', '6', '9', '7', '0', '7', '1', '7', '2', '7', '3', '7', '4', '7', '5',
-    '7', '6', '7', '7', '7', '8', '7', '9', '8', '0', '8', '1', '8', '2', '8', '3', '8', '4', '8',
-    '5', '8', '6', '8', '7', '8', '8', '8', '9', '9', '0', '9', '1', '9', '2', '9', '3', '9', '4',
-    '9', '5', '9', '6', '9', '7', '9', '8', '9', '9'};
-
 /* The two characters of the pair p < 100, the first in the low byte. */
 static inline uint64_t pair_chars(uint64_t p)
 {
     uint16_t c;
-    memcpy(&c, digit_pairs + 2 * p, 2);
+    memcpy(&c, tdcl_nc_digit_pairs + 2 * p, 2);
     return c;
 }
 
@@ -249,7 +273,7 @@ static inline char *put_scientific(char *o, u128 t, int n, int x)
     unsigned ax = (unsigned)(x < 0 ? -x : x);
     o[0] = 'e';
     o[1] = x < 0 ? '-' : '+';
-    memcpy(o + 2, digit_pairs + 2 * ax, 2);
+    memcpy(o + 2, tdcl_nc_digit_pairs + 2 * ax, 2);
     return o + 4;
 }
 
@@ -277,20 +301,25 @@ char *tdcl_nc_format_f32(char *buf, float v)
     memcpy(&bits, &v, sizeof bits);
     uint32_t frac = bits & 0x7FFFFF, bexp = (bits >> 23) & 0xFF;
     scaled s;
-    /* subnormals, zero, inf and nan are for std::to_chars */
-    if (bexp == 0 || bexp == 0xFF) return tdcl_nc_format_f32_std(buf, v);
+    if ((bits << 1) == 0) { /* zero, common in matrices: "0" or "-0" */
+        char *o = buf + (bits >> 31);
+        buf[0] = '-';
+        *o = '0';
+        return o + 1;
+    }
+    if (bexp == 0 || bexp == 0xFF) return format_checked(buf, v); /* subnormal, inf, nan */
     uint32_t c = frac | 0x800000;
     int q = (int)bexp - 150, include_bounds = c % 2 == 0;
     decimal d;
     if (frac != 0 || bexp == 1) {
         /* 10^j * 2^q in [1, 10): the interval, 2^q wide, becomes 1..10 units */
         int j = -floor_log10_pow2(q);
-        if (!scale_interval(c, q - 2, j, 2, &s)) return tdcl_nc_format_f32_std(buf, v);
+        if (!scale_interval(c, q - 2, j, 2, &s)) return format_checked(buf, v);
         d = pick_in_narrow(&s, include_bounds, j);
     } else {
         /* 10^j * 2^q in (1, 10] times ten: 0.75 * 2^q becomes 7.5..75 units */
         int j = 1 - floor_log10_pow2(q);
-        if (!scale_interval(c, q - 2, j, 1, &s)) return tdcl_nc_format_f32_std(buf, v);
+        if (!scale_interval(c, q - 2, j, 1, &s)) return format_checked(buf, v);
         d = pick_by_removal(&s, include_bounds, j);
     }
     char *o = buf;
@@ -309,6 +338,6 @@ char *tdcl_nc_format_f32(char *buf, float v)
 #else /* no 128-bit integers: std::to_chars does it all */
 char *tdcl_nc_format_f32(char *buf, float v)
 {
-    return tdcl_nc_format_f32_std(buf, v);
+    return format_checked(buf, v);
 }
 #endif

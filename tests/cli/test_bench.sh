@@ -94,4 +94,48 @@ run bench tile-avg --tile 2x4 --size 64 --copy-size 64 --reps 2 --json
 expect_rc 0 "bench tile-avg takes a T x U tile"
 expect_contains "$OUT" '"tile": 2, "tile_cols": 4' "a T x U tile is reported as tile and tile_cols"
 
+# io: no device; every figure parses and is positive; the files go.
+check_io_jsonl() {
+    python3 -c '
+import json, sys
+want = sys.argv[1].split(",")
+lines = [json.loads(l) for l in sys.stdin.read().splitlines() if l.strip()]
+for d in lines:
+    assert d["op"] == "io", d
+    for k in ("mb", "median_ms", "cpu_median_ms", "mbps", "mb_per_cpu_s", "threads"):
+        assert isinstance(d[k], (int, float)) and d[k] > 0, (k, d)
+seen = ["%s/%d" % (d["what"], d["threads"]) for d in lines]
+for w in want:
+    assert w in seen, (w, seen)
+' "$1"
+}
+
+mkdir -p "$T/io"
+run bench io --size 40 --nnz 300 --reps 2 --threads 3 --dir "$T/io" --json
+expect_rc 0 "bench io exits 0"
+if printf '%s\n' "$OUT" | check_io_jsonl "mtx read array/1,mtx read array/3,mtx read coordinate/3,mtx write array/1,mtx write array/3,mtx write coordinate/3,npy write float64/1,npy read float64/1,malloc + memcpy of the same bytes/1" 2>"$T/py.err"; then
+    ok "bench io --json: every figure, 1 and 3 threads, positive"
+else
+    not_ok "bench io --json: every figure, 1 and 3 threads, positive" "$(cat "$T/py.err")" "$OUT"
+fi
+expect_eq "$(ls -A "$T/io" | wc -l | tr -d ' ')" "0" "bench io removes its files"
+
+printf '%%%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4.5\n' > "$T/small.mtx"
+run bench io --read "$T/small.mtx" --threads 1 --reps 2
+expect_rc 0 "bench io --read exits 0"
+expect_contains "$OUT" "io mtx read, 1 thread" "bench io --read times the file"
+run bench io --read "$T/absent.mtx" --reps 1
+expect_rc 1 "bench io --read of a missing file fails with 1"
+expect_contains "$ERR" "absent.mtx" "the failure names the file"
+run bench io --size 10 --reps 1 --dir "$T/no/such/dir"
+expect_rc 1 "bench io into a missing directory fails with 1"
+expect_contains "$ERR" "cannot create" "the failure says what could not be done"
+run bench io --tile 4
+expect_rc 2 "a device option with io is a usage error"
+expect_contains "$ERR" "--tile is for the device operations" "the option is named"
+run bench copy --nnz 5
+expect_rc 2 "an io option with a device operation is a usage error"
+run bench io --reps 40
+expect_rc 2 "io takes at most 31 runs"
+
 done_testing
