@@ -267,34 +267,28 @@ static int take_option(int c, const char *arg, const char *name, bench_cli *b)
     return CLI_EXIT_USAGE;
 }
 
+/* Prints one figure's line (NULL: a JSON line that overflowed) and
+ * flushes, so a long run shows each figure as it comes. */
+static void put_line(const char *line)
+{
+    if (line) printf("%s\n", line);
+    fflush(stdout);
+}
+
 static void emit_line(const tdcl_bench_result *r, void *user)
 {
-    int json = *(const int *)user;
-    if (json) {
-        tdcl_jsonl j;
-        const char *line = tdcl_bench_result_json(r, &j);
-        if (line) printf("%s\n", line);
-    } else {
-        char buf[1024];
-        tdcl_bench_result_text(r, buf, sizeof buf);
-        printf("%s\n", buf);
-    }
-    fflush(stdout); /* a long run shows each figure as it comes */
+    tdcl_jsonl j;
+    char buf[1024];
+    if (!*(const int *)user) tdcl_bench_result_text(r, buf, sizeof buf);
+    put_line(*(const int *)user ? tdcl_bench_result_json(r, &j) : buf);
 }
 
 static void emit_io_line(const tdcl_bench_io_result *r, void *user)
 {
-    int json = *(const int *)user;
-    if (json) {
-        tdcl_jsonl j;
-        const char *line = tdcl_bench_io_result_json(r, &j);
-        if (line) printf("%s\n", line);
-    } else {
-        char buf[256];
-        tdcl_bench_io_result_text(r, buf, sizeof buf);
-        printf("%s\n", buf);
-    }
-    fflush(stdout);
+    tdcl_jsonl j;
+    char buf[256];
+    if (!*(const int *)user) tdcl_bench_io_result_text(r, buf, sizeof buf);
+    put_line(*(const int *)user ? tdcl_bench_io_result_json(r, &j) : buf);
 }
 
 /* Checks that the options given fit OP; returns -1 to go on, else an exit

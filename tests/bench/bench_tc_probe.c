@@ -53,6 +53,22 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Launches k (1-D, g items in groups of l) once untimed and 7 times timed;
+ * ms gets the 7 device times sorted (ms[3] the median). */
+static cl_int time_launches(tdcl_ctx *ctx, cl_kernel k, size_t g, size_t l, double ms[7])
+{
+    cl_int err = CL_SUCCESS;
+    for (int r = -1; r < 7 && err == CL_SUCCESS; r++) {
+        cl_event ev = NULL;
+        err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &g, &l, 0, NULL, &ev);
+        if (err == CL_SUCCESS) err = clWaitForEvents(1, &ev);
+        if (r >= 0) ms[r] = tdcl_event_ms(ev);
+        if (ev) clReleaseEvent(ev);
+    }
+    if (err == CL_SUCCESS) qsort(ms, 7, sizeof *ms, cmp_double);
+    return err;
+}
+
 /* s on one line: newlines as " | ", at most n-1 bytes. */
 static void flat(const char *s, char *out, size_t n)
 {
@@ -584,19 +600,11 @@ static void time_ptx(const char *tag, char *ptx, const char *name, int iters, do
         clSetKernelArg(k, 0, sizeof d, &d);
         clSetKernelArg(k, 1, sizeof x, &x);
         clSetKernelArg(k, 2, sizeof iters, &iters);
-        err = CL_SUCCESS;
-        for (int r = -1; r < 7 && err == CL_SUCCESS; r++) {
-            cl_event ev = NULL;
-            err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &g, &l, 0, NULL, &ev);
-            if (err == CL_SUCCESS) err = clWaitForEvents(1, &ev);
-            if (r >= 0) ms[r] = tdcl_event_ms(ev);
-            if (ev) clReleaseEvent(ev);
-        }
+        err = time_launches(ctx, k, g, l, ms);
         if (err != CL_SUCCESS) {
             printf("%s %d work-groups/CU: run error %d\n", tag, wgs, err);
             break;
         }
-        qsort(ms, 7, sizeof *ms, cmp_double);
         double flop = (double)(g / 128) * iters * flop_it;
         printf("%s: %d warpgroups/CU: median %.3f ms, %.1f TFLOP/s\n", tag, wgs, ms[3],
                flop / ms[3] / 1e9);
@@ -650,19 +658,11 @@ static void probe_wgmma_peak(void)
             clSetKernelArg(k, 0, sizeof d, &d);
             clSetKernelArg(k, 1, sizeof x, &x);
             clSetKernelArg(k, 2, sizeof iters, &iters);
-            err = CL_SUCCESS;
-            for (int r = -1; r < 7 && err == CL_SUCCESS; r++) {
-                cl_event ev = NULL;
-                err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &g, &l, 0, NULL, &ev);
-                if (err == CL_SUCCESS) err = clWaitForEvents(1, &ev);
-                if (r >= 0) ms[r] = tdcl_event_ms(ev);
-                if (ev) clReleaseEvent(ev);
-            }
+            err = time_launches(ctx, k, g, l, ms);
             if (err != CL_SUCCESS) {
                 printf("c4 m64n%dk8 %d work-groups/CU: run error %d\n", n, wgs, err);
                 break;
             }
-            qsort(ms, 7, sizeof *ms, cmp_double);
             double flop = (double)(g / 128) * iters * 8 * 2.0 * 64 * n * 8;
             printf("c4 wgmma m64n%dk8 tf32: %d warpgroups/CU: median %.3f ms, %.1f TFLOP/s\n", n,
                    wgs, ms[3], flop / ms[3] / 1e9);
@@ -793,19 +793,11 @@ static void probe_bw(void)
             clSetKernelArg(k, 1, sizeof buf, &buf);
             clSetKernelArg(k, 2, sizeof m, &m);
             clSetKernelArg(k, 3, sizeof passes, &passes);
-            err = CL_SUCCESS;
-            for (int r = -1; r < 7 && err == CL_SUCCESS; r++) {
-                cl_event ev = NULL;
-                err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &g, &l, 0, NULL, &ev);
-                if (err == CL_SUCCESS) err = clWaitForEvents(1, &ev);
-                if (r >= 0) ms[r] = tdcl_event_ms(ev);
-                if (ev) clReleaseEvent(ev);
-            }
+            err = time_launches(ctx, k, g, l, ms);
             if (err != CL_SUCCESS) {
                 printf("d %s m=%d: run error %d\n", names[v], m, err);
                 break;
             }
-            qsort(ms, 7, sizeof *ms, cmp_double);
             double bytes = (double)unit * m * passes;
             printf("d %-15s buffer %7.2f MiB: median %.3f ms, %.2f TB/s (best %.2f)\n", names[v],
                    (double)unit * m / 1048576.0, ms[3], bytes / ms[3] / 1e9, bytes / ms[0] / 1e9);
