@@ -72,7 +72,7 @@ static void usage(FILE *fp)
                 "  --json            one JSON object per line instead of text\n"
                 "\n");
     fprintf(fp, "io: writes an NxN array file (--size, default 4000) and a coordinate file\n"
-                "(--nnz entries, default 10 million) of float32 values printed with %%.9g,\n"
+                "(--nnz entries, default 10 million or half the cells) of float32 values in %%.9g,\n"
                 "reads them back from the page cache with 1 thread and with T, writes a\n"
                 "dense float32 matrix as array and a sparse one as coordinate in tiledcl's\n"
                 "shortest text, and times .npy both ways beside malloc + memcpy of the same\n"
