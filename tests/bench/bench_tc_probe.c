@@ -633,44 +633,11 @@ static void probe_wgmma_peak(void)
     const int ns[2] = {256, 128};
     for (int ni = 0; ni < 2; ni++) {
         int n = ns[ni];
-        char *ptx = peak_ptx(n);
+        char *ptx = peak_ptx(n), tag[64];
         if (n == 128) dump("wg_peak128.ptx", ptx);
-        cl_program p = NULL;
-        cl_int rc = build(ptx, 1, "-cl-nv-verbose", &p);
-        char log[600] = "";
-        if (p) build_log(p, log, sizeof log);
-        printf("c4 wgmma peak m64n%dk8 build=%d log='%s'\n", n, rc, log);
+        snprintf(tag, sizeof tag, "c4 wgmma m64n%dk8 tf32", n);
+        time_ptx(tag, ptx, "wg_peak", n == 256 ? 2048 : 4096, 8 * 2.0 * 64 * n * 8);
         free(ptx);
-        cl_int err;
-        cl_kernel k = rc == CL_SUCCESS ? clCreateKernel(p, "wg_peak", &err) : NULL;
-        float xs[64];
-        for (int i = 0; i < 64; i++)
-            xs[i] = 1.0f + (float)i / 64.0f;
-        size_t cu = ctx->dev.compute_units;
-        cl_mem x = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof xs,
-                                  xs, &err);
-        cl_mem d = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, cu * 8 * 128 * sizeof(float),
-                                  NULL, &err);
-        int iters = n == 256 ? 2048 : 4096;
-        for (int wgs = 1; wgs <= 4 && k; wgs++) {
-            size_t l = 128, g = cu * (size_t)wgs * l;
-            double ms[7];
-            clSetKernelArg(k, 0, sizeof d, &d);
-            clSetKernelArg(k, 1, sizeof x, &x);
-            clSetKernelArg(k, 2, sizeof iters, &iters);
-            err = time_launches(ctx, k, g, l, ms);
-            if (err != CL_SUCCESS) {
-                printf("c4 m64n%dk8 %d work-groups/CU: run error %d\n", n, wgs, err);
-                break;
-            }
-            double flop = (double)(g / 128) * iters * 8 * 2.0 * 64 * n * 8;
-            printf("c4 wgmma m64n%dk8 tf32: %d warpgroups/CU: median %.3f ms, %.1f TFLOP/s\n", n,
-                   wgs, ms[3], flop / ms[3] / 1e9);
-        }
-        if (k) clReleaseKernel(k);
-        if (p) clReleaseProgram(p);
-        clReleaseMemObject(x);
-        clReleaseMemObject(d);
     }
 }
 
