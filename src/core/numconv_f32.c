@@ -57,12 +57,6 @@ const char tdcl_nc_digit_pairs[200] = "00010203040506070809101112131415161718192
                                       "50515253545556575859606162636465666768697071727374"
                                       "75767778798081828384858687888990919293949596979899";
 
-/* std::to_chars's text, unless it is one of the rare shortest texts that
- * land exactly on a float32 tie when read as a double (as the Matrix
- * Market reader reads them) and so come back one ulp off once converted to
- * float32: of all 2^32 floats only 7.038531e-26 and its negative, which
- * the scheme below does not print itself. Those get the shortest longer
- * text that survives both reads ("7.0385307e-26"). */
 static int same_bits(float a, float b)
 {
     return memcmp(&a, &b, sizeof a) == 0;
@@ -78,6 +72,12 @@ static int reads_back(const char *p, const char *e, float v)
            tdcl_nc_parse_f64(p, e, &d) == e && same_bits((float)d, v);
 }
 
+/* std::to_chars's text, unless it is one of the rare shortest texts that
+ * land exactly on a float32 tie when read as a double (as the Matrix
+ * Market reader reads them) and so come back one ulp off once converted to
+ * float32: of all 2^32 floats only 7.038531e-26 and its negative, which
+ * the scheme below does not print itself. Those get the shortest longer
+ * text that survives both reads ("7.0385307e-26"). */
 static char *format_checked(char *buf, float v)
 {
     char *e = tdcl_nc_format_f32_std(buf, v);
@@ -154,6 +154,22 @@ static inline int scale_interval(uint32_t c, int e2, int j, int below, scaled *s
     return 1;
 }
 
+/* 1 when the integer x is inside the interval's lower bound: lo is the
+ * bound's floor, so x == lo is on the bound when it is exact (inside only
+ * if bounds are included) and below it otherwise. */
+static inline int above_lo(const scaled *s, uint64_t x, int include_bounds)
+{
+    return x > s->lo || (x == s->lo && s->lo_exact && include_bounds);
+}
+
+/* 1 when the integer x is inside the interval's upper bound: hi is the
+ * bound's floor, so x == hi is below the bound when it is not exact and on
+ * it (inside only if bounds are included) when it is. */
+static inline int below_hi(const scaled *s, uint64_t x, int include_bounds)
+{
+    return x < s->hi || (x == s->hi && (!s->hi_exact || include_bounds));
+}
+
 /* The common case, an interval 1..10 units wide (the scale of Schubfach,
  * Giulietti 2020): it holds at most one multiple of ten, u = vr rounded
  * down to one or w = u + 10, and when it does that is the shortest decimal
@@ -164,10 +180,9 @@ static inline int scale_interval(uint32_t c, int e2, int j, int below, scaled *s
 static inline decimal pick_in_narrow(const scaled *s, int include_bounds, int j)
 {
     uint64_t vr = s->mid, u = vr / 10 * 10, w = u + 10;
-    int lo_in_u = u > s->lo || (u == s->lo && s->lo_exact && include_bounds);
-    int hi_in_w = w < s->hi || (w == s->hi && (!s->hi_exact || include_bounds));
-    int lo_in_vr = vr > s->lo || (vr == s->lo && s->lo_exact && include_bounds);
-    int hi_in_next = vr + 1 < s->hi || (vr + 1 == s->hi && (!s->hi_exact || include_bounds));
+    int lo_in_u = above_lo(s, u, include_bounds), hi_in_w = below_hi(s, w, include_bounds);
+    int lo_in_vr = above_lo(s, vr, include_bounds),
+        hi_in_next = below_hi(s, vr + 1, include_bounds);
     int up = s->frac_cmp > 0 || (s->frac_cmp == 0 && (vr & 1));
     up = (up | !lo_in_vr) & hi_in_next;
     int shorter = lo_in_u | hi_in_w;
@@ -180,7 +195,7 @@ static inline decimal pick_in_narrow(const scaled *s, int include_bounds, int j)
     return (decimal){d, e};
 }
 
-/* The shortest decimal in an interval 3..30 units wide (the asymmetric
+/* The shortest decimal in an interval 7.5..75 units wide (the asymmetric
  * one at a power of two), closest to v, by dropping digits while a
  * multiple of ten is left in it. */
 static inline decimal pick_by_removal(const scaled *s, int include_bounds, int j)
