@@ -101,21 +101,26 @@ static tdcl_status close_written(FILE *fp, const char *path, tdcl_err *err)
     return bad ? tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", path, strerror(errno)) : TDCL_OK;
 }
 
+static tdcl_status create_file(const char *path, FILE **fp, tdcl_err *err)
+{
+    *fp = fopen(path, "wb");
+    return *fp ? TDCL_OK
+               : tdcl_fail(err, TDCL_EIO, "cannot create '%s': %s", path, strerror(errno));
+}
+
 /* The read side's files: float32 values with 9 significant digits. */
 static tdcl_status make_text_files(const tdcl_bench_io_opts *o, const char *arr, const char *coo,
                                    tdcl_err *err)
 {
     uint64_t s = 12345;
-    FILE *fp = fopen(arr, "w");
-    if (!fp) return tdcl_fail(err, TDCL_EIO, "cannot create '%s': %s", arr, strerror(errno));
+    FILE *fp;
+    tdcl_status st = create_file(arr, &fp, err);
+    if (st) return st;
     fprintf(fp, "%%%%MatrixMarket matrix array real general\n%lld %lld\n", (long long)o->n,
             (long long)o->n);
     for (int64_t k = 0; k < o->n * o->n; k++)
         fprintf(fp, "%.9g\n", rnd_float(&s));
-    tdcl_status st = close_written(fp, arr, err);
-    if (st) return st;
-    if (!(fp = fopen(coo, "w")))
-        return tdcl_fail(err, TDCL_EIO, "cannot create '%s': %s", coo, strerror(errno));
+    if ((st = close_written(fp, arr, err)) || (st = create_file(coo, &fp, err))) return st;
     fprintf(fp, "%%%%MatrixMarket matrix coordinate real general\n%lld %lld %lld\n",
             (long long)o->n, (long long)o->n, (long long)o->nnz);
     for (int64_t k = 0; k < o->nnz; k++)
@@ -161,29 +166,36 @@ static void remove_target(io_job *j)
     unlink(j->path);
 }
 
-static void mtx_write_once(io_job *j)
+/* Writes j's file with fn: creates it, writes, closes; the first failure
+ * stays in j->st. */
+static void write_file(io_job *j, tdcl_status (*fn)(FILE *fp, const io_job *j))
 {
-    tdcl_mtx_write_opts o = {.coordinate = j->coord, .threads = j->threads};
-    FILE *fp = fopen(j->path, "wb");
-    if (!fp) {
-        j->st = tdcl_fail(j->err, TDCL_EIO, "cannot create '%s': %s", j->path, strerror(errno));
-        return;
-    }
-    j->st = tdcl_mtx_write(fp, j->path, j->m, &o, j->err);
+    FILE *fp;
+    if ((j->st = create_file(j->path, &fp, j->err))) return;
+    j->st = fn(fp, j);
     tdcl_status st = close_written(fp, j->path, j->err);
     if (!j->st) j->st = st;
 }
 
+static tdcl_status mtx_text(FILE *fp, const io_job *j)
+{
+    tdcl_mtx_write_opts o = {.coordinate = j->coord, .threads = j->threads};
+    return tdcl_mtx_write(fp, j->path, j->m, &o, j->err);
+}
+
+static void mtx_write_once(io_job *j)
+{
+    write_file(j, mtx_text);
+}
+
+static tdcl_status npy_bytes(FILE *fp, const io_job *j)
+{
+    return tdcl_npy_write(fp, j->path, j->m, j->err);
+}
+
 static void npy_write_once(io_job *j)
 {
-    FILE *fp = fopen(j->path, "wb");
-    if (!fp) {
-        j->st = tdcl_fail(j->err, TDCL_EIO, "cannot create '%s': %s", j->path, strerror(errno));
-        return;
-    }
-    j->st = tdcl_npy_write(fp, j->path, j->m, j->err);
-    tdcl_status st = close_written(fp, j->path, j->err);
-    if (!j->st) j->st = st;
+    write_file(j, npy_bytes);
 }
 
 static void npy_read_once(io_job *j)
@@ -209,18 +221,18 @@ static void plain_read_once(io_job *j)
     fclose(fp);
 }
 
-static void plain_write_once(io_job *j)
+static tdcl_status plain_text(FILE *fp, const io_job *j)
 {
-    FILE *fp = fopen(j->path, "w");
-    if (!fp) {
-        j->st = tdcl_fail(j->err, TDCL_EIO, "cannot create '%s': %s", j->path, strerror(errno));
-        return;
-    }
     const float *v = j->m->data;
     size_t n = tdcl_matrix_count(j->m);
     for (size_t k = 0; k < n; k++)
         fprintf(fp, "%.9g\n", v[k]);
-    j->st = close_written(fp, j->path, j->err);
+    return TDCL_OK; /* close_written reports a failed write */
+}
+
+static void plain_write_once(io_job *j)
+{
+    write_file(j, plain_text);
 }
 
 /* malloc + memcpy of the matrix's bytes into fresh memory: what reading a
@@ -409,6 +421,6 @@ void tdcl_bench_io_result_text(const tdcl_bench_io_result *r, char *buf, size_t 
 {
     char what[96];
     snprintf(what, sizeof what, "%s, %d thread%s", r->what, r->threads, r->threads > 1 ? "s" : "");
-    snprintf(buf, cap, "io %-40s %8.1f MB %9.1f ms %7.0f MB/s %7.0f MB/cpu-s", what, r->mb,
+    snprintf(buf, cap, "io %-46s %8.1f MB %9.1f ms %7.0f MB/s %7.0f MB/cpu-s", what, r->mb,
              r->wall_ms, r->mbps, r->mb_per_cpu_s);
 }
