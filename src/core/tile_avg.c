@@ -253,11 +253,10 @@ static void shape_gpu_cols(ta_stage *s, int64_t max_team)
     s->sx = (int)((u + s->w - 1) / s->w);
 }
 
-/* The gpu variant in one stage: a team of SX x SY items per tile, reduced
- * in local memory. 0 when the device's limits leave no such shape. */
-static int plan_gpu_stage(tdcl_ta_plan *p)
+/* Stage 0 cleared and set to reduce the whole tile at once (the final
+ * stage), for the plans that take one stage. */
+static ta_stage *whole_tile_stage(tdcl_ta_plan *p)
 {
-    const tdcl_device_info *d = &p->ctx->dev;
     ta_stage *s = &p->st[0];
     memset(s, 0, sizeof *s);
     s->t = p->o.tile_rows;
@@ -267,6 +266,15 @@ static int plan_gpu_stage(tdcl_ta_plan *p)
     s->orows = p->orows;
     s->ocols = p->ocols;
     s->final = 1;
+    return s;
+}
+
+/* The gpu variant in one stage: a team of SX x SY items per tile, reduced
+ * in local memory. 0 when the device's limits leave no such shape. */
+static int plan_gpu_stage(tdcl_ta_plan *p)
+{
+    const tdcl_device_info *d = &p->ctx->dev;
+    ta_stage *s = whole_tile_stage(p);
     int64_t max_team = (int64_t)p->max_wg < TA_GPU_TEAM ? (int64_t)p->max_wg : TA_GPU_TEAM;
     if ((int64_t)d->max_item_sizes[0] < max_team) max_team = (int64_t)d->max_item_sizes[0];
     shape_gpu_cols(s, max_team);
@@ -352,16 +360,8 @@ static void band_group(const tdcl_ta_plan *p, ta_stage *s, size_t wg)
  * accumulators that would add more than 8 rows' values in a chain. */
 static int plan_band_stage(tdcl_ta_plan *p, int cpu)
 {
-    ta_stage *s = &p->st[0];
-    memset(s, 0, sizeof *s);
+    ta_stage *s = whole_tile_stage(p);
     s->band = 1;
-    s->final = 1;
-    s->t = p->o.tile_rows;
-    s->u = p->o.tile_cols;
-    s->rows = p->rows;
-    s->cols = p->cols;
-    s->orows = p->orows;
-    s->ocols = p->ocols;
     s->vw = (int)gcd64(s->u, cpu ? TA_BAND_VW_CPU : TA_BAND_VW_GPU);
     int64_t slots = s->u / s->vw, bs = band_team(p, cpu, slots);
     if (!bs) return 0;
