@@ -562,8 +562,9 @@ static void wg_tile(const tdcl_mm_tc *p, int *bm, int *bn)
 
 /* The rest of the plan: slab K 8, one wgmma group left running while the
  * next is issued (LAG 1: 249.6 against 226.9 TFLOP/s for tf32 at 8192),
- * 3xtf32's partial added every 4 or 8 k-steps (KSUB), tiles in bands of 8 rows
- * (GROUP_M), as many stages as the local memory holds; with the tuning aids
+ * 3xtf32's partial added every 4, 8 or 16 k-steps (KSUB), tiles in bands of
+ * 8 rows (GROUP_M; 32 for 3xtf32), as many stages as the local memory
+ * holds; with the tuning aids
  * -DWG_BK, -DWG_LAG, -DWG_KSUB, -DWG_GROUP_M, -DWG_PRODUCER, -DWG_STAGES. */
 static tdcl_status wg_choose(tdcl_mm_tc *p, tdcl_err *err)
 {
@@ -575,9 +576,17 @@ static tdcl_status wg_choose(tdcl_mm_tc *p, tdcl_err *err)
      * keep the error of short products within twice fp32's (the unit test's
      * bound; 8 gave 4.6e-7 against fp32's 1.5e-7 at K = 67), 8 are faster
      * and still 3x below fp32's error from K = 4096 (5.1e-7 against 1.6e-6
-     * at 8192^3; 104.2 against 95.5 TFLOP/s) */
-    p->ksub = extra_define("WG_KSUB", p->K >= 4096 ? 8 : 4);
-    p->group_m = extra_define("WG_GROUP_M", 8);
+     * at 8192^3; 104.2 against 95.5 TFLOP/s), 16 from K = 8192 (9.2e-7,
+     * 1.8e-6 with 32). Each wait for the partial drains the warpgroup's
+     * wgmma, which costs a 64 x 128 tile 3-4% at 16 k-steps (9.88 against
+     * 10.17 ms at 8192^3, H200, session 4). */
+    p->ksub = extra_define("WG_KSUB", p->K >= 8192 ? 16 : p->K >= 4096 ? 8 : 4);
+    /* 3xtf32's bands of 32 tile rows (2048 rows of A) let the work-groups
+     * in flight share more of B in L2: fewer bytes from memory, and less
+     * power, which is what bounds 3xtf32 once the GPU has been busy for
+     * ~50 ms (median of 10 runs at 8192: 10.45-10.49 against 10.54-11.1 ms
+     * with bands of 8). */
+    p->group_m = extra_define("WG_GROUP_M", p->prec == TDCL_MM_3XTF32 ? 32 : 8);
     p->producer = extra_define("WG_PRODUCER", p->prec == TDCL_MM_3XTF32);
     size_t fit = (p->ctx->dev.local_mem - wg_extra_bytes(p)) / wg_stage_bytes(p);
     p->stages = extra_define("WG_STAGES", fit > 8 ? 8 : (int)fit);
@@ -620,8 +629,10 @@ static tdcl_status wg_setup(tdcl_mm_tc *p, const tdcl_matrix *a, const tdcl_matr
     p->ctx->t.upload_ms += tdcl_now_ms() - t0;
     p->wgmma = 1;
     snprintf(p->desc, sizeof p->desc,
-             "kernel=tc-wgmma precision=%s bm=%d bn=%d bk=%d stages=%d lag=%d producer=%d",
-             tdcl_mm_precision_name(p->prec), p->bm, p->bn, p->bk, p->stages, p->lag, p->producer);
+             "kernel=tc-wgmma precision=%s bm=%d bn=%d bk=%d stages=%d lag=%d producer=%d "
+             "group_m=%d",
+             tdcl_mm_precision_name(p->prec), p->bm, p->bn, p->bk, p->stages, p->lag, p->producer,
+             p->group_m);
     if (p->prec == TDCL_MM_3XTF32) {
         size_t used = strlen(p->desc);
         snprintf(p->desc + used, sizeof p->desc - used, " ksub=%d", p->ksub);

@@ -21,8 +21,11 @@
  *      without global memory: what a wgmma 3xtf32 kernel could reach;
  *   c5 the route for a .cl file: OpenCL C carrying the wgmma instructions
  *      as PTX comments, uncommented in the PTX and rebuilt as sm_90a;
+ *   c7 thread-block clusters of two work-groups asked for in the PTX
+ *      (.reqnctapercluster), with a store into the partner's local memory;
+ *   c8 local memory past the reported 48 KiB as a __local argument;
  *
- *   bench_tc_probe [a|b|c|c3|c4|c5|d]...     (default: all; run a probe
+ *   bench_tc_probe [a|b|c|c3|c4|c5|c6|c7|c8|d]...     (default: all; run a probe
  *   that may fault in a process of its own: a fault ends the context)
  *
  * Needs an NVIDIA device; a benchmark, not a test. */
@@ -430,6 +433,125 @@ static void probe_wgmma_cl(void)
     free(ptx);
 }
 
+/* c7: thread-block clusters. NVIDIA's OpenCL has no launch attribute for
+ * them; the PTX directive `.reqnctapercluster 2, 1, 1` put on the entry of
+ * a normally built kernel asks for clusters of two work-groups at compile
+ * time. Each work-group reports its rank in the cluster, the cluster size,
+ * the cluster id, and the word its partner stored into its local memory
+ * through the cluster's shared window (mapa + st.shared::cluster). */
+static const char *const cluster_src =
+    "__kernel void cl7(__global uint *o) {\n"
+    "  __local uint w[1];\n"
+    "  uint r, n, cid, me, far, got = 0;\n"
+    "  asm volatile(\"mov.u32 %0, %%cluster_ctarank;\" : \"=r\"(r));\n"
+    "  asm volatile(\"mov.u32 %0, %%cluster_nctarank;\" : \"=r\"(n));\n"
+    "  asm volatile(\"mov.u32 %0, %%clusterid.x;\" : \"=r\"(cid));\n"
+    "  asm(\"mov.u32 %0, %1;\" : \"=r\"(me) : \"r\"(w));\n"
+    "  if (n == 2) {\n"
+    "    asm volatile(\"barrier.cluster.arrive;\\nbarrier.cluster.wait;\" ::: \"memory\");\n"
+    "    asm volatile(\"mapa.shared::cluster.u32 %0, %1, %2;\" : \"=r\"(far) : \"r\"(me), \"r\"(r ^ 1));\n"
+    "    if (get_local_id(0) == 0)\n"
+    "      asm volatile(\"st.shared::cluster.u32 [%0], %1;\" :: \"r\"(far), \"r\"(100 + r) : \"memory\");\n"
+    "    asm volatile(\"barrier.cluster.arrive;\\nbarrier.cluster.wait;\" ::: \"memory\");\n"
+    "    got = w[0];\n"
+    "    asm volatile(\"barrier.cluster.arrive;\\nbarrier.cluster.wait;\" ::: \"memory\");\n"
+    "  }\n"
+    "  if (get_local_id(0) == 0) {\n"
+    "    uint g = get_group_id(0);\n"
+    "    o[4 * g] = r; o[4 * g + 1] = n; o[4 * g + 2] = cid; o[4 * g + 3] = got;\n"
+    "  }\n"
+    "}\n";
+
+static void probe_cluster(void)
+{
+    enum { G = 8 };
+    cl_program p = NULL;
+    cl_int rc = build(cluster_src, 0, "-cl-std=CL1.2", &p), err;
+    char log[600] = "";
+    if (p) build_log(p, log, sizeof log);
+    char *ptx = rc == CL_SUCCESS ? program_ptx(p) : NULL;
+    if (p) clReleaseProgram(p);
+    printf("c7 cluster kernel, normal build=%d log='%s'\n", rc, log);
+    if (!ptx) return;
+    const char *dirs = getenv("C7_DIRECTIVES"); /* a variant, for the record */
+    char with[200];
+    snprintf(with, sizeof with, "\n%s\n{", dirs ? dirs : ".reqnctapercluster 2, 1, 1");
+    char *t = uncomment_sm90a(ptx), *fixed = replace(t, "\n{", with);
+    free(t);
+    free(ptx);
+    if (!fixed) return;
+    dump("cl7_sm90a.ptx", fixed);
+    p = NULL;
+    rc = build(fixed, 1, "", &p);
+    if (p) build_log(p, log, sizeof log);
+    printf("c7 with '%s': build=%d log='%s'\n", with + 1, rc, log);
+    free(fixed);
+    if (rc != CL_SUCCESS) {
+        if (p) clReleaseProgram(p);
+        return;
+    }
+    cl_kernel k = clCreateKernel(p, "cl7", &err);
+    cl_mem d = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, 4 * G * sizeof(cl_uint), NULL, &err);
+    cl_uint h[4 * G];
+    memset(h, 0xff, sizeof h);
+    size_t g = 32 * G, l = 32;
+    rc = clEnqueueWriteBuffer(ctx->queue, d, CL_TRUE, 0, sizeof h, h, 0, NULL, NULL);
+    if (rc == CL_SUCCESS) rc = clSetKernelArg(k, 0, sizeof d, &d);
+    if (rc == CL_SUCCESS) rc = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &g, &l, 0, NULL, NULL);
+    if (rc == CL_SUCCESS)
+        rc = clEnqueueReadBuffer(ctx->queue, d, CL_TRUE, 0, sizeof h, h, 0, NULL, NULL);
+    printf("c7 run=%d:", rc);
+    for (int i = 0; rc == CL_SUCCESS && i < G; i++)
+        printf(" [g%d rank %u of %u, cluster %u, partner wrote %u]", i, h[4 * i], h[4 * i + 1],
+               h[4 * i + 2], h[4 * i + 3]);
+    printf("\n");
+    clReleaseMemObject(d);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+}
+
+/* c8: local memory beyond the 48 KiB CL_DEVICE_LOCAL_MEM_SIZE reports, as a
+ * __local kernel argument (dynamic shared memory on NVIDIA), for sizes from
+ * 48 to 224 KiB: whether the launch is accepted and the memory usable (each
+ * work-item writes and reads back its strided words). */
+static const char *const bigl_src =
+    "__kernel void c8(__global uint *o, __local uint *l, uint n) {\n"
+    "  uint t = get_local_id(0), bad = 0;\n"
+    "  for (uint i = t; i < n; i += get_local_size(0)) l[i] = i * 2654435761u;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  for (uint i = t; i < n; i += get_local_size(0)) bad += l[n - 1 - i] != (n - 1 - i) * 2654435761u;\n"
+    "  if (bad) atomic_inc(o);\n"
+    "}\n";
+
+static void probe_big_local(void)
+{
+    cl_program p = NULL;
+    cl_int rc = build(bigl_src, 0, "-cl-std=CL1.2", &p), err;
+    printf("c8 build=%d, device reports %llu bytes of local memory\n", rc,
+           (unsigned long long)ctx->dev.local_mem);
+    if (rc != CL_SUCCESS) return;
+    cl_kernel k = clCreateKernel(p, "c8", &err);
+    cl_mem d = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, sizeof(cl_uint), NULL, &err);
+    for (int kib = 48; kib <= 224; kib += 16) {
+        cl_uint zero = 0, n = (cl_uint)kib * 256, bad = 0;
+        size_t g = 256 * 4, l = 256;
+        rc = clEnqueueWriteBuffer(ctx->queue, d, CL_TRUE, 0, sizeof zero, &zero, 0, NULL, NULL);
+        cl_int a0 = clSetKernelArg(k, 0, sizeof d, &d);
+        cl_int a1 = clSetKernelArg(k, 1, (size_t)kib * 1024, NULL);
+        cl_int a2 = clSetKernelArg(k, 2, sizeof n, &n);
+        cl_int run = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &g, &l, 0, NULL, NULL);
+        cl_int fin = clFinish(ctx->queue);
+        if (run == CL_SUCCESS && fin == CL_SUCCESS)
+            clEnqueueReadBuffer(ctx->queue, d, CL_TRUE, 0, sizeof bad, &bad, 0, NULL, NULL);
+        printf("c8 %3d KiB: setarg %d %d %d, launch %d, finish %d, work-groups wrong %u\n", kib,
+               a0, a1, a2, run, fin, bad);
+        if (fin != CL_SUCCESS) break;
+    }
+    clReleaseMemObject(d);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+}
+
 /* The wgmma ceiling: each work-group is one warpgroup (128 work-items)
  * issuing UNR wgmma m64nNk8 tf32 per commit group on A and B in local
  * memory (descriptors, no swizzle), ITERS times, then summing its
@@ -579,6 +701,10 @@ static char *split_ptx(int chunk)
  * iteration of one work-group. */
 static void time_ptx(const char *tag, char *ptx, const char *name, int iters, double flop_it)
 {
+    /* TC_PROBE_SCALE: iterations times this, for launches long enough to
+     * meet the device's power management (sustained rather than cold) */
+    const char *scale = getenv("TC_PROBE_SCALE");
+    if (scale && atoi(scale) > 1) iters *= atoi(scale);
     cl_program p = NULL;
     cl_int rc = build(ptx, 1, "-cl-nv-verbose", &p);
     char log[600] = "";
@@ -606,8 +732,8 @@ static void time_ptx(const char *tag, char *ptx, const char *name, int iters, do
             break;
         }
         double flop = (double)(g / 128) * iters * flop_it;
-        printf("%s: %d warpgroups/CU: median %.3f ms, %.1f TFLOP/s\n", tag, wgs, ms[3],
-               flop / ms[3] / 1e9);
+        printf("%s: %d warpgroups/CU: median %.3f ms, %.1f TFLOP/s (fastest %.1f, slowest %.1f)\n",
+               tag, wgs, ms[3], flop / ms[3] / 1e9, flop / ms[0] / 1e9, flop / ms[6] / 1e9);
     }
     if (k) clReleaseKernel(k);
     if (p) clReleaseProgram(p);
@@ -786,7 +912,7 @@ int main(int argc, char **argv)
     printf("device: %s, driver %s, %u compute units\n", ctx->dev.device_name,
            ctx->dev.driver_version, ctx->dev.compute_units);
     /* c0-c2 set ptx_version, which c3-c4 use */
-    static const char *const all[] = {"a", "b", "c", "c3", "c4", "c5", "c6", "d"};
+    static const char *const all[] = {"a", "b", "c", "c3", "c4", "c5", "c6", "c7", "c8", "d"};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
         int want = argc < 2;
         for (int j = 1; j < argc; j++)
@@ -800,6 +926,8 @@ int main(int argc, char **argv)
         if (!strcmp(s, "c4")) probe_wgmma_peak();
         if (!strcmp(s, "c5")) probe_wgmma_cl();
         if (!strcmp(s, "c6")) probe_wgmma_split();
+        if (!strcmp(s, "c7")) probe_cluster();
+        if (!strcmp(s, "c8")) probe_big_local();
         if (!strcmp(s, "d")) probe_bw();
         fflush(stdout);
     }
