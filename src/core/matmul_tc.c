@@ -563,7 +563,7 @@ static void wg_tile(const tdcl_mm_tc *p, int *bm, int *bn)
 /* The rest of the plan: slab K 8, one wgmma group left running while the
  * next is issued (LAG 1: 249.6 against 226.9 TFLOP/s for tf32 at 8192),
  * 3xtf32's partial added every 4, 8 or 16 k-steps (KSUB), tiles in bands of
- * 8 rows (GROUP_M; 32 for 3xtf32), as many stages as the local memory
+ * 16 rows (GROUP_M; 32 for 3xtf32), as many stages as the local memory
  * holds; with the tuning aids
  * -DWG_BK, -DWG_LAG, -DWG_KSUB, -DWG_GROUP_M, -DWG_PRODUCER, -DWG_STAGES. */
 static tdcl_status wg_choose(tdcl_mm_tc *p, tdcl_err *err)
@@ -581,12 +581,14 @@ static tdcl_status wg_choose(tdcl_mm_tc *p, tdcl_err *err)
      * wgmma, which costs a 64 x 128 tile 3-4% at 16 k-steps (9.88 against
      * 10.17 ms at 8192^3, H200, session 4). */
     p->ksub = extra_define("WG_KSUB", p->K >= 8192 ? 16 : p->K >= 4096 ? 8 : 4);
-    /* 3xtf32's bands of 32 tile rows (2048 rows of A) let the work-groups
-     * in flight share more of B in L2: fewer bytes from memory, and less
-     * power, which is what bounds 3xtf32 once the GPU has been busy for
-     * ~50 ms (median of 10 runs at 8192: 10.45-10.49 against 10.54-11.1 ms
-     * with bands of 8). */
-    p->group_m = extra_define("WG_GROUP_M", p->prec == TDCL_MM_3XTF32 ? 32 : 8);
+    /* Bands of 32 tile rows for 3xtf32 (2048 rows of A), 16 for tf32 (1024),
+     * let the work-groups in flight share more of B in L2: fewer bytes from
+     * memory, and less power, which is what bounds both once the GPU has
+     * been busy for ~50 ms. Medians of 10 at 8192 (session 4): 3xtf32 on
+     * the H200 10.45-10.49 against 10.54-11.1 ms with bands of 8; tf32 on
+     * the H100 4.318 against 4.37-4.42 (4 and 32: 4.88-4.91, 4.36-4.40), on
+     * the H200 4.10-4.13 against 4.15-4.20. */
+    p->group_m = extra_define("WG_GROUP_M", p->prec == TDCL_MM_3XTF32 ? 32 : 16);
     p->producer = extra_define("WG_PRODUCER", p->prec == TDCL_MM_3XTF32);
     size_t fit = (p->ctx->dev.local_mem - wg_extra_bytes(p)) / wg_stage_bytes(p);
     p->stages = extra_define("WG_STAGES", fit > 8 ? 8 : (int)fit);
