@@ -5,8 +5,8 @@
 
 #include <stdint.h>
 
-#include "clrt.h"
-#include "status.h"
+#include "runtime/clrt.h"
+#include "base/status.h"
 
 /* Exit status for usage errors; the others come from tdcl_exit_code(). */
 #define CLI_EXIT_USAGE 2

@@ -7,12 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench_io.h"
-#include "bench_ops.h"
-#include "cli.h"
-#include "spec.h"
-#include "log.h"
-#include "matmul_tc.h"
+#include "bench/bench_io.h"
+#include "bench/bench_ops.h"
+#include "cli/cli.h"
+#include "base/spec.h"
+#include "base/log.h"
+#include "ops/matmul/matmul_tc.h"
+#include "base/json.h"
 
 static void usage(FILE *fp)
 {

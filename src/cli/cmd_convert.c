@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "convert.h"
+#include "cli/cli.h"
+#include "jobs/convert_job.h"
 
 typedef struct convert_opts {
     const char *in, *out;

@@ -8,9 +8,9 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "life.h"
-#include "log.h"
+#include "cli/cli.h"
+#include "jobs/life_job.h"
+#include "base/log.h"
 
 static void usage(FILE *fp)
 {

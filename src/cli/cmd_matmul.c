@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "log.h"
-#include "matmul.h"
-#include "matmul_tc.h"
+#include "cli/cli.h"
+#include "base/log.h"
+#include "jobs/matmul_job.h"
+#include "ops/matmul/matmul_tc.h"
 
 static void usage(FILE *fp)
 {

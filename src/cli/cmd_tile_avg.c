@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "spec.h"
-#include "tile_avg.h"
+#include "cli/cli.h"
+#include "base/spec.h"
+#include "jobs/tile_avg_job.h"
 
 static void usage(FILE *fp)
 {

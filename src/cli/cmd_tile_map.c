@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "spec.h"
-#include "tile_avg.h"
+#include "cli/cli.h"
+#include "base/spec.h"
+#include "ops/tile_avg/tile_avg.h"
 
 static void usage(FILE *fp)
 {

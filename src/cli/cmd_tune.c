@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "fileio.h"
-#include "tune.h"
+#include "cli/cli.h"
+#include "base/fileio.h"
+#include "tune/tune.h"
 
 static void usage(FILE *fp)
 {

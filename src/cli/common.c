@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli.h"
-#include "spec.h"
+#include "cli/cli.h"
+#include "base/spec.h"
 
 int cli_report(const tdcl_err *err)
 {

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "fileio.h"
-#include "log.h"
+#include "cli/cli.h"
+#include "base/fileio.h"
+#include "base/log.h"
 
 static const cli_command commands[] = {
     {"matmul", cmd_matmul, NEEDS_DEVICE, "dense matrix product C = A*B"},

@@ -17,9 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clrt.h"
-#include "life.h"
-#include "log.h"
+#include "runtime/clrt.h"
+#include "ops/life/life.h"
+#include "base/log.h"
+#include "base/clock.h"
 
 static int cmp_double(const void *a, const void *b)
 {

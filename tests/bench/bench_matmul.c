@@ -22,10 +22,11 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "clrt.h"
-#include "log.h"
-#include "matmul.h"
-#include "matmul_tc.h"
+#include "runtime/clrt.h"
+#include "base/log.h"
+#include "ops/matmul/matmul.h"
+#include "ops/matmul/matmul_tc.h"
+#include "base/clock.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "clrt.h"
-#include "matmul_tc.h"
+#include "runtime/clrt.h"
+#include "ops/matmul/matmul_tc.h"
 
 static int cmp_double(const void *a, const void *b)
 {

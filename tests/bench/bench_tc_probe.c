@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clrt.h"
+#include "runtime/clrt.h"
 
 static tdcl_ctx *ctx;
 

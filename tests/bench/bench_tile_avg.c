@@ -23,10 +23,10 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "bench.h"
-#include "bench_ops.h"
-#include "clrt.h"
-#include "tile_avg.h"
+#include "bench/bench.h"
+#include "bench/bench_ops.h"
+#include "runtime/clrt.h"
+#include "ops/tile_avg/tile_avg.h"
 
 #define MAX_TILES 16
 #define MAX_PAIRS 1000

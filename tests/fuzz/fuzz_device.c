@@ -4,7 +4,7 @@
  * in a message that stays within the error record. */
 #include <assert.h>
 
-#include "clrt.h"
+#include "runtime/clrt.h"
 #include "fuzz_text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "image.h"
+#include "io/image.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

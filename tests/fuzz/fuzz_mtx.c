@@ -18,8 +18,8 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "matsrc.h"
-#include "mtx.h"
+#include "io/matsrc.h"
+#include "io/mtx.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

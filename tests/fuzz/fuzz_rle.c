@@ -4,7 +4,7 @@
 #include <assert.h>
 
 #include "fuzz_text.h"
-#include "life_io.h"
+#include "io/life_io.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,7 +3,7 @@
 #include <assert.h>
 
 #include "fuzz_text.h"
-#include "spec.h"
+#include "base/spec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
-#include "clrt.h"
-#include "matrix.h"
+#include "runtime/clrt.h"
+#include "base/matrix.h"
 
 /* Opens the default device (TILEDCL_DEVICE honoured). Returns NULL, after
  * printing why, when there is no usable device; the caller then skip()s. */

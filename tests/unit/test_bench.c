@@ -7,20 +7,22 @@
 
 #include "tdcl_test.h"
 
-#include "bench.h"
-#include "bench_ops.h"
+#include "bench/bench.h"
+#include "bench/bench_ops.h"
+#include "base/json.h"
+#include "base/clock.h"
 
 static void test_median(void **state)
 {
     (void)state;
     double odd[5] = {5, 1, 4, 2, 3};
-    assert_true(tdcl_bench_median(odd, 5) == 3);
+    assert_true(tdcl_median(odd, 5) == 3);
     assert_true(odd[0] == 1 && odd[4] == 5); /* sorted in place */
     double even[4] = {10, 2, 8, 4};
-    assert_true(tdcl_bench_median(even, 4) == 6);
+    assert_true(tdcl_median(even, 4) == 6);
     double one[1] = {7.5};
-    assert_true(tdcl_bench_median(one, 1) == 7.5);
-    assert_true(tdcl_bench_median(NULL, 0) == 0);
+    assert_true(tdcl_median(one, 1) == 7.5);
+    assert_true(tdcl_median(NULL, 0) == 0);
 }
 
 /* A callback that reports scripted device times and counts its calls. */

@@ -8,7 +8,7 @@
 
 #include "tdcl_test.h"
 
-#include "bench_ops.h"
+#include "bench/bench_ops.h"
 
 #define MAX_RESULTS 8
 

@@ -7,8 +7,8 @@
 
 #include "tdcl_test.h"
 
-#include "clcache.h"
-#include "fileio.h"
+#include "runtime/clcache.h"
+#include "base/fileio.h"
 
 static tdcl_device_info fake(unsigned p, unsigned d, cl_device_type t, const char *plat,
                              const char *name)

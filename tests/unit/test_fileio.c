@@ -8,7 +8,7 @@
 
 #include "tdcl_test.h"
 
-#include "fileio.h"
+#include "base/fileio.h"
 
 static char *read_all(const char *path)
 {

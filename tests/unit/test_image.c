@@ -11,7 +11,7 @@
 
 #include "tdcl_test.h"
 
-#include "image.h"
+#include "io/image.h"
 
 static char *tmp; /* scratch directory of this run */
 

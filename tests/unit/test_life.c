@@ -9,7 +9,7 @@
 
 #include "tdcl_test.h"
 
-#include "life.h"
+#include "ops/life/life.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 

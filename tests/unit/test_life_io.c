@@ -8,10 +8,10 @@
 
 #include "tdcl_test.h"
 
-#include "fileio.h"
-#include "image.h"
-#include "life.h"
-#include "life_io.h"
+#include "base/fileio.h"
+#include "io/image.h"
+#include "ops/life/life.h"
+#include "io/life_io.h"
 
 static tdcl_life_rule parse_ok(const char *s)
 {

@@ -10,10 +10,10 @@
 
 #include "tdcl_test.h"
 
-#include "fileio.h"
-#include "matio.h"
-#include "mtx.h"
-#include "npy.h"
+#include "base/fileio.h"
+#include "io/matio.h"
+#include "io/mtx.h"
+#include "io/npy.h"
 
 static char *dir;
 

@@ -13,8 +13,8 @@
 
 #include "tdcl_test.h"
 
-#include "matmul.h"
-#include "tune.h"
+#include "ops/matmul/matmul.h"
+#include "ops/matmul/mm_table.h"
 
 static tdcl_matrix rand_mat(int64_t rows, int64_t cols, tdcl_dtype t, uint64_t seed, double lo,
                             double hi)
@@ -329,11 +329,11 @@ static void test_gpu_param_sample(void **state)
         gpu_set_case(state, gpu_sample[i], 300 + 2 * i);
     const char *set;
     tdcl_mm_kernel k;
-    for (size_t i = 0; (set = tdcl_tune_builtin(i, &k)) != NULL; i++) {
+    for (size_t i = 0; (set = tdcl_mm_table_builtin(i, &k)) != NULL; i++) {
         int seen = 0; /* the H100 rows repeat the H200's */
         for (size_t j = 0; j < i; j++) {
             tdcl_mm_kernel kj;
-            seen |= strcmp(tdcl_tune_builtin(j, &kj), set) == 0;
+            seen |= strcmp(tdcl_mm_table_builtin(j, &kj), set) == 0;
         }
         if (k == TDCL_MM_GPU && !seen) gpu_set_case(state, set, 400 + 2 * i);
     }

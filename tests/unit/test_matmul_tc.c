@@ -16,8 +16,8 @@
 
 #include "tdcl_test.h"
 
-#include "matmul.h"
-#include "matmul_tc.h"
+#include "ops/matmul/matmul.h"
+#include "ops/matmul/matmul_tc.h"
 
 static tdcl_matrix rand_mat(int64_t rows, int64_t cols, uint64_t seed, double lo, double hi)
 {

@@ -9,7 +9,7 @@
 
 #include "tdcl_test.h"
 
-#include "numconv.h"
+#include "io/numconv.h"
 
 static uint64_t bits64(double d)
 {

@@ -3,7 +3,7 @@
 
 #include "tdcl_test.h"
 
-#include "status.h"
+#include "base/status.h"
 
 static void test_fail_formats_message(void **state)
 {

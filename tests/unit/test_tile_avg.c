@@ -11,8 +11,8 @@
 
 #include "tdcl_test.h"
 
-#include "matio.h"
-#include "tile_avg.h"
+#include "io/matio.h"
+#include "ops/tile_avg/tile_avg.h"
 
 static const tdcl_ta_variant variants[] = {TDCL_TA_CPU, TDCL_TA_GPU, TDCL_TA_BAND};
 #define NVARIANTS 3

@@ -1,0 +1,63 @@
+/* The dense matrix every operation and file format shares.
+ *
+ * Row-major, element (i, j) of channel c at data[(i * cols + j) * channels + c].
+ * channels is 1 for matrices and 1..4 for images (grey, grey+alpha, RGB, RGBA).
+ * The matrix owns data; tdcl_matrix_free releases it. */
+#ifndef TDCL_MATRIX_H
+#define TDCL_MATRIX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/status.h"
+
+typedef enum tdcl_dtype {
+    TDCL_F32 = 0,
+    TDCL_F64,
+    TDCL_I32,
+    TDCL_I64,
+    TDCL_U8,  /* 8-bit images and Life grids */
+    TDCL_U16, /* 16-bit images */
+} tdcl_dtype;
+
+typedef struct tdcl_matrix {
+    int64_t rows, cols;
+    int channels;
+    tdcl_dtype dtype;
+    void *data;
+} tdcl_matrix;
+
+/* Bytes per element of dtype. */
+size_t tdcl_dtype_size(tdcl_dtype dtype);
+
+/* "float32", "float64", "int32", "int64", "uint8", "uint16". */
+const char *tdcl_dtype_name(tdcl_dtype dtype);
+
+/* 1 for the integer dtypes. */
+int tdcl_dtype_is_int(tdcl_dtype dtype);
+
+/* Checks rows*cols*channels*size for overflow and stores the byte count.
+ * Returns TDCL_ELIMIT naming the shape when it overflows. */
+tdcl_status tdcl_matrix_bytes(int64_t rows, int64_t cols, int channels, tdcl_dtype dtype,
+                              size_t *bytes, tdcl_err *err);
+
+/* Allocates a zero-filled rows x cols matrix (rows, cols >= 1). On failure
+ * m is left empty and TDCL_ENOMEM / TDCL_ELIMIT is returned. */
+tdcl_status tdcl_matrix_alloc(tdcl_matrix *m, int64_t rows, int64_t cols, int channels,
+                              tdcl_dtype dtype, tdcl_err *err);
+
+/* Releases m->data and empties m. Accepts NULL and an empty matrix. */
+void tdcl_matrix_free(tdcl_matrix *m);
+
+/* Element count rows*cols*channels (the caller has checked it fits). */
+size_t tdcl_matrix_count(const tdcl_matrix *m);
+
+/* Element k (flat index) as double / int64, whatever the dtype. */
+double tdcl_matrix_get_f64(const tdcl_matrix *m, size_t k);
+int64_t tdcl_matrix_get_i64(const tdcl_matrix *m, size_t k);
+
+/* Converts src into a new matrix of dtype dst_type (dst is overwritten). */
+tdcl_status tdcl_matrix_convert(const tdcl_matrix *src, tdcl_dtype dst_type, tdcl_matrix *dst,
+                                tdcl_err *err);
+
+#endif

@@ -1,0 +1,116 @@
+/* The per-operation benchmark drivers behind `tiledcl bench`: the copy
+ * ceiling, the measured arithmetic peak, and each operation through its
+ * plan API, on seeded random inputs (never all zeros).
+ *
+ * One job measures the ceilings first, then the operations asked for, and
+ * hands each finished figure to a callback as it comes, so a long run shows
+ * progress and the core never prints. */
+#ifndef TDCL_BENCH_OPS_H
+#define TDCL_BENCH_OPS_H
+
+#include <stdint.h>
+
+#include "bench/bench.h"
+#include "runtime/clrt.h"
+#include "ops/matmul/matmul.h"
+#include "base/matrix.h"
+#include "base/status.h"
+#include "base/json.h"
+
+typedef enum tdcl_bench_op {
+    TDCL_BENCH_COPY = 0,
+    TDCL_BENCH_MATMUL,
+    TDCL_BENCH_TILE_AVG,
+    TDCL_BENCH_LIFE,
+    TDCL_BENCH_ALL,
+} tdcl_bench_op;
+
+typedef struct tdcl_bench_opts {
+    tdcl_bench_op op;
+    int64_t size;                /* N of the NxN problem; 0: the default for the device type */
+    int64_t m, k, n;             /* matmul --shape MxKxN; all 0: square N */
+    int64_t copy_size;           /* the copy ceiling moves an NxN float array; 0: default */
+    int tile;                    /* 0: each operation's own choice (copy: best vector width) */
+    int tile_cols;               /* tile-avg: U of a T x U tile; 0: square (U = T) */
+    int64_t gens;                /* life generations per repetition; 0: 100 */
+    int reps;                    /* timed repetitions; 0: 10 */
+    int warmup;                  /* untimed runs first; < 0: 1 */
+    tdcl_dtype type;             /* matmul element type: TDCL_F32, TDCL_F64 or TDCL_I64 */
+    tdcl_mm_precision precision; /* matmul arithmetic: fp32 (the zero default), tf32,
+                                    3xtf32 or auto (tensor cores, matmul_tc.h) */
+    tdcl_mm_params mm_par;       /* matmul kernel parameters; 0s: the plan's choice */
+    int mm_no_tune;              /* matmul ignores the tuned and built-in tables */
+    uint64_t seed;               /* 0: a fixed default */
+} tdcl_bench_opts;
+
+/* Fills o with the defaults above (op COPY, type F32, warm-up 1). */
+void tdcl_bench_opts_init(tdcl_bench_opts *o);
+
+/* "copy", "matmul", "tile-avg", "life", "all"; tdcl_bench_op_parse returns
+ * 0 and sets *op, or -1 for an unknown name. */
+const char *tdcl_bench_op_name(tdcl_bench_op op);
+int tdcl_bench_op_parse(const char *name, tdcl_bench_op *op);
+
+/* The default problem size of op on device d: the large sizes on a GPU or
+ * accelerator, the small ones on a CPU. */
+int64_t tdcl_bench_default_size(const tdcl_device_info *d, tdcl_bench_op op);
+
+/* One measured figure. Fractions and peaks are NaN where not meaningful or
+ * unknown (they print as null / "unknown"). */
+typedef struct tdcl_bench_result {
+    char op[16]; /* "copy", "peak", "matmul", "tile-avg", "life" */
+    char device[128];
+    char plan[160];          /* what ran: kernel, tile, vector width ... */
+    const char *type;        /* element type name ("float32") */
+    int64_t size;            /* N of an NxN problem; 0 for a --shape matmul */
+    int64_t m, k, n;         /* matmul shape; 0 elsewhere */
+    int64_t tile;            /* the tile edge used; 0 when none or unknown */
+    int64_t tile_cols;       /* tile-avg: the tile's columns when not square; else 0 */
+    int64_t gens;            /* life; 0 elsewhere */
+    tdcl_bench_stats t;      /* device and host ms over the repetitions */
+    double upload_ms;        /* host time to create the plan, less program builds */
+    double download_ms;      /* host time to fetch the result once */
+    double total_ms;         /* upload + median host time of one run + download */
+    const char *rate_key;    /* "gbps", "gflops" or "cells_per_s" */
+    double rate;             /* per the median device time */
+    double bytes;            /* bytes read plus written by one run (traffic model) */
+    double copy_gbps;        /* the copy ceiling of this job: its fastest copy run */
+    double frac_copy;        /* bytes / median time as a fraction of copy_gbps */
+    double peak_gflops;      /* the fastest run of the peak kernel in this job */
+    double spec_peak_gflops; /* from the vendor's specification table */
+    double frac_peak, frac_spec_peak;
+    int checked; /* 1 when the output was checked against the host */
+} tdcl_bench_result;
+
+typedef void (*tdcl_bench_emit_fn)(const tdcl_bench_result *r, void *user);
+
+/* Measures what o asks on ctx: the copy ceiling (always, emitted as op
+ * "copy"), the peak (when matmul is measured, emitted as op "peak"), then
+ * the operations. emit is called once per figure. Fills ctx->t. Returns
+ * TDCL_EUNSUPPORTED for an operation this build does not have yet,
+ * TDCL_ELIMIT for a size past the device's memory, TDCL_EVERIFY when a
+ * spot check of an output against the host fails. */
+tdcl_status tdcl_bench_job(tdcl_ctx *ctx, const tdcl_bench_opts *o, tdcl_bench_emit_fn emit,
+                           void *user, tdcl_err *err);
+
+/* The copy ceiling's kernel on its own, for drivers that pair copies with
+ * their own runs (tests/bench): cl/copy.cl's copy_f32 with vec (1, 4 or 8)
+ * floats per work-item, launched as tdcl_bench_job launches it. create
+ * uploads host (n floats; not kept) into a new copy owned by the caller
+ * (tdcl_bench_copy_destroy, which accepts NULL); exec (a tdcl_bench_fn)
+ * runs it once and gives its device time; describe names the launch
+ * ("copy_f32 vec=8 items=... wg=256"), owned by the copy. */
+typedef struct tdcl_bench_copy tdcl_bench_copy;
+tdcl_status tdcl_bench_copy_create(tdcl_ctx *ctx, const float *host, size_t n, int vec,
+                                   tdcl_bench_copy **out, tdcl_err *err);
+tdcl_status tdcl_bench_copy_exec(void *copy, double *device_ms, tdcl_err *err);
+const char *tdcl_bench_copy_describe(const tdcl_bench_copy *c);
+void tdcl_bench_copy_destroy(tdcl_bench_copy *c);
+
+/* r as one JSON object on one line (no newline) in j; NULL on overflow. */
+const char *tdcl_bench_result_json(const tdcl_bench_result *r, tdcl_jsonl *j);
+
+/* r as one line of text (no newline) in buf. */
+void tdcl_bench_result_text(const tdcl_bench_result *r, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,34 @@
+/* Image files: PBM (P1/P4), PGM (P2/P5, 8 and 16 bit) and PNG (grey,
+ * grey+alpha, RGB, RGBA; 8 and 16 bit) through libpng.
+ *
+ * Images are tdcl_matrix values: rows = height, cols = width, channels =
+ * 1..4, dtype TDCL_U8 (maxval <= 255, and PBM) or TDCL_U16. PBM pixels read
+ * as 1 for black and 0 for white (so a Life pattern's live cells are black).
+ * Readers check the claimed size against the file before allocating and name
+ * "path:line" (text headers) or the path and byte offset on errors. */
+#ifndef TDCL_IMAGE_H
+#define TDCL_IMAGE_H
+
+#include "base/matrix.h"
+#include "base/status.h"
+
+/* 1 if path's extension is one of .pbm .pgm .pnm .png (any case). */
+int tdcl_image_path(const char *path);
+
+/* Reads a PBM, PGM or PNG file ("-" = stdin), chosen by magic bytes. *out is
+ * owned by the caller. *maxval, if non-NULL, receives the format's maximum
+ * sample value (1 for PBM, the PGM maxval, 255 or 65535 for PNG). */
+tdcl_status tdcl_image_read(const char *path, tdcl_matrix *out, int *maxval, tdcl_err *err);
+
+/* The same from memory: data[0..len) holds the whole file, name is used in
+ * messages. Nothing is kept of data after the call. */
+tdcl_status tdcl_image_read_mem(const char *name, const unsigned char *data, size_t len,
+                                tdcl_matrix *out, int *maxval, tdcl_err *err);
+
+/* Writes m to path by extension (.pbm, .pgm, .png) through tdcl_outfile.
+ * bits is 1 (.pbm: nonzero = black), 8 or 16 (.pgm/.png). Samples of any
+ * dtype are rounded to nearest and clamped to [0, 2^bits - 1]. .pgm needs
+ * channels == 1; .png takes 1..4 channels. */
+tdcl_status tdcl_image_write(const char *path, const tdcl_matrix *m, int bits, tdcl_err *err);
+
+#endif

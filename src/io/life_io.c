@@ -1,0 +1,893 @@
+/* Life pattern files: RLE and .cells parsers and writers, the dispatch to
+ * matio.h and image.h by extension or content, and a small GIF encoder for
+ * animations (two colours, LZW as GIF89a defines it). */
+#include "io/life_io.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "io/image.h"
+#include "io/matio.h"
+
+void tdcl_life_pattern_free(tdcl_life_pattern *p)
+{
+    if (p) tdcl_matrix_free(&p->grid);
+}
+
+int64_t tdcl_life_population(const tdcl_matrix *grid)
+{
+    const uint8_t *c = grid->data;
+    size_t n = tdcl_matrix_count(grid);
+    int64_t pop = 0;
+    for (size_t k = 0; k < n; k++)
+        pop += c[k] != 0;
+    return pop;
+}
+
+/* Shows one input character in a message: 'x' or '\xNN'. */
+static const char *show_char(int c, char buf[16])
+{
+    if (c == EOF || c == '\0')
+        snprintf(buf, 16, "end of file");
+    else if (isprint(c))
+        snprintf(buf, 16, "'%c'", c);
+    else
+        snprintf(buf, 16, "'\\x%02x'", (unsigned)c & 0xff);
+    return buf;
+}
+
+/* Copies the line at p (up to 40 characters) for quoting in messages. */
+static const char *show_line(const char *p, char buf[48])
+{
+    size_t n = 0;
+    while (p[n] && p[n] != '\n' && p[n] != '\r' && n < 40)
+        n++;
+    memcpy(buf, p, n);
+    strcpy(buf + n, p[n] && p[n] != '\n' && p[n] != '\r' ? "..." : "");
+    return buf;
+}
+
+/* Allocates a rows x cols grid after checking it against max_cells. */
+static tdcl_status alloc_grid(const char *name, int64_t rows, int64_t cols, int64_t max_cells,
+                              tdcl_matrix *g, tdcl_err *err)
+{
+    if (rows < 1 || cols < 1)
+        return tdcl_fail(err, TDCL_EPARSE, "%s: the grid is empty (%" PRId64 " x %" PRId64 ")",
+                         name, cols, rows);
+    if (rows > INT64_MAX / cols || (max_cells > 0 && rows * cols > max_cells))
+        return tdcl_fail(err, TDCL_ELIMIT,
+                         "%s: a grid of %" PRId64 " x %" PRId64 " cells is larger than the limit "
+                         "of %" PRId64 " cells",
+                         name, cols, rows, max_cells);
+    return tdcl_matrix_alloc(g, rows, cols, 1, TDCL_U8, err);
+}
+
+/* ---- RLE ---------------------------------------------------------------- */
+
+typedef struct rle_header {
+    int64_t x, y;
+    int has_pos;
+    int64_t pos_x, pos_y;
+} rle_header;
+
+/* Skips spaces and tabs. */
+static const char *skip_blank(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
+/* Reads an optionally signed decimal number; NULL on none or overflow. */
+static const char *read_num(const char *p, int64_t *v)
+{
+    const char *q = p;
+    if (*q == '-' || *q == '+') q++;
+    if (!isdigit((unsigned char)*q)) return NULL;
+    errno = 0;
+    char *end;
+    long long x = strtoll(p, &end, 10);
+    if (errno) return NULL;
+    *v = x;
+    return end;
+}
+
+/* "#CXRLE Pos=-3,-5 Gen=10": Golly's extended RLE line. */
+static void parse_cxrle(const char *p, rle_header *h, int64_t *gen)
+{
+    for (; *p && *p != '\n'; p++) {
+        int64_t a, b;
+        const char *q;
+        if (strncmp(p, "Pos=", 4) == 0 && (q = read_num(p + 4, &a)) && *q == ',' &&
+            read_num(q + 1, &b)) {
+            h->has_pos = 1;
+            h->pos_x = a;
+            h->pos_y = b;
+        } else if (strncmp(p, "Gen=", 4) == 0 && read_num(p + 4, &a) && a >= 0) {
+            *gen = a;
+        }
+    }
+}
+
+/* 1 if p is at ", key =" (another header item). */
+static int next_key(const char *p)
+{
+    if (*p != ',') return 0;
+    p = skip_blank(p + 1);
+    if (!isalpha((unsigned char)*p)) return 0;
+    while (isalpha((unsigned char)*p))
+        p++;
+    return *skip_blank(p) == '=';
+}
+
+/* Parses "x = W, y = H[, rule = R]" at p (one line). */
+static tdcl_status parse_header(const char *name, long line, const char *p, rle_header *h,
+                                tdcl_life_pattern *out, tdcl_err *err)
+{
+    char quote[48];
+    const char *start = p;
+    int seen_x = 0, seen_y = 0;
+    while (*p && *p != '\n' && *p != '\r') {
+        p = skip_blank(p);
+        char key[8] = "";
+        size_t k = 0;
+        while (isalpha((unsigned char)*p) && k < sizeof key - 1)
+            key[k++] = (char)tolower((unsigned char)*p++);
+        key[k] = '\0';
+        p = skip_blank(p);
+        if (!k || *p != '=') goto bad;
+        p = skip_blank(p + 1);
+        if (strcmp(key, "x") == 0 || strcmp(key, "y") == 0) {
+            int64_t v;
+            const char *q = read_num(p, &v);
+            if (!q || v < 0)
+                return tdcl_fail(err, TDCL_EPARSE,
+                                 "%s:%ld: expected a size >= 0 after '%s =', got '%s'", name, line,
+                                 key, show_line(p, quote));
+            *(key[0] == 'x' ? &h->x : &h->y) = v;
+            *(key[0] == 'x' ? &seen_x : &seen_y) = 1;
+            p = q;
+        } else if (strcmp(key, "rule") == 0) {
+            char rule[96];
+            size_t n = 0;
+            /* to the end of the line or the next "key =": a bounded grid's
+             * size ("B3/S23:T64,48") has a comma of its own */
+            while (*p && *p != '\n' && *p != '\r' && n < sizeof rule - 1 && !next_key(p))
+                rule[n++] = *p++;
+            while (n && (rule[n - 1] == ' ' || rule[n - 1] == '\t'))
+                n--;
+            rule[n] = '\0';
+            tdcl_err e = {0}; /* err may be NULL */
+            tdcl_status st = tdcl_life_rule_parse(rule, &out->rule, &out->topo, &e);
+            if (st) return tdcl_fail(err, st, "%s:%ld: %s", name, line, e.msg);
+            out->has_rule = 1;
+        } else {
+            /* other keys are ignored, as Golly does */
+            while (*p && *p != ',' && *p != '\n')
+                p++;
+        }
+        p = skip_blank(p);
+        if (*p == ',')
+            p++;
+        else if (*p && *p != '\n' && *p != '\r')
+            goto bad;
+    }
+    if (seen_x && seen_y) return TDCL_OK;
+bad:
+    return tdcl_fail(err, TDCL_EPARSE,
+                     "%s:%ld: expected the header 'x = W, y = H, rule = R', got '%s'", name, line,
+                     show_line(start, quote));
+}
+
+/* Sizes the grid from the header (and bounded grid) and finds where the
+ * pattern's top-left cell goes. */
+static tdcl_status rle_layout(const char *name, long line, const rle_header *h,
+                              tdcl_life_pattern *out, int64_t max_cells, int64_t *ox, int64_t *oy,
+                              tdcl_err *err)
+{
+    int64_t w = h->x, hh = h->y;
+    *ox = *oy = 0;
+    if (out->topo.present) {
+        w = out->topo.width;
+        hh = out->topo.height;
+        /* Golly centres a bounded grid on (0,0): its left column is -w/2. */
+        *ox = (h->has_pos ? h->pos_x : 0) + w / 2;
+        *oy = (h->has_pos ? h->pos_y : 0) + hh / 2;
+        if (*ox < 0 || *oy < 0 || *ox > w - h->x || *oy > hh - h->y)
+            return tdcl_fail(err, TDCL_EPARSE,
+                             "%s:%ld: the pattern (%" PRId64 " x %" PRId64 " at %" PRId64
+                             ",%" PRId64 ") does not fit in its bounded grid of %" PRId64
+                             " x %" PRId64,
+                             name, line, h->x, h->y, *ox - w / 2, *oy - hh / 2, w, hh);
+    } else if (w == 0 || hh == 0) {
+        return tdcl_fail(err, TDCL_EPARSE,
+                         "%s:%ld: an empty pattern (x = %" PRId64 ", y = %" PRId64
+                         ") needs a bounded grid in its rule",
+                         name, line, h->x, h->y);
+    }
+    return alloc_grid(name, hh, w, max_cells, &out->grid, err);
+}
+
+typedef struct rle_body {
+    const char *name;
+    long line;
+    int64_t x, y, ox, oy;
+    int64_t row, col;
+    uint8_t *cells;
+    int64_t stride;
+} rle_body;
+
+/* Applies one "<count><tag>" item. */
+static tdcl_status rle_item(rle_body *b, int tag, int64_t count, tdcl_err *err)
+{
+    char cb[16];
+    if (tag == '$') {
+        b->row += count;
+        b->col = 0;
+        return TDCL_OK;
+    }
+    int alive = tag == 'o' || tag == 'A';
+    if (!alive && tag != 'b' && tag != '.') {
+        if (tag >= 'B' && tag <= 'X')
+            return tdcl_fail(err, TDCL_EUNSUPPORTED,
+                             "%s:%ld: state '%c' of a multi-state pattern; Life-like rules have "
+                             "two states ('b' and 'o')",
+                             b->name, b->line, tag);
+        return tdcl_fail(err, TDCL_EPARSE, "%s:%ld: expected 'b', 'o', '$' or '!', got %s", b->name,
+                         b->line, show_char(tag, cb));
+    }
+    if (count > b->x - b->col)
+        return tdcl_fail(err, TDCL_EPARSE,
+                         "%s:%ld: row %" PRId64 " has more than the header's x = %" PRId64 " cells",
+                         b->name, b->line, b->row + 1, b->x);
+    if (alive) {
+        if (b->row >= b->y)
+            return tdcl_fail(err, TDCL_EPARSE,
+                             "%s:%ld: more than the header's y = %" PRId64 " rows", b->name,
+                             b->line, b->y);
+        memset(b->cells + (b->oy + b->row) * b->stride + b->ox + b->col, 1, (size_t)count);
+    }
+    b->col += count;
+    return TDCL_OK;
+}
+
+/* Reads the run-length body from p to '!' (or the end of the text). */
+static tdcl_status rle_body_parse(rle_body *b, const char *p, tdcl_err *err)
+{
+    char cb[16];
+    int at_line_start = 1;
+    while (*p && *p != '!') {
+        int c = (unsigned char)*p;
+        if (c == '\n') {
+            b->line++;
+            at_line_start = 1;
+            p++;
+            continue;
+        }
+        if (c == '#' && at_line_start) { /* a comment line inside the body */
+            while (*p && *p != '\n')
+                p++;
+            continue;
+        }
+        at_line_start = 0;
+        if (c == ' ' || c == '\t' || c == '\r') {
+            p++;
+            continue;
+        }
+        int64_t count = 1;
+        if (isdigit(c)) {
+            count = 0;
+            for (; isdigit((unsigned char)*p); p++) {
+                if (count > (INT64_MAX - 9) / 10)
+                    return tdcl_fail(err, TDCL_EPARSE, "%s:%ld: run count too large", b->name,
+                                     b->line);
+                count = count * 10 + (*p - '0');
+            }
+            c = (unsigned char)*p;
+            if (!isalpha(c) && c != '$' && c != '.')
+                return tdcl_fail(err, TDCL_EPARSE,
+                                 "%s:%ld: expected 'b', 'o' or '$' after the run count %" PRId64
+                                 ", got %s",
+                                 b->name, b->line, count, show_char(c, cb));
+            if (count == 0)
+                return tdcl_fail(err, TDCL_EPARSE, "%s:%ld: expected a run count >= 1, got 0",
+                                 b->name, b->line);
+        }
+        tdcl_status st = rle_item(b, c, count, err);
+        if (st) return st;
+        p++;
+    }
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_life_rle_parse(const char *name, const char *buf, size_t len, int64_t max_cells,
+                                tdcl_life_pattern *out, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    rle_header h = {0};
+    long line = 1;
+    const char *p = buf;
+    (void)len;
+    memset(out, 0, sizeof *out);
+    out->rule = tdcl_life_rule_conway();
+    /* comment lines and blank lines before the header */
+    for (;;) {
+        const char *q = skip_blank(p);
+        if (*q == '#') {
+            if (strncmp(q, "#CXRLE", 6) == 0) parse_cxrle(q + 6, &h, &out->generation);
+        } else if (!*q) {
+            return tdcl_fail(err, TDCL_EPARSE,
+                             "%s:%ld: expected the header 'x = W, y = H, rule = R', got end of "
+                             "file",
+                             name, line);
+        } else if (*q != '\n' && *q != '\r') {
+            break;
+        }
+        while (*p && *p != '\n')
+            p++;
+        if (*p) p++;
+        line++;
+    }
+    TDCL_TRY(parse_header(name, line, p, &h, out, err));
+    int64_t ox, oy;
+    TDCL_TRY(rle_layout(name, line, &h, out, max_cells, &ox, &oy, err));
+    while (*p && *p != '\n')
+        p++;
+    rle_body b = {name, line, h.x, h.y, ox, oy, 0, 0, out->grid.data, out->grid.cols};
+    TDCL_TRY(rle_body_parse(&b, p, err));
+out:
+    if (st) tdcl_life_pattern_free(out);
+    return st;
+}
+
+/* ---- plaintext .cells ------------------------------------------------- */
+
+/* The end of the line at p, less trailing blanks and '\r'. */
+static const char *cells_line_end(const char *p, const char **next)
+{
+    const char *e = p;
+    while (*e && *e != '\n')
+        e++;
+    *next = *e ? e + 1 : e;
+    while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+        e--;
+    return e;
+}
+
+static int cells_alive(int c)
+{
+    return c == 'O' || c == 'o' || c == '*';
+}
+
+/* First pass: the grid's size and the first bad character. */
+static tdcl_status cells_measure(const char *name, const char *buf, int64_t *rows, int64_t *cols,
+                                 tdcl_err *err)
+{
+    char cb[16];
+    long line = 1;
+    int64_t r = 0, w = 0;
+    for (const char *p = buf, *next; *p; p = next, line++) {
+        const char *e = cells_line_end(p, &next);
+        if (*p == '!') continue;
+        for (const char *q = p; q < e; q++)
+            if (*q != '.' && !cells_alive(*q))
+                return tdcl_fail(err, TDCL_EPARSE, "%s:%ld: expected '.' or 'O', got %s", name,
+                                 line, show_char((unsigned char)*q, cb));
+        w = e - p > w ? e - p : w;
+        r++;
+    }
+    *rows = r;
+    *cols = w;
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_life_cells_parse(const char *name, const char *buf, size_t len, int64_t max_cells,
+                                  tdcl_life_pattern *out, tdcl_err *err)
+{
+    int64_t rows = 0, cols = 0;
+    (void)len;
+    memset(out, 0, sizeof *out);
+    out->rule = tdcl_life_rule_conway();
+    tdcl_status st = cells_measure(name, buf, &rows, &cols, err);
+    if (st) return st;
+    if (rows == 0 || cols == 0)
+        return tdcl_fail(err, TDCL_EPARSE, "%s: no cells (expected rows of '.' and 'O')", name);
+    st = alloc_grid(name, rows, cols, max_cells, &out->grid, err);
+    if (st) return st;
+    uint8_t *c = out->grid.data;
+    int64_t r = 0;
+    for (const char *p = buf, *next; *p; p = next) {
+        const char *e = cells_line_end(p, &next);
+        if (*p == '!') continue;
+        for (const char *q = p; q < e; q++)
+            c[r * cols + (q - p)] = (uint8_t)cells_alive(*q);
+        r++;
+    }
+    return TDCL_OK;
+}
+
+/* ---- writers ------------------------------------------------------------ */
+
+/* Writes RLE items, wrapping lines at 70 characters between items. */
+typedef struct rle_out {
+    FILE *fp;
+    int col;
+} rle_out;
+
+static void rle_emit(rle_out *o, int64_t count, char tag)
+{
+    char item[32];
+    int n = count > 1 ? snprintf(item, sizeof item, "%" PRId64 "%c", count, tag)
+                      : snprintf(item, sizeof item, "%c", tag);
+    if (o->col + n > 70) {
+        fputc('\n', o->fp);
+        o->col = 0;
+    }
+    fputs(item, o->fp);
+    o->col += n;
+}
+
+/* Emits one row's runs, without its trailing dead cells. */
+static void rle_row(rle_out *o, const uint8_t *row, int64_t cols)
+{
+    int64_t end = cols;
+    while (end > 0 && !row[end - 1])
+        end--;
+    for (int64_t j = 0; j < end;) {
+        int64_t k = j;
+        while (k < end && (row[k] != 0) == (row[j] != 0))
+            k++;
+        rle_emit(o, k - j, row[j] ? 'o' : 'b');
+        j = k;
+    }
+}
+
+static int row_empty(const uint8_t *row, int64_t cols)
+{
+    for (int64_t j = 0; j < cols; j++)
+        if (row[j]) return 0;
+    return 1;
+}
+
+tdcl_status tdcl_life_rle_write_fp(FILE *fp, const tdcl_matrix *grid, const tdcl_life_write_opts *o,
+                                   tdcl_err *err)
+{
+    char rule[24];
+    tdcl_life_rule_format(&o->rule, rule, sizeof rule);
+    int64_t w = grid->cols, h = grid->rows;
+    if (o->comment) fprintf(fp, "#C %s\n", o->comment);
+    int bounded = o->boundary != TDCL_LIFE_CLAMP;
+    if (bounded) /* so Golly puts the pattern exactly on its bounded grid */
+        fprintf(fp, "#CXRLE Pos=%" PRId64 ",%" PRId64 " Gen=%" PRId64 "\n", -(w / 2), -(h / 2),
+                o->generation);
+    else
+        fprintf(fp,
+                "#C boundary clamp (edge cells repeated past the edge), generation %" PRId64 "\n",
+                o->generation);
+    fprintf(fp, "x = %" PRId64 ", y = %" PRId64 ", rule = %s", w, h, rule);
+    if (bounded)
+        fprintf(fp, ":%c%" PRId64 ",%" PRId64, o->boundary == TDCL_LIFE_TORUS ? 'T' : 'P', w, h);
+    fputc('\n', fp);
+    rle_out out = {fp, 0};
+    const uint8_t *c = grid->data;
+    int64_t last = -1;
+    for (int64_t i = 0; i < h; i++) {
+        if (row_empty(c + i * w, w)) continue;
+        if (last >= 0)
+            rle_emit(&out, i - last, '$');
+        else if (i > 0)
+            rle_emit(&out, i, '$');
+        rle_row(&out, c + i * w, w);
+        last = i;
+    }
+    rle_emit(&out, 1, '!');
+    fputc('\n', fp);
+    if (ferror(fp)) return tdcl_fail(err, TDCL_EIO, "write error: %s", strerror(errno));
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_life_cells_write_fp(FILE *fp, const tdcl_matrix *grid,
+                                     const tdcl_life_write_opts *o, tdcl_err *err)
+{
+    char rule[24];
+    if (o->comment) fprintf(fp, "!%s\n", o->comment);
+    fprintf(fp, "!generation %" PRId64 ", rule %s, boundary %s\n", o->generation,
+            tdcl_life_rule_format(&o->rule, rule, sizeof rule),
+            tdcl_life_boundary_name(o->boundary));
+    const uint8_t *c = grid->data;
+    for (int64_t i = 0; i < grid->rows; i++) {
+        for (int64_t j = 0; j < grid->cols; j++)
+            fputc(c[i * grid->cols + j] ? 'O' : '.', fp);
+        fputc('\n', fp);
+    }
+    if (ferror(fp)) return tdcl_fail(err, TDCL_EIO, "write error: %s", strerror(errno));
+    return TDCL_OK;
+}
+
+typedef tdcl_status (*text_writer)(FILE *, const tdcl_matrix *, const tdcl_life_write_opts *,
+                                   tdcl_err *);
+
+static tdcl_status write_text(const char *path, text_writer fn, const tdcl_matrix *grid,
+                              const tdcl_life_write_opts *o, tdcl_err *err)
+{
+    tdcl_outfile f;
+    tdcl_status st = tdcl_out_open(&f, path, err);
+    if (st) return st;
+    tdcl_err e = {0};
+    st = fn(f.fp, grid, o, &e);
+    if (st) {
+        /* e, not err: formatting err->msg into itself would overlap */
+        tdcl_fail(err, st, "cannot write '%s': %s", tdcl_path_display(path), e.msg);
+        tdcl_out_abort(&f);
+        return st;
+    }
+    return tdcl_out_commit(&f, err);
+}
+
+/* Live cells black on white, scale x scale pixels each. */
+static tdcl_status write_png(const char *path, const tdcl_matrix *grid, int scale, tdcl_err *err)
+{
+    tdcl_matrix img = {0};
+    int64_t k = scale > 1 ? scale : 1;
+    if (grid->rows > INT64_MAX / k || grid->cols > INT64_MAX / k)
+        return tdcl_fail(err, TDCL_ELIMIT, "'%s': --scale %d makes the image too large", path,
+                         scale);
+    tdcl_status st = tdcl_matrix_alloc(&img, grid->rows * k, grid->cols * k, 1, TDCL_U8, err);
+    if (st) return st;
+    const uint8_t *c = grid->data;
+    uint8_t *px = img.data;
+    for (int64_t y = 0; y < img.rows; y++)
+        for (int64_t x = 0; x < img.cols; x++)
+            px[y * img.cols + x] = c[(y / k) * grid->cols + x / k] ? 0 : 255;
+    st = tdcl_image_write(path, &img, 8, err);
+    tdcl_matrix_free(&img);
+    return st;
+}
+
+int tdcl_life_path_known(const char *path)
+{
+    static const char *ext[] = {".rle", ".cells", ".mtx", ".npy", ".pbm", ".png"};
+    for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++)
+        if (tdcl_path_has_ext(path, ext[i])) return 1;
+    return 0;
+}
+
+tdcl_status tdcl_life_write(const char *path, const tdcl_matrix *grid,
+                            const tdcl_life_write_opts *o, tdcl_err *err)
+{
+    if (!path || strcmp(path, "-") == 0 || tdcl_path_has_ext(path, ".rle"))
+        return write_text(path, tdcl_life_rle_write_fp, grid, o, err);
+    if (tdcl_path_has_ext(path, ".cells"))
+        return write_text(path, tdcl_life_cells_write_fp, grid, o, err);
+    if (tdcl_path_has_ext(path, ".mtx") || tdcl_path_has_ext(path, ".npy"))
+        return tdcl_matrix_write(path, grid, o->comment, err);
+    if (tdcl_path_has_ext(path, ".pbm")) return tdcl_image_write(path, grid, 1, err);
+    if (tdcl_path_has_ext(path, ".png")) return write_png(path, grid, o->scale, err);
+    return tdcl_fail(err, TDCL_EINVAL,
+                     "'%s': unknown output format (expected .rle, .cells, .mtx, .npy, .pbm or "
+                     ".png)",
+                     path);
+}
+
+/* ---- reading any format --------------------------------------------- */
+
+/* Cells from a matrix (nonzero alive) or an image (dark alive). */
+static tdcl_status grid_from(const tdcl_matrix *m, int maxval, int image, tdcl_matrix *g,
+                             tdcl_err *err)
+{
+    tdcl_status st = tdcl_matrix_alloc(g, m->rows, m->cols, 1, TDCL_U8, err);
+    if (st) return st;
+    uint8_t *c = g->data;
+    size_t n = (size_t)(m->rows * m->cols);
+    int colours = m->channels >= 3 ? 3 : 1; /* alpha is not looked at */
+    for (size_t k = 0; k < n; k++) {
+        if (!image || maxval == 1) {
+            c[k] = tdcl_matrix_get_f64(m, k * (size_t)m->channels) != 0;
+            continue;
+        }
+        double sum = 0;
+        for (int ch = 0; ch < colours; ch++)
+            sum += tdcl_matrix_get_f64(m, k * (size_t)m->channels + (size_t)ch);
+        c[k] = sum / colours < (maxval + 1) / 2.0;
+    }
+    return TDCL_OK;
+}
+
+typedef enum { FMT_RLE, FMT_CELLS, FMT_MATRIX, FMT_IMAGE } life_format;
+
+static life_format format_by_ext(const char *path, int *known)
+{
+    *known = 1;
+    if (tdcl_path_has_ext(path, ".rle")) return FMT_RLE;
+    if (tdcl_path_has_ext(path, ".cells")) return FMT_CELLS;
+    if (tdcl_path_has_ext(path, ".mtx") || tdcl_path_has_ext(path, ".mtx.gz") ||
+        tdcl_path_has_ext(path, ".npy"))
+        return FMT_MATRIX;
+    if (tdcl_image_path(path)) return FMT_IMAGE;
+    *known = 0;
+    return FMT_RLE;
+}
+
+static life_format format_by_content(const char *buf, size_t len)
+{
+    if ((len >= 2 && buf[0] == 'P' && (buf[1] == '1' || buf[1] == '4')) ||
+        (len >= 4 && memcmp(buf, "\x89PNG", 4) == 0))
+        return FMT_IMAGE;
+    if ((len >= 2 && memcmp(buf, "%%", 2) == 0) || (len >= 6 && memcmp(buf, "\x93NUMPY", 6) == 0) ||
+        (len >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b))
+        return FMT_MATRIX;
+    /* RLE: the first line that is not a comment starts with "x" */
+    const char *p = buf;
+    while (*p == '#' || *p == '\n' || *p == '\r') {
+        while (*p && *p != '\n')
+            p++;
+        if (*p) p++;
+    }
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return (*p == 'x' || *p == 'X') ? FMT_RLE : FMT_CELLS;
+}
+
+/* A binary format arriving on stdin goes through a temporary file, since
+ * matio and image read paths. */
+static tdcl_status spill_stdin(const char *buf, size_t len, char **tmp, tdcl_err *err)
+{
+    const char *dir = getenv("TMPDIR");
+    size_t n = strlen(dir && *dir ? dir : "/tmp") + 32;
+    *tmp = malloc(n);
+    if (!*tmp) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    snprintf(*tmp, n, "%s/tiledcl-stdin-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(*tmp);
+    if (fd < 0) {
+        tdcl_fail(err, TDCL_EIO, "cannot create a temporary file for stdin: %s", strerror(errno));
+        free(*tmp);
+        *tmp = NULL;
+        return TDCL_EIO;
+    }
+    size_t done = 0;
+    while (done < len) {
+        ssize_t w = write(fd, buf + done, len - done);
+        if (w <= 0) break;
+        done += (size_t)w;
+    }
+    close(fd);
+    if (done < len) {
+        unlink(*tmp);
+        return tdcl_fail(err, TDCL_EIO, "cannot write a temporary copy of stdin");
+    }
+    return TDCL_OK;
+}
+
+static tdcl_status read_binary(const char *path, life_format f, int64_t max_cells,
+                               tdcl_life_pattern *out, tdcl_err *err)
+{
+    tdcl_matrix m = {0};
+    int maxval = 1;
+    size_t max_bytes =
+        max_cells > 0 && (uint64_t)max_cells < SIZE_MAX / 8 ? (size_t)max_cells * 8 : 0;
+    tdcl_status st = f == FMT_MATRIX ? tdcl_matrix_read(path, max_bytes, &m, err)
+                                     : tdcl_image_read(path, &m, &maxval, err);
+    if (st) return st;
+    if (max_cells > 0 && m.rows * m.cols > max_cells)
+        st = tdcl_fail(err, TDCL_ELIMIT,
+                       "%s: a grid of %" PRId64 " x %" PRId64 " cells is larger than the limit "
+                       "of %" PRId64 " cells",
+                       tdcl_path_display(path), m.cols, m.rows, max_cells);
+    else
+        st = grid_from(&m, maxval, f == FMT_IMAGE, &out->grid, err);
+    tdcl_matrix_free(&m);
+    return st;
+}
+
+tdcl_status tdcl_life_read(const char *path, int64_t max_cells, tdcl_life_pattern *out,
+                           tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    char *buf = NULL, *tmp = NULL;
+    size_t len = 0;
+    int known;
+    const char *name = tdcl_path_display(path);
+    memset(out, 0, sizeof *out);
+    out->rule = tdcl_life_rule_conway();
+    life_format f = format_by_ext(path, &known);
+    if (!known || f == FMT_RLE || f == FMT_CELLS) {
+        TDCL_TRY(tdcl_read_file(path, &buf, &len, err));
+        if (!known) f = format_by_content(buf, len);
+    }
+    if (f == FMT_RLE) {
+        st = tdcl_life_rle_parse(name, buf, len, max_cells, out, err);
+    } else if (f == FMT_CELLS) {
+        st = tdcl_life_cells_parse(name, buf, len, max_cells, out, err);
+    } else {
+        if (buf && strcmp(path, "-") == 0) {
+            TDCL_TRY(spill_stdin(buf, len, &tmp, err));
+            path = tmp;
+        }
+        st = read_binary(path, f, max_cells, out, err);
+    }
+out:
+    if (tmp) {
+        unlink(tmp);
+        free(tmp);
+    }
+    free(buf);
+    return st;
+}
+
+/* ---- animated GIF ------------------------------------------------------- */
+
+/* LZW with a minimum code size of 2 (GIF's smallest; only indices 0 and 1
+ * occur): clear = 4, end = 5, codes up to 12 bits, a trie for the table. */
+#define GIF_CLEAR 4
+#define GIF_EOI 5
+#define GIF_MAXCODE 4095
+
+struct tdcl_life_gif {
+    tdcl_outfile f;
+    int64_t rows, cols;
+    int scale;
+    int delay_cs;
+    uint16_t *child; /* child[code * 4 + index]: the code for string+index, 0 = none */
+    int next_code, bits;
+    uint32_t acc;
+    int nacc;
+    uint8_t block[256];
+    int nblock;
+};
+
+static void gif_flush_block(tdcl_life_gif *g)
+{
+    if (!g->nblock) return;
+    fputc(g->nblock, g->f.fp);
+    fwrite(g->block, 1, (size_t)g->nblock, g->f.fp);
+    g->nblock = 0;
+}
+
+static void gif_put_byte(tdcl_life_gif *g, int b)
+{
+    g->block[g->nblock++] = (uint8_t)b;
+    if (g->nblock == 255) gif_flush_block(g);
+}
+
+/* Writes a code with the current width, then widens the codes once the
+ * table has grown past it (the order giflib and every decoder use). */
+static void gif_code(tdcl_life_gif *g, int code)
+{
+    g->acc |= (uint32_t)code << g->nacc;
+    g->nacc += g->bits;
+    while (g->nacc >= 8) {
+        gif_put_byte(g, (int)(g->acc & 0xff));
+        g->acc >>= 8;
+        g->nacc -= 8;
+    }
+    if (g->next_code >= (1 << g->bits) && g->bits < 12) g->bits++;
+}
+
+static void gif_reset(tdcl_life_gif *g)
+{
+    memset(g->child, 0, sizeof(uint16_t) * 4 * (GIF_MAXCODE + 1));
+    g->next_code = GIF_EOI + 1;
+    g->bits = 3;
+}
+
+static void put16(FILE *fp, int v)
+{
+    fputc(v & 0xff, fp);
+    fputc((v >> 8) & 0xff, fp);
+}
+
+tdcl_status tdcl_life_gif_open(const char *path, int64_t rows, int64_t cols, int scale,
+                               int delay_cs, tdcl_life_gif **out, tdcl_err *err)
+{
+    *out = NULL;
+    int64_t k = scale > 1 ? scale : 1;
+    if (rows * k > 65535 || cols * k > 65535)
+        return tdcl_fail(err, TDCL_ELIMIT,
+                         "'%s': a GIF is at most 65535 pixels wide and high; the grid is %" PRId64
+                         " x %" PRId64 " cells at scale %d",
+                         path, cols, rows, (int)k);
+    tdcl_life_gif *g = calloc(1, sizeof *g);
+    if (g) g->child = malloc(sizeof(uint16_t) * 4 * (GIF_MAXCODE + 1));
+    if (!g || !g->child) {
+        if (g) free(g);
+        return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    }
+    tdcl_status st = tdcl_out_open(&g->f, path, err);
+    if (st) {
+        free(g->child);
+        free(g);
+        return st;
+    }
+    g->rows = rows;
+    g->cols = cols;
+    g->scale = (int)k;
+    g->delay_cs = delay_cs;
+    FILE *fp = g->f.fp;
+    fwrite("GIF89a", 1, 6, fp);
+    put16(fp, (int)(cols * k));
+    put16(fp, (int)(rows * k));
+    fputc(0x80, fp); /* a global table of 2 colours */
+    fputc(0, fp);
+    fputc(0, fp);
+    fwrite("\xff\xff\xff\x00\x00\x00", 1, 6, fp); /* 0 white (dead), 1 black (alive) */
+    fwrite("\x21\xff\x0bNETSCAPE2.0\x03\x01\x00\x00\x00", 1, 19, fp); /* loop forever */
+    *out = g;
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_life_gif_frame(tdcl_life_gif *g, const tdcl_matrix *grid, tdcl_err *err)
+{
+    FILE *fp = g->f.fp;
+    int k = g->scale;
+    int w = (int)(g->cols * k), h = (int)(g->rows * k);
+    fwrite("\x21\xf9\x04\x00", 1, 4, fp); /* graphic control: the frame's delay */
+    put16(fp, g->delay_cs);
+    fwrite("\x00\x00", 1, 2, fp);
+    fputc(0x2c, fp);
+    put16(fp, 0);
+    put16(fp, 0);
+    put16(fp, w);
+    put16(fp, h);
+    fputc(0, fp);
+    fputc(2, fp); /* LZW minimum code size */
+    gif_reset(g);
+    g->acc = 0;
+    g->nacc = 0;
+    g->nblock = 0;
+    gif_code(g, GIF_CLEAR);
+    const uint8_t *c = grid->data;
+    int cur = -1;
+    for (int y = 0; y < h; y++) {
+        const uint8_t *row = c + (int64_t)(y / k) * g->cols;
+        for (int x = 0; x < w; x++) {
+            int px = row[x / k] ? 1 : 0;
+            if (cur < 0) {
+                cur = px;
+                continue;
+            }
+            uint16_t nx = g->child[cur * 4 + px];
+            if (nx) {
+                cur = nx;
+                continue;
+            }
+            gif_code(g, cur);
+            if (g->next_code >= GIF_MAXCODE) {
+                gif_code(g, GIF_CLEAR);
+                gif_reset(g);
+            } else {
+                g->child[cur * 4 + px] = (uint16_t)g->next_code++;
+            }
+            cur = px;
+        }
+    }
+    gif_code(g, cur);
+    gif_code(g, GIF_EOI);
+    if (g->nacc > 0) gif_put_byte(g, (int)(g->acc & 0xff));
+    gif_flush_block(g);
+    fputc(0, fp); /* end of the image data */
+    if (ferror(fp))
+        return tdcl_fail(err, TDCL_EIO, "'%s': write error: %s", g->f.path, strerror(errno));
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_life_gif_close(tdcl_life_gif *g, tdcl_err *err)
+{
+    fputc(0x3b, g->f.fp);
+    tdcl_status st = tdcl_out_commit(&g->f, err);
+    free(g->child);
+    free(g);
+    return st;
+}
+
+void tdcl_life_gif_abort(tdcl_life_gif *g)
+{
+    if (!g) return;
+    tdcl_out_abort(&g->f);
+    free(g->child);
+    free(g);
+}

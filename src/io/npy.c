@@ -1,0 +1,343 @@
+/* .npy reading and writing: the header dictionary, then the raw data. */
+#include "io/npy.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/numconv.h"
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+               "npy.c reads and writes little-endian data in place");
+
+#define MAX_HEADER ((size_t)1 << 20)
+
+typedef struct npy_hdr {
+    tdcl_dtype dtype;
+    int have_descr, have_order, have_shape;
+    int fortran;
+    int64_t shape[2];
+} npy_hdr;
+
+int tdcl_npy_magic(const tdcl_src *src)
+{
+    return src->head_len >= 6 && memcmp(src->head, "\x93NUMPY", 6) == 0;
+}
+
+/* A parse cursor over the header text (a Python dict literal). */
+typedef struct cur {
+    const char *p, *e;
+    const char *name;
+} cur;
+
+static void ws(cur *c)
+{
+    while (c->p < c->e && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r'))
+        c->p++;
+}
+
+static int eat(cur *c, char ch)
+{
+    ws(c);
+    if (c->p < c->e && *c->p == ch) {
+        c->p++;
+        return 1;
+    }
+    return 0;
+}
+
+/* A quoted string ('x' or "x") into out (at most n-1 bytes). */
+static int str(cur *c, char *out, size_t n)
+{
+    ws(c);
+    if (c->p >= c->e || (*c->p != '\'' && *c->p != '"')) return 0;
+    char q = *c->p++;
+    size_t k = 0;
+    while (c->p < c->e && *c->p != q) {
+        if (k + 1 < n) out[k++] = *c->p;
+        c->p++;
+    }
+    out[k] = '\0';
+    if (c->p == c->e) return 0;
+    c->p++;
+    return 1;
+}
+
+static tdcl_status bad(cur *c, const char *expected, tdcl_err *err)
+{
+    char got[32];
+    size_t n = (size_t)(c->e - c->p) < 24 ? (size_t)(c->e - c->p) : 24;
+    memcpy(got, c->p, n);
+    got[n] = '\0';
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)got[i] < 0x20) got[i] = ' ';
+    return tdcl_fail(err, TDCL_EPARSE, "'%s': npy header: expected %s, got '%s'", c->name, expected,
+                     n ? got : "end of header");
+}
+
+static tdcl_status parse_descr(cur *c, npy_hdr *h, tdcl_err *err)
+{
+    static const struct {
+        const char *descr;
+        tdcl_dtype t;
+    } known[] = {{"<f4", TDCL_F32}, {"<f8", TDCL_F64}, {"<i4", TDCL_I32},
+                 {"<i8", TDCL_I64}, {"|u1", TDCL_U8},  {"<u2", TDCL_U16}};
+    char d[64];
+    if (!str(c, d, sizeof d)) return bad(c, "a dtype string such as '<f8' for 'descr'", err);
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (strcmp(d, known[i].descr) == 0 ||
+            (d[0] == '=' && strcmp(d + 1, known[i].descr + 1) == 0)) {
+            h->dtype = known[i].t;
+            return TDCL_OK;
+        }
+    if (d[0] == '>')
+        return tdcl_fail(err, TDCL_EUNSUPPORTED,
+                         "'%s': big-endian data ('%s') is not supported; save it little-endian "
+                         "(arr.astype(arr.dtype.newbyteorder('<')))",
+                         c->name, d);
+    return tdcl_fail(err, TDCL_EUNSUPPORTED,
+                     "'%s': dtype '%s' is not supported (float32, float64, int32, int64, "
+                     "uint8, uint16)",
+                     c->name, d);
+}
+
+static tdcl_status parse_shape(cur *c, npy_hdr *h, tdcl_err *err)
+{
+    if (!eat(c, '(')) return bad(c, "a tuple for 'shape'", err);
+    int64_t dims[8];
+    int n = 0;
+    char txt[128] = "(";
+    while (!eat(c, ')')) {
+        ws(c);
+        uint64_t u;
+        int ovf;
+        const char *q = tdcl_nc_parse_u64(c->p, c->e, &u, &ovf);
+        if (!q || u > INT64_MAX) return bad(c, "a dimension in 'shape'", err);
+        c->p = q;
+        if (n < 8) dims[n] = (int64_t)u;
+        size_t l = strlen(txt);
+        snprintf(txt + l, sizeof txt - l, "%s%llu", n ? ", " : "", (unsigned long long)u);
+        n++;
+        if (!eat(c, ',') && (ws(c), c->p < c->e && *c->p != ')'))
+            return bad(c, "',' or ')' in 'shape'", err);
+    }
+    size_t l = strlen(txt);
+    snprintf(txt + l, sizeof txt - l, "%s)", n == 1 ? "," : "");
+    if (n != 2)
+        return tdcl_fail(err, TDCL_EUNSUPPORTED, "'%s': expected a 2-D array, got shape %s",
+                         c->name, txt);
+    if (dims[0] < 1 || dims[1] < 1)
+        return tdcl_fail(err, TDCL_EUNSUPPORTED, "'%s': the array is empty (shape %s)", c->name,
+                         txt);
+    h->shape[0] = dims[0];
+    h->shape[1] = dims[1];
+    return TDCL_OK;
+}
+
+static tdcl_status parse_entry(cur *c, npy_hdr *h, tdcl_err *err)
+{
+    char key[32];
+    if (!str(c, key, sizeof key)) return bad(c, "a quoted key", err);
+    if (!eat(c, ':')) return bad(c, "':' after the key", err);
+    ws(c);
+    if (strcmp(key, "descr") == 0) {
+        h->have_descr = 1;
+        return parse_descr(c, h, err);
+    }
+    if (strcmp(key, "shape") == 0) {
+        h->have_shape = 1;
+        return parse_shape(c, h, err);
+    }
+    if (strcmp(key, "fortran_order") == 0) {
+        h->have_order = 1;
+        if ((size_t)(c->e - c->p) >= 4 && memcmp(c->p, "True", 4) == 0) {
+            h->fortran = 1;
+            c->p += 4;
+        } else if ((size_t)(c->e - c->p) >= 5 && memcmp(c->p, "False", 5) == 0) {
+            c->p += 5;
+        } else {
+            return bad(c, "True or False for 'fortran_order'", err);
+        }
+        return TDCL_OK;
+    }
+    return tdcl_fail(err, TDCL_EPARSE,
+                     "'%s': npy header: expected the keys 'descr', 'fortran_order' and "
+                     "'shape', got '%s'",
+                     c->name, key);
+}
+
+static tdcl_status parse_dict(const char *name, const char *p, size_t n, npy_hdr *h, tdcl_err *err)
+{
+    cur c = {p, p + n, name};
+    if (!eat(&c, '{')) return bad(&c, "'{' opening the header dictionary", err);
+    while (!eat(&c, '}')) {
+        tdcl_status st = parse_entry(&c, h, err);
+        if (st) return st;
+        if (!eat(&c, ',') && (ws(&c), c.p < c.e && *c.p != '}'))
+            return bad(&c, "',' or '}' in the header dictionary", err);
+    }
+    if (!h->have_descr || !h->have_order || !h->have_shape)
+        return tdcl_fail(err, TDCL_EPARSE, "'%s': npy header: missing the key '%s'", name,
+                         !h->have_descr   ? "descr"
+                         : !h->have_order ? "fortran_order"
+                                          : "shape");
+    return TDCL_OK;
+}
+
+/* Magic, version and the header length; leaves the source at the dict. */
+static tdcl_status read_preamble(tdcl_src *s, size_t *hlen, size_t *pre, tdcl_err *err)
+{
+    unsigned char b[12];
+    tdcl_status st = tdcl_src_read_full(s, b, 10, "npy header", err);
+    if (st) return st;
+    if (memcmp(b, "\x93NUMPY", 6) != 0)
+        return tdcl_fail(err, TDCL_EPARSE, "'%s': expected the npy magic '\\x93NUMPY'", s->name);
+    if (b[6] < 1 || b[6] > 3 || b[7] != 0)
+        return tdcl_fail(err, TDCL_EUNSUPPORTED,
+                         "'%s': npy format version %u.%u is not supported (1.0, 2.0, 3.0)", s->name,
+                         b[6], b[7]);
+    if (b[6] == 1) {
+        *hlen = (size_t)b[8] | (size_t)b[9] << 8;
+        *pre = 10;
+        return TDCL_OK;
+    }
+    if ((st = tdcl_src_read_full(s, b + 10, 2, "npy header", err))) return st;
+    uint32_t n =
+        (uint32_t)b[8] | (uint32_t)b[9] << 8 | (uint32_t)b[10] << 16 | (uint32_t)b[11] << 24;
+    if (n > MAX_HEADER)
+        return tdcl_fail(err, TDCL_EPARSE, "'%s': npy header length %u is implausible (over %zu)",
+                         s->name, n, MAX_HEADER);
+    *hlen = n;
+    *pre = 12;
+    return TDCL_OK;
+}
+
+static tdcl_status read_header(tdcl_src *s, npy_hdr *h, uint64_t *data_off, tdcl_err *err)
+{
+    size_t hlen = 0, pre = 0;
+    tdcl_status st = read_preamble(s, &hlen, &pre, err);
+    if (st) return st;
+    char *txt = malloc(hlen + 1);
+    if (!txt) return tdcl_fail(err, TDCL_ENOMEM, "out of memory reading '%s'", s->name);
+    st = tdcl_src_read_full(s, txt, hlen, "npy header", err);
+    if (!st) st = parse_dict(s->name, txt, hlen, h, err);
+    free(txt);
+    *data_off = pre + hlen;
+    return st;
+}
+
+/* Compares the data the header promises with what a plain file holds. */
+static tdcl_status check_data_size(tdcl_src *s, const npy_hdr *h, uint64_t off, size_t bytes,
+                                   tdcl_err *err)
+{
+    if (!s->regular || s->gz) return TDCL_OK;
+    uint64_t held = s->file_size > off ? s->file_size - off : 0;
+    if (held == bytes) return TDCL_OK;
+    return tdcl_fail(err, TDCL_EPARSE,
+                     "'%s': the npy header promises a %lldx%lld %s array (%zu bytes of data), "
+                     "but the file holds %llu bytes after the header",
+                     s->name, (long long)h->shape[0], (long long)h->shape[1],
+                     tdcl_dtype_name(h->dtype), bytes, (unsigned long long)held);
+}
+
+/* Column-major src (rows x cols, element size es) into row-major dst. */
+static void transpose(const tdcl_matrix *m, const unsigned char *src, unsigned char *dst)
+{
+    size_t rows = (size_t)m->rows, cols = (size_t)m->cols, es = tdcl_dtype_size(m->dtype);
+    enum { B = 32 }; /* blocks keep both sides in cache */
+    for (size_t j0 = 0; j0 < cols; j0 += B)
+        for (size_t i0 = 0; i0 < rows; i0 += B)
+            for (size_t j = j0; j < j0 + B && j < cols; j++)
+                for (size_t i = i0; i < i0 + B && i < rows; i++)
+                    memcpy(dst + (i * cols + j) * es, src + (j * rows + i) * es, es);
+}
+
+static tdcl_status read_data(tdcl_src *s, const npy_hdr *h, tdcl_matrix *m, size_t bytes,
+                             tdcl_err *err)
+{
+    void *tmp = NULL;
+    tdcl_status st = TDCL_OK;
+    if (h->fortran && m->rows > 1 && m->cols > 1) {
+        if (!(tmp = malloc(bytes)))
+            return tdcl_fail(err, TDCL_ENOMEM, "out of memory reading '%s'", s->name);
+    }
+    TDCL_TRY(tdcl_src_read_full(s, tmp ? tmp : m->data, bytes, "array data", err));
+    unsigned char extra;
+    size_t got;
+    TDCL_TRY(tdcl_src_read(s, &extra, 1, &got, err));
+    if (got) {
+        st = tdcl_fail(err, TDCL_EPARSE, "'%s': unexpected bytes after the %zu bytes of data",
+                       s->name, bytes);
+        goto out;
+    }
+    if (tmp) transpose(m, tmp, m->data);
+out:
+    free(tmp);
+    return st;
+}
+
+tdcl_status tdcl_npy_read(tdcl_src *s, size_t max_bytes, tdcl_matrix *out, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix m = {0};
+    npy_hdr h = {0};
+    uint64_t off = 0;
+    size_t bytes;
+    memset(out, 0, sizeof *out);
+    TDCL_TRY(read_header(s, &h, &off, err));
+    TDCL_TRY(
+        tdcl_src_check_size(s->name, h.shape[0], h.shape[1], (int)h.dtype, max_bytes, &bytes, err));
+    TDCL_TRY(check_data_size(s, &h, off, bytes, err));
+    /* Every byte is overwritten, but calloc of a large block costs nothing
+     * more than malloc (fresh pages are zero) and keeps the contract. */
+    TDCL_TRY(tdcl_matrix_alloc(&m, h.shape[0], h.shape[1], 1, h.dtype, err));
+    TDCL_TRY(read_data(s, &h, &m, bytes, err));
+    *out = m;
+    memset(&m, 0, sizeof m);
+out:
+    tdcl_matrix_free(&m);
+    return st;
+}
+
+static const char *descr_of(tdcl_dtype t)
+{
+    switch (t) {
+    case TDCL_F32:
+        return "<f4";
+    case TDCL_F64:
+        return "<f8";
+    case TDCL_I32:
+        return "<i4";
+    case TDCL_I64:
+        return "<i8";
+    case TDCL_U8:
+        return "|u1";
+    case TDCL_U16:
+        return "<u2";
+    }
+    return "?";
+}
+
+tdcl_status tdcl_npy_write(FILE *fp, const char *name, const tdcl_matrix *m, tdcl_err *err)
+{
+    if (m->channels != 1)
+        return tdcl_fail(err, TDCL_EUNSUPPORTED,
+                         "'%s': .npy output takes 2-D matrices, got %d channels", name,
+                         m->channels);
+    char hdr[256];
+    int n = snprintf(hdr + 10, sizeof hdr - 10,
+                     "{'descr': '%s', 'fortran_order': False, 'shape': (%lld, %lld), }",
+                     descr_of(m->dtype), (long long)m->rows, (long long)m->cols);
+    /* numpy pads with spaces and a final newline so the data starts on a
+     * 64-byte boundary. */
+    size_t total = ((size_t)n + 10 + 1 + 63) / 64 * 64;
+    memset(hdr + 10 + n, ' ', total - 10 - (size_t)n);
+    hdr[total - 1] = '\n';
+    memcpy(hdr, "\x93NUMPY\x01\x00", 8);
+    hdr[8] = (char)((total - 10) & 0xff);
+    hdr[9] = (char)((total - 10) >> 8);
+    size_t bytes = tdcl_matrix_count(m) * tdcl_dtype_size(m->dtype);
+    if (fwrite(hdr, 1, total, fp) != total || fwrite(m->data, 1, bytes, fp) != bytes)
+        return tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", name, strerror(errno));
+    return TDCL_OK;
+}

@@ -1,0 +1,28 @@
+/* NumPy .npy files: 2-D arrays of float32, float64, int32, int64 (and the
+ * image dtypes uint8, uint16), little-endian, C or Fortran order, header
+ * versions 1.0, 2.0 and 3.0. The data is read with one read straight into
+ * the matrix and written with one write: the fast path for large data and
+ * the bridge to Python users. */
+#ifndef TDCL_NPY_H
+#define TDCL_NPY_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "base/matrix.h"
+#include "io/matsrc.h"
+#include "base/status.h"
+
+/* 1 if the source starts with the .npy magic "\x93NUMPY". */
+int tdcl_npy_magic(const tdcl_src *src);
+
+/* Reads a .npy array from src into out (owned by the caller). Other
+ * dtypes, shapes, big-endian data and a header that does not match the file
+ * size are refused, naming what was found. max_bytes > 0 refuses larger
+ * arrays before allocating. */
+tdcl_status tdcl_npy_read(tdcl_src *src, size_t max_bytes, tdcl_matrix *out, tdcl_err *err);
+
+/* Writes m (1 channel) as a version 1.0 .npy file, C order, to fp. */
+tdcl_status tdcl_npy_write(FILE *fp, const char *name, const tdcl_matrix *m, tdcl_err *err);
+
+#endif

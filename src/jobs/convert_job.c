@@ -1,0 +1,119 @@
+/* tdcl_convert: the format dispatch behind `tiledcl convert`. */
+#include "jobs/convert_job.h"
+
+#include <string.h>
+
+#include "base/fileio.h"
+#include "io/image.h"
+#include "io/life_io.h"
+
+static int is_life_path(const char *p)
+{
+    return tdcl_path_has_ext(p, ".rle") || tdcl_path_has_ext(p, ".cells");
+}
+
+static int is_matrix_out(const char *p)
+{
+    return strcmp(p, "-") == 0 || tdcl_matrix_path(p);
+}
+
+int tdcl_convert_out_known(const char *out)
+{
+    return is_matrix_out(out) || tdcl_image_path(out) || is_life_path(out);
+}
+
+/* Pattern in any format to .rle/.cells. */
+static tdcl_status to_life(const tdcl_convert_opts *o, tdcl_err *err)
+{
+    tdcl_life_pattern p = {0};
+    tdcl_status st = tdcl_life_read(o->in, 0, &p, err);
+    if (st == TDCL_OK) {
+        tdcl_life_write_opts wo = {.rule = p.has_rule ? p.rule : tdcl_life_rule_conway(),
+                                   .boundary = p.topo.boundary,
+                                   .generation = p.generation,
+                                   .comment = "written by tiledcl convert"};
+        st = tdcl_life_write(o->out, &p.grid, &wo, err);
+    }
+    tdcl_life_pattern_free(&p);
+    return st;
+}
+
+/* Reads an image, a pattern (as 0/1 cells) or a matrix into m. */
+static tdcl_status read_grid(const char *in, tdcl_matrix *m, int *maxval, tdcl_err *err)
+{
+    *maxval = 0;
+    if (tdcl_image_path(in)) return tdcl_image_read(in, m, maxval, err);
+    if (is_life_path(in)) {
+        tdcl_life_pattern p = {0};
+        tdcl_status st = tdcl_life_read(in, 0, &p, err);
+        *m = p.grid; /* the pattern's grid changes hands */
+        *maxval = -1;
+        return st;
+    }
+    return tdcl_matrix_read(in, 0, m, err);
+}
+
+/* Anything to .pbm/.pgm/.png. */
+static tdcl_status to_image(const tdcl_convert_opts *o, tdcl_err *err)
+{
+    tdcl_matrix m = {0};
+    int maxval;
+    tdcl_status st = read_grid(o->in, &m, &maxval, err);
+    if (st) goto out;
+    int bits = 8;
+    size_t n = tdcl_matrix_count(&m);
+    if (maxval < 0 && !tdcl_path_has_ext(o->out, ".pbm")) {
+        /* a pattern: alive black on white, as the readers take it back */
+        for (size_t k = 0; k < n; k++)
+            ((uint8_t *)m.data)[k] = ((uint8_t *)m.data)[k] ? 0 : 255;
+    } else if (maxval > 255) {
+        bits = 16;
+    } else if (maxval == 0) {
+        for (size_t k = 0; k < n && bits == 8; k++)
+            if (tdcl_matrix_get_f64(&m, k) > 255.5) bits = 16;
+    }
+    if (tdcl_path_has_ext(o->out, ".pbm")) bits = 1;
+    st = tdcl_image_write(o->out, &m, bits, err);
+out:
+    tdcl_matrix_free(&m);
+    return st;
+}
+
+/* Image or pattern to .mtx/.npy/"-". */
+static tdcl_status grid_to_matrix(const tdcl_convert_opts *o, tdcl_err *err)
+{
+    tdcl_matrix m = {0}, conv = {0};
+    int maxval;
+    tdcl_status st = read_grid(o->in, &m, &maxval, err);
+    if (st) goto out;
+    if (m.channels != 1) {
+        st = tdcl_fail(err, TDCL_EUNSUPPORTED,
+                       "'%s' has %d channels; a matrix holds one (write an image: .png)", o->in,
+                       m.channels);
+        goto out;
+    }
+    const tdcl_matrix *w = &m;
+    if (o->dtype >= 0 && (tdcl_dtype)o->dtype != m.dtype) {
+        if ((st = tdcl_matrix_convert(&m, (tdcl_dtype)o->dtype, &conv, err))) goto out;
+        w = &conv;
+    }
+    st = tdcl_matrix_write_opts(o->out, w, &o->io, err);
+out:
+    tdcl_matrix_free(&m);
+    tdcl_matrix_free(&conv);
+    return st;
+}
+
+tdcl_status tdcl_convert(const tdcl_convert_opts *o, tdcl_err *err)
+{
+    if (is_life_path(o->out)) return to_life(o, err);
+    if (tdcl_image_path(o->out)) return to_image(o, err);
+    if (!is_matrix_out(o->out))
+        return tdcl_fail(err, TDCL_EINVAL,
+                         "cannot tell the format of '%s' (use .mtx, .npy, .pbm, .pgm, .png, "
+                         ".rle, .cells or '-')",
+                         o->out);
+    if (tdcl_image_path(o->in) || is_life_path(o->in)) return grid_to_matrix(o, err);
+    tdcl_matio_convert_opts mo = {.in = o->in, .out = o->out, .dtype = o->dtype, .io = o->io};
+    return tdcl_matio_convert(&mo, err);
+}

@@ -1,0 +1,32 @@
+/* Conversion between every file format tiledcl reads and writes: matrices
+ * (.mtx, .mtx.gz, .npy), images (.pbm, .pgm, .png) and Life patterns (.rle,
+ * .cells). Matrix to matrix goes through tdcl_matio_convert (the fast path);
+ * anything involving an image or a pattern reads the whole input, maps it
+ * and writes it atomically. */
+#ifndef TDCL_CONVERT_H
+#define TDCL_CONVERT_H
+
+#include "io/matio.h"
+#include "base/status.h"
+
+typedef struct tdcl_convert_opts {
+    const char *in, *out; /* "-" = stdin / Matrix Market on stdout */
+    int dtype;            /* matrix outputs: a tdcl_dtype, or -1 to keep */
+    tdcl_matio_opts io;   /* Matrix Market threads, coordinate output, comment */
+} tdcl_convert_opts;
+
+/* 1 if out names a format tdcl_convert can write. */
+int tdcl_convert_out_known(const char *out);
+
+/* Reads o->in and writes o->out by its extension:
+ * - to .rle/.cells: the input read as a Life pattern (nonzero, black or dark
+ *   cells alive), written with the pattern's rule or B3/S23;
+ * - to .pbm/.pgm/.png: an image input as it is; a pattern as black (alive)
+ *   on white; a matrix rounded and clamped to 8 bits (16 when a value
+ *   exceeds 255; .pbm: nonzero is black);
+ * - to .mtx/.npy/"-": a matrix input through tdcl_matio_convert; an image's
+ *   samples or a pattern's 0/1 cells as an integer matrix (one channel only).
+ * Nothing is written unless the input was read whole. */
+tdcl_status tdcl_convert(const tdcl_convert_opts *o, tdcl_err *err);
+
+#endif

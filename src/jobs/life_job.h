@@ -1,0 +1,49 @@
+/* The life command's pipeline (module prefix tdcl_life_job): pattern file
+ * or seeded soup -> host grid -> device plan -> host grid -> pattern,
+ * image or array file, with progress, population logs, PNG frames and an
+ * animated GIF on the way. */
+#ifndef TDCL_LIFE_JOB_H
+#define TDCL_LIFE_JOB_H
+
+#include <stdint.h>
+
+#include "base/matrix.h"
+#include "base/status.h"
+#include "ops/life/life.h"
+#include "runtime/clrt.h"
+
+/* Called between chunks of a long run, at most a few times a second. */
+typedef void (*tdcl_life_progress_fn)(int64_t done, int64_t total, double elapsed_ms, void *user);
+
+typedef struct tdcl_life_job_opts {
+    const char *input;  /* pattern file, "-" stdin; NULL: a random soup */
+    const char *output; /* by extension; "-" RLE to stdout; NULL: nothing written */
+    int64_t gens;
+    tdcl_life_opts life;
+    int rule_given;        /* life.rule overrides the file's rule */
+    int boundary_given;    /* life.boundary overrides the file's bounded grid */
+    int64_t width, height; /* soup size, or a grid to centre the input in; 0: default */
+    double density;
+    uint64_t seed;
+    int64_t every;          /* log generation and population every N generations; 0: never */
+    const char *frames_dir; /* with every: a PNG per N generations there */
+    const char *gif_path;   /* an animated GIF of the run (every N generations, else each) */
+    int scale;              /* pixels per cell for PNG and GIF output */
+    tdcl_life_progress_fn progress; /* NULL: progress goes to the log (INFO) */
+    void *progress_user;
+} tdcl_life_job_opts;
+
+typedef struct tdcl_life_summary {
+    int64_t rows, cols, generations, population;
+    double kernel_ms, wall_ms; /* device time of the generation loop; wall time of the run */
+    char describe[160];
+    tdcl_life_rule rule;
+    tdcl_life_boundary boundary;
+} tdcl_life_summary;
+
+/* Reads (or seeds) the grid, runs it, writes the output; fills ctx->t and,
+ * when non-NULL, *sum and *final (the last grid, the caller's). */
+tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_summary *sum,
+                          tdcl_matrix *final, tdcl_err *err);
+
+#endif

@@ -1,0 +1,112 @@
+/* The matmul command as one core call (tdcl_mm_job): read both matrix
+ * files, choose the type, multiply, verify on request, write the product. */
+#include "jobs/matmul_job.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/fileio.h"
+#include "base/log.h"
+#include "io/matio.h"
+#include "base/clock.h"
+
+static tdcl_status check_out_path(const char *path, tdcl_err *err)
+{
+    if (!path || strcmp(path, "-") == 0 || tdcl_path_has_ext(path, ".mtx") ||
+        tdcl_path_has_ext(path, ".npy"))
+        return TDCL_OK;
+    return tdcl_fail(err, TDCL_EINVAL,
+                     "output '%s': unknown extension (write .mtx or .npy, or '-' for stdout)",
+                     path);
+}
+
+static tdcl_status read_inputs(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_matrix *a,
+                               tdcl_matrix *b, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    double t0 = tdcl_now_ms();
+    if (o->a_path && o->b_path && strcmp(o->a_path, "-") == 0 && strcmp(o->b_path, "-") == 0)
+        return tdcl_fail(err, TDCL_EINVAL, "only one of A and B can be read from stdin ('-')");
+    TDCL_TRY(tdcl_matrix_read(o->a_path, o->max_input_bytes, a, err));
+    TDCL_TRY(tdcl_matrix_read(o->b_path, o->max_input_bytes, b, err));
+    if (a->cols != b->rows)
+        st = tdcl_fail(err, TDCL_EINVAL,
+                       "cannot multiply '%s' (%" PRId64 "x%" PRId64 ") by '%s' (%" PRId64
+                       "x%" PRId64 "): A has %" PRId64 " columns but B has %" PRId64 " rows",
+                       tdcl_path_display(o->a_path), a->rows, a->cols, tdcl_path_display(o->b_path),
+                       b->rows, b->cols, a->cols, b->rows);
+out:
+    ctx->t.read_ms += tdcl_now_ms() - t0;
+    return st;
+}
+
+/* Two integer inputs multiply exactly; anything with a float in it is
+ * computed in float32 unless the user asked for another type. */
+static tdcl_dtype job_type(const tdcl_mm_job_opts *o, const tdcl_matrix *a, const tdcl_matrix *b)
+{
+    if (o->type_given) return o->mm.type;
+    if (o->mm.precision == TDCL_MM_TF32 || o->mm.precision == TDCL_MM_3XTF32) return TDCL_F32;
+    return tdcl_dtype_is_int(a->dtype) && tdcl_dtype_is_int(b->dtype) ? TDCL_I64 : TDCL_F32;
+}
+
+static tdcl_status verify(const tdcl_mm_job_opts *o, const tdcl_matrix *a, const tdcl_matrix *b,
+                          const tdcl_matrix *c, tdcl_err *err)
+{
+    tdcl_mm_check chk;
+    double t0 = tdcl_now_ms();
+    tdcl_status st = tdcl_mm_check_product(a, b, c, &chk, err);
+    if (st) return st;
+    if (o->mm.precision == TDCL_MM_TF32 && chk.k > 0 && chk.bound > 0 && isfinite(chk.bound)) {
+        /* TF32 rounds each input to 2^-11: every product is off by up to
+         * 2^-10 relative on top of the float32 sums the bound is for */
+        double fp32 = 2.0 * (double)(chk.k + 2) * ldexp(1.0, -24);
+        chk.bound *= 1.0 + ldexp(1.0, -10) / fp32;
+        chk.ok = chk.rel_err <= chk.bound;
+    }
+    tdcl_log(TDCL_LOG_VERBOSE, "matmul: host check took %.1f ms", tdcl_now_ms() - t0);
+    if (o->check) *o->check = chk;
+    if (chk.ok) return TDCL_OK;
+    if (tdcl_dtype_is_int(c->dtype))
+        return tdcl_fail(err, TDCL_EVERIFY,
+                         "verification failed: %" PRId64 " of %" PRId64
+                         " elements differ from the exact host product",
+                         chk.differing, c->rows * c->cols);
+    return tdcl_fail(err, TDCL_EVERIFY,
+                     "verification failed: relative Frobenius error %.3g exceeds the bound %.3g "
+                     "for %s%s with K=%" PRId64,
+                     chk.rel_err, chk.bound, tdcl_dtype_name(c->dtype),
+                     o->mm.precision == TDCL_MM_TF32 ? " (tf32 inputs)" : "", a->cols);
+}
+
+static tdcl_status write_product(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, const tdcl_matrix *c,
+                                 const tdcl_matrix *a, tdcl_err *err)
+{
+    char comment[512];
+    snprintf(comment, sizeof comment, "C = A*B, A = %s (%" PRId64 "x%" PRId64 "), B = %s, %s on %s",
+             tdcl_path_display(o->a_path), a->rows, a->cols, tdcl_path_display(o->b_path),
+             tdcl_dtype_name(c->dtype), ctx->dev.device_name);
+    double t0 = tdcl_now_ms();
+    tdcl_status st = tdcl_matrix_write(o->out_path, c, comment, err);
+    ctx->t.write_ms += tdcl_now_ms() - t0;
+    return st;
+}
+
+tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix a = {0}, b = {0}, c = {0};
+    TDCL_TRY(check_out_path(o->out_path, err));
+    TDCL_TRY(read_inputs(ctx, o, &a, &b, err));
+    tdcl_mm_opts mm = o->mm;
+    mm.type = job_type(o, &a, &b);
+    TDCL_TRY(tdcl_mm_run(ctx, &mm, &a, &b, &c, err));
+    if (o->verify) TDCL_TRY(verify(o, &a, &b, &c, err));
+    TDCL_TRY(write_product(ctx, o, &c, &a, err));
+out:
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&b);
+    tdcl_matrix_free(&c);
+    return st;
+}

@@ -1,0 +1,28 @@
+/* The matmul command's pipeline (module prefix tdcl_mm_job): two matrix
+ * files -> host -> device plan -> host -> matrix file. */
+#ifndef TDCL_MATMUL_JOB_H
+#define TDCL_MATMUL_JOB_H
+
+#include <stddef.h>
+
+#include "base/status.h"
+#include "ops/matmul/matmul.h"
+#include "runtime/clrt.h"
+
+typedef struct tdcl_mm_job_opts {
+    const char *a_path, *b_path; /* "-" = stdin (for one of them) */
+    const char *out_path;        /* .mtx or .npy; NULL or "-": Matrix Market to stdout */
+    tdcl_mm_opts mm;
+    int type_given;         /* mm.type chosen by the user; otherwise two integer
+                               inputs give TDCL_I64 and anything else TDCL_F32 */
+    int verify;             /* check on the host; TDCL_EVERIFY past the bound */
+    size_t max_input_bytes; /* refuse inputs whose dense size exceeds it; 0 = any */
+    tdcl_mm_check *check;   /* if non-NULL and verify: the check's figures */
+} tdcl_mm_job_opts;
+
+/* The matmul command: reads both files (tdcl_matrix_read), multiplies,
+ * verifies if asked, writes C (tdcl_matrix_write, atomically; nothing is
+ * written when the verification fails). Fills ctx->t. */
+tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err);
+
+#endif

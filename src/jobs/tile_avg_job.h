@@ -1,0 +1,27 @@
+/* The tile-avg command's pipeline (module prefix tdcl_ta_job): matrix or
+ * image file -> host -> device plan -> host -> matrix or image file. */
+#ifndef TDCL_TILE_AVG_JOB_H
+#define TDCL_TILE_AVG_JOB_H
+
+#include <stddef.h>
+
+#include "base/status.h"
+#include "ops/tile_avg/tile_avg.h"
+#include "runtime/clrt.h"
+
+typedef struct tdcl_ta_job_opts {
+    const char *in_path;  /* .mtx, .mtx.gz, .npy, or an image (.pgm, .pbm, .png); "-" stdin */
+    const char *out_path; /* NULL or "-": Matrix Market on stdout; else by extension */
+    tdcl_ta_opts ta;
+    size_t max_bytes; /* refuse inputs whose dense size exceeds this (0: no limit) */
+    int verify;       /* check against tdcl_ta_reference; TDCL_EVERIFY past 1e-6 */
+} tdcl_ta_job_opts;
+
+/* The tile-avg command: reads the input (an image by its magic bytes or
+ * extension), runs, optionally verifies, and writes the means: Matrix
+ * Market or NumPy by extension, or an image (.pgm, .png: rounded to the
+ * input's bit depth, 8 for a matrix; .pbm: 1 bit, a mean >= 0.5 is black).
+ * Fills ctx->t. Nothing is written unless everything before succeeded. */
+tdcl_status tdcl_ta_job(tdcl_ctx *ctx, const tdcl_ta_job_opts *jo, tdcl_err *err);
+
+#endif

@@ -1,0 +1,936 @@
+/* Life on the device: soups, the host reference, cell packing, the choice of
+ * kernel and tile within the device's limits, the plan (two device buffers
+ * ping-ponged, several generations per launch). The file job is
+ * jobs/life_job.c. */
+#include "ops/life/life.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "base/log.h"
+#include "base/clock.h"
+
+tdcl_life_opts tdcl_life_opts_default(void)
+{
+    tdcl_life_opts o;
+    memset(&o, 0, sizeof o);
+    o.rule = tdcl_life_rule_conway();
+    o.boundary = TDCL_LIFE_DEAD;
+    return o;
+}
+
+/* A zeroed rule (B/S with nothing) is taken as "not set": B3/S23. */
+tdcl_life_rule tdcl_life_opts_rule(const tdcl_life_opts *o)
+{
+    if (o->rule.birth == 0 && o->rule.survive == 0) return tdcl_life_rule_conway();
+    return o->rule;
+}
+
+tdcl_status tdcl_life_check(const tdcl_life_opts *o, tdcl_err *err)
+{
+    tdcl_life_rule r = tdcl_life_opts_rule(o);
+    char name[24];
+    if (o->boundary != TDCL_LIFE_DEAD && o->boundary != TDCL_LIFE_TORUS &&
+        o->boundary != TDCL_LIFE_CLAMP)
+        return tdcl_fail(err, TDCL_EINVAL, "unknown boundary %d", (int)o->boundary);
+    /* Under B0 every dead cell with no live neighbour is born, so "outside
+     * is dead" cannot hold; on a torus or a clamped grid there is no outside. */
+    if (tdcl_life_rule_has_b0(&r) && o->boundary == TDCL_LIFE_DEAD)
+        return tdcl_fail(err, TDCL_EINVAL,
+                         "rule '%s' has B0 (cells born with no live neighbour), which is only "
+                         "well defined on a finite grid: use --boundary torus or clamp",
+                         tdcl_life_rule_format(&r, name, sizeof name));
+    if (o->word_bits != 0 && o->word_bits != 32 && o->word_bits != 64)
+        return tdcl_fail(err, TDCL_EINVAL, "cells per word must be 32 or 64, got %d", o->word_bits);
+    if (o->depth < 0 || o->depth > 64 || (o->word_bits && o->depth > o->word_bits))
+        return tdcl_fail(err, TDCL_EINVAL,
+                         "generations per launch must be 1 to the word's bits, got %d", o->depth);
+    if (o->tile < 0) return tdcl_fail(err, TDCL_EINVAL, "tile must be >= 0, got %d", o->tile);
+    return TDCL_OK;
+}
+
+/* ---- soups and the host reference -------------------------------------- */
+
+/* splitmix64 is a counter-based generator: draw k of the stream seeded with
+ * seed is mix(seed + (k+1) * gamma), so a soup can be drawn in pieces. */
+static uint64_t splitmix64_at(uint64_t seed, uint64_t k)
+{
+    uint64_t z = seed + (k + 1) * 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+typedef struct soup_part {
+    uint8_t *cells;
+    size_t begin, end;
+    uint64_t seed, thr;
+} soup_part;
+
+static void *soup_fill(void *arg)
+{
+    const soup_part *p = arg;
+    for (size_t k = p->begin; k < p->end; k++)
+        p->cells[k] = (uint8_t)((splitmix64_at(p->seed, k) >> 11) < p->thr);
+    return NULL;
+}
+
+tdcl_status tdcl_life_soup(int64_t rows, int64_t cols, double density, uint64_t seed,
+                           tdcl_matrix *grid, tdcl_err *err)
+{
+    enum { max_threads = 16 };
+    if (!(density >= 0.0 && density <= 1.0))
+        return tdcl_fail(err, TDCL_EINVAL, "density must be in [0, 1], got %g", density);
+    tdcl_status st = tdcl_matrix_alloc(grid, rows, cols, 1, TDCL_U8, err);
+    if (st) return st;
+    /* alive when the draw's top 53 bits, as a fraction, are below density:
+     * exact in double arithmetic, so every machine agrees */
+    const uint64_t thr = density >= 1.0 ? UINT64_MAX : (uint64_t)ldexp(density, 53);
+    size_t n = tdcl_matrix_count(grid);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int nt = n < ((size_t)1 << 24) || cpus < 2 ? 1 : (int)(cpus < max_threads ? cpus : max_threads);
+    soup_part parts[max_threads];
+    pthread_t th[max_threads];
+    int started = 0;
+    for (int t = 0; t < nt; t++) {
+        parts[t] = (soup_part){grid->data, n / (size_t)nt * (size_t)t,
+                               t == nt - 1 ? n : n / (size_t)nt * (size_t)(t + 1), seed, thr};
+        if (t > 0 && pthread_create(&th[t], NULL, soup_fill, &parts[t]) == 0) started |= 1 << t;
+    }
+    soup_fill(&parts[0]);
+    for (int t = 1; t < nt; t++) {
+        if (started & (1 << t))
+            pthread_join(th[t], NULL);
+        else
+            soup_fill(&parts[t]); /* no thread: do it here */
+    }
+    return TDCL_OK;
+}
+
+/* Index of a neighbour one step past [0, n), or -1 for a dead outside. */
+static int64_t nb_index(int64_t i, int64_t n, tdcl_life_boundary b)
+{
+    if (i >= 0 && i < n) return i;
+    switch (b) {
+    case TDCL_LIFE_TORUS:
+        return i < 0 ? i + n : i - n;
+    case TDCL_LIFE_CLAMP:
+        return i < 0 ? 0 : n - 1;
+    default:
+        return -1;
+    }
+}
+
+void tdcl_life_host_step(const tdcl_matrix *in, tdcl_matrix *out, const tdcl_life_rule *rule,
+                         tdcl_life_boundary boundary)
+{
+    const int64_t H = in->rows, W = in->cols;
+    const uint8_t *a = in->data;
+    uint8_t *b = out->data;
+    for (int64_t y = 0; y < H; y++)
+        for (int64_t x = 0; x < W; x++) {
+            int n = 0;
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    if (!dy && !dx) continue;
+                    int64_t yy = nb_index(y + dy, H, boundary), xx = nb_index(x + dx, W, boundary);
+                    if (yy >= 0 && xx >= 0) n += a[yy * W + xx] != 0;
+                }
+            unsigned mask = a[y * W + x] ? rule->survive : rule->birth;
+            b[y * W + x] = (uint8_t)((mask >> n) & 1);
+        }
+}
+
+/* ---- packing ---------------------------------------------------------- */
+
+/* 8 bytes (any values) to 8 bits, byte i (in memory order) to bit i. */
+static uint64_t pack8(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    v |= v >> 4; /* fold each byte onto its bit 0 ... */
+    v |= v >> 2;
+    v |= v >> 1;
+    v &= 0x0101010101010101ULL;
+    return (v * 0x0102040810204080ULL) >> 56; /* ... and gather the bits */
+}
+
+/* Row of cols cells to nw words of wb bits; unused high bits are 0. */
+static void pack_row(const uint8_t *c, int64_t cols, int wb, int64_t nw, void *dst)
+{
+    uint8_t *bytes = dst; /* words are little-endian on every OpenCL device we serve */
+    int64_t nbytes = nw * (wb / 8), full = cols / 8;
+    for (int64_t k = 0; k < full; k++)
+        bytes[k] = (uint8_t)pack8(c + 8 * k);
+    for (int64_t k = full; k < nbytes; k++) {
+        uint8_t v = 0;
+        for (int b = 0; b < 8 && 8 * k + b < cols; b++)
+            v |= (uint8_t)((c[8 * k + b] != 0) << b);
+        bytes[k] = v;
+    }
+}
+
+static void unpack_row(const void *src, int64_t cols, uint8_t *c)
+{
+    const uint8_t *bytes = src;
+    int64_t full = cols / 8;
+    for (int64_t k = 0; k < full; k++) {
+        uint64_t x = bytes[k] * 0x0101010101010101ULL & 0x8040201008040201ULL;
+        x = ((x + 0x7f7f7f7f7f7f7f7fULL) >> 7) & 0x0101010101010101ULL;
+        memcpy(c + 8 * k, &x, 8);
+    }
+    for (int64_t j = full * 8; j < cols; j++)
+        c[j] = (bytes[j / 8] >> (j % 8)) & 1;
+}
+
+/* ---- kernel and tile choice -------------------------------------------- */
+
+typedef enum life_mode {
+    MODE_TILES,  /* life_bits: tiles with a halo, K generations per launch */
+    MODE_BANDS,  /* life_bits: bands of whole rows, K generations per launch */
+    MODE_SINGLE, /* life_bits: the whole grid in one work-group, a run per launch */
+    MODE_GLOBAL, /* life_bits1: one generation per launch from global memory */
+} life_mode;
+
+static const char *const mode_names[] = {"tiles", "bands", "single", "global"};
+
+typedef struct life_cfg {
+    int bits;             /* 1: life_bits or life_bits1, 0: life_bytes */
+    int ts;               /* bytes: tile side */
+    life_mode mode;       /* bits */
+    int wb, lx, ly, s, k; /* bits: word bits, work-group, rows per item, depth */
+    int vx;               /* life_bits: words per work-item across (a vector) */
+    int dbuf;             /* life_bits: two tile buffers, one barrier per generation */
+    int vw;               /* life_bits1: words per work-item (a vector) */
+    int regs;             /* life_bits on NVIDIA: register cap per work-item; 0: by the group */
+} life_cfg;
+
+struct tdcl_life_plan {
+    tdcl_ctx *ctx;
+    tdcl_life_opts o;
+    tdcl_life_rule rule;
+    life_cfg c;
+    int64_t rows, cols, nw; /* nw: words per row (bits), else cols */
+    size_t row_bytes, buf_bytes;
+    cl_program prog;
+    cl_kernel kern;
+    cl_mem buf[2];
+    int cur; /* buf[cur] holds the current generation */
+    size_t gws[2], lws[2];
+    int64_t generation;
+    char desc[200];
+};
+
+/* Local memory life_bits's tile takes: ly*s rows and a spare one above
+ * and below, lx*vx words across, once or twice. */
+static size_t bits_local(const life_cfg *c)
+{
+    return (size_t)(c->dbuf ? 2 : 1) * (size_t)(c->ly * c->s + 2) * (size_t)(c->lx * c->vx) *
+           (size_t)(c->wb / 8);
+}
+
+/* Local memory a compiler may add to the tile's (NVIDIA's adds 8 bytes to
+ * life_bits): a shape that fills the device to the byte would be refused
+ * after its build. */
+enum { LOCAL_SLACK = 64 };
+
+/* 1 if the configuration is within the device's stated limits and
+ * covers a grid of rows x nw words as its mode needs. */
+static int cfg_fits(const tdcl_device_info *d, const life_cfg *c, int64_t rows, int64_t nw)
+{
+    if (!c->bits)
+        return (size_t)(c->ts * c->ts) <= d->max_wg && (size_t)c->ts <= d->max_item_sizes[0] &&
+               (size_t)c->ts <= d->max_item_sizes[1] &&
+               (size_t)(c->ts + 2) * (size_t)(c->ts + 2) <= d->local_mem;
+    if (c->lx < 1 || c->ly < 1 || c->s < 1 || (size_t)(c->lx * c->ly) > d->max_wg ||
+        (size_t)c->lx > d->max_item_sizes[0] || (size_t)c->ly > d->max_item_sizes[1])
+        return 0;
+    if (c->mode == MODE_GLOBAL) return c->vw == 1 || c->vw == 2 || c->vw == 4 || c->vw == 8;
+    const int64_t er = (int64_t)c->ly * c->s, tw = (int64_t)c->lx * c->vx;
+    if ((c->vx != 1 && c->vx != 2 && c->vx != 4) || bits_local(c) + LOCAL_SLACK > d->local_mem)
+        return 0;
+    switch (c->mode) {
+    case MODE_TILES: /* one halo word each side: the creep's reach */
+        return c->k >= 1 && c->k <= c->wb && er > 2 * c->k && tw > 2;
+    case MODE_BANDS:
+        return c->k >= 1 && er > 2 * c->k && tw >= nw;
+    default:
+        return tw >= nw && er >= rows;
+    }
+}
+
+/* The GPU layout for GPUs, or when forced. */
+static int gpu_layout(const tdcl_device_info *d, const tdcl_life_opts *o)
+{
+    if (o->layout != TDCL_LIFE_LAYOUT_AUTO) return o->layout == TDCL_LIFE_LAYOUT_GPU;
+    return (d->type & CL_DEVICE_TYPE_GPU) != 0;
+}
+
+static int64_t pow2_at_least(int64_t n)
+{
+    int64_t p = 1;
+    while (p < n)
+        p *= 2;
+    return p;
+}
+
+/* Work-items per group in the shapes below: NVIDIA's OpenCL (driver 580,
+ * H200) runs life_bits, like this project's other kernels, in groups of at
+ * most 256 whatever its registers (CL_KERNEL_WORK_GROUP_SIZE), so larger
+ * shapes would only be refused and shrunk. */
+enum { GPU_GROUP = 256 };
+
+/* Whole rows in each work-group, er of them, mode MODE_SINGLE or
+ * MODE_BANDS (k generations per launch): words across rounded up to a
+ * power of two so that similar grids share one compiled program, as many
+ * work-items as a group allows, each with an odd number of rows when a warp
+ * spans several rows (so that they fall in different banks), two tile
+ * buffers when they fit the device's local memory. Fills c and returns 1,
+ * or 0 when one group cannot hold er rows. */
+static int shape_rows(const tdcl_device_info *d, life_mode mode, int64_t er, int64_t rows,
+                      int64_t nw, int wb, int k, life_cfg *c)
+{
+    const int64_t max_group = GPU_GROUP, min_lx = 2, max_s = 33;
+    int64_t group = (int64_t)d->max_wg < max_group ? (int64_t)d->max_wg : max_group;
+    int64_t lx = pow2_at_least(nw < min_lx ? min_lx : nw);
+    if (lx > group || lx > (int64_t)d->max_item_sizes[0]) return 0;
+    int64_t ly = group / lx;
+    while (ly > (int64_t)d->max_item_sizes[1])
+        ly /= 2;
+    int64_t s = (er + ly - 1) / ly;
+    if (lx < 32 && s % 2 == 0) s++;
+    if (s > max_s) return 0; /* the rows' registers would not fit */
+    ly = (er + s - 1) / s;
+    life_cfg t = {.bits = 1,
+                  .mode = mode,
+                  .wb = wb,
+                  .lx = (int)lx,
+                  .ly = (int)ly,
+                  .s = (int)s,
+                  .k = k,
+                  .vx = 1,
+                  .dbuf = 1};
+    if (!cfg_fits(d, &t, rows, nw)) t.dbuf = 0;
+    if (!cfg_fits(d, &t, rows, nw)) return 0;
+    *c = t;
+    return 1;
+}
+
+/* The whole grid in one work-group, no halo, every generation of a run in
+ * one launch: for grids whose words fit the device's local memory. */
+static int choose_single(const tdcl_device_info *d, int64_t rows, int64_t nw, int wb, life_cfg *c)
+{
+    return shape_rows(d, MODE_SINGLE, rows, rows, nw, wb, 0, c);
+}
+
+/* About `groups` bands of whole rows, each advancing k generations per
+ * launch over its rows and k more above and below. */
+static int choose_bands(const tdcl_device_info *d, int64_t rows, int64_t nw, int wb, int k,
+                        int64_t groups, life_cfg *c)
+{
+    int64_t out = (rows + groups - 1) / groups;
+    return shape_rows(d, MODE_BANDS, out + 2 * (int64_t)k, rows, nw, wb, k, c);
+}
+
+/* The GPU's tile: 16 words of 64 cells across, 8 work-items of 16 rows
+ * down (1024 x 128 cells, 256 halo words and rows recomputed around 896 x
+ * 112), 8 generations per launch when the grid has tiles enough to fill
+ * the device, else 16: a grid of a few tiles is bound by launches more
+ * than by the halo's work. (H200 sweep, 16384^2: wider tiles of 32-bit
+ * words, 2-word vectors, 4 or 12 generations, 8 rows per work-item and one
+ * tile buffer were all as fast or slower.) */
+enum { GPU_WB = 64, GPU_LX = 16, GPU_LY = 8, GPU_S = 16, GPU_K = 8, GPU_K_FEW = 16 };
+
+static int64_t gpu_tiles(int64_t rows, int64_t nw, int k)
+{
+    return ((nw + GPU_LX - 3) / (GPU_LX - 2)) *
+           ((rows + GPU_LY * GPU_S - 2 * k - 1) / (GPU_LY * GPU_S - 2 * k));
+}
+
+static int deep_enough(const tdcl_device_info *d, int64_t rows, int64_t nw, int wb)
+{
+    int k = gpu_tiles(rows, nw, GPU_K) >= 4 * (int64_t)d->compute_units ? GPU_K : GPU_K_FEW;
+    return k < wb ? k : wb;
+}
+
+/* Small grids on a GPU, where tiles would leave most of the device idle
+ * and each launch costs more than its work: up to SMALL_ONE_GROUP words
+ * (4 per work-item) in one work-group, a whole run in one launch; else, up
+ * to BAND_WORDS words across, bands of BAND_ROWS rows (one per compute
+ * unit at most) that advance BAND_K generations per launch over their rows
+ * and BAND_K more above and below. 500^2 is 8 words by 500 rows: 31 bands
+ * of 16 rows, 80 rows each with the halo, 7 launches for 200 generations. */
+enum { SMALL_ONE_GROUP = 1024, BAND_WORDS = 16, BAND_ROWS = 16, BAND_K = 32 };
+
+static int choose_small(const tdcl_device_info *d, int64_t rows, int64_t nw, int wb, life_cfg *c)
+{
+    if (rows * nw <= SMALL_ONE_GROUP && choose_single(d, rows, nw, wb, c)) return 1;
+    if (nw > BAND_WORDS * 64 / wb || gpu_tiles(rows, nw, GPU_K) >= 2 * (int64_t)d->compute_units)
+        return 0;
+    int64_t groups = rows / BAND_ROWS;
+    groups = groups < 1                           ? 1
+             : groups > (int64_t)d->compute_units ? (int64_t)d->compute_units
+                                                  : groups;
+    return choose_bands(d, rows, nw, wb, BAND_K, groups, c);
+}
+
+int tdcl_life_one_group(const tdcl_device_info *d, int64_t rows, int64_t cols)
+{
+    life_cfg c;
+    return rows >= 1 && cols >= 1 && choose_small(d, rows, (cols + 63) / 64, 64, &c) &&
+           c.mode == MODE_SINGLE;
+}
+
+int tdcl_life_one_group_fits(const tdcl_device_info *d, int64_t rows, int64_t cols)
+{
+    life_cfg c;
+    return rows >= 1 && cols >= 1 && choose_single(d, rows, (cols + 63) / 64, 64, &c);
+}
+
+/* The starting configuration; choose() shrinks it while it does not fit.
+ * GPU layout: 64-bit words; a small grid in one work-group or in bands,
+ * else tiles of 16 words by 128 rows advancing 8 or 16 generations per
+ * launch. CPU layout: 64-bit words, 8 to a vector, one generation per
+ * launch straight from global memory (the caches hold the rows; a barrier
+ * costs more than the halo saves). */
+static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, int64_t rows,
+                            int64_t cols, int allow_single)
+{
+    life_cfg c = {0};
+    int gpu = gpu_layout(d, o);
+    if (o->kernel == TDCL_LIFE_KERNEL_BYTES) {
+        c.ts = o->tile ? o->tile : 16;
+        return c;
+    }
+    c.bits = 1;
+    c.vx = 1;
+    c.dbuf = 1;
+    c.wb = o->word_bits ? o->word_bits : (gpu ? GPU_WB : 64);
+    int64_t nw = (cols + c.wb - 1) / c.wb;
+    if (allow_single && gpu && !o->tile && !o->depth && choose_small(d, rows, nw, c.wb, &c))
+        return c;
+    c.k = o->depth ? o->depth : (gpu ? deep_enough(d, rows, nw, c.wb) : 1);
+    if (c.k == 1) { /* no halo to recompute: straight from global memory */
+        c.mode = MODE_GLOBAL;
+        c.vw = gpu ? 1 : 8; /* a CPU's SIMD register holds 8 64-bit words */
+        int64_t nv = (nw + c.vw - 1) / c.vw;
+        c.lx = gpu ? 64 : (int)(nv < 64 ? nv : 64);
+        c.ly = gpu ? 4 : 1;
+        c.s = o->tile ? o->tile : (gpu ? 16 : 64);
+        return c;
+    }
+    c.mode = MODE_TILES;
+    c.lx = gpu ? GPU_LX : 16;
+    c.ly = gpu ? GPU_LY : 4;
+    c.s = gpu ? GPU_S : 16;
+    if (o->tile) { /* rows of the tile: as many work-items as the rows allow */
+        while (c.ly > 1 && o->tile % c.ly)
+            c.ly /= 2;
+        c.s = o->tile / c.ly;
+    }
+    while (c.ly * c.s <= 2 * c.k) /* at least one output row */
+        c.s *= 2;
+    return c;
+}
+
+/* Applies a tune string ("mode=bands,g=16,k=40") over c, for a grid of
+ * rows x cols: a mode given without ly and s is shaped as the automatic
+ * choice would (bands: g groups, default 16, k deep, default 32); keys
+ * given are taken as they are. */
+static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64_t rows,
+                              int64_t cols, life_cfg *c, tdcl_err *err)
+{
+    enum { W, LX, LY, S, K, VX, DBUF, VW, G, REGS, NKEYS };
+    static const char *const keys[NKEYS] = {"w",  "lx",   "ly", "s", "k",
+                                            "vx", "dbuf", "vw", "g", "regs"};
+    int val[NKEYS], given[NKEYS] = {0}, mode = -1;
+    for (const char *p = tune; *p;) {
+        size_t n = strcspn(p, ","), klen = strcspn(p, "=,");
+        char v[24] = "";
+        if (klen < n && n - klen - 1 < sizeof v) memcpy(v, p + klen + 1, n - klen - 1);
+        int done = 0;
+        for (int m = 0; m <= MODE_GLOBAL && klen == 4 && !strncmp(p, "mode", 4); m++)
+            if (!strcmp(v, mode_names[m])) {
+                mode = m;
+                done = 1;
+            }
+        for (int i = 0; i < NKEYS && !done; i++) {
+            char *end = NULL;
+            long x = strtol(v, &end, 10);
+            if (strlen(keys[i]) == klen && !strncmp(p, keys[i], klen) && *v && !*end && x >= 0 &&
+                x <= 4096) {
+                val[i] = (int)x;
+                given[i] = done = 1;
+            }
+        }
+        if (!done)
+            return tdcl_fail(err, TDCL_EINVAL,
+                             "life tune: expected key=value (mode, w, lx, ly, s, k, vx, dbuf, vw, "
+                             "g, regs), got '%.*s'",
+                             (int)n, p);
+        p += n + (p[n] == ',');
+    }
+    int wb = given[W] ? val[W] : (c->bits ? c->wb : 32);
+    if (wb != 32 && wb != 64) return tdcl_fail(err, TDCL_EINVAL, "life tune: w must be 32 or 64");
+    int64_t nw = (cols + wb - 1) / wb;
+    if (mode >= 0 && !given[LY] && !given[S]) {
+        int k = given[K] ? val[K] : 32, g = given[G] && val[G] > 0 ? val[G] : 16;
+        if (mode == MODE_SINGLE && !choose_single(d, rows, nw, wb, c))
+            return tdcl_fail(err, TDCL_ELIMIT, "life tune: the grid does not fit one work-group");
+        if (mode == MODE_BANDS && !choose_bands(d, rows, nw, wb, k, g, c))
+            return tdcl_fail(err, TDCL_ELIMIT, "life tune: no bands of %d rows and depth %d",
+                             (int)((rows + g - 1) / g), k);
+    }
+    int *const fields[NKEYS] = {&c->wb, &c->lx,   &c->ly, &c->s, &c->k,
+                                &c->vx, &c->dbuf, &c->vw, NULL,  &c->regs};
+    for (int i = 0; i < NKEYS; i++)
+        if (given[i] && fields[i]) *fields[i] = val[i];
+    if (mode >= 0) c->mode = (life_mode)mode;
+    c->bits = 1;
+    return TDCL_OK;
+}
+
+static void describe(tdcl_life_plan *p)
+{
+    const life_cfg *c = &p->c;
+    char rule[24];
+    tdcl_life_rule_format(&p->rule, rule, sizeof rule);
+    if (!c->bits)
+        snprintf(p->desc, sizeof p->desc, "kernel=bytes tile=%dx%d rule=%s boundary=%s", c->ts,
+                 c->ts, rule, tdcl_life_boundary_name(p->o.boundary));
+    else if (c->mode == MODE_GLOBAL)
+        snprintf(p->desc, sizeof p->desc,
+                 "kernel=bits w=%dx%d wg=%dx%d rows/item=%d depth=1 global rule=%s boundary=%s",
+                 c->vw, c->wb, c->lx, c->ly, c->s, rule, tdcl_life_boundary_name(p->o.boundary));
+    else
+        snprintf(p->desc, sizeof p->desc,
+                 "kernel=bits w=%dx%d wg=%dx%d tile=%dx%d depth=%s%d rule=%s boundary=%s %s%s",
+                 c->vx, c->wb, c->lx, c->ly, c->lx * c->vx * c->wb, c->ly * c->s,
+                 c->mode == MODE_SINGLE ? "all/" : "", c->mode == MODE_SINGLE ? 0 : c->k, rule,
+                 tdcl_life_boundary_name(p->o.boundary),
+                 c->mode == MODE_SINGLE  ? "single-group"
+                 : c->mode == MODE_BANDS ? "bands"
+                                         : "tiles",
+                 c->dbuf ? " 2-buffer" : "");
+}
+
+/* 1 if the device takes NVIDIA's compiler options (cl_nv_compiler_options). */
+static int nv_compiler_options(const tdcl_device_info *d)
+{
+    char ext[8192] = "";
+    if (d->nv_cc_major == 0 ||
+        clGetDeviceInfo(d->device, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL) != CL_SUCCESS)
+        return 0;
+    return strstr(ext, "cl_nv_compiler_options") != NULL;
+}
+
+/* Registers per work-item for life_bits on NVIDIA: left alone, the
+ * compiler spends so many (loads hoisted from every row of the unrolled
+ * loop, the boundary's rare paths) that a group of more than 256
+ * work-items cannot run and one group fills a multiprocessor. Capped so
+ * that a 65536-register multiprocessor holds 512 work-items (two groups of
+ * 256), or the group when it is larger. */
+static int reg_cap(const life_cfg *c)
+{
+    if (c->regs > 0) return c->regs < 255 ? c->regs : 255;
+    int items = c->lx * c->ly < 512 ? 512 : c->lx * c->ly;
+    int r = 65536 / items / 8 * 8;
+    return r < 32 ? 32 : r > 255 ? 255 : r;
+}
+
+/* Builds the kernel for c; TDCL_ELIMIT when the compiled kernel cannot run
+ * with c's work-group (registers, local memory), so choose() can shrink. */
+static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
+{
+    char opts[256];
+    tdcl_status st = TDCL_OK;
+    const tdcl_device_info *d = &p->ctx->dev;
+    /* only the macros the kernel uses, so equal programs share a cache entry */
+    int n =
+        snprintf(opts, sizeof opts, "-DLIFE_KERNEL=%d -DBIRTH=0x%x -DSURVIVE=0x%x",
+                 c->bits ? (c->mode == MODE_GLOBAL ? 3 : 2) : 1, p->rule.birth, p->rule.survive);
+    if (c->bits && c->mode == MODE_GLOBAL)
+        snprintf(opts + n, sizeof opts - (size_t)n, " -DWBITS=%d -DS=%d -DVW=%d", c->wb, c->s,
+                 c->vw);
+    else if (c->bits)
+        n += snprintf(opts + n, sizeof opts - (size_t)n,
+                      " -DWBITS=%d -DLX=%d -DLY=%d -DS=%d -DK=%d -DVX=%d -DDBUF=%d -DFULLW=%d "
+                      "-DSINGLE=%d",
+                      c->wb, c->lx, c->ly, c->s, c->mode == MODE_SINGLE ? 0 : c->k, c->vx, c->dbuf,
+                      c->mode != MODE_TILES, c->mode == MODE_SINGLE);
+    else
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " -DTS_X=%d -DTS_Y=%d", c->ts, c->ts);
+    if (c->bits && c->mode != MODE_GLOBAL && nv_compiler_options(d))
+        snprintf(opts + n, sizeof opts - (size_t)n, " -cl-nv-maxrregcount=%d", reg_cap(c));
+    if (p->kern) clReleaseKernel(p->kern);
+    if (p->prog) clReleaseProgram(p->prog);
+    p->kern = NULL;
+    p->prog = NULL;
+    TDCL_TRY(tdcl_ctx_program(p->ctx, "life.cl", opts, &p->prog, err));
+    TDCL_TRY(tdcl_ctx_kernel(p->prog,
+                             !c->bits                 ? "life_bytes"
+                             : c->mode == MODE_GLOBAL ? "life_bits1"
+                                                      : "life_bits",
+                             &p->kern, err));
+    size_t wg = 0;
+    cl_ulong lmem = 0, pmem = 0;
+    TDCL_CL_TRY(err,
+                clGetKernelWorkGroupInfo(p->kern, d->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg,
+                                         &wg, NULL),
+                "clGetKernelWorkGroupInfo");
+    TDCL_CL_TRY(err,
+                clGetKernelWorkGroupInfo(p->kern, d->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof lmem,
+                                         &lmem, NULL),
+                "clGetKernelWorkGroupInfo");
+    if (clGetKernelWorkGroupInfo(p->kern, d->device, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof pmem, &pmem,
+                                 NULL) != CL_SUCCESS)
+        pmem = 0;
+    tdcl_log(TDCL_LOG_VERBOSE,
+             "life: kernel with %s: work-groups of up to %zu, %llu bytes local, %llu private", opts,
+             wg, (unsigned long long)lmem, (unsigned long long)pmem);
+    size_t want = c->bits ? (size_t)(c->lx * c->ly) : (size_t)(c->ts * c->ts);
+    if (wg < want || lmem > d->local_mem)
+        st = tdcl_fail(err, TDCL_ELIMIT,
+                       "life kernel with %s: the device runs work-groups of at most %zu "
+                       "(wanted %zu) and has %llu bytes of local memory (kernel uses %llu)",
+                       opts, wg, want, (unsigned long long)d->local_mem, (unsigned long long)lmem);
+out:
+    return st;
+}
+
+/* Halves the configuration; 0 when nothing smaller exists. */
+static int shrink(life_cfg *c)
+{
+    if (!c->bits) {
+        if (c->ts <= 1) return 0;
+        c->ts /= 2;
+        return 1;
+    }
+    if (c->mode == MODE_SINGLE || c->mode == MODE_BANDS) {
+        /* fewer work-items, more rows each; then the caller gives up on whole rows */
+        if (c->dbuf) {
+            c->dbuf = 0;
+            return 1;
+        }
+        if (c->ly <= 1 || c->s * 2 > 64) return 0;
+        c->ly = (c->ly + 1) / 2;
+        c->s *= 2;
+        return 1;
+    }
+    if (c->mode == MODE_GLOBAL) {
+        if (c->lx * c->ly <= 1) return 0;
+        if (c->ly > 1)
+            c->ly /= 2;
+        else
+            c->lx /= 2;
+        return 1;
+    }
+    if (c->ly > 1) {
+        c->ly /= 2;
+    } else if (c->lx > 3) {
+        c->lx = c->lx / 2 + 1;
+    } else {
+        return 0;
+    }
+    while (c->ly * c->s <= 2 * c->k)
+        c->s *= 2;
+    return 1;
+}
+
+/* Finds a configuration the device runs: the user's, exactly, when forced
+ * (tile or tune given), else the largest that fits. */
+static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    const tdcl_device_info *d = &p->ctx->dev;
+    int forced = p->o.tile != 0 || p->o.tune != NULL;
+    life_cfg c = initial_cfg(d, &p->o, p->rows, p->cols, 1);
+    if (p->o.tune) TDCL_TRY(apply_tune(d, p->o.tune, p->rows, p->cols, &c, err));
+    for (;;) {
+        tdcl_status bst = TDCL_ELIMIT;
+        int64_t nw = c.bits ? (p->cols + c.wb - 1) / c.wb : p->cols;
+        tdcl_err why = {0};
+        if (cfg_fits(d, &c, p->rows, nw))
+            bst = build(p, &c, &why);
+        else
+            tdcl_fail(
+                &why, TDCL_ELIMIT,
+                "the shape does not cover the grid or exceeds the device's limits (work-group "
+                "%zu, local memory %llu bytes)",
+                d->max_wg, (unsigned long long)d->local_mem);
+        if (bst == TDCL_OK) break;
+        if (bst != TDCL_ELIMIT) {
+            if (err) *err = why;
+            return bst;
+        }
+        if (p->o.tune)
+            return tdcl_fail(err, TDCL_ELIMIT,
+                             "life tune '%s' on '%s', %" PRId64 " x %" PRId64 ": %s", p->o.tune,
+                             d->device_name, p->cols, p->rows, why.msg);
+        if (forced)
+            return tdcl_fail(err, TDCL_ELIMIT,
+                             "--tile %d: the device '%s' cannot run this tile (max work-group "
+                             "%zu, local memory %llu bytes); leave --tile out to choose one that "
+                             "fits",
+                             p->o.tile, d->device_name, d->max_wg,
+                             (unsigned long long)d->local_mem);
+        if (shrink(&c)) continue;
+        if (c.mode == MODE_SINGLE || c.mode == MODE_BANDS) { /* whole rows do not fit: tiles */
+            c = initial_cfg(d, &p->o, p->rows, p->cols, 0);
+            continue;
+        }
+        return tdcl_fail(err, TDCL_ELIMIT, "no life kernel configuration fits '%s'",
+                         d->device_name);
+    }
+    p->c = c;
+out:
+    return st;
+}
+
+/* ---- the plan ------------------------------------------------------------ */
+
+/* Host rows of the device layout (packed words or bytes) from the grid. */
+static tdcl_status host_layout(const tdcl_life_plan *p, const tdcl_matrix *grid, uint8_t **out,
+                               tdcl_err *err)
+{
+    uint8_t *h = malloc(p->buf_bytes);
+    if (!h)
+        return tdcl_fail(err, TDCL_ENOMEM, "out of memory (%zu bytes for the grid)", p->buf_bytes);
+    const uint8_t *c = grid->data;
+    for (int64_t y = 0; y < p->rows; y++) {
+        if (p->c.bits)
+            pack_row(c + y * p->cols, p->cols, p->c.wb, p->nw, h + (size_t)y * p->row_bytes);
+        else
+            for (int64_t x = 0; x < p->cols; x++)
+                h[y * p->cols + x] = c[y * p->cols + x] != 0;
+    }
+    *out = h;
+    return TDCL_OK;
+}
+
+/* Sizes the buffers and checks them against the device. */
+static tdcl_status size_buffers(tdcl_life_plan *p, tdcl_err *err)
+{
+    const tdcl_device_info *d = &p->ctx->dev;
+    if (p->rows > INT32_MAX / 2 || p->cols > INT32_MAX / 2)
+        return tdcl_fail(err, TDCL_ELIMIT,
+                         "a grid of %" PRId64 " x %" PRId64 " is too large (at most %d per side)",
+                         p->cols, p->rows, INT32_MAX / 2);
+    p->nw = p->c.bits ? (p->cols + p->c.wb - 1) / p->c.wb : p->cols;
+    p->row_bytes = p->c.bits ? (size_t)p->nw * (size_t)(p->c.wb / 8) : (size_t)p->cols;
+    p->buf_bytes = p->row_bytes * (size_t)p->rows;
+    if (p->buf_bytes > d->max_alloc || 2 * (double)p->buf_bytes > (double)d->global_mem)
+        return tdcl_fail(err, TDCL_ELIMIT,
+                         "a grid of %" PRId64 " x %" PRId64 " needs 2 buffers of %.1f MiB; '%s' "
+                         "allows %.1f MiB per buffer and has %.1f MiB",
+                         p->cols, p->rows, p->buf_bytes / 1048576.0, d->device_name,
+                         d->max_alloc / 1048576.0, d->global_mem / 1048576.0);
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const tdcl_matrix *grid,
+                                  tdcl_life_plan **out, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    uint8_t *host = NULL;
+    *out = NULL;
+    if (grid->dtype != TDCL_U8 || grid->channels != 1 || grid->rows < 1 || grid->cols < 1)
+        return tdcl_fail(err, TDCL_EINVAL, "a life grid is a non-empty uint8 matrix, got %s x%d",
+                         tdcl_dtype_name(grid->dtype), grid->channels);
+    if ((st = tdcl_life_check(o, err)) != TDCL_OK) return st;
+    tdcl_life_plan *p = calloc(1, sizeof *p);
+    if (!p) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    p->ctx = ctx;
+    p->o = *o;
+    p->rule = tdcl_life_opts_rule(o);
+    p->rows = grid->rows;
+    p->cols = grid->cols;
+    int wb = o->word_bits ? o->word_bits : 64;
+    if (o->kernel != TDCL_LIFE_KERNEL_BYTES && o->depth > wb) {
+        st = tdcl_fail(err, TDCL_EINVAL, "depth %d is more than the %d cells of a word", o->depth,
+                       wb);
+        goto out;
+    }
+    TDCL_TRY(choose(p, err));
+    TDCL_TRY(size_buffers(p, err));
+    describe(p);
+    tdcl_log(TDCL_LOG_VERBOSE, "life: %" PRId64 " x %" PRId64 ", %s", p->cols, p->rows, p->desc);
+    TDCL_TRY(host_layout(p, grid, &host, err));
+    double t0 = tdcl_now_ms();
+    cl_int rc;
+    for (int i = 0; i < 2; i++) {
+        p->buf[i] = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, p->buf_bytes, NULL, &rc);
+        TDCL_CL_TRY(err, rc, "clCreateBuffer");
+    }
+    TDCL_CL_TRY(
+        err,
+        clEnqueueWriteBuffer(ctx->queue, p->buf[0], CL_TRUE, 0, p->buf_bytes, host, 0, NULL, NULL),
+        "clEnqueueWriteBuffer");
+    ctx->t.upload_ms += tdcl_now_ms() - t0;
+    if (p->c.bits && p->c.mode == MODE_GLOBAL) {
+        const life_cfg *c = &p->c;
+        p->lws[0] = (size_t)c->lx;
+        p->lws[1] = (size_t)c->ly;
+        int64_t nv = (p->nw + c->vw - 1) / c->vw;
+        p->gws[0] = (size_t)((nv + c->lx - 1) / c->lx) * p->lws[0];
+        p->gws[1] = (size_t)(((p->rows + c->s - 1) / c->s + c->ly - 1) / c->ly) * p->lws[1];
+    } else if (p->c.bits) {
+        const life_cfg *c = &p->c;
+        int64_t tw = (int64_t)c->lx * c->vx, er = (int64_t)c->ly * c->s;
+        int64_t gx = c->mode != MODE_TILES ? 1 : (p->nw + (tw - 2) - 1) / (tw - 2);
+        int64_t gy = c->mode == MODE_SINGLE ? 1 : (p->rows + (er - 2 * c->k) - 1) / (er - 2 * c->k);
+        p->lws[0] = (size_t)c->lx;
+        p->lws[1] = (size_t)c->ly;
+        p->gws[0] = (size_t)gx * p->lws[0];
+        p->gws[1] = (size_t)gy * p->lws[1];
+    } else {
+        p->lws[0] = p->lws[1] = (size_t)p->c.ts;
+        p->gws[0] = (size_t)((p->cols + p->c.ts - 1) / p->c.ts) * p->lws[0];
+        p->gws[1] = (size_t)((p->rows + p->c.ts - 1) / p->c.ts) * p->lws[1];
+    }
+out:
+    free(host);
+    if (st) {
+        tdcl_life_plan_destroy(p);
+        return st;
+    }
+    *out = p;
+    return TDCL_OK;
+}
+
+/* Enqueues one launch of n generations (bits) or one (bytes). */
+static tdcl_status launch(tdcl_life_plan *p, int n, cl_event *ev, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    cl_kernel k = p->kern;
+    cl_int rows = (cl_int)p->rows, cols = (cl_int)p->cols, nw = (cl_int)p->nw, gens = n;
+    cl_int bnd = (cl_int)p->o.boundary;
+    TDCL_CL_TRY(err, clSetKernelArg(k, 0, sizeof(cl_mem), &p->buf[p->cur]), "clSetKernelArg");
+    TDCL_CL_TRY(err, clSetKernelArg(k, 1, sizeof(cl_mem), &p->buf[1 - p->cur]), "clSetKernelArg");
+    TDCL_CL_TRY(err, clSetKernelArg(k, 2, sizeof rows, &rows), "clSetKernelArg");
+    TDCL_CL_TRY(err, clSetKernelArg(k, 3, sizeof cols, &cols), "clSetKernelArg");
+    TDCL_CL_TRY(err, clSetKernelArg(k, 4, sizeof bnd, &bnd), "clSetKernelArg");
+    if (p->c.bits) TDCL_CL_TRY(err, clSetKernelArg(k, 5, sizeof nw, &nw), "clSetKernelArg");
+    if (p->c.bits && p->c.mode != MODE_GLOBAL)
+        TDCL_CL_TRY(err, clSetKernelArg(k, 6, sizeof gens, &gens), "clSetKernelArg");
+    TDCL_CL_TRY(err, clEnqueueNDRangeKernel(p->ctx->queue, k, 2, NULL, p->gws, p->lws, 0, NULL, ev),
+                "clEnqueueNDRangeKernel");
+    p->cur = 1 - p->cur;
+out:
+    return st;
+}
+
+/* Device time from the start of first to the end of last, in ms. */
+static double span_ms(cl_event first, cl_event last)
+{
+    cl_ulong t0 = 0, t1 = 0;
+    if (clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) !=
+            CL_SUCCESS ||
+        clGetEventProfilingInfo(last, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) !=
+            CL_SUCCESS ||
+        t1 < t0)
+        return 0;
+    return (double)(t1 - t0) * 1e-6;
+}
+
+tdcl_status tdcl_life_plan_execute(tdcl_life_plan *p, int64_t gens, double *kernel_ms,
+                                   tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    cl_event first = NULL, last = NULL;
+    int64_t per = !p->c.bits || p->c.mode == MODE_GLOBAL ? 1
+                  : p->c.mode == MODE_SINGLE             ? INT32_MAX
+                                                         : p->c.k;
+    if (kernel_ms) *kernel_ms = 0;
+    if (gens < 0)
+        return tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0, got %" PRId64, gens);
+    for (int64_t done = 0; done < gens;) {
+        int n = (int)(gens - done < per ? gens - done : per);
+        int is_first = done == 0, is_last = done + n == gens;
+        cl_event ev = NULL;
+        TDCL_TRY(launch(p, n, (is_first || is_last) ? &ev : NULL, err));
+        if (is_first) first = ev;
+        if (is_last) {
+            last = ev;
+            if (first && ev == first) clRetainEvent(ev);
+        }
+        done += n;
+        p->generation += n;
+    }
+    if (last) {
+        TDCL_CL_TRY(err, clWaitForEvents(1, &last), "clWaitForEvents");
+        double ms = span_ms(first, last);
+        p->ctx->t.kernel_ms += ms;
+        if (kernel_ms) *kernel_ms = ms;
+    }
+out:
+    if (st) clFinish(p->ctx->queue);
+    if (first) clReleaseEvent(first);
+    if (last) clReleaseEvent(last);
+    return st;
+}
+
+tdcl_status tdcl_life_plan_result(tdcl_life_plan *p, tdcl_matrix *grid, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    uint8_t *host = NULL;
+    memset(grid, 0, sizeof *grid);
+    double t0 = tdcl_now_ms();
+    if (!(host = malloc(p->buf_bytes)))
+        return tdcl_fail(err, TDCL_ENOMEM, "out of memory (%zu bytes)", p->buf_bytes);
+    TDCL_CL_TRY(err,
+                clEnqueueReadBuffer(p->ctx->queue, p->buf[p->cur], CL_TRUE, 0, p->buf_bytes, host,
+                                    0, NULL, NULL),
+                "clEnqueueReadBuffer");
+    TDCL_TRY(tdcl_matrix_alloc(grid, p->rows, p->cols, 1, TDCL_U8, err));
+    uint8_t *c = grid->data;
+    for (int64_t y = 0; y < p->rows; y++) {
+        if (p->c.bits)
+            unpack_row(host + (size_t)y * p->row_bytes, p->cols, c + y * p->cols);
+        else
+            memcpy(c + y * p->cols, host + (size_t)y * p->row_bytes, (size_t)p->cols);
+    }
+    p->ctx->t.download_ms += tdcl_now_ms() - t0;
+out:
+    free(host);
+    return st;
+}
+
+const char *tdcl_life_plan_describe(const tdcl_life_plan *p)
+{
+    return p->desc;
+}
+
+int64_t tdcl_life_plan_generation(const tdcl_life_plan *p)
+{
+    return p->generation;
+}
+
+void tdcl_life_plan_destroy(tdcl_life_plan *p)
+{
+    if (!p) return;
+    for (int i = 0; i < 2; i++)
+        if (p->buf[i]) clReleaseMemObject(p->buf[i]);
+    if (p->kern) clReleaseKernel(p->kern);
+    if (p->prog) clReleaseProgram(p->prog);
+    free(p);
+}
+
+tdcl_status tdcl_life_run(tdcl_ctx *ctx, const tdcl_life_opts *o, const tdcl_matrix *grid,
+                          int64_t gens, tdcl_matrix *out, tdcl_err *err)
+{
+    tdcl_life_plan *p = NULL;
+    tdcl_status st = tdcl_life_plan_create(ctx, o, grid, &p, err);
+    if (st == TDCL_OK) st = tdcl_life_plan_execute(p, gens, NULL, err);
+    if (st == TDCL_OK) st = tdcl_life_plan_result(p, out, err);
+    tdcl_life_plan_destroy(p);
+    return st;
+}

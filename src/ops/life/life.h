@@ -1,0 +1,122 @@
+/* Life-like cellular automata on the device: seeded soups, a host
+ * reference, the plan API (upload once, advance any number of generations,
+ * download). The file job (read, run, report, write) is jobs/life_job.h.
+ *
+ * Two kernels (cl/life.cl): "bits", 32 or 64 cells per word with
+ * bit-sliced neighbour counts and several generations per launch, the
+ * default; "bytes", one byte per cell and one generation per launch, the
+ * reference. Both give identical results for every rule and boundary. On a
+ * GPU a small grid runs in bands of whole rows many generations deep, or
+ * whole in one work-group for a whole run in one launch; larger grids in
+ * tiles a few generations deep. */
+#ifndef TDCL_LIFE_H
+#define TDCL_LIFE_H
+
+#include <stdint.h>
+
+#include "runtime/clrt.h"
+#include "io/life_io.h"
+#include "base/matrix.h"
+#include "io/rule.h"
+#include "base/status.h"
+
+typedef enum tdcl_life_kernel {
+    TDCL_LIFE_KERNEL_AUTO = 0, /* bits */
+    TDCL_LIFE_KERNEL_BITS,
+    TDCL_LIFE_KERNEL_BYTES,
+} tdcl_life_kernel;
+
+/* Which device's layout to use; AUTO follows the device type. Forcing the
+ * other one is for tests and tuning (the GPU layout runs on PoCL too). */
+typedef enum tdcl_life_layout {
+    TDCL_LIFE_LAYOUT_AUTO = 0,
+    TDCL_LIFE_LAYOUT_CPU,
+    TDCL_LIFE_LAYOUT_GPU,
+} tdcl_life_layout;
+
+typedef struct tdcl_life_opts {
+    tdcl_life_rule rule; /* a zeroed rule means B3/S23 */
+    tdcl_life_boundary boundary;
+    /* 0: chosen within the device's limits. bytes: the square tile's side
+     * (work-group tile x tile). bits: rows of the work-group's tile. A value
+     * the device cannot run is refused with TDCL_ELIMIT. */
+    int tile;
+    tdcl_life_kernel kernel;
+    int depth;     /* bits: generations per launch, 1..word bits; 0 = auto */
+    int word_bits; /* bits: 32 or 64 cells per word; 0 = auto */
+    tdcl_life_layout layout;
+    /* Tests and tuning: "key=value,..." over the automatic choice, forced
+     * (refused with TDCL_ELIMIT when the device cannot run it). Keys: mode
+     * (tiles, bands, single, global), w, lx, ly, s, k, vx, dbuf, vw; see
+     * cl/life.cl. NULL: automatic. Not kept past plan creation. */
+    const char *tune;
+} tdcl_life_opts;
+
+/* The B3/S23, dead-boundary, automatic-everything options. */
+tdcl_life_opts tdcl_life_opts_default(void);
+
+/* The rule o runs: o->rule, or Conway's B3/S23 when o->rule is empty. */
+tdcl_life_rule tdcl_life_opts_rule(const tdcl_life_opts *o);
+
+/* Checks the options against each other and the grid: a B0 rule needs a
+ * boundary with no outside (torus or clamp). TDCL_EINVAL with a message. */
+tdcl_status tdcl_life_check(const tdcl_life_opts *o, tdcl_err *err);
+
+/* A random soup: rows x cols cells, each alive with probability density,
+ * from splitmix64 seeded with seed, drawn in row-major order (one draw per
+ * cell: alive when its top 53 bits, as a fraction, are below density). The
+ * same on every run and machine (large soups are drawn by several threads,
+ * each its own part of the one stream). *grid (TDCL_U8 0/1) is the
+ * caller's. */
+tdcl_status tdcl_life_soup(int64_t rows, int64_t cols, double density, uint64_t seed,
+                           tdcl_matrix *grid, tdcl_err *err);
+
+/* One generation on the host, the reference the kernels are tested against:
+ * in and out are rows x cols TDCL_U8 grids (nonzero alive) of equal shape,
+ * out receives 0/1. */
+void tdcl_life_host_step(const tdcl_matrix *in, tdcl_matrix *out, const tdcl_life_rule *rule,
+                         tdcl_life_boundary boundary);
+
+/* 1 if the automatic GPU layout runs a grid of rows x cols cells in one
+ * work-group on device d, all generations of a run in one launch (its
+ * packed words fit the device's local memory and one group's work-items);
+ * else 0. */
+int tdcl_life_one_group(const tdcl_device_info *d, int64_t rows, int64_t cols);
+
+/* 1 if one work-group of the GPU layout can hold a grid of rows x cols
+ * cells at all (its 64-bit words in the device's local memory, its rows
+ * among a group's work-items), as the tune "mode=single" forces it,
+ * whether or not the automatic choice runs it so; else 0. */
+int tdcl_life_one_group_fits(const tdcl_device_info *d, int64_t rows, int64_t cols);
+
+typedef struct tdcl_life_plan tdcl_life_plan;
+
+/* Chooses kernel and tile for the device, builds the program, uploads grid
+ * (TDCL_U8, nonzero alive; not kept). *out is the caller's; release with
+ * tdcl_life_plan_destroy. */
+tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const tdcl_matrix *grid,
+                                  tdcl_life_plan **out, tdcl_err *err);
+
+/* Advances gens >= 0 generations on the device (two buffers ping-ponged, no
+ * host copy) and waits. *kernel_ms, if non-NULL, receives the device time
+ * from the first launch's start to the last one's end. */
+tdcl_status tdcl_life_plan_execute(tdcl_life_plan *p, int64_t gens, double *kernel_ms,
+                                   tdcl_err *err);
+
+/* Downloads the current grid into a new TDCL_U8 0/1 matrix, the caller's. */
+tdcl_status tdcl_life_plan_result(tdcl_life_plan *p, tdcl_matrix *grid, tdcl_err *err);
+
+/* "kernel=bits w=64 wg=8x8 rows/item=8 depth=8", valid while p lives. */
+const char *tdcl_life_plan_describe(const tdcl_life_plan *p);
+
+/* Generations advanced since the plan was created. */
+int64_t tdcl_life_plan_generation(const tdcl_life_plan *p);
+
+/* Releases everything; accepts NULL. */
+void tdcl_life_plan_destroy(tdcl_life_plan *p);
+
+/* One shot: out (new, the caller's) = grid after gens generations. */
+tdcl_status tdcl_life_run(tdcl_ctx *ctx, const tdcl_life_opts *o, const tdcl_matrix *grid,
+                          int64_t gens, tdcl_matrix *out, tdcl_err *err);
+
+#endif

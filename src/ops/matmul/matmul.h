@@ -1,0 +1,158 @@
+/* Dense matrix product C = A*B on an OpenCL device (module prefix tdcl_mm_).
+ *
+ * Three kernels (cl/matmul.cl): the textbook local-memory tile for any
+ * device and shape, a register-blocked packed kernel for CPUs and a
+ * register/local two-level tiled kernel for GPUs; the default choice goes by
+ * device type and product size. Floats are computed in float32 (default)
+ * or float64; integer inputs can be multiplied exactly in int64. Products
+ * whose buffers exceed the device's max allocation are computed in panels.
+ *
+ * A plan holds the built kernels and the device buffers of one product so
+ * it can run many times (bench, tests); tdcl_mm_run is the one-shot form.
+ * The file job (read, multiply, verify, write) is jobs/matmul_job.h. */
+#ifndef TDCL_MATMUL_H
+#define TDCL_MATMUL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/clrt.h"
+#include "base/matrix.h"
+#include "base/status.h"
+
+typedef enum tdcl_mm_kernel {
+    TDCL_MM_AUTO = 0, /* by device type and size (see tdcl_mm_plan_create) */
+    TDCL_MM_TILED,    /* local-memory T x T tile, any device, any type */
+    TDCL_MM_CPU,      /* packed register blocks, no local memory: CPUs */
+    TDCL_MM_GPU,      /* 8x8 register blocks in a 128x128 local tile: GPUs */
+} tdcl_mm_kernel;
+
+/* Arithmetic of a float32 product (issue 9; the tensor-core path is in
+ * matmul_tc.c). */
+typedef enum tdcl_mm_precision {
+    TDCL_MM_FP32 = 0,  /* exact float32 multiply-adds on the CUDA cores / ALUs */
+    TDCL_MM_TF32,      /* NVIDIA tensor cores, inputs rounded to TF32: ~1e-3 relative */
+    TDCL_MM_3XTF32,    /* tensor cores, each input split big + small: float32-level */
+    TDCL_MM_PREC_AUTO, /* 3xtf32 where the device has it, else fp32 */
+} tdcl_mm_precision;
+
+/* The parameters of the CPU and GPU kernel shapes (cl/matmul.cl), each a
+ * -D option of the build; 0 means "choose": a tuned or built-in value for
+ * the device (tune.h), else the default. */
+typedef struct tdcl_mm_params {
+    /* CPU: an MR-row by NV-vector block of VW lanes, K in passes of KC */
+    int mr, nv, vw, kc;
+    /* GPU: a BM x BN work-group tile over K slabs of BK; a TM x TN block per
+     * work-item; teams of WX x WY items (32: a warp); NBUF local buffers
+     * (1 or 2); ALOAD 1 or 2 (1 = A's slab read along k, 2 = along m);
+     * ATRANS 1 (A read as is) or 2 (A transposed first); KSPLIT groups
+     * along K, summed by a second kernel */
+    int bm, bn, bk, tm, tn, wx, wy, nbuf, aload, atrans, ksplit;
+} tdcl_mm_params;
+
+/* Fills *p from text "bm=128 bn=128 tm=8 ..." (keys as in tdcl_mm_params,
+ * separated by spaces or commas; keys not given stay as they were).
+ * TDCL_EINVAL naming the bad key or value. */
+tdcl_status tdcl_mm_params_parse(const char *s, tdcl_mm_params *p, tdcl_err *err);
+
+/* Writes the non-zero parameters of one kernel shape (TDCL_MM_CPU: mr nv
+ * vw kc; TDCL_MM_GPU: bm .. ksplit) as "key=value" separated by spaces;
+ * returns buf. */
+char *tdcl_mm_params_format(const tdcl_mm_params *p, tdcl_mm_kernel k, char *buf, size_t n);
+
+/* TDCL_OK when the parameters of kernel k (TDCL_MM_CPU or TDCL_MM_GPU)
+ * are consistent and fit the device for element size esz (work-group,
+ * local memory); else TDCL_ELIMIT saying why. Unset (0) values must have
+ * been filled in. */
+tdcl_status tdcl_mm_params_check(const tdcl_device_info *d, tdcl_mm_kernel k,
+                                 const tdcl_mm_params *p, size_t esz, tdcl_err *err);
+
+/* Fills the unset (0) parameters of kernel k in *x with the defaults for
+ * ctx's device and an M x K by K x N product of type (no table lookup). */
+void tdcl_mm_params_defaults(tdcl_ctx *ctx, tdcl_mm_kernel k, tdcl_dtype type, int64_t M, int64_t K,
+                             int64_t N, tdcl_mm_params *x);
+
+typedef struct tdcl_mm_opts {
+    tdcl_dtype type;       /* TDCL_F32 (the zero default), TDCL_F64 or TDCL_I64 */
+    int tile;              /* tiled kernel's T (T x T work-group); 0 = per device.
+                              Non-zero with TDCL_MM_AUTO selects the tiled kernel */
+    tdcl_mm_kernel kernel; /* TDCL_MM_AUTO unless forced */
+    /* Kernel parameters; 0 = the tuned or built-in choice for the device
+     * and product size. A forced value the device cannot run is refused
+     * with TDCL_ELIMIT. */
+    tdcl_mm_params par;
+    int no_tune;                 /* ignore tuned and built-in tables: plain defaults */
+    size_t max_alloc;            /* per-buffer byte limit; 0 = the device's. Smaller values
+                                    force panels (tests) */
+    int poison;                  /* fill C with a pattern before each execute, so a test
+                                    sees any element the kernels failed to write */
+    tdcl_mm_precision precision; /* TDCL_MM_FP32 (the zero default); the tensor-core
+                                    choices need TDCL_F32 and the automatic kernel */
+    int tc_bm, tc_bn, tc_bk;     /* tensor-core work-group tile and K slab; 0 = built-in */
+    int tc_wm, tc_wn;            /* its warp tile; 0 = built-in */
+} tdcl_mm_opts;
+
+typedef struct tdcl_mm_plan tdcl_mm_plan;
+
+/* "auto", "tiled", "cpu", "gpu". */
+const char *tdcl_mm_kernel_name(tdcl_mm_kernel k);
+
+/* Parses a kernel name as tdcl_mm_kernel_name writes it; TDCL_EINVAL
+ * naming the choices otherwise. */
+tdcl_status tdcl_mm_kernel_parse(const char *s, tdcl_mm_kernel *k, tdcl_err *err);
+
+/* Prepares C = A*B for a (M x K) and b (K x N), any dtypes, one channel.
+ * Inputs are converted to o->type (TDCL_I64 needs integer inputs; TDCL_F64
+ * a device with fp64) and uploaded now, unless the product needs panels, in
+ * which case the plan keeps converted host copies and uploads panel by
+ * panel in execute. The caller keeps ownership of a and b (they may be
+ * freed after this call) and owns *out (release with tdcl_mm_plan_destroy).
+ * TDCL_EINVAL on a shape mismatch (naming both shapes), TDCL_EUNSUPPORTED
+ * for f64 without fp64, TDCL_ELIMIT for a forced tile or parameter the
+ * device cannot run; -v logs the kernel chosen and why. */
+tdcl_status tdcl_mm_plan_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl_matrix *a,
+                                const tdcl_matrix *b, tdcl_mm_plan **out, tdcl_err *err);
+
+/* Enqueues the whole product, waits, and stores the device time of its
+ * kernels (profiling events; packing included, uploads not) in *kernel_ms
+ * if non-NULL. Also adds it to ctx->t.kernel_ms. */
+tdcl_status tdcl_mm_plan_execute(tdcl_mm_plan *p, double *kernel_ms, tdcl_err *err);
+
+/* Downloads C into a new M x N matrix of the plan's type (c is overwritten;
+ * the caller frees it with tdcl_matrix_free). */
+tdcl_status tdcl_mm_plan_result(tdcl_mm_plan *p, tdcl_matrix *c, tdcl_err *err);
+
+/* A one-line description of the choices: "kernel=cpu type=float32 mr=6
+ * nr=32 vw=8 kc=1024 panels=1x1x1". Owned by the plan. */
+const char *tdcl_mm_plan_describe(const tdcl_mm_plan *p);
+
+/* Releases everything; accepts NULL. */
+void tdcl_mm_plan_destroy(tdcl_mm_plan *p);
+
+/* One-shot C = A*B: plan, execute, result, destroy. c is overwritten. */
+tdcl_status tdcl_mm_run(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl_matrix *a,
+                        const tdcl_matrix *b, tdcl_matrix *c, tdcl_err *err);
+
+/* The result of a host check of C against A*B. */
+typedef struct tdcl_mm_check {
+    double rel_err;    /* ||C - R||_F / ||R||_F, R the host product (0 if equal) */
+    double bound;      /* largest rel_err accepted (0 for integer C: exact) */
+    int64_t differing; /* integer C: elements that differ from R */
+    int exact;         /* integer C: compared element by element */
+    tdcl_dtype type;   /* C's type */
+    int64_t k;         /* the inner dimension the bound is for */
+    int ok;
+} tdcl_mm_check;
+
+/* Computes R = A*B on the host (blocked; double for float C, wrapping
+ * int64 for integer C) and compares C with it. For float C of unit
+ * roundoff u (2^-24 float32, 2^-53 float64) the check accepts
+ *     ||C - R||_F <= 2 (K + 2) u ||A||_F ||B||_F,
+ * twice the worst-case error of K-term dot products of inputs rounded to
+ * the type, since ||(|A||B|)||_F <= ||A||_F ||B||_F; out->bound is that
+ * limit divided by ||R||_F. Integer C must match exactly. Returns TDCL_OK
+ * with out->ok set either way (TDCL_ENOMEM if the host copies fail). */
+tdcl_status tdcl_mm_check_product(const tdcl_matrix *a, const tdcl_matrix *b, const tdcl_matrix *c,
+                                  tdcl_mm_check *out, tdcl_err *err);
+
+#endif

@@ -1,0 +1,198 @@
+/* The host reference of the matmul module: a blocked product in double (or
+ * wrapping int64 for integer results), spread over the host's cores, and
+ * the comparison behind --verify (tdcl_mm_check_product). */
+#include "ops/matmul/matmul.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Rows of R computed at a time, and the K block whose rows of B are reused
+ * across them while they are in cache. */
+#define REF_ROWS 32
+#define REF_KB 256
+
+typedef struct ref_job {
+    const tdcl_matrix *a, *c;
+    const void *b; /* B as double (float C) or uint64 (integer C), K x N */
+    int64_t M, K, N;
+    int is_int;
+    int nthreads, id;
+    /* results of this thread */
+    double diff2, ref2;
+    int64_t differing;
+    int failed; /* scratch allocation failed */
+} ref_job;
+
+/* r[i][:] = sum over k of a[i0 + i][k] * b[k][:] for mb rows, in double. */
+static void rows_f64(const ref_job *j, int64_t i0, int64_t mb, double *r)
+{
+    const double *b = j->b;
+    memset(r, 0, (size_t)(mb * j->N) * sizeof *r);
+    for (int64_t k0 = 0; k0 < j->K; k0 += REF_KB) {
+        int64_t k1 = k0 + REF_KB < j->K ? k0 + REF_KB : j->K;
+        for (int64_t i = 0; i < mb; i++) {
+            double *ri = r + i * j->N;
+            for (int64_t k = k0; k < k1; k++) {
+                double aik = tdcl_matrix_get_f64(j->a, (size_t)((i0 + i) * j->K + k));
+                const double *bk = b + k * j->N;
+                for (int64_t n = 0; n < j->N; n++)
+                    ri[n] += aik * bk[n];
+            }
+        }
+    }
+}
+
+/* The same in uint64, which wraps like the device's int64 sums. */
+static void rows_int(const ref_job *j, int64_t i0, int64_t mb, uint64_t *r)
+{
+    const uint64_t *b = j->b;
+    memset(r, 0, (size_t)(mb * j->N) * sizeof *r);
+    for (int64_t k0 = 0; k0 < j->K; k0 += REF_KB) {
+        int64_t k1 = k0 + REF_KB < j->K ? k0 + REF_KB : j->K;
+        for (int64_t i = 0; i < mb; i++) {
+            uint64_t *ri = r + i * j->N;
+            for (int64_t k = k0; k < k1; k++) {
+                uint64_t aik = (uint64_t)tdcl_matrix_get_i64(j->a, (size_t)((i0 + i) * j->K + k));
+                const uint64_t *bk = b + k * j->N;
+                for (int64_t n = 0; n < j->N; n++)
+                    ri[n] += aik * bk[n];
+            }
+        }
+    }
+}
+
+static void compare_rows(ref_job *j, int64_t i0, int64_t mb, const void *r)
+{
+    size_t base = (size_t)(i0 * j->N), n = (size_t)(mb * j->N);
+    for (size_t e = 0; e < n; e++) {
+        double ref, got;
+        if (j->is_int) {
+            int64_t want = (int64_t)((const uint64_t *)r)[e];
+            int64_t have = tdcl_matrix_get_i64(j->c, base + e);
+            j->differing += want != have;
+            ref = (double)want;
+            got = (double)have;
+        } else {
+            ref = ((const double *)r)[e];
+            got = tdcl_matrix_get_f64(j->c, base + e);
+        }
+        j->diff2 += (got - ref) * (got - ref);
+        j->ref2 += ref * ref;
+    }
+}
+
+static void *ref_thread(void *arg)
+{
+    ref_job *j = arg;
+    void *r = malloc((size_t)(REF_ROWS * j->N) * 8);
+    if (!r) {
+        j->failed = 1;
+        return NULL;
+    }
+    for (int64_t blk = j->id; blk * REF_ROWS < j->M; blk += j->nthreads) {
+        int64_t i0 = blk * REF_ROWS, mb = j->M - i0 < REF_ROWS ? j->M - i0 : REF_ROWS;
+        if (j->is_int)
+            rows_int(j, i0, mb, r);
+        else
+            rows_f64(j, i0, mb, r);
+        compare_rows(j, i0, mb, r);
+    }
+    free(r);
+    return NULL;
+}
+
+/* B converted once to the reference's element type. */
+static void *reference_b(const tdcl_matrix *b, int is_int)
+{
+    size_t n = tdcl_matrix_count(b);
+    void *out = malloc(n * 8);
+    if (!out) return NULL;
+    for (size_t e = 0; e < n; e++) {
+        if (is_int)
+            ((uint64_t *)out)[e] = (uint64_t)tdcl_matrix_get_i64(b, e);
+        else
+            ((double *)out)[e] = tdcl_matrix_get_f64(b, e);
+    }
+    return out;
+}
+
+static double frobenius(const tdcl_matrix *m)
+{
+    double s = 0;
+    size_t n = tdcl_matrix_count(m);
+    for (size_t e = 0; e < n; e++) {
+        double v = tdcl_matrix_get_f64(m, e);
+        s += v * v;
+    }
+    return sqrt(s);
+}
+
+/* Runs the reference over nthreads threads (fewer if some fail to start)
+ * and sums their figures into *total. */
+static tdcl_status run_reference(ref_job *proto, ref_job *total, tdcl_err *err)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int nt = ncpu < 1 ? 1 : ncpu > 16 ? 16 : (int)ncpu;
+    ref_job jobs[16];
+    pthread_t th[16];
+    int started[16] = {0};
+    for (int t = 0; t < nt; t++) {
+        jobs[t] = *proto;
+        jobs[t].nthreads = nt;
+        jobs[t].id = t;
+    }
+    for (int t = 1; t < nt; t++)
+        started[t] = pthread_create(&th[t], NULL, ref_thread, &jobs[t]) == 0;
+    /* blocks of threads that did not start are done here */
+    for (int t = 0; t < nt; t++)
+        if (!started[t]) ref_thread(&jobs[t]);
+    *total = *proto;
+    for (int t = 0; t < nt; t++) {
+        if (started[t]) pthread_join(th[t], NULL);
+        total->diff2 += jobs[t].diff2;
+        total->ref2 += jobs[t].ref2;
+        total->differing += jobs[t].differing;
+        total->failed |= jobs[t].failed;
+    }
+    if (total->failed)
+        return tdcl_fail(err, TDCL_ENOMEM, "out of memory for the host reference product");
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_mm_check_product(const tdcl_matrix *a, const tdcl_matrix *b, const tdcl_matrix *c,
+                                  tdcl_mm_check *out, tdcl_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (a->cols != b->rows || c->rows != a->rows || c->cols != b->cols)
+        return tdcl_fail(err, TDCL_EINVAL, "check: C is not shaped like A*B");
+    ref_job proto = {.a = a,
+                     .c = c,
+                     .M = a->rows,
+                     .K = a->cols,
+                     .N = b->cols,
+                     .is_int = tdcl_dtype_is_int(c->dtype)};
+    ref_job total;
+    if (!(proto.b = reference_b(b, proto.is_int)))
+        return tdcl_fail(err, TDCL_ENOMEM, "out of memory for the host reference product");
+    tdcl_status st = run_reference(&proto, &total, err);
+    free((void *)proto.b);
+    if (st) return st;
+    out->type = c->dtype;
+    out->k = proto.K;
+    double diff = sqrt(total.diff2), ref = sqrt(total.ref2), limit = 0;
+    if (proto.is_int) {
+        out->differing = total.differing;
+        out->exact = 1;
+        out->ok = total.differing == 0;
+    } else {
+        double u = c->dtype == TDCL_F32 ? ldexp(1.0, -24) : ldexp(1.0, -53);
+        limit = 2.0 * ((double)proto.K + 2.0) * u * frobenius(a) * frobenius(b);
+        out->ok = diff <= limit; /* false for NaN too */
+    }
+    out->rel_err = ref > 0 ? diff / ref : diff > 0 ? INFINITY : 0;
+    out->bound = ref > 0 ? limit / ref : limit > 0 ? INFINITY : 0;
+    return TDCL_OK;
+}

@@ -1,0 +1,272 @@
+/* matmul's parameter table (module prefix tdcl_mm_table_): the built-in
+ * rows of known devices, the tuned table in the cache directory (reading,
+ * merging, writing) and the lookup every plan makes. The search that fills
+ * the tuned table is tune/, above this layer. */
+#include "ops/matmul/mm_table.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/fileio.h"
+#include "base/log.h"
+#include "runtime/clcache.h"
+#include "base/hash.h"
+/* ---- tables -------------------------------------------------------------- */
+
+typedef struct table_entry {
+    tdcl_mm_kernel kernel;
+    tdcl_dtype type;
+    int64_t size;
+    double gflops; /* as measured when tuned; 0 in the built-in table */
+    char params[200];
+} table_entry;
+
+/* NVIDIA H200, driver 580.159.04, GPU sweeps 1 to 3 of 2026-11-22
+ * (notes/gpu/matmul/h200-sweep*.log): 32x32 tiles of 4x4 blocks with long slabs for
+ * small products, 64x64 of 8x4 for 1024, 128x256 of 8x16 (one buffer, A
+ * transposed first) from 2048 up, except around 3072, where 128x256 tiles
+ * are 2.2 waves of one group per SM and 64x128 ones do better (41.7
+ * against 36.0 TFLOP/s at 3072, 38.7 against 33.2 at 3000). */
+#define H200_256 "bm=32 bn=32 bk=32 tm=4 tn=4 wx=8 wy=4 nbuf=2 aload=2 atrans=1 ksplit=1"
+#define H200_512 "bm=32 bn=32 bk=32 tm=4 tn=4 wx=8 wy=4 nbuf=2 aload=1 atrans=1 ksplit=1"
+#define H200_1024 "bm=64 bn=64 bk=32 tm=8 tn=4 wx=8 wy=4 nbuf=2 aload=1 atrans=2 ksplit=1"
+#define H200_3072 "bm=64 bn=128 bk=16 tm=8 tn=8 wx=8 wy=4 nbuf=2 aload=1 atrans=2 ksplit=1"
+#define H200_LARGE "bm=128 bn=256 bk=16 tm=8 tn=16 wx=8 wy=4 nbuf=1 aload=1 atrans=2 ksplit=1"
+
+/* Measured winners on known devices (docs/PERFORMANCE.md has the runs).
+ * vendor and name are substrings of the platform vendor and device name;
+ * "" matches any. Entries give only the keys that differ from defaults. */
+static const struct {
+    const char *vendor, *name;
+    tdcl_mm_kernel kernel;
+    int64_t size;
+    const char *params;
+} builtin[] = {
+    /* PoCL on x86: 6 rows by 4 vectors (24 of 32 AVX-512 registers), the
+     * best of 4x6, 6x4, 8x3 and 12x2 on Zen 4; vw and kc follow the
+     * device's vector width */
+    {"The pocl project", "", TDCL_MM_CPU, 1024, "mr=6"},
+    /* the H100 is the same SM (sm_90) with the same limits: same sets */
+    {"NVIDIA", "H200", TDCL_MM_GPU, 256, H200_256},
+    {"NVIDIA", "H200", TDCL_MM_GPU, 512, H200_512},
+    {"NVIDIA", "H200", TDCL_MM_GPU, 1024, H200_1024},
+    {"NVIDIA", "H200", TDCL_MM_GPU, 2048, H200_LARGE},
+    {"NVIDIA", "H200", TDCL_MM_GPU, 3072, H200_3072},
+    {"NVIDIA", "H200", TDCL_MM_GPU, 4096, H200_LARGE},
+    {"NVIDIA", "H100", TDCL_MM_GPU, 256, H200_256},
+    {"NVIDIA", "H100", TDCL_MM_GPU, 512, H200_512},
+    {"NVIDIA", "H100", TDCL_MM_GPU, 1024, H200_1024},
+    {"NVIDIA", "H100", TDCL_MM_GPU, 2048, H200_LARGE},
+    {"NVIDIA", "H100", TDCL_MM_GPU, 3072, H200_3072},
+    {"NVIDIA", "H100", TDCL_MM_GPU, 4096, H200_LARGE},
+};
+
+const char *tdcl_mm_table_builtin(size_t i, tdcl_mm_kernel *k)
+{
+    if (i >= sizeof builtin / sizeof builtin[0]) return NULL;
+    *k = builtin[i].kernel;
+    return builtin[i].params;
+}
+
+static const char *kernel_key(tdcl_mm_kernel k)
+{
+    return k == TDCL_MM_CPU ? "cpu" : "gpu";
+}
+
+/* The device key of the tuned table: the kernel cache's identity fields. */
+static void device_key(const tdcl_ctx *ctx, char *buf, size_t n)
+{
+    snprintf(buf, n, "platform=%s\ndevice=%s\ndriver=%s\nversion=%s\n", ctx->dev.platform_name,
+             ctx->dev.device_name, ctx->dev.driver_version, ctx->dev.device_version);
+}
+
+char *tdcl_mm_table_path(const tdcl_ctx *ctx)
+{
+    if (!ctx->cache_dir) return NULL;
+    char key[1024];
+    device_key(ctx, key, sizeof key);
+    uint64_t h = tdcl_hash64(0, key, strlen(key));
+    size_t n = strlen(ctx->cache_dir) + 48;
+    char *path = malloc(n);
+    if (path) snprintf(path, n, "%s/tune-%016llx.txt", ctx->cache_dir, (unsigned long long)h);
+    return path;
+}
+
+/* Parses "matmul TYPE KERNEL SIZE GFLOPS PARAMS..." into *e; 0 on success. */
+static int parse_entry(const char *line, table_entry *e)
+{
+    char type[16], kern[8];
+    long long size;
+    int off = 0;
+    if (sscanf(line, "matmul %15s %7s %lld %lf %n", type, kern, &size, &e->gflops, &off) < 4 ||
+        off == 0 || size < 1)
+        return -1;
+    if (strcmp(kern, "cpu") == 0)
+        e->kernel = TDCL_MM_CPU;
+    else if (strcmp(kern, "gpu") == 0)
+        e->kernel = TDCL_MM_GPU;
+    else
+        return -1;
+    if (strcmp(type, "float32") == 0)
+        e->type = TDCL_F32;
+    else if (strcmp(type, "float64") == 0)
+        e->type = TDCL_F64;
+    else
+        return -1;
+    e->size = size;
+    snprintf(e->params, sizeof e->params, "%.*s", (int)strcspn(line + off, "\n"), line + off);
+    tdcl_mm_params chk = {0};
+    return tdcl_mm_params_parse(e->params, &chk, NULL) == TDCL_OK ? 0 : -1;
+}
+
+/* Reads the tuned table of ctx's device into *list (malloc'd, *n entries).
+ * A missing file is an empty table; a file for another device or driver
+ * (a hash collision) or a malformed line is skipped with a verbose note. */
+static void read_table(const tdcl_ctx *ctx, table_entry **list, size_t *n)
+{
+    char *path = tdcl_mm_table_path(ctx), *data = NULL;
+    size_t len = 0;
+    *list = NULL;
+    *n = 0;
+    if (!path || tdcl_read_file(path, &data, &len, NULL) != TDCL_OK) goto out;
+    char key[1024];
+    device_key(ctx, key, sizeof key);
+    const char *body = strstr(data, key);
+    if (!body) {
+        tdcl_log(TDCL_LOG_VERBOSE, "tuned table %s is for another device or driver; ignored", path);
+        goto out;
+    }
+    size_t cap = 0;
+    for (const char *s = body + strlen(key); *s; s += strcspn(s, "\n"), s += *s == '\n') {
+        table_entry e;
+        if (strncmp(s, "matmul ", 7) != 0) continue;
+        if (parse_entry(s, &e)) {
+            tdcl_log(TDCL_LOG_VERBOSE, "tuned table %s: skipping '%.*s'", path, (int)strcspn(s, "\n"), s);
+            continue;
+        }
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            table_entry *g = realloc(*list, cap * sizeof *g);
+            if (!g) break;
+            *list = g;
+        }
+        (*list)[(*n)++] = e;
+    }
+out:
+    free(data);
+    free(path);
+}
+
+/* Distance between sizes as a ratio, in log scale. */
+static double size_dist(double a, double b)
+{
+    return fabs(log(a / b));
+}
+
+/* Work-groups the gpu shape of e launches for an M x N product (0 for
+ * the cpu shape, which always has many). */
+static double entry_groups(const table_entry *e, int64_t M, int64_t N)
+{
+    tdcl_mm_params p = {0};
+    if (e->kernel != TDCL_MM_GPU || tdcl_mm_params_parse(e->params, &p, NULL)) return 0;
+    double bm = p.bm ? p.bm : 64, bn = p.bn ? p.bn : 64, ks = p.ksplit ? p.ksplit : 1;
+    return ceil((double)M / bm) * ceil((double)N / bn) * ks;
+}
+
+/* The entry of list for (k, type) nearest in size to the product, among
+ * those that give at least 3/4 of a work-group per compute unit when any
+ * does (a size between two entries should not take the larger one's tiles
+ * if they leave the device half idle); -1 when none is for (k, type). */
+static long choose(const table_entry *list, size_t n, const tdcl_ctx *ctx, tdcl_mm_kernel k,
+                   tdcl_dtype type, int64_t M, int64_t K, int64_t N)
+{
+    double size = cbrt((double)M * (double)K * (double)N);
+    double want = 0.75 * (double)ctx->dev.compute_units;
+    long best = -1, best_full = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (list[i].kernel != k || list[i].type != type) continue;
+        double d = size_dist((double)list[i].size, size);
+        if (best < 0 || d < size_dist((double)list[best].size, size)) best = (long)i;
+        if ((k != TDCL_MM_GPU || entry_groups(&list[i], M, N) >= want) &&
+            (best_full < 0 || d < size_dist((double)list[best_full].size, size)))
+            best_full = (long)i;
+    }
+    return best_full >= 0 ? best_full : best;
+}
+
+/* The built-in rows that match ctx's device, as entries; returns how many. */
+static size_t builtin_table(const tdcl_ctx *ctx, table_entry *list, size_t cap)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < sizeof builtin / sizeof builtin[0] && n < cap; j++)
+        if (strstr(ctx->dev.platform_vendor, builtin[j].vendor) &&
+            strstr(ctx->dev.device_name, builtin[j].name)) {
+            table_entry *e = &list[n++];
+            e->kernel = builtin[j].kernel, e->type = TDCL_F32, e->size = builtin[j].size;
+            e->gflops = 0;
+            snprintf(e->params, sizeof e->params, "%s", builtin[j].params);
+        }
+    return n;
+}
+
+const char *tdcl_mm_table_lookup(tdcl_ctx *ctx, tdcl_mm_kernel k, tdcl_dtype type, int64_t M, int64_t K,
+                             int64_t N, tdcl_mm_params *out)
+{
+    table_entry *list = NULL, table[sizeof builtin / sizeof builtin[0]];
+    size_t n = 0;
+    const char *src = NULL;
+    read_table(ctx, &list, &n);
+    long i = choose(list, n, ctx, k, type, M, K, N);
+    if (i >= 0 && tdcl_mm_params_parse(list[i].params, out, NULL) == TDCL_OK) src = "tuned";
+    free(list);
+    if (src) return src;
+    n = builtin_table(ctx, table, sizeof table / sizeof table[0]);
+    i = choose(table, n, ctx, k, type, M, K, N);
+    if (i >= 0 && tdcl_mm_params_parse(table[i].params, out, NULL) == TDCL_OK) return "built-in";
+    return NULL;
+}
+
+tdcl_status tdcl_mm_table_store(tdcl_ctx *ctx, tdcl_mm_kernel kernel, const tdcl_mm_table_row *rows,
+                                int nrows, char *stored, size_t stored_cap, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    table_entry *list = NULL;
+    size_t n = 0;
+    tdcl_outfile out = {0};
+    char *path = tdcl_mm_table_path(ctx);
+    if (!path) return tdcl_fail(err, TDCL_EIO, "no cache directory to store the tuned table in");
+    if (tdcl_cache_make_dirs(ctx->cache_dir))
+        st = tdcl_fail(err, TDCL_EIO, "cannot create the cache directory '%s'", ctx->cache_dir);
+    if (!st) read_table(ctx, &list, &n);
+    if (!st) st = tdcl_out_open(&out, path, err);
+    if (st) goto out;
+    char key[1024], par[200];
+    device_key(ctx, key, sizeof key);
+    fprintf(out.fp,
+            "# tiledcl tune matmul: parameters per product size (see tiledcl tune "
+            "--help)\n%s",
+            key);
+    for (size_t i = 0; i < n; i++) {
+        int replaced = 0;
+        for (int j = 0; j < nrows; j++)
+            replaced |= list[i].kernel == kernel && list[i].type == TDCL_F32 &&
+                        list[i].size == rows[j].size;
+        if (!replaced)
+            fprintf(out.fp, "matmul %s %s %" PRId64 " %.1f %s\n", tdcl_dtype_name(list[i].type),
+                    kernel_key(list[i].kernel), list[i].size, list[i].gflops, list[i].params);
+    }
+    for (int j = 0; j < nrows; j++)
+        fprintf(out.fp, "matmul float32 %s %" PRId64 " %.1f %s\n", kernel_key(kernel), rows[j].size,
+                rows[j].gflops, tdcl_mm_params_format(&rows[j].par, kernel, par, sizeof par));
+    st = tdcl_out_commit(&out, err);
+    if (!st && stored) snprintf(stored, stored_cap, "%s", path);
+out:
+    tdcl_out_abort(&out);
+    free(list);
+    free(path);
+    return st;
+}
+

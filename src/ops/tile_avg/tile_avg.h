@@ -1,0 +1,141 @@
+/* tile-avg: the mean of every T x U tile (T rows by U columns) of a matrix
+ * or image, per channel, on an OpenCL device (cl/tile_avg.cl).
+ *
+ * Edge tiles: where the matrix is not a whole number of tiles, the last tile
+ * row and column hang over its edge and average the cells they hold (an
+ * 8x10 matrix in 4x4 tiles gives a 2x3 result whose last column averages
+ * 4x2 cells). With strict set, such a matrix is refused instead.
+ *
+ * Three kernel variants, chosen from the device type and the tile unless
+ * asked for:
+ *   cpu:  a work-item sums whole small tiles from row runs in registers, with
+ *         no barrier; a tile larger than 8x64 is reduced in stages, each
+ *         writing tile sums that the next stage adds (several stages, every
+ *         work-item adding a part of a tile);
+ *   gpu:  narrow vector loads so that adjacent work-items read adjacent
+ *         memory; the work-items sharing a tile add their partial sums as a
+ *         tree in local memory, in one stage;
+ *   band: for short wide tiles (fewer rows than a gpu team would stack, or
+ *         wider than a cpu stage takes): a work-group covers a band of a
+ *         row, a team of items per tile with interleaved vector loads (one
+ *         item per tile on a CPU), partial sums in registers, one barrier
+ *         and one local-memory pass per tile. auto picks it for such tiles.
+ * All accumulate in double where the device has fp64, in float elsewhere.
+ *
+ * tile-map (tdcl_ta_map_run) shows how a launch is tiled: one work-item per
+ * element in work-groups of one tile each, recording its global, tile and
+ * local indices (cl/tile_map.cl), checked against the host's arithmetic.
+ *
+ * Plans: tdcl_ta_plan_create uploads the input and builds the kernels once;
+ * tdcl_ta_plan_execute runs them (as often as a benchmark wants);
+ * tdcl_ta_plan_result downloads. tdcl_ta_run does all three; the file job
+ * (read, run, verify, write) is jobs/tile_avg_job.h. */
+#ifndef TDCL_TILE_AVG_H
+#define TDCL_TILE_AVG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/clrt.h"
+#include "base/matrix.h"
+#include "base/status.h"
+
+typedef enum tdcl_ta_variant {
+    TDCL_TA_AUTO = 0, /* band for short wide tiles, else cpu on a CPU device, gpu elsewhere */
+    TDCL_TA_CPU,
+    TDCL_TA_GPU,
+    TDCL_TA_BAND,
+} tdcl_ta_variant;
+
+typedef struct tdcl_ta_opts {
+    int64_t tile_rows, tile_cols; /* T x U, both >= 1 and at most the matrix's size */
+    int strict;                   /* refuse a matrix that is not a whole number of tiles */
+    tdcl_ta_variant variant;
+    int acc_f32;   /* accumulate in float even with fp64 (the no-fp64 path, for tests) */
+    int band_team; /* band: items per tile, a power of two (0: chosen from the device) */
+    int band_rows; /* band: tile rows per item (0: chosen) */
+} tdcl_ta_opts;
+
+/* "auto", "cpu", "gpu", "band"; tdcl_ta_variant_parse returns 0 and sets *v, or -1. */
+const char *tdcl_ta_variant_name(tdcl_ta_variant v);
+int tdcl_ta_variant_parse(const char *name, tdcl_ta_variant *v);
+
+/* Checks o against a rows x cols matrix and gives the result's shape:
+ * ceil(rows / T) x ceil(cols / U). TDCL_EINVAL names the tile and the
+ * matrix when the tile is empty, larger than the matrix, or (strict) does
+ * not divide it. */
+tdcl_status tdcl_ta_shape(const tdcl_ta_opts *o, int64_t rows, int64_t cols, int64_t *orows,
+                          int64_t *ocols, tdcl_err *err);
+
+/* The element type of the result for input type in on device d: float64
+ * for float64 and the wide integer types where d has fp64 (and !acc_f32),
+ * else float32. */
+tdcl_dtype tdcl_ta_result_type(const tdcl_device_info *d, const tdcl_ta_opts *o, tdcl_dtype in);
+
+typedef struct tdcl_ta_plan tdcl_ta_plan;
+
+/* Checks o against in (any dtype, 1..4 channels), chooses the variant and
+ * its launch shapes from the device's limits, builds the kernels and
+ * uploads in (in is not kept: the caller may free it afterwards). *out is
+ * owned by the caller (tdcl_ta_plan_destroy). Adds to ctx->t (compile,
+ * upload). TDCL_ELIMIT when the matrix exceeds the device's largest
+ * buffer. */
+tdcl_status tdcl_ta_plan_create(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_matrix *in,
+                                tdcl_ta_plan **out, tdcl_err *err);
+
+/* Runs every stage once and waits; *kernel_ms (if non-NULL) receives the
+ * device time of all stages from their profiling events. */
+tdcl_status tdcl_ta_plan_execute(tdcl_ta_plan *p, double *kernel_ms, tdcl_err *err);
+
+/* Downloads the last result into out, a new matrix owned by the caller
+ * (orows x ocols, the input's channels, tdcl_ta_result_type). Adds to
+ * ctx->t.download_ms. */
+tdcl_status tdcl_ta_plan_result(tdcl_ta_plan *p, tdcl_matrix *out, tdcl_err *err);
+
+/* What runs, e.g. "variant=cpu stages=2 [8x64 vw=16 nt=1 my=1] [8x1 ...]";
+ * owned by the plan. */
+const char *tdcl_ta_plan_describe(const tdcl_ta_plan *p);
+
+/* Releases everything; accepts NULL. */
+void tdcl_ta_plan_destroy(tdcl_ta_plan *p);
+
+/* Create, execute once, result, destroy: out receives the tile means. Adds
+ * the kernel time to ctx->t.kernel_ms. */
+tdcl_status tdcl_ta_run(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_matrix *in,
+                        tdcl_matrix *out, tdcl_err *err);
+
+/* The tile means of in computed on the host in float64 (same edge rule),
+ * into out (float64, owned by the caller); with mean_abs non-NULL, also the
+ * mean of |x| of each tile, the scale against which errors are measured. */
+tdcl_status tdcl_ta_reference(const tdcl_ta_opts *o, const tdcl_matrix *in, tdcl_matrix *out,
+                              tdcl_matrix *mean_abs, tdcl_err *err);
+
+/* The largest error of got against the host reference of in, relative to
+ * each tile's mean |x| (an all-zero tile must be exactly 0), into
+ * *max_rel_err. */
+tdcl_status tdcl_ta_compare(const tdcl_ta_opts *o, const tdcl_matrix *in, const tdcl_matrix *got,
+                            double *max_rel_err, tdcl_err *err);
+
+/* tile-map: the indices each work-item of a tiled launch sees. */
+typedef struct tdcl_ta_map {
+    int64_t rows, cols, tile_rows, tile_cols;
+    int32_t *cells; /* rows*cols*6: global row, col; tile row, col; local row, col */
+} tdcl_ta_map;
+
+/* The most cells tile-map runs on (it is meant to be read). */
+#define TDCL_TA_MAP_MAX_CELLS 1000000
+
+/* Launches cl/tile_map.cl over a rows x cols matrix in t x u work-groups
+ * and checks every recorded index against i / t, i % t, j / u, j % u.
+ * *out is owned by the caller (tdcl_ta_map_free). TDCL_EINVAL for a tile
+ * larger than the matrix or a matrix past TDCL_TA_MAP_MAX_CELLS;
+ * TDCL_ELIMIT, naming the limit, when a t x u work-group exceeds the
+ * device's (the tile is the point here, so it is not shrunk); TDCL_EVERIFY
+ * when an index differs. */
+tdcl_status tdcl_ta_map_run(tdcl_ctx *ctx, int64_t rows, int64_t cols, int64_t t, int64_t u,
+                            tdcl_ta_map *out, tdcl_err *err);
+
+/* Releases m's cells; accepts NULL and an empty map. */
+void tdcl_ta_map_free(tdcl_ta_map *m);
+
+#endif

@@ -1,0 +1,177 @@
+/* Program binary cache: entry naming, the file layout, load and store.
+ *
+ * File layout: "TDCLBIN1", u64 key length, key text, u64 binary length,
+ * u64 FNV-1a of the binary, the binary. The key text holds the device
+ * identity, the options and a 128-bit hash of the source. */
+#include "runtime/clcache.h"
+
+#include "base/hash.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "base/log.h"
+
+static const char MAGIC[8] = {'T', 'D', 'C', 'L', 'B', 'I', 'N', '1'};
+
+char *tdcl_cache_dir(void)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    char buf[4096];
+    if (xdg && *xdg)
+        snprintf(buf, sizeof buf, "%s/tiledcl", xdg);
+    else if (home && *home)
+        snprintf(buf, sizeof buf, "%s/.cache/tiledcl", home);
+    else
+        return NULL;
+    return strdup(buf);
+}
+
+/* The key text; malloc'd. */
+static char *make_key(const tdcl_ctx *ctx, const char *src, size_t src_len, const char *options)
+{
+    uint64_t h1 = tdcl_hash64(0, src, src_len);
+    uint64_t h2 = tdcl_hash64(0x9e3779b97f4a7c15ULL, src, src_len);
+    size_t n = strlen(options) + 1024;
+    char *key = malloc(n);
+    if (key)
+        snprintf(key, n, "platform=%s\ndevice=%s\ndriver=%s\nversion=%s\noptions=%s\nsource=%016llx%016llx\n",
+                 ctx->dev.platform_name, ctx->dev.device_name, ctx->dev.driver_version,
+                 ctx->dev.device_version, options, (unsigned long long)h1,
+                 (unsigned long long)h2);
+    return key;
+}
+
+char *tdcl_cache_entry_path(const tdcl_ctx *ctx, const char *src, size_t src_len,
+                            const char *options)
+{
+    if (!ctx->cache_dir)
+        return NULL;
+    char *key = make_key(ctx, src, src_len, options);
+    if (!key)
+        return NULL;
+    uint64_t a = tdcl_hash64(0, key, strlen(key));
+    uint64_t b = tdcl_hash64(0x9e3779b97f4a7c15ULL, key, strlen(key));
+    free(key);
+    size_t n = strlen(ctx->cache_dir) + 48;
+    char *path = malloc(n);
+    if (path)
+        snprintf(path, n, "%s/%016llx%016llx.bin", ctx->cache_dir, (unsigned long long)a,
+                 (unsigned long long)b);
+    return path;
+}
+
+tdcl_status tdcl_cache_load(tdcl_ctx *ctx, const char *src, size_t src_len, const char *options,
+                            cl_program *prog)
+{
+    tdcl_status st = TDCL_EIO;
+    char *path = tdcl_cache_entry_path(ctx, src, src_len, options);
+    char *key = make_key(ctx, src, src_len, options);
+    char *data = NULL;
+    size_t len = 0;
+    cl_program p = NULL;
+    *prog = NULL;
+    if (!path || !key || access(path, R_OK) != 0)
+        goto out;
+    if (tdcl_read_file(path, &data, &len, NULL) != TDCL_OK)
+        goto out;
+    size_t klen = strlen(key), off = 0;
+    uint64_t stored_klen, blen, sum;
+    if (len < 32 || memcmp(data, MAGIC, 8) != 0)
+        goto corrupt;
+    off = 8;
+    memcpy(&stored_klen, data + off, 8);
+    off += 8;
+    if (stored_klen != klen || len - off < klen + 16 || memcmp(data + off, key, klen) != 0)
+        goto corrupt;
+    off += klen;
+    memcpy(&blen, data + off, 8);
+    memcpy(&sum, data + off + 8, 8);
+    off += 16;
+    if (blen == 0 || blen != len - off || tdcl_hash64(0, data + off, blen) != sum)
+        goto corrupt;
+    const unsigned char *bin = (const unsigned char *)data + off;
+    size_t bsize = (size_t)blen;
+    cl_int rc, bin_status;
+    p = clCreateProgramWithBinary(ctx->context, 1, &ctx->dev.device, &bsize, &bin, &bin_status,
+                                  &rc);
+    if (rc != CL_SUCCESS || bin_status != CL_SUCCESS)
+        goto corrupt;
+    if (clBuildProgram(p, 1, &ctx->dev.device, options, NULL, NULL) != CL_SUCCESS)
+        goto corrupt;
+    *prog = p;
+    p = NULL;
+    st = TDCL_OK;
+    goto out;
+corrupt:
+    tdcl_log(TDCL_LOG_VERBOSE, "cache entry %s is stale or corrupt; rebuilding", path);
+out:
+    if (p)
+        clReleaseProgram(p);
+    free(data);
+    free(key);
+    free(path);
+    return st;
+}
+
+int tdcl_cache_make_dirs(const char *dir)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *s = buf + 1; *s; s++)
+        if (*s == '/') {
+            *s = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+                return -1;
+            *s = '/';
+        }
+    return (mkdir(buf, 0777) == 0 || errno == EEXIST) ? 0 : -1;
+}
+
+void tdcl_cache_store(tdcl_ctx *ctx, const char *src, size_t src_len, const char *options,
+                      cl_program prog)
+{
+    char *path = tdcl_cache_entry_path(ctx, src, src_len, options);
+    char *key = make_key(ctx, src, src_len, options);
+    unsigned char *bin = NULL;
+    tdcl_outfile o = {.slot = -1};
+    size_t bsize = 0;
+    if (!path || !key)
+        goto out;
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof bsize, &bsize, NULL) !=
+            CL_SUCCESS ||
+        bsize == 0 || !(bin = malloc(bsize)))
+        goto out;
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) != CL_SUCCESS)
+        goto out;
+    if (tdcl_cache_make_dirs(ctx->cache_dir) != 0) {
+        tdcl_log(TDCL_LOG_VERBOSE, "cannot create cache directory %s: %s", ctx->cache_dir,
+                 strerror(errno));
+        goto out;
+    }
+    tdcl_err e;
+    if (tdcl_out_open(&o, path, &e) != TDCL_OK) {
+        tdcl_log(TDCL_LOG_VERBOSE, "cache store skipped: %s", e.msg);
+        goto out;
+    }
+    uint64_t klen = strlen(key), blen = bsize, sum = tdcl_hash64(0, bin, bsize);
+    fwrite(MAGIC, 1, 8, o.fp);
+    fwrite(&klen, 8, 1, o.fp);
+    fwrite(key, 1, klen, o.fp);
+    fwrite(&blen, 8, 1, o.fp);
+    fwrite(&sum, 8, 1, o.fp);
+    fwrite(bin, 1, bsize, o.fp);
+    if (tdcl_out_commit(&o, &e) != TDCL_OK)
+        tdcl_log(TDCL_LOG_VERBOSE, "cache store failed: %s", e.msg);
+out:
+    tdcl_out_abort(&o);
+    free(bin);
+    free(key);
+    free(path);
+}

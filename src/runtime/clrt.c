@@ -1,0 +1,559 @@
+/* Device discovery, device choice, context set-up, kernel file search and
+ * program building. The binary cache itself lives in clcache.c. */
+#include "runtime/clrt.h"
+
+#include "base/clock.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/clcache.h"
+#include "base/fileio.h"
+#include "base/log.h"
+
+#ifndef CL_PLATFORM_NOT_FOUND_KHR
+#define CL_PLATFORM_NOT_FOUND_KHR -1001
+#endif
+
+#ifndef CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV
+#define CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV 0x4000
+#define CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV 0x4001
+#endif
+
+double tdcl_event_ms(cl_event ev)
+{
+    cl_ulong t0 = 0, t1 = 0;
+    if (clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) ||
+        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL))
+        return 0;
+    return t1 > t0 ? (t1 - t0) / 1e6 : 0;
+}
+
+const char *tdcl_cl_type_name(cl_device_type t)
+{
+    if (t & CL_DEVICE_TYPE_GPU)
+        return "GPU";
+    if (t & CL_DEVICE_TYPE_CPU)
+        return "CPU";
+    if (t & CL_DEVICE_TYPE_ACCELERATOR)
+        return "accelerator";
+    return "other";
+}
+
+/* Copies src into buf of n bytes, truncating. */
+static void copy_trunc(char *buf, size_t n, const char *src)
+{
+    size_t len = strlen(src);
+    if (len >= n)
+        len = n - 1;
+    memcpy(buf, src, len);
+    buf[len] = '\0';
+}
+
+/* The queries describing one device: the first failure is kept and the
+ * later queries are skipped, so a device that cannot answer is reported
+ * rather than used with zero limits or empty names. */
+typedef struct dev_query {
+    cl_device_id d;
+    cl_int rc;        /* first failure, CL_SUCCESS if none */
+    const char *call; /* the call that failed */
+    int nomem;
+} dev_query;
+
+static int q_ok(const dev_query *q)
+{
+    return q->rc == CL_SUCCESS && !q->nomem;
+}
+
+static void q_note(dev_query *q, cl_int rc, const char *call)
+{
+    if (q_ok(q) && rc != CL_SUCCESS) {
+        q->rc = rc;
+        q->call = call;
+    }
+}
+
+static void q_dev(dev_query *q, cl_device_info what, size_t size, void *v)
+{
+    if (q_ok(q)) q_note(q, clGetDeviceInfo(q->d, what, size, v, NULL), "clGetDeviceInfo");
+}
+
+/* Copies a string property, truncated to fit: drivers answer
+ * CL_INVALID_VALUE rather than truncate when the buffer is short. */
+static void info_str(dev_query *q, cl_device_info what, char *buf, size_t n)
+{
+    size_t need = 0;
+    buf[0] = '\0';
+    if (!q_ok(q)) return;
+    q_note(q, clGetDeviceInfo(q->d, what, 0, NULL, &need), "clGetDeviceInfo");
+    if (!q_ok(q) || need == 0) return;
+    char *tmp = malloc(need + 1);
+    if (!tmp) {
+        q->nomem = 1;
+        return;
+    }
+    q_note(q, clGetDeviceInfo(q->d, what, need, tmp, NULL), "clGetDeviceInfo");
+    if (q_ok(q)) {
+        tmp[need] = '\0';
+        copy_trunc(buf, n, tmp);
+    }
+    free(tmp);
+}
+
+/* 1 if the device's extension string names ext. */
+static int has_extension(dev_query *q, const char *ext)
+{
+    char s[8192];
+    info_str(q, CL_DEVICE_EXTENSIONS, s, sizeof s);
+    size_t el = strlen(ext);
+    for (char *p = strstr(s, ext); p; p = strstr(p + 1, ext))
+        if ((p == s || p[-1] == ' ') && (p[el] == ' ' || p[el] == '\0')) return 1;
+    return 0;
+}
+
+static void platform_str(dev_query *q, cl_platform_id p, cl_platform_info what, char *buf,
+                         size_t n)
+{
+    char tmp[1024];
+    buf[0] = '\0';
+    if (!q_ok(q)) return;
+    q_note(q, clGetPlatformInfo(p, what, sizeof tmp, tmp, NULL), "clGetPlatformInfo");
+    if (q_ok(q)) {
+        tmp[sizeof tmp - 1] = '\0';
+        copy_trunc(buf, n, tmp);
+    }
+}
+
+/* Fills di from the driver's answers; a failed query fails the device. */
+static tdcl_status describe_device(tdcl_device_info *di, tdcl_err *err)
+{
+    dev_query q = {.d = di->device, .rc = CL_SUCCESS};
+    platform_str(&q, di->platform, CL_PLATFORM_NAME, di->platform_name, sizeof di->platform_name);
+    platform_str(&q, di->platform, CL_PLATFORM_VENDOR, di->platform_vendor,
+                 sizeof di->platform_vendor);
+    info_str(&q, CL_DEVICE_NAME, di->device_name, sizeof di->device_name);
+    info_str(&q, CL_DEVICE_VENDOR, di->device_vendor, sizeof di->device_vendor);
+    info_str(&q, CL_DRIVER_VERSION, di->driver_version, sizeof di->driver_version);
+    info_str(&q, CL_DEVICE_VERSION, di->device_version, sizeof di->device_version);
+    info_str(&q, CL_DEVICE_OPENCL_C_VERSION, di->opencl_c_version, sizeof di->opencl_c_version);
+    q_dev(&q, CL_DEVICE_TYPE, sizeof di->type, &di->type);
+    q_dev(&q, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof di->compute_units, &di->compute_units);
+    q_dev(&q, CL_DEVICE_MAX_CLOCK_FREQUENCY, sizeof di->clock_mhz, &di->clock_mhz);
+    q_dev(&q, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof di->global_mem, &di->global_mem);
+    q_dev(&q, CL_DEVICE_LOCAL_MEM_SIZE, sizeof di->local_mem, &di->local_mem);
+    q_dev(&q, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof di->max_alloc, &di->max_alloc);
+    q_dev(&q, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof di->max_wg, &di->max_wg);
+    q_dev(&q, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof di->max_item_sizes, di->max_item_sizes);
+    /* OpenCL 1.1 drivers may refuse this query; the extension decides then. */
+    cl_device_fp_config fp = 0;
+    if (q_ok(&q)) clGetDeviceInfo(q.d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, NULL);
+    di->fp64 = fp != 0 || has_extension(&q, "cl_khr_fp64");
+    if (has_extension(&q, "cl_nv_device_attribute_query")) {
+        cl_uint ma = 0, mi = 0;
+        q_dev(&q, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof ma, &ma);
+        q_dev(&q, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, sizeof mi, &mi);
+        di->nv_cc_major = (int)ma;
+        di->nv_cc_minor = (int)mi;
+    }
+    if (q.nomem) return tdcl_fail(err, TDCL_ENOMEM, "out of memory querying a device");
+    if (q.rc != CL_SUCCESS)
+        return tdcl_fail_cl(err, q.rc, q.call, "querying device %u:%u", di->pidx, di->didx);
+    return TDCL_OK;
+}
+
+/* Lists platform p's devices into *out (grown as needed). A platform with
+ * no devices answers CL_DEVICE_NOT_FOUND: that is not a failure. */
+static tdcl_status list_platform(cl_platform_id plat, cl_uint p, tdcl_device_info **out,
+                                 size_t *count, size_t *cap, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    cl_uint nd = 0;
+    cl_device_id devs[64];
+    cl_int rc = clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 0, NULL, &nd);
+    if (rc == CL_DEVICE_NOT_FOUND || (rc == CL_SUCCESS && nd == 0)) return TDCL_OK;
+    TDCL_CL_TRY(err, rc, "clGetDeviceIDs");
+    if (nd > 64) nd = 64;
+    TDCL_CL_TRY(err, clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, nd, devs, NULL), "clGetDeviceIDs");
+    for (cl_uint d = 0; d < nd; d++) {
+        if (*count == *cap) {
+            size_t ncap = *cap ? *cap * 2 : 8;
+            tdcl_device_info *grown = realloc(*out, ncap * sizeof **out);
+            if (!grown) {
+                st = tdcl_fail(err, TDCL_ENOMEM, "out of memory listing devices");
+                goto out;
+            }
+            *out = grown;
+            *cap = ncap;
+        }
+        tdcl_device_info *di = &(*out)[*count];
+        memset(di, 0, sizeof *di);
+        di->pidx = p;
+        di->didx = d;
+        di->platform = plat;
+        di->device = devs[d];
+        TDCL_TRY(describe_device(di, err));
+        ++*count;
+    }
+out:
+    return st;
+}
+
+tdcl_status tdcl_cl_devices(tdcl_device_info **list, size_t *n, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    cl_platform_id *plats = NULL;
+    tdcl_device_info *out = NULL;
+    size_t count = 0, cap = 0;
+    cl_uint np = 0;
+    tdcl_err first = {0}; /* the first platform that failed to list */
+    *list = NULL;
+    *n = 0;
+    cl_int rc = clGetPlatformIDs(0, NULL, &np);
+    if (rc == CL_PLATFORM_NOT_FOUND_KHR || (rc == CL_SUCCESS && np == 0)) {
+        st = tdcl_fail(err, TDCL_ENODEV,
+                       "no OpenCL platform found (install an ICD such as pocl-opencl-icd, or "
+                       "register the vendor's driver under /etc/OpenCL/vendors)");
+        goto out;
+    }
+    TDCL_CL_TRY(err, rc, "clGetPlatformIDs");
+    plats = calloc(np, sizeof *plats);
+    if (!plats) {
+        st = tdcl_fail(err, TDCL_ENOMEM, "out of memory listing platforms");
+        goto out;
+    }
+    TDCL_CL_TRY(err, clGetPlatformIDs(np, plats, NULL), "clGetPlatformIDs");
+    /* One broken platform must not hide the others: its failure is a
+     * warning, and the error only when no device is left. */
+    for (cl_uint p = 0; p < np; p++) {
+        tdcl_err e = {0};
+        if (list_platform(plats[p], p, &out, &count, &cap, &e) != TDCL_OK && !first.status)
+            first = e;
+    }
+    if (count > 0 && first.status) {
+        tdcl_log(TDCL_LOG_WARN, "some OpenCL devices were skipped: %s", first.msg);
+    } else if (count == 0 && first.status) {
+        if (err) *err = first;
+        st = first.status;
+    } else if (count == 0) {
+        st = tdcl_fail(err, TDCL_ENODEV, "OpenCL platforms found, but no device in any of them");
+    }
+out:
+    free(plats);
+    if (st) {
+        free(out);
+        return st;
+    }
+    *list = out;
+    *n = count;
+    return TDCL_OK;
+}
+
+static int contains_nocase(const char *hay, const char *needle)
+{
+    size_t nl = strlen(needle);
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, nl) == 0)
+            return 1;
+    return nl == 0;
+}
+
+static void list_devices_into(char *buf, size_t len, const tdcl_device_info *list, size_t n)
+{
+    size_t used = strlen(buf);
+    for (size_t i = 0; i < n && used + 1 < len; i++) {
+        int w = snprintf(buf + used, len - used, "\n  %u:%u  %s  %s (%s)", list[i].pidx,
+                         list[i].didx, tdcl_cl_type_name(list[i].type), list[i].device_name,
+                         list[i].platform_name);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+tdcl_status tdcl_cl_pick(const tdcl_device_info *list, size_t n, const char *spec, size_t *index,
+                         tdcl_err *err)
+{
+    if (n == 0)
+        return tdcl_fail(err, TDCL_ENODEV, "no OpenCL device found");
+    if (!spec || !*spec) {
+        for (size_t i = 0; i < n; i++)
+            if (list[i].type & CL_DEVICE_TYPE_GPU) {
+                *index = i;
+                return TDCL_OK;
+            }
+        *index = 0;
+        return TDCL_OK;
+    }
+    unsigned p, d;
+    char tail;
+    if (sscanf(spec, "%u:%u%c", &p, &d, &tail) == 2) {
+        for (size_t i = 0; i < n; i++)
+            if (list[i].pidx == p && list[i].didx == d) {
+                *index = i;
+                return TDCL_OK;
+            }
+    } else {
+        static const struct {
+            const char *name;
+            cl_device_type type;
+        } types[] = {{"gpu", CL_DEVICE_TYPE_GPU},
+                     {"cpu", CL_DEVICE_TYPE_CPU},
+                     {"accelerator", CL_DEVICE_TYPE_ACCELERATOR}};
+        for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+            if (strcasecmp(spec, types[t].name) != 0)
+                continue;
+            for (size_t i = 0; i < n; i++)
+                if (list[i].type & types[t].type) {
+                    *index = i;
+                    return TDCL_OK;
+                }
+            goto none;
+        }
+        for (size_t i = 0; i < n; i++)
+            if (contains_nocase(list[i].device_name, spec) ||
+                contains_nocase(list[i].platform_name, spec)) {
+                *index = i;
+                return TDCL_OK;
+            }
+    }
+none:
+    tdcl_fail(err, TDCL_ENODEV, "no device matches '%s'; the devices are:", spec);
+    if (err)
+        list_devices_into(err->msg, sizeof err->msg, list, n);
+    return TDCL_ENODEV;
+}
+
+size_t tdcl_cl_fit_square_tile(const tdcl_device_info *d, size_t max_tile,
+                               size_t local_bytes_per_item)
+{
+    for (size_t t = max_tile; t >= 1; t /= 2) {
+        if (t * t <= d->max_wg && t <= d->max_item_sizes[0] && t <= d->max_item_sizes[1] &&
+            local_bytes_per_item * t * t <= d->local_mem)
+            return t;
+        if (t == 1)
+            break;
+    }
+    return 0;
+}
+
+tdcl_status tdcl_ctx_open(const tdcl_ctx_opts *opts, tdcl_ctx **out, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_device_info *list = NULL;
+    size_t n = 0, pick = 0;
+    double t0 = tdcl_now_ms();
+    tdcl_ctx *c = calloc(1, sizeof *c);
+    *out = NULL;
+    if (!c)
+        return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    const char *spec = opts ? opts->device_spec : NULL;
+    if (!spec || !*spec)
+        spec = getenv("TILEDCL_DEVICE");
+    TDCL_TRY(tdcl_cl_devices(&list, &n, err));
+    TDCL_TRY(tdcl_cl_pick(list, n, spec, &pick, err));
+    c->dev = list[pick];
+    cl_int rc;
+    c->context = clCreateContext(NULL, 1, &c->dev.device, NULL, NULL, &rc);
+    TDCL_CL_TRY(err, rc, "clCreateContext");
+    c->queue = clCreateCommandQueue(c->context, c->dev.device, CL_QUEUE_PROFILING_ENABLE, &rc);
+    TDCL_CL_TRY(err, rc, "clCreateCommandQueue");
+    if (opts && opts->kernel_dir && !(c->kernel_dir = strdup(opts->kernel_dir))) {
+        st = tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+        goto out;
+    }
+    const char *env_cache = getenv("TILEDCL_CACHE");
+    int cache_off = (opts && opts->no_cache) || (env_cache && strcmp(env_cache, "0") == 0);
+    if (!cache_off)
+        c->cache_dir = tdcl_cache_dir();
+    tdcl_log(TDCL_LOG_VERBOSE, "device %u:%u: %s (%s, %s), driver %s", c->dev.pidx, c->dev.didx,
+             c->dev.device_name, c->dev.platform_name, tdcl_cl_type_name(c->dev.type),
+             c->dev.driver_version);
+out:
+    free(list);
+    if (st) {
+        tdcl_ctx_close(c);
+        return st;
+    }
+    c->t.setup_ms += tdcl_now_ms() - t0;
+    *out = c;
+    return TDCL_OK;
+}
+
+void tdcl_ctx_close(tdcl_ctx *c)
+{
+    if (!c)
+        return;
+    if (c->queue)
+        clReleaseCommandQueue(c->queue);
+    if (c->context)
+        clReleaseContext(c->context);
+    free(c->kernel_dir);
+    free(c->cache_dir);
+    free(c);
+}
+
+static char *join_path(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+/* Tries dir/name; on a hit stores the path. Appends dir to `tried`. */
+static int try_dir(const char *dir, const char *name, char **path, char *tried, size_t tlen)
+{
+    if (!dir || !*dir)
+        return 0;
+    char *p = join_path(dir, name);
+    if (p && access(p, R_OK) == 0) {
+        *path = p;
+        return 1;
+    }
+    free(p);
+    size_t used = strlen(tried);
+    snprintf(tried + used, tlen - used, "%s%s", used ? ", " : "", dir);
+    return 0;
+}
+
+tdcl_status tdcl_kernel_path(const char *kernel_dir, const char *name, char **path, tdcl_err *err)
+{
+    char tried[2048] = "";
+    *path = NULL;
+    if (kernel_dir) {
+        if (try_dir(kernel_dir, name, path, tried, sizeof tried))
+            return TDCL_OK;
+        return tdcl_fail(err, TDCL_EIO, "kernel '%s' not found in --kernels directory '%s'", name,
+                         kernel_dir);
+    }
+    const char *env = getenv("TILEDCL_KERNEL_PATH");
+    if (env && *env) {
+        char *copy = strdup(env);
+        if (!copy)
+            return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+        int hit = 0;
+        for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir && !hit;
+             dir = strtok_r(NULL, ":", &save))
+            hit = try_dir(dir, name, path, tried, sizeof tried);
+        free(copy);
+        if (hit)
+            return TDCL_OK;
+    }
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 4);
+    if (len > 0) {
+        exe[len] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            strcpy(slash + 1, "cl");
+            if (try_dir(exe, name, path, tried, sizeof tried))
+                return TDCL_OK;
+        }
+    }
+    if (try_dir(TDCL_DATADIR, name, path, tried, sizeof tried))
+        return TDCL_OK;
+    return tdcl_fail(err, TDCL_EIO,
+                     "kernel '%s' not found (looked in: %s); set --kernels DIR or "
+                     "TILEDCL_KERNEL_PATH",
+                     name, tried);
+}
+
+/* Logs the build log of prog for the device. */
+static void log_build_log(cl_program prog, cl_device_id dev, tdcl_log_level level)
+{
+    size_t n = 0;
+    if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) != CL_SUCCESS || n < 2)
+        return;
+    char *log = malloc(n + 1);
+    if (!log)
+        return;
+    if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS) {
+        log[n] = '\0';
+        tdcl_log(level, "build log:\n%s", log);
+    }
+    free(log);
+}
+
+tdcl_status tdcl_ctx_program(tdcl_ctx *ctx, const char *name, const char *options, cl_program *prog,
+                             tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    char *path = NULL, *src = NULL, *opts = NULL;
+    size_t src_len = 0;
+    cl_program p = NULL;
+    double t0 = tdcl_now_ms();
+    *prog = NULL;
+    TDCL_TRY(tdcl_kernel_path(ctx->kernel_dir, name, &path, err));
+    TDCL_TRY(tdcl_read_file(path, &src, &src_len, err));
+    /* Pin the language version so every driver compiles the same dialect. */
+    const char *user = options ? options : "";
+    size_t olen = strlen(user) + 32;
+    opts = malloc(olen);
+    if (!opts) {
+        st = tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+        goto out;
+    }
+    snprintf(opts, olen, "%s%s", strstr(user, "-cl-std=") ? "" : "-cl-std=CL1.2 ", user);
+
+    if (ctx->cache_dir && tdcl_cache_load(ctx, src, src_len, opts, &p) == TDCL_OK) {
+        ctx->t.programs_cached++;
+        tdcl_log(TDCL_LOG_VERBOSE, "kernel %s: loaded from cache (%s)", name, opts);
+        goto out;
+    }
+    cl_int rc;
+    const char *srcs[] = {src};
+    p = clCreateProgramWithSource(ctx->context, 1, srcs, &src_len, &rc);
+    TDCL_CL_TRY(err, rc, "clCreateProgramWithSource");
+    rc = clBuildProgram(p, 1, &ctx->dev.device, opts, NULL, NULL);
+    if (rc != CL_SUCCESS) {
+        log_build_log(p, ctx->dev.device, TDCL_LOG_ERROR);
+        st = tdcl_fail_cl(err, rc, "clBuildProgram", "building '%s' with options '%s' on %s", path,
+                          opts, ctx->dev.device_name);
+        goto out;
+    }
+    if (tdcl_log_enabled(TDCL_LOG_DEBUG))
+        log_build_log(p, ctx->dev.device, TDCL_LOG_DEBUG);
+    ctx->t.programs_built++;
+    tdcl_log(TDCL_LOG_VERBOSE, "kernel %s: compiled from source (%s)", name, opts);
+    if (ctx->cache_dir)
+        tdcl_cache_store(ctx, src, src_len, opts, p);
+out:
+    ctx->t.compile_ms += tdcl_now_ms() - t0;
+    free(path);
+    free(src);
+    free(opts);
+    if (st) {
+        if (p)
+            clReleaseProgram(p);
+        return st;
+    }
+    *prog = p;
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_ctx_kernel(cl_program prog, const char *kname, cl_kernel *k, tdcl_err *err)
+{
+    cl_int rc;
+    *k = clCreateKernel(prog, kname, &rc);
+    if (rc != CL_SUCCESS) {
+        *k = NULL;
+        return tdcl_fail_cl(err, rc, "clCreateKernel", "kernel '%s'", kname);
+    }
+    return TDCL_OK;
+}
+
+void tdcl_timing_log(const tdcl_timing *t)
+{
+    tdcl_log(TDCL_LOG_VERBOSE,
+             "time (ms): read %.2f  device setup %.2f  compile %.2f (%d built, %d from cache)  "
+             "upload %.2f  kernel %.3f  download %.2f  write %.2f",
+             t->read_ms, t->setup_ms, t->compile_ms, t->programs_built, t->programs_cached,
+             t->upload_ms, t->kernel_ms, t->download_ms, t->write_ms);
+}

@@ -1,0 +1,118 @@
+/* The OpenCL runtime: device discovery and choice, a context with one
+ * profiling queue, kernel files found at run time and built programs cached
+ * on disk.
+ *
+ * Every operation takes a tdcl_ctx. Work is expressed by the operations as
+ * independent regions of the output (with their halos where a stencil needs
+ * them), so a later version can hand regions to several contexts; today a
+ * context holds one device. */
+#ifndef TDCL_CLRT_H
+#define TDCL_CLRT_H
+
+#include <stddef.h>
+
+#include <CL/cl.h>
+
+#include "base/clock.h"
+#include "base/status.h"
+
+typedef struct tdcl_device_info {
+    unsigned pidx, didx; /* the "P:D" index pair of `tiledcl devices` */
+    cl_platform_id platform;
+    cl_device_id device;
+    char platform_name[128];
+    char platform_vendor[128];
+    char device_name[128];
+    char device_vendor[128];
+    char driver_version[128];
+    char device_version[128];  /* "OpenCL 3.0 CUDA" */
+    char opencl_c_version[128]; /* "OpenCL C 1.2" */
+    cl_device_type type;
+    cl_uint compute_units;
+    cl_uint clock_mhz;
+    cl_ulong global_mem;
+    cl_ulong local_mem;
+    cl_ulong max_alloc;
+    size_t max_wg;
+    size_t max_item_sizes[3];
+    int fp64;                 /* cl_khr_fp64 or a double-capable device */
+    int nv_cc_major, nv_cc_minor; /* NVIDIA compute capability, 0 elsewhere */
+} tdcl_device_info;
+
+/* Lists every device of every platform. *list is malloc'd (free() it); a
+ * machine with no platform gives TDCL_ENODEV with a hint. */
+tdcl_status tdcl_cl_devices(tdcl_device_info **list, size_t *n, tdcl_err *err);
+
+/* Chooses a device from list by SPEC: "P:D", a type ("gpu", "cpu",
+ * "accelerator") or a case-insensitive substring of platform or device name.
+ * NULL or "" chooses the first GPU, else the first device. Pure: no OpenCL
+ * calls, so it is tested without a device. A SPEC matching nothing gives
+ * TDCL_ENODEV whose message lists the devices. */
+tdcl_status tdcl_cl_pick(const tdcl_device_info *list, size_t n, const char *spec, size_t *index,
+                         tdcl_err *err);
+
+/* "GPU", "CPU", "accelerator", "other". */
+const char *tdcl_cl_type_name(cl_device_type type);
+
+/* Where the time of one command went, in milliseconds; printed by -v. */
+typedef struct tdcl_timing {
+    double read_ms, setup_ms, compile_ms, upload_ms, kernel_ms, download_ms, write_ms;
+    int programs_built;  /* compiled from source */
+    int programs_cached; /* loaded from the binary cache */
+} tdcl_timing;
+
+typedef struct tdcl_ctx_opts {
+    const char *device_spec; /* NULL: $TILEDCL_DEVICE, else the default rule */
+    const char *kernel_dir;  /* --kernels DIR, or NULL */
+    int no_cache;            /* --no-cache; TILEDCL_CACHE=0 also disables */
+} tdcl_ctx_opts;
+
+typedef struct tdcl_ctx {
+    tdcl_device_info dev;
+    cl_context context;
+    cl_command_queue queue; /* in order, with profiling */
+    char *kernel_dir;       /* copy of opts->kernel_dir */
+    char *cache_dir;        /* NULL when caching is off */
+    int mm_tc_probe;        /* tensor-core matmul probe (matmul_tc.c): 0 not run yet,
+                               1 the device runs it, -1 it does not */
+    int mm_wg_probe[2];     /* the wgmma matmul path (matmul_tc.c) for tf32 and 3xtf32:
+                               0 not tried yet, 1 builds and passes its probe, -1 not */
+    tdcl_timing t;
+} tdcl_ctx;
+
+/* Chooses the device, makes the context and queue. *out is owned by the
+ * caller; release with tdcl_ctx_close. */
+tdcl_status tdcl_ctx_open(const tdcl_ctx_opts *opts, tdcl_ctx **out, tdcl_err *err);
+
+/* Releases everything; accepts NULL. */
+void tdcl_ctx_close(tdcl_ctx *ctx);
+
+/* Finds kernel file name ("matmul.cl"): kernel_dir, each directory of
+ * $TILEDCL_KERNEL_PATH (':'-separated), the cl/ directory beside the
+ * executable, then the installed datadir. *path is malloc'd. A miss lists
+ * every place tried. */
+tdcl_status tdcl_kernel_path(const char *kernel_dir, const char *name, char **path, tdcl_err *err);
+
+/* Builds (or loads from the cache) the program of kernel file `name` with
+ * the -D options given; "-cl-std=CL1.2" is added when the device supports it
+ * and not given. *prog is owned by the caller. A failed build logs the build
+ * log and names the file and options. */
+tdcl_status tdcl_ctx_program(tdcl_ctx *ctx, const char *name, const char *options, cl_program *prog,
+                             tdcl_err *err);
+
+/* Creates kernel `kname` of prog, naming it on failure. */
+tdcl_status tdcl_ctx_kernel(cl_program prog, const char *kname, cl_kernel *k, tdcl_err *err);
+
+/* Device time of a finished, profiled event in milliseconds (0 if unknown). */
+double tdcl_event_ms(cl_event ev);
+
+
+/* Largest square tile T (power of two) with T*T <= max_wg and
+ * bytes_per_item_local*T*T <= local_mem; 0 if none >= 1 fits. Helper for the
+ * operations' default tile choices. */
+size_t tdcl_cl_fit_square_tile(const tdcl_device_info *d, size_t max_tile, size_t local_bytes_per_item);
+
+/* Logs the timing breakdown at TDCL_LOG_VERBOSE. */
+void tdcl_timing_log(const tdcl_timing *t);
+
+#endif
