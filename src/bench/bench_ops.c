@@ -766,17 +766,6 @@ static tdcl_status mm_spot_check(const tdcl_matrix *a, const tdcl_matrix *b, con
     return TDCL_OK;
 }
 
-/* The tile edge a plan description names ("ts=16", "bm=128"), else 0. */
-static int64_t tile_of(const char *desc)
-{
-    const char *keys[2] = {" ts=", " bm="};
-    for (int i = 0; i < 2; i++) {
-        const char *p = strstr(desc, keys[i]);
-        if (p) return strtoll(p + 4, NULL, 10);
-    }
-    return 0;
-}
-
 static tdcl_status bench_matmul(bench_job *j, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
@@ -804,8 +793,9 @@ static tdcl_status bench_matmul(bench_job *j, tdcl_err *err)
     t0 = tdcl_now_ms();
     TDCL_TRY(tdcl_mm_plan_result(p, &c, err));
     r.download_ms = tdcl_now_ms() - t0;
-    TDCL_TRY(mm_spot_check(&a, &b, &c, strstr(tdcl_mm_plan_describe(p), "precision=tf32") != NULL,
-                           j->o.seed + 5, err));
+    tdcl_mm_plan_info info;
+    tdcl_mm_plan_get_info(p, &info);
+    TDCL_TRY(mm_spot_check(&a, &b, &c, info.precision == TDCL_MM_TF32, j->o.seed + 5, err));
     r.checked = 1;
     r.type = tdcl_dtype_name(j->o.type);
     r.size = j->o.m ? 0 : sq;
@@ -813,7 +803,7 @@ static tdcl_status bench_matmul(bench_job *j, tdcl_err *err)
     r.k = k;
     r.n = n;
     snprintf(r.plan, sizeof r.plan, "%s", tdcl_mm_plan_describe(p));
-    r.tile = j->o.tile ? j->o.tile : tile_of(r.plan);
+    r.tile = j->o.tile ? j->o.tile : info.tile_rows;
     r.rate_key = "gflops";
     r.bytes = (double)(m * k + k * n + m * n) * (double)tdcl_dtype_size(j->o.type);
     result_emit(j, &r, 2.0 * (double)m * (double)n * (double)k);

@@ -357,13 +357,18 @@ static void test_auto_ksplit(void **state)
     ctx->dev.compute_units = 8; /* the same decision on any device */
     assert_int_equal(tdcl_mm_plan_create(ctx, &o, &a, &b, &p, &e), TDCL_OK);
     ctx->dev.compute_units = cu;
-    assert_non_null(strstr(tdcl_mm_plan_describe(p), "ksplit=8"));
+    tdcl_mm_plan_info info;
+    tdcl_mm_plan_get_info(p, &info);
+    assert_int_equal(info.kernel, TDCL_MM_GPU);
+    assert_int_equal(info.par.ksplit, 8);
+    assert_int_equal(info.tile_rows, 32);
     tdcl_mm_plan_destroy(p);
     o.poison = 1;
     run_case(ctx, o, 20, 700, 24, TDCL_F32, 63);
     o.par.ksplit = 1;
     assert_int_equal(tdcl_mm_plan_create(ctx, &o, &a, &b, &p, &e), TDCL_OK);
-    assert_non_null(strstr(tdcl_mm_plan_describe(p), "ksplit=1"));
+    tdcl_mm_plan_get_info(p, &info);
+    assert_int_equal(info.par.ksplit, 1);
     tdcl_mm_plan_destroy(p);
     tdcl_matrix_free(&a);
     tdcl_matrix_free(&b);
@@ -407,6 +412,10 @@ static void test_panels(void **state)
         tdcl_mm_plan *p = NULL;
         tdcl_err e = {0};
         assert_int_equal(tdcl_mm_plan_create(ctx, &o, &a, &b, &p, &e), TDCL_OK);
+        tdcl_mm_plan_info info;
+        tdcl_mm_plan_get_info(p, &info);
+        assert_int_equal(info.kernel, ks[i]);
+        assert_true(info.panels_m * info.panels_k * info.panels_n > 1);
         assert_null(strstr(tdcl_mm_plan_describe(p), "panels=1x1x1"));
         tdcl_mm_plan_destroy(p);
         run_case(ctx, o, 70, 90, 50, TDCL_F32, 21);

@@ -121,6 +121,12 @@ static void run_tiles(tdcl_ctx *ctx, tdcl_mm_precision prec, const int *tile, co
     assert_int_equal(tdcl_mm_plan_execute(p, NULL, &e), TDCL_OK);
     assert_int_equal(tdcl_mm_plan_result(p, c, &e), TDCL_OK);
     if (desc) snprintf(desc, n, "%s", tdcl_mm_plan_describe(p));
+    tdcl_mm_plan_info info;
+    tdcl_mm_plan_get_info(p, &info);
+    /* the tensor cores compute exactly when a tensor-core precision was
+     * asked, or auto resolved to one */
+    assert_int_equal(info.tensor_cores != 0, info.precision != TDCL_MM_FP32);
+    if (prec != TDCL_MM_PREC_AUTO) assert_int_equal(info.precision, prec);
     tdcl_mm_plan_destroy(p);
 }
 

@@ -872,6 +872,26 @@ const char *tdcl_mm_plan_describe(const tdcl_mm_plan *p)
     return p ? p->desc : "";
 }
 
+void tdcl_mm_plan_get_info(const tdcl_mm_plan *p, tdcl_mm_plan_info *out)
+{
+    *out = (tdcl_mm_plan_info){.type = p->type, .precision = TDCL_MM_FP32};
+    if (p->tc) {
+        out->type = TDCL_F32;
+        out->panels_m = out->panels_k = out->panels_n = 1;
+        tdcl_mm_tc_get_info(p->tc, out);
+        return;
+    }
+    out->kernel = p->kind;
+    out->par = p->par;
+    out->panels_m = p->npm;
+    out->panels_k = p->npk;
+    out->panels_n = p->npn;
+    if (p->kind == TDCL_MM_TILED)
+        out->tile_rows = out->tile_cols = p->ts;
+    else if (p->kind == TDCL_MM_GPU)
+        out->tile_rows = p->par.bm, out->tile_cols = p->par.bn;
+}
+
 /* ---- execute ------------------------------------------------------------ */
 
 /* Events of one panel's kernels, waited for and timed together. */

@@ -126,6 +126,23 @@ tdcl_status tdcl_mm_plan_result(tdcl_mm_plan *p, tdcl_matrix *c, tdcl_err *err);
  * nr=32 vw=8 kc=1024 panels=1x1x1". Owned by the plan. */
 const char *tdcl_mm_plan_describe(const tdcl_mm_plan *p);
 
+/* What a plan chose, as fields for the callers that act on it (bench,
+ * tune, tests); tdcl_mm_plan_describe is the same for people. */
+typedef struct tdcl_mm_plan_info {
+    tdcl_mm_kernel kernel;                /* TDCL_MM_TILED, _CPU or _GPU; TDCL_MM_AUTO when the
+                                             tensor cores compute */
+    int tensor_cores;                     /* 0; 1 on mma.sync; 2 on wgmma (precision tf32/3xtf32) */
+    tdcl_mm_precision precision;          /* TDCL_MM_FP32, _TF32 or _3XTF32 (never auto) */
+    tdcl_dtype type;                      /* the type computed in and returned */
+    int tile_rows, tile_cols;             /* the work-group's tile of C: ts x ts (tiled), bm x bn
+                                             (gpu, tensor cores); 0 for the cpu kernel */
+    tdcl_mm_params par;                   /* the cpu or gpu kernel's parameters, else zeros */
+    int64_t panels_m, panels_k, panels_n; /* panel counts (1 x 1 x 1: one piece) */
+} tdcl_mm_plan_info;
+
+/* Fills *out with p's choices. */
+void tdcl_mm_plan_get_info(const tdcl_mm_plan *p, tdcl_mm_plan_info *out);
+
 /* Releases everything; accepts NULL. */
 void tdcl_mm_plan_destroy(tdcl_mm_plan *p);
 

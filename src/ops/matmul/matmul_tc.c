@@ -758,6 +758,14 @@ const char *tdcl_mm_tc_describe(const tdcl_mm_tc *p)
     return p ? p->desc : "";
 }
 
+void tdcl_mm_tc_get_info(const tdcl_mm_tc *p, tdcl_mm_plan_info *out)
+{
+    out->precision = p->prec;
+    out->tensor_cores = p->wgmma ? 2 : 1;
+    out->tile_rows = p->bm;
+    out->tile_cols = p->bn;
+}
+
 static tdcl_status wg_execute(tdcl_mm_tc *p, double *kernel_ms, tdcl_err *err)
 {
     double ms = 0;

@@ -58,6 +58,10 @@ tdcl_status tdcl_mm_tc_result(tdcl_mm_tc *p, tdcl_matrix *c, tdcl_err *err);
 /* "kernel=tc precision=3xtf32 bm=128 bn=128 bk=16 wm=64 wn=32"; owned by p. */
 const char *tdcl_mm_tc_describe(const tdcl_mm_tc *p);
 
+/* Fills the precision, tensor_cores and tile fields of *out (the others
+ * are the caller's). */
+void tdcl_mm_tc_get_info(const tdcl_mm_tc *p, tdcl_mm_plan_info *out);
+
 /* Releases everything; accepts NULL. */
 void tdcl_mm_tc_destroy(tdcl_mm_tc *p);
 
