@@ -3,7 +3,7 @@
  * products and cp.async (sm_80) for a multi-stage global -> local
  * pipeline. Only NVIDIA's OpenCL compiler accepts the asm statements; the
  * host runs this file only after detecting such a device
- * (src/core/matmul_tc.c), or with TC_EMULATE = 1, where plain OpenCL C
+ * (src/ops/matmul/matmul_tc.c), or with TC_EMULATE = 1, where plain OpenCL C
  * stands in for every PTX instruction (slowly: a test aid that lets any
  * device check the layouts below).
  *
@@ -163,20 +163,6 @@
 #define CP_CA 1
 #endif
 
-/* Timing aids only (wrong results): NO_COPY = 1 copies the first STAGES
- * slabs and then computes on them again; NO_MMA = 1 replaces each mma by
- * one float add of its operands; NO_SYNC = 1 drops the main loop's waits
- * and barriers. Timing variants that leave a stage out place the time. */
-#ifndef NO_COPY
-#define NO_COPY 0
-#endif
-#ifndef NO_MMA
-#define NO_MMA 0
-#endif
-#ifndef NO_SYNC
-#define NO_SYNC 0
-#endif
-
 #define NWARP ((BM / WM) * (BN / WN))
 #define NT (32 * NWARP)
 #define MT (WM / 16)
@@ -245,16 +231,12 @@ static inline void emu_mma(float d[4], const uint a[4], const uint b[2], __local
 #define EMU_PASS
 /* d += a * b on one m16n8k8 tile. Not volatile: the compiler may schedule
  * it like any arithmetic. */
-#if NO_MMA
-#define MMA(d, a, b) ((d)[0] += as_float((a)[0] ^ (b)[0]))
-#else
 #define MMA(d, a, b)                                                                               \
     asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "                       \
         "{%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"                                               \
         : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])                                           \
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(d[0]), "f"(d[1]),  \
           "f"(d[2]), "f"(d[3]))
-#endif
 #if CP_ADDR
 #define SADDR(p) ((uint)(ulong)(p))
 #define GADDR(p) ((ulong)(p))
@@ -612,11 +594,9 @@ matmul_tc(int M, int N, int K, const __global float *restrict A, const __global 
 #define PIPE_STEP(fa, fb, fa_next, fb_next)                                                        \
     if (s < nslab) {                                                                               \
         int nb = buf + 1 == STAGES ? 0 : buf + 1;                                                  \
-        if (!NO_SYNC) {                                                                            \
-            CP_WAIT(STAGES - 2);          /* slab s+1 has landed, for this work-item */            \
-            barrier(CLK_LOCAL_MEM_FENCE); /* for everyone; slab s is read */                       \
-        }                                                                                          \
-        if (!NO_COPY && s + STAGES < nslab)                                                        \
+        CP_WAIT(STAGES - 2);          /* slab s+1 has landed, for this work-item */                \
+        barrier(CLK_LOCAL_MEM_FENCE); /* for everyone; slab s is read */                           \
+        if (s + STAGES < nslab)                                                                    \
             load_slab(as + buf * A_STAGE, bs + buf * B_STAGE, A, B, N, K, (s + STAGES) * BK, &cp); \
         CP_COMMIT();                                                                               \
         if (s + 1 < nslab)                                                                         \
@@ -652,11 +632,9 @@ matmul_tc(int M, int N, int K, const __global float *restrict A, const __global 
     }
     int rd = 0, wr = STAGES - 1;
     for (int s = 0; s < nslab; s++) {
-        if (!NO_SYNC) {
-            CP_WAIT(STAGES - 2);          /* this work-item's copies of slab s have landed */
-            barrier(CLK_LOCAL_MEM_FENCE); /* everyone's have; slab s-1 is free */
-        }
-        if (!NO_COPY && s + STAGES - 1 < nslab)
+        CP_WAIT(STAGES - 2);          /* this work-item's copies of slab s have landed */
+        barrier(CLK_LOCAL_MEM_FENCE); /* everyone's have; slab s-1 is free */
+        if (s + STAGES - 1 < nslab)
             load_slab(as + wr * A_STAGE, bs + wr * B_STAGE, A, B, N, K, (s + STAGES - 1) * BK, &cp);
         CP_COMMIT(); /* possibly empty: keeps one group per slab */
         compute_slab(as + rd * A_STAGE, bs + rd * B_STAGE, wm0, wn0, g, t, acc EMU_PASS);

@@ -1,6 +1,6 @@
 /* C = A*B in tf32 or 3xtf32 on Hopper's warpgroup tensor-core instructions
  * (wgmma, sm_90a), for NVIDIA devices of compute capability 9.x; run by
- * src/core/matmul_tc.c, which falls back to cl/matmul_tc.cl (mma.sync)
+ * src/ops/matmul/matmul_tc.c, which falls back to cl/matmul_tc.cl (mma.sync)
  * wherever this path does not build or pass its probe.
  *
  * NVIDIA's OpenCL compiles for `.target sm_90`, where wgmma does not

@@ -145,7 +145,9 @@ static void log_stderr(tdcl_log_level level, const char *msg, void *user)
 
 int main(int argc, char **argv)
 {
-    tdcl_mm_opts o = {0};
+    /* the tensor-core kernels' tuning aids (-DWGMMA=1, -DWG_BN=..., see
+     * docs/PERFORMANCE.md); the library reads no environment for them */
+    tdcl_mm_opts o = {.tc_extra = getenv("TILEDCL_TC_OPTIONS")};
     int reps = 7, c;
     tdcl_err e = {0};
     while ((c = getopt(argc, argv, "r:k:p:g:P:t:cv")) != -1) {

@@ -8,7 +8,9 @@
  * accurate as the fp32 kernel on the same inputs. C is poisoned (NaN)
  * before every run, so an element the kernel missed fails. On a device
  * without the path, the kernel also runs emulated (TILEDCL_TC_EMULATE:
- * plain OpenCL C in place of the PTX) on exact integer products. */
+ * plain OpenCL C in place of the PTX) on exact integer products.
+ * TILEDCL_TC_OPTIONS (tests/gpu/check_matmul_tc.sh: -DWGMMA=0 or 1) goes
+ * to the plans as tdcl_mm_opts.tc_extra. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,7 +109,7 @@ static const int tc_tiles[][5] = {{0, 0, 0, 0, 0},        {128, 128, 8, 64, 64},
 static void run_tiles(tdcl_ctx *ctx, tdcl_mm_precision prec, const int *tile, const tdcl_matrix *a,
                       const tdcl_matrix *b, tdcl_matrix *c, char *desc, size_t n)
 {
-    tdcl_mm_opts o = {0};
+    tdcl_mm_opts o = {.tc_extra = getenv("TILEDCL_TC_OPTIONS")};
     if (tile)
         o.tc_bm = tile[0], o.tc_bn = tile[1], o.tc_bk = tile[2], o.tc_wm = tile[3],
         o.tc_wn = tile[4];
@@ -158,7 +160,7 @@ static void test_resolve_rules(void **state)
 {
     TDCL_NEED_DEVICE(state);
     tdcl_ctx *ctx = *state;
-    tdcl_mm_opts o = {0};
+    tdcl_mm_opts o = {.tc_extra = getenv("TILEDCL_TC_OPTIONS")};
     tdcl_mm_precision r = TDCL_MM_TF32;
     tdcl_err e = {0};
     assert_int_equal(tdcl_mm_precision_resolve(ctx, &o, &r, &e), TDCL_OK);
@@ -193,7 +195,7 @@ static void test_no_path(void **state)
     tdcl_matrix a = rand_mat(37, 29, 11, -1, 1), b = rand_mat(29, 41, 12, -1, 1), c = {0};
     const tdcl_mm_precision tc[] = {TDCL_MM_TF32, TDCL_MM_3XTF32};
     for (int i = 0; i < 2; i++) {
-        tdcl_mm_opts o = {0};
+        tdcl_mm_opts o = {.tc_extra = getenv("TILEDCL_TC_OPTIONS")};
         tdcl_mm_plan *p = NULL;
         tdcl_err e = {0};
         o.precision = tc[i];

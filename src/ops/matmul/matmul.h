@@ -90,6 +90,10 @@ typedef struct tdcl_mm_opts {
                                     choices need TDCL_F32 and the automatic kernel */
     int tc_bm, tc_bn, tc_bk;     /* tensor-core work-group tile and K slab; 0 = built-in */
     int tc_wm, tc_wn;            /* its warp tile; 0 = built-in */
+    const char *tc_extra;        /* tuning aids of benchmark programs, appended to the
+                                    tensor-core kernels' build options ("-DWGMMA=0",
+                                    "-DWG_BN=128 -DSTAGES=4", "-cl-nv-verbose"); NULL in
+                                    the product */
 } tdcl_mm_opts;
 
 typedef struct tdcl_mm_plan tdcl_mm_plan;

@@ -30,6 +30,7 @@ struct tdcl_mm_tc {
     cl_kernel k, kpack;
     cl_mem a, b, c, ap, bp; /* ap, bp: packed A and B (wgmma) */
     char desc[160];
+    char extra[256]; /* tdcl_mm_opts.tc_extra: the benchmark programs' tuning aids */
 };
 
 static const char *const prec_names[] = {"fp32", "tf32", "3xtf32", "auto"};
@@ -174,14 +175,13 @@ static tdcl_status check_params(const tdcl_mm_tc *p, tdcl_err *err)
     return TDCL_OK;
 }
 
-/* The integer value of -DNAME=... in TILEDCL_TC_OPTIONS (a tuning aid),
- * or dflt. */
-static int extra_define(const char *name, int dflt)
+/* The integer value of -DNAME=... in the plan's extra options (a tuning
+ * aid of the benchmark programs, tdcl_mm_opts.tc_extra), or dflt. */
+static int extra_define(const tdcl_mm_tc *p, const char *name, int dflt)
 {
-    const char *extra = getenv("TILEDCL_TC_OPTIONS");
     char pat[32];
     snprintf(pat, sizeof pat, "-D%s=", name);
-    const char *at = extra ? strstr(extra, pat) : NULL;
+    const char *at = strstr(p->extra, pat);
     return at ? atoi(at + strlen(pat)) : dflt;
 }
 
@@ -206,7 +206,7 @@ static void choose_tile(tdcl_mm_tc *p, const tdcl_mm_opts *o)
     p->wm = o->tc_wm ? o->tc_wm : (big ? 64 : 32);
     p->wn = o->tc_wn ? o->tc_wn : (big && !three ? 64 : 32);
     size_t fit = p->ctx->dev.local_mem / tc_stage_bytes(p);
-    p->stages = extra_define("STAGES", fit > 6 ? 6 : (int)fit);
+    p->stages = extra_define(p, "STAGES", fit > 6 ? 6 : (int)fit);
 }
 
 static tdcl_status check_sizes(const tdcl_mm_tc *p, tdcl_err *err)
@@ -252,14 +252,14 @@ static tdcl_status tc_build(tdcl_mm_tc *p, tdcl_err *err)
     /* Tuning aid: extra -D options (GROUP_M, RND, PIPE, CP_CA, CP_ADDR and
      * the timing aids; a STAGES there is the one passed above too), and with -cl-nv-verbose among
      * them the build log (registers, spills) at -v (set TILEDCL_CACHE=0 to see it). */
-    const char *extra = getenv("TILEDCL_TC_OPTIONS");
-    if (extra && *extra) {
+    const char *extra = p->extra;
+    if (*extra) {
         size_t used = strlen(opts);
         snprintf(opts + used, sizeof opts - used, " %s", extra);
     }
     TDCL_TRY(tdcl_ctx_program(p->ctx, "matmul_tc.cl", opts, &p->prog, err));
     TDCL_TRY(tdcl_ctx_kernel(p->prog, "matmul_tc", &p->k, err));
-    if (extra && strstr(extra, "-cl-nv-verbose")) log_build(p);
+    if (strstr(extra, "-cl-nv-verbose")) log_build(p);
     size_t lim = 0;
     TDCL_CL_TRY(err,
                 clGetKernelWorkGroupInfo(p->k, p->ctx->dev.device, CL_KERNEL_WORK_GROUP_SIZE,
@@ -368,12 +368,12 @@ static tdcl_status wg_build(tdcl_mm_tc *p, tdcl_err *err)
     cl_int rc, bst;
     cl_device_id dev = p->ctx->dev.device;
     char opts[640];
-    const char *extra = getenv("TILEDCL_TC_OPTIONS");
+    const char *extra = p->extra;
     snprintf(opts, sizeof opts,
              "-DPREC=%d -DNWG=%d -DBN=%d -DBK=%d -DSTAGES=%d -DLAG=%d -DKSUB=%d -DGROUP_M=%d "
              "-DPRODUCER=%d %s",
              p->prec == TDCL_MM_3XTF32 ? 3 : 1, p->bm / 64, p->bn, p->bk, p->stages, p->lag,
-             p->ksub, p->group_m, p->producer, extra ? extra : "");
+             p->ksub, p->group_m, p->producer, extra);
     TDCL_TRY(tdcl_ctx_program(p->ctx, "matmul_wg.cl", opts, &first, err));
     TDCL_CL_TRY(err, clGetProgramInfo(first, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL),
                 "clGetProgramInfo");
@@ -395,7 +395,7 @@ static tdcl_status wg_build(tdcl_mm_tc *p, tdcl_err *err)
     if (rc == CL_SUCCESS && bst != CL_SUCCESS) rc = bst;
     TDCL_CL_TRY(err, rc, "clCreateProgramWithBinary (matmul_wg.cl as sm_90a PTX)");
     rc = clBuildProgram(p->prog, 1, &dev, extra, NULL, NULL);
-    if (rc != CL_SUCCESS || (extra && strstr(extra, "-cl-nv-verbose"))) log_build(p);
+    if (rc != CL_SUCCESS || strstr(extra, "-cl-nv-verbose")) log_build(p);
     TDCL_CL_TRY(err, rc, "clBuildProgram (matmul_wg.cl as sm_90a PTX)");
     TDCL_TRY(tdcl_ctx_kernel(p->prog, "matmul_wg", &p->k, err));
     TDCL_TRY(tdcl_ctx_kernel(p->prog, "wg_pack", &p->kpack, err));
@@ -403,7 +403,7 @@ static tdcl_status wg_build(tdcl_mm_tc *p, tdcl_err *err)
     TDCL_CL_TRY(
         err, clGetKernelWorkGroupInfo(p->k, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof lim, &lim, NULL),
         "clGetKernelWorkGroupInfo");
-    if (lim < (size_t)wg_threads(p) && !extra_define("WG_NOLIMIT", 0))
+    if (lim < (size_t)wg_threads(p) && !extra_define(p, "WG_NOLIMIT", 0))
         st = tdcl_fail(err, TDCL_ELIMIT,
                        "the wgmma kernel needs %d work-items per group, device '%s' allows %zu",
                        wg_threads(p), p->ctx->dev.device_name, lim);
@@ -554,11 +554,11 @@ out:;
  * partial accumulator doubles the registers; a producer warp: 160 of 158,
  * two an SM). Several small work-groups per SM keep more slabs in flight
  * than one big one can in the 48 KiB a work-group gets. Tuning aids
- * -DWG_NWG and -DWG_BN in TILEDCL_TC_OPTIONS. */
+ * -DWG_NWG and -DWG_BN in tc_extra. */
 static void wg_tile(const tdcl_mm_tc *p, int *bm, int *bn)
 {
-    *bm = 64 * extra_define("WG_NWG", 1);
-    *bn = extra_define("WG_BN", p->prec == TDCL_MM_3XTF32 ? 128 : 256);
+    *bm = 64 * extra_define(p, "WG_NWG", 1);
+    *bn = extra_define(p, "WG_BN", p->prec == TDCL_MM_3XTF32 ? 128 : 256);
 }
 
 /* The rest of the plan: slab K 8, one wgmma group left running while the
@@ -571,8 +571,8 @@ static tdcl_status wg_choose(tdcl_mm_tc *p, tdcl_err *err)
 {
     wg_tile(p, &p->bm, &p->bn);
     const int nwg = p->bm / 64;
-    p->bk = extra_define("WG_BK", 8);
-    p->lag = extra_define("WG_LAG", 1);
+    p->bk = extra_define(p, "WG_BK", 8);
+    p->lag = extra_define(p, "WG_LAG", 1);
     /* the partial is truncated by the tensor cores at every add: 4 k-steps
      * keep the error of short products within twice fp32's (the unit test's
      * bound; 8 gave 4.6e-7 against fp32's 1.5e-7 at K = 67), 8 are faster
@@ -581,7 +581,7 @@ static tdcl_status wg_choose(tdcl_mm_tc *p, tdcl_err *err)
      * 1.8e-6 with 32). Each wait for the partial drains the warpgroup's
      * wgmma, which costs a 64 x 128 tile 3-4% at 16 k-steps (9.88 against
      * 10.17 ms at 8192^3, H200, session 4). */
-    p->ksub = extra_define("WG_KSUB", p->K >= 8192 ? 16 : p->K >= 4096 ? 8 : 4);
+    p->ksub = extra_define(p, "WG_KSUB", p->K >= 8192 ? 16 : p->K >= 4096 ? 8 : 4);
     /* Bands of 32 tile rows for 3xtf32 (2048 rows of A), 16 for tf32 (1024),
      * let the work-groups in flight share more of B in L2: fewer bytes from
      * memory, and less power, which is what bounds both once the GPU has
@@ -589,10 +589,10 @@ static tdcl_status wg_choose(tdcl_mm_tc *p, tdcl_err *err)
      * the H200 10.45-10.49 against 10.54-11.1 ms with bands of 8; tf32 on
      * the H100 4.318 against 4.37-4.42 (4 and 32: 4.88-4.91, 4.36-4.40), on
      * the H200 4.10-4.13 against 4.15-4.20. */
-    p->group_m = extra_define("WG_GROUP_M", p->prec == TDCL_MM_3XTF32 ? 32 : 16);
-    p->producer = extra_define("WG_PRODUCER", p->prec == TDCL_MM_3XTF32);
+    p->group_m = extra_define(p, "WG_GROUP_M", p->prec == TDCL_MM_3XTF32 ? 32 : 16);
+    p->producer = extra_define(p, "WG_PRODUCER", p->prec == TDCL_MM_3XTF32);
     size_t fit = (p->ctx->dev.local_mem - wg_extra_bytes(p)) / wg_stage_bytes(p);
-    p->stages = extra_define("WG_STAGES", fit > 8 ? 8 : (int)fit);
+    p->stages = extra_define(p, "WG_STAGES", fit > 8 ? 8 : (int)fit);
     int ok = nwg >= 1 && nwg <= 4 && p->bm == 64 * nwg &&
              (p->bn == 64 || p->bn == 128 || p->bn == 256) &&
              (p->bk == 8 || p->bk == 16 || p->bk == 32) && (p->lag == 0 || p->lag == 1) &&
@@ -646,10 +646,10 @@ out:
 
 /* Whether to try the wgmma path: compute capability 9.x, not emulated, no
  * mma.sync tile forced (o->tc_*), not turned off (-DWGMMA=0 in
- * TILEDCL_TC_OPTIONS), not known to fail on this context. */
+ * tc_extra), not known to fail on this context. */
 static int wg_wanted(const tdcl_mm_tc *p, const tdcl_mm_opts *o)
 {
-    int want = extra_define("WGMMA", -1), bm, bn;
+    int want = extra_define(p, "WGMMA", -1), bm, bn;
     if (want == 0 || p->emulate || p->ctx->dev.nv_cc_major != 9) return 0;
     if (p->M < 1 || p->N < 1 || p->K < 1) return 0;
     if (o->tc_bm || o->tc_bn || o->tc_bk || o->tc_wm || o->tc_wn) return 0;
@@ -691,7 +691,7 @@ static tdcl_status tc_setup(tdcl_mm_tc *p, const tdcl_mm_opts *o, const tdcl_mat
         tdcl_err we = {0};
         st = wg_setup(p, a, b, &we);
         if (st == TDCL_OK) goto logged;
-        if (extra_define("WGMMA", -1) == 1) {
+        if (extra_define(p, "WGMMA", -1) == 1) {
             if (err) *err = we;
             goto out;
         }
@@ -737,7 +737,12 @@ tdcl_status tdcl_mm_tc_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, tdcl_mm_prec
     p->N = b->cols;
     p->poison = o->poison;
     p->emulate = emulated();
-    tdcl_status st = tc_setup(p, o, a, b, err);
+    tdcl_status st = TDCL_OK;
+    if (o->tc_extra &&
+        snprintf(p->extra, sizeof p->extra, "%s", o->tc_extra) >= (int)sizeof p->extra)
+        st = tdcl_fail(err, TDCL_EINVAL, "extra tensor-core build options longer than %zu bytes",
+                       sizeof p->extra - 1);
+    if (!st) st = tc_setup(p, o, a, b, err);
     if (st) {
         tdcl_mm_tc_destroy(p);
         return st;
