@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,7 +145,8 @@ static void read_table(const tdcl_ctx *ctx, table_entry **list, size_t *n)
         table_entry e;
         if (strncmp(s, "matmul ", 7) != 0) continue;
         if (parse_entry(s, &e)) {
-            tdcl_log(TDCL_LOG_VERBOSE, "tuned table %s: skipping '%.*s'", path, (int)strcspn(s, "\n"), s);
+            tdcl_log(TDCL_LOG_VERBOSE, "tuned table %s: skipping '%.*s'", path,
+                     (int)strcspn(s, "\n"), s);
             continue;
         }
         if (*n == cap) {
@@ -212,19 +214,77 @@ static size_t builtin_table(const tdcl_ctx *ctx, table_entry *list, size_t cap)
     return n;
 }
 
-const char *tdcl_mm_table_lookup(tdcl_ctx *ctx, tdcl_mm_kernel k, tdcl_dtype type, int64_t M, int64_t K,
-                             int64_t N, tdcl_mm_params *out)
+/* The tuned tables read so far, by path (cache directory and device): each
+ * is read from disk once per process, and tdcl_mm_table_store replaces
+ * its own. Plans may be made on several threads, hence the lock. The
+ * tables stay until the process ends. */
+typedef struct cached_table {
+    char *path;
+    table_entry *list;
+    size_t n;
+} cached_table;
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static cached_table *cache;
+static size_t ncache, cache_cap;
+
+/* The cached table of path, or NULL; call with cache_lock held. */
+static cached_table *cache_find(const char *path)
+{
+    for (size_t i = 0; i < ncache; i++)
+        if (strcmp(cache[i].path, path) == 0) return &cache[i];
+    return NULL;
+}
+
+/* Makes list (n entries, malloc'd; taken over) the cached table of path,
+ * replacing any; returns it, or NULL (list freed) when memory runs out.
+ * Call with cache_lock held. */
+static cached_table *cache_put(const char *path, table_entry *list, size_t n)
+{
+    cached_table *c = cache_find(path);
+    if (!c) {
+        char *copy = malloc(strlen(path) + 1);
+        if (ncache == cache_cap) {
+            size_t cap = cache_cap ? 2 * cache_cap : 4;
+            cached_table *g = copy ? realloc(cache, cap * sizeof *g) : NULL;
+            if (g) cache = g, cache_cap = cap;
+        }
+        if (!copy || ncache == cache_cap) {
+            free(copy);
+            free(list);
+            return NULL;
+        }
+        c = &cache[ncache++];
+        *c = (cached_table){.path = strcpy(copy, path)};
+    }
+    free(c->list);
+    c->list = list;
+    c->n = n;
+    return c;
+}
+
+const char *tdcl_mm_table_lookup(tdcl_ctx *ctx, tdcl_mm_kernel k, tdcl_dtype type, int64_t M,
+                                 int64_t K, int64_t N, tdcl_mm_params *out)
 {
     table_entry *list = NULL, table[sizeof builtin / sizeof builtin[0]];
     size_t n = 0;
     const char *src = NULL;
-    read_table(ctx, &list, &n);
-    long i = choose(list, n, ctx, k, type, M, K, N);
-    if (i >= 0 && tdcl_mm_params_parse(list[i].params, out, NULL) == TDCL_OK) src = "tuned";
-    free(list);
+    char *path = tdcl_mm_table_path(ctx);
+    if (path) {
+        pthread_mutex_lock(&cache_lock);
+        cached_table *c = cache_find(path);
+        if (!c) {
+            read_table(ctx, &list, &n);
+            c = cache_put(path, list, n);
+        }
+        long i = c ? choose(c->list, c->n, ctx, k, type, M, K, N) : -1;
+        if (i >= 0 && tdcl_mm_params_parse(c->list[i].params, out, NULL) == TDCL_OK) src = "tuned";
+        pthread_mutex_unlock(&cache_lock);
+        free(path);
+    }
     if (src) return src;
     n = builtin_table(ctx, table, sizeof table / sizeof table[0]);
-    i = choose(table, n, ctx, k, type, M, K, N);
+    long i = choose(table, n, ctx, k, type, M, K, N);
     if (i >= 0 && tdcl_mm_params_parse(table[i].params, out, NULL) == TDCL_OK) return "built-in";
     return NULL;
 }
@@ -233,40 +293,51 @@ tdcl_status tdcl_mm_table_store(tdcl_ctx *ctx, tdcl_mm_kernel kernel, const tdcl
                                 int nrows, char *stored, size_t stored_cap, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    table_entry *list = NULL;
-    size_t n = 0;
+    table_entry *list = NULL, *merged = NULL;
+    size_t n = 0, nm = 0;
     tdcl_outfile out = {0};
     char *path = tdcl_mm_table_path(ctx);
     if (!path) return tdcl_fail(err, TDCL_EIO, "no cache directory to store the tuned table in");
+    pthread_mutex_lock(&cache_lock);
     if (tdcl_cache_make_dirs(ctx->cache_dir))
         st = tdcl_fail(err, TDCL_EIO, "cannot create the cache directory '%s'", ctx->cache_dir);
+    /* merged with what is on disk now (another process may have tuned) */
     if (!st) read_table(ctx, &list, &n);
-    if (!st) st = tdcl_out_open(&out, path, err);
+    if (!st && !(merged = malloc((n + (size_t)nrows + 1) * sizeof *merged)))
+        st = tdcl_fail(err, TDCL_ENOMEM, "out of memory");
     if (st) goto out;
-    char key[1024], par[200];
-    device_key(ctx, key, sizeof key);
-    fprintf(out.fp,
-            "# tiledcl tune matmul: parameters per product size (see tiledcl tune "
-            "--help)\n%s",
-            key);
     for (size_t i = 0; i < n; i++) {
         int replaced = 0;
         for (int j = 0; j < nrows; j++)
             replaced |= list[i].kernel == kernel && list[i].type == TDCL_F32 &&
                         list[i].size == rows[j].size;
-        if (!replaced)
-            fprintf(out.fp, "matmul %s %s %" PRId64 " %.1f %s\n", tdcl_dtype_name(list[i].type),
-                    kernel_key(list[i].kernel), list[i].size, list[i].gflops, list[i].params);
+        if (!replaced) merged[nm++] = list[i];
     }
-    for (int j = 0; j < nrows; j++)
-        fprintf(out.fp, "matmul float32 %s %" PRId64 " %.1f %s\n", kernel_key(kernel), rows[j].size,
-                rows[j].gflops, tdcl_mm_params_format(&rows[j].par, kernel, par, sizeof par));
-    st = tdcl_out_commit(&out, err);
-    if (!st && stored) snprintf(stored, stored_cap, "%s", path);
+    for (int j = 0; j < nrows; j++) {
+        table_entry *e = &merged[nm++];
+        *e = (table_entry){
+            .kernel = kernel, .type = TDCL_F32, .size = rows[j].size, .gflops = rows[j].gflops};
+        tdcl_mm_params_format(&rows[j].par, kernel, e->params, sizeof e->params);
+    }
+    TDCL_TRY(tdcl_out_open(&out, path, err));
+    char key[1024];
+    device_key(ctx, key, sizeof key);
+    fprintf(out.fp,
+            "# tiledcl tune matmul: parameters per product size (see tiledcl tune "
+            "--help)\n%s",
+            key);
+    for (size_t i = 0; i < nm; i++)
+        fprintf(out.fp, "matmul %s %s %" PRId64 " %.1f %s\n", tdcl_dtype_name(merged[i].type),
+                kernel_key(merged[i].kernel), merged[i].size, merged[i].gflops, merged[i].params);
+    TDCL_TRY(tdcl_out_commit(&out, err));
+    cache_put(path, merged, nm); /* what was written is what the next plan reads */
+    merged = NULL;
+    if (stored) snprintf(stored, stored_cap, "%s", path);
 out:
+    pthread_mutex_unlock(&cache_lock);
     tdcl_out_abort(&out);
+    free(merged);
     free(list);
     free(path);
     return st;
 }
-
