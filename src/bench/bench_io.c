@@ -16,6 +16,7 @@
 #include "io/npy.h"
 #include "base/json.h"
 #include "base/clock.h"
+#include "base/pool.h"
 
 /* One timed job: run does the work once and leaves its status in st (and
  * err); before, when set, runs ahead of each run, untimed. */
@@ -381,7 +382,7 @@ tdcl_status tdcl_bench_io(const tdcl_bench_io_opts *opts, tdcl_bench_io_emit_fn 
     if (!o.n) o.n = 4000;
     if (!o.nnz) o.nnz = o.n * o.n < 10000000 ? o.n * o.n / 2 + 1 : 10000000;
     if (!o.reps) o.reps = 5;
-    int nt = tdcl_par_threads(o.threads);
+    int nt = tdcl_pool_size(o.threads, 8);
     if (o.read_path) {
         io_job j = {.path = o.read_path, .err = err};
         return time_threads(&o, nt, "mtx read", NULL, mtx_read_once, &j, o.read_path, emit, user);

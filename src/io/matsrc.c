@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -267,46 +266,4 @@ tdcl_status tdcl_src_check_size(const char *name, int64_t rows, int64_t cols, in
                          name, (long long)rows, (long long)cols, tdcl_dtype_name(t), *bytes,
                          (unsigned long long)pages * (unsigned long long)page);
     return TDCL_OK;
-}
-
-typedef struct par_job {
-    void (*fn)(void *, int);
-    void *arg;
-    int i;
-} par_job;
-
-static void *par_main(void *p)
-{
-    par_job *j = p;
-    j->fn(j->arg, j->i);
-    return NULL;
-}
-
-void tdcl_par_run(int n, void (*fn)(void *arg, int i), void *arg)
-{
-    enum { MAXT = 64 };
-    pthread_t th[MAXT];
-    par_job jobs[MAXT];
-    int started[MAXT] = {0};
-    if (n > MAXT) n = MAXT;
-    for (int i = 1; i < n; i++) {
-        jobs[i] = (par_job){fn, arg, i};
-        started[i] = pthread_create(&th[i], NULL, par_main, &jobs[i]) == 0;
-    }
-    fn(arg, 0);
-    for (int i = 1; i < n; i++) {
-        if (started[i])
-            pthread_join(th[i], NULL);
-        else
-            fn(arg, i);
-    }
-}
-
-int tdcl_par_threads(int threads)
-{
-    if (threads <= 0) {
-        long c = sysconf(_SC_NPROCESSORS_ONLN);
-        return c < 1 ? 1 : c > 8 ? 8 : (int)c;
-    }
-    return threads > 64 ? 64 : threads;
 }

@@ -71,13 +71,4 @@ void tdcl_src_close(tdcl_src *s);
 tdcl_status tdcl_src_check_size(const char *name, int64_t rows, int64_t cols, int dtype,
                                 size_t max_bytes, size_t *bytes, tdcl_err *err);
 
-/* Runs fn(arg, i) for i in [0, n): i = 0 on the calling thread, the others
- * on their own threads (run in turn on the caller if a thread cannot be
- * started). Returns after all have finished. */
-void tdcl_par_run(int n, void (*fn)(void *arg, int i), void *arg);
-
-/* The number of threads the parsers use for threads == 0: the online
- * cores, at most 8; otherwise threads clamped to [1, 64]. */
-int tdcl_par_threads(int threads);
-
 #endif

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/pool.h"
 #include "io/numconv.h"
 
 #define CHUNK ((size_t)4 << 20)     /* text per thread and round */
@@ -966,7 +967,7 @@ static tdcl_status overflow_error(const coord_job *job, tdcl_err *err)
 static tdcl_status scatter_coord_parts(rd *r, int np, tdcl_err *err)
 {
     coord_job job = {.r = r, .parts = r->parts, .nparts = np};
-    tdcl_par_run(r->parts[0].nb, scatter_coord, &job);
+    tdcl_pool_run(r->parts[0].nb, scatter_coord, &job);
     return overflow_error(&job, err);
 }
 
@@ -1070,10 +1071,10 @@ static tdcl_status account_parts(rd *r, int np, int *ngood, tdcl_err *err)
 static tdcl_status do_region(rd *r, const char *p, const char *q, tdcl_err *err)
 {
     int np = split_region(r, p, q), ngood;
-    tdcl_par_run(np, parse_part, r);
+    tdcl_pool_run(np, parse_part, r);
     tdcl_status st = account_parts(r, np, &ngood, err);
     if (!r->h.coord) {
-        if (!st) tdcl_par_run(np, scatter_array, r);
+        if (!st) tdcl_pool_run(np, scatter_array, r);
         return st;
     }
     tdcl_status over = scatter_coord_parts(r, ngood, err);
@@ -1180,7 +1181,7 @@ static void prepare_dense(rd *r)
     if (b > a) madvise((void *)a, b - a, MADV_HUGEPAGE); /* advice: failure is harmless */
 #endif
     touch_job j = {.p = r->m->data, .bytes = bytes, .page = (size_t)page, .nw = r->nt};
-    tdcl_par_run(r->nt, touch_pages, &j);
+    tdcl_pool_run(r->nt, touch_pages, &j);
 }
 
 /* Chunk after chunk: parse, then place. */
@@ -1217,7 +1218,7 @@ static tdcl_status parse_overlapped(rd *r, tdcl_err *err)
         if (any) np = split_region(r, r->p, q);
         round_job j = {.r = r, .np = np, .prev = prev.nparts ? &prev : NULL};
         int nb = j.prev ? prev.parts[0].nb : 0;
-        tdcl_par_run(np > nb ? np : nb, round_step, &j);
+        tdcl_pool_run(np > nb ? np : nb, round_step, &j);
         if (j.prev && r->h.coord && (st = overflow_error(&prev, err))) return st;
         if (!any) return TDCL_OK;
         if ((st = account_parts(r, np, &ngood, err))) {
@@ -1266,7 +1267,7 @@ tdcl_status tdcl_mtx_read(tdcl_src *src, const tdcl_mtx_read_opts *o, tdcl_matri
     r->name = src->name;
     r->parts = r->sets[0];
     r->bound = r->bounds[0];
-    r->nt = tdcl_par_threads(o ? o->threads : 0);
+    r->nt = tdcl_pool_size(o ? o->threads : 0, 8);
     r->chunk = o && o->chunk ? o->chunk : CHUNK;
     const char *map;
     size_t len;
@@ -1470,7 +1471,7 @@ tdcl_status tdcl_mtx_write(FILE *fp, const char *name, const tdcl_matrix *m,
         return tdcl_fail(err, TDCL_EUNSUPPORTED,
                          "'%s': Matrix Market holds one value per entry, got %d channels", name,
                          m->channels);
-    int nt = tdcl_par_threads(o->threads);
+    int nt = tdcl_pool_size(o->threads, 8);
     uint64_t total = (uint64_t)tdcl_matrix_count(m);
     if ((uint64_t)nt * WBLOCK > total) nt = (int)((total + WBLOCK - 1) / WBLOCK);
     wjob job = {.m = m, .coord = o->coordinate, .nt = nt, .fp = fp, .total = total};
@@ -1486,7 +1487,7 @@ tdcl_status tdcl_mtx_write(FILE *fp, const char *name, const tdcl_matrix *m,
     }
     pthread_mutex_init(&job.mu, NULL);
     pthread_cond_init(&job.turn, NULL);
-    tdcl_par_run(nt, fmt_worker, &job);
+    tdcl_pool_run(nt, fmt_worker, &job);
     pthread_cond_destroy(&job.turn);
     pthread_mutex_destroy(&job.mu);
     if (job.failed)

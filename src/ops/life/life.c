@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/pool.h"
 #include "base/log.h"
 #include "base/clock.h"
 
@@ -71,22 +71,25 @@ static uint64_t splitmix64_at(uint64_t seed, uint64_t k)
 
 typedef struct soup_part {
     uint8_t *cells;
-    size_t begin, end;
+    size_t end; /* cells in all */
     uint64_t seed, thr;
+    int nt; /* pieces */
 } soup_part;
 
-static void *soup_fill(void *arg)
+/* Fills part i of the soup: nt pieces of the cell range, the last one
+ * taking the remainder (any split gives the same cells: counter-based). */
+static void soup_fill(void *arg, int i)
 {
     const soup_part *p = arg;
-    for (size_t k = p->begin; k < p->end; k++)
+    size_t n = p->end, nt = (size_t)p->nt, begin = n / nt * (size_t)i;
+    size_t end = i == p->nt - 1 ? n : n / nt * (size_t)(i + 1);
+    for (size_t k = begin; k < end; k++)
         p->cells[k] = (uint8_t)((splitmix64_at(p->seed, k) >> 11) < p->thr);
-    return NULL;
 }
 
 tdcl_status tdcl_life_soup(int64_t rows, int64_t cols, double density, uint64_t seed,
                            tdcl_matrix *grid, tdcl_err *err)
 {
-    enum { max_threads = 16 };
     if (!(density >= 0.0 && density <= 1.0))
         return tdcl_fail(err, TDCL_EINVAL, "density must be in [0, 1], got %g", density);
     tdcl_status st = tdcl_matrix_alloc(grid, rows, cols, 1, TDCL_U8, err);
@@ -95,23 +98,9 @@ tdcl_status tdcl_life_soup(int64_t rows, int64_t cols, double density, uint64_t 
      * exact in double arithmetic, so every machine agrees */
     const uint64_t thr = density >= 1.0 ? UINT64_MAX : (uint64_t)ldexp(density, 53);
     size_t n = tdcl_matrix_count(grid);
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int nt = n < ((size_t)1 << 24) || cpus < 2 ? 1 : (int)(cpus < max_threads ? cpus : max_threads);
-    soup_part parts[max_threads];
-    pthread_t th[max_threads];
-    int started = 0;
-    for (int t = 0; t < nt; t++) {
-        parts[t] = (soup_part){grid->data, n / (size_t)nt * (size_t)t,
-                               t == nt - 1 ? n : n / (size_t)nt * (size_t)(t + 1), seed, thr};
-        if (t > 0 && pthread_create(&th[t], NULL, soup_fill, &parts[t]) == 0) started |= 1 << t;
-    }
-    soup_fill(&parts[0]);
-    for (int t = 1; t < nt; t++) {
-        if (started & (1 << t))
-            pthread_join(th[t], NULL);
-        else
-            soup_fill(&parts[t]); /* no thread: do it here */
-    }
+    int nt = n < ((size_t)1 << 24) ? 1 : tdcl_pool_size(0, 16);
+    soup_part part = {grid->data, n, seed, thr, nt};
+    tdcl_pool_run(nt, soup_fill, &part);
     return TDCL_OK;
 }
 

@@ -4,10 +4,10 @@
 #include "ops/matmul/matmul.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "base/pool.h"
 
 /* Rows of R computed at a time, and the K block whose rows of B are reused
  * across them while they are in cache. */
@@ -84,13 +84,14 @@ static void compare_rows(ref_job *j, int64_t i0, int64_t mb, const void *r)
     }
 }
 
-static void *ref_thread(void *arg)
+/* Job i of the reference: every nthreads-th block of rows from block i. */
+static void ref_thread(void *arg, int i)
 {
-    ref_job *j = arg;
+    ref_job *j = &((ref_job *)arg)[i];
     void *r = malloc((size_t)(REF_ROWS * j->N) * 8);
     if (!r) {
         j->failed = 1;
-        return NULL;
+        return;
     }
     for (int64_t blk = j->id; blk * REF_ROWS < j->M; blk += j->nthreads) {
         int64_t i0 = blk * REF_ROWS, mb = j->M - i0 < REF_ROWS ? j->M - i0 : REF_ROWS;
@@ -101,7 +102,6 @@ static void *ref_thread(void *arg)
         compare_rows(j, i0, mb, r);
     }
     free(r);
-    return NULL;
 }
 
 /* B converted once to the reference's element type. */
@@ -130,28 +130,21 @@ static double frobenius(const tdcl_matrix *m)
     return sqrt(s);
 }
 
-/* Runs the reference over nthreads threads (fewer if some fail to start)
- * and sums their figures into *total. */
+/* Runs the reference in up to 16 jobs over the pool and sums their
+ * figures into *total, in job order (the same sums whatever thread ran
+ * which job). */
 static tdcl_status run_reference(ref_job *proto, ref_job *total, tdcl_err *err)
 {
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    int nt = ncpu < 1 ? 1 : ncpu > 16 ? 16 : (int)ncpu;
+    int nt = tdcl_pool_size(0, 16);
     ref_job jobs[16];
-    pthread_t th[16];
-    int started[16] = {0};
     for (int t = 0; t < nt; t++) {
         jobs[t] = *proto;
         jobs[t].nthreads = nt;
         jobs[t].id = t;
     }
-    for (int t = 1; t < nt; t++)
-        started[t] = pthread_create(&th[t], NULL, ref_thread, &jobs[t]) == 0;
-    /* blocks of threads that did not start are done here */
-    for (int t = 0; t < nt; t++)
-        if (!started[t]) ref_thread(&jobs[t]);
+    tdcl_pool_run(nt, ref_thread, jobs);
     *total = *proto;
     for (int t = 0; t < nt; t++) {
-        if (started[t]) pthread_join(th[t], NULL);
         total->diff2 += jobs[t].diff2;
         total->ref2 += jobs[t].ref2;
         total->differing += jobs[t].differing;
