@@ -17,6 +17,7 @@
 #include "base/json.h"
 #include "base/clock.h"
 #include "base/pool.h"
+#include "base/rng.h"
 
 /* One timed job: run does the work once and leaves its status in st (and
  * err); before, when set, runs ahead of each run, untimed. */
@@ -75,20 +76,12 @@ static void emit_figure(tdcl_bench_io_emit_fn emit, void *user, const char *what
     emit(&r, user);
 }
 
-static uint64_t rnd(uint64_t *s)
-{
-    *s ^= *s >> 12;
-    *s ^= *s << 25;
-    *s ^= *s >> 27;
-    return *s * 0x2545F4914F6CDD1DULL;
-}
-
 /* Magnitudes from 1e-5 to 1e4 and both signs, so most values need 8 or 9
  * digits, as measured data does. */
 static float rnd_float(uint64_t *s)
 {
-    double u = (double)(rnd(s) >> 11) / 9007199254740992.0;
-    int e = (int)(rnd(s) % 9) - 4;
+    double u = tdcl_rng_unit(s);
+    int e = (int)(tdcl_rng_next(s) % 9) - 4;
     double v = u * 2 - 1;
     for (; e > 0; e--)
         v *= 10;
@@ -127,8 +120,9 @@ static tdcl_status make_text_files(const tdcl_bench_io_opts *o, const char *arr,
     fprintf(fp, "%%%%MatrixMarket matrix coordinate real general\n%lld %lld %lld\n",
             (long long)o->n, (long long)o->n, (long long)o->nnz);
     for (int64_t k = 0; k < o->nnz; k++)
-        fprintf(fp, "%llu %llu %.9g\n", (unsigned long long)(rnd(&s) % (uint64_t)o->n + 1),
-                (unsigned long long)(rnd(&s) % (uint64_t)o->n + 1), rnd_float(&s));
+        fprintf(fp, "%llu %llu %.9g\n",
+                (unsigned long long)(tdcl_rng_next(&s) % (uint64_t)o->n + 1),
+                (unsigned long long)(tdcl_rng_next(&s) % (uint64_t)o->n + 1), rnd_float(&s));
     return close_written(fp, coo, err);
 }
 

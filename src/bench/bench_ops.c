@@ -15,6 +15,7 @@
 
 #include "ops/life/life.h"
 #include "base/log.h"
+#include "base/rng.h"
 #include "ops/matmul/matmul.h"
 #include "ops/tile_avg/tile_avg.h"
 #include "base/json.h"
@@ -75,22 +76,6 @@ int64_t tdcl_bench_default_size(const tdcl_device_info *d, tdcl_bench_op op)
 }
 
 /* ---- shared helpers ----------------------------------------------------- */
-
-/* xorshift64*: the same inputs for the same seed on every machine. */
-static uint64_t rnd(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *s = x;
-    return x * 0x2545F4914F6CDD1DULL;
-}
-
-static double rnd_uniform(uint64_t *s, double lo, double hi)
-{
-    return lo + (hi - lo) * ((double)(rnd(s) >> 11) * (1.0 / 9007199254740992.0));
-}
 
 static void result_init(const bench_job *j, tdcl_bench_result *r, const char *op)
 {
@@ -338,7 +323,7 @@ static tdcl_status measure_copy(bench_job *j, tdcl_err *err)
     }
     uint64_t s = j->o.seed;
     for (size_t i = 0; i < n; i++)
-        host[i] = (float)rnd_uniform(&s, -1, 1);
+        host[i] = (float)tdcl_rng_uniform(&s, -1, 1);
     result_init(j, &r, "copy");
     /* the ceiling is the best vector width unless one is forced */
     static const int widths[] = {1, 4, 8};
@@ -549,7 +534,7 @@ static void fill_random(tdcl_matrix *m, uint64_t seed, double lo, double hi)
     size_t n = tdcl_matrix_count(m);
     uint64_t s = seed;
     for (size_t k = 0; k < n; k++) {
-        double v = rnd_uniform(&s, lo, hi);
+        double v = tdcl_rng_uniform(&s, lo, hi);
         switch (m->dtype) {
         case TDCL_F32:
             ((float *)m->data)[k] = (float)v;
@@ -740,7 +725,8 @@ static tdcl_status mm_spot_check(const tdcl_matrix *a, const tdcl_matrix *b, con
     double extra = tf32 ? 0x1p-10 : 0;
     uint64_t s = seed;
     for (int t = 0; t < MM_CHECKS; t++) {
-        int64_t i = (int64_t)(rnd(&s) % (uint64_t)a->rows), jc = (int64_t)(rnd(&s) % (uint64_t)nn);
+        int64_t i = (int64_t)(tdcl_rng_next(&s) % (uint64_t)a->rows),
+                jc = (int64_t)(tdcl_rng_next(&s) % (uint64_t)nn);
         double want = 0, mag = 0, got = tdcl_matrix_get_f64(c, (size_t)(i * nn + jc));
         uint64_t iwant = 0;
         for (int64_t k = 0; k < kk; k++) {

@@ -12,6 +12,7 @@
 #include "bench/bench.h"
 #include "runtime/clcache.h"
 #include "base/fileio.h"
+#include "base/rng.h"
 #include "base/log.h"
 #include "base/clock.h"
 
@@ -35,14 +36,6 @@ static int cand_push(cand_list *c, const tdcl_mm_params *p)
     }
     c->v[c->n++] = *p;
     return 0;
-}
-
-static uint64_t next_rand(uint64_t *s)
-{
-    *s ^= *s >> 12;
-    *s ^= *s << 25;
-    *s ^= *s >> 27;
-    return *s * 0x2545F4914F6CDD1DULL;
 }
 
 /* Every GPU set the device can run: tiles 32..256, blocks 4..16, teams of
@@ -98,7 +91,7 @@ static void shuffle(cand_list *c, int from, uint64_t seed)
 {
     uint64_t s = seed ? seed : 0x9e3779b97f4a7c15ULL;
     for (int i = c->n - 1; i > from; i--) {
-        int j = from + (int)(next_rand(&s) % (uint64_t)(i - from + 1));
+        int j = from + (int)(tdcl_rng_next(&s) % (uint64_t)(i - from + 1));
         tdcl_mm_params t = c->v[i];
         c->v[i] = c->v[j];
         c->v[j] = t;
@@ -138,7 +131,7 @@ static void fill(tdcl_matrix *m, uint64_t seed)
     uint64_t s = seed * 0x9e3779b97f4a7c15ULL + 1;
     float *f = m->data;
     for (size_t i = 0; i < tdcl_matrix_count(m); i++)
-        f[i] = (float)((double)(next_rand(&s) >> 11) / 9007199254740992.0 * 2 - 1);
+        f[i] = (float)(tdcl_rng_unit(&s) * 2 - 1);
 }
 
 static tdcl_status rand_pair(int64_t M, int64_t K, int64_t N, uint64_t seed, tdcl_matrix *a,
@@ -303,8 +296,8 @@ static tdcl_status store_winners(tdcl_ctx *ctx, tdcl_tune_result *res, tdcl_err 
     tdcl_mm_table_row rows[TDCL_TUNE_MAX_SIZES];
     for (int j = 0; j < res->nsizes; j++)
         rows[j] = (tdcl_mm_table_row){res->best[j].size, res->best[j].par, res->best[j].gflops};
-    return tdcl_mm_table_store(ctx, res->kernel, rows, res->nsizes, res->stored,
-                               sizeof res->stored, err);
+    return tdcl_mm_table_store(ctx, res->kernel, rows, res->nsizes, res->stored, sizeof res->stored,
+                               err);
 }
 
 tdcl_status tdcl_tune_matmul(tdcl_ctx *ctx, const tdcl_tune_opts *o, tdcl_tune_result *res,

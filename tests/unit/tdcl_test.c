@@ -1,6 +1,8 @@
 /* Shared test helpers (see tdcl_test.h). */
 #include "tdcl_test.h"
 
+#include "base/rng.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,12 +44,8 @@ int tdcl_test_ctx_teardown(void **state)
 
 uint64_t tdcl_test_rand(uint64_t *s)
 {
-    uint64_t x = *s ? *s : 0x9e3779b97f4a7c15ULL;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *s = x;
-    return x * 0x2545F4914F6CDD1DULL;
+    if (!*s) *s = 0x9e3779b97f4a7c15ULL;
+    return tdcl_rng_next(s);
 }
 
 double tdcl_test_uniform(uint64_t *s, double lo, double hi)

@@ -15,6 +15,7 @@
 
 #include "base/fileio.h"
 #include "base/pool.h"
+#include "base/rng.h"
 #include "base/log.h"
 #include "base/clock.h"
 
@@ -59,16 +60,6 @@ tdcl_status tdcl_life_check(const tdcl_life_opts *o, tdcl_err *err)
 
 /* ---- soups and the host reference -------------------------------------- */
 
-/* splitmix64 is a counter-based generator: draw k of the stream seeded with
- * seed is mix(seed + (k+1) * gamma), so a soup can be drawn in pieces. */
-static uint64_t splitmix64_at(uint64_t seed, uint64_t k)
-{
-    uint64_t z = seed + (k + 1) * 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 typedef struct soup_part {
     uint8_t *cells;
     size_t end; /* cells in all */
@@ -84,7 +75,7 @@ static void soup_fill(void *arg, int i)
     size_t n = p->end, nt = (size_t)p->nt, begin = n / nt * (size_t)i;
     size_t end = i == p->nt - 1 ? n : n / nt * (size_t)(i + 1);
     for (size_t k = begin; k < end; k++)
-        p->cells[k] = (uint8_t)((splitmix64_at(p->seed, k) >> 11) < p->thr);
+        p->cells[k] = (uint8_t)((tdcl_rng_at(p->seed, k) >> 11) < p->thr);
 }
 
 tdcl_status tdcl_life_soup(int64_t rows, int64_t cols, double density, uint64_t seed,
