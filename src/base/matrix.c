@@ -30,6 +30,37 @@ const char *tdcl_dtype_name(tdcl_dtype t)
     return "unknown";
 }
 
+/* Every name of every dtype, short name first. */
+static const struct {
+    const char *name;
+    tdcl_dtype type;
+} dtype_names[] = {
+    {"f32", TDCL_F32}, {"float32", TDCL_F32}, {"float", TDCL_F32}, {"f64", TDCL_F64},
+    {"float64", TDCL_F64}, {"double", TDCL_F64}, {"i32", TDCL_I32}, {"int32", TDCL_I32},
+    {"i64", TDCL_I64}, {"int64", TDCL_I64}, {"u8", TDCL_U8}, {"uint8", TDCL_U8},
+    {"u16", TDCL_U16}, {"uint16", TDCL_U16},
+};
+
+tdcl_status tdcl_dtype_parse(const char *s, tdcl_dtype *out, tdcl_err *err)
+{
+    for (size_t i = 0; s && i < sizeof dtype_names / sizeof dtype_names[0]; i++)
+        if (strcmp(s, dtype_names[i].name) == 0) {
+            *out = dtype_names[i].type;
+            return TDCL_OK;
+        }
+    return tdcl_fail(err, TDCL_EINVAL,
+                     "unknown element type '%s' (f32, f64, i32, i64, u8, u16 or float32, "
+                     "float64, int32, int64, uint8, uint16)",
+                     s ? s : "");
+}
+
+const char *tdcl_dtype_short_name(tdcl_dtype t)
+{
+    for (size_t i = 0; i < sizeof dtype_names / sizeof dtype_names[0]; i++)
+        if (dtype_names[i].type == t) return dtype_names[i].name;
+    return "unknown";
+}
+
 int tdcl_dtype_is_int(tdcl_dtype t)
 {
     return t != TDCL_F32 && t != TDCL_F64;

@@ -33,6 +33,15 @@ size_t tdcl_dtype_size(tdcl_dtype dtype);
 /* "float32", "float64", "int32", "int64", "uint8", "uint16". */
 const char *tdcl_dtype_name(tdcl_dtype dtype);
 
+/* Parses an element type name as every command takes it: the short and the
+ * long name of each dtype, f32/float32 (also float), f64/float64 (also
+ * double), i32/int32, i64/int64, u8/uint8, u16/uint16. TDCL_EINVAL naming
+ * the choices otherwise. */
+tdcl_status tdcl_dtype_parse(const char *s, tdcl_dtype *out, tdcl_err *err);
+
+/* "f32", "f64", "i32", "i64", "u8", "u16": the short name. */
+const char *tdcl_dtype_short_name(tdcl_dtype dtype);
+
 /* 1 for the integer dtypes. */
 int tdcl_dtype_is_int(tdcl_dtype dtype);
 

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "base/matrix.h"
 #include "runtime/clrt.h"
 #include "base/status.h"
 
@@ -49,6 +50,13 @@ tdcl_status cli_open_ctx(const cli_globals *g, tdcl_ctx **ctx, tdcl_err *err);
 
 /* Parses a whole decimal integer in [lo, hi]; 0 on success, -1 otherwise. */
 int cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);
+
+/* Parses arg, the value of option flag ("--type") of command cmd, as an
+ * element type by any of its names (tdcl_dtype_parse: f32 or float32, ...)
+ * and accepts it when it is one of the n types in allowed; 0 then, else
+ * the usage error (exit status 2) naming what the flag takes. */
+int cli_parse_dtype(const char *cmd, const char *flag, const char *arg, const tdcl_dtype *allowed,
+                    size_t n, tdcl_dtype *out);
 
 /* Parses a whole decimal number; 0 on success, -1 otherwise. */
 int cli_parse_double(const char *s, double *out);

@@ -150,18 +150,8 @@ static int parse_shape(const char *s, tdcl_bench_opts *o)
     return 0;
 }
 
-static int parse_type(const char *s, tdcl_dtype *t)
-{
-    if (!strcmp(s, "f32") || !strcmp(s, "float32") || !strcmp(s, "float"))
-        *t = TDCL_F32;
-    else if (!strcmp(s, "f64") || !strcmp(s, "float64") || !strcmp(s, "double"))
-        *t = TDCL_F64;
-    else if (!strcmp(s, "i64") || !strcmp(s, "int64"))
-        *t = TDCL_I64;
-    else
-        return -1;
-    return 0;
-}
+/* The types bench's matmul computes in. */
+static const tdcl_dtype bench_types[] = {TDCL_F32, TDCL_F64, TDCL_I64};
 
 /* Parses one of io's own options into b; returns 0, or the usage exit code. */
 static int take_io_option(int c, const char *arg, bench_cli *b)
@@ -239,9 +229,7 @@ static int take_option(int c, const char *arg, const char *name, bench_cli *b)
         if (c == OPT_REPS) b->io.reps = (int)v;
         return 0;
     case OPT_TYPE:
-        if (parse_type(arg, &o->type))
-            return cli_usage_error("bench", "expected --type f32, f64 or i64, got '%s'", arg);
-        return 0;
+        return cli_parse_dtype("bench", "--type", arg, bench_types, 3, &o->type);
     case OPT_PRECISION:
         if (tdcl_mm_precision_parse(arg, &o->precision, NULL))
             return cli_usage_error(

@@ -46,7 +46,8 @@ static void usage(FILE *fp)
                 "int64; .npy keeps its dtype.\n"
                 "\n"
                 "options:\n"
-                "  --dtype TYPE    convert the values to float32, float64, int32 or int64\n"
+                "  --dtype TYPE    convert the values to f32, f64, i32 or i64 (or float32,\n"
+                "                  float64, int32, int64)\n"
                 "                  before writing (default: keep the dtype read)\n"
                 "  --coordinate    write Matrix Market as coordinate general, nonzeros only\n"
                 "                  (default: array general)\n"
@@ -66,15 +67,6 @@ static void usage(FILE *fp)
                 "exit status: 0 success, 1 bad input or cannot write, 2 usage error\n");
 }
 
-static int parse_dtype(const char *s)
-{
-    static const char *names[] = {"float32", "float64", "int32", "int64"};
-    static const int types[] = {TDCL_F32, TDCL_F64, TDCL_I32, TDCL_I64};
-    for (int i = 0; i < 4; i++)
-        if (strcmp(s, names[i]) == 0) return types[i];
-    return -2;
-}
-
 /* Fills o from argv; returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, convert_opts *o)
 {
@@ -90,13 +82,13 @@ static int parse_args(int argc, char **argv, convert_opts *o)
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case OPT_DTYPE:
-            if ((o->dtype = parse_dtype(optarg)) < -1)
-                return cli_usage_error("convert",
-                                       "--dtype must be float32, float64, int32 or int64, "
-                                       "got '%s'",
-                                       optarg);
+        case OPT_DTYPE: {
+            static const tdcl_dtype types[] = {TDCL_F32, TDCL_F64, TDCL_I32, TDCL_I64};
+            tdcl_dtype t;
+            if (cli_parse_dtype("convert", "--dtype", optarg, types, 4, &t)) return CLI_EXIT_USAGE;
+            o->dtype = (int)t;
             break;
+        }
         case OPT_THREADS:
             if (cli_parse_i64(optarg, 0, 64, &v))
                 return cli_usage_error("convert", "--threads must be 0..64, got '%s'", optarg);

@@ -78,21 +78,8 @@ static void usage(FILE *fp)
             "runtime failure, 2 usage error, 3 no usable device or OpenCL failure\n");
 }
 
-static int parse_type(const char *s, tdcl_dtype *t)
-{
-    static const struct {
-        const char *name;
-        tdcl_dtype type;
-    } names[] = {{"f32", TDCL_F32}, {"float32", TDCL_F32}, {"float", TDCL_F32},
-                 {"f64", TDCL_F64}, {"float64", TDCL_F64}, {"double", TDCL_F64},
-                 {"i64", TDCL_I64}, {"int64", TDCL_I64}};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(s, names[i].name) == 0) {
-            *t = names[i].type;
-            return 0;
-        }
-    return -1;
-}
+/* The types a product is computed in. */
+static const tdcl_dtype mm_types[] = {TDCL_F32, TDCL_F64, TDCL_I64};
 
 /* Parses argv into j; returns -1 when done, else the exit code to return. */
 static int parse(int argc, char **argv, tdcl_mm_job_opts *j)
@@ -119,8 +106,8 @@ static int parse(int argc, char **argv, tdcl_mm_job_opts *j)
             j->out_path = optarg;
             break;
         case 't':
-            if (parse_type(optarg, &j->mm.type))
-                return cli_usage_error("matmul", "unknown type '%s' (use f32, f64 or i64)", optarg);
+            if (cli_parse_dtype("matmul", "--type", optarg, mm_types, 3, &j->mm.type))
+                return CLI_EXIT_USAGE;
             j->type_given = 1;
             break;
         case 'T':

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "base/spec.h"
@@ -22,6 +23,26 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "\nsee 'tiledcl %s%s--help'\n", cmd ? cmd : "", cmd ? " " : "");
     return CLI_EXIT_USAGE;
+}
+
+int cli_parse_dtype(const char *cmd, const char *flag, const char *arg, const tdcl_dtype *allowed,
+                    size_t n, tdcl_dtype *out)
+{
+    tdcl_dtype t;
+    if (tdcl_dtype_parse(arg, &t, NULL) == TDCL_OK)
+        for (size_t i = 0; i < n; i++)
+            if (allowed[i] == t) {
+                *out = t;
+                return 0;
+            }
+    char shorts[64] = "", longs[96] = "";
+    for (size_t i = 0; i < n; i++) {
+        const char *sep = i == 0 ? "" : i + 1 == n ? " or " : ", ";
+        size_t a = strlen(shorts), b = strlen(longs);
+        snprintf(shorts + a, sizeof shorts - a, "%s%s", sep, tdcl_dtype_short_name(allowed[i]));
+        snprintf(longs + b, sizeof longs - b, "%s%s", sep, tdcl_dtype_name(allowed[i]));
+    }
+    return cli_usage_error(cmd, "%s takes %s (or %s), got '%s'", flag, shorts, longs, arg);
 }
 
 tdcl_status cli_open_ctx(const cli_globals *g, tdcl_ctx **ctx, tdcl_err *err)

@@ -111,11 +111,7 @@ static int parse_entry(const char *line, table_entry *e)
         e->kernel = TDCL_MM_GPU;
     else
         return -1;
-    if (strcmp(type, "float32") == 0)
-        e->type = TDCL_F32;
-    else if (strcmp(type, "float64") == 0)
-        e->type = TDCL_F64;
-    else
+    if (tdcl_dtype_parse(type, &e->type, NULL) || (e->type != TDCL_F32 && e->type != TDCL_F64))
         return -1;
     e->size = size;
     snprintf(e->params, sizeof e->params, "%.*s", (int)strcspn(line + off, "\n"), line + off);
