@@ -45,6 +45,11 @@ int cli_report(const tdcl_err *err);
 /* Prints "tiledcl: CMD: MSG" and a hint to run --help; returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Ends a command's use of stdout: flushes it and, when a write to it
+ * failed (tiledcl devices >/dev/full) while the command returned 0, says so
+ * on stderr and returns 1; otherwise returns rc. */
+int cli_close_stdout(int rc);
+
 /* Opens the device the globals ask for. */
 tdcl_status cli_open_ctx(const cli_globals *g, tdcl_ctx **ctx, tdcl_err *err);
 

@@ -45,6 +45,18 @@ int cli_parse_dtype(const char *cmd, const char *flag, const char *arg, const td
     return cli_usage_error(cmd, "%s takes %s (or %s), got '%s'", flag, shorts, longs, arg);
 }
 
+int cli_close_stdout(int rc)
+{
+    errno = 0;
+    int flushed = fflush(stdout) == 0, e = errno;
+    if (rc != 0 || (flushed && !ferror(stdout))) return rc; /* a failure is reported once */
+    if (e)
+        fprintf(stderr, "tiledcl: cannot write to standard output: %s\n", strerror(e));
+    else
+        fprintf(stderr, "tiledcl: cannot write to standard output\n");
+    return 1;
+}
+
 tdcl_status cli_open_ctx(const cli_globals *g, tdcl_ctx **ctx, tdcl_err *err)
 {
     tdcl_ctx_opts o = {.device_spec = g->device_spec, .kernel_dir = g->kernel_dir,

@@ -143,18 +143,21 @@ int main(int argc, char **argv)
     const char *name = argv[1];
     if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0) {
         usage(stdout);
-        return 0;
+        return cli_close_stdout(0);
     }
     if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
         printf("tiledcl %s\n", TDCL_CLI_VERSION);
-        return 0;
+        return cli_close_stdout(0);
     }
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (strcmp(name, commands[i].name) == 0)
-            return commands[i].fn(argc - 1, argv + 1, &g);
+            return cli_close_stdout(commands[i].fn(argc - 1, argv + 1, &g));
     if (name[0] == '-')
         return cli_usage_error(NULL, "unknown option '%s'", name);
-    return cli_usage_error(NULL, "unknown command '%s' (commands: matmul, tile-avg, tile-map, "
-                                 "life, convert, devices, bench)",
-                           name);
+    char list[256] = "";
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", commands[i].name);
+    }
+    return cli_usage_error(NULL, "unknown command '%s' (commands: %s)", name, list);
 }
