@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "bench/bench.h"
+#include "base/timer.h"
 #include "runtime/clrt.h"
 #include "ops/matmul/matmul.h"
 #include "base/matrix.h"

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "bench/bench.h"
+#include "base/timer.h"
 #include "bench/bench_ops.h"
 #include "runtime/clrt.h"
 #include "ops/tile_avg/tile_avg.h"

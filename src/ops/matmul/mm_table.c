@@ -1,7 +1,8 @@
 /* matmul's parameter table (module prefix tdcl_mm_table_): the built-in
- * rows of known devices, the tuned table in the cache directory (reading,
- * merging, writing) and the lookup every plan makes. The search that fills
- * the tuned table is tune/, above this layer. */
+ * rows of known devices, the tuned table (parsing, merging, formatting; the
+ * runtime's cache reads and writes its file, as ops open no files) and the
+ * lookup every plan makes. The search that fills the tuned table is tune/,
+ * above this layer. */
 #include "ops/matmul/mm_table.h"
 
 #include <inttypes.h>
@@ -10,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/fileio.h"
 #include "base/log.h"
 #include "runtime/clcache.h"
 #include "base/hash.h"
@@ -83,16 +83,19 @@ static void device_key(const tdcl_ctx *ctx, char *buf, size_t n)
              ctx->dev.device_name, ctx->dev.driver_version, ctx->dev.device_version);
 }
 
-char *tdcl_mm_table_path(const tdcl_ctx *ctx)
+/* The tuned table's file name in the cache directory: the device key's hash. */
+static void table_name(const tdcl_ctx *ctx, char *buf, size_t n)
 {
-    if (!ctx->cache_dir) return NULL;
     char key[1024];
     device_key(ctx, key, sizeof key);
-    uint64_t h = tdcl_hash64(0, key, strlen(key));
-    size_t n = strlen(ctx->cache_dir) + 48;
-    char *path = malloc(n);
-    if (path) snprintf(path, n, "%s/tune-%016llx.txt", ctx->cache_dir, (unsigned long long)h);
-    return path;
+    snprintf(buf, n, "tune-%016llx.txt", (unsigned long long)tdcl_hash64(0, key, strlen(key)));
+}
+
+char *tdcl_mm_table_path(const tdcl_ctx *ctx)
+{
+    char name[64];
+    table_name(ctx, name, sizeof name);
+    return tdcl_cache_file_path(ctx, name);
 }
 
 /* Parses "matmul TYPE KERNEL SIZE GFLOPS PARAMS..." into *e; 0 on success. */
@@ -127,11 +130,12 @@ static int parse_entry(const char *line, table_entry *e)
  * (a hash collision) or a malformed line is skipped with a verbose note. */
 static void read_table(const tdcl_ctx *ctx, table_entry **list, size_t *n)
 {
-    char *path = tdcl_mm_table_path(ctx), *data = NULL;
+    char *path = tdcl_mm_table_path(ctx), *data = NULL, name[64];
     size_t len = 0;
     *list = NULL;
     *n = 0;
-    if (!path || tdcl_read_file(path, &data, &len, NULL) != TDCL_OK) goto out;
+    table_name(ctx, name, sizeof name);
+    if (!path || tdcl_cache_file_read(ctx, name, &data, &len, NULL) != TDCL_OK) goto out;
     char key[1024];
     device_key(ctx, key, sizeof key);
     const char *body = strstr(data, key);
@@ -144,7 +148,8 @@ static void read_table(const tdcl_ctx *ctx, table_entry **list, size_t *n)
         table_entry e;
         if (strncmp(s, "matmul ", 7) != 0) continue;
         if (parse_entry(s, &e)) {
-            tdcl_log(TDCL_LOG_VERBOSE, "tuned table %s: skipping '%.*s'", path, (int)strcspn(s, "\n"), s);
+            tdcl_log(TDCL_LOG_VERBOSE, "tuned table %s: skipping '%.*s'", path,
+                     (int)strcspn(s, "\n"), s);
             continue;
         }
         if (*n == cap) {
@@ -212,8 +217,8 @@ static size_t builtin_table(const tdcl_ctx *ctx, table_entry *list, size_t cap)
     return n;
 }
 
-const char *tdcl_mm_table_lookup(tdcl_ctx *ctx, tdcl_mm_kernel k, tdcl_dtype type, int64_t M, int64_t K,
-                             int64_t N, tdcl_mm_params *out)
+const char *tdcl_mm_table_lookup(tdcl_ctx *ctx, tdcl_mm_kernel k, tdcl_dtype type, int64_t M,
+                                 int64_t K, int64_t N, tdcl_mm_params *out)
 {
     table_entry *list = NULL, table[sizeof builtin / sizeof builtin[0]];
     size_t n = 0;
@@ -234,18 +239,20 @@ tdcl_status tdcl_mm_table_store(tdcl_ctx *ctx, tdcl_mm_kernel kernel, const tdcl
 {
     tdcl_status st = TDCL_OK;
     table_entry *list = NULL;
-    size_t n = 0;
-    tdcl_outfile out = {0};
+    size_t n = 0, len = 0;
+    char *text = NULL, name[64];
+    FILE *fp = NULL;
     char *path = tdcl_mm_table_path(ctx);
     if (!path) return tdcl_fail(err, TDCL_EIO, "no cache directory to store the tuned table in");
-    if (tdcl_cache_make_dirs(ctx->cache_dir))
-        st = tdcl_fail(err, TDCL_EIO, "cannot create the cache directory '%s'", ctx->cache_dir);
-    if (!st) read_table(ctx, &list, &n);
-    if (!st) st = tdcl_out_open(&out, path, err);
-    if (st) goto out;
+    read_table(ctx, &list, &n);
+    /* The new table is made in memory; the runtime's cache writes it. */
+    if (!(fp = open_memstream(&text, &len))) {
+        st = tdcl_fail(err, TDCL_ENOMEM, "out of memory for the tuned table");
+        goto out;
+    }
     char key[1024], par[200];
     device_key(ctx, key, sizeof key);
-    fprintf(out.fp,
+    fprintf(fp,
             "# tiledcl tune matmul: parameters per product size (see tiledcl tune "
             "--help)\n%s",
             key);
@@ -255,18 +262,24 @@ tdcl_status tdcl_mm_table_store(tdcl_ctx *ctx, tdcl_mm_kernel kernel, const tdcl
             replaced |= list[i].kernel == kernel && list[i].type == TDCL_F32 &&
                         list[i].size == rows[j].size;
         if (!replaced)
-            fprintf(out.fp, "matmul %s %s %" PRId64 " %.1f %s\n", tdcl_dtype_name(list[i].type),
+            fprintf(fp, "matmul %s %s %" PRId64 " %.1f %s\n", tdcl_dtype_name(list[i].type),
                     kernel_key(list[i].kernel), list[i].size, list[i].gflops, list[i].params);
     }
     for (int j = 0; j < nrows; j++)
-        fprintf(out.fp, "matmul float32 %s %" PRId64 " %.1f %s\n", kernel_key(kernel), rows[j].size,
+        fprintf(fp, "matmul float32 %s %" PRId64 " %.1f %s\n", kernel_key(kernel), rows[j].size,
                 rows[j].gflops, tdcl_mm_params_format(&rows[j].par, kernel, par, sizeof par));
-    st = tdcl_out_commit(&out, err);
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad || !text) {
+        st = tdcl_fail(err, TDCL_ENOMEM, "out of memory for the tuned table");
+        goto out;
+    }
+    table_name(ctx, name, sizeof name);
+    st = tdcl_cache_file_write(ctx, name, text, len, err);
     if (!st && stored) snprintf(stored, stored_cap, "%s", path);
 out:
-    tdcl_out_abort(&out);
+    free(text);
     free(list);
     free(path);
     return st;
 }
-

@@ -1,13 +1,15 @@
-/* The generic benchmark timer apart from any
- * operation (the per-operation drivers are in bench_ops.h).
+/* The repetition timer (module prefix tdcl_bench_) that bench/ and tune/
+ * share, apart from any operation; it lives in base so that tune, a peer of
+ * bench, need not include bench (the per-operation drivers are in
+ * bench/bench_ops.h).
  *
  * A benchmark is a callback that does the work once and reports the device
  * time it took, from OpenCL profiling events; the timer calls it for a
  * warm-up, then R timed repetitions, and keeps the median, minimum and
  * maximum of the device time and of the host wall-clock time around each
  * call. */
-#ifndef TDCL_BENCH_H
-#define TDCL_BENCH_H
+#ifndef TDCL_TIMER_H
+#define TDCL_TIMER_H
 
 #include <stddef.h>
 #include <stdint.h>

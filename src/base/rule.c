@@ -1,5 +1,5 @@
 /* Life-like rule notation: B/S and S/B forms, Golly's bounded-grid suffix. */
-#include "io/rule.h"
+#include "base/rule.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
-/* The benchmark timer: warm-up, repetitions, median/min/max of device and
- * host time. */
-#include "bench/bench.h"
+/* The repetition timer of bench and tune: warm-up, repetitions,
+ * median/min/max of device and host time. */
+#include "base/timer.h"
 
 #include <math.h>
 #include <stdarg.h>
