@@ -25,7 +25,7 @@ typedef struct table_entry {
 } table_entry;
 
 /* NVIDIA H200, driver 580.159.04, GPU sweeps 1 to 3 of 2026-11-22
- * (notes/gpu/matmul/h200-sweep*.log): 32x32 tiles of 4x4 blocks with long slabs for
+ * (docs/perf/matmul-tune-h200.txt): 32x32 tiles of 4x4 blocks with long slabs for
  * small products, 64x64 of 8x4 for 1024, 128x256 of 8x16 (one buffer, A
  * transposed first) from 2048 up, except around 3072, where 128x256 tiles
  * are 2.2 waves of one group per SM and 64x128 ones do better (41.7
