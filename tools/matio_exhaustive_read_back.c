@@ -42,12 +42,12 @@ static void *run(void *a)
 }
 int main(int c, char **v)
 {
-    lo0 = strtoull(v[1], 0, 0);
-    hi0 = strtoull(v[2], 0, 0);
     if (c < 3) {
         fprintf(stderr, "usage: %s LO HI [THREADS]\n", v[0]);
         return 2;
     }
+    lo0 = strtoull(v[1], 0, 0);
+    hi0 = strtoull(v[2], 0, 0);
     nth = c > 3 ? atoi(v[3]) : 2;
     if (nth < 1 || nth > 8) nth = 2;
     pthread_t t[8];

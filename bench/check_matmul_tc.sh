@@ -2,7 +2,7 @@
 # Checks and times the tensor-core matmul (issue 9) on an NVIDIA GPU of
 # compute capability 8.0 or later; the figures go to docs/PERFORMANCE.md.
 #
-#   tests/gpu/check_matmul_tc.sh [BUILD_DIR]      (default: build)
+#   bench/check_matmul_tc.sh [BUILD_DIR]      (default: build)
 #
 # 1. test_matmul_tc: exact small integer products (fragment layouts) and
 #    random shapes, multiples of the tiles or not, every built-in tile, for
@@ -15,7 +15,8 @@
 #    at odd and square sizes.
 # 3. tiledcl bench matmul --precision P: median device time of 10 runs after
 #    a warm-up (profiling events), N = 4096 and 8192.
-# 4. bench_tc_peak: the mma.sync m16n8k8 tf32 ceiling through this compiler
+# 4. tools/bench_tc_peak (a build with -Dtools=true; skipped otherwise): the
+#    mma.sync m16n8k8 tf32 ceiling through this compiler
 #    (register operands only), the figure the speeds are measured against.
 # Not part of `meson test`: it needs the GPU and takes a minute or two.
 set -u
@@ -37,7 +38,7 @@ for size in 1000x3001x1999 4096 8192; do
     for p in fp32 tf32 3xtf32; do
         # the host reference of N = 8192 takes half a minute: tf32 is skipped there
         [ "$size" = 8192 ] && [ "$p" = tf32 ] && continue
-        "$BUILD/tests/bench_matmul" -r 3 -c -P "$p" "$size" | grep -v '^device' || rc=1
+        "$BUILD/bench/bench_matmul" -r 3 -c -P "$p" "$size" | grep -v '^device' || rc=1
     done
 done
 echo "== speed (tiledcl bench)"
@@ -48,5 +49,9 @@ for n in 4096 8192; do
     done
 done
 echo "== mma.sync ceiling (bench_tc_peak)"
-"$BUILD/tests/bench_tc_peak" 2 4 || rc=1
+if [ -x "$BUILD/tools/bench_tc_peak" ]; then
+    "$BUILD/tools/bench_tc_peak" 2 4 || rc=1
+else
+    echo "skipped: $BUILD/tools/bench_tc_peak not built (meson configure $BUILD -Dtools=true)"
+fi
 exit $rc

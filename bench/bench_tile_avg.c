@@ -1,5 +1,5 @@
 /* tile-avg bandwidth against the copy ceiling, for tuning the kernels (not
- * a test; `meson test --benchmark` or run build/tests/bench_tile_avg).
+ * a test; `meson test --benchmark` or run build/bench/bench_tile_avg).
  *
  * usage: bench_tile_avg [N [VARIANT [PAIRS [TILE...]]]]
  *   N        the N x N float32 input (default 4096), uniform in [1, 2)
