@@ -648,7 +648,7 @@ matmul_tc(int M, int N, int K, const __global float *restrict A, const __global 
 /* The mma.sync ceiling through this compiler: each warp issues ITERS x 8
  * independent m16n8k8 (eight accumulators, one chain each) on fragments
  * from x; no memory traffic in the loop. 2 * 16 * 8 * 8 * 8 * ITERS flops
- * per warp. A benchmark aid (tests/bench/bench_tc_peak.c). */
+ * per warp. A benchmark aid (tools/bench_tc_peak.c). */
 __kernel void matmul_tc_peak(__global float *d, const __global float *x, int iters)
 {
 #if TC_EMULATE

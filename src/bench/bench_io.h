@@ -18,7 +18,7 @@
 
 #include <stdint.h>
 
-#include "bench/bench.h"
+#include "base/timer.h"
 #include "base/status.h"
 #include "base/json.h"
 

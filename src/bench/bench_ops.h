@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "bench/bench.h"
+#include "base/timer.h"
 #include "runtime/clrt.h"
 #include "ops/matmul/matmul.h"
 #include "base/matrix.h"
@@ -94,7 +94,7 @@ tdcl_status tdcl_bench_job(tdcl_ctx *ctx, const tdcl_bench_opts *o, tdcl_bench_e
                            void *user, tdcl_err *err);
 
 /* The copy ceiling's kernel on its own, for drivers that pair copies with
- * their own runs (tests/bench): cl/copy.cl's copy_f32 with vec (1, 4 or 8)
+ * their own runs (bench/): cl/copy.cl's copy_f32 with vec (1, 4 or 8)
  * floats per work-item, launched as tdcl_bench_job launches it. create
  * uploads host (n floats; not kept) into a new copy owned by the caller
  * (tdcl_bench_copy_destroy, which accepts NULL); exec (a tdcl_bench_fn)

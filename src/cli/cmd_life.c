@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "io/life_io.h"
 #include "jobs/life_job.h"
 #include "base/log.h"
 

@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "base/matrix.h"
-#include "io/rule.h"
+#include "base/rule.h"
 #include "base/status.h"
 
 typedef struct tdcl_life_pattern {

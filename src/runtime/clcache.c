@@ -41,21 +41,20 @@ static char *make_key(const tdcl_ctx *ctx, const char *src, size_t src_len, cons
     size_t n = strlen(options) + 1024;
     char *key = malloc(n);
     if (key)
-        snprintf(key, n, "platform=%s\ndevice=%s\ndriver=%s\nversion=%s\noptions=%s\nsource=%016llx%016llx\n",
-                 ctx->dev.platform_name, ctx->dev.device_name, ctx->dev.driver_version,
-                 ctx->dev.device_version, options, (unsigned long long)h1,
-                 (unsigned long long)h2);
+        snprintf(
+            key, n,
+            "platform=%s\ndevice=%s\ndriver=%s\nversion=%s\noptions=%s\nsource=%016llx%016llx\n",
+            ctx->dev.platform_name, ctx->dev.device_name, ctx->dev.driver_version,
+            ctx->dev.device_version, options, (unsigned long long)h1, (unsigned long long)h2);
     return key;
 }
 
 char *tdcl_cache_entry_path(const tdcl_ctx *ctx, const char *src, size_t src_len,
                             const char *options)
 {
-    if (!ctx->cache_dir)
-        return NULL;
+    if (!ctx->cache_dir) return NULL;
     char *key = make_key(ctx, src, src_len, options);
-    if (!key)
-        return NULL;
+    if (!key) return NULL;
     uint64_t a = tdcl_hash64(0, key, strlen(key));
     uint64_t b = tdcl_hash64(0x9e3779b97f4a7c15ULL, key, strlen(key));
     free(key);
@@ -77,14 +76,11 @@ tdcl_status tdcl_cache_load(tdcl_ctx *ctx, const char *src, size_t src_len, cons
     size_t len = 0;
     cl_program p = NULL;
     *prog = NULL;
-    if (!path || !key || access(path, R_OK) != 0)
-        goto out;
-    if (tdcl_read_file(path, &data, &len, NULL) != TDCL_OK)
-        goto out;
+    if (!path || !key || access(path, R_OK) != 0) goto out;
+    if (tdcl_read_file(path, &data, &len, NULL) != TDCL_OK) goto out;
     size_t klen = strlen(key), off = 0;
     uint64_t stored_klen, blen, sum;
-    if (len < 32 || memcmp(data, MAGIC, 8) != 0)
-        goto corrupt;
+    if (len < 32 || memcmp(data, MAGIC, 8) != 0) goto corrupt;
     off = 8;
     memcpy(&stored_klen, data + off, 8);
     off += 8;
@@ -94,17 +90,14 @@ tdcl_status tdcl_cache_load(tdcl_ctx *ctx, const char *src, size_t src_len, cons
     memcpy(&blen, data + off, 8);
     memcpy(&sum, data + off + 8, 8);
     off += 16;
-    if (blen == 0 || blen != len - off || tdcl_hash64(0, data + off, blen) != sum)
-        goto corrupt;
+    if (blen == 0 || blen != len - off || tdcl_hash64(0, data + off, blen) != sum) goto corrupt;
     const unsigned char *bin = (const unsigned char *)data + off;
     size_t bsize = (size_t)blen;
     cl_int rc, bin_status;
     p = clCreateProgramWithBinary(ctx->context, 1, &ctx->dev.device, &bsize, &bin, &bin_status,
                                   &rc);
-    if (rc != CL_SUCCESS || bin_status != CL_SUCCESS)
-        goto corrupt;
-    if (clBuildProgram(p, 1, &ctx->dev.device, options, NULL, NULL) != CL_SUCCESS)
-        goto corrupt;
+    if (rc != CL_SUCCESS || bin_status != CL_SUCCESS) goto corrupt;
+    if (clBuildProgram(p, 1, &ctx->dev.device, options, NULL, NULL) != CL_SUCCESS) goto corrupt;
     *prog = p;
     p = NULL;
     st = TDCL_OK;
@@ -112,8 +105,7 @@ tdcl_status tdcl_cache_load(tdcl_ctx *ctx, const char *src, size_t src_len, cons
 corrupt:
     tdcl_log(TDCL_LOG_VERBOSE, "cache entry %s is stale or corrupt; rebuilding", path);
 out:
-    if (p)
-        clReleaseProgram(p);
+    if (p) clReleaseProgram(p);
     free(data);
     free(key);
     free(path);
@@ -127,11 +119,48 @@ int tdcl_cache_make_dirs(const char *dir)
     for (char *s = buf + 1; *s; s++)
         if (*s == '/') {
             *s = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                return -1;
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
             *s = '/';
         }
     return (mkdir(buf, 0777) == 0 || errno == EEXIST) ? 0 : -1;
+}
+
+char *tdcl_cache_file_path(const tdcl_ctx *ctx, const char *name)
+{
+    if (!ctx->cache_dir) return NULL;
+    size_t n = strlen(ctx->cache_dir) + strlen(name) + 2;
+    char *path = malloc(n);
+    if (path) snprintf(path, n, "%s/%s", ctx->cache_dir, name);
+    return path;
+}
+
+tdcl_status tdcl_cache_file_read(const tdcl_ctx *ctx, const char *name, char **data, size_t *len,
+                                 tdcl_err *err)
+{
+    char *path = tdcl_cache_file_path(ctx, name);
+    tdcl_status st = path ? tdcl_read_file(path, data, len, err)
+                          : tdcl_fail(err, TDCL_EIO, "no cache directory to read '%s' from", name);
+    free(path);
+    return st;
+}
+
+tdcl_status tdcl_cache_file_write(const tdcl_ctx *ctx, const char *name, const char *data,
+                                  size_t len, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_outfile o = {.slot = -1};
+    char *path = tdcl_cache_file_path(ctx, name);
+    if (!path) return tdcl_fail(err, TDCL_EIO, "no cache directory to store '%s' in", name);
+    if (tdcl_cache_make_dirs(ctx->cache_dir) != 0)
+        st = tdcl_fail(err, TDCL_EIO, "cannot create the cache directory '%s': %s", ctx->cache_dir,
+                       strerror(errno));
+    if (!st) st = tdcl_out_open(&o, path, err);
+    if (!st && fwrite(data, 1, len, o.fp) != len)
+        st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", path, strerror(errno));
+    if (!st) st = tdcl_out_commit(&o, err);
+    tdcl_out_abort(&o);
+    free(path);
+    return st;
 }
 
 void tdcl_cache_store(tdcl_ctx *ctx, const char *src, size_t src_len, const char *options,
@@ -142,14 +171,11 @@ void tdcl_cache_store(tdcl_ctx *ctx, const char *src, size_t src_len, const char
     unsigned char *bin = NULL;
     tdcl_outfile o = {.slot = -1};
     size_t bsize = 0;
-    if (!path || !key)
-        goto out;
-    if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof bsize, &bsize, NULL) !=
-            CL_SUCCESS ||
+    if (!path || !key) goto out;
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof bsize, &bsize, NULL) != CL_SUCCESS ||
         bsize == 0 || !(bin = malloc(bsize)))
         goto out;
-    if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) != CL_SUCCESS)
-        goto out;
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) != CL_SUCCESS) goto out;
     if (tdcl_cache_make_dirs(ctx->cache_dir) != 0) {
         tdcl_log(TDCL_LOG_VERBOSE, "cannot create cache directory %s: %s", ctx->cache_dir,
                  strerror(errno));

@@ -19,6 +19,23 @@ char *tdcl_cache_dir(void);
 /* mkdir -p: creates dir and its parents; 0 on success (or when it exists). */
 int tdcl_cache_make_dirs(const char *dir);
 
+/* Other files of the cache (the matmul tuned table), so that the layers
+ * above keep no files of their own: NAME's path in ctx's cache directory,
+ * malloc'd; NULL when ctx does not cache. */
+char *tdcl_cache_file_path(const tdcl_ctx *ctx, const char *name);
+
+/* Reads the cache file NAME whole into *data (malloc'd, the caller's, a NUL
+ * byte after its end not counted in *len). TDCL_EIO when ctx does not cache
+ * or the file cannot be read (a missing file too). */
+tdcl_status tdcl_cache_file_read(const tdcl_ctx *ctx, const char *name, char **data, size_t *len,
+                                 tdcl_err *err);
+
+/* Replaces the cache file NAME by len bytes of data, atomically (temp file
+ * and rename), creating the directory. TDCL_EIO when ctx does not cache or
+ * the file cannot be written. */
+tdcl_status tdcl_cache_file_write(const tdcl_ctx *ctx, const char *name, const char *data,
+                                  size_t len, tdcl_err *err);
+
 /* Loads and builds the cached binary for (source, options, ctx's device).
  * Returns TDCL_OK with *prog set on a hit; any miss or defect returns
  * non-OK and leaves nothing behind. */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/bench.h"
+#include "base/timer.h"
 #include "runtime/clcache.h"
 #include "base/fileio.h"
 #include "base/rng.h"

@@ -4,7 +4,7 @@
 #include <assert.h>
 
 #include "fuzz_text.h"
-#include "io/rule.h"
+#include "base/rule.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,7 @@
 
 #include "tdcl_test.h"
 
-#include "bench/bench.h"
+#include "base/timer.h"
 #include "bench/bench_ops.h"
 #include "base/json.h"
 #include "base/clock.h"

@@ -166,7 +166,7 @@ static void test_matmul_shape_int64(void **state)
     assert_true(isnan(mm->frac_peak) && isnan(mm->peak_gflops));
 }
 
-/* The copy kernel on its own (tests/bench pairs it with its runs): it runs
+/* The copy kernel on its own (bench/ pairs it with its runs): it runs
  * at every width, reports a device time, names its launch, refuses other
  * widths. (What it copies is checked through the job, above.) */
 static void test_copy_runner(void **state)

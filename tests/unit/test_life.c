@@ -9,6 +9,7 @@
 
 #include "tdcl_test.h"
 
+#include "io/life_io.h"
 #include "ops/life/life.h"
 
 /* ---- helpers ---------------------------------------------------------- */

@@ -15,9 +15,8 @@
 #include <stdint.h>
 
 #include "runtime/clrt.h"
-#include "io/life_io.h"
 #include "base/matrix.h"
-#include "io/rule.h"
+#include "base/rule.h"
 #include "base/status.h"
 
 typedef enum tdcl_life_kernel {

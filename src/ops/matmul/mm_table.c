@@ -1,7 +1,8 @@
 /* matmul's parameter table (module prefix tdcl_mm_table_): the built-in
- * rows of known devices, the tuned table in the cache directory (reading,
- * merging, writing) and the lookup every plan makes. The search that fills
- * the tuned table is tune/, above this layer. */
+ * rows of known devices, the tuned table (parsing, merging, formatting; the
+ * runtime's cache reads and writes its file, as ops open no files) and the
+ * lookup every plan makes. The search that fills the tuned table is tune/,
+ * above this layer. */
 #include "ops/matmul/mm_table.h"
 
 #include <inttypes.h>
@@ -11,10 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/fileio.h"
+#include "base/hash.h"
 #include "base/log.h"
 #include "runtime/clcache.h"
-#include "base/hash.h"
 /* ---- tables -------------------------------------------------------------- */
 
 typedef struct table_entry {
@@ -26,7 +26,7 @@ typedef struct table_entry {
 } table_entry;
 
 /* NVIDIA H200, driver 580.159.04, GPU sweeps 1 to 3 of 2026-11-22
- * (notes/gpu/matmul/h200-sweep*.log): 32x32 tiles of 4x4 blocks with long slabs for
+ * (docs/perf/matmul-tune-h200.txt): 32x32 tiles of 4x4 blocks with long slabs for
  * small products, 64x64 of 8x4 for 1024, 128x256 of 8x16 (one buffer, A
  * transposed first) from 2048 up, except around 3072, where 128x256 tiles
  * are 2.2 waves of one group per SM and 64x128 ones do better (41.7
@@ -84,16 +84,19 @@ static void device_key(const tdcl_ctx *ctx, char *buf, size_t n)
              ctx->dev.device_name, ctx->dev.driver_version, ctx->dev.device_version);
 }
 
-char *tdcl_mm_table_path(const tdcl_ctx *ctx)
+/* The tuned table's file name in the cache directory: the device key's hash. */
+static void table_name(const tdcl_ctx *ctx, char *buf, size_t n)
 {
-    if (!ctx->cache_dir) return NULL;
     char key[1024];
     device_key(ctx, key, sizeof key);
-    uint64_t h = tdcl_hash64(0, key, strlen(key));
-    size_t n = strlen(ctx->cache_dir) + 48;
-    char *path = malloc(n);
-    if (path) snprintf(path, n, "%s/tune-%016llx.txt", ctx->cache_dir, (unsigned long long)h);
-    return path;
+    snprintf(buf, n, "tune-%016llx.txt", (unsigned long long)tdcl_hash64(0, key, strlen(key)));
+}
+
+char *tdcl_mm_table_path(const tdcl_ctx *ctx)
+{
+    char name[64];
+    table_name(ctx, name, sizeof name);
+    return tdcl_cache_file_path(ctx, name);
 }
 
 /* Parses "matmul TYPE KERNEL SIZE GFLOPS PARAMS..." into *e; 0 on success. */
@@ -124,11 +127,12 @@ static int parse_entry(const char *line, table_entry *e)
  * (a hash collision) or a malformed line is skipped with a verbose note. */
 static void read_table(const tdcl_ctx *ctx, table_entry **list, size_t *n)
 {
-    char *path = tdcl_mm_table_path(ctx), *data = NULL;
+    char *path = tdcl_mm_table_path(ctx), *data = NULL, name[64];
     size_t len = 0;
     *list = NULL;
     *n = 0;
-    if (!path || tdcl_read_file(path, &data, &len, NULL) != TDCL_OK) goto out;
+    table_name(ctx, name, sizeof name);
+    if (!path || tdcl_cache_file_read(ctx, name, &data, &len, NULL) != TDCL_OK) goto out;
     char key[1024];
     device_key(ctx, key, sizeof key);
     const char *body = strstr(data, key);
@@ -290,18 +294,18 @@ tdcl_status tdcl_mm_table_store(tdcl_ctx *ctx, tdcl_mm_kernel kernel, const tdcl
 {
     tdcl_status st = TDCL_OK;
     table_entry *list = NULL, *merged = NULL;
-    size_t n = 0, nm = 0;
-    tdcl_outfile out = {0};
+    size_t n = 0, nm = 0, len = 0;
+    char *text = NULL, name[64];
+    FILE *fp = NULL;
     char *path = tdcl_mm_table_path(ctx);
     if (!path) return tdcl_fail(err, TDCL_EIO, "no cache directory to store the tuned table in");
     pthread_mutex_lock(&cache_lock);
-    if (tdcl_cache_make_dirs(ctx->cache_dir))
-        st = tdcl_fail(err, TDCL_EIO, "cannot create the cache directory '%s'", ctx->cache_dir);
     /* merged with what is on disk now (another process may have tuned) */
-    if (!st) read_table(ctx, &list, &n);
-    if (!st && !(merged = malloc((n + (size_t)nrows + 1) * sizeof *merged)))
+    read_table(ctx, &list, &n);
+    if (!(merged = malloc((n + (size_t)nrows + 1) * sizeof *merged))) {
         st = tdcl_fail(err, TDCL_ENOMEM, "out of memory");
-    if (st) goto out;
+        goto out;
+    }
     for (size_t i = 0; i < n; i++) {
         int replaced = 0;
         for (int j = 0; j < nrows; j++)
@@ -315,24 +319,34 @@ tdcl_status tdcl_mm_table_store(tdcl_ctx *ctx, tdcl_mm_kernel kernel, const tdcl
             .kernel = kernel, .type = TDCL_F32, .size = rows[j].size, .gflops = rows[j].gflops};
         tdcl_mm_params_format(&rows[j].par, kernel, e->params, sizeof e->params);
     }
-    TDCL_TRY(tdcl_out_open(&out, path, err));
+    /* The new table is made in memory; the runtime's cache writes it. */
+    if (!(fp = open_memstream(&text, &len))) {
+        st = tdcl_fail(err, TDCL_ENOMEM, "out of memory for the tuned table");
+        goto out;
+    }
     char key[1024];
     device_key(ctx, key, sizeof key);
-    fprintf(out.fp,
-            "# tiledcl tune matmul: parameters per product size (see tiledcl tune "
-            "--help)\n%s",
+    fprintf(fp, "# tiledcl tune matmul: parameters per product size (see tiledcl tune --help)\n%s",
             key);
     for (size_t i = 0; i < nm; i++)
-        fprintf(out.fp, "matmul %s %s %" PRId64 " %.1f %s\n", tdcl_dtype_name(merged[i].type),
+        fprintf(fp, "matmul %s %s %" PRId64 " %.1f %s\n", tdcl_dtype_name(merged[i].type),
                 kernel_key(merged[i].kernel), merged[i].size, merged[i].gflops, merged[i].params);
-    TDCL_TRY(tdcl_out_commit(&out, err));
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad || !text) {
+        st = tdcl_fail(err, TDCL_ENOMEM, "out of memory for the tuned table");
+        goto out;
+    }
+    table_name(ctx, name, sizeof name);
+    st = tdcl_cache_file_write(ctx, name, text, len, err);
+    if (st) goto out;
     cache_put(path, merged, nm); /* what was written is what the next plan reads */
     merged = NULL;
     if (stored) snprintf(stored, stored_cap, "%s", path);
 out:
     pthread_mutex_unlock(&cache_lock);
-    tdcl_out_abort(&out);
     free(merged);
+    free(text);
     free(list);
     free(path);
     return st;

@@ -9,9 +9,7 @@
 #include <string.h>
 
 #include "base/fileio.h"
-#include "io/image.h"
 #include "base/log.h"
-#include "io/matio.h"
 #include "base/clock.h"
 
 #define TA_MAX_STAGES 8
