@@ -18,8 +18,16 @@ typedef struct cli_globals {
     int no_cache;            /* --no-cache */
     int verbose;             /* -v (1), -vv (2) */
     int quiet;               /* -q: no progress */
+    tdcl_ctx *ctx;           /* NEEDS_DEVICE commands: the device main is opening
+                                (tdcl_ctx_open_async); wait with tdcl_ctx_wait or
+                                cli_device before use. Owned by main, which prints
+                                its -v timing and closes it */
 } cli_globals;
 
+/* NEEDS_DEVICE: main starts opening the device before calling the command
+ * (unless it is asked for --help), so that the command reads its inputs
+ * while platform discovery and context creation run; main prints the -v
+ * timing of a successful run and closes the device. */
 enum { NEEDS_DEVICE = 1 << 0 };
 
 typedef struct cli_command {
@@ -44,8 +52,9 @@ int cli_report(const tdcl_err *err);
 /* Prints "tiledcl: CMD: MSG" and a hint to run --help; returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Opens the device the globals ask for. */
-tdcl_status cli_open_ctx(const cli_globals *g, tdcl_ctx **ctx, tdcl_err *err);
+/* The device main opened for a NEEDS_DEVICE command, once ready: waits for
+ * it. *ctx stays owned by main. */
+tdcl_status cli_device(const cli_globals *g, tdcl_ctx **ctx, tdcl_err *err);
 
 /* Parses a whole decimal integer in [lo, hi]; 0 on success, -1 otherwise. */
 int cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);

@@ -389,12 +389,10 @@ int cmd_bench(int argc, char **argv, const cli_globals *g)
     tdcl_bench_opts_init(&b.dev);
     if ((rc = parse_args(argc, argv, &b, &io)) >= 0) return rc;
     if (io) return bench_io(&b);
-    if (cli_open_ctx(g, &ctx, &err) != TDCL_OK) return cli_report(&err);
+    if (cli_device(g, &ctx, &err) != TDCL_OK) return cli_report(&err);
     if (!b.json)
         printf("device %u:%u %s (%s), %s\n", ctx->dev.pidx, ctx->dev.didx, ctx->dev.device_name,
                tdcl_cl_type_name(ctx->dev.type), ctx->dev.driver_version);
     tdcl_status st = tdcl_bench_job(ctx, &b.dev, emit_line, &b.json, &err);
-    if (g->verbose) tdcl_timing_log(&ctx->t);
-    tdcl_ctx_close(ctx);
     return st ? cli_report(&err) : 0;
 }

@@ -130,8 +130,8 @@ static void check_copy_runs(tdcl_ctx *ctx, cl_program prog)
     cl_kernel k;
     tdcl_err e;
     assert_int_equal(tdcl_ctx_kernel(prog, "copy_f32", &k, &e), TDCL_OK);
-    cl_mem a = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof src,
-                              src, &rc);
+    cl_mem a =
+        clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof src, src, &rc);
     assert_int_equal(rc, CL_SUCCESS);
     cl_mem b = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, sizeof dst, NULL, &rc);
     assert_int_equal(rc, CL_SUCCESS);
@@ -263,6 +263,48 @@ static void test_device_limits_read(void **state)
     assert_int_equal(tdcl_cl_fit_square_tile(&ctx->dev, 1, ctx->dev.local_mem + 1), 0);
 }
 
+/* An asynchronous open gives the same device as a plain one, keeps its
+ * result for every wait, and reports a bad device spec at the wait, not at
+ * the start; closing without waiting joins the thread. */
+static void test_open_async(void **state)
+{
+    tdcl_ctx *ref = *state;
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = NULL;
+    tdcl_err e = {0};
+    assert_int_equal(tdcl_ctx_open_async(NULL, &ctx, &e), TDCL_OK);
+    assert_non_null(ctx);
+    ctx->t.read_ms = 5; /* the caller's field while the thread runs */
+    assert_int_equal(tdcl_ctx_wait(ctx, &e), TDCL_OK);
+    assert_int_equal(tdcl_ctx_wait(ctx, &e), TDCL_OK);
+    assert_string_equal(ctx->dev.device_name, ref->dev.device_name);
+    assert_non_null(ctx->context);
+    assert_non_null(ctx->queue);
+    assert_true(ctx->t.setup_ms > 0);
+    assert_true(ctx->t.wait_ms <= ctx->t.setup_ms + 1);
+    assert_true(ctx->t.read_ms == 5);
+    cl_program p;
+    assert_int_equal(tdcl_ctx_program(ctx, "copy.cl", "-DVEC=4", &p, &e), TDCL_OK);
+    check_copy_runs(ctx, p);
+    clReleaseProgram(p);
+    tdcl_ctx_close(ctx);
+
+    tdcl_ctx_opts o = {.device_spec = "no-such-device-xyz"};
+    assert_int_equal(tdcl_ctx_open_async(&o, &ctx, &e), TDCL_OK);
+    assert_int_equal(tdcl_ctx_wait(ctx, &e), TDCL_ENODEV);
+    assert_non_null(strstr(e.msg, "no-such-device-xyz"));
+    memset(&e, 0, sizeof e);
+    assert_int_equal(tdcl_ctx_wait(ctx, &e), TDCL_ENODEV);
+    assert_non_null(strstr(e.msg, "no-such-device-xyz"));
+    tdcl_ctx_close(ctx);
+
+    /* never waited for */
+    assert_int_equal(tdcl_ctx_open_async(NULL, &ctx, &e), TDCL_OK);
+    tdcl_ctx_close(ctx);
+    /* a context opened plainly needs no wait */
+    assert_int_equal(tdcl_ctx_wait(ref, &e), TDCL_OK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -272,6 +314,7 @@ int main(void)
         cmocka_unit_test(test_cache_miss_hit_corrupt),
         cmocka_unit_test(test_build_failure_names_file_and_options),
         cmocka_unit_test(test_device_limits_read),
+        cmocka_unit_test(test_open_async),
     };
     return cmocka_run_group_tests_name("clrt", tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown);
 }
