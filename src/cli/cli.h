@@ -45,6 +45,7 @@ int cmd_life(int argc, char **argv, const cli_globals *g);
 int cmd_bench(int argc, char **argv, const cli_globals *g);
 int cmd_convert(int argc, char **argv, const cli_globals *g);
 int cmd_tune(int argc, char **argv, const cli_globals *g);
+int cmd_bench_e2e(int argc, char **argv, const cli_globals *g); /* bench e2e */
 
 /* Prints "tiledcl: MSG" to stderr and returns the exit code for err. */
 int cli_report(const tdcl_err *err);

@@ -644,11 +644,37 @@ tdcl_status tdcl_ctx_kernel(cl_program prog, const char *kname, cl_kernel *k, td
     return TDCL_OK;
 }
 
+#define TIMING_FMT                                                                                 \
+    "read %.2f  device setup %.2f (waited %.2f)  compile %.2f (%d built, %d from cache)  upload "  \
+    "%.2f  kernel %.3f  download %.2f  write %.2f"
+#define TIMING_SCAN                                                                                \
+    "read %lf device setup %lf (waited %lf) compile %lf (%d built, %d from cache) upload %lf "     \
+    "kernel %lf download %lf write %lf"
+#define TIMING_PREFIX "time (ms): "
+
+void tdcl_timing_format(const tdcl_timing *t, char *buf, size_t cap)
+{
+    snprintf(buf, cap, TIMING_FMT, t->read_ms, t->setup_ms, t->wait_ms, t->compile_ms,
+             t->programs_built, t->programs_cached, t->upload_ms, t->kernel_ms, t->download_ms,
+             t->write_ms);
+}
+
 void tdcl_timing_log(const tdcl_timing *t)
 {
-    tdcl_log(TDCL_LOG_VERBOSE,
-             "time (ms): read %.2f  device setup %.2f (waited %.2f)  compile %.2f (%d built, %d "
-             "from cache)  upload %.2f  kernel %.3f  download %.2f  write %.2f",
-             t->read_ms, t->setup_ms, t->wait_ms, t->compile_ms, t->programs_built,
-             t->programs_cached, t->upload_ms, t->kernel_ms, t->download_ms, t->write_ms);
+    char buf[512];
+    tdcl_timing_format(t, buf, sizeof buf);
+    tdcl_log(TDCL_LOG_VERBOSE, TIMING_PREFIX "%s", buf);
+}
+
+int tdcl_timing_parse(const char *text, tdcl_timing *t)
+{
+    const char *p = text ? strstr(text, TIMING_PREFIX) : NULL;
+    tdcl_timing r = {0};
+    if (!p) return -1;
+    if (sscanf(p + strlen(TIMING_PREFIX), TIMING_SCAN, &r.read_ms, &r.setup_ms, &r.wait_ms,
+               &r.compile_ms, &r.programs_built, &r.programs_cached, &r.upload_ms, &r.kernel_ms,
+               &r.download_ms, &r.write_ms) != 10)
+        return -1;
+    *t = r;
+    return 0;
 }

@@ -129,7 +129,16 @@ double tdcl_event_ms(cl_event ev);
 size_t tdcl_cl_fit_square_tile(const tdcl_device_info *d, size_t max_tile,
                                size_t local_bytes_per_item);
 
-/* Logs the timing breakdown at TDCL_LOG_VERBOSE. */
+/* Logs the timing breakdown at TDCL_LOG_VERBOSE: one line, "time (ms): "
+ * and tdcl_timing_format's text. */
 void tdcl_timing_log(const tdcl_timing *t);
+
+/* The breakdown as text into buf ("read 1.00  device setup ..."). */
+void tdcl_timing_format(const tdcl_timing *t, char *buf, size_t cap);
+
+/* Finds a "time (ms): " line of tdcl_timing_log in text (a child's stderr,
+ * for `tiledcl bench e2e`) and reads it back into *t; 0 on success, -1 if
+ * there is none. */
+int tdcl_timing_parse(const char *text, tdcl_timing *t);
 
 #endif

@@ -305,6 +305,33 @@ static void test_open_async(void **state)
     assert_int_equal(tdcl_ctx_wait(ref, &e), TDCL_OK);
 }
 
+/* The -v timing line reads back as written (bench e2e parses a child's). */
+static void test_timing_roundtrip(void **state)
+{
+    (void)state;
+    tdcl_timing t = {.read_ms = 12.25,
+                     .setup_ms = 230.5,
+                     .wait_ms = 17.75,
+                     .compile_ms = 3.5,
+                     .programs_built = 1,
+                     .programs_cached = 2,
+                     .upload_ms = 8.5,
+                     .kernel_ms = 22.125,
+                     .download_ms = 9.25,
+                     .write_ms = 45.5};
+    char buf[512], line[600];
+    tdcl_timing_format(&t, buf, sizeof buf);
+    snprintf(line, sizeof line, "tiledcl: device 0:0: x\ntiledcl: time (ms): %s\n", buf);
+    tdcl_timing r;
+    assert_int_equal(tdcl_timing_parse(line, &r), 0);
+    assert_true(r.read_ms == 12.25 && r.setup_ms == 230.5 && r.wait_ms == 17.75);
+    assert_true(r.compile_ms == 3.5 && r.programs_built == 1 && r.programs_cached == 2);
+    assert_true(r.upload_ms == 8.5 && r.kernel_ms == 22.125 && r.download_ms == 9.25);
+    assert_true(r.write_ms == 45.5);
+    assert_int_equal(tdcl_timing_parse("tiledcl: no timing here", &r), -1);
+    assert_int_equal(tdcl_timing_parse("time (ms): read 1.0  device", &r), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,6 +342,7 @@ int main(void)
         cmocka_unit_test(test_build_failure_names_file_and_options),
         cmocka_unit_test(test_device_limits_read),
         cmocka_unit_test(test_open_async),
+        cmocka_unit_test(test_timing_roundtrip),
     };
     return cmocka_run_group_tests_name("clrt", tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown);
 }
