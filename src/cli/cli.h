@@ -19,8 +19,16 @@ typedef struct cli_globals {
     int no_cache;            /* --no-cache */
     int verbose;             /* -v (1), -vv (2) */
     int quiet;               /* -q: no progress */
+    tdcl_ctx *ctx;           /* NEEDS_DEVICE commands: the device main is opening
+                                (tdcl_ctx_open_async); wait with tdcl_ctx_wait or
+                                cli_device before use. Owned by main, which prints
+                                its -v timing and closes it */
 } cli_globals;
 
+/* NEEDS_DEVICE: main starts opening the device before calling the command
+ * (unless it is asked for --help), so that the command reads its inputs
+ * while platform discovery and context creation run; main prints the -v
+ * timing of a successful run and closes the device. */
 enum { NEEDS_DEVICE = 1 << 0 };
 
 typedef struct cli_command {
@@ -38,6 +46,7 @@ int cmd_life(int argc, char **argv, const cli_globals *g);
 int cmd_bench(int argc, char **argv, const cli_globals *g);
 int cmd_convert(int argc, char **argv, const cli_globals *g);
 int cmd_tune(int argc, char **argv, const cli_globals *g);
+int cmd_bench_e2e(int argc, char **argv, const cli_globals *g); /* bench e2e */
 
 /* Prints "tiledcl: MSG" to stderr and returns the exit code for err. */
 int cli_report(const tdcl_err *err);
@@ -50,8 +59,10 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
  * on stderr and returns 1; otherwise returns rc. */
 int cli_close_stdout(int rc);
 
-/* Opens the device the globals ask for. */
-tdcl_status cli_open_ctx(const cli_globals *g, tdcl_ctx **ctx, tdcl_err *err);
+
+/* The device main opened for a NEEDS_DEVICE command, once ready: waits for
+ * it. *ctx stays owned by main. */
+tdcl_status cli_device(const cli_globals *g, tdcl_ctx **ctx, tdcl_err *err);
 
 /* Parses a whole decimal integer in [lo, hi]; 0 on success, -1 otherwise. */
 int cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);

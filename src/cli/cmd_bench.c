@@ -41,6 +41,8 @@ static void usage(FILE *fp)
                 "  tile-avg  mean of each tile; bytes read plus written   GB/s\n"
                 "  life      Game of Life (B3/S23) generations            cell updates/s\n"
                 "  all       copy, matmul, tile-avg and life in turn\n"
+                "  e2e       whole commands beside their floor (start-up, reading,\n"
+                "            copies, kernel, writing): see 'tiledcl bench e2e --help'\n"
                 "  io        Matrix Market and .npy files, read and written   MB/s\n"
                 "            on the host (no device): see below\n"
                 "\n"
@@ -375,14 +377,14 @@ int cmd_bench(int argc, char **argv, const cli_globals *g)
     tdcl_ctx *ctx = NULL;
     int io = 0, rc;
     tdcl_bench_opts_init(&b.dev);
+    for (int i = 1; i < argc; i++) /* e2e has options of its own */
+        if (strcmp(argv[i], "e2e") == 0) return cmd_bench_e2e(argc, argv, g);
     if ((rc = parse_args(argc, argv, &b, &io)) >= 0) return rc;
     if (io) return bench_io(&b);
-    if (cli_open_ctx(g, &ctx, &err) != TDCL_OK) return cli_report(&err);
+    if (cli_device(g, &ctx, &err) != TDCL_OK) return cli_report(&err);
     if (!b.json)
         printf("device %u:%u %s (%s), %s\n", ctx->dev.pidx, ctx->dev.didx, ctx->dev.device_name,
                tdcl_cl_type_name(ctx->dev.type), ctx->dev.driver_version);
     tdcl_status st = tdcl_bench_job(ctx, &b.dev, emit_line, &b.json, &err);
-    if (g->verbose) tdcl_timing_log(&ctx->t);
-    tdcl_ctx_close(ctx);
     return st ? cli_report(&err) : 0;
 }

@@ -299,20 +299,16 @@ int cmd_life(int argc, char **argv, const cli_globals *g)
     int tty_err = isatty(STDERR_FILENO);
     if (tty_err && !g->quiet) lc.job.progress = progress_bar;
     tdcl_err err = {0};
-    tdcl_ctx *ctx = NULL;
     tdcl_matrix final = {0};
     tdcl_life_summary sum;
-    tdcl_status st = cli_open_ctx(g, &ctx, &err);
-    if (st == TDCL_OK) st = tdcl_life_job(ctx, &lc.job, &sum, lc.summary ? &final : NULL, &err);
+    tdcl_status st = tdcl_life_job(g->ctx, &lc.job, &sum, lc.summary ? &final : NULL, &err);
     if (lc.job.progress) fprintf(stderr, "\r\033[K");
     if (st == TDCL_OK) {
         if (lc.summary)
             print_summary(&sum, &final);
         else if (g->verbose || (tty_err && !g->quiet))
             closing_line(stderr, &sum);
-        if (g->verbose) tdcl_timing_log(&ctx->t);
     }
     tdcl_matrix_free(&final);
-    tdcl_ctx_close(ctx);
     return st == TDCL_OK ? 0 : cli_report(&err);
 }

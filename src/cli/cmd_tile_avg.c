@@ -131,10 +131,7 @@ int cmd_tile_avg(int argc, char **argv, const cli_globals *g)
     int rc = parse(argc, argv, &jo);
     if (rc >= 0) return rc;
     tdcl_err err = {0};
-    tdcl_ctx *ctx = NULL;
-    tdcl_status st = cli_open_ctx(g, &ctx, &err);
-    if (st == TDCL_OK) st = tdcl_ta_job(ctx, &jo, &err);
-    if (st == TDCL_OK && g->verbose) tdcl_timing_log(&ctx->t);
-    tdcl_ctx_close(ctx);
+    /* the job reads its input before it waits for the device */
+    tdcl_status st = tdcl_ta_job(g->ctx, &jo, &err);
     return st ? cli_report(&err) : 0;
 }

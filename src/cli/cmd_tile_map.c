@@ -187,7 +187,7 @@ int cmd_tile_map(int argc, char **argv, const cli_globals *g)
     tdcl_err err = {0};
     tdcl_ctx *ctx = NULL;
     tdcl_ta_map m = {0};
-    tdcl_status st = cli_open_ctx(g, &ctx, &err);
+    tdcl_status st = cli_device(g, &ctx, &err);
     if (st == TDCL_OK) st = tdcl_ta_map_run(ctx, o.rows, o.cols, o.t, o.u, &m, &err);
     if (st == TDCL_OK) {
         const char *term = getenv("TERM");
@@ -197,9 +197,7 @@ int cmd_tile_map(int argc, char **argv, const cli_globals *g)
             print_json(&m);
         else
             print_text(&m, color);
-        if (g->verbose) tdcl_timing_log(&ctx->t);
     }
     tdcl_ta_map_free(&m);
-    tdcl_ctx_close(ctx);
     return st ? cli_report(&err) : 0;
 }

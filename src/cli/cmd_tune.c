@@ -194,7 +194,7 @@ int cmd_tune(int argc, char **argv, const cli_globals *g)
     tdcl_status st = TDCL_OK;
     if (t.cand_path && (st = tdcl_read_file(t.cand_path, &cands, &len, &err))) goto out;
     t.o.candidates = cands;
-    st = cli_open_ctx(g, &ctx, &err);
+    st = cli_device(g, &ctx, &err);
     if (st) goto out;
     t.o.store = !t.dry_run && ctx->cache_dir != NULL;
     if (!t.dry_run && !ctx->cache_dir)
@@ -204,9 +204,7 @@ int cmd_tune(int argc, char **argv, const cli_globals *g)
     st = tdcl_tune_matmul(ctx, &t.o, &res, &err);
     if (t.o.progress) fprintf(stderr, "\r\033[K");
     if (st == TDCL_OK) report(&res);
-    if (g->verbose) tdcl_timing_log(&ctx->t);
 out:
-    tdcl_ctx_close(ctx);
     free(cands);
     return st ? cli_report(&err) : 0;
 }

@@ -57,11 +57,14 @@ int cli_close_stdout(int rc)
     return 1;
 }
 
-tdcl_status cli_open_ctx(const cli_globals *g, tdcl_ctx **ctx, tdcl_err *err)
+tdcl_status cli_device(const cli_globals *g, tdcl_ctx **ctx, tdcl_err *err)
 {
-    tdcl_ctx_opts o = {.device_spec = g->device_spec, .kernel_dir = g->kernel_dir,
-                       .no_cache = g->no_cache};
-    return tdcl_ctx_open(&o, ctx, err);
+    *ctx = NULL;
+    if (!g->ctx) /* a command not flagged NEEDS_DEVICE in main's table */
+        return tdcl_fail(err, TDCL_ENODEV, "this command opens no device");
+    tdcl_status st = tdcl_ctx_wait(g->ctx, err);
+    if (st == TDCL_OK) *ctx = g->ctx;
+    return st;
 }
 
 int cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
@@ -71,13 +74,11 @@ int cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
 
 int cli_parse_double(const char *s, double *out)
 {
-    if (!s || !*s)
-        return -1;
+    if (!s || !*s) return -1;
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (errno || *end)
-        return -1;
+    if (errno || *end) return -1;
     *out = v;
     return 0;
 }

@@ -124,6 +124,33 @@ static int strip_globals(int argc, char **argv, cli_globals *g)
     return out;
 }
 
+/* 1 if the command's arguments ask for its help (before any "--"). */
+static int asks_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) return 1;
+    return 0;
+}
+
+/* Runs cmd. For a NEEDS_DEVICE command the device is opened on a thread
+ * while the command parses and reads its inputs; the command waits for it
+ * when it first needs it. */
+static int run_command(const cli_command *cmd, int argc, char **argv, cli_globals *g)
+{
+    if ((cmd->flags & NEEDS_DEVICE) && !asks_help(argc, argv)) {
+        tdcl_ctx_opts o = {.device_spec = g->device_spec, .kernel_dir = g->kernel_dir,
+                           .no_cache = g->no_cache};
+        tdcl_err err = {0};
+        if (tdcl_ctx_open_async(&o, &g->ctx, &err)) return cli_report(&err);
+    }
+    int rc = cmd->fn(argc, argv, g);
+    if (g->ctx && rc == 0 && g->verbose && tdcl_ctx_wait(g->ctx, NULL) == TDCL_OK)
+        tdcl_timing_log(&g->ctx->t);
+    tdcl_ctx_close(g->ctx);
+    g->ctx = NULL;
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     cli_globals g = {0};
@@ -151,7 +178,7 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (strcmp(name, commands[i].name) == 0)
-            return cli_close_stdout(commands[i].fn(argc - 1, argv + 1, &g));
+            return cli_close_stdout(run_command(&commands[i], argc - 1, argv + 1, &g));
     if (name[0] == '-')
         return cli_usage_error(NULL, "unknown option '%s'", name);
     char list[256] = "";

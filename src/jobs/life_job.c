@@ -175,6 +175,7 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
     if (o->gens < 0)
         return tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0, got %" PRId64, o->gens);
     lo.rule = tdcl_life_opts_rule(&lo);
+    TDCL_TRY(tdcl_ctx_wait(ctx, err)); /* the grid's limit is the device's */
     TDCL_TRY(job_input(ctx, o, &lo, &grid, &js.gen0, err));
     TDCL_TRY(tdcl_life_plan_create(ctx, &lo, &grid, &p, err));
     js.w.rule = lo.rule;

@@ -42,7 +42,8 @@ typedef struct tdcl_life_summary {
 } tdcl_life_summary;
 
 /* Reads (or seeds) the grid, runs it, writes the output; fills ctx->t and,
- * when non-NULL, *sum and *final (the last grid, the caller's). */
+ * when non-NULL, *sum and *final (the last grid, the caller's). ctx may
+ * still be opening (tdcl_ctx_open_async); the job waits for it. */
 tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_summary *sum,
                           tdcl_matrix *final, tdcl_err *err);
 

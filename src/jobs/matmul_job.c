@@ -99,6 +99,7 @@ tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
     tdcl_matrix a = {0}, b = {0}, c = {0};
     TDCL_TRY(check_out_path(o->out_path, err));
     TDCL_TRY(read_inputs(ctx, o, &a, &b, err));
+    TDCL_TRY(tdcl_ctx_wait(ctx, err));
     tdcl_mm_opts mm = o->mm;
     mm.type = job_type(o, &a, &b);
     TDCL_TRY(tdcl_mm_run(ctx, &mm, &a, &b, &c, err));

@@ -22,7 +22,8 @@ typedef struct tdcl_mm_job_opts {
 
 /* The matmul command: reads both files (tdcl_matrix_read), multiplies,
  * verifies if asked, writes C (tdcl_matrix_write, atomically; nothing is
- * written when the verification fails). Fills ctx->t. */
+ * written when the verification fails). Fills ctx->t. ctx may still be
+ * opening (tdcl_ctx_open_async): the job reads A and B first, then waits. */
 tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err);
 
 #endif

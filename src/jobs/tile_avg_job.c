@@ -75,6 +75,7 @@ tdcl_status tdcl_ta_job(tdcl_ctx *ctx, const tdcl_ta_job_opts *jo, tdcl_err *err
     double t0 = tdcl_now_ms();
     TDCL_TRY(read_input(jo, &in, &bits, err));
     ctx->t.read_ms += tdcl_now_ms() - t0;
+    TDCL_TRY(tdcl_ctx_wait(ctx, err));
     tdcl_log(TDCL_LOG_VERBOSE, "tile-avg: %s: %lldx%lld, %d channel(s), %s",
              tdcl_path_display(jo->in_path), (long long)in.rows, (long long)in.cols, in.channels,
              tdcl_dtype_name(in.dtype));

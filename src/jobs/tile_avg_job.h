@@ -21,7 +21,8 @@ typedef struct tdcl_ta_job_opts {
  * extension), runs, optionally verifies, and writes the means: Matrix
  * Market or NumPy by extension, or an image (.pgm, .png: rounded to the
  * input's bit depth, 8 for a matrix; .pbm: 1 bit, a mean >= 0.5 is black).
- * Fills ctx->t. Nothing is written unless everything before succeeded. */
+ * Fills ctx->t. Nothing is written unless everything before succeeded.
+ * ctx may still be opening (tdcl_ctx_open_async): the job reads first. */
 tdcl_status tdcl_ta_job(tdcl_ctx *ctx, const tdcl_ta_job_opts *jo, tdcl_err *err);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,19 +343,17 @@ size_t tdcl_cl_fit_square_tile(const tdcl_device_info *d, size_t max_tile,
     return 0;
 }
 
-tdcl_status tdcl_ctx_open(const tdcl_ctx_opts *opts, tdcl_ctx **out, tdcl_err *err)
+/* Chooses the device and fills c's context, queue, kernel and cache
+ * directories; on failure what was made stays in c for tdcl_ctx_close.
+ * Runs on tdcl_ctx_open_async's thread: it touches nothing but c's fields
+ * other than t, and logs nothing but warnings. */
+static tdcl_status open_into(tdcl_ctx *c, const tdcl_ctx_opts *opts, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_device_info *list = NULL;
     size_t n = 0, pick = 0;
-    double t0 = tdcl_now_ms();
-    tdcl_ctx *c = calloc(1, sizeof *c);
-    *out = NULL;
-    if (!c)
-        return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
     const char *spec = opts ? opts->device_spec : NULL;
-    if (!spec || !*spec)
-        spec = getenv("TILEDCL_DEVICE");
+    if (!spec || !*spec) spec = getenv("TILEDCL_DEVICE");
     TDCL_TRY(tdcl_cl_devices(&list, &n, err));
     TDCL_TRY(tdcl_cl_pick(list, n, spec, &pick, err));
     c->dev = list[pick];
@@ -369,30 +368,126 @@ tdcl_status tdcl_ctx_open(const tdcl_ctx_opts *opts, tdcl_ctx **out, tdcl_err *e
     }
     const char *env_cache = getenv("TILEDCL_CACHE");
     int cache_off = (opts && opts->no_cache) || (env_cache && strcmp(env_cache, "0") == 0);
-    if (!cache_off)
-        c->cache_dir = tdcl_cache_dir();
+    if (!cache_off) c->cache_dir = tdcl_cache_dir();
+out:
+    free(list);
+    return st;
+}
+
+static void log_device(const tdcl_ctx *c)
+{
     tdcl_log(TDCL_LOG_VERBOSE, "device %u:%u: %s (%s, %s), driver %s", c->dev.pidx, c->dev.didx,
              c->dev.device_name, c->dev.platform_name, tdcl_cl_type_name(c->dev.type),
              c->dev.driver_version);
-out:
-    free(list);
+}
+
+tdcl_status tdcl_ctx_open(const tdcl_ctx_opts *opts, tdcl_ctx **out, tdcl_err *err)
+{
+    double t0 = tdcl_now_ms();
+    tdcl_ctx *c = calloc(1, sizeof *c);
+    *out = NULL;
+    if (!c) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    tdcl_status st = open_into(c, opts, err);
     if (st) {
         tdcl_ctx_close(c);
         return st;
     }
+    log_device(c);
     c->t.setup_ms += tdcl_now_ms() - t0;
+    c->t.wait_ms += tdcl_now_ms() - t0;
     *out = c;
     return TDCL_OK;
 }
 
+/* The state of an asynchronous open. The thread writes st, err, ms and the
+ * context's fields; the caller reads them only after joining it. */
+struct tdcl_ctx_pending {
+    pthread_t thread;
+    int joined;
+    tdcl_ctx_opts opts; /* strings below are copies */
+    char *device_spec, *kernel_dir;
+    tdcl_status st;
+    tdcl_err err;
+    double ms; /* how long the thread took */
+};
+
+static void *open_thread(void *arg)
+{
+    tdcl_ctx *c = arg;
+    struct tdcl_ctx_pending *p = c->pending;
+    double t0 = tdcl_now_ms();
+    p->st = open_into(c, &p->opts, &p->err);
+    p->ms = tdcl_now_ms() - t0;
+    return NULL;
+}
+
+static char *dup_or_null(const char *s, int *nomem)
+{
+    char *d = s ? strdup(s) : NULL;
+    if (s && !d) *nomem = 1;
+    return d;
+}
+
+tdcl_status tdcl_ctx_open_async(const tdcl_ctx_opts *opts, tdcl_ctx **out, tdcl_err *err)
+{
+    tdcl_ctx *c = calloc(1, sizeof *c);
+    struct tdcl_ctx_pending *p = calloc(1, sizeof *p);
+    int nomem = !c || !p;
+    *out = NULL;
+    if (!nomem && opts) {
+        p->opts = *opts;
+        p->opts.device_spec = p->device_spec = dup_or_null(opts->device_spec, &nomem);
+        p->opts.kernel_dir = p->kernel_dir = dup_or_null(opts->kernel_dir, &nomem);
+    }
+    if (nomem) {
+        if (p) {
+            free(p->device_spec);
+            free(p->kernel_dir);
+        }
+        free(p);
+        free(c);
+        return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    }
+    c->pending = p;
+    int rc = pthread_create(&p->thread, NULL, open_thread, c);
+    if (rc) {
+        p->joined = 1; /* nothing to join */
+        tdcl_ctx_close(c);
+        return tdcl_fail(err, TDCL_ENOMEM, "cannot start a thread to open the device: %s",
+                         strerror(rc));
+    }
+    *out = c;
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_ctx_wait(tdcl_ctx *c, tdcl_err *err)
+{
+    struct tdcl_ctx_pending *p = c->pending;
+    if (!p) return TDCL_OK;
+    if (!p->joined) {
+        double t0 = tdcl_now_ms();
+        pthread_join(p->thread, NULL);
+        p->joined = 1;
+        c->t.wait_ms += tdcl_now_ms() - t0;
+        c->t.setup_ms += p->ms;
+        if (p->st == TDCL_OK) log_device(c);
+    }
+    if (p->st && err) *err = p->err;
+    return p->st;
+}
+
 void tdcl_ctx_close(tdcl_ctx *c)
 {
-    if (!c)
-        return;
-    if (c->queue)
-        clReleaseCommandQueue(c->queue);
-    if (c->context)
-        clReleaseContext(c->context);
+    if (!c) return;
+    struct tdcl_ctx_pending *p = c->pending;
+    if (p && !p->joined) pthread_join(p->thread, NULL);
+    if (p) {
+        free(p->device_spec);
+        free(p->kernel_dir);
+        free(p);
+    }
+    if (c->queue) clReleaseCommandQueue(c->queue);
+    if (c->context) clReleaseContext(c->context);
     free(c->kernel_dir);
     free(c->cache_dir);
     free(c);
@@ -549,11 +644,37 @@ tdcl_status tdcl_ctx_kernel(cl_program prog, const char *kname, cl_kernel *k, td
     return TDCL_OK;
 }
 
+#define TIMING_FMT                                                                                 \
+    "read %.2f  device setup %.2f (waited %.2f)  compile %.2f (%d built, %d from cache)  upload "  \
+    "%.2f  kernel %.3f  download %.2f  write %.2f"
+#define TIMING_SCAN                                                                                \
+    "read %lf device setup %lf (waited %lf) compile %lf (%d built, %d from cache) upload %lf "     \
+    "kernel %lf download %lf write %lf"
+#define TIMING_PREFIX "time (ms): "
+
+void tdcl_timing_format(const tdcl_timing *t, char *buf, size_t cap)
+{
+    snprintf(buf, cap, TIMING_FMT, t->read_ms, t->setup_ms, t->wait_ms, t->compile_ms,
+             t->programs_built, t->programs_cached, t->upload_ms, t->kernel_ms, t->download_ms,
+             t->write_ms);
+}
+
 void tdcl_timing_log(const tdcl_timing *t)
 {
-    tdcl_log(TDCL_LOG_VERBOSE,
-             "time (ms): read %.2f  device setup %.2f  compile %.2f (%d built, %d from cache)  "
-             "upload %.2f  kernel %.3f  download %.2f  write %.2f",
-             t->read_ms, t->setup_ms, t->compile_ms, t->programs_built, t->programs_cached,
-             t->upload_ms, t->kernel_ms, t->download_ms, t->write_ms);
+    char buf[512];
+    tdcl_timing_format(t, buf, sizeof buf);
+    tdcl_log(TDCL_LOG_VERBOSE, TIMING_PREFIX "%s", buf);
+}
+
+int tdcl_timing_parse(const char *text, tdcl_timing *t)
+{
+    const char *p = text ? strstr(text, TIMING_PREFIX) : NULL;
+    tdcl_timing r = {0};
+    if (!p) return -1;
+    if (sscanf(p + strlen(TIMING_PREFIX), TIMING_SCAN, &r.read_ms, &r.setup_ms, &r.wait_ms,
+               &r.compile_ms, &r.programs_built, &r.programs_cached, &r.upload_ms, &r.kernel_ms,
+               &r.download_ms, &r.write_ms) != 10)
+        return -1;
+    *t = r;
+    return 0;
 }

@@ -25,7 +25,7 @@ typedef struct tdcl_device_info {
     char device_name[128];
     char device_vendor[128];
     char driver_version[128];
-    char device_version[128];  /* "OpenCL 3.0 CUDA" */
+    char device_version[128];   /* "OpenCL 3.0 CUDA" */
     char opencl_c_version[128]; /* "OpenCL C 1.2" */
     cl_device_type type;
     cl_uint compute_units;
@@ -35,7 +35,7 @@ typedef struct tdcl_device_info {
     cl_ulong max_alloc;
     size_t max_wg;
     size_t max_item_sizes[3];
-    int fp64;                 /* cl_khr_fp64 or a double-capable device */
+    int fp64;                     /* cl_khr_fp64 or a double-capable device */
     int nv_cc_major, nv_cc_minor; /* NVIDIA compute capability, 0 elsewhere */
 } tdcl_device_info;
 
@@ -57,6 +57,8 @@ const char *tdcl_cl_type_name(cl_device_type type);
 /* Where the time of one command went, in milliseconds; printed by -v. */
 typedef struct tdcl_timing {
     double read_ms, setup_ms, compile_ms, upload_ms, kernel_ms, download_ms, write_ms;
+    double wait_ms;      /* of setup_ms, how long the command waited for it (an
+                            asynchronous open overlaps the rest with reading) */
     int programs_built;  /* compiled from source */
     int programs_cached; /* loaded from the binary cache */
 } tdcl_timing;
@@ -78,13 +80,28 @@ typedef struct tdcl_ctx {
     int mm_wg_probe[2];     /* the wgmma matmul path (matmul_tc.c) for tf32 and 3xtf32:
                                0 not tried yet, 1 builds and passes its probe, -1 not */
     tdcl_timing t;
+    struct tdcl_ctx_pending *pending; /* tdcl_ctx_open_async's thread, private */
 } tdcl_ctx;
 
 /* Chooses the device, makes the context and queue. *out is owned by the
  * caller; release with tdcl_ctx_close. */
 tdcl_status tdcl_ctx_open(const tdcl_ctx_opts *opts, tdcl_ctx **out, tdcl_err *err);
 
-/* Releases everything; accepts NULL. */
+/* Starts choosing the device and making the context and queue on a thread,
+ * so that the caller reads its inputs meanwhile (platform discovery and
+ * context creation take 0.1-0.3 s on a GPU driver). *out is owned by the
+ * caller and released with tdcl_ctx_close; until tdcl_ctx_wait returns
+ * TDCL_OK only its field t may be used (the thread never touches it).
+ * Fails only when the thread cannot start (TDCL_ENOMEM, TDCL_EOS). */
+tdcl_status tdcl_ctx_open_async(const tdcl_ctx_opts *opts, tdcl_ctx **out, tdcl_err *err);
+
+/* Waits for tdcl_ctx_open_async to finish and returns its result (the
+ * same each time it is called). TDCL_OK on a context opened any other way.
+ * The wait is added to ctx->t.wait_ms. */
+tdcl_status tdcl_ctx_wait(tdcl_ctx *ctx, tdcl_err *err);
+
+/* Releases everything, waiting for an asynchronous open first; accepts
+ * NULL. */
 void tdcl_ctx_close(tdcl_ctx *ctx);
 
 /* Finds kernel file name ("matmul.cl"): kernel_dir, each directory of
@@ -106,13 +123,22 @@ tdcl_status tdcl_ctx_kernel(cl_program prog, const char *kname, cl_kernel *k, td
 /* Device time of a finished, profiled event in milliseconds (0 if unknown). */
 double tdcl_event_ms(cl_event ev);
 
-
 /* Largest square tile T (power of two) with T*T <= max_wg and
  * bytes_per_item_local*T*T <= local_mem; 0 if none >= 1 fits. Helper for the
  * operations' default tile choices. */
-size_t tdcl_cl_fit_square_tile(const tdcl_device_info *d, size_t max_tile, size_t local_bytes_per_item);
+size_t tdcl_cl_fit_square_tile(const tdcl_device_info *d, size_t max_tile,
+                               size_t local_bytes_per_item);
 
-/* Logs the timing breakdown at TDCL_LOG_VERBOSE. */
+/* Logs the timing breakdown at TDCL_LOG_VERBOSE: one line, "time (ms): "
+ * and tdcl_timing_format's text. */
 void tdcl_timing_log(const tdcl_timing *t);
+
+/* The breakdown as text into buf ("read 1.00  device setup ..."). */
+void tdcl_timing_format(const tdcl_timing *t, char *buf, size_t cap);
+
+/* Finds a "time (ms): " line of tdcl_timing_log in text (a child's stderr,
+ * for `tiledcl bench e2e`) and reads it back into *t; 0 on success, -1 if
+ * there is none. */
+int tdcl_timing_parse(const char *text, tdcl_timing *t);
 
 #endif

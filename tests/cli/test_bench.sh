@@ -138,4 +138,38 @@ expect_rc 2 "an io option with a device operation is a usage error"
 run bench io --reps 40
 expect_rc 2 "io takes at most 31 runs"
 
+# bench e2e: whole commands as new processes beside their floors. The
+# matmul row's inputs are two 256 x 256 float32 .npy files of 128-byte
+# headers, its output one.
+mkdir -p "$T/e2e"
+run bench e2e --quick --reps 1 --no-numpy --dir "$T/e2e" --json
+expect_rc 0 "bench e2e --quick exits 0"
+if printf '%s\n' "$OUT" | python3 -c '
+import sys, json
+rows = [json.loads(l) for l in sys.stdin if l.strip()]
+names = [r["row"] for r in rows]
+assert names == ["matmul 256 npy", "life 256 x 10 gens", "life seeds (--gens 200)",
+                 "tile-avg 256 tile 4 npy"], names
+m = rows[0]
+assert abs(m["in_mb"] - 2 * (256 * 256 * 4 + 128) / 1e6) < 1e-6, m["in_mb"]
+assert abs(m["out_mb"] - (256 * 256 * 4 + 128) / 1e6) < 1e-6, m["out_mb"]
+t = rows[3]
+assert abs(t["out_mb"] - (64 * 64 * 4 + 128) / 1e6) < 1e-6, t["out_mb"]
+for r in rows:
+    assert r["op"] == "e2e" and r["reps"] == 1
+    assert r["wall_ms"] > 0 and r["maxrss_mb"] > 0 and r["setup_ms"] > 0, r
+    s = sum(r[k] for k in ("floor_startup_ms", "floor_read_ms", "floor_upload_ms",
+                           "floor_kernel_ms", "floor_download_ms", "floor_write_ms"))
+    assert abs(s - r["floor_ms"]) <= 1e-3 * s + 1e-3, (s, r["floor_ms"])
+    assert r["floor_overlap_ms"] <= r["floor_ms"] + 1e-6
+    assert r["floor_kernel_ms"] == r["kernel_ms"]
+' 2>"$T/py.err"; then
+    ok "bench e2e --json: the four rows, their file sizes, floors that add up"
+else
+    not_ok "bench e2e --json: the four rows, their file sizes, floors that add up" "$(cat "$T/py.err")" "$OUT"
+fi
+expect_eq "$(ls -A "$T/e2e" | wc -l | tr -d ' ')" "0" "bench e2e removes its files"
+run bench e2e --reps 40
+expect_rc 2 "e2e takes at most 31 runs"
+
 done_testing

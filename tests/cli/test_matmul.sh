@@ -135,4 +135,21 @@ for w in "--verify" "--tile" "--type" "examples" "exit status" "2 (K + 2) u"; do
     expect_contains "$OUT" "$w" "--help mentions $w"
 done
 
+# The device opens on a thread while the inputs are read (NEEDS_DEVICE in
+# main's table): a usage error or a bad input is reported as such, before
+# a device that does not exist; a good run reports the device once.
+run --device no-such-device-xyz matmul "$D/a.mtx"
+expect_rc 2 "a usage error wins over a device still opening"
+expect_eq "$(grep -c no-such-device "$T/.err")" "0" "the usage error does not mention the device"
+run --device no-such-device-xyz matmul "$T/missing.mtx" "$D/b.mtx"
+expect_rc 1 "a missing input is reported before the device"
+expect_contains "$ERR" "missing.mtx" "the message names the missing input"
+run --device no-such-device-xyz matmul "$D/a.mtx" "$D/b.mtx" -o "$T/nodev.npy"
+expect_rc 3 "a device that does not exist: exit 3 after reading"
+expect_contains "$ERR" "no device matches 'no-such-device-xyz'" "the device error names the spec"
+[ -e "$T/nodev.npy" ] && not_ok "no output without a device" || ok "no output without a device"
+run -v matmul "$D/a.mtx" "$D/b.mtx" -o "$T/once.npy"
+expect_eq "$(grep -c 'time (ms)' "$T/.err")" "1" "-v prints the timing once"
+expect_contains "$ERR" "waited" "-v says how long the command waited for the device"
+
 done_testing

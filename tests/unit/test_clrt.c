@@ -130,8 +130,8 @@ static void check_copy_runs(tdcl_ctx *ctx, cl_program prog)
     cl_kernel k;
     tdcl_err e;
     assert_int_equal(tdcl_ctx_kernel(prog, "copy_f32", &k, &e), TDCL_OK);
-    cl_mem a = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof src,
-                              src, &rc);
+    cl_mem a =
+        clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof src, src, &rc);
     assert_int_equal(rc, CL_SUCCESS);
     cl_mem b = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, sizeof dst, NULL, &rc);
     assert_int_equal(rc, CL_SUCCESS);
@@ -263,6 +263,75 @@ static void test_device_limits_read(void **state)
     assert_int_equal(tdcl_cl_fit_square_tile(&ctx->dev, 1, ctx->dev.local_mem + 1), 0);
 }
 
+/* An asynchronous open gives the same device as a plain one, keeps its
+ * result for every wait, and reports a bad device spec at the wait, not at
+ * the start; closing without waiting joins the thread. */
+static void test_open_async(void **state)
+{
+    tdcl_ctx *ref = *state;
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = NULL;
+    tdcl_err e = {0};
+    assert_int_equal(tdcl_ctx_open_async(NULL, &ctx, &e), TDCL_OK);
+    assert_non_null(ctx);
+    ctx->t.read_ms = 5; /* the caller's field while the thread runs */
+    assert_int_equal(tdcl_ctx_wait(ctx, &e), TDCL_OK);
+    assert_int_equal(tdcl_ctx_wait(ctx, &e), TDCL_OK);
+    assert_string_equal(ctx->dev.device_name, ref->dev.device_name);
+    assert_non_null(ctx->context);
+    assert_non_null(ctx->queue);
+    assert_true(ctx->t.setup_ms > 0);
+    assert_true(ctx->t.wait_ms <= ctx->t.setup_ms + 1);
+    assert_true(ctx->t.read_ms == 5);
+    cl_program p;
+    assert_int_equal(tdcl_ctx_program(ctx, "copy.cl", "-DVEC=4", &p, &e), TDCL_OK);
+    check_copy_runs(ctx, p);
+    clReleaseProgram(p);
+    tdcl_ctx_close(ctx);
+
+    tdcl_ctx_opts o = {.device_spec = "no-such-device-xyz"};
+    assert_int_equal(tdcl_ctx_open_async(&o, &ctx, &e), TDCL_OK);
+    assert_int_equal(tdcl_ctx_wait(ctx, &e), TDCL_ENODEV);
+    assert_non_null(strstr(e.msg, "no-such-device-xyz"));
+    memset(&e, 0, sizeof e);
+    assert_int_equal(tdcl_ctx_wait(ctx, &e), TDCL_ENODEV);
+    assert_non_null(strstr(e.msg, "no-such-device-xyz"));
+    tdcl_ctx_close(ctx);
+
+    /* never waited for */
+    assert_int_equal(tdcl_ctx_open_async(NULL, &ctx, &e), TDCL_OK);
+    tdcl_ctx_close(ctx);
+    /* a context opened plainly needs no wait */
+    assert_int_equal(tdcl_ctx_wait(ref, &e), TDCL_OK);
+}
+
+/* The -v timing line reads back as written (bench e2e parses a child's). */
+static void test_timing_roundtrip(void **state)
+{
+    (void)state;
+    tdcl_timing t = {.read_ms = 12.25,
+                     .setup_ms = 230.5,
+                     .wait_ms = 17.75,
+                     .compile_ms = 3.5,
+                     .programs_built = 1,
+                     .programs_cached = 2,
+                     .upload_ms = 8.5,
+                     .kernel_ms = 22.125,
+                     .download_ms = 9.25,
+                     .write_ms = 45.5};
+    char buf[512], line[600];
+    tdcl_timing_format(&t, buf, sizeof buf);
+    snprintf(line, sizeof line, "tiledcl: device 0:0: x\ntiledcl: time (ms): %s\n", buf);
+    tdcl_timing r;
+    assert_int_equal(tdcl_timing_parse(line, &r), 0);
+    assert_true(r.read_ms == 12.25 && r.setup_ms == 230.5 && r.wait_ms == 17.75);
+    assert_true(r.compile_ms == 3.5 && r.programs_built == 1 && r.programs_cached == 2);
+    assert_true(r.upload_ms == 8.5 && r.kernel_ms == 22.125 && r.download_ms == 9.25);
+    assert_true(r.write_ms == 45.5);
+    assert_int_equal(tdcl_timing_parse("tiledcl: no timing here", &r), -1);
+    assert_int_equal(tdcl_timing_parse("time (ms): read 1.0  device", &r), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -272,6 +341,8 @@ int main(void)
         cmocka_unit_test(test_cache_miss_hit_corrupt),
         cmocka_unit_test(test_build_failure_names_file_and_options),
         cmocka_unit_test(test_device_limits_read),
+        cmocka_unit_test(test_open_async),
+        cmocka_unit_test(test_timing_roundtrip),
     };
     return cmocka_run_group_tests_name("clrt", tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown);
 }

@@ -1,0 +1,69 @@
+/* The whole-command benchmark behind `tiledcl bench e2e` (module prefix
+ * tdcl_e2e_): runs tiledcl's own commands (matmul .npy -> .npy, life to
+ * .npy, the seeds' `life --gens 200`, tile-avg .npy -> .npy) as child
+ * processes on generated files, and reports each one's wall time and -v
+ * phases beside the floor of each phase measured in the same run:
+ *
+ *   start-up  the fastest device opening (platform discovery, context,
+ *             queue) seen in the run, this process's or a command's
+ *   read      plain read() of the same input files from the page cache
+ *   upload,   the inputs' and the output's bytes at the bandwidth of a
+ *   download  pinned (CL_MEM_ALLOC_HOST_PTR, mapped) buffer's copies
+ *   kernel    the child's own kernel time (profiling events)
+ *   write     plain write() of the output's bytes to a new file
+ *
+ * and the floor laid end to end (their sum), and overlapped (the start-up
+ * beside the reading). maxrss is the child's peak resident memory. A
+ * matmul row is also timed against numpy (np.load, @, np.save) when
+ * python3 has it. Like the other drivers it hands each row to a callback
+ * and never prints. */
+#ifndef TDCL_BENCH_E2E_H
+#define TDCL_BENCH_E2E_H
+
+#include <stdint.h>
+
+#include "base/json.h"
+#include "base/status.h"
+#include "runtime/clrt.h"
+
+typedef struct tdcl_e2e_opts {
+    const char *exe;           /* the tiledcl executable the rows run */
+    const char *const *global; /* options put before each command (--device ...), NULL-ended */
+    const char *dir;           /* where the files go; NULL: $TMPDIR, else /tmp */
+    int reps;                  /* timed runs per row after one warm-up; 0: 3 */
+    int quick;                 /* small sizes (tests): 256, life 256 x 10 generations */
+    int64_t size;              /* matmul and tile-avg N x N; 0: 8192 on a GPU, 2048 on a CPU */
+    int numpy;                 /* time numpy beside matmul when python3 has it */
+} tdcl_e2e_opts;
+
+typedef struct tdcl_e2e_row {
+    char name[48];     /* "matmul 8192 npy" */
+    char command[384]; /* the child's arguments after the executable */
+    int reps;
+    double wall_ms, wall_min_ms; /* median and fastest run */
+    tdcl_timing t;               /* the -v phases of the median run */
+    double in_mb, out_mb;        /* input and output files, 10^6 bytes */
+    double maxrss_mb;            /* largest over the runs */
+    double floor_startup_ms, floor_read_ms, floor_upload_ms, floor_kernel_ms, floor_download_ms,
+        floor_write_ms;
+    double floor_ms;         /* the six laid end to end */
+    double floor_overlap_ms; /* with start-up beside reading */
+    double numpy_ms;         /* numpy's median wall time, or NAN */
+} tdcl_e2e_row;
+
+typedef void (*tdcl_e2e_emit_fn)(const tdcl_e2e_row *r, void *user);
+
+/* Runs the rows on ctx's device (the children get o->global; ctx gives the
+ * start-up floor and measures the copy floor), calling emit per row. Its
+ * files are removed before it returns. A child that fails gives TDCL_EIO
+ * with the tail of its messages. */
+tdcl_status tdcl_e2e_run(tdcl_ctx *ctx, const tdcl_e2e_opts *o, tdcl_e2e_emit_fn emit, void *user,
+                         tdcl_err *err);
+
+/* r as one JSON object on one line (no newline) in j; NULL on overflow. */
+const char *tdcl_e2e_row_json(const tdcl_e2e_row *r, tdcl_jsonl *j);
+
+/* r as text lines (newline-separated, no final newline) in buf. */
+void tdcl_e2e_row_text(const tdcl_e2e_row *r, char *buf, size_t cap);
+
+#endif
