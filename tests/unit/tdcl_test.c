@@ -5,6 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 /* Set when a context was asked for and no device could be opened. */
 static int no_device;
 
@@ -122,4 +126,24 @@ char *tdcl_test_join(const char *dir, const char *name)
     assert_non_null(p);
     snprintf(p, n, "%s/%s", dir, name);
     return p;
+}
+
+void tdcl_test_rmtree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+            char *p = tdcl_test_join(dir, e->d_name);
+            struct stat st;
+            if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+                tdcl_test_rmtree(p);
+            else
+                unlink(p);
+            free(p);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
 }

@@ -53,4 +53,7 @@ void tdcl_test_write_text(const char *path, const char *text);
 /* path joined from dir and name; malloc'd. */
 char *tdcl_test_join(const char *dir, const char *name);
 
+/* Removes dir and everything under it (a scratch directory's cleanup). */
+void tdcl_test_rmtree(const char *dir);
+
 #endif
