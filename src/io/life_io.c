@@ -534,8 +534,8 @@ static tdcl_status write_png(const char *path, const tdcl_matrix *grid, int scal
     tdcl_matrix img = {0};
     int64_t k = scale > 1 ? scale : 1;
     if (grid->rows > INT64_MAX / k || grid->cols > INT64_MAX / k)
-        return tdcl_fail(err, TDCL_ELIMIT, "'%s': --scale %d makes the image too large", path,
-                         scale);
+        return tdcl_fail_param(err, TDCL_ELIMIT, TDCL_PARAM_SCALE,
+                               "'%s': %d pixels per cell make the image too large", path, scale);
     tdcl_status st = tdcl_matrix_alloc(&img, grid->rows * k, grid->cols * k, 1, TDCL_U8, err);
     if (st) return st;
     const uint8_t *c = grid->data;
