@@ -115,10 +115,10 @@ tdcl_status tdcl_life_rule_parse(const char *text, tdcl_life_rule *rule, tdcl_li
                          text);
     if (colon) {
         if (!topo)
-            return tdcl_fail(err, TDCL_EINVAL,
-                             "rule '%s': a bounded-grid suffix is only read from RLE files; use "
-                             "--boundary and --size",
-                             text);
+            return tdcl_fail_param(err, TDCL_EINVAL, TDCL_PARAM_BOUNDARY,
+                                   "rule '%s': a bounded-grid suffix is only read from RLE files; "
+                                   "give the boundary and the grid size instead",
+                                   text);
         tdcl_status st = parse_topology(text, colon + 1, topo, err);
         if (st) return st;
     }

@@ -9,6 +9,7 @@ tdcl_status tdcl_vfail(tdcl_err *err, tdcl_status status, const char *fmt, va_li
     if (err) {
         err->status = status;
         err->cl_code = 0;
+        err->param = TDCL_PARAM_NONE;
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     }
     return status;
@@ -20,6 +21,17 @@ tdcl_status tdcl_fail(tdcl_err *err, tdcl_status status, const char *fmt, ...)
     va_start(ap, fmt);
     tdcl_vfail(err, status, fmt, ap);
     va_end(ap);
+    return status;
+}
+
+tdcl_status tdcl_fail_param(tdcl_err *err, tdcl_status status, tdcl_param param, const char *fmt,
+                            ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    tdcl_vfail(err, status, fmt, ap);
+    va_end(ap);
+    if (err) err->param = param;
     return status;
 }
 
@@ -36,6 +48,7 @@ tdcl_status tdcl_fail_cl(tdcl_err *err, int cl_code, const char *call, const cha
     }
     err->status = TDCL_ECL;
     err->cl_code = cl_code;
+    err->param = TDCL_PARAM_NONE;
     snprintf(err->msg, sizeof err->msg, "%s failed: %s (%d)%s%s", call,
              tdcl_cl_error_name(cl_code), cl_code, ctx[0] ? ": " : "", ctx);
     return TDCL_ECL;

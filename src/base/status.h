@@ -23,9 +23,27 @@ typedef enum tdcl_status {
     TDCL_EINTR,       /* interrupted by a signal */
 } tdcl_status;
 
+/* The option of a call that an error is about, when it is one: library
+ * messages name the quantity ("the 10x10 grid"), never a CLI flag, and the
+ * CLI names its flag from this (cli_report). */
+typedef enum tdcl_param {
+    TDCL_PARAM_NONE = 0,
+    TDCL_PARAM_TILE,       /* a tile or vector width asked for */
+    TDCL_PARAM_SIZE,       /* a grid or problem size */
+    TDCL_PARAM_BOUNDARY,   /* Life's boundary */
+    TDCL_PARAM_PRECISION,  /* matmul's precision */
+    TDCL_PARAM_KERNEL_DIR, /* the kernel directory */
+    TDCL_PARAM_SCALE,      /* pixels per cell */
+    TDCL_PARAM_MAX_BYTES,  /* an input size limit */
+    TDCL_PARAM_FRAMES_DIR, /* the directory of Life frames */
+    TDCL_PARAM_REPS,       /* repetitions of a benchmark */
+    TDCL_PARAM_STRICT,     /* tile-avg's whole tiles only */
+} tdcl_param;
+
 typedef struct tdcl_err {
     tdcl_status status;
-    int cl_code;   /* the OpenCL error code when status == TDCL_ECL, else 0 */
+    int cl_code;      /* the OpenCL error code when status == TDCL_ECL, else 0 */
+    tdcl_param param; /* the option the error is about, else TDCL_PARAM_NONE */
     char msg[1024];
 } tdcl_err;
 
@@ -34,6 +52,11 @@ typedef struct tdcl_err {
 tdcl_status tdcl_fail(tdcl_err *err, tdcl_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 tdcl_status tdcl_vfail(tdcl_err *err, tdcl_status status, const char *fmt, va_list ap);
+
+/* tdcl_fail for an error about one option of the call: also records param,
+ * which the other tdcl_fail* functions reset. */
+tdcl_status tdcl_fail_param(tdcl_err *err, tdcl_status status, tdcl_param param, const char *fmt,
+                            ...) __attribute__((format(printf, 4, 5)));
 
 /* Records "CALL failed: CL_NAME (code)" plus an optional context text. */
 tdcl_status tdcl_fail_cl(tdcl_err *err, int cl_code, const char *call, const char *fmt, ...)

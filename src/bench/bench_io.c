@@ -360,12 +360,13 @@ static tdcl_status bench_npy(const tdcl_bench_io_opts *o, const io_files *f,
 static tdcl_status check_opts(const tdcl_bench_io_opts *o, tdcl_err *err)
 {
     if (o->reps < 1 || o->reps > 31)
-        return tdcl_fail(err, TDCL_EINVAL, "io benchmark: --reps must be 1 to 31, got %d", o->reps);
+        return tdcl_fail_param(err, TDCL_EINVAL, TDCL_PARAM_REPS,
+                               "io benchmark: the repetitions must be 1 to 31, got %d", o->reps);
     if (o->n < 1 || o->n > 100000 || o->nnz < 1 || o->nnz > o->n * o->n)
-        return tdcl_fail(err, TDCL_EINVAL,
-                         "io benchmark: --size must be 1 to 100000 and the entries 1 to "
-                         "size^2, got %lld and %lld",
-                         (long long)o->n, (long long)o->nnz);
+        return tdcl_fail_param(err, TDCL_EINVAL, TDCL_PARAM_SIZE,
+                               "io benchmark: the size must be 1 to 100000 and the entries 1 to "
+                               "size^2, got %lld and %lld",
+                               (long long)o->n, (long long)o->nnz);
     return TDCL_OK;
 }
 

@@ -843,8 +843,9 @@ static tdcl_status check_opts(const bench_job *j, tdcl_err *err)
         return tdcl_fail(err, TDCL_EUNSUPPORTED, "bench: '%s' is not available yet in this build",
                          tdcl_bench_op_name(o->op));
     if (o->op == TDCL_BENCH_COPY && o->tile && o->tile != 1 && o->tile != 4 && o->tile != 8)
-        return tdcl_fail(err, TDCL_EINVAL,
-                         "bench: copy takes --tile as its vector width 1, 4 or 8, got %d", o->tile);
+        return tdcl_fail_param(err, TDCL_EINVAL, TDCL_PARAM_TILE,
+                               "bench: copy takes the tile as its vector width 1, 4 or 8, got %d",
+                               o->tile);
     return TDCL_OK;
 }
 

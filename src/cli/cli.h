@@ -48,7 +48,8 @@ int cmd_convert(int argc, char **argv, const cli_globals *g);
 int cmd_tune(int argc, char **argv, const cli_globals *g);
 int cmd_bench_e2e(int argc, char **argv, const cli_globals *g); /* bench e2e */
 
-/* Prints "tiledcl: MSG" to stderr and returns the exit code for err. */
+/* Prints "tiledcl: MSG" to stderr, followed by " (--FLAG)" when the error
+ * is about an option (err->param), and returns the exit code for err. */
 int cli_report(const tdcl_err *err);
 
 /* Prints "tiledcl: CMD: MSG" and a hint to run --help; returns 2. */

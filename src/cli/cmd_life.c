@@ -125,7 +125,8 @@ static int take_option(int c, const char *arg, const char *name, life_cli *lc)
         return 0;
     case 'r':
         if (tdcl_life_rule_parse(arg, &o->life.rule, NULL, &err))
-            return cli_usage_error("life", "%s", err.msg);
+            return cli_usage_error("life", "%s%s", err.msg,
+                                   err.param == TDCL_PARAM_BOUNDARY ? " (--boundary, --size)" : "");
         o->rule_given = 1;
         return 0;
     case 'b':

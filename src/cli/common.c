@@ -8,9 +8,23 @@
 #include "cli/cli.h"
 #include "base/spec.h"
 
+/* The flag that sets each option the library reports errors about. */
+static const char *const param_flags[] = {
+    [TDCL_PARAM_TILE] = "--tile",           [TDCL_PARAM_SIZE] = "--size",
+    [TDCL_PARAM_BOUNDARY] = "--boundary",   [TDCL_PARAM_PRECISION] = "--precision",
+    [TDCL_PARAM_KERNEL_DIR] = "--kernels",  [TDCL_PARAM_SCALE] = "--scale",
+    [TDCL_PARAM_MAX_BYTES] = "--max-bytes", [TDCL_PARAM_FRAMES_DIR] = "--frames",
+    [TDCL_PARAM_REPS] = "--reps",           [TDCL_PARAM_STRICT] = "--strict",
+};
+
 int cli_report(const tdcl_err *err)
 {
-    fprintf(stderr, "tiledcl: %s\n", err->msg[0] ? err->msg : tdcl_status_name(err->status));
+    const char *flag = (unsigned)err->param < sizeof param_flags / sizeof param_flags[0]
+                           ? param_flags[err->param]
+                           : NULL;
+    fprintf(stderr, "tiledcl: %s", err->msg[0] ? err->msg : tdcl_status_name(err->status));
+    if (flag && err->msg[0]) fprintf(stderr, " (%s)", flag);
+    fputc('\n', stderr);
     return tdcl_exit_code(err->status);
 }
 

@@ -1,6 +1,5 @@
 /* Life pattern files: RLE and .cells parsers and writers, the dispatch to
- * matio.h and image.h by extension or content, and a small GIF encoder for
- * animations (two colours, LZW as GIF89a defines it). */
+ * matio.h and image.h by extension or content. Animated GIFs are io/gif.c. */
 #include "io/life_io.h"
 
 #include <ctype.h>
@@ -535,8 +534,8 @@ static tdcl_status write_png(const char *path, const tdcl_matrix *grid, int scal
     tdcl_matrix img = {0};
     int64_t k = scale > 1 ? scale : 1;
     if (grid->rows > INT64_MAX / k || grid->cols > INT64_MAX / k)
-        return tdcl_fail(err, TDCL_ELIMIT, "'%s': --scale %d makes the image too large", path,
-                         scale);
+        return tdcl_fail_param(err, TDCL_ELIMIT, TDCL_PARAM_SCALE,
+                               "'%s': %d pixels per cell make the image too large", path, scale);
     tdcl_status st = tdcl_matrix_alloc(&img, grid->rows * k, grid->cols * k, 1, TDCL_U8, err);
     if (st) return st;
     const uint8_t *c = grid->data;
@@ -717,177 +716,4 @@ out:
     }
     free(buf);
     return st;
-}
-
-/* ---- animated GIF ------------------------------------------------------- */
-
-/* LZW with a minimum code size of 2 (GIF's smallest; only indices 0 and 1
- * occur): clear = 4, end = 5, codes up to 12 bits, a trie for the table. */
-#define GIF_CLEAR 4
-#define GIF_EOI 5
-#define GIF_MAXCODE 4095
-
-struct tdcl_life_gif {
-    tdcl_outfile f;
-    int64_t rows, cols;
-    int scale;
-    int delay_cs;
-    uint16_t *child; /* child[code * 4 + index]: the code for string+index, 0 = none */
-    int next_code, bits;
-    uint32_t acc;
-    int nacc;
-    uint8_t block[256];
-    int nblock;
-};
-
-static void gif_flush_block(tdcl_life_gif *g)
-{
-    if (!g->nblock) return;
-    fputc(g->nblock, g->f.fp);
-    fwrite(g->block, 1, (size_t)g->nblock, g->f.fp);
-    g->nblock = 0;
-}
-
-static void gif_put_byte(tdcl_life_gif *g, int b)
-{
-    g->block[g->nblock++] = (uint8_t)b;
-    if (g->nblock == 255) gif_flush_block(g);
-}
-
-/* Writes a code with the current width, then widens the codes once the
- * table has grown past it (the order giflib and every decoder use). */
-static void gif_code(tdcl_life_gif *g, int code)
-{
-    g->acc |= (uint32_t)code << g->nacc;
-    g->nacc += g->bits;
-    while (g->nacc >= 8) {
-        gif_put_byte(g, (int)(g->acc & 0xff));
-        g->acc >>= 8;
-        g->nacc -= 8;
-    }
-    if (g->next_code >= (1 << g->bits) && g->bits < 12) g->bits++;
-}
-
-static void gif_reset(tdcl_life_gif *g)
-{
-    memset(g->child, 0, sizeof(uint16_t) * 4 * (GIF_MAXCODE + 1));
-    g->next_code = GIF_EOI + 1;
-    g->bits = 3;
-}
-
-static void put16(FILE *fp, int v)
-{
-    fputc(v & 0xff, fp);
-    fputc((v >> 8) & 0xff, fp);
-}
-
-tdcl_status tdcl_life_gif_open(const char *path, int64_t rows, int64_t cols, int scale,
-                               int delay_cs, tdcl_life_gif **out, tdcl_err *err)
-{
-    *out = NULL;
-    int64_t k = scale > 1 ? scale : 1;
-    if (rows * k > 65535 || cols * k > 65535)
-        return tdcl_fail(err, TDCL_ELIMIT,
-                         "'%s': a GIF is at most 65535 pixels wide and high; the grid is %" PRId64
-                         " x %" PRId64 " cells at scale %d",
-                         path, cols, rows, (int)k);
-    tdcl_life_gif *g = calloc(1, sizeof *g);
-    if (g) g->child = malloc(sizeof(uint16_t) * 4 * (GIF_MAXCODE + 1));
-    if (!g || !g->child) {
-        if (g) free(g);
-        return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
-    }
-    tdcl_status st = tdcl_out_open(&g->f, path, err);
-    if (st) {
-        free(g->child);
-        free(g);
-        return st;
-    }
-    g->rows = rows;
-    g->cols = cols;
-    g->scale = (int)k;
-    g->delay_cs = delay_cs;
-    FILE *fp = g->f.fp;
-    fwrite("GIF89a", 1, 6, fp);
-    put16(fp, (int)(cols * k));
-    put16(fp, (int)(rows * k));
-    fputc(0x80, fp); /* a global table of 2 colours */
-    fputc(0, fp);
-    fputc(0, fp);
-    fwrite("\xff\xff\xff\x00\x00\x00", 1, 6, fp); /* 0 white (dead), 1 black (alive) */
-    fwrite("\x21\xff\x0bNETSCAPE2.0\x03\x01\x00\x00\x00", 1, 19, fp); /* loop forever */
-    *out = g;
-    return TDCL_OK;
-}
-
-tdcl_status tdcl_life_gif_frame(tdcl_life_gif *g, const tdcl_matrix *grid, tdcl_err *err)
-{
-    FILE *fp = g->f.fp;
-    int k = g->scale;
-    int w = (int)(g->cols * k), h = (int)(g->rows * k);
-    fwrite("\x21\xf9\x04\x00", 1, 4, fp); /* graphic control: the frame's delay */
-    put16(fp, g->delay_cs);
-    fwrite("\x00\x00", 1, 2, fp);
-    fputc(0x2c, fp);
-    put16(fp, 0);
-    put16(fp, 0);
-    put16(fp, w);
-    put16(fp, h);
-    fputc(0, fp);
-    fputc(2, fp); /* LZW minimum code size */
-    gif_reset(g);
-    g->acc = 0;
-    g->nacc = 0;
-    g->nblock = 0;
-    gif_code(g, GIF_CLEAR);
-    const uint8_t *c = grid->data;
-    int cur = -1;
-    for (int y = 0; y < h; y++) {
-        const uint8_t *row = c + (int64_t)(y / k) * g->cols;
-        for (int x = 0; x < w; x++) {
-            int px = row[x / k] ? 1 : 0;
-            if (cur < 0) {
-                cur = px;
-                continue;
-            }
-            uint16_t nx = g->child[cur * 4 + px];
-            if (nx) {
-                cur = nx;
-                continue;
-            }
-            gif_code(g, cur);
-            if (g->next_code >= GIF_MAXCODE) {
-                gif_code(g, GIF_CLEAR);
-                gif_reset(g);
-            } else {
-                g->child[cur * 4 + px] = (uint16_t)g->next_code++;
-            }
-            cur = px;
-        }
-    }
-    gif_code(g, cur);
-    gif_code(g, GIF_EOI);
-    if (g->nacc > 0) gif_put_byte(g, (int)(g->acc & 0xff));
-    gif_flush_block(g);
-    fputc(0, fp); /* end of the image data */
-    if (ferror(fp))
-        return tdcl_fail(err, TDCL_EIO, "'%s': write error: %s", g->f.path, strerror(errno));
-    return TDCL_OK;
-}
-
-tdcl_status tdcl_life_gif_close(tdcl_life_gif *g, tdcl_err *err)
-{
-    fputc(0x3b, g->f.fp);
-    tdcl_status st = tdcl_out_commit(&g->f, err);
-    free(g->child);
-    free(g);
-    return st;
-}
-
-void tdcl_life_gif_abort(tdcl_life_gif *g)
-{
-    if (!g) return;
-    tdcl_out_abort(&g->f);
-    free(g->child);
-    free(g);
 }

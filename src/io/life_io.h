@@ -75,17 +75,7 @@ int tdcl_life_path_known(const char *path);
 /* Number of live cells. */
 int64_t tdcl_life_population(const tdcl_matrix *grid);
 
-/* An animated GIF being written, one frame per call (2 colours: live cells
- * black on white, scale pixels per cell). */
-typedef struct tdcl_life_gif tdcl_life_gif;
-
-/* Opens path for a rows x cols animation, delay_cs hundredths of a second
- * between frames. *out is owned by the caller: finish with
- * tdcl_life_gif_close (commits the file) or tdcl_life_gif_abort. */
-tdcl_status tdcl_life_gif_open(const char *path, int64_t rows, int64_t cols, int scale,
-                               int delay_cs, tdcl_life_gif **out, tdcl_err *err);
-tdcl_status tdcl_life_gif_frame(tdcl_life_gif *g, const tdcl_matrix *grid, tdcl_err *err);
-tdcl_status tdcl_life_gif_close(tdcl_life_gif *g, tdcl_err *err);
-void tdcl_life_gif_abort(tdcl_life_gif *g);
+/* Animated GIFs of a run (tdcl_life_gif_*) are io/gif.h. */
+#include "io/gif.h"
 
 #endif

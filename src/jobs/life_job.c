@@ -34,10 +34,10 @@ static tdcl_status place(const tdcl_matrix *pat, int64_t rows, int64_t cols, tdc
                          tdcl_err *err)
 {
     if (pat->rows > rows || pat->cols > cols)
-        return tdcl_fail(err, TDCL_EINVAL,
-                         "the pattern (%" PRId64 " x %" PRId64 ") does not fit in --size %" PRId64
-                         "x%" PRId64,
-                         pat->cols, pat->rows, cols, rows);
+        return tdcl_fail_param(err, TDCL_EINVAL, TDCL_PARAM_SIZE,
+                               "the pattern (%" PRId64 " x %" PRId64
+                               ") does not fit in the %" PRId64 "x%" PRId64 " grid",
+                               pat->cols, pat->rows, cols, rows);
     tdcl_status st = tdcl_matrix_alloc(out, rows, cols, 1, TDCL_U8, err);
     if (st) return st;
     int64_t oy = (rows - pat->rows) / 2, ox = (cols - pat->cols) / 2;
@@ -59,10 +59,10 @@ static tdcl_status job_input(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_li
     if (!o->input) {
         int64_t w = o->width > 0 ? o->width : 500, h = o->height > 0 ? o->height : 500;
         if (w > max_cells / h)
-            return tdcl_fail(err, TDCL_ELIMIT,
-                             "--size %" PRId64 "x%" PRId64 " is more than the %" PRId64
-                             " cells '%s' holds",
-                             w, h, max_cells, ctx->dev.device_name);
+            return tdcl_fail_param(err, TDCL_ELIMIT, TDCL_PARAM_SIZE,
+                                   "a %" PRId64 "x%" PRId64 " grid is more than the %" PRId64
+                                   " cells '%s' holds",
+                                   w, h, max_cells, ctx->dev.device_name);
         st = tdcl_life_soup(h, w, o->density, o->seed, grid, err);
         ctx->t.read_ms += tdcl_now_ms() - t0;
         return st;
@@ -75,7 +75,8 @@ static tdcl_status job_input(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_li
         int64_t w = o->width > 0 ? o->width : pat.grid.cols;
         int64_t h = o->height > 0 ? o->height : pat.grid.rows;
         if (w > max_cells / h) {
-            st = tdcl_fail(err, TDCL_ELIMIT, "--size %" PRId64 "x%" PRId64 " is too large", w, h);
+            st = tdcl_fail_param(err, TDCL_ELIMIT, TDCL_PARAM_SIZE,
+                                 "a %" PRId64 "x%" PRId64 " grid is too large", w, h);
             goto out;
         }
         TDCL_TRY(place(&pat.grid, h, w, grid, err));
@@ -182,8 +183,9 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
     js.w.boundary = lo.boundary;
     js.w.scale = o->scale;
     if (o->frames_dir && mkdir(o->frames_dir, 0777) != 0 && errno != EEXIST) {
-        st = tdcl_fail(err, TDCL_EIO, "cannot create --frames directory '%s': %s", o->frames_dir,
-                       strerror(errno));
+        st = tdcl_fail_param(err, TDCL_EIO, TDCL_PARAM_FRAMES_DIR,
+                             "cannot create the frames directory '%s': %s", o->frames_dir,
+                             strerror(errno));
         goto out;
     }
     if (o->gif_path)

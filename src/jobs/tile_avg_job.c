@@ -25,8 +25,9 @@ static tdcl_status read_input(const tdcl_ta_job_opts *jo, tdcl_matrix *m, int *b
         if (st == TDCL_OK && jo->max_bytes &&
             tdcl_matrix_count(m) * tdcl_dtype_size(m->dtype) > jo->max_bytes) {
             tdcl_matrix_free(m);
-            return tdcl_fail(err, TDCL_ELIMIT, "'%s': the image is larger than --max-bytes %zu",
-                             jo->in_path, jo->max_bytes);
+            return tdcl_fail_param(err, TDCL_ELIMIT, TDCL_PARAM_MAX_BYTES,
+                                   "'%s': the image is larger than the limit of %zu bytes",
+                                   jo->in_path, jo->max_bytes);
         }
         return st;
     }

@@ -525,8 +525,9 @@ tdcl_status tdcl_kernel_path(const char *kernel_dir, const char *name, char **pa
     if (kernel_dir) {
         if (try_dir(kernel_dir, name, path, tried, sizeof tried))
             return TDCL_OK;
-        return tdcl_fail(err, TDCL_EIO, "kernel '%s' not found in --kernels directory '%s'", name,
-                         kernel_dir);
+        return tdcl_fail_param(err, TDCL_EIO, TDCL_PARAM_KERNEL_DIR,
+                               "kernel '%s' not found in the kernel directory '%s'", name,
+                               kernel_dir);
     }
     const char *env = getenv("TILEDCL_KERNEL_PATH");
     if (env && *env) {
@@ -554,8 +555,8 @@ tdcl_status tdcl_kernel_path(const char *kernel_dir, const char *name, char **pa
     }
     if (try_dir(TDCL_DATADIR, name, path, tried, sizeof tried))
         return TDCL_OK;
-    return tdcl_fail(err, TDCL_EIO,
-                     "kernel '%s' not found (looked in: %s); set --kernels DIR or "
+    return tdcl_fail_param(err, TDCL_EIO, TDCL_PARAM_KERNEL_DIR,
+                     "kernel '%s' not found (looked in: %s); give a kernel directory or set "
                      "TILEDCL_KERNEL_PATH",
                      name, tried);
 }

@@ -121,7 +121,7 @@ run life --gens -1
 expect_rc 2 "negative generations are a usage error"
 run life --rule B03/S23 --size 10x10 -o "$T/nope.rle"
 expect_rc 1 "B0 with a dead boundary is refused"
-expect_contains "$ERR" "use --boundary torus or clamp" "the refusal says what to do"
+expect_contains "$ERR" "use a torus or clamped boundary (--boundary)" "the refusal says what to do, and the CLI names the flag"
 [ ! -e "$T/nope.rle" ] && ok "a refused run writes nothing" || not_ok "a refused run writes nothing"
 printf 'x = 3, y = 2\nooo$\nbbbo!\n' >"$T/bad.rle"
 run life "$T/bad.rle" -o "$T/nope.rle"
@@ -133,10 +133,11 @@ run life -o "$T/out.xyz"
 expect_rc 2 "an unknown output format is a usage error"
 run life --kernel bytes --tile 4096 --size 10x10
 expect_rc 1 "a forced tile the device cannot run is refused"
-expect_contains "$ERR" "--tile 4096" "and the message names it"
+expect_contains "$ERR" "tile 4096: " "and the message names it"
+expect_contains "$ERR" "that fits (--tile)" "and the CLI the flag"
 run life "$TDCL_DATA/gosper-gun.rle" --size 10x10
 expect_rc 1 "a pattern larger than --size is refused"
-expect_contains "$ERR" "does not fit in --size 10x10" "and says so"
+expect_contains "$ERR" "does not fit in the 10x10 grid (--size)" "and says so, naming the flag"
 run life --bogus
 expect_rc 2 "an unknown option is a usage error"
 expect_contains "$ERR" "unknown option '--bogus'" "and is named"

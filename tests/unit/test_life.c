@@ -586,10 +586,12 @@ static void test_plan_errors(void **state)
     o.tile = 4096; /* 4096 x 4096 work-items: no device runs that */
     assert_int_equal(tdcl_life_plan_create(ctx, &o, &g, &p, &err), TDCL_ELIMIT);
     assert_null(p);
-    assert_non_null(strstr(err.msg, "--tile 4096"));
+    assert_non_null(strstr(err.msg, "tile 4096: "));
+    assert_int_equal(err.param, TDCL_PARAM_TILE); /* the CLI names --tile */
     o = tdcl_life_opts_default();
     o.rule = rule("B0/S8");
     assert_int_equal(tdcl_life_plan_create(ctx, &o, &g, &p, &err), TDCL_EINVAL);
+    assert_int_equal(err.param, TDCL_PARAM_BOUNDARY);
     assert_int_equal(tdcl_matrix_alloc(&f, 4, 4, 1, TDCL_F32, NULL), TDCL_OK);
     o = tdcl_life_opts_default();
     assert_int_equal(tdcl_life_plan_create(ctx, &o, &f, &p, &err), TDCL_EINVAL);

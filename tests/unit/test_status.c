@@ -37,6 +37,24 @@ static void test_fail_cl_names_call_and_error(void **state)
     assert_int_equal(e.cl_code, -5);
 }
 
+/* An error about an option records which; any later failure clears it. */
+static void test_fail_param(void **state)
+{
+    (void)state;
+    tdcl_err e = {0};
+    assert_int_equal(tdcl_fail_param(&e, TDCL_ELIMIT, TDCL_PARAM_TILE, "tile %d too big", 64),
+                     TDCL_ELIMIT);
+    assert_string_equal(e.msg, "tile 64 too big");
+    assert_int_equal(e.param, TDCL_PARAM_TILE);
+    assert_int_equal(e.status, TDCL_ELIMIT);
+    tdcl_fail(&e, TDCL_EIO, "other");
+    assert_int_equal(e.param, TDCL_PARAM_NONE);
+    tdcl_fail_param(&e, TDCL_EINVAL, TDCL_PARAM_SIZE, "x");
+    tdcl_fail_cl(&e, -5, "clFinish", NULL);
+    assert_int_equal(e.param, TDCL_PARAM_NONE);
+    assert_int_equal(tdcl_fail_param(NULL, TDCL_EINVAL, TDCL_PARAM_SIZE, "x"), TDCL_EINVAL);
+}
+
 static void test_exit_codes(void **state)
 {
     (void)state;
@@ -54,6 +72,7 @@ int main(void)
         cmocka_unit_test(test_fail_formats_message),
         cmocka_unit_test(test_cl_error_names),
         cmocka_unit_test(test_fail_cl_names_call_and_error),
+        cmocka_unit_test(test_fail_param),
         cmocka_unit_test(test_exit_codes),
     };
     return cmocka_run_group_tests_name("status", tests, NULL, NULL);

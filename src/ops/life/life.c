@@ -45,10 +45,11 @@ tdcl_status tdcl_life_check(const tdcl_life_opts *o, tdcl_err *err)
     /* Under B0 every dead cell with no live neighbour is born, so "outside
      * is dead" cannot hold; on a torus or a clamped grid there is no outside. */
     if (tdcl_life_rule_has_b0(&r) && o->boundary == TDCL_LIFE_DEAD)
-        return tdcl_fail(err, TDCL_EINVAL,
-                         "rule '%s' has B0 (cells born with no live neighbour), which is only "
-                         "well defined on a finite grid: use --boundary torus or clamp",
-                         tdcl_life_rule_format(&r, name, sizeof name));
+        return tdcl_fail_param(
+            err, TDCL_EINVAL, TDCL_PARAM_BOUNDARY,
+            "rule '%s' has B0 (cells born with no live neighbour), which is only "
+            "well defined on a finite grid: use a torus or clamped boundary",
+            tdcl_life_rule_format(&r, name, sizeof name));
     if (o->word_bits != 0 && o->word_bits != 32 && o->word_bits != 64)
         return tdcl_fail(err, TDCL_EINVAL, "cells per word must be 32 or 64, got %d", o->word_bits);
     if (o->depth < 0 || o->depth > 64 || (o->word_bits && o->depth > o->word_bits))
@@ -656,12 +657,12 @@ static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
                              "life tune '%s' on '%s', %" PRId64 " x %" PRId64 ": %s", p->o.tune,
                              d->device_name, p->cols, p->rows, why.msg);
         if (forced)
-            return tdcl_fail(err, TDCL_ELIMIT,
-                             "--tile %d: the device '%s' cannot run this tile (max work-group "
-                             "%zu, local memory %llu bytes); leave --tile out to choose one that "
-                             "fits",
-                             p->o.tile, d->device_name, d->max_wg,
-                             (unsigned long long)d->local_mem);
+            return tdcl_fail_param(
+                err, TDCL_ELIMIT, TDCL_PARAM_TILE,
+                "tile %d: the device '%s' cannot run this tile (max work-group "
+                "%zu, local memory %llu bytes); leave the tile unset to choose one "
+                "that fits",
+                p->o.tile, d->device_name, d->max_wg, (unsigned long long)d->local_mem);
         if (shrink(&c)) continue;
         if (c.mode == MODE_SINGLE || c.mode == MODE_BANDS) { /* whole rows do not fit: tiles */
             c = initial_cfg(d, &p->o, p->rows, p->cols, 0);

@@ -217,12 +217,13 @@ static tdcl_status check_sizes(const tdcl_mm_tc *p, tdcl_err *err)
     if ((double)p->M * p->N > most) most = (double)p->M * p->N;
     if (p->M > INT_MAX / 2 || p->N > INT_MAX / 2 || p->K > INT_MAX / 2 ||
         most * sizeof(float) > (double)d->max_alloc)
-        return tdcl_fail(err, TDCL_ELIMIT,
-                         "a %" PRId64 "x%" PRId64 " * %" PRId64 "x%" PRId64
-                         " product needs buffers of %.0f bytes; the tensor-core path does not "
-                         "split into panels and device '%s' allows %llu (use --precision fp32)",
-                         p->M, p->K, p->K, p->N, most * sizeof(float), d->device_name,
-                         (unsigned long long)d->max_alloc);
+        return tdcl_fail_param(
+            err, TDCL_ELIMIT, TDCL_PARAM_PRECISION,
+            "a %" PRId64 "x%" PRId64 " * %" PRId64 "x%" PRId64
+            " product needs buffers of %.0f bytes; the tensor-core path does not "
+            "split into panels and device '%s' allows %llu (use precision fp32)",
+            p->M, p->K, p->K, p->N, most * sizeof(float), d->device_name,
+            (unsigned long long)d->max_alloc);
     return TDCL_OK;
 }
 

@@ -337,8 +337,7 @@ tdcl_status tdcl_mm_table_store(tdcl_ctx *ctx, tdcl_mm_kernel kernel, const tdcl
     }
     char key[1024];
     device_key(ctx, key, sizeof key);
-    fprintf(fp, "# tiledcl tune matmul: parameters per product size (see tiledcl tune --help)\n%s",
-            key);
+    fprintf(fp, "# tiledcl tune matmul: parameters per product size\n%s", key);
     for (size_t i = 0; i < nm; i++)
         fprintf(fp, "matmul %s %s %" PRId64 " %.1f %s\n", tdcl_dtype_name(merged[i].type),
                 kernel_key(merged[i].kernel), merged[i].size, merged[i].gflops, merged[i].params);

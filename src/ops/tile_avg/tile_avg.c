@@ -113,10 +113,10 @@ tdcl_status tdcl_ta_shape(const tdcl_ta_opts *o, int64_t rows, int64_t cols, int
                          "tile-avg: the %lldx%lld tile is larger than the %lldx%lld matrix",
                          (long long)t, (long long)u, (long long)rows, (long long)cols);
     if (o->strict && (rows % t || cols % u))
-        return tdcl_fail(err, TDCL_EINVAL,
-                         "tile-avg: the %lldx%lld matrix is not a whole number of %lldx%lld tiles "
-                         "(--strict)",
-                         (long long)rows, (long long)cols, (long long)t, (long long)u);
+        return tdcl_fail_param(
+            err, TDCL_EINVAL, TDCL_PARAM_STRICT,
+            "tile-avg: the %lldx%lld matrix is not a whole number of %lldx%lld tiles",
+            (long long)rows, (long long)cols, (long long)t, (long long)u);
     *orows = (rows + t - 1) / t;
     *ocols = (cols + u - 1) / u;
     return TDCL_OK;
