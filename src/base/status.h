@@ -21,6 +21,7 @@ typedef enum tdcl_status {
     TDCL_ENODEV,      /* no device matches, or no OpenCL platform at all */
     TDCL_ECL,         /* an OpenCL call failed */
     TDCL_EINTR,       /* interrupted by a signal */
+    TDCL_ERANGE,      /* a value does not fit the type it must become (overflow, NaN to int) */
 } tdcl_status;
 
 typedef struct tdcl_err {

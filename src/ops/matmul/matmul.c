@@ -39,8 +39,10 @@ struct tdcl_mm_plan {
     void *hc;                 /* C on the host when panelled */
     int64_t up_a[2], up_b[2]; /* panel indices now in the a and b buffers */
     int poison;
+    int wrap;        /* int64: wrap-around accepted */
+    int range_check; /* int64: the inputs' bound cannot rule overflow out */
     cl_program prog;
-    cl_kernel k_mm, k_pack_a, k_pack_b, k_tr, k_red;
+    cl_kernel k_mm, k_pack_a, k_pack_b, k_tr, k_red, k_range;
     cl_mem a, b, c, ap, bp, at, w;
     char desc[384];
     tdcl_mm_tc *tc; /* tf32 / 3xtf32: the tensor-core plan does the work */
@@ -582,8 +584,8 @@ static size_t wg_needed(const tdcl_mm_plan *p)
 
 static void release_kernels(tdcl_mm_plan *p)
 {
-    cl_kernel *ks[] = {&p->k_mm, &p->k_pack_a, &p->k_pack_b, &p->k_tr, &p->k_red};
-    for (size_t i = 0; i < 5; i++)
+    cl_kernel *ks[] = {&p->k_mm, &p->k_pack_a, &p->k_pack_b, &p->k_tr, &p->k_red, &p->k_range};
+    for (size_t i = 0; i < 6; i++)
         if (*ks[i]) {
             clReleaseKernel(*ks[i]);
             *ks[i] = NULL;
@@ -630,6 +632,7 @@ static tdcl_status build_once(tdcl_mm_plan *p, tdcl_err *err)
         TDCL_TRY(tdcl_ctx_kernel(p->prog, "mm_transpose", &p->k_tr, err));
         TDCL_TRY(tdcl_ctx_kernel(p->prog, "mm_reduce", &p->k_red, err));
     }
+    if (p->type == TDCL_I64) TDCL_TRY(tdcl_ctx_kernel(p->prog, "mm_i64_range", &p->k_range, err));
 out:
     return st;
 }
@@ -726,6 +729,8 @@ static tdcl_status keep_inputs(tdcl_mm_plan *p, const tdcl_matrix *a, const tdcl
         TDCL_TRY(tdcl_matrix_convert(in[i], p->type, &t, err));
         *dst[i] = t.data;
     }
+    if (p->type == TDCL_I64 && !p->wrap)
+        p->range_check = !tdcl_mm_i64_bound_ok(p->ha, p->hb, p->M, p->K, p->N);
     size_t bytes;
     TDCL_TRY(tdcl_matrix_bytes(p->M, p->N, 1, p->type, &bytes, err));
     if (!(p->hc = malloc(bytes)))
@@ -742,6 +747,8 @@ static tdcl_status upload_whole(tdcl_mm_plan *p, const tdcl_matrix *a, const tdc
     void *oa = NULL, *ob = NULL;
     TDCL_TRY(as_type(p, a, &da, &oa, err));
     TDCL_TRY(as_type(p, b, &db, &ob, err));
+    if (p->type == TDCL_I64 && !p->wrap)
+        p->range_check = !tdcl_mm_i64_bound_ok(da, db, p->M, p->K, p->N);
     cl_command_queue q = p->ctx->queue;
     TDCL_CL_TRY(err,
                 clEnqueueWriteBuffer(q, p->a, CL_TRUE, 0, (size_t)(p->M * p->K) * p->esz, da, 0,
@@ -835,6 +842,7 @@ tdcl_status tdcl_mm_plan_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl
     p->K = a->cols;
     p->N = b->cols;
     p->poison = o->poison;
+    p->wrap = o->wrap;
     p->up_a[0] = p->up_b[0] = -1;
     tdcl_mm_precision prec = TDCL_MM_FP32;
     tdcl_status st = check_inputs(p, a, b, err);
@@ -1111,6 +1119,54 @@ out:
     return st;
 }
 
+static tdcl_status overflow_at(int64_t row, int64_t col, tdcl_err *err)
+{
+    return tdcl_fail(err, TDCL_ERANGE,
+                     "the exact int64 product overflows: element (%" PRId64 ", %" PRId64
+                     ") of C (row, column from 1) lies outside the int64 range",
+                     row + 1, col + 1);
+}
+
+/* The device's search for elements outside int64 (mm_i64_range) over the
+ * whole A and B in their buffers: the first in row-major order, if any. */
+static tdcl_status range_device(tdcl_mm_plan *p, mm_events *e, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    cl_int rc, n = (cl_int)p->N;
+    int *first = NULL;
+    cl_mem f = clCreateBuffer(p->ctx->context, CL_MEM_READ_WRITE, (size_t)p->M * sizeof(cl_int),
+                              NULL, &rc);
+    if (rc != CL_SUCCESS)
+        return tdcl_fail_cl(err, rc, "clCreateBuffer", "int64 overflow flags (%" PRId64 " rows)",
+                            p->M);
+    if (!(first = malloc((size_t)p->M * sizeof *first))) {
+        st = tdcl_fail(err, TDCL_ENOMEM, "out of memory for the int64 overflow flags");
+        goto out;
+    }
+    TDCL_CL_TRY(err,
+                clEnqueueFillBuffer(p->ctx->queue, f, &n, sizeof n, 0,
+                                    (size_t)p->M * sizeof(cl_int), 0, NULL, NULL),
+                "clEnqueueFillBuffer");
+    int64_t v[] = {p->M, p->N, p->K, 0, p->K, 0, p->N, 0};
+    cl_mem m[] = {0, 0, 0, p->a, 0, p->b, 0, f};
+    TDCL_TRY(set_args(p, p->k_range, "iiimxmxm", v, m, err));
+    size_t g[2] = {(size_t)p->N, (size_t)p->M};
+    TDCL_TRY(enqueue(p, p->k_range, g, NULL, e, err));
+    TDCL_CL_TRY(err,
+                clEnqueueReadBuffer(p->ctx->queue, f, CL_TRUE, 0, (size_t)p->M * sizeof(cl_int),
+                                    first, 0, NULL, NULL),
+                "clEnqueueReadBuffer");
+    for (int64_t i = 0; i < p->M; i++)
+        if (first[i] < n) {
+            st = overflow_at(i, first[i], err);
+            break;
+        }
+out:
+    free(first);
+    clReleaseMemObject(f);
+    return st;
+}
+
 tdcl_status tdcl_mm_plan_execute(tdcl_mm_plan *p, double *kernel_ms, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
@@ -1119,9 +1175,14 @@ tdcl_status tdcl_mm_plan_execute(tdcl_mm_plan *p, double *kernel_ms, tdcl_err *e
     if (p->npm * p->npk * p->npn == 1) {
         mm_panel x = {p->M, p->K, p->N, 0};
         TDCL_TRY(run_panel(p, &x, &e, err));
+        if (p->range_check) TDCL_TRY(range_device(p, &e, err));
         TDCL_CL_TRY(err, clFinish(p->ctx->queue), "clFinish");
     } else {
+        int64_t r, c;
         TDCL_TRY(execute_panels(p, &e, err));
+        /* the panels are not on the device together: search on the host */
+        if (p->range_check && tdcl_mm_i64_first_overflow(p->ha, p->hb, p->M, p->K, p->N, &r, &c))
+            st = overflow_at(r, c, err);
     }
 out:
     events_flush(&e);
