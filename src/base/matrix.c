@@ -1,18 +1,28 @@
 /* Allocation, element access and dtype conversion for tdcl_matrix. */
 #include "base/matrix.h"
 
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 size_t tdcl_dtype_size(tdcl_dtype t)
 {
     switch (t) {
-    case TDCL_F32: return 4;
-    case TDCL_F64: return 8;
-    case TDCL_I32: return 4;
-    case TDCL_I64: return 8;
-    case TDCL_U8: return 1;
-    case TDCL_U16: return 2;
+    case TDCL_F32:
+        return 4;
+    case TDCL_F64:
+        return 8;
+    case TDCL_I32:
+        return 4;
+    case TDCL_I64:
+        return 8;
+    case TDCL_U8:
+        return 1;
+    case TDCL_U16:
+        return 2;
     }
     return 0;
 }
@@ -20,12 +30,18 @@ size_t tdcl_dtype_size(tdcl_dtype t)
 const char *tdcl_dtype_name(tdcl_dtype t)
 {
     switch (t) {
-    case TDCL_F32: return "float32";
-    case TDCL_F64: return "float64";
-    case TDCL_I32: return "int32";
-    case TDCL_I64: return "int64";
-    case TDCL_U8: return "uint8";
-    case TDCL_U16: return "uint16";
+    case TDCL_F32:
+        return "float32";
+    case TDCL_F64:
+        return "float64";
+    case TDCL_I32:
+        return "int32";
+    case TDCL_I64:
+        return "int64";
+    case TDCL_U8:
+        return "uint8";
+    case TDCL_U16:
+        return "uint16";
     }
     return "unknown";
 }
@@ -56,8 +72,7 @@ tdcl_status tdcl_matrix_alloc(tdcl_matrix *m, int64_t rows, int64_t cols, int ch
     memset(m, 0, sizeof *m);
     size_t bytes;
     tdcl_status st = tdcl_matrix_bytes(rows, cols, channels, dtype, &bytes, err);
-    if (st)
-        return st;
+    if (st) return st;
     void *p = calloc(1, bytes);
     if (!p)
         return tdcl_fail(err, TDCL_ENOMEM, "cannot allocate %zu bytes for a %lldx%lld matrix",
@@ -72,8 +87,7 @@ tdcl_status tdcl_matrix_alloc(tdcl_matrix *m, int64_t rows, int64_t cols, int ch
 
 void tdcl_matrix_free(tdcl_matrix *m)
 {
-    if (!m)
-        return;
+    if (!m) return;
     free(m->data);
     memset(m, 0, sizeof *m);
 }
@@ -86,12 +100,18 @@ size_t tdcl_matrix_count(const tdcl_matrix *m)
 double tdcl_matrix_get_f64(const tdcl_matrix *m, size_t k)
 {
     switch (m->dtype) {
-    case TDCL_F32: return ((const float *)m->data)[k];
-    case TDCL_F64: return ((const double *)m->data)[k];
-    case TDCL_I32: return ((const int32_t *)m->data)[k];
-    case TDCL_I64: return (double)((const int64_t *)m->data)[k];
-    case TDCL_U8: return ((const uint8_t *)m->data)[k];
-    case TDCL_U16: return ((const uint16_t *)m->data)[k];
+    case TDCL_F32:
+        return ((const float *)m->data)[k];
+    case TDCL_F64:
+        return ((const double *)m->data)[k];
+    case TDCL_I32:
+        return ((const int32_t *)m->data)[k];
+    case TDCL_I64:
+        return (double)((const int64_t *)m->data)[k];
+    case TDCL_U8:
+        return ((const uint8_t *)m->data)[k];
+    case TDCL_U16:
+        return ((const uint16_t *)m->data)[k];
     }
     return 0;
 }
@@ -99,12 +119,18 @@ double tdcl_matrix_get_f64(const tdcl_matrix *m, size_t k)
 int64_t tdcl_matrix_get_i64(const tdcl_matrix *m, size_t k)
 {
     switch (m->dtype) {
-    case TDCL_F32: return (int64_t)((const float *)m->data)[k];
-    case TDCL_F64: return (int64_t)((const double *)m->data)[k];
-    case TDCL_I32: return ((const int32_t *)m->data)[k];
-    case TDCL_I64: return ((const int64_t *)m->data)[k];
-    case TDCL_U8: return ((const uint8_t *)m->data)[k];
-    case TDCL_U16: return ((const uint16_t *)m->data)[k];
+    case TDCL_F32:
+        return (int64_t)((const float *)m->data)[k];
+    case TDCL_F64:
+        return (int64_t)((const double *)m->data)[k];
+    case TDCL_I32:
+        return ((const int32_t *)m->data)[k];
+    case TDCL_I64:
+        return ((const int64_t *)m->data)[k];
+    case TDCL_U8:
+        return ((const uint8_t *)m->data)[k];
+    case TDCL_U16:
+        return ((const uint16_t *)m->data)[k];
     }
     return 0;
 }
@@ -113,8 +139,7 @@ tdcl_status tdcl_matrix_convert(const tdcl_matrix *src, tdcl_dtype to, tdcl_matr
                                 tdcl_err *err)
 {
     tdcl_status st = tdcl_matrix_alloc(dst, src->rows, src->cols, src->channels, to, err);
-    if (st)
-        return st;
+    if (st) return st;
     size_t n = tdcl_matrix_count(src);
     if (src->dtype == to) {
         memcpy(dst->data, src->data, n * tdcl_dtype_size(to));
@@ -122,13 +147,153 @@ tdcl_status tdcl_matrix_convert(const tdcl_matrix *src, tdcl_dtype to, tdcl_matr
     }
     for (size_t k = 0; k < n; k++) {
         switch (to) {
-        case TDCL_F32: ((float *)dst->data)[k] = (float)tdcl_matrix_get_f64(src, k); break;
-        case TDCL_F64: ((double *)dst->data)[k] = tdcl_matrix_get_f64(src, k); break;
-        case TDCL_I32: ((int32_t *)dst->data)[k] = (int32_t)tdcl_matrix_get_i64(src, k); break;
-        case TDCL_I64: ((int64_t *)dst->data)[k] = tdcl_matrix_get_i64(src, k); break;
-        case TDCL_U8: ((uint8_t *)dst->data)[k] = (uint8_t)tdcl_matrix_get_i64(src, k); break;
-        case TDCL_U16: ((uint16_t *)dst->data)[k] = (uint16_t)tdcl_matrix_get_i64(src, k); break;
+        case TDCL_F32:
+            ((float *)dst->data)[k] = (float)tdcl_matrix_get_f64(src, k);
+            break;
+        case TDCL_F64:
+            ((double *)dst->data)[k] = tdcl_matrix_get_f64(src, k);
+            break;
+        case TDCL_I32:
+            ((int32_t *)dst->data)[k] = (int32_t)tdcl_matrix_get_i64(src, k);
+            break;
+        case TDCL_I64:
+            ((int64_t *)dst->data)[k] = tdcl_matrix_get_i64(src, k);
+            break;
+        case TDCL_U8:
+            ((uint8_t *)dst->data)[k] = (uint8_t)tdcl_matrix_get_i64(src, k);
+            break;
+        case TDCL_U16:
+            ((uint16_t *)dst->data)[k] = (uint16_t)tdcl_matrix_get_i64(src, k);
+            break;
         }
     }
     return TDCL_OK;
+}
+
+const char *tdcl_matrix_where(const tdcl_matrix *m, size_t k, char *buf, size_t n)
+{
+    size_t ch = m->channels > 0 ? (size_t)m->channels : 1, cols = (size_t)m->cols;
+    size_t px = k / ch;
+    if (ch > 1)
+        snprintf(buf, n, "row %zu, column %zu, channel %zu", px / cols + 1, px % cols + 1,
+                 k % ch + 1);
+    else
+        snprintf(buf, n, "row %zu, column %zu", px / cols + 1, px % cols + 1);
+    return buf;
+}
+
+/* The integer range of t (int types only). */
+static void int_range(tdcl_dtype t, int64_t *lo, int64_t *hi)
+{
+    switch (t) {
+    case TDCL_I32:
+        *lo = INT32_MIN, *hi = INT32_MAX;
+        break;
+    case TDCL_U8:
+        *lo = 0, *hi = UINT8_MAX;
+        break;
+    case TDCL_U16:
+        *lo = 0, *hi = UINT16_MAX;
+        break;
+    default:
+        *lo = INT64_MIN, *hi = INT64_MAX;
+        break;
+    }
+}
+
+static void put_int(tdcl_matrix *m, size_t k, int64_t v)
+{
+    switch (m->dtype) {
+    case TDCL_I32:
+        ((int32_t *)m->data)[k] = (int32_t)v;
+        break;
+    case TDCL_I64:
+        ((int64_t *)m->data)[k] = v;
+        break;
+    case TDCL_U8:
+        ((uint8_t *)m->data)[k] = (uint8_t)v;
+        break;
+    case TDCL_U16:
+        ((uint16_t *)m->data)[k] = (uint16_t)v;
+        break;
+    default:
+        break;
+    }
+}
+
+static tdcl_status out_of_range(const tdcl_matrix *src, size_t k, tdcl_dtype to, const char *range,
+                                tdcl_err *err)
+{
+    char where[96], val[64];
+    if (tdcl_dtype_is_int(src->dtype))
+        snprintf(val, sizeof val, "%" PRId64, tdcl_matrix_get_i64(src, k));
+    else
+        snprintf(val, sizeof val, "%.17g", tdcl_matrix_get_f64(src, k));
+    return tdcl_fail(err, TDCL_ERANGE, "value %s at %s does not fit in %s (%s)", val,
+                     tdcl_matrix_where(src, k, where, sizeof where), tdcl_dtype_name(to), range);
+}
+
+/* Element k of src into integer dst; 1 when out of range (not written). */
+static int narrow_int(const tdcl_matrix *src, size_t k, tdcl_matrix *dst, int clip, int *nan)
+{
+    int64_t lo, hi, v;
+    int_range(dst->dtype, &lo, &hi);
+    *nan = 0;
+    if (tdcl_dtype_is_int(src->dtype)) {
+        v = tdcl_matrix_get_i64(src, k);
+    } else {
+        double d = tdcl_matrix_get_f64(src, k);
+        if (isnan(d)) return *nan = 1;
+        /* compared as doubles before any cast: [lo, hi + 1) holds every
+         * value whose truncation fits (hi + 1 is a power of two) */
+        if (d < (double)lo || d >= (double)hi + 1.0) {
+            if (!clip) return 1;
+            v = d < 0 ? lo : hi;
+        } else {
+            v = (int64_t)d;
+        }
+    }
+    if (v < lo || v > hi) {
+        if (!clip) return 1;
+        v = v < lo ? lo : hi;
+    }
+    put_int(dst, k, v);
+    return 0;
+}
+
+tdcl_status tdcl_matrix_narrow(const tdcl_matrix *src, tdcl_dtype to, int clip, tdcl_matrix *dst,
+                               tdcl_err *err)
+{
+    /* integers are written here, never through a cast of an out-of-range
+     * double (undefined behaviour) */
+    tdcl_status st = tdcl_dtype_is_int(to) && src->dtype != to
+                         ? tdcl_matrix_alloc(dst, src->rows, src->cols, src->channels, to, err)
+                         : tdcl_matrix_convert(src, to, dst, err);
+    if (st || src->dtype == to || to == TDCL_F64) return st;
+    size_t n = tdcl_matrix_count(src);
+    char range[96];
+    if (to == TDCL_F32) {
+        snprintf(range, sizeof range, "its largest finite magnitude is %.9g", (double)FLT_MAX);
+        float *f = dst->data;
+        for (size_t k = 0; k < n; k++) {
+            if (!isinf(f[k]) || isinf(tdcl_matrix_get_f64(src, k))) continue;
+            if (!clip) {
+                st = out_of_range(src, k, to, range, err);
+                break;
+            }
+            f[k] = f[k] > 0 ? FLT_MAX : -FLT_MAX;
+        }
+    } else {
+        int64_t lo, hi;
+        int_range(to, &lo, &hi);
+        snprintf(range, sizeof range, "%" PRId64 "..%" PRId64, lo, hi);
+        for (size_t k = 0; k < n; k++) {
+            int nan;
+            if (!narrow_int(src, k, dst, clip, &nan)) continue;
+            st = out_of_range(src, k, to, nan ? "NaN has no integer value" : range, err);
+            break;
+        }
+    }
+    if (st) tdcl_matrix_free(dst);
+    return st;
 }

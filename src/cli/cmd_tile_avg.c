@@ -37,6 +37,9 @@ static void usage(FILE *fp)
             "                  fail (exit 1) past a relative error of 1e-6\n"
             "  --max-bytes N   refuse inputs larger than N bytes once dense (default: no\n"
             "                  limit)\n"
+            "  --clip          image outputs: clamp means outside the samples' range\n"
+            "                  (0..255 or 0..65535) to it; without it such a mean, or a\n"
+            "                  NaN, is an error naming the first one (row, column)\n"
             "  -h, --help      this help\n"
             "\n"
             "Input formats: Matrix Market (.mtx, .mtx.gz), NumPy (.npy), and images by\n"
@@ -44,8 +47,10 @@ static void usage(FILE *fp)
             "'-' reads a matrix from stdin.\n"
             "Output: float32 means (float64 for float64 or integer input where the device\n"
             "has fp64). Written as an image (.pgm, .png), the means are rounded to the\n"
-            "input's bit depth (8 bits for a matrix input); as .pbm, a mean of 0.5 or more\n"
-            "is black. A multi-channel result needs an image output.\n"
+            "input's bit depth (8 bits for a matrix input); a PBM input's means (the\n"
+            "share of black) become grey, 0 black to 255 white. As .pbm, a grey input's\n"
+            "mean below half its maxval is black, a PBM or matrix input's mean of 0.5 or\n"
+            "more. A multi-channel result needs an image output.\n"
             "\n"
             "examples:\n"
             "  tiledcl tile-avg data/seed8x8.mtx --tile 2          # 4x4 means on stdout\n"
@@ -63,7 +68,7 @@ static int parse_tile(const char *s, tdcl_ta_opts *o)
                           &o->tile_cols);
 }
 
-enum { OPT_TILE = 256, OPT_STRICT, OPT_VARIANT, OPT_VERIFY, OPT_MAX_BYTES };
+enum { OPT_TILE = 256, OPT_STRICT, OPT_VARIANT, OPT_VERIFY, OPT_MAX_BYTES, OPT_CLIP };
 
 /* Fills jo from argv; returns -1 to go on, else the exit status. */
 static int parse(int argc, char **argv, tdcl_ta_job_opts *jo)
@@ -73,6 +78,7 @@ static int parse(int argc, char **argv, tdcl_ta_job_opts *jo)
                                              {"strict", no_argument, NULL, OPT_STRICT},
                                              {"variant", required_argument, NULL, OPT_VARIANT},
                                              {"verify", no_argument, NULL, OPT_VERIFY},
+                                             {"clip", no_argument, NULL, OPT_CLIP},
                                              {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
                                              {"help", no_argument, NULL, 'h'},
                                              {0, 0, 0, 0}};
@@ -102,6 +108,9 @@ static int parse(int argc, char **argv, tdcl_ta_job_opts *jo)
             break;
         case OPT_VERIFY:
             jo->verify = 1;
+            break;
+        case OPT_CLIP:
+            jo->clip = 1;
             break;
         case OPT_MAX_BYTES:
             if (cli_parse_i64(optarg, 1, INT64_MAX, &v))
@@ -135,6 +144,10 @@ int cmd_tile_avg(int argc, char **argv, const cli_globals *g)
     tdcl_status st = cli_open_ctx(g, &ctx, &err);
     if (st == TDCL_OK) st = tdcl_ta_job(ctx, &jo, &err);
     if (st == TDCL_OK && g->verbose) tdcl_timing_log(&ctx->t);
+    if (st == TDCL_ERANGE && !jo.clip && !strstr(err.msg, "NaN")) {
+        size_t n = strlen(err.msg);
+        snprintf(err.msg + n, sizeof err.msg - n, " (--clip clamps)");
+    }
     tdcl_ctx_close(ctx);
     return st ? cli_report(&err) : 0;
 }

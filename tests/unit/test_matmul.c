@@ -573,8 +573,10 @@ static void test_i64_overflow(void **state)
     tdcl_mm_kernel ks[] = {TDCL_MM_TILED, TDCL_MM_CPU, TDCL_MM_GPU};
     /* (bits of A, bits of B, K): overflowing; partial sums past the bound
      * that (mostly) fit; a 1x2 product of 2^62 by 2s */
-    struct { double amax, bmax; int64_t M, K, N; } cases[] = {
-        {0x1p60, 16, 40, 13, 37}, {0x1p58, 2, 35, 40, 36}, {0x1p61, 2, 1, 2, 1}};
+    struct {
+        double amax, bmax;
+        int64_t M, K, N;
+    } cases[] = {{0x1p60, 16, 40, 13, 37}, {0x1p58, 2, 35, 40, 36}, {0x1p61, 2, 1, 2, 1}};
     for (size_t c = 0; c < 3; c++) {
         tdcl_matrix a = rand_mat(cases[c].M, cases[c].K, TDCL_I64, 61 + c, 0, 1),
                     b = rand_mat(cases[c].K, cases[c].N, TDCL_I64, 71 + c, 0, 1);
@@ -590,14 +592,17 @@ static void test_i64_overflow(void **state)
         snprintf(name, sizeof name, "(%" PRId64 ", %" PRId64 ")", want / b.cols + 1,
                  want % b.cols + 1);
         for (size_t i = 0; i < 6; i++) {
-            tdcl_mm_opts o = {.type = TDCL_I64, .kernel = ks[i % 3], .max_alloc = i >= 3 ? 4096 : 0};
+            tdcl_mm_opts o = {
+                .type = TDCL_I64, .kernel = ks[i % 3], .max_alloc = i >= 3 ? 4096 : 0};
             if (ks[i % 3] == TDCL_MM_GPU) o.par.bm = o.par.bn = 64, o.par.bk = 16;
             tdcl_matrix r = {0};
             tdcl_err e = {0};
             tdcl_status st = tdcl_mm_run(*state, &o, &a, &b, &r, &e);
             if (want >= 0) {
-                if (st != TDCL_ERANGE) fail_msg("case %zu, %zu: status %d: %s", c, i, (int)st, e.msg);
-                if (!strstr(e.msg, name)) fail_msg("case %zu, %zu: want %s in '%s'", c, i, name, e.msg);
+                if (st != TDCL_ERANGE)
+                    fail_msg("case %zu, %zu: status %d: %s", c, i, (int)st, e.msg);
+                if (!strstr(e.msg, name))
+                    fail_msg("case %zu, %zu: want %s in '%s'", c, i, name, e.msg);
             } else {
                 assert_int_equal(st, TDCL_OK);
                 expect_exact(&a, &b, &r);
@@ -615,9 +620,9 @@ static void test_i64_overflow(void **state)
             tdcl_matrix_free(&r);
         }
         int64_t row, col;
-        assert_int_equal(tdcl_mm_i64_first_overflow(a.data, b.data, a.rows, a.cols, b.cols, &row,
-                                                    &col),
-                         want >= 0);
+        assert_int_equal(
+            tdcl_mm_i64_first_overflow(a.data, b.data, a.rows, a.cols, b.cols, &row, &col),
+            want >= 0);
         if (want >= 0) assert_int_equal(row * b.cols + col, want);
         if (want >= 0) assert_false(tdcl_mm_i64_bound_ok(a.data, b.data, a.rows, a.cols, b.cols));
         tdcl_matrix_free(&a);

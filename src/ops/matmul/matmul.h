@@ -90,8 +90,8 @@ typedef struct tdcl_mm_opts {
                                     choices need TDCL_F32 and the automatic kernel */
     int tc_bm, tc_bn, tc_bk;     /* tensor-core work-group tile and K slab; 0 = built-in */
     int tc_wm, tc_wn;            /* its warp tile; 0 = built-in */
-    int wrap; /* TDCL_I64: accept sums wrapped modulo 2^64 where the exact
-                 product leaves int64; else such a product fails */
+    int wrap;                    /* TDCL_I64: accept sums wrapped modulo 2^64 where the exact
+                                    product leaves int64; else such a product fails */
 } tdcl_mm_opts;
 
 typedef struct tdcl_mm_plan tdcl_mm_plan;
@@ -151,17 +151,17 @@ int tdcl_mm_i64_first_overflow(const int64_t *a, const int64_t *b, int64_t M, in
 
 /* The result of a host check of C against A*B. */
 typedef struct tdcl_mm_check {
-    double rel_err;    /* ||C - R||_F / ||R||_F, R the host product (0 if equal) */
-    double bound;      /* largest rel_err accepted (0 for integer C: exact) */
-    int64_t differing; /* integer C: elements that differ from R modulo 2^64 */
-    int64_t overflowed;        /* integer C: elements whose exact value leaves int64 */
-    int64_t ovf_row, ovf_col;  /* the first of them (from 0), if any */
-    int64_t nonfinite;         /* float C: elements where R is NaN or infinite */
-    int64_t nonfinite_differ;  /* of those, where C is not the same (NaN for NaN) */
-    int64_t extra_nonfinite;   /* float C: elements where C is NaN or infinite but R finite */
-    int exact;         /* integer C: compared element by element */
-    tdcl_dtype type;   /* C's type */
-    int64_t k;         /* the inner dimension the bound is for */
+    double rel_err;           /* ||C - R||_F / ||R||_F, R the host product (0 if equal) */
+    double bound;             /* largest rel_err accepted (0 for integer C: exact) */
+    int64_t differing;        /* integer C: elements that differ from R modulo 2^64 */
+    int64_t overflowed;       /* integer C: elements whose exact value leaves int64 */
+    int64_t ovf_row, ovf_col; /* the first of them (from 0), if any */
+    int64_t nonfinite;        /* float C: elements where R is NaN or infinite */
+    int64_t nonfinite_differ; /* of those, where C is not the same (NaN for NaN) */
+    int64_t extra_nonfinite;  /* float C: elements where C is NaN or infinite but R finite */
+    int exact;                /* integer C: compared element by element */
+    tdcl_dtype type;          /* C's type */
+    int64_t k;                /* the inner dimension the bound is for */
     int ok;
 } tdcl_mm_check;
 

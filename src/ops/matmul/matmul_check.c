@@ -239,7 +239,8 @@ static tdcl_status run_reference(ref_job *proto, ref_job *total, tdcl_err *err)
         total->ref2 += jobs[t].ref2;
         total->differing += jobs[t].differing;
         total->overflowed += jobs[t].overflowed;
-        if (jobs[t].first_ovf >= 0 && (total->first_ovf < 0 || jobs[t].first_ovf < total->first_ovf))
+        if (jobs[t].first_ovf >= 0 &&
+            (total->first_ovf < 0 || jobs[t].first_ovf < total->first_ovf))
             total->first_ovf = jobs[t].first_ovf;
         total->nonfinite += jobs[t].nonfinite;
         total->nonfinite_differ += jobs[t].nonfinite_differ;

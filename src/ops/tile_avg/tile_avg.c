@@ -3,6 +3,7 @@
  * float64 host reference. The file job is jobs/tile_avg_job.c. */
 #include "ops/tile_avg/tile_avg.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +74,7 @@ typedef struct ta_stage {
 
 struct tdcl_ta_plan {
     tdcl_ctx *ctx;
+    double in_maxabs; /* the largest finite |x| of a float32 input (0 otherwise) */
     tdcl_ta_opts o;
     tdcl_ta_variant variant;
     int64_t rows, cols, orows, ocols;
@@ -444,9 +446,16 @@ static void finish_stages(tdcl_ta_plan *p, tdcl_dtype dev_in)
          * for single rows: PoCL's compiler then splits the vector loads
          * into pairs of lanes, while converting to double keeps them whole */
         s->racc = p->variant == TDCL_TA_CPU && s->in == TDCL_F32 && s->t > 1 ? TDCL_F32 : p->acc;
+        /* ... unless a tile's float sum could overflow: the lean path adds
+         * a whole tile in float, which would make the mean of finite
+         * values infinite */
+        if (s->racc == TDCL_F32 && p->in_maxabs * (double)s->t * (double)s->u > FLT_MAX / 2)
+            s->racc = p->acc;
         if (s->band) {
             /* a slot's T rows: float, short enough, for float input */
-            s->racc = s->in == TDCL_F32 && s->t <= 8 ? TDCL_F32 : p->acc;
+            s->racc = s->in == TDCL_F32 && s->t <= 8 && p->in_maxabs * (double)s->t <= FLT_MAX / 2
+                          ? TDCL_F32
+                          : p->acc;
             size_t groups = (size_t)((s->ocols + s->tx - 1) / s->tx);
             size_t trows = (size_t)((s->orows + s->my - 1) / s->my);
             s->lws[0] = (size_t)s->tx * (size_t)s->sx;
@@ -785,6 +794,14 @@ tdcl_status tdcl_ta_plan_create(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl
     p->acc = use_f64(&ctx->dev, o) ? TDCL_F64 : TDCL_F32;
     p->out_type = tdcl_ta_result_type(&ctx->dev, o, in->dtype);
     p->max_wg = ctx->dev.max_wg;
+    if (in->dtype == TDCL_F32) {
+        const float *x = in->data;
+        size_t n = tdcl_matrix_count(in);
+        for (size_t k = 0; k < n; k++) {
+            double a = fabs((double)x[k]);
+            if (a > p->in_maxabs && isfinite(a)) p->in_maxabs = a;
+        }
+    }
     TDCL_TRY(plan_and_build(p, device_in_type(p, in->dtype), err));
     TDCL_TRY(upload(p, in, err));
     for (int i = 0; i < p->nstages; i++)
@@ -937,7 +954,20 @@ tdcl_status tdcl_ta_compare(const tdcl_ta_opts *o, const tdcl_matrix *in, const 
     }
     const double *r = ref.data, *a = ma.data;
     for (size_t k = 0; k < tdcl_matrix_count(&ref); k++) {
-        double d = fabs(tdcl_matrix_get_f64(got, k) - r[k]);
+        double g = tdcl_matrix_get_f64(got, k);
+        if (!isfinite(r[k]) || !isfinite(g)) {
+            /* NaN for NaN, the same infinity for an infinity, and a finite
+             * mean where the reference is finite */
+            if (isnan(r[k]) ? isnan(g) : g == r[k]) continue;
+            char where[96];
+            st = tdcl_fail(err, TDCL_EVERIFY,
+                           "tile-avg: the mean at %s is %g where the float64 host reference is "
+                           "%g (a NaN mean must be NaN, an infinite one the same infinity, a "
+                           "finite one finite)",
+                           tdcl_matrix_where(&ref, k, where, sizeof where), g, r[k]);
+            goto out;
+        }
+        double d = fabs(g - r[k]);
         double e = a[k] > 0 ? d / a[k] : (d == 0 ? 0 : INFINITY);
         if (!(e <= worst)) /* also catches NaN */
             worst = isnan(e) ? INFINITY : e;
