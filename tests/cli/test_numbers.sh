@@ -67,3 +67,100 @@ mtx_real "$T/big.mtx" 1 1 1e30
 run matmul "$T/big.mtx" "$T/big.mtx" --verify
 expect_rc 1 "--verify fails a float32 product that overflowed where the host's is finite"
 expect_contains "$ERR" "infinite where it is finite" "naming the rule"
+
+# --- narrowing conversions -----------------------------------------------
+mtx_real "$T/r.mtx" 2 2 1099511627781 1.2e17 5 -7.9
+run convert --dtype int32 "$T/r.mtx" "$T/r32.npy"
+expect_rc 1 "convert --dtype int32 refuses 2^40 + 5"
+expect_contains "$ERR" "value 1099511627781 at row 1, column 1 does not fit in int32" "naming the value and where it is"
+expect_contains "$ERR" "--clip" "and the way to saturate"
+[ ! -e "$T/r32.npy" ] && ok "nothing written" || not_ok "nothing written"
+run convert --dtype int32 --clip "$T/r.mtx" -
+expect_rc 0 "--clip saturates"
+expect_eq "$(body /dev/stdin <<<"$OUT")" "2147483647 2147483647 5 -7" "to int32's ends, fractions truncated"
+for v in inf nan 1e308; do
+    mtx_real "$T/v.mtx" 1 2 3 "$v"
+    run convert --dtype int32 "$T/v.mtx" -
+    expect_rc 1 "convert --dtype int32 refuses $v"
+    expect_contains "$ERR" "at row 1, column 2" "naming where $v is"
+done
+run convert --dtype int64 --clip "$T/v.mtx" -
+expect_eq "$(body /dev/stdin <<<"$OUT")" "3 9223372036854775807" "--clip saturates 1e308 to int64's end"
+mtx_real "$T/v.mtx" 1 2 3 nan
+run convert --dtype int64 --clip "$T/v.mtx" -
+expect_rc 1 "NaN to an integer is refused even with --clip"
+mtx_real "$T/f.mtx" 1 3 1e308 -1e39 0.1
+run convert --dtype float32 "$T/f.mtx" "$T/f.npy"
+expect_rc 1 "float64 -> float32 refuses a finite value that would become inf"
+expect_contains "$ERR" "value 1e+308 at row 1, column 1 does not fit in float32" "naming it"
+run convert --dtype float32 --clip "$T/f.mtx" -
+expect_eq "$(body /dev/stdin <<<"$OUT")" "3.4028235e+38 -3.4028235e+38 0.1" "--clip saturates to float32's largest finite value"
+mtx_real "$T/f.mtx" 1 3 inf nan 0.1
+run convert --dtype float32 "$T/f.mtx" -
+expect_eq "$(body /dev/stdin <<<"$OUT")" "inf nan 0.1" "NaN and infinities stay what they are in float32"
+mtx_int "$T/big.mtx" 1 3 0 70000 -1
+run convert "$T/big.mtx" "$T/big.pgm"
+expect_rc 1 "a matrix to PGM refuses samples past 16 bits"
+expect_contains "$ERR" "value 70000 at row 1, column 2" "naming the first"
+run convert --clip "$T/big.mtx" "$T/big.pgm"
+expect_rc 0 "--clip clamps them"
+run convert "$T/big.pgm" -
+expect_eq "$(body /dev/stdin <<<"$OUT")" "0 65535 0" "to 0..65535"
+
+# --- PBM and grey levels -------------------------------------------------
+printf 'P2\n4 1\n255\n255 255 255 255\n' >"$T/white.pgm"
+run convert "$T/white.pgm" "$T/white.pbm"
+run convert "$T/white.pbm" -
+expect_eq "$(body /dev/stdin <<<"$OUT")" "0 0 0 0" "a white PGM becomes a white PBM (0 bits)"
+printf 'P2\n4 1\n1000\n0 499 500 1000\n' >"$T/g.pgm"
+run convert "$T/g.pgm" "$T/g.pbm"
+run convert "$T/g.pbm" -
+expect_eq "$(body /dev/stdin <<<"$OUT")" "1 1 0 0" "grey to bits: black below half the maxval (16-bit)"
+run convert "$T/g.pbm" "$T/g8.pgm"
+run convert "$T/g8.pgm" -
+expect_eq "$(body /dev/stdin <<<"$OUT")" "0 0 255 255" "bits to grey: the full range, black 0, white 255"
+run convert "$T/g.pbm" "$T/g8.png"
+run convert "$T/g8.png" -
+expect_eq "$(body /dev/stdin <<<"$OUT")" "0 0 255 255" "bits to PNG: the same"
+# tile-avg: grey means to PBM, PBM means to grey
+printf 'P2\n4 2\n255\n255 255 0 0\n255 200 0 100\n' >"$T/t.pgm"
+run tile-avg "$T/t.pgm" --tile 2 -o "$T/t.pbm"
+run convert "$T/t.pbm" -
+expect_eq "$(body /dev/stdin <<<"$OUT")" "0 1" "tile-avg: a light tile is white in PBM, a dark one black"
+printf 'P1\n4 2\n1 1 0 0\n1 0 0 0\n' >"$T/b.pbm"
+run tile-avg "$T/b.pbm" --tile 2 -o "$T/b.pgm"
+run convert "$T/b.pgm" -
+expect_eq "$(body /dev/stdin <<<"$OUT")" "64 255" "tile-avg: PBM means become grey (3/4 black: 64, white: 255)"
+# life reads a white PGM as dead and writes PBM back as black = alive
+printf 'P2\n3 1\n255\n255 0 255\n' >"$T/l.pgm"
+run life "$T/l.pgm" --gens 0 -o "$T/l.pbm"
+run convert "$T/l.pbm" -
+expect_eq "$(body /dev/stdin <<<"$OUT")" "0 1 0" "life: grey in, PBM out: only the dark cell is alive"
+
+# --- tile-avg of huge and non-finite values ------------------------------
+python3 -c '
+print("%%MatrixMarket matrix array real general"); print(32, 32)
+for i in range(32 * 32): print("3.4e38" if i % 97 else "3.3e38")' >"$T/huge.mtx"
+run convert --dtype float32 "$T/huge.mtx" "$T/huge.npy"
+# the cpu variant keeps float register sums for float input; those overflow
+for v in cpu gpu band; do
+    for t in 16 4 2x8 32 3x5; do
+        run tile-avg "$T/huge.npy" --tile "$t" --variant "$v" --verify
+        expect_rc 0 "tile-avg --variant $v --tile $t of values near FLT_MAX: finite means, verified"
+        case "$OUT" in *inf*) not_ok "no inf among the means ($v, $t)" "$OUT" ;; *) ok "no inf among the means ($v, $t)" ;; esac
+    done
+done
+run tile-avg "$T/huge.npy" --tile 16 --variant cpu
+expect_eq "$(body /dev/stdin <<<"$OUT")" "$(python3 -c '
+import struct
+f = lambda x: struct.unpack("f", struct.pack("f", x))[0]
+# tile (i, j) of 16x16 holds the flat indices i*16+r + 32*(j*16+c) (column-major)
+print(" ".join("%.8g" % f(sum(f(3.3e38) if (i * 16 + r + 32 * (j * 16 + c)) % 97 == 0 else f(3.4e38)
+                               for r in range(16) for c in range(16)) / 256)
+               for j in range(2) for i in range(2)))')" "the cpu variant's 16x16 means are the means"
+mtx_real "$T/nf.mtx" 2 4 inf 1 inf 2 -inf inf 1 2
+for v in cpu gpu band; do
+    run tile-avg "$T/nf.mtx" --tile 2 --variant "$v" --verify
+    expect_rc 0 "tile-avg --verify passes inf for inf and NaN for NaN ($v)"
+    expect_eq "$(body /dev/stdin <<<"$OUT")" "inf nan" "the means are inf and NaN ($v)"
+done
