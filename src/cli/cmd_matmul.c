@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "base/fileio.h"
 #include "base/log.h"
 #include "jobs/matmul_job.h"
 #include "ops/matmul/matmul_tc.h"
@@ -183,6 +184,12 @@ static int parse(int argc, char **argv, tdcl_mm_job_opts *j)
     if (j->mm.tile && j->mm.kernel != TDCL_MM_AUTO && j->mm.kernel != TDCL_MM_TILED)
         return cli_usage_error("matmul", "--tile applies to the tiled kernel, not '--kernel %s'",
                                tdcl_mm_kernel_name(j->mm.kernel));
+    if (j->out_path && strcmp(j->out_path, "-") != 0 && !tdcl_path_has_ext(j->out_path, ".mtx") &&
+        !tdcl_path_has_ext(j->out_path, ".npy"))
+        return cli_usage_error("matmul",
+                               "-o '%s': unknown extension (write .mtx or .npy, or '-' "
+                               "for stdout)",
+                               j->out_path);
     j->a_path = argv[optind];
     j->b_path = argv[optind + 1];
     if (strcmp(j->a_path, "-") == 0 && strcmp(j->b_path, "-") == 0)

@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "base/fileio.h"
 #include "base/spec.h"
+#include "io/image.h"
 #include "jobs/tile_avg_job.h"
 
 static void usage(FILE *fp)
@@ -130,6 +132,13 @@ static int parse(int argc, char **argv, tdcl_ta_job_opts *jo)
     if (optind + 1 < argc)
         return cli_usage_error("tile-avg", "unexpected argument '%s'", argv[optind + 1]);
     if (!jo->ta.tile_rows) return cli_usage_error("tile-avg", "expected --tile T or TxU");
+    const char *out = jo->out_path;
+    if (out && strcmp(out, "-") != 0 && !tdcl_path_has_ext(out, ".mtx") &&
+        !tdcl_path_has_ext(out, ".npy") && !tdcl_image_path(out))
+        return cli_usage_error("tile-avg",
+                               "-o '%s': unknown extension (write .mtx, .npy, .pgm, .png or .pbm, "
+                               "or '-' for stdout)",
+                               out);
     jo->in_path = argv[optind];
     return -1;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/mem.h"
 #include "ops/matmul/matmul_tc.h"
 #include "ops/matmul/mm_table.h"
 #include "base/clock.h"
@@ -99,6 +100,40 @@ static int *par_field(tdcl_mm_params *p, size_t i)
     return (int *)((char *)p + par_keys[i].off);
 }
 
+/* Each given (non-zero) value within what check_gpu and check_cpu accept
+ * on any device, and the block dividing the tile where both are given: a
+ * set that breaks these is wrong whatever the device. */
+static tdcl_status params_ranges(const tdcl_mm_params *p, tdcl_err *err)
+{
+    static const struct {
+        const char *name;
+        int lo, hi, step;
+    } r[] = {{"mr", 1, 32, 1},  {"nv", 1, 16, 1},   {"vw", 2, 16, 1},    {"bm", 4, 256, 1},
+             {"bn", 4, 256, 1}, {"bk", 4, 64, 4},   {"tm", 4, 16, 4},    {"tn", 4, 16, 4},
+             {"nbuf", 1, 2, 1}, {"aload", 1, 2, 1}, {"atrans", 1, 2, 1}, {"ksplit", 1, 64, 1}};
+    for (size_t i = 0; i < NPAR_KEYS; i++) {
+        int v = *par_field((tdcl_mm_params *)p, i);
+        for (size_t j = 0; v && j < sizeof r / sizeof r[0]; j++) {
+            if (strcmp(r[j].name, par_keys[i].name) != 0) continue;
+            int pow2 = strcmp(r[j].name, "vw") != 0 || (v & (v - 1)) == 0;
+            if (!pow2)
+                return tdcl_fail(err, TDCL_EINVAL,
+                                 "kernel parameter vw=%d is out of range: vw is 2, 4, 8 or 16", v);
+            if (v < r[j].lo || v > r[j].hi || v % r[j].step)
+                return tdcl_fail(err, TDCL_EINVAL,
+                                 "kernel parameter %s=%d is out of range: %s is %d to %d%s",
+                                 r[j].name, v, r[j].name, r[j].lo, r[j].hi,
+                                 r[j].step > 1 ? ", a multiple of 4" : "");
+        }
+    }
+    if ((p->bm && p->tm && p->bm % p->tm) || (p->bn && p->tn && p->bn % p->tn))
+        return tdcl_fail(err, TDCL_EINVAL,
+                         "kernel parameters bm=%d bn=%d tm=%d tn=%d: each block (tm, tn) must "
+                         "divide its tile (bm, bn)",
+                         p->bm, p->bn, p->tm, p->tn);
+    return TDCL_OK;
+}
+
 tdcl_status tdcl_mm_params_parse(const char *s, tdcl_mm_params *p, tdcl_err *err)
 {
     while (s && *s) {
@@ -124,7 +159,7 @@ tdcl_status tdcl_mm_params_parse(const char *s, tdcl_mm_params *p, tdcl_err *err
         *par_field(p, i) = (int)v;
         s = end;
     }
-    return TDCL_OK;
+    return params_ranges(p, err);
 }
 
 char *tdcl_mm_params_format(const tdcl_mm_params *p, tdcl_mm_kernel k, char *buf, size_t n)
@@ -681,6 +716,26 @@ static tdcl_status make_buffer(tdcl_mm_plan *p, cl_mem *m, double elems, cl_mem_
     return TDCL_OK;
 }
 
+/* The host memory the plan will hold: its buffers where the device's
+ * memory is the host's (CPU devices; PoCL aborts when an allocation
+ * fails), the converted copies of a panelled product, and the result. */
+static tdcl_status check_host_memory(const tdcl_mm_plan *p, tdcl_err *err)
+{
+    int64_t d[3] = {p->pm, p->pk, p->pn};
+    double n[NBUFS], elems = (double)p->M * (double)p->N;
+    panel_sizes(p, d, n);
+    if (p->ctx->dev.type & CL_DEVICE_TYPE_CPU)
+        for (int i = 0; i < NBUFS; i++)
+            elems += n[i];
+    if (p->npm * p->npk * p->npn > 1)
+        elems += (double)p->M * p->K + (double)p->K * p->N + (double)p->M * p->N;
+    char what[160];
+    snprintf(what, sizeof what,
+             "the %" PRId64 "x%" PRId64 " * %" PRId64 "x%" PRId64 " %s product on '%s'", p->M, p->K,
+             p->K, p->N, tdcl_dtype_name(p->type), p->ctx->dev.device_name);
+    return tdcl_mem_check((uint64_t)(elems * (double)p->esz), what, 0, 0, err);
+}
+
 static tdcl_status make_buffers(tdcl_mm_plan *p, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
@@ -812,6 +867,7 @@ static tdcl_status plan_setup(tdcl_mm_plan *p, const tdcl_mm_opts *o, const tdcl
     TDCL_TRY(plan_panels(p, o, err));
     TDCL_TRY(build(p, err));
     /* a shrunk tile changes the grain, but not which panels fit */
+    TDCL_TRY(check_host_memory(p, err));
     TDCL_TRY(make_buffers(p, err));
     describe(p);
     tdcl_log(TDCL_LOG_VERBOSE,

@@ -12,6 +12,7 @@
 #include "base/fileio.h"
 #include "io/image.h"
 #include "base/log.h"
+#include "base/mem.h"
 #include "io/matio.h"
 #include "base/clock.h"
 
@@ -720,6 +721,11 @@ static tdcl_status make_buffer(tdcl_ta_plan *p, size_t bytes, cl_mem *buf, tdcl_
                          "MiB",
                          (long long)p->rows, (long long)p->cols, bytes / 1048576.0,
                          p->ctx->dev.device_name, p->ctx->dev.max_alloc / 1048576.0);
+    /* a CPU device's buffers are host memory: a failure there aborts PoCL */
+    if (p->ctx->dev.type & CL_DEVICE_TYPE_CPU) {
+        tdcl_status st = tdcl_mem_check(bytes, "a tile-avg device buffer", 0, 0, err);
+        if (st) return st;
+    }
     *buf = clCreateBuffer(p->ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &rc);
     if (rc != CL_SUCCESS)
         return tdcl_fail_cl(err, rc, "clCreateBuffer", "tile-avg: %.1f MiB", bytes / 1048576.0);
