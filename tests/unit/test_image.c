@@ -665,7 +665,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_image_path),
         cmocka_unit_test(test_roundtrip_every_variant),
-        cmocka_unit_test(test_write_rounds_and_clamps), cmocka_unit_test(test_bits_and_grey),
+        cmocka_unit_test(test_write_rounds_and_clamps),
+        cmocka_unit_test(test_bits_and_grey),
         cmocka_unit_test(test_write_exact_bytes),
         cmocka_unit_test(test_plain_fixtures),
         cmocka_unit_test(test_raw_fixtures),
