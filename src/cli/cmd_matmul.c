@@ -227,9 +227,12 @@ int cmd_matmul(int argc, char **argv, const cli_globals *g)
                 chk.nonfinite ? " over the finite elements; the host product's NaN and "
                                 "infinite elements match"
                               : "");
-    if (st == TDCL_ERANGE && !j.mm.wrap) {
+    if (st == TDCL_ERANGE) {
         size_t n = strlen(err.msg);
-        snprintf(err.msg + n, sizeof err.msg - n, " (--wrap accepts wrap-around modulo 2^64)");
+        if (strstr(err.msg, "compute in float64"))
+            snprintf(err.msg + n, sizeof err.msg - n, " (--type f64)");
+        else if (!j.mm.wrap)
+            snprintf(err.msg + n, sizeof err.msg - n, " (--wrap accepts wrap-around modulo 2^64)");
     }
     if (g->verbose) tdcl_timing_log(&ctx->t);
     tdcl_ctx_close(ctx);

@@ -169,3 +169,14 @@ for v in cpu gpu band; do
     expect_rc 0 "tile-avg --verify passes inf for inf and NaN for NaN ($v)"
     expect_eq "$(body /dev/stdin <<<"$OUT")" "inf nan" "the means are inf and NaN ($v)"
 done
+
+# --- float64 inputs computed in float32 ----------------------------------
+mtx_real "$T/e300.mtx" 1 2 1e300 1
+mtx_real "$T/one2.mtx" 2 1 1 1
+run matmul "$T/e300.mtx" "$T/one2.mtx" -o "$T/e.mtx"
+expect_rc 1 "a float64 input past float32's range is refused for a float32 product"
+expect_contains "$ERR" "A: value 1.0000000000000001e+300 at row 1, column 1 does not fit in float32" "naming the matrix and the element"
+expect_contains "$ERR" "--type f64" "and the way to compute it"
+run matmul "$T/e300.mtx" "$T/one2.mtx" --type f64
+expect_eq "$(body /dev/stdin <<<"$OUT")" "1e+300" "--type f64 computes it"
+done_testing

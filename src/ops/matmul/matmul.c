@@ -755,10 +755,24 @@ out:
     return st;
 }
 
+/* m (input `name`) converted to the plan's type, refusing a value the type
+ * cannot hold (a float64 past float32's range would become infinite). */
+static tdcl_status convert_input(const tdcl_mm_plan *p, const tdcl_matrix *m, const char *name,
+                                 tdcl_matrix *t, tdcl_err *err)
+{
+    tdcl_status st = tdcl_matrix_narrow(m, p->type, 0, t, err);
+    if (st == TDCL_ERANGE && err) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s: %.900s; compute in float64", name, err->msg);
+        snprintf(err->msg, sizeof err->msg, "%s", msg);
+    }
+    return st;
+}
+
 /* Converts m to the plan's type; *data is m's own buffer when no
  * conversion is needed, else a new one stored in *owned too. */
-static tdcl_status as_type(const tdcl_mm_plan *p, const tdcl_matrix *m, const void **data,
-                           void **owned, tdcl_err *err)
+static tdcl_status as_type(const tdcl_mm_plan *p, const tdcl_matrix *m, const char *name,
+                           const void **data, void **owned, tdcl_err *err)
 {
     *owned = NULL;
     if (m->dtype == p->type) {
@@ -766,7 +780,7 @@ static tdcl_status as_type(const tdcl_mm_plan *p, const tdcl_matrix *m, const vo
         return TDCL_OK;
     }
     tdcl_matrix t;
-    tdcl_status st = tdcl_matrix_convert(m, p->type, &t, err);
+    tdcl_status st = convert_input(p, m, name, &t, err);
     if (st) return st;
     *data = *owned = t.data;
     return TDCL_OK;
@@ -781,7 +795,7 @@ static tdcl_status keep_inputs(tdcl_mm_plan *p, const tdcl_matrix *a, const tdcl
     void **dst[2] = {&p->ha, &p->hb};
     for (int i = 0; i < 2; i++) {
         tdcl_matrix t;
-        TDCL_TRY(tdcl_matrix_convert(in[i], p->type, &t, err));
+        TDCL_TRY(convert_input(p, in[i], i ? "B" : "A", &t, err));
         *dst[i] = t.data;
     }
     if (p->type == TDCL_I64 && !p->wrap)
@@ -800,8 +814,8 @@ static tdcl_status upload_whole(tdcl_mm_plan *p, const tdcl_matrix *a, const tdc
     tdcl_status st = TDCL_OK;
     const void *da, *db;
     void *oa = NULL, *ob = NULL;
-    TDCL_TRY(as_type(p, a, &da, &oa, err));
-    TDCL_TRY(as_type(p, b, &db, &ob, err));
+    TDCL_TRY(as_type(p, a, "A", &da, &oa, err));
+    TDCL_TRY(as_type(p, b, "B", &db, &ob, err));
     if (p->type == TDCL_I64 && !p->wrap)
         p->range_check = !tdcl_mm_i64_bound_ok(da, db, p->M, p->K, p->N);
     cl_command_queue q = p->ctx->queue;
