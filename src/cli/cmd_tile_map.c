@@ -103,15 +103,6 @@ static int parse(int argc, char **argv, map_opts *o)
         return cli_usage_error("tile-map", "expected the matrix size as RxC, got '%s'",
                                argv[optind]);
     if (!o->t) return cli_usage_error("tile-map", "expected --tile T or TxU");
-    if (o->t > o->rows || o->u > o->cols)
-        return cli_usage_error(
-            "tile-map", "expected a tile within the %lldx%lld matrix, got %lldx%lld",
-            (long long)o->rows, (long long)o->cols, (long long)o->t, (long long)o->u);
-    if (o->rows > TDCL_TA_MAP_MAX_CELLS / o->cols)
-        return cli_usage_error("tile-map",
-                               "a %lldx%lld matrix has more than the %d cells tile-map "
-                               "shows",
-                               (long long)o->rows, (long long)o->cols, TDCL_TA_MAP_MAX_CELLS);
     return -1;
 }
 

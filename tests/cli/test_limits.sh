@@ -97,8 +97,6 @@ run convert "$D/a.mtx" "$T/c.txt"
 expect_rc 2 "convert to an unknown extension is a usage error"
 run life --gens 1 -o "$T/c.txt"
 expect_rc 2 "life -o with an unknown extension is a usage error"
-run tile-map 4x4 --tile 8
-expect_rc 2 "tile-map with a tile past the matrix is a usage error"
 
 # --- binary data and gzip claims -----------------------------------------
 printf '\177ELF\002\001\001\000\000\033[31mred\n' >"$T/bin.mtx"
