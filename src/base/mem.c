@@ -77,19 +77,21 @@ tdcl_status tdcl_mem_check(uint64_t bytes, const char *what, int soft, uint64_t 
     char need[32], have[32], lim[32];
     tdcl_mem_query(&mi);
     tdcl_mem_size(bytes, need, sizeof need);
-    uint64_t as = room(mi.as_limit, mi.as_used), data = room(mi.data_limit, mi.data_used);
-    if (bytes > as)
-        return tdcl_fail(err, TDCL_ELIMIT,
-                         "%s needs %s (%" PRIu64 " bytes) of host memory, but the address-space "
-                         "limit (RLIMIT_AS, ulimit -v) of %s leaves %s",
-                         what, need, bytes, tdcl_mem_size(mi.as_limit, lim, sizeof lim),
-                         tdcl_mem_size(as, have, sizeof have));
-    if (bytes > data)
-        return tdcl_fail(err, TDCL_ELIMIT,
-                         "%s needs %s (%" PRIu64 " bytes) of host memory, but the data limit "
-                         "(RLIMIT_DATA, ulimit -d) of %s leaves %s",
-                         what, need, bytes, tdcl_mem_size(mi.data_limit, lim, sizeof lim),
-                         tdcl_mem_size(data, have, sizeof have));
+    const struct {
+        uint64_t limit, used;
+        const char *name;
+    } lims[2] = {{mi.as_limit, mi.as_used, "address-space limit (RLIMIT_AS, ulimit -v)"},
+                 {mi.data_limit, mi.data_used, "data limit (RLIMIT_DATA, ulimit -d)"}};
+    for (int i = 0; i < 2; i++) {
+        uint64_t left = room(lims[i].limit, lims[i].used);
+        if (bytes > left)
+            return tdcl_fail(err, TDCL_ELIMIT,
+                             "%s needs %s (%" PRIu64 " bytes) of host memory, but the %s of %s "
+                             "leaves %s",
+                             what, need, bytes, lims[i].name,
+                             tdcl_mem_size(lims[i].limit, lim, sizeof lim),
+                             tdcl_mem_size(left, have, sizeof have));
+    }
     if (mi.available == UINT64_MAX) return TDCL_OK;
     if (bytes > mi.available)
         return tdcl_fail(err, TDCL_ELIMIT,
