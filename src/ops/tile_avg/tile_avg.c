@@ -75,7 +75,10 @@ typedef struct ta_stage {
 
 struct tdcl_ta_plan {
     tdcl_ctx *ctx;
-    double in_maxabs; /* the largest finite |x| of a float32 input (0 otherwise) */
+    double in_maxabs; /* the largest finite |x| of a float input as the device reads it
+                         (0 otherwise) */
+    int prescale;     /* float accumulators: the input goes up times 2^-prescale and
+                         the means come back times 2^prescale, so sums cannot overflow */
     tdcl_ta_opts o;
     tdcl_ta_variant variant;
     int64_t rows, cols, orows, ocols;
@@ -733,6 +736,18 @@ static tdcl_status make_buffer(tdcl_ta_plan *p, size_t bytes, cl_mem *buf, tdcl_
 }
 
 /* Creates every stage's output buffer and uploads in to buf[0]. */
+/* m's float elements times 2^e. */
+static void scale_floats(tdcl_matrix *m, int e)
+{
+    size_t n = tdcl_matrix_count(m);
+    if (m->dtype == TDCL_F32)
+        for (size_t k = 0; k < n; k++)
+            ((float *)m->data)[k] = ldexpf(((float *)m->data)[k], e);
+    else if (m->dtype == TDCL_F64)
+        for (size_t k = 0; k < n; k++)
+            ((double *)m->data)[k] = ldexp(((double *)m->data)[k], e);
+}
+
 static tdcl_status upload(tdcl_ta_plan *p, const tdcl_matrix *in, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
@@ -741,6 +756,13 @@ static tdcl_status upload(tdcl_ta_plan *p, const tdcl_matrix *in, tdcl_err *err)
     double t0 = tdcl_now_ms();
     size_t bytes = 0;
     TDCL_TRY(device_layout(in, p->st[0].in, &tmp, &dev, err));
+    if (p->prescale) {
+        if (dev == in) {
+            TDCL_TRY(tdcl_matrix_convert(in, in->dtype, &tmp, err));
+            dev = &tmp;
+        }
+        scale_floats(&tmp, -p->prescale);
+    }
     TDCL_TRY(tdcl_matrix_bytes(in->rows, in->cols, in->channels, p->st[0].in, &bytes, err));
     TDCL_TRY(make_buffer(p, bytes, &p->buf[0], err));
     for (int i = 0; i < p->nstages; i++) {
@@ -800,13 +822,20 @@ tdcl_status tdcl_ta_plan_create(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl
     p->acc = use_f64(&ctx->dev, o) ? TDCL_F64 : TDCL_F32;
     p->out_type = tdcl_ta_result_type(&ctx->dev, o, in->dtype);
     p->max_wg = ctx->dev.max_wg;
-    if (in->dtype == TDCL_F32) {
-        const float *x = in->data;
+    if (in->dtype == TDCL_F32 || in->dtype == TDCL_F64) {
         size_t n = tdcl_matrix_count(in);
         for (size_t k = 0; k < n; k++) {
-            double a = fabs((double)x[k]);
+            double a = fabs(tdcl_matrix_get_f64(in, k));
             if (a > p->in_maxabs && isfinite(a)) p->in_maxabs = a;
         }
+    }
+    if (p->acc == TDCL_F32 && p->in_maxabs > 0) {
+        /* a tile's float sum past FLT_MAX / 4 could overflow: scale by a
+         * power of two, which is exact (but for values near the smallest
+         * floats, far below the mean's rounding) */
+        double need = p->in_maxabs * (double)o->tile_rows * (double)o->tile_cols / (FLT_MAX / 4);
+        if (need > 1) p->prescale = (int)ceil(log2(need));
+        p->in_maxabs = ldexp(p->in_maxabs, -p->prescale);
     }
     TDCL_TRY(plan_and_build(p, device_in_type(p, in->dtype), err));
     TDCL_TRY(upload(p, in, err));
@@ -857,6 +886,7 @@ tdcl_status tdcl_ta_plan_result(tdcl_ta_plan *p, tdcl_matrix *out, tdcl_err *err
                 clEnqueueReadBuffer(p->ctx->queue, p->buf[p->nstages], CL_TRUE, 0, bytes,
                                     planar.data, 0, NULL, NULL),
                 "clEnqueueReadBuffer");
+    if (p->prescale) scale_floats(&planar, p->prescale);
     if (p->channels == 1) {
         *out = planar;
         memset(&planar, 0, sizeof planar);
