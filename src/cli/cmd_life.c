@@ -241,6 +241,11 @@ static int parse_args(int argc, char **argv, life_cli *lc)
     if (optind < argc) return cli_usage_error("life", "unexpected argument '%s'", argv[optind]);
     if (lc->job.frames_dir && !lc->job.every)
         return cli_usage_error("life", "--frames needs --every K");
+    int wb = lc->job.life.word_bits ? lc->job.life.word_bits : 64;
+    if (lc->job.life.kernel != TDCL_LIFE_KERNEL_BYTES && lc->job.life.depth > wb)
+        return cli_usage_error("life",
+                               "--depth %d is more than the %d cells of a word (--word-bits)",
+                               lc->job.life.depth, wb);
     if (lc->job.output && !tdcl_life_path_known(lc->job.output) && strcmp(lc->job.output, "-") != 0)
         return cli_usage_error("life",
                                "'%s': unknown output format (use .rle, .cells, .mtx, .npy, .pbm "

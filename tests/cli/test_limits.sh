@@ -97,6 +97,8 @@ run convert "$D/a.mtx" "$T/c.txt"
 expect_rc 2 "convert to an unknown extension is a usage error"
 run life --gens 1 -o "$T/c.txt"
 expect_rc 2 "life -o with an unknown extension is a usage error"
+run life --depth 64 --word-bits 32 --gens 1 -o "$T/d.rle"
+expect_rc 2 "life --depth past --word-bits is a usage error"
 
 # --- binary data and gzip claims -----------------------------------------
 printf '\177ELF\002\001\001\000\000\033[31mred\n' >"$T/bin.mtx"
