@@ -751,18 +751,17 @@ static void scale_floats(tdcl_matrix *m, int e)
 static tdcl_status upload(tdcl_ta_plan *p, const tdcl_matrix *in, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    tdcl_matrix tmp = {0};
+    tdcl_matrix tmp = {0}, scaled = {0};
     const tdcl_matrix *dev = NULL;
     double t0 = tdcl_now_ms();
     size_t bytes = 0;
-    TDCL_TRY(device_layout(in, p->st[0].in, &tmp, &dev, err));
     if (p->prescale) {
-        if (dev == in) {
-            TDCL_TRY(tdcl_matrix_convert(in, in->dtype, &tmp, err));
-            dev = &tmp;
-        }
-        scale_floats(&tmp, -p->prescale);
+        /* scaled in the input's own type, before a float64 becomes float */
+        TDCL_TRY(tdcl_matrix_convert(in, in->dtype, &scaled, err));
+        scale_floats(&scaled, -p->prescale);
+        in = &scaled;
     }
+    TDCL_TRY(device_layout(in, p->st[0].in, &tmp, &dev, err));
     TDCL_TRY(tdcl_matrix_bytes(in->rows, in->cols, in->channels, p->st[0].in, &bytes, err));
     TDCL_TRY(make_buffer(p, bytes, &p->buf[0], err));
     for (int i = 0; i < p->nstages; i++) {
@@ -776,6 +775,7 @@ static tdcl_status upload(tdcl_ta_plan *p, const tdcl_matrix *in, tdcl_err *err)
         clEnqueueWriteBuffer(p->ctx->queue, p->buf[0], CL_TRUE, 0, bytes, dev->data, 0, NULL, NULL),
         "clEnqueueWriteBuffer");
 out:
+    tdcl_matrix_free(&scaled);
     tdcl_matrix_free(&tmp);
     p->ctx->t.upload_ms += tdcl_now_ms() - t0;
     return st;
