@@ -11,8 +11,9 @@
  *      for GPUs; every shape parameter is a -D tunable.
  *
  * Shared tunables: REAL is the element type (float; double with
- * -DREAL_FP64=1; long with -DREAL_INT=1, where sums wrap modulo 2^64 like
- * the host reference); IDX is the index type (int when the host knows every
+ * -DREAL_FP64=1; long with -DREAL_INT=1, where sums wrap modulo 2^64, which
+ * is the exact product wherever that fits in a long, and mm_i64_range finds
+ * the elements where it does not); IDX is the index type (int when the host knows every
  * buffer has fewer than 2^31 elements, else long).
  *
  * Every kernel writes C = A*B, or C += A*B when `accumulate` is non-zero:
@@ -53,6 +54,41 @@
 #else
 #define MADD(a, b, c) fma((a), (b), (c))
 #endif
+
+#if REAL_INT
+/* ---------------------------------------------------------------------------
+ * mm_i64_range: which elements of an integer C = A*B lie outside long.
+ * Sums wrap modulo 2^64, so the product kernels are exact exactly where the
+ * true sum fits in a long, whatever the partial sums did; this kernel
+ * decides where it does not. One work-item per element of C (column
+ * get_global_id(0), row get_global_id(1)), any work-group shape, no local
+ * memory: it only runs when the host's cheap bound (row sums of |A| times
+ * row maxima of |B|) cannot rule overflow out. Each work-item sums its dot
+ * product in 192-bit two's complement (ext:hi:lo; mul_hi gives the high
+ * half of each 128-bit product, ext absorbs carries out of hi, so nothing
+ * wraps for K < 2^62) and, where the sum is not the sign extension of its
+ * low word, lowers first[row] (set to N by the host) to its column. */
+__kernel void mm_i64_range(const int M, const int N, const int K, __global const long *restrict A,
+                           const IDX lda, __global const long *restrict B, const IDX ldb,
+                           __global int *restrict first)
+{
+    const IDX col = get_global_id(0), row = get_global_id(1);
+    if (row >= M || col >= N) return;
+    ulong lo = 0, hi = 0;
+    long ext = 0;
+    for (int k = 0; k < K; k++) {
+        const long a = A[row * lda + k], b = B[k * ldb + col];
+        const ulong plo = (ulong)a * (ulong)b, phi = (ulong)mul_hi(a, b);
+        lo += plo;
+        const ulong c1 = lo < plo;
+        ulong h = hi + phi, c2 = h < phi;
+        hi = h + c1;
+        c2 += hi < c1;
+        ext += (long)c2 - (long)(phi >> 63);
+    }
+    if (ext != ((long)hi >> 63) || hi != (ulong)((long)lo >> 63)) atomic_min(&first[row], (int)col);
+}
+#endif /* REAL_INT */
 
 #if VARIANT == 1
 /* ---------------------------------------------------------------------------

@@ -1,6 +1,10 @@
 /* Allocation, element access and dtype conversion for tdcl_matrix. */
 #include "base/matrix.h"
 
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,4 +166,133 @@ tdcl_status tdcl_matrix_convert(const tdcl_matrix *src, tdcl_dtype to, tdcl_matr
         }
     }
     return TDCL_OK;
+}
+
+const char *tdcl_matrix_where(const tdcl_matrix *m, size_t k, char *buf, size_t n)
+{
+    size_t ch = m->channels > 0 ? (size_t)m->channels : 1, cols = (size_t)m->cols;
+    size_t px = k / ch;
+    if (ch > 1)
+        snprintf(buf, n, "row %zu, column %zu, channel %zu", px / cols + 1, px % cols + 1,
+                 k % ch + 1);
+    else
+        snprintf(buf, n, "row %zu, column %zu", px / cols + 1, px % cols + 1);
+    return buf;
+}
+
+/* The integer range of t (int types only). */
+static void int_range(tdcl_dtype t, int64_t *lo, int64_t *hi)
+{
+    switch (t) {
+    case TDCL_I32:
+        *lo = INT32_MIN, *hi = INT32_MAX;
+        break;
+    case TDCL_U8:
+        *lo = 0, *hi = UINT8_MAX;
+        break;
+    case TDCL_U16:
+        *lo = 0, *hi = UINT16_MAX;
+        break;
+    default:
+        *lo = INT64_MIN, *hi = INT64_MAX;
+        break;
+    }
+}
+
+static void put_int(tdcl_matrix *m, size_t k, int64_t v)
+{
+    switch (m->dtype) {
+    case TDCL_I32:
+        ((int32_t *)m->data)[k] = (int32_t)v;
+        break;
+    case TDCL_I64:
+        ((int64_t *)m->data)[k] = v;
+        break;
+    case TDCL_U8:
+        ((uint8_t *)m->data)[k] = (uint8_t)v;
+        break;
+    case TDCL_U16:
+        ((uint16_t *)m->data)[k] = (uint16_t)v;
+        break;
+    default:
+        break;
+    }
+}
+
+static tdcl_status out_of_range(const tdcl_matrix *src, size_t k, tdcl_dtype to, const char *range,
+                                tdcl_err *err)
+{
+    char where[96], val[64];
+    if (tdcl_dtype_is_int(src->dtype))
+        snprintf(val, sizeof val, "%" PRId64, tdcl_matrix_get_i64(src, k));
+    else
+        snprintf(val, sizeof val, "%.17g", tdcl_matrix_get_f64(src, k));
+    return tdcl_fail_param(err, TDCL_ERANGE, TDCL_PARAM_CLIP,
+                           "value %s at %s does not fit in %s (%s)", val,
+                           tdcl_matrix_where(src, k, where, sizeof where), tdcl_dtype_name(to), range);
+}
+
+/* Element k of src into integer dst; 1 when out of range (not written). */
+static int narrow_int(const tdcl_matrix *src, size_t k, tdcl_matrix *dst, int clip, int *nan)
+{
+    int64_t lo, hi, v;
+    int_range(dst->dtype, &lo, &hi);
+    *nan = 0;
+    if (tdcl_dtype_is_int(src->dtype)) {
+        v = tdcl_matrix_get_i64(src, k);
+    } else {
+        double d = tdcl_matrix_get_f64(src, k);
+        if (isnan(d)) return *nan = 1;
+        /* compared as doubles before any cast: [lo, hi + 1) holds every
+         * value whose truncation fits (hi + 1 is a power of two) */
+        if (d < (double)lo || d >= (double)hi + 1.0) {
+            if (!clip) return 1;
+            v = d < 0 ? lo : hi;
+        } else {
+            v = (int64_t)d;
+        }
+    }
+    if (v < lo || v > hi) {
+        if (!clip) return 1;
+        v = v < lo ? lo : hi;
+    }
+    put_int(dst, k, v);
+    return 0;
+}
+
+tdcl_status tdcl_matrix_narrow(const tdcl_matrix *src, tdcl_dtype to, int clip, tdcl_matrix *dst,
+                               tdcl_err *err)
+{
+    /* integers are written here, never through a cast of an out-of-range
+     * double (undefined behaviour) */
+    tdcl_status st = tdcl_dtype_is_int(to) && src->dtype != to
+                         ? tdcl_matrix_alloc(dst, src->rows, src->cols, src->channels, to, err)
+                         : tdcl_matrix_convert(src, to, dst, err);
+    if (st || src->dtype == to || to == TDCL_F64) return st;
+    size_t n = tdcl_matrix_count(src);
+    char range[96];
+    if (to == TDCL_F32) {
+        snprintf(range, sizeof range, "its largest finite magnitude is %.9g", (double)FLT_MAX);
+        float *f = dst->data;
+        for (size_t k = 0; k < n; k++) {
+            if (!isinf(f[k]) || isinf(tdcl_matrix_get_f64(src, k))) continue;
+            if (!clip) {
+                st = out_of_range(src, k, to, range, err);
+                break;
+            }
+            f[k] = f[k] > 0 ? FLT_MAX : -FLT_MAX;
+        }
+    } else {
+        int64_t lo, hi;
+        int_range(to, &lo, &hi);
+        snprintf(range, sizeof range, "%" PRId64 "..%" PRId64, lo, hi);
+        for (size_t k = 0; k < n; k++) {
+            int nan;
+            if (!narrow_int(src, k, dst, clip, &nan)) continue;
+            st = out_of_range(src, k, to, nan ? "NaN has no integer value" : range, err);
+            break;
+        }
+    }
+    if (st) tdcl_matrix_free(dst);
+    return st;
 }

@@ -65,8 +65,24 @@ size_t tdcl_matrix_count(const tdcl_matrix *m);
 double tdcl_matrix_get_f64(const tdcl_matrix *m, size_t k);
 int64_t tdcl_matrix_get_i64(const tdcl_matrix *m, size_t k);
 
-/* Converts src into a new matrix of dtype dst_type (dst is overwritten). */
+/* Converts src into a new matrix of dtype dst_type (dst is overwritten),
+ * as C's casts do: no range checks (matmul's own float32 computation of
+ * wider inputs). Files go through tdcl_matrix_narrow. */
 tdcl_status tdcl_matrix_convert(const tdcl_matrix *src, tdcl_dtype dst_type, tdcl_matrix *dst,
                                 tdcl_err *err);
+
+/* The flat index k of m as "row R, column C" (from 1; "channel H" too when
+ * m has several) into buf; returns buf. */
+const char *tdcl_matrix_where(const tdcl_matrix *m, size_t k, char *buf, size_t n);
+
+/* Converts src to dst_type like tdcl_matrix_convert, but never silently
+ * changes a value beyond rounding: a finite value past the target's range
+ * (float32: past FLT_MAX, which would become an infinity), and NaN or an
+ * infinity for an integer type, fail with TDCL_ERANGE naming the first
+ * such element and the range. With clip, values past the range saturate to
+ * its ends (infinities too); NaN for an integer type still fails. Integer
+ * targets truncate fractions toward zero; float targets round to nearest. */
+tdcl_status tdcl_matrix_narrow(const tdcl_matrix *src, tdcl_dtype dst_type, int clip,
+                               tdcl_matrix *dst, tdcl_err *err);
 
 #endif

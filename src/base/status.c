@@ -145,6 +145,7 @@ const char *tdcl_status_name(tdcl_status s)
     case TDCL_ENODEV: return "no usable device";
     case TDCL_ECL: return "opencl error";
     case TDCL_EINTR: return "interrupted";
+    case TDCL_ERANGE: return "out of range";
     }
     return "unknown status";
 }

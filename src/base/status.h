@@ -21,6 +21,7 @@ typedef enum tdcl_status {
     TDCL_ENODEV,      /* no device matches, or no OpenCL platform at all */
     TDCL_ECL,         /* an OpenCL call failed */
     TDCL_EINTR,       /* interrupted by a signal */
+    TDCL_ERANGE,      /* a value does not fit the type it must become (overflow, NaN to int) */
 } tdcl_status;
 
 /* The option of a call that an error is about, when it is one: library
@@ -38,6 +39,9 @@ typedef enum tdcl_param {
     TDCL_PARAM_FRAMES_DIR, /* the directory of Life frames */
     TDCL_PARAM_REPS,       /* repetitions of a benchmark */
     TDCL_PARAM_STRICT,     /* tile-avg's whole tiles only */
+    TDCL_PARAM_WRAP,       /* accepting int64 sums wrapped modulo 2^64 */
+    TDCL_PARAM_CLIP,       /* saturating values a narrower type cannot hold */
+    TDCL_PARAM_TYPE,       /* the element type to compute in */
 } tdcl_param;
 
 typedef struct tdcl_err {

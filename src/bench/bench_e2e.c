@@ -352,7 +352,7 @@ tdcl_status tdcl_e2e_run(tdcl_ctx *ctx, const tdcl_e2e_opts *o, tdcl_e2e_emit_fn
     {
         const char *args[] = {"life", "--gens", "200", NULL};
         const char *in[] = {NULL};
-        TDCL_TRY(run_row(&b, "life seeds (--gens 200)", args, in, NULL, &r, err));
+        TDCL_TRY(run_row(&b, "life 500x500 200 gens (default soup)", args, in, NULL, &r, err));
         emit(&r, user);
     }
     snprintf(name, sizeof name, "tile-avg %lld tile 4 npy", (long long)n);

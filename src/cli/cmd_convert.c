@@ -13,6 +13,7 @@ typedef struct convert_opts {
     int dtype; /* -1: keep */
     int threads;
     int coordinate;
+    int clip;
 } convert_opts;
 
 static void usage(FILE *fp)
@@ -34,9 +35,11 @@ static void usage(FILE *fp)
                 "  .npy     NumPy: 2-D float32, float64, int32, int64 (and uint8, uint16),\n"
                 "           little-endian, C or Fortran order; written in C order\n"
                 "  .pbm .pgm .png  images (PBM, PGM 8/16 bit, PNG grey/RGB/alpha): a matrix\n"
-                "           is rounded and clamped to 8 bits (16 past 255; .pbm: nonzero is\n"
-                "           black); a Life pattern is drawn black (alive) on white. As IN, an\n"
-                "           image becomes an integer matrix (one channel) or a pattern\n"
+                "           is rounded to 8 bits (16 past 255; .pbm: nonzero is black); a\n"
+                "           Life pattern is drawn black (alive) on white. Grey images become\n"
+                "           PBM black below half their maxval; PBM becomes grey 0 (black) and\n"
+                "           255 (white). As IN, an image becomes an integer matrix (one\n"
+                "           channel; PBM: 1 black, 0 white) or a pattern\n"
                 "  .rle .cells  Life patterns (RLE as Golly writes it, plaintext): any IN is\n"
                 "           read as a pattern (nonzero, black or dark cells alive)\n"
                 "  -        IN: standard input (Matrix Market, plain or gzip, or .npy);\n"
@@ -47,8 +50,14 @@ static void usage(FILE *fp)
                 "\n"
                 "options:\n"
                 "  --dtype TYPE    convert the values to f32, f64, i32 or i64 (or float32,\n"
-                "                  float64, int32, int64)\n"
-                "                  before writing (default: keep the dtype read)\n"
+                "                  float64, int32, int64) before writing (default: keep the dtype read). Floats\n"
+                "                  round to nearest, integer types truncate fractions\n"
+                "  --clip          saturate values outside the target's range to its ends\n"
+                "                  (int32, float32's largest finite value, image samples\n"
+                "                  0..255 or 0..65535). Without it such a value, and NaN or\n"
+                "                  an infinity for an integer type, is an error naming the\n"
+                "                  first one (row, column); NaN to an integer or a pixel is\n"
+                "                  an error even with --clip\n"
                 "  --coordinate    write Matrix Market as coordinate general, nonzeros only\n"
                 "                  (default: array general)\n"
                 "  --threads N     threads parsing and printing Matrix Market (default 0: one\n"
@@ -70,10 +79,11 @@ static void usage(FILE *fp)
 /* Fills o from argv; returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, convert_opts *o)
 {
-    enum { OPT_DTYPE = 256, OPT_THREADS, OPT_COORD };
+    enum { OPT_DTYPE = 256, OPT_THREADS, OPT_COORD, OPT_CLIP };
     static const struct option longopts[] = {{"dtype", required_argument, NULL, OPT_DTYPE},
                                              {"threads", required_argument, NULL, OPT_THREADS},
                                              {"coordinate", no_argument, NULL, OPT_COORD},
+                                             {"clip", no_argument, NULL, OPT_CLIP},
                                              {"help", no_argument, NULL, 'h'},
                                              {0, 0, 0, 0}};
     int c;
@@ -96,6 +106,9 @@ static int parse_args(int argc, char **argv, convert_opts *o)
             break;
         case OPT_COORD:
             o->coordinate = 1;
+            break;
+        case OPT_CLIP:
+            o->clip = 1;
             break;
         case 'h':
             usage(stdout);
@@ -123,6 +136,7 @@ int cmd_convert(int argc, char **argv, const cli_globals *g)
     tdcl_convert_opts co = {.in = o.in,
                             .out = o.out,
                             .dtype = o.dtype,
+                            .clip = o.clip,
                             .io = {.threads = o.threads,
                                    .coordinate = o.coordinate,
                                    .comment = "written by tiledcl convert"}};
@@ -132,7 +146,8 @@ int cmd_convert(int argc, char **argv, const cli_globals *g)
                                ".png, .rle, .cells or '-')",
                                o.out);
     tdcl_err err = {0};
-    if (tdcl_convert(&co, &err) != TDCL_OK)
+    if (tdcl_convert(&co, &err) != TDCL_OK) {
         return cli_report(&err);
+    }
     return 0;
 }

@@ -61,6 +61,10 @@ static void usage(FILE *fp)
             "                     bands of whole rows for narrow grids, or all of them\n"
             "                     when a small grid fits one work-group)\n"
             "      --word-bits W  bits: 32 or 64 cells per word (default 64)\n"
+            "      --max-bytes B  host memory the grid may take (about 2 bytes a cell, more\n"
+            "                     on a CPU device). Default: half of what the host has\n"
+            "                     available; a larger grid is refused with its size, and B\n"
+            "                     goes ahead, within the process's limits (ulimit -v)\n"
             "\n"
             "With -v, or on a terminal, a closing line on stderr gives generations,\n"
             "population, time and cell updates per second; long runs show progress.\n"
@@ -107,6 +111,7 @@ enum {
     OPT_TILE,
     OPT_DEPTH,
     OPT_WORD_BITS,
+    OPT_MAX_BYTES,
 };
 
 /* Applies one parsed option; 0 or the usage error's exit status. */
@@ -186,6 +191,11 @@ static int take_option(int c, const char *arg, const char *name, life_cli *lc)
             return cli_usage_error("life", "--word-bits is 32 or 64, got '%s'", arg);
         o->life.word_bits = (int)v;
         return 0;
+    case OPT_MAX_BYTES:
+        if (cli_parse_i64(arg, 1, INT64_MAX, &v))
+            return cli_usage_error("life", "--max-bytes needs a byte count, got '%s'", arg);
+        o->max_bytes = (uint64_t)v;
+        return 0;
     default:
         return cli_usage_error("life", "unknown option '%s'", name);
     }
@@ -209,6 +219,7 @@ static int parse_args(int argc, char **argv, life_cli *lc)
                                              {"tile", required_argument, NULL, OPT_TILE},
                                              {"depth", required_argument, NULL, OPT_DEPTH},
                                              {"word-bits", required_argument, NULL, OPT_WORD_BITS},
+                                             {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
                                              {"help", no_argument, NULL, 'h'},
                                              {0, 0, 0, 0}};
     int c;
@@ -232,6 +243,11 @@ static int parse_args(int argc, char **argv, life_cli *lc)
     if (optind < argc) return cli_usage_error("life", "unexpected argument '%s'", argv[optind]);
     if (lc->job.frames_dir && !lc->job.every)
         return cli_usage_error("life", "--frames needs --every K");
+    int wb = lc->job.life.word_bits ? lc->job.life.word_bits : 64;
+    if (lc->job.life.kernel != TDCL_LIFE_KERNEL_BYTES && lc->job.life.depth > wb)
+        return cli_usage_error("life",
+                               "--depth %d is more than the %d cells of a word (--word-bits)",
+                               lc->job.life.depth, wb);
     if (lc->job.output && !tdcl_life_path_known(lc->job.output) && strcmp(lc->job.output, "-") != 0)
         return cli_usage_error("life",
                                "'%s': unknown output format (use .rle, .cells, .mtx, .npy, .pbm "

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "base/fileio.h"
 #include "base/log.h"
 #include "jobs/matmul_job.h"
 #include "ops/matmul/matmul_tc.h"
@@ -12,7 +13,7 @@ static void usage(FILE *fp)
 {
     fprintf(fp,
             "usage: tiledcl matmul A B [-o C] [--type TYPE] [--precision P] [--tile T]\n"
-            "                      [--kernel K] [--params P] [--no-tune] [--verify]\n"
+            "                      [--kernel K] [--params P] [--no-tune] [--verify] [--wrap]\n"
             "\n"
             "Computes C = A*B for A of M x K and B of K x N on an OpenCL device, with a\n"
             "tiled kernel: local-memory tiles and barriers, or register blocks shaped for\n"
@@ -29,7 +30,12 @@ static void usage(FILE *fp)
             "  -t, --type TYPE    f32 (float32), f64 (float64; needs a device with\n"
             "                     cl_khr_fp64) or i64 (exact 64-bit integer sums; needs\n"
             "                     integer inputs). Default: i64 when both inputs hold\n"
-            "                     integers (Matrix Market 'integer', integer .npy), else f32\n"
+            "                     integers (Matrix Market 'integer', integer .npy), else f32.\n"
+            "                     An i64 product whose exact value leaves the int64 range\n"
+            "                     is an error naming the first such element (row, column)\n"
+            "      --wrap         i64: accept sums wrapped modulo 2^64 where the exact value\n"
+            "                     leaves int64 (two's complement wrap-around, as C's\n"
+            "                     unsigned arithmetic); --verify then checks modulo 2^64\n"
             "      --precision P  how a float32 product is computed (default fp32):\n"
             "                       fp32    exact float32 multiply-adds (CUDA cores, CPU ALUs)\n"
             "                       tf32    NVIDIA tensor cores; each input rounded to TF32\n"
@@ -63,7 +69,10 @@ static void usage(FILE *fp)
             "                     ||C - R|| / ||R|| to stderr. Exit 1, writing nothing, when\n"
             "                     ||C - R|| > 2 (K + 2) u ||A|| ||B|| (u = 2^-24 for f32,\n"
             "                     2^-53 for f64): twice the worst-case rounding of K-term dot\n"
-            "                     products. An i64 product must match exactly\n"
+            "                     products, over the elements where the host's product is\n"
+            "                     finite; where it is NaN C must be NaN, where it is an\n"
+            "                     infinity C must be the same one. An i64 product must\n"
+            "                     match exactly and fit in int64 (modulo 2^64 with --wrap)\n"
             "      --max-alloc B  use device buffers of at most B bytes (default: the\n"
             "                     device's limit); smaller values force panels\n"
             "  -h, --help         this help\n"
@@ -93,6 +102,7 @@ static int parse(int argc, char **argv, tdcl_mm_job_opts *j)
                                              {"precision", required_argument, NULL, 'P'},
                                              {"params", required_argument, NULL, 'p'},
                                              {"no-tune", no_argument, NULL, 'N'},
+                                             {"wrap", no_argument, NULL, 'W'},
                                              {"help", no_argument, NULL, 'h'},
                                              {0, 0, 0, 0}};
     int c;
@@ -136,6 +146,9 @@ static int parse(int argc, char **argv, tdcl_mm_job_opts *j)
         case 'N':
             j->mm.no_tune = 1;
             break;
+        case 'W':
+            j->mm.wrap = 1;
+            break;
         case 'M':
             if (cli_parse_i64(optarg, 1, INT64_MAX, &v))
                 return cli_usage_error("matmul", "--max-alloc needs a byte count, got '%s'",
@@ -158,6 +171,12 @@ static int parse(int argc, char **argv, tdcl_mm_job_opts *j)
     if (j->mm.tile && j->mm.kernel != TDCL_MM_AUTO && j->mm.kernel != TDCL_MM_TILED)
         return cli_usage_error("matmul", "--tile applies to the tiled kernel, not '--kernel %s'",
                                tdcl_mm_kernel_name(j->mm.kernel));
+    if (j->out_path && strcmp(j->out_path, "-") != 0 && !tdcl_path_has_ext(j->out_path, ".mtx") &&
+        !tdcl_path_has_ext(j->out_path, ".npy"))
+        return cli_usage_error("matmul",
+                               "-o '%s': unknown extension (write .mtx or .npy, or '-' "
+                               "for stdout)",
+                               j->out_path);
     j->a_path = argv[optind];
     j->b_path = argv[optind + 1];
     if (strcmp(j->a_path, "-") == 0 && strcmp(j->b_path, "-") == 0)
@@ -178,11 +197,20 @@ int cmd_matmul(int argc, char **argv, const cli_globals *g)
     /* the job reads A and B before it waits for the device */
     tdcl_status st = tdcl_mm_job(g->ctx, &j, &err);
     /* a failed check is reported by the job's error message */
-    if (st == TDCL_OK && j.verify && chk.exact)
+    if (st == TDCL_OK && j.verify && chk.exact && chk.overflowed)
+        fprintf(stderr,
+                "tiledcl: verify: every element equals the host's product modulo 2^64 "
+                "(%lld wrapped, as --wrap asked)\n",
+                (long long)chk.overflowed);
+    else if (st == TDCL_OK && j.verify && chk.exact)
         fprintf(stderr, "tiledcl: verify: exact, every element equals the host's int64 product\n");
     else if (st == TDCL_OK && j.verify)
         fprintf(stderr,
-                "tiledcl: verify: relative Frobenius error %.3g (bound %.3g for %s, K=%lld): ok\n",
-                chk.rel_err, chk.bound, tdcl_dtype_name(chk.type), (long long)chk.k);
+                "tiledcl: verify: relative Frobenius error %.3g (bound %.3g for %s, K=%lld): "
+                "ok%s\n",
+                chk.rel_err, chk.bound, tdcl_dtype_name(chk.type), (long long)chk.k,
+                chk.nonfinite ? " over the finite elements; the host product's NaN and "
+                                "infinite elements match"
+                              : "");
     return st ? cli_report(&err) : 0;
 }

@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "base/fileio.h"
 #include "base/spec.h"
+#include "io/image.h"
 #include "jobs/tile_avg_job.h"
 
 static void usage(FILE *fp)
@@ -37,6 +39,9 @@ static void usage(FILE *fp)
             "                  fail (exit 1) past a relative error of 1e-6\n"
             "  --max-bytes N   refuse inputs larger than N bytes once dense (default: no\n"
             "                  limit)\n"
+            "  --clip          image outputs: clamp means outside the samples' range\n"
+            "                  (0..255 or 0..65535) to it; without it such a mean, or a\n"
+            "                  NaN, is an error naming the first one (row, column)\n"
             "  -h, --help      this help\n"
             "\n"
             "Input formats: Matrix Market (.mtx, .mtx.gz), NumPy (.npy), and images by\n"
@@ -44,8 +49,10 @@ static void usage(FILE *fp)
             "'-' reads a matrix from stdin.\n"
             "Output: float32 means (float64 for float64 or integer input where the device\n"
             "has fp64). Written as an image (.pgm, .png), the means are rounded to the\n"
-            "input's bit depth (8 bits for a matrix input); as .pbm, a mean of 0.5 or more\n"
-            "is black. A multi-channel result needs an image output.\n"
+            "input's bit depth (8 bits for a matrix input); a PBM input's means (the\n"
+            "share of black) become grey, 0 black to 255 white. As .pbm, a grey input's\n"
+            "mean below half its maxval is black, a PBM or matrix input's mean of 0.5 or\n"
+            "more. A multi-channel result needs an image output.\n"
             "\n"
             "examples:\n"
             "  tiledcl tile-avg data/seed8x8.mtx --tile 2          # 4x4 means on stdout\n"
@@ -63,7 +70,7 @@ static int parse_tile(const char *s, tdcl_ta_opts *o)
                           &o->tile_cols);
 }
 
-enum { OPT_TILE = 256, OPT_STRICT, OPT_VARIANT, OPT_VERIFY, OPT_MAX_BYTES };
+enum { OPT_TILE = 256, OPT_STRICT, OPT_VARIANT, OPT_VERIFY, OPT_MAX_BYTES, OPT_CLIP };
 
 /* Fills jo from argv; returns -1 to go on, else the exit status. */
 static int parse(int argc, char **argv, tdcl_ta_job_opts *jo)
@@ -73,6 +80,7 @@ static int parse(int argc, char **argv, tdcl_ta_job_opts *jo)
                                              {"strict", no_argument, NULL, OPT_STRICT},
                                              {"variant", required_argument, NULL, OPT_VARIANT},
                                              {"verify", no_argument, NULL, OPT_VERIFY},
+                                             {"clip", no_argument, NULL, OPT_CLIP},
                                              {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
                                              {"help", no_argument, NULL, 'h'},
                                              {0, 0, 0, 0}};
@@ -103,6 +111,9 @@ static int parse(int argc, char **argv, tdcl_ta_job_opts *jo)
         case OPT_VERIFY:
             jo->verify = 1;
             break;
+        case OPT_CLIP:
+            jo->clip = 1;
+            break;
         case OPT_MAX_BYTES:
             if (cli_parse_i64(optarg, 1, INT64_MAX, &v))
                 return cli_usage_error("tile-avg", "expected --max-bytes N > 0, got '%s'", optarg);
@@ -121,6 +132,13 @@ static int parse(int argc, char **argv, tdcl_ta_job_opts *jo)
     if (optind + 1 < argc)
         return cli_usage_error("tile-avg", "unexpected argument '%s'", argv[optind + 1]);
     if (!jo->ta.tile_rows) return cli_usage_error("tile-avg", "expected --tile T or TxU");
+    const char *out = jo->out_path;
+    if (out && strcmp(out, "-") != 0 && !tdcl_path_has_ext(out, ".mtx") &&
+        !tdcl_path_has_ext(out, ".npy") && !tdcl_image_path(out))
+        return cli_usage_error("tile-avg",
+                               "-o '%s': unknown extension (write .mtx, .npy, .pgm, .png or .pbm, "
+                               "or '-' for stdout)",
+                               out);
     jo->in_path = argv[optind];
     return -1;
 }

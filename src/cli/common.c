@@ -15,6 +15,9 @@ static const char *const param_flags[] = {
     [TDCL_PARAM_KERNEL_DIR] = "--kernels",  [TDCL_PARAM_SCALE] = "--scale",
     [TDCL_PARAM_MAX_BYTES] = "--max-bytes", [TDCL_PARAM_FRAMES_DIR] = "--frames",
     [TDCL_PARAM_REPS] = "--reps",           [TDCL_PARAM_STRICT] = "--strict",
+    [TDCL_PARAM_WRAP] = "--wrap accepts wrap-around modulo 2^64",
+    [TDCL_PARAM_CLIP] = "--clip saturates",
+    [TDCL_PARAM_TYPE] = "--type f64",
 };
 
 int cli_report(const tdcl_err *err)

@@ -8,6 +8,7 @@
 #include "io/image.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -411,7 +412,8 @@ out:
 
 /* ---- writing ------------------------------------------------------- */
 
-/* Sample k of m rounded to nearest and clamped to [0, maxv]; NaN gives 0. */
+/* Sample k of m rounded to nearest and clamped to [0, maxv] (check_samples
+ * has refused NaN, and values past the range unless clipping). */
 static uint32_t sample_at(const tdcl_matrix *m, size_t k, uint32_t maxv)
 {
     if (tdcl_dtype_is_int(m->dtype)) {
@@ -556,13 +558,54 @@ static tdcl_status write_kind(const char *path, const tdcl_matrix *m, int bits, 
     return TDCL_OK;
 }
 
+/* The first sample of m that a bits-deep image cannot hold (NaN anywhere;
+ * with !clip, a value that rounds outside 0..2^bits - 1); TDCL_ERANGE
+ * naming it, else TDCL_OK. PBM bits take any value but NaN. */
+static tdcl_status check_samples(const char *path, const tdcl_matrix *m, int bits, int clip,
+                                 tdcl_err *err)
+{
+    size_t n = tdcl_matrix_count(m);
+    uint32_t maxv = bits == 1 ? 1 : bits == 8 ? 255 : 65535;
+    int is_int = tdcl_dtype_is_int(m->dtype);
+    for (size_t k = 0; k < n; k++) {
+        char where[96];
+        double v = tdcl_matrix_get_f64(m, k);
+        int bad;
+        if (is_int) {
+            int64_t iv = tdcl_matrix_get_i64(m, k);
+            bad = !clip && bits != 1 && (iv < 0 || iv > (int64_t)maxv);
+        } else {
+            bad = isnan(v) || (!clip && bits != 1 && (v < -0.5 || v >= maxv + 0.5));
+        }
+        if (!bad) continue;
+        tdcl_matrix_where(m, k, where, sizeof where);
+        if (is_int)
+            return tdcl_fail_param(err, TDCL_ERANGE, TDCL_PARAM_CLIP,
+                             "'%s': value %" PRId64 " at %s is not a %d-bit sample (0..%u)", path,
+                             tdcl_matrix_get_i64(m, k), where, bits, maxv);
+        if (isnan(v))
+            return tdcl_fail(err, TDCL_ERANGE, "'%s': NaN at %s has no pixel value", path, where);
+        return tdcl_fail_param(err, TDCL_ERANGE, TDCL_PARAM_CLIP,
+                               "'%s': value %.17g at %s is not a %d-bit sample (0..%u)",
+                         path, v, where, bits, maxv);
+    }
+    return TDCL_OK;
+}
+
 tdcl_status tdcl_image_write(const char *path, const tdcl_matrix *m, int bits, tdcl_err *err)
+{
+    return tdcl_image_write_clip(path, m, bits, 0, err);
+}
+
+tdcl_status tdcl_image_write_clip(const char *path, const tdcl_matrix *m, int bits, int clip,
+                                  tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_outfile o = {.slot = -1};
     unsigned char *buf = NULL;
     img_kind kind = IMG_PNG;
     TDCL_TRY(write_kind(path, m, bits, &kind, err));
+    TDCL_TRY(check_samples(path, m, bits, clip, err));
     buf = malloc(row_bytes(m, bits));
     if (!buf) {
         st = tdcl_fail(err, TDCL_ENOMEM, "'%s': out of memory for a row buffer", path);
@@ -578,4 +621,33 @@ out:
     if (st) tdcl_out_abort(&o);
     free(buf);
     return st;
+}
+
+tdcl_status tdcl_image_grey_to_bits(const tdcl_matrix *grey, int maxval, tdcl_matrix *bits,
+                                    tdcl_err *err)
+{
+    tdcl_status st = tdcl_matrix_alloc(bits, grey->rows, grey->cols, 1, TDCL_U8, err);
+    if (st) return st;
+    size_t n = (size_t)(grey->rows * grey->cols), ch = (size_t)grey->channels;
+    size_t colours = ch >= 3 ? 3 : 1; /* alpha is not looked at */
+    uint8_t *b = bits->data;
+    for (size_t k = 0; k < n; k++) {
+        double sum = 0;
+        for (size_t c = 0; c < colours; c++)
+            sum += tdcl_matrix_get_f64(grey, k * ch + c);
+        b[k] = sum / (double)colours < maxval / 2.0; /* dark: black, 1 */
+    }
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_image_bits_to_grey(const tdcl_matrix *bits, int maxval, tdcl_matrix *grey,
+                                    tdcl_err *err)
+{
+    tdcl_status st = tdcl_matrix_alloc(grey, bits->rows, bits->cols, bits->channels, TDCL_F32, err);
+    if (st) return st;
+    size_t n = tdcl_matrix_count(bits);
+    float *g = grey->data;
+    for (size_t k = 0; k < n; k++)
+        g[k] = (float)(maxval * (1.0 - tdcl_matrix_get_f64(bits, k)));
+    return TDCL_OK;
 }

@@ -27,8 +27,26 @@ tdcl_status tdcl_image_read_mem(const char *name, const unsigned char *data, siz
 
 /* Writes m to path by extension (.pbm, .pgm, .png) through tdcl_outfile.
  * bits is 1 (.pbm: nonzero = black), 8 or 16 (.pgm/.png). Samples of any
- * dtype are rounded to nearest and clamped to [0, 2^bits - 1]. .pgm needs
+ * dtype are rounded to nearest; one that rounds outside [0, 2^bits - 1],
+ * or NaN, fails with TDCL_ERANGE naming it (nothing written). .pgm needs
  * channels == 1; .png takes 1..4 channels. */
 tdcl_status tdcl_image_write(const char *path, const tdcl_matrix *m, int bits, tdcl_err *err);
+
+/* The same; with clip, samples past the range are clamped to it (NaN still
+ * fails). */
+tdcl_status tdcl_image_write_clip(const char *path, const tdcl_matrix *m, int bits, int clip,
+                                  tdcl_err *err);
+
+/* Grey samples (brightness 0..maxval; with 3 or 4 channels the mean of the
+ * colours, alpha ignored) to PBM bits in a new one-channel TDCL_U8 matrix:
+ * 1 (black) where the sample is below maxval / 2, else 0 (white). */
+tdcl_status tdcl_image_grey_to_bits(const tdcl_matrix *grey, int maxval, tdcl_matrix *bits,
+                                    tdcl_err *err);
+
+/* PBM bits (1 black, 0 white; fractions, such as means of bits, are the
+ * share of black) to grey samples maxval * (1 - v) in a new TDCL_F32
+ * matrix: black 0, white maxval. */
+tdcl_status tdcl_image_bits_to_grey(const tdcl_matrix *bits, int maxval, tdcl_matrix *grey,
+                                    tdcl_err *err);
 
 #endif

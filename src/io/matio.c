@@ -142,7 +142,7 @@ tdcl_status tdcl_matio_convert(const tdcl_matio_convert_opts *o, tdcl_err *err)
     log_speed("read", o->in, &m, t1 - t0);
     const tdcl_matrix *src = &m;
     if (o->dtype >= 0 && (tdcl_dtype)o->dtype != m.dtype) {
-        TDCL_TRY(tdcl_matrix_convert(&m, (tdcl_dtype)o->dtype, &c, err));
+        TDCL_TRY(tdcl_matrix_narrow(&m, (tdcl_dtype)o->dtype, o->clip, &c, err));
         src = &c;
     }
     double t2 = now_ms();

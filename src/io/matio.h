@@ -50,6 +50,7 @@ tdcl_status tdcl_matrix_write_opts(const char *path, const tdcl_matrix *m, const
 typedef struct tdcl_matio_convert_opts {
     const char *in, *out; /* "-" = stdin / stdout (Matrix Market) */
     int dtype;            /* a tdcl_dtype, or -1 */
+    int clip;             /* saturate values past dtype's range (tdcl_matrix_narrow) */
     tdcl_matio_opts io;
 } tdcl_matio_convert_opts;
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "base/mem.h"
 #include "base/fileio.h"
 #include "base/matrix.h"
 
@@ -265,5 +266,8 @@ tdcl_status tdcl_src_check_size(const char *name, int64_t rows, int64_t cols, in
                          "host's memory (%llu bytes)",
                          name, (long long)rows, (long long)cols, tdcl_dtype_name(t), *bytes,
                          (unsigned long long)pages * (unsigned long long)page);
-    return TDCL_OK;
+    char what[256];
+    snprintf(what, sizeof what, "'%s': a %lldx%lld %s matrix", name, (long long)rows,
+             (long long)cols, tdcl_dtype_name(t));
+    return tdcl_mem_check(*bytes, what, 0, 0, err);
 }

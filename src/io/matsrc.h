@@ -66,8 +66,9 @@ uint64_t tdcl_src_max_content(const tdcl_src *s);
 void tdcl_src_close(tdcl_src *s);
 
 /* Refuses, before any allocation, a rows x cols matrix of dtype from name
- * whose dense size overflows, exceeds max_bytes (when > 0) or this host's
- * physical memory: TDCL_ELIMIT naming the limit. Stores the size in *bytes. */
+ * whose dense size overflows, exceeds max_bytes (when > 0), this host's
+ * physical memory or what the process may still allocate (tdcl_mem_check:
+ * its limits, the memory available): TDCL_ELIMIT naming the limit. Stores the size in *bytes. */
 tdcl_status tdcl_src_check_size(const char *name, int64_t rows, int64_t cols, int dtype,
                                 size_t max_bytes, size_t *bytes, tdcl_err *err);
 

@@ -120,6 +120,26 @@ static int word_is(const char *p, const char *e, const char *word)
 
 /* Copies the token at p (up to whitespace, at most 40 chars) into out, or
  * "end of line" when there is none. */
+/* s with control bytes replaced by '?': messages never echo raw bytes to
+ * a terminal. */
+static char *printable(char *s)
+{
+    for (char *c = s; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+    return s;
+}
+
+/* 1 when the first line holds bytes no text file has (NUL, other control
+ * bytes than tab, CR, VT and FF): the file is binary data. */
+static int binary_line(const char *p, const char *e)
+{
+    for (; p < e && p[0] != '\n'; p++) {
+        unsigned char c = (unsigned char)*p;
+        if ((c < 0x20 && c != '\t' && c != '\r' && c != '\v' && c != '\f') || c == 0x7f) return 1;
+    }
+    return 0;
+}
+
 static const char *token(const char *p, const char *e, char out[48])
 {
     size_t n = 0;
@@ -129,7 +149,7 @@ static const char *token(const char *p, const char *e, char out[48])
     memcpy(out, p, n);
     out[n] = '\0';
     if (n == 40) memcpy(out + 37, "...", 4);
-    return out;
+    return printable(out);
 }
 
 /* Copies a whole line, trimmed, at most 60 chars, for size-line messages. */
@@ -143,7 +163,7 @@ static const char *line_text(const char *p, const char *e, char out[72])
     memcpy(out, p, n);
     out[n] = '\0';
     if (n == 60) memcpy(out + 57, "...", 4);
-    return out;
+    return printable(out);
 }
 
 /* --- the text window ---------------------------------------------------- */
@@ -285,6 +305,8 @@ static tdcl_status parse_banner(rd *r, const char *p, const char *e, tdcl_err *e
     const char *ws = NULL, *we = NULL;
     if (e - p >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) /* a UTF-8 byte order mark */
         p += 3;
+    if (binary_line(p, e))
+        return tdcl_fail(err, TDCL_EPARSE, "%s: not a Matrix Market file (binary data)", r->name);
     if (!next_word(&p, e, &ws, &we) || !word_is(ws, we, "%%matrixmarket"))
         return tdcl_fail(err, TDCL_EPARSE,
                          "%s:1: expected the banner '%%%%MatrixMarket matrix FORMAT FIELD "
@@ -411,6 +433,13 @@ static tdcl_status check_claim(rd *r, tdcl_err *err)
         r->base ? (uint64_t)(r->p - r->base) : r->src->consumed - (uint64_t)(r->e - r->p);
     uint64_t left = max > used ? max - used : 0;
     uint64_t per = min_entry_bytes(&r->h);
+    if (r->h.want > (left + 1) / per && r->src->gz)
+        return tdcl_fail(err, TDCL_EPARSE,
+                         "%s:%lld: the size line claims %llu entries, but %llu bytes of gzip "
+                         "inflate to at most %llu bytes, which hold at most %llu",
+                         r->name, (long long)r->line, (unsigned long long)r->h.want,
+                         (unsigned long long)r->src->file_size, (unsigned long long)max,
+                         (unsigned long long)((left + 1) / per));
     if (r->h.want > (left + 1) / per)
         return tdcl_fail(err, TDCL_EPARSE,
                          "%s:%lld: the size line claims %llu entries, but the %llu bytes after "

@@ -53,16 +53,29 @@ static tdcl_status read_grid(const char *in, tdcl_matrix *m, int *maxval, tdcl_e
     return tdcl_matrix_read(in, 0, m, err);
 }
 
-/* Anything to .pbm/.pgm/.png. */
+/* Anything to .pbm/.pgm/.png. Bits (PBM, 1 = black) and grey levels (0 =
+ * black) meet by tdcl_image_grey_to_bits and tdcl_image_bits_to_grey. */
 static tdcl_status to_image(const tdcl_convert_opts *o, tdcl_err *err)
 {
-    tdcl_matrix m = {0};
+    tdcl_matrix m = {0}, conv = {0};
     int maxval;
     tdcl_status st = read_grid(o->in, &m, &maxval, err);
     if (st) goto out;
-    int bits = 8;
+    int bits = 8, pbm = tdcl_path_has_ext(o->out, ".pbm");
     size_t n = tdcl_matrix_count(&m);
-    if (maxval < 0 && !tdcl_path_has_ext(o->out, ".pbm")) {
+    if (pbm && maxval > 1) {
+        /* grey to bits: black below half the maxval */
+        if ((st = tdcl_image_grey_to_bits(&m, maxval, &conv, err))) goto out;
+        tdcl_matrix_free(&m);
+        m = conv;
+        conv.data = NULL;
+    } else if (maxval == 1 && !pbm) {
+        /* PBM bits to the full grey range: black 0, white 255 */
+        if ((st = tdcl_image_bits_to_grey(&m, 255, &conv, err))) goto out;
+        tdcl_matrix_free(&m);
+        m = conv;
+        conv.data = NULL;
+    } else if (maxval < 0 && !pbm) {
         /* a pattern: alive black on white, as the readers take it back */
         for (size_t k = 0; k < n; k++)
             ((uint8_t *)m.data)[k] = ((uint8_t *)m.data)[k] ? 0 : 255;
@@ -72,10 +85,11 @@ static tdcl_status to_image(const tdcl_convert_opts *o, tdcl_err *err)
         for (size_t k = 0; k < n && bits == 8; k++)
             if (tdcl_matrix_get_f64(&m, k) > 255.5) bits = 16;
     }
-    if (tdcl_path_has_ext(o->out, ".pbm")) bits = 1;
-    st = tdcl_image_write(o->out, &m, bits, err);
+    if (pbm) bits = 1;
+    st = tdcl_image_write_clip(o->out, &m, bits, o->clip, err);
 out:
     tdcl_matrix_free(&m);
+    tdcl_matrix_free(&conv);
     return st;
 }
 
@@ -94,7 +108,7 @@ static tdcl_status grid_to_matrix(const tdcl_convert_opts *o, tdcl_err *err)
     }
     const tdcl_matrix *w = &m;
     if (o->dtype >= 0 && (tdcl_dtype)o->dtype != m.dtype) {
-        if ((st = tdcl_matrix_convert(&m, (tdcl_dtype)o->dtype, &conv, err))) goto out;
+        if ((st = tdcl_matrix_narrow(&m, (tdcl_dtype)o->dtype, o->clip, &conv, err))) goto out;
         w = &conv;
     }
     st = tdcl_matrix_write_opts(o->out, w, &o->io, err);
@@ -114,6 +128,7 @@ tdcl_status tdcl_convert(const tdcl_convert_opts *o, tdcl_err *err)
                          ".rle, .cells or '-')",
                          o->out);
     if (tdcl_image_path(o->in) || is_life_path(o->in)) return grid_to_matrix(o, err);
-    tdcl_matio_convert_opts mo = {.in = o->in, .out = o->out, .dtype = o->dtype, .io = o->io};
+    tdcl_matio_convert_opts mo = {
+        .in = o->in, .out = o->out, .dtype = o->dtype, .clip = o->clip, .io = o->io};
     return tdcl_matio_convert(&mo, err);
 }

@@ -12,6 +12,8 @@
 typedef struct tdcl_convert_opts {
     const char *in, *out; /* "-" = stdin / Matrix Market on stdout */
     int dtype;            /* matrix outputs: a tdcl_dtype, or -1 to keep */
+    int clip;             /* saturate values past the target's range (dtype, image
+                             samples) instead of failing; NaN still fails */
     tdcl_matio_opts io;   /* Matrix Market threads, coordinate output, comment */
 } tdcl_convert_opts;
 

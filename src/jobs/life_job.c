@@ -14,6 +14,7 @@
 #include "base/clock.h"
 #include "base/fileio.h"
 #include "base/log.h"
+#include "base/mem.h"
 #include "io/image.h"
 #include "io/life_io.h"
 
@@ -27,6 +28,47 @@ static int64_t max_cells_for(const tdcl_ctx *ctx, const tdcl_life_opts *o)
            by_mem = (double)d->global_mem / 2 / per_cell;
     double m = by_alloc < by_mem ? by_alloc : by_mem;
     return m > 9e18 ? INT64_MAX : (int64_t)m;
+}
+
+/* The host bytes a cell takes: the grid and the result, a byte each, and
+ * on a CPU device its two buffers. */
+static double host_bytes_per_cell(const tdcl_ctx *ctx, const tdcl_life_opts *o)
+{
+    double dev = o->kernel == TDCL_LIFE_KERNEL_BYTES ? 2.0 : 0.25;
+    return 2.0 + ((ctx->dev.type & CL_DEVICE_TYPE_CPU) ? dev : 0.0);
+}
+
+/* The largest grid the device and the host memory (tdcl_mem_check's
+ * rules, o->max_bytes confirming more) allow. */
+static int64_t grid_cells_limit(const tdcl_ctx *ctx, const tdcl_life_job_opts *o,
+                                const tdcl_life_opts *lo)
+{
+    return tdcl_mem_max_items(max_cells_for(ctx, lo), host_bytes_per_cell(ctx, lo), o->max_bytes);
+}
+
+/* After a grid was refused: says so when host memory set the limit. */
+static void memory_note(const tdcl_ctx *ctx, const tdcl_life_job_opts *o, const tdcl_life_opts *lo,
+                        tdcl_err *err)
+{
+    double per = host_bytes_per_cell(ctx, lo);
+    int64_t lim = grid_cells_limit(ctx, o, lo);
+    if (!err || err->status != TDCL_ELIMIT || lim >= max_cells_for(ctx, lo)) return;
+    char b[32];
+    size_t n = strlen(err->msg);
+    tdcl_mem_info mi;
+    tdcl_mem_query(&mi);
+    double bytes = (double)lim * per;
+    int given = o->max_bytes && bytes >= 0.999 * (double)o->max_bytes;
+    int soft = !o->max_bytes && mi.available != UINT64_MAX &&
+               bytes >= 0.999 * (double)(mi.available / 2) &&
+               bytes < 1.001 * (double)(mi.available / 2);
+    if (soft) err->param = TDCL_PARAM_MAX_BYTES;
+    snprintf(err->msg + n, sizeof err->msg - n, " (host memory at %.3g bytes a cell: %s, %s)", per,
+             tdcl_mem_size((uint64_t)bytes, b, sizeof b),
+             given  ? "the byte limit given"
+             : soft ? "half of what this host has available; allow more bytes to go ahead"
+                    : "what the process's limits (ulimit -v, -d) and the host's available "
+                      "memory leave");
 }
 
 /* Centres pattern in a new rows x cols grid. */
@@ -53,7 +95,7 @@ static tdcl_status job_input(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_li
 {
     tdcl_status st = TDCL_OK;
     tdcl_life_pattern pat = {0};
-    int64_t max_cells = max_cells_for(ctx, lo);
+    int64_t max_cells = grid_cells_limit(ctx, o, lo);
     double t0 = tdcl_now_ms();
     *gen0 = 0;
     if (!o->input) {
@@ -177,7 +219,10 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
         return tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0, got %" PRId64, o->gens);
     lo.rule = tdcl_life_opts_rule(&lo);
     TDCL_TRY(tdcl_ctx_wait(ctx, err)); /* the grid's limit is the device's */
-    TDCL_TRY(job_input(ctx, o, &lo, &grid, &js.gen0, err));
+    if ((st = job_input(ctx, o, &lo, &grid, &js.gen0, err))) {
+        memory_note(ctx, o, &lo, err);
+        goto out;
+    }
     TDCL_TRY(tdcl_life_plan_create(ctx, &lo, &grid, &p, err));
     js.w.rule = lo.rule;
     js.w.boundary = lo.boundary;

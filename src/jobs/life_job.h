@@ -29,6 +29,8 @@ typedef struct tdcl_life_job_opts {
     const char *frames_dir; /* with every: a PNG per N generations there */
     const char *gif_path;   /* an animated GIF of the run (every N generations, else each) */
     int scale;              /* pixels per cell for PNG and GIF output */
+    uint64_t max_bytes;     /* host memory the grid may take; 0: half of what the host
+                               has available (tdcl_mem_check), within the process's limits */
     tdcl_life_progress_fn progress; /* NULL: progress goes to the log (INFO) */
     void *progress_user;
 } tdcl_life_job_opts;

@@ -65,14 +65,29 @@ static tdcl_status verify(const tdcl_mm_job_opts *o, const tdcl_matrix *a, const
         chk.bound *= 1.0 + ldexp(1.0, -10) / fp32;
         chk.ok = chk.rel_err <= chk.bound;
     }
+    /* wrap-around asked for: the product modulo 2^64 is what must match */
+    if (chk.exact && o->mm.wrap) chk.ok = chk.differing == 0;
     tdcl_log(TDCL_LOG_VERBOSE, "matmul: host check took %.1f ms", tdcl_now_ms() - t0);
     if (o->check) *o->check = chk;
     if (chk.ok) return TDCL_OK;
-    if (tdcl_dtype_is_int(c->dtype))
+    if (chk.exact && chk.overflowed && chk.differing == 0)
+        return tdcl_fail(err, TDCL_EVERIFY,
+                         "verification failed: %" PRId64 " elements of the exact product leave "
+                         "int64, the first at (%" PRId64 ", %" PRId64
+                         ") (row, column from 1); C holds them wrapped modulo 2^64",
+                         chk.overflowed, chk.ovf_row + 1, chk.ovf_col + 1);
+    if (chk.exact)
         return tdcl_fail(err, TDCL_EVERIFY,
                          "verification failed: %" PRId64 " of %" PRId64
-                         " elements differ from the exact host product",
-                         chk.differing, c->rows * c->cols);
+                         " elements differ from the exact host product%s",
+                         chk.differing, c->rows * c->cols,
+                         chk.overflowed ? " (and some leave int64)" : "");
+    if (chk.nonfinite_differ || chk.extra_nonfinite)
+        return tdcl_fail(err, TDCL_EVERIFY,
+                         "verification failed: %" PRId64 " elements differ where the host product "
+                         "is NaN or infinite (NaN must stay NaN, an infinity the same one), "
+                         "%" PRId64 " are NaN or infinite where it is finite",
+                         chk.nonfinite_differ, chk.extra_nonfinite);
     return tdcl_fail(err, TDCL_EVERIFY,
                      "verification failed: relative Frobenius error %.3g exceeds the bound %.3g "
                      "for %s%s with K=%" PRId64,

@@ -14,14 +14,16 @@
 #include "io/matio.h"
 
 /* Reads the input: an image by its extension, else a matrix file. *bits
- * receives the image's bit depth (8 for a matrix). */
-static tdcl_status read_input(const tdcl_ta_job_opts *jo, tdcl_matrix *m, int *bits, tdcl_err *err)
+ * receives the image's bit depth (8 for a matrix), *maxval its maxval (1
+ * for PBM; 0 for a matrix). */
+static tdcl_status read_input(const tdcl_ta_job_opts *jo, tdcl_matrix *m, int *bits, int *maxval,
+                              tdcl_err *err)
 {
     *bits = 8;
+    *maxval = 0;
     if (strcmp(jo->in_path, "-") != 0 && tdcl_image_path(jo->in_path)) {
-        int maxval = 255;
-        tdcl_status st = tdcl_image_read(jo->in_path, m, &maxval, err);
-        *bits = maxval > 255 ? 16 : 8;
+        tdcl_status st = tdcl_image_read(jo->in_path, m, maxval, err);
+        *bits = *maxval > 255 ? 16 : 8;
         if (st == TDCL_OK && jo->max_bytes &&
             tdcl_matrix_count(m) * tdcl_dtype_size(m->dtype) > jo->max_bytes) {
             tdcl_matrix_free(m);
@@ -34,12 +36,31 @@ static tdcl_status read_input(const tdcl_ta_job_opts *jo, tdcl_matrix *m, int *b
     return tdcl_matrix_read(jo->in_path, jo->max_bytes, m, err);
 }
 
+/* An image of the means: PBM bits (1 = black) and grey levels (0 = black)
+ * meet by tdcl_image_grey_to_bits and tdcl_image_bits_to_grey, so a mean
+ * of bits is the share of black. */
+static tdcl_status write_image(const tdcl_ta_job_opts *jo, const tdcl_matrix *m, int bits,
+                               int maxval, tdcl_err *err)
+{
+    const char *path = jo->out_path;
+    int pbm = tdcl_path_has_ext(path, ".pbm");
+    tdcl_matrix conv = {0};
+    tdcl_status st = TDCL_OK;
+    if (pbm && maxval > 1)
+        st = tdcl_image_grey_to_bits(m, maxval, &conv, err);
+    else if (!pbm && maxval == 1)
+        st = tdcl_image_bits_to_grey(m, 255, &conv, err);
+    if (!st) st = tdcl_image_write_clip(path, conv.data ? &conv : m, pbm ? 1 : bits, jo->clip, err);
+    tdcl_matrix_free(&conv);
+    return st;
+}
+
 static tdcl_status write_output(const tdcl_ta_job_opts *jo, const tdcl_matrix *m, int bits,
-                                tdcl_err *err)
+                                int maxval, tdcl_err *err)
 {
     const char *path = jo->out_path;
     if (path && strcmp(path, "-") != 0 && tdcl_image_path(path))
-        return tdcl_image_write(path, m, tdcl_path_has_ext(path, ".pbm") ? 1 : bits, err);
+        return write_image(jo, m, bits, maxval, err);
     if (m->channels > 1 && (!path || strcmp(path, "-") == 0))
         return tdcl_fail(err, TDCL_EINVAL,
                          "tile-avg: a %d-channel result needs an image output such as -o out.png",
@@ -72,9 +93,9 @@ tdcl_status tdcl_ta_job(tdcl_ctx *ctx, const tdcl_ta_job_opts *jo, tdcl_err *err
 {
     tdcl_status st = TDCL_OK;
     tdcl_matrix in = {0}, res = {0};
-    int bits = 8;
+    int bits = 8, maxval = 0;
     double t0 = tdcl_now_ms();
-    TDCL_TRY(read_input(jo, &in, &bits, err));
+    TDCL_TRY(read_input(jo, &in, &bits, &maxval, err));
     ctx->t.read_ms += tdcl_now_ms() - t0;
     TDCL_TRY(tdcl_ctx_wait(ctx, err));
     tdcl_log(TDCL_LOG_VERBOSE, "tile-avg: %s: %lldx%lld, %d channel(s), %s",
@@ -83,7 +104,7 @@ tdcl_status tdcl_ta_job(tdcl_ctx *ctx, const tdcl_ta_job_opts *jo, tdcl_err *err
     TDCL_TRY(tdcl_ta_run(ctx, &jo->ta, &in, &res, err));
     if (jo->verify) TDCL_TRY(verify(jo, &in, &res, err));
     t0 = tdcl_now_ms();
-    st = write_output(jo, &res, bits, err);
+    st = write_output(jo, &res, bits, maxval, err);
     ctx->t.write_ms += tdcl_now_ms() - t0;
 out:
     tdcl_matrix_free(&in);

@@ -15,12 +15,16 @@ typedef struct tdcl_ta_job_opts {
     tdcl_ta_opts ta;
     size_t max_bytes; /* refuse inputs whose dense size exceeds this (0: no limit) */
     int verify;       /* check against tdcl_ta_reference; TDCL_EVERIFY past 1e-6 */
+    int clip;         /* image outputs: clamp means past the samples' range (else an
+                         error naming the first) */
 } tdcl_ta_job_opts;
 
 /* The tile-avg command: reads the input (an image by its magic bytes or
  * extension), runs, optionally verifies, and writes the means: Matrix
  * Market or NumPy by extension, or an image (.pgm, .png: rounded to the
- * input's bit depth, 8 for a matrix; .pbm: 1 bit, a mean >= 0.5 is black).
+ * input's bit depth, 8 for a matrix, a PBM input's share of black as grey;
+ * .pbm: 1 bit, black where a grey input's mean is below half its maxval,
+ * a PBM input's or a matrix's mean rounds to 1).
  * Fills ctx->t. Nothing is written unless everything before succeeded.
  * ctx may still be opening (tdcl_ctx_open_async): the job reads first. */
 tdcl_status tdcl_ta_job(tdcl_ctx *ctx, const tdcl_ta_job_opts *jo, tdcl_err *err);

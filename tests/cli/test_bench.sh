@@ -149,7 +149,7 @@ if printf '%s\n' "$OUT" | python3 -c '
 import sys, json
 rows = [json.loads(l) for l in sys.stdin if l.strip()]
 names = [r["row"] for r in rows]
-assert names == ["matmul 256 npy", "life 256 x 10 gens", "life seeds (--gens 200)",
+assert names == ["matmul 256 npy", "life 256 x 10 gens", "life 500x500 200 gens (default soup)",
                  "tile-avg 256 tile 4 npy"], names
 m = rows[0]
 assert abs(m["in_mb"] - 2 * (256 * 256 * 4 + 128) / 1e6) < 1e-6, m["in_mb"]

@@ -126,7 +126,7 @@ expect_rc 2 "one input is a usage error"
 run matmul - - 
 expect_rc 2 "two inputs from stdin is a usage error"
 run matmul "$D/a.mtx" "$D/b.mtx" -o "$T/c.txt"
-expect_rc 1 "an unknown output extension exits 1"
+expect_rc 2 "an unknown output extension is a usage error (2)"
 expect_contains "$ERR" ".mtx or .npy" "the extension error says what to use"
 run matmul "$T/missing.mtx" "$D/b.mtx"
 expect_rc 1 "a missing input exits 1"

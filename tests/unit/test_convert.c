@@ -31,7 +31,8 @@ static int teardown(void **state)
     return 0;
 }
 
-static tdcl_status convert(const char *in, const char *out, int dtype, tdcl_err *e)
+static tdcl_status convert_clip(const char *in, const char *out, int dtype, int clip,
+                                tdcl_err *e)
 {
     char *pi = tdcl_test_join(dir, in), *po = tdcl_test_join(dir, out);
     tdcl_convert_opts o;
@@ -40,10 +41,16 @@ static tdcl_status convert(const char *in, const char *out, int dtype, tdcl_err 
     o.out = po;
     o.dtype = dtype;
     o.io.threads = 1;
+    o.clip = clip;
     tdcl_status st = tdcl_convert(&o, e);
     free(pi);
     free(po);
     return st;
+}
+
+static tdcl_status convert(const char *in, const char *out, int dtype, tdcl_err *e)
+{
+    return convert_clip(in, out, dtype, 0, e);
 }
 
 static void convert_ok(const char *in, const char *out, int dtype)
@@ -137,11 +144,14 @@ static void test_images(void **state)
 
     write_in("v.mtx", "%%MatrixMarket matrix array real general\n2 2\n"
                       "0.4\n1000.6\n-5\n70000\n");
-    convert_ok("v.mtx", "v.pgm", -1);
+    tdcl_err e = {0};
+    /* samples out of range are refused, naming the first, unless clipped */
+    assert_int_equal(convert("v.mtx", "v.pgm", -1, &e), TDCL_ERANGE);
+    assert_non_null(strstr(e.msg, "value -5 at row 1, column 2"));
+    if (convert_clip("v.mtx", "v.pgm", -1, 1, &e) != TDCL_OK) fail_msg("v.pgm: %s", e.msg);
     char *p = tdcl_test_join(dir, "v.pgm");
     tdcl_matrix img = {0};
     int maxval = 0;
-    tdcl_err e = {0};
     if (tdcl_image_read(p, &img, &maxval, &e) != TDCL_OK) fail_msg("v.pgm: %s", e.msg);
     assert_int_equal(maxval, 65535);
     const double wantimg[] = {0, 0, 1001, 65535}; /* row-major: (0,0) (0,1) (1,0) (1,1) */

@@ -151,7 +151,9 @@ static void test_roundtrip_every_variant(void **state)
         }
 }
 
-/* A float matrix goes out rounded and clamped; integers are clamped. */
+/* A float matrix goes out rounded; a sample that rounds outside the range,
+ * or NaN, is refused naming it, unless clipping, which clamps (NaN is
+ * refused even then). */
 static void test_write_rounds_and_clamps(void **state)
 {
     (void)state;
@@ -159,19 +161,36 @@ static void test_write_rounds_and_clamps(void **state)
     tdcl_err e;
     char *pgm = scratch("clamp.pgm"), *png = scratch("clamp16.png"), *pbm = scratch("clamp.pbm");
     assert_int_equal(tdcl_matrix_alloc(&f, 1, 7, 1, TDCL_F64, &e), TDCL_OK);
-    const double fv[7] = {-3.7, 0.49, 0.5, 254.6, 300.0, NAN, 17.4};
+    const double fv[7] = {-0.4, 0.49, 0.5, 254.6, 255.49, 3, 17.4};
     memcpy(f.data, fv, sizeof fv);
     assert_int_equal(tdcl_image_write(pgm, &f, 8, &e), TDCL_OK);
     assert_int_equal(tdcl_image_read(pgm, &r, NULL, &e), TDCL_OK);
-    const int64_t want8[7] = {0, 0, 1, 255, 255, 0, 17};
+    const int64_t want8[7] = {0, 0, 1, 255, 255, 3, 17};
     for (int k = 0; k < 7; k++)
         assert_int_equal(tdcl_matrix_get_i64(&r, (size_t)k), want8[k]);
     tdcl_matrix_free(&r);
+    /* past the range: refused, naming the element; clamped with clip */
+    ((double *)f.data)[4] = 300.0;
+    assert_int_equal(tdcl_image_write(pgm, &f, 8, &e), TDCL_ERANGE);
+    assert_non_null(strstr(e.msg, "row 1, column 5"));
+    ((double *)f.data)[0] = -3.7;
+    assert_int_equal(tdcl_image_write(pgm, &f, 8, &e), TDCL_ERANGE);
+    assert_non_null(strstr(e.msg, "row 1, column 1"));
+    assert_int_equal(tdcl_image_write_clip(pgm, &f, 8, 1, &e), TDCL_OK);
+    assert_int_equal(tdcl_image_read(pgm, &r, NULL, &e), TDCL_OK);
+    assert_int_equal(tdcl_matrix_get_i64(&r, 0), 0);
+    assert_int_equal(tdcl_matrix_get_i64(&r, 4), 255);
+    tdcl_matrix_free(&r);
+    ((double *)f.data)[5] = NAN;
+    assert_int_equal(tdcl_image_write_clip(pgm, &f, 8, 1, &e), TDCL_ERANGE);
+    assert_non_null(strstr(e.msg, "NaN at row 1, column 6"));
 
     assert_int_equal(tdcl_matrix_alloc(&i, 1, 3, 1, TDCL_I64, &e), TDCL_OK);
     const int64_t iv[3] = {-5, 70000, 1234};
     memcpy(i.data, iv, sizeof iv);
-    assert_int_equal(tdcl_image_write(png, &i, 16, &e), TDCL_OK);
+    assert_int_equal(tdcl_image_write(png, &i, 16, &e), TDCL_ERANGE);
+    assert_non_null(strstr(e.msg, "value -5 at row 1, column 1"));
+    assert_int_equal(tdcl_image_write_clip(png, &i, 16, 1, &e), TDCL_OK);
     assert_int_equal(tdcl_image_read(png, &r, NULL, &e), TDCL_OK);
     assert_int_equal(tdcl_matrix_get_i64(&r, 0), 0);
     assert_int_equal(tdcl_matrix_get_i64(&r, 1), 65535);
@@ -179,7 +198,7 @@ static void test_write_rounds_and_clamps(void **state)
     tdcl_matrix_free(&r);
 
     /* PBM: rounded and clamped to 0..1, so 0.4 and -1 are white, 0.6 and 7 black */
-    const double bv[7] = {0.4, 0.6, -1.0, 7.0, 0.0, 1.0, NAN};
+    const double bv[7] = {0.4, 0.6, -1.0, 7.0, 0.0, 1.0, 0.2};
     memcpy(f.data, bv, sizeof bv);
     assert_int_equal(tdcl_image_write(pbm, &f, 1, &e), TDCL_OK);
     assert_int_equal(tdcl_image_read(pbm, &r, NULL, &e), TDCL_OK);
@@ -187,11 +206,45 @@ static void test_write_rounds_and_clamps(void **state)
     for (int k = 0; k < 7; k++)
         assert_int_equal(tdcl_matrix_get_i64(&r, (size_t)k), want1[k]);
     tdcl_matrix_free(&r);
+    ((double *)f.data)[6] = NAN;
+    assert_int_equal(tdcl_image_write(pbm, &f, 1, &e), TDCL_ERANGE);
     tdcl_matrix_free(&f);
     tdcl_matrix_free(&i);
     free(pgm);
     free(png);
     free(pbm);
+}
+
+/* Grey to bits at half the maxval, bits to grey over the full range. */
+static void test_bits_and_grey(void **state)
+{
+    (void)state;
+    tdcl_matrix g, b = {0}, back = {0};
+    tdcl_err e;
+    assert_int_equal(tdcl_matrix_alloc(&g, 1, 5, 1, TDCL_U16, &e), TDCL_OK);
+    const uint16_t gv[5] = {0, 499, 500, 1000, 250};
+    memcpy(g.data, gv, sizeof gv);
+    assert_int_equal(tdcl_image_grey_to_bits(&g, 1000, &b, &e), TDCL_OK);
+    const int64_t want[5] = {1, 1, 0, 0, 1}; /* 1 = black */
+    for (int k = 0; k < 5; k++)
+        assert_int_equal(tdcl_matrix_get_i64(&b, (size_t)k), want[k]);
+    assert_int_equal(tdcl_image_bits_to_grey(&b, 255, &back, &e), TDCL_OK);
+    const double wantg[5] = {0, 0, 255, 255, 0};
+    for (int k = 0; k < 5; k++)
+        assert_true(tdcl_matrix_get_f64(&back, (size_t)k) == wantg[k]);
+    tdcl_matrix_free(&back);
+    /* RGB: the mean of the colours; a white picture stays white */
+    tdcl_matrix_free(&g);
+    tdcl_matrix_free(&b);
+    assert_int_equal(tdcl_matrix_alloc(&g, 1, 2, 3, TDCL_U8, &e), TDCL_OK);
+    const uint8_t rgb[6] = {255, 255, 255, 200, 10, 10};
+    memcpy(g.data, rgb, sizeof rgb);
+    assert_int_equal(tdcl_image_grey_to_bits(&g, 255, &b, &e), TDCL_OK);
+    assert_int_equal(b.channels, 1);
+    assert_int_equal(tdcl_matrix_get_i64(&b, 0), 0);
+    assert_int_equal(tdcl_matrix_get_i64(&b, 1), 1);
+    tdcl_matrix_free(&g);
+    tdcl_matrix_free(&b);
 }
 
 static void expect_file(const char *path, const void *want, size_t n)
@@ -223,7 +276,8 @@ static void test_write_exact_bytes(void **state)
     ((uint16_t *)m.data)[1] = 65535;
     assert_int_equal(tdcl_image_write(pgm, &m, 16, &e), TDCL_OK);
     expect_file(pgm, "P5\n2 1\n65535\n\x01\x02\xff\xff", 17);
-    assert_int_equal(tdcl_image_write(pgm, &m, 8, &e), TDCL_OK);
+    assert_int_equal(tdcl_image_write(pgm, &m, 8, &e), TDCL_ERANGE);
+    assert_int_equal(tdcl_image_write_clip(pgm, &m, 8, 1, &e), TDCL_OK);
     expect_file(pgm, "P5\n2 1\n255\n\xff\xff", 13);
     tdcl_matrix_free(&m);
     free(pbm);
@@ -612,6 +666,7 @@ int main(void)
         cmocka_unit_test(test_image_path),
         cmocka_unit_test(test_roundtrip_every_variant),
         cmocka_unit_test(test_write_rounds_and_clamps),
+        cmocka_unit_test(test_bits_and_grey),
         cmocka_unit_test(test_write_exact_bytes),
         cmocka_unit_test(test_plain_fixtures),
         cmocka_unit_test(test_raw_fixtures),

@@ -1,6 +1,7 @@
 /* Matrix files: Matrix Market and .npy round trips, every format variant
  * against hand-computed layouts, every error with its message, gzip,
  * chunk boundaries and thread counts, and fixtures written by scipy/numpy. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -923,10 +924,62 @@ static void test_fixtures_from_scipy_and_numpy(void **state)
     }
 }
 
+/* Narrowing conversions: values past the target's range, and NaN or
+ * infinities for integers, fail naming the first; clip saturates; NaN to
+ * an integer fails even then. */
+static void test_narrow(void **state)
+{
+    (void)state;
+    tdcl_matrix f = {0}, r = {0}, i = {0};
+    tdcl_err e = {0};
+    assert_int_equal(tdcl_matrix_alloc(&f, 2, 3, 1, TDCL_F64, &e), TDCL_OK);
+    double *v = f.data;
+    v[0] = 5, v[1] = -2.9, v[2] = 1099511627781.0, v[3] = 1.2e17, v[4] = INFINITY, v[5] = 7.5;
+    assert_int_equal(tdcl_matrix_narrow(&f, TDCL_I32, 0, &r, &e), TDCL_ERANGE);
+    assert_non_null(strstr(e.msg, "value 1099511627781 at row 1, column 3"));
+    assert_non_null(strstr(e.msg, "int32"));
+    assert_null(r.data);
+    assert_int_equal(tdcl_matrix_narrow(&f, TDCL_I32, 1, &r, &e), TDCL_OK);
+    const int32_t want[6] = {5, -2, INT32_MAX, INT32_MAX, INT32_MAX, 7};
+    for (int k = 0; k < 6; k++)
+        assert_int_equal(((int32_t *)r.data)[k], want[k]);
+    tdcl_matrix_free(&r);
+    assert_int_equal(tdcl_matrix_narrow(&f, TDCL_I64, 0, &r, &e), TDCL_ERANGE);
+    assert_non_null(strstr(e.msg, "value inf at row 2, column 2"));
+    v[4] = NAN;
+    assert_int_equal(tdcl_matrix_narrow(&f, TDCL_I64, 1, &r, &e), TDCL_ERANGE);
+    assert_non_null(strstr(e.msg, "NaN"));
+    /* float32: 1e308 would become inf; NaN and infinities stay */
+    v[2] = -1e308, v[3] = INFINITY;
+    assert_int_equal(tdcl_matrix_narrow(&f, TDCL_F32, 0, &r, &e), TDCL_ERANGE);
+    assert_non_null(strstr(e.msg, "row 1, column 3"));
+    assert_int_equal(tdcl_matrix_narrow(&f, TDCL_F32, 1, &r, &e), TDCL_OK);
+    assert_true(((float *)r.data)[2] == -FLT_MAX && isinf(((float *)r.data)[3]) &&
+                isnan(((float *)r.data)[4]));
+    tdcl_matrix_free(&r);
+    /* integers to narrower integers; 2^40 + 5 does not become 5 */
+    assert_int_equal(tdcl_matrix_alloc(&i, 1, 2, 1, TDCL_I64, &e), TDCL_OK);
+    ((int64_t *)i.data)[0] = 300;
+    ((int64_t *)i.data)[1] = ((int64_t)1 << 40) + 5;
+    assert_int_equal(tdcl_matrix_narrow(&i, TDCL_I32, 0, &r, &e), TDCL_ERANGE);
+    assert_non_null(strstr(e.msg, "value 1099511627781 at row 1, column 2"));
+    assert_int_equal(tdcl_matrix_narrow(&i, TDCL_U8, 0, &r, &e), TDCL_ERANGE);
+    assert_non_null(strstr(e.msg, "value 300 at row 1, column 1"));
+    assert_int_equal(tdcl_matrix_narrow(&i, TDCL_U16, 1, &r, &e), TDCL_OK);
+    assert_int_equal(((uint16_t *)r.data)[0], 300);
+    assert_int_equal(((uint16_t *)r.data)[1], 65535);
+    tdcl_matrix_free(&r);
+    assert_int_equal(tdcl_matrix_narrow(&i, TDCL_F64, 0, &r, &e), TDCL_OK);
+    tdcl_matrix_free(&r);
+    tdcl_matrix_free(&i);
+    tdcl_matrix_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_array_real_column_major),
+        cmocka_unit_test(test_narrow),
         cmocka_unit_test(test_array_integer),
         cmocka_unit_test(test_coordinate_real_sums_duplicates),
         cmocka_unit_test(test_coordinate_integer_and_pattern),

@@ -555,6 +555,129 @@ static void test_check_product(void **state)
     tdcl_matrix_free(&bi);
 }
 
+/* The first element (row-major) of a*b outside int64, by an independent
+ * 128-bit loop (no term of these tests reaches 2^127); -1 if none. */
+static int64_t first_outside_i64(const tdcl_matrix *a, const tdcl_matrix *b)
+{
+    __extension__ typedef __int128 i128;
+    int64_t M = a->rows, K = a->cols, N = b->cols;
+    for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < N; j++) {
+            i128 s = 0;
+            for (int64_t k = 0; k < K; k++)
+                s += (i128)tdcl_matrix_get_i64(a, (size_t)(i * K + k)) *
+                     tdcl_matrix_get_i64(b, (size_t)(k * N + j));
+            if (s < INT64_MIN || s > INT64_MAX) return i * N + j;
+        }
+    return -1;
+}
+
+/* Exact int64 products that leave int64 fail naming the first element, on
+ * every kernel shape and in panels; with wrap they are the sums modulo
+ * 2^64, and the host check never calls such a product exact. Inputs whose
+ * partial sums wrap but whose result fits pass. */
+static void test_i64_overflow(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_mm_kernel ks[] = {TDCL_MM_TILED, TDCL_MM_CPU, TDCL_MM_GPU};
+    /* (bits of A, bits of B, K): overflowing; partial sums past the bound
+     * that (mostly) fit; a 1x2 product of 2^62 by 2s */
+    struct {
+        double amax, bmax;
+        int64_t M, K, N;
+    } cases[] = {{0x1p60, 16, 40, 13, 37}, {0x1p58, 2, 35, 40, 36}, {0x1p61, 2, 1, 2, 1}};
+    for (size_t c = 0; c < 3; c++) {
+        tdcl_matrix a = rand_mat(cases[c].M, cases[c].K, TDCL_I64, 61 + c, 0, 1),
+                    b = rand_mat(cases[c].K, cases[c].N, TDCL_I64, 71 + c, 0, 1);
+        tdcl_test_fill(&a, 61 + c, -cases[c].amax, cases[c].amax);
+        tdcl_test_fill(&b, 71 + c, -cases[c].bmax, cases[c].bmax);
+        if (c == 2) {
+            ((int64_t *)a.data)[0] = ((int64_t *)a.data)[1] = (int64_t)1 << 62;
+            ((int64_t *)b.data)[0] = ((int64_t *)b.data)[1] = 2;
+        }
+        int64_t want = first_outside_i64(&a, &b);
+        if (c != 1) assert_true(want >= 0);
+        char name[64];
+        snprintf(name, sizeof name, "(%" PRId64 ", %" PRId64 ")", want / b.cols + 1,
+                 want % b.cols + 1);
+        for (size_t i = 0; i < 6; i++) {
+            tdcl_mm_opts o = {
+                .type = TDCL_I64, .kernel = ks[i % 3], .max_alloc = i >= 3 ? 4096 : 0};
+            if (ks[i % 3] == TDCL_MM_GPU) o.par.bm = o.par.bn = 64, o.par.bk = 16;
+            tdcl_matrix r = {0};
+            tdcl_err e = {0};
+            tdcl_status st = tdcl_mm_run(*state, &o, &a, &b, &r, &e);
+            if (want >= 0) {
+                if (st != TDCL_ERANGE)
+                    fail_msg("case %zu, %zu: status %d: %s", c, i, (int)st, e.msg);
+                if (!strstr(e.msg, name))
+                    fail_msg("case %zu, %zu: want %s in '%s'", c, i, name, e.msg);
+            } else {
+                assert_int_equal(st, TDCL_OK);
+                expect_exact(&a, &b, &r);
+                tdcl_matrix_free(&r);
+            }
+            o.wrap = 1;
+            assert_int_equal(tdcl_mm_run(*state, &o, &a, &b, &r, &e), TDCL_OK);
+            expect_exact(&a, &b, &r); /* modulo 2^64 */
+            tdcl_mm_check chk;
+            assert_int_equal(tdcl_mm_check_product(&a, &b, &r, &chk, &e), TDCL_OK);
+            assert_int_equal(chk.differing, 0);
+            assert_int_equal(chk.ok, want < 0);
+            assert_int_equal(chk.overflowed > 0, want >= 0);
+            if (want >= 0) assert_int_equal(chk.ovf_row * b.cols + chk.ovf_col, want);
+            tdcl_matrix_free(&r);
+        }
+        int64_t row, col;
+        assert_int_equal(
+            tdcl_mm_i64_first_overflow(a.data, b.data, a.rows, a.cols, b.cols, &row, &col),
+            want >= 0);
+        if (want >= 0) assert_int_equal(row * b.cols + col, want);
+        if (want >= 0) assert_false(tdcl_mm_i64_bound_ok(a.data, b.data, a.rows, a.cols, b.cols));
+        tdcl_matrix_free(&a);
+        tdcl_matrix_free(&b);
+    }
+    /* small integers pass the bound, extreme ones fail it */
+    int64_t x[2] = {1 << 20, -(1 << 20)}, y[2] = {INT64_MAX / 4, 3};
+    assert_true(tdcl_mm_i64_bound_ok(x, x, 1, 2, 1));
+    assert_false(tdcl_mm_i64_bound_ok(y, y, 1, 2, 1));
+}
+
+/* Non-finite inputs: the host check asks NaN where the host product is NaN
+ * and the same infinity where it is infinite, and bounds the rest. */
+static void test_check_nonfinite(void **state)
+{
+    (void)state;
+    tdcl_matrix a = {0}, b = {0}, c = {0};
+    tdcl_err e = {0};
+    tdcl_mm_check chk;
+    assert_int_equal(tdcl_matrix_alloc(&a, 3, 2, 1, TDCL_F64, &e), TDCL_OK);
+    assert_int_equal(tdcl_matrix_alloc(&b, 2, 1, 1, TDCL_F64, &e), TDCL_OK);
+    assert_int_equal(tdcl_matrix_alloc(&c, 3, 1, 1, TDCL_F64, &e), TDCL_OK);
+    double *A = a.data, *B = b.data, *C = c.data;
+    A[0] = NAN, A[1] = 1, A[2] = INFINITY, A[3] = 1, A[4] = 2, A[5] = 3;
+    B[0] = 1, B[1] = 1;
+    C[0] = NAN, C[1] = INFINITY, C[2] = 5;
+    assert_int_equal(tdcl_mm_check_product(&a, &b, &c, &chk, &e), TDCL_OK);
+    assert_true(chk.ok);
+    assert_int_equal(chk.nonfinite, 2);
+    assert_true(chk.bound > 0 && isfinite(chk.bound) && chk.rel_err == 0);
+    C[1] = -INFINITY;
+    assert_int_equal(tdcl_mm_check_product(&a, &b, &c, &chk, &e), TDCL_OK);
+    assert_false(chk.ok);
+    assert_int_equal(chk.nonfinite_differ, 1);
+    C[1] = INFINITY, C[0] = 1;
+    assert_int_equal(tdcl_mm_check_product(&a, &b, &c, &chk, &e), TDCL_OK);
+    assert_false(chk.ok);
+    C[0] = NAN, C[2] = NAN;
+    assert_int_equal(tdcl_mm_check_product(&a, &b, &c, &chk, &e), TDCL_OK);
+    assert_false(chk.ok);
+    assert_int_equal(chk.extra_nonfinite, 1);
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&b);
+    tdcl_matrix_free(&c);
+}
+
 int main(void)
 {
     /* Exporting a program binary for tiledcl's cache makes PoCL compile a
@@ -575,7 +698,8 @@ int main(void)
         cmocka_unit_test(test_panels),           cmocka_unit_test(test_plan_reuse),
         cmocka_unit_test(test_mixed_inputs),     cmocka_unit_test(test_errors),
         cmocka_unit_test(test_check_product),    cmocka_unit_test(test_params_text),
-        cmocka_unit_test(test_auto_ksplit),
+        cmocka_unit_test(test_auto_ksplit),      cmocka_unit_test(test_i64_overflow),
+        cmocka_unit_test(test_check_nonfinite),
     };
     return tdcl_test_exit(cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown));
 }

@@ -349,6 +349,35 @@ static void test_float_accumulators(void **state)
     tdcl_matrix_free(&m);
 }
 
+/* Values near FLT_MAX: every variant, with double and with float
+ * accumulators (the no-fp64 path), gives the finite means, not inf. */
+static void test_huge_values(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_matrix m = {0}, got = {0};
+    tdcl_err err = {0};
+    random_matrix(&m, 64, 96, 1, TDCL_F32, 501, 3.0e38, 3.4e38);
+    const int64_t tiles[][2] = {{16, 16}, {2, 2}, {4, 4}, {1, 32}, {64, 96}, {3, 5}};
+    for (int acc = 0; acc < 2; acc++)
+        for (int v = 0; v < NVARIANTS; v++)
+            for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
+                tdcl_ta_opts o = {.tile_rows = tiles[t][0],
+                                  .tile_cols = tiles[t][1],
+                                  .variant = variants[v],
+                                  .acc_f32 = acc};
+                assert_int_equal(tdcl_ta_run(*state, &o, &m, &got, &err), TDCL_OK);
+                for (size_t k = 0; k < tdcl_matrix_count(&got); k++)
+                    if (!isfinite(tdcl_matrix_get_f64(&got, k)))
+                        fail_msg("%s, %lldx%lld, %s accumulators: mean %zu is %g",
+                                 tdcl_ta_variant_name(variants[v]), (long long)tiles[t][0],
+                                 (long long)tiles[t][1], acc ? "float" : "default", k,
+                                 tdcl_matrix_get_f64(&got, k));
+                check_means(&m, tiles[t][0], tiles[t][1], &got, 1e-6);
+                tdcl_matrix_free(&got);
+            }
+    tdcl_matrix_free(&m);
+}
+
 /* ---- refusals and the plan API ------------------------------------------ */
 
 static void test_refusals(void **state)
@@ -482,8 +511,8 @@ int main(void)
         cmocka_unit_test(test_band_shapes),  cmocka_unit_test(test_band_types),
         cmocka_unit_test(test_band_auto),    cmocka_unit_test(test_images),
         cmocka_unit_test(test_input_types),  cmocka_unit_test(test_float_accumulators),
-        cmocka_unit_test(test_strict_run),   cmocka_unit_test(test_plan_reuse),
-        cmocka_unit_test(test_tile_map),
+        cmocka_unit_test(test_huge_values),  cmocka_unit_test(test_strict_run),
+        cmocka_unit_test(test_plan_reuse),   cmocka_unit_test(test_tile_map),
     };
     return tdcl_test_exit(cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown));
 }

@@ -17,6 +17,7 @@
 #include "base/pool.h"
 #include "base/rng.h"
 #include "base/log.h"
+#include "base/mem.h"
 #include "base/clock.h"
 
 tdcl_life_opts tdcl_life_opts_default(void)
@@ -747,6 +748,10 @@ tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const 
     TDCL_TRY(host_layout(p, grid, &host, err));
     double t0 = tdcl_now_ms();
     cl_int rc;
+    /* a CPU device's buffers are host memory: a failure there aborts PoCL */
+    if (ctx->dev.type & CL_DEVICE_TYPE_CPU)
+        TDCL_TRY(
+            tdcl_mem_check(2 * (uint64_t)p->buf_bytes, "the grid's two device buffers", 0, 0, err));
     for (int i = 0; i < 2; i++) {
         p->buf[i] = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, p->buf_bytes, NULL, &rc);
         TDCL_CL_TRY(err, rc, "clCreateBuffer");

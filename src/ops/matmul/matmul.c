@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/mem.h"
 #include "ops/matmul/matmul_tc.h"
 #include "ops/matmul/mm_table.h"
 #include "base/clock.h"
@@ -39,8 +40,10 @@ struct tdcl_mm_plan {
     void *hc;                 /* C on the host when panelled */
     int64_t up_a[2], up_b[2]; /* panel indices now in the a and b buffers */
     int poison;
+    int wrap;        /* int64: wrap-around accepted */
+    int range_check; /* int64: the inputs' bound cannot rule overflow out */
     cl_program prog;
-    cl_kernel k_mm, k_pack_a, k_pack_b, k_tr, k_red;
+    cl_kernel k_mm, k_pack_a, k_pack_b, k_tr, k_red, k_range;
     cl_mem a, b, c, ap, bp, at, w;
     char desc[384];
     tdcl_mm_tc *tc; /* tf32 / 3xtf32: the tensor-core plan does the work */
@@ -97,6 +100,40 @@ static int *par_field(tdcl_mm_params *p, size_t i)
     return (int *)((char *)p + par_keys[i].off);
 }
 
+/* Each given (non-zero) value within what check_gpu and check_cpu accept
+ * on any device, and the block dividing the tile where both are given: a
+ * set that breaks these is wrong whatever the device. */
+static tdcl_status params_ranges(const tdcl_mm_params *p, tdcl_err *err)
+{
+    static const struct {
+        const char *name;
+        int lo, hi, step;
+    } r[] = {{"mr", 1, 32, 1},  {"nv", 1, 16, 1},   {"vw", 2, 16, 1},    {"bm", 4, 256, 1},
+             {"bn", 4, 256, 1}, {"bk", 4, 64, 4},   {"tm", 4, 16, 4},    {"tn", 4, 16, 4},
+             {"nbuf", 1, 2, 1}, {"aload", 1, 2, 1}, {"atrans", 1, 2, 1}, {"ksplit", 1, 64, 1}};
+    for (size_t i = 0; i < NPAR_KEYS; i++) {
+        int v = *par_field((tdcl_mm_params *)p, i);
+        for (size_t j = 0; v && j < sizeof r / sizeof r[0]; j++) {
+            if (strcmp(r[j].name, par_keys[i].name) != 0) continue;
+            int pow2 = strcmp(r[j].name, "vw") != 0 || (v & (v - 1)) == 0;
+            if (!pow2)
+                return tdcl_fail(err, TDCL_EINVAL,
+                                 "kernel parameter vw=%d is out of range: vw is 2, 4, 8 or 16", v);
+            if (v < r[j].lo || v > r[j].hi || v % r[j].step)
+                return tdcl_fail(err, TDCL_EINVAL,
+                                 "kernel parameter %s=%d is out of range: %s is %d to %d%s",
+                                 r[j].name, v, r[j].name, r[j].lo, r[j].hi,
+                                 r[j].step > 1 ? ", a multiple of 4" : "");
+        }
+    }
+    if ((p->bm && p->tm && p->bm % p->tm) || (p->bn && p->tn && p->bn % p->tn))
+        return tdcl_fail(err, TDCL_EINVAL,
+                         "kernel parameters bm=%d bn=%d tm=%d tn=%d: each block (tm, tn) must "
+                         "divide its tile (bm, bn)",
+                         p->bm, p->bn, p->tm, p->tn);
+    return TDCL_OK;
+}
+
 tdcl_status tdcl_mm_params_parse(const char *s, tdcl_mm_params *p, tdcl_err *err)
 {
     while (s && *s) {
@@ -122,7 +159,7 @@ tdcl_status tdcl_mm_params_parse(const char *s, tdcl_mm_params *p, tdcl_err *err
         *par_field(p, i) = (int)v;
         s = end;
     }
-    return TDCL_OK;
+    return params_ranges(p, err);
 }
 
 char *tdcl_mm_params_format(const tdcl_mm_params *p, tdcl_mm_kernel k, char *buf, size_t n)
@@ -582,8 +619,8 @@ static size_t wg_needed(const tdcl_mm_plan *p)
 
 static void release_kernels(tdcl_mm_plan *p)
 {
-    cl_kernel *ks[] = {&p->k_mm, &p->k_pack_a, &p->k_pack_b, &p->k_tr, &p->k_red};
-    for (size_t i = 0; i < 5; i++)
+    cl_kernel *ks[] = {&p->k_mm, &p->k_pack_a, &p->k_pack_b, &p->k_tr, &p->k_red, &p->k_range};
+    for (size_t i = 0; i < 6; i++)
         if (*ks[i]) {
             clReleaseKernel(*ks[i]);
             *ks[i] = NULL;
@@ -630,6 +667,7 @@ static tdcl_status build_once(tdcl_mm_plan *p, tdcl_err *err)
         TDCL_TRY(tdcl_ctx_kernel(p->prog, "mm_transpose", &p->k_tr, err));
         TDCL_TRY(tdcl_ctx_kernel(p->prog, "mm_reduce", &p->k_red, err));
     }
+    if (p->type == TDCL_I64) TDCL_TRY(tdcl_ctx_kernel(p->prog, "mm_i64_range", &p->k_range, err));
 out:
     return st;
 }
@@ -678,6 +716,26 @@ static tdcl_status make_buffer(tdcl_mm_plan *p, cl_mem *m, double elems, cl_mem_
     return TDCL_OK;
 }
 
+/* The host memory the plan will hold: its buffers where the device's
+ * memory is the host's (CPU devices; PoCL aborts when an allocation
+ * fails), the converted copies of a panelled product, and the result. */
+static tdcl_status check_host_memory(const tdcl_mm_plan *p, tdcl_err *err)
+{
+    int64_t d[3] = {p->pm, p->pk, p->pn};
+    double n[NBUFS], elems = (double)p->M * (double)p->N;
+    panel_sizes(p, d, n);
+    if (p->ctx->dev.type & CL_DEVICE_TYPE_CPU)
+        for (int i = 0; i < NBUFS; i++)
+            elems += n[i];
+    if (p->npm * p->npk * p->npn > 1)
+        elems += (double)p->M * p->K + (double)p->K * p->N + (double)p->M * p->N;
+    char what[160];
+    snprintf(what, sizeof what,
+             "the %" PRId64 "x%" PRId64 " * %" PRId64 "x%" PRId64 " %s product on '%s'", p->M, p->K,
+             p->K, p->N, tdcl_dtype_name(p->type), p->ctx->dev.device_name);
+    return tdcl_mem_check((uint64_t)(elems * (double)p->esz), what, 0, 0, err);
+}
+
 static tdcl_status make_buffers(tdcl_mm_plan *p, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
@@ -697,10 +755,25 @@ out:
     return st;
 }
 
+/* m (input `name`) converted to the plan's type, refusing a value the type
+ * cannot hold (a float64 past float32's range would become infinite). */
+static tdcl_status convert_input(const tdcl_mm_plan *p, const tdcl_matrix *m, const char *name,
+                                 tdcl_matrix *t, tdcl_err *err)
+{
+    tdcl_status st = tdcl_matrix_narrow(m, p->type, 0, t, err);
+    if (st == TDCL_ERANGE && err) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s: %.900s; compute in float64", name, err->msg);
+        snprintf(err->msg, sizeof err->msg, "%s", msg);
+        err->param = TDCL_PARAM_TYPE;
+    }
+    return st;
+}
+
 /* Converts m to the plan's type; *data is m's own buffer when no
  * conversion is needed, else a new one stored in *owned too. */
-static tdcl_status as_type(const tdcl_mm_plan *p, const tdcl_matrix *m, const void **data,
-                           void **owned, tdcl_err *err)
+static tdcl_status as_type(const tdcl_mm_plan *p, const tdcl_matrix *m, const char *name,
+                           const void **data, void **owned, tdcl_err *err)
 {
     *owned = NULL;
     if (m->dtype == p->type) {
@@ -708,7 +781,7 @@ static tdcl_status as_type(const tdcl_mm_plan *p, const tdcl_matrix *m, const vo
         return TDCL_OK;
     }
     tdcl_matrix t;
-    tdcl_status st = tdcl_matrix_convert(m, p->type, &t, err);
+    tdcl_status st = convert_input(p, m, name, &t, err);
     if (st) return st;
     *data = *owned = t.data;
     return TDCL_OK;
@@ -723,9 +796,11 @@ static tdcl_status keep_inputs(tdcl_mm_plan *p, const tdcl_matrix *a, const tdcl
     void **dst[2] = {&p->ha, &p->hb};
     for (int i = 0; i < 2; i++) {
         tdcl_matrix t;
-        TDCL_TRY(tdcl_matrix_convert(in[i], p->type, &t, err));
+        TDCL_TRY(convert_input(p, in[i], i ? "B" : "A", &t, err));
         *dst[i] = t.data;
     }
+    if (p->type == TDCL_I64 && !p->wrap)
+        p->range_check = !tdcl_mm_i64_bound_ok(p->ha, p->hb, p->M, p->K, p->N);
     size_t bytes;
     TDCL_TRY(tdcl_matrix_bytes(p->M, p->N, 1, p->type, &bytes, err));
     if (!(p->hc = malloc(bytes)))
@@ -740,8 +815,10 @@ static tdcl_status upload_whole(tdcl_mm_plan *p, const tdcl_matrix *a, const tdc
     tdcl_status st = TDCL_OK;
     const void *da, *db;
     void *oa = NULL, *ob = NULL;
-    TDCL_TRY(as_type(p, a, &da, &oa, err));
-    TDCL_TRY(as_type(p, b, &db, &ob, err));
+    TDCL_TRY(as_type(p, a, "A", &da, &oa, err));
+    TDCL_TRY(as_type(p, b, "B", &db, &ob, err));
+    if (p->type == TDCL_I64 && !p->wrap)
+        p->range_check = !tdcl_mm_i64_bound_ok(da, db, p->M, p->K, p->N);
     cl_command_queue q = p->ctx->queue;
     TDCL_CL_TRY(err,
                 clEnqueueWriteBuffer(q, p->a, CL_TRUE, 0, (size_t)(p->M * p->K) * p->esz, da, 0,
@@ -805,6 +882,7 @@ static tdcl_status plan_setup(tdcl_mm_plan *p, const tdcl_mm_opts *o, const tdcl
     TDCL_TRY(plan_panels(p, o, err));
     TDCL_TRY(build(p, err));
     /* a shrunk tile changes the grain, but not which panels fit */
+    TDCL_TRY(check_host_memory(p, err));
     TDCL_TRY(make_buffers(p, err));
     describe(p);
     tdcl_log(TDCL_LOG_VERBOSE,
@@ -835,6 +913,7 @@ tdcl_status tdcl_mm_plan_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl
     p->K = a->cols;
     p->N = b->cols;
     p->poison = o->poison;
+    p->wrap = o->wrap;
     p->up_a[0] = p->up_b[0] = -1;
     tdcl_mm_precision prec = TDCL_MM_FP32;
     tdcl_status st = check_inputs(p, a, b, err);
@@ -1131,6 +1210,54 @@ out:
     return st;
 }
 
+static tdcl_status overflow_at(int64_t row, int64_t col, tdcl_err *err)
+{
+    return tdcl_fail_param(err, TDCL_ERANGE, TDCL_PARAM_WRAP,
+                           "the exact int64 product overflows: element (%" PRId64 ", %" PRId64
+                           ") of C (row, column from 1) lies outside the int64 range",
+                           row + 1, col + 1);
+}
+
+/* The device's search for elements outside int64 (mm_i64_range) over the
+ * whole A and B in their buffers: the first in row-major order, if any. */
+static tdcl_status range_device(tdcl_mm_plan *p, mm_events *e, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    cl_int rc, n = (cl_int)p->N;
+    int *first = NULL;
+    cl_mem f = clCreateBuffer(p->ctx->context, CL_MEM_READ_WRITE, (size_t)p->M * sizeof(cl_int),
+                              NULL, &rc);
+    if (rc != CL_SUCCESS)
+        return tdcl_fail_cl(err, rc, "clCreateBuffer", "int64 overflow flags (%" PRId64 " rows)",
+                            p->M);
+    if (!(first = malloc((size_t)p->M * sizeof *first))) {
+        st = tdcl_fail(err, TDCL_ENOMEM, "out of memory for the int64 overflow flags");
+        goto out;
+    }
+    TDCL_CL_TRY(err,
+                clEnqueueFillBuffer(p->ctx->queue, f, &n, sizeof n, 0,
+                                    (size_t)p->M * sizeof(cl_int), 0, NULL, NULL),
+                "clEnqueueFillBuffer");
+    int64_t v[] = {p->M, p->N, p->K, 0, p->K, 0, p->N, 0};
+    cl_mem m[] = {0, 0, 0, p->a, 0, p->b, 0, f};
+    TDCL_TRY(set_args(p, p->k_range, "iiimxmxm", v, m, err));
+    size_t g[2] = {(size_t)p->N, (size_t)p->M};
+    TDCL_TRY(enqueue(p, p->k_range, g, NULL, e, err));
+    TDCL_CL_TRY(err,
+                clEnqueueReadBuffer(p->ctx->queue, f, CL_TRUE, 0, (size_t)p->M * sizeof(cl_int),
+                                    first, 0, NULL, NULL),
+                "clEnqueueReadBuffer");
+    for (int64_t i = 0; i < p->M; i++)
+        if (first[i] < n) {
+            st = overflow_at(i, first[i], err);
+            break;
+        }
+out:
+    free(first);
+    clReleaseMemObject(f);
+    return st;
+}
+
 tdcl_status tdcl_mm_plan_execute(tdcl_mm_plan *p, double *kernel_ms, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
@@ -1139,9 +1266,14 @@ tdcl_status tdcl_mm_plan_execute(tdcl_mm_plan *p, double *kernel_ms, tdcl_err *e
     if (p->npm * p->npk * p->npn == 1) {
         mm_panel x = {p->M, p->K, p->N, 0};
         TDCL_TRY(run_panel(p, &x, &e, err));
+        if (p->range_check) TDCL_TRY(range_device(p, &e, err));
         TDCL_CL_TRY(err, clFinish(p->ctx->queue), "clFinish");
     } else {
+        int64_t r, c;
         TDCL_TRY(execute_panels(p, &e, err));
+        /* the panels are not on the device together: search on the host */
+        if (p->range_check && tdcl_mm_i64_first_overflow(p->ha, p->hb, p->M, p->K, p->N, &r, &c))
+            st = overflow_at(r, c, err);
     }
 out:
     events_flush(&e);

@@ -94,6 +94,8 @@ typedef struct tdcl_mm_opts {
                                     tensor-core kernels' build options ("-DWGMMA=0",
                                     "-DWG_BN=128 -DSTAGES=4", "-cl-nv-verbose"); NULL in
                                     the product */
+    int wrap;                    /* TDCL_I64: accept sums wrapped modulo 2^64 where the exact
+                                    product leaves int64; else such a product fails */
 } tdcl_mm_opts;
 
 typedef struct tdcl_mm_plan tdcl_mm_plan;
@@ -119,7 +121,10 @@ tdcl_status tdcl_mm_plan_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl
 
 /* Enqueues the whole product, waits, and stores the device time of its
  * kernels (profiling events; packing included, uploads not) in *kernel_ms
- * if non-NULL. Also adds it to ctx->t.kernel_ms. */
+ * if non-NULL. Also adds it to ctx->t.kernel_ms. An int64 product whose
+ * exact value leaves int64 anywhere (found on the device, or on the host
+ * when panelled, unless a bound on the inputs rules it out) fails with
+ * TDCL_ERANGE naming the first such element, unless o->wrap. */
 tdcl_status tdcl_mm_plan_execute(tdcl_mm_plan *p, double *kernel_ms, tdcl_err *err);
 
 /* Downloads C into a new M x N matrix of the plan's type (c is overwritten;
@@ -154,24 +159,44 @@ void tdcl_mm_plan_destroy(tdcl_mm_plan *p);
 tdcl_status tdcl_mm_run(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl_matrix *a,
                         const tdcl_matrix *b, tdcl_matrix *c, tdcl_err *err);
 
+/* 1 when no element of the int64 product of a (M x K) and b (K x N), both
+ * row-major, can leave int64: sum_k |a_ik| max_j |b_kj| < 2^62 for every
+ * row i (O(MK + KN)); 0 when one might. */
+int tdcl_mm_i64_bound_ok(const int64_t *a, const int64_t *b, int64_t M, int64_t K, int64_t N);
+
+/* The first element (row-major, from 0) of that product whose exact value
+ * lies outside int64, in 128-bit arithmetic on the host (O(MKN), one
+ * thread): returns 1 and sets *row and *col, else 0. */
+int tdcl_mm_i64_first_overflow(const int64_t *a, const int64_t *b, int64_t M, int64_t K, int64_t N,
+                               int64_t *row, int64_t *col);
+
 /* The result of a host check of C against A*B. */
 typedef struct tdcl_mm_check {
-    double rel_err;    /* ||C - R||_F / ||R||_F, R the host product (0 if equal) */
-    double bound;      /* largest rel_err accepted (0 for integer C: exact) */
-    int64_t differing; /* integer C: elements that differ from R */
-    int exact;         /* integer C: compared element by element */
-    tdcl_dtype type;   /* C's type */
-    int64_t k;         /* the inner dimension the bound is for */
+    double rel_err;           /* ||C - R||_F / ||R||_F, R the host product (0 if equal) */
+    double bound;             /* largest rel_err accepted (0 for integer C: exact) */
+    int64_t differing;        /* integer C: elements that differ from R modulo 2^64 */
+    int64_t overflowed;       /* integer C: elements whose exact value leaves int64 */
+    int64_t ovf_row, ovf_col; /* the first of them (from 0), if any */
+    int64_t nonfinite;        /* float C: elements where R is NaN or infinite */
+    int64_t nonfinite_differ; /* of those, where C is not the same (NaN for NaN) */
+    int64_t extra_nonfinite;  /* float C: elements where C is NaN or infinite but R finite */
+    int exact;                /* integer C: compared element by element */
+    tdcl_dtype type;          /* C's type */
+    int64_t k;                /* the inner dimension the bound is for */
     int ok;
 } tdcl_mm_check;
 
-/* Computes R = A*B on the host (blocked; double for float C, wrapping
- * int64 for integer C) and compares C with it. For float C of unit
+/* Computes R = A*B on the host (blocked; double for float C, exact 128-bit
+ * sums for integer C) and compares C with it. For float C of unit
  * roundoff u (2^-24 float32, 2^-53 float64) the check accepts
- *     ||C - R||_F <= 2 (K + 2) u ||A||_F ||B||_F,
- * twice the worst-case error of K-term dot products of inputs rounded to
- * the type, since ||(|A||B|)||_F <= ||A||_F ||B||_F; out->bound is that
- * limit divided by ||R||_F. Integer C must match exactly. Returns TDCL_OK
+ *     ||C - R||_F <= 2 (K + 2) u ||A||_F ||B||_F
+ * over the elements where R is finite, twice the worst-case error of
+ * K-term dot products of inputs rounded to the type, since
+ * ||(|A||B|)||_F <= ||A||_F ||B||_F; out->bound is that limit divided by
+ * ||R||_F. Where R is NaN C must be NaN, where R is an infinity C must be
+ * the same one. Integer C must match exactly, and out->ok is 0 where the
+ * exact product leaves int64 (out->differing then counts differences
+ * modulo 2^64, what a caller accepting wrap-around checks). Returns TDCL_OK
  * with out->ok set either way (TDCL_ENOMEM if the host copies fail). */
 tdcl_status tdcl_mm_check_product(const tdcl_matrix *a, const tdcl_matrix *b, const tdcl_matrix *c,
                                   tdcl_mm_check *out, tdcl_err *err);

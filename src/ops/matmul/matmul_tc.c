@@ -283,7 +283,8 @@ static tdcl_status upload(tdcl_mm_tc *p, cl_mem *buf, const tdcl_matrix *m, size
     const void *src = m ? m->data : NULL;
     cl_int rc;
     if (m && m->dtype != TDCL_F32) {
-        TDCL_TRY(tdcl_matrix_convert(m, TDCL_F32, &conv, err));
+        /* a float64 past float32's range would become infinite: refused */
+        TDCL_TRY(tdcl_matrix_narrow(m, TDCL_F32, 0, &conv, err));
         src = conv.data;
     }
     *buf = clCreateBuffer(p->ctx->context, flags | (src ? CL_MEM_COPY_HOST_PTR : 0),

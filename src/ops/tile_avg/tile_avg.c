@@ -3,6 +3,7 @@
  * float64 host reference. The file job is jobs/tile_avg_job.c. */
 #include "ops/tile_avg/tile_avg.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "base/fileio.h"
 #include "base/log.h"
+#include "base/mem.h"
 #include "base/clock.h"
 
 #define TA_MAX_STAGES 8
@@ -71,6 +73,10 @@ typedef struct ta_stage {
 
 struct tdcl_ta_plan {
     tdcl_ctx *ctx;
+    double in_maxabs; /* the largest finite |x| of a float input as the device reads it
+                         (0 otherwise) */
+    int prescale;     /* float accumulators: the input goes up times 2^-prescale and
+                         the means come back times 2^prescale, so sums cannot overflow */
     tdcl_ta_opts o;
     tdcl_ta_variant variant;
     int64_t rows, cols, orows, ocols;
@@ -442,9 +448,16 @@ static void finish_stages(tdcl_ta_plan *p, tdcl_dtype dev_in)
          * for single rows: PoCL's compiler then splits the vector loads
          * into pairs of lanes, while converting to double keeps them whole */
         s->racc = p->variant == TDCL_TA_CPU && s->in == TDCL_F32 && s->t > 1 ? TDCL_F32 : p->acc;
+        /* ... unless a tile's float sum could overflow: the lean path adds
+         * a whole tile in float, which would make the mean of finite
+         * values infinite */
+        if (s->racc == TDCL_F32 && p->in_maxabs * (double)s->t * (double)s->u > FLT_MAX / 2)
+            s->racc = p->acc;
         if (s->band) {
             /* a slot's T rows: float, short enough, for float input */
-            s->racc = s->in == TDCL_F32 && s->t <= 8 ? TDCL_F32 : p->acc;
+            s->racc = s->in == TDCL_F32 && s->t <= 8 && p->in_maxabs * (double)s->t <= FLT_MAX / 2
+                          ? TDCL_F32
+                          : p->acc;
             size_t groups = (size_t)((s->ocols + s->tx - 1) / s->tx);
             size_t trows = (size_t)((s->orows + s->my - 1) / s->my);
             s->lws[0] = (size_t)s->tx * (size_t)s->sx;
@@ -709,6 +722,11 @@ static tdcl_status make_buffer(tdcl_ta_plan *p, size_t bytes, cl_mem *buf, tdcl_
                          "MiB",
                          (long long)p->rows, (long long)p->cols, bytes / 1048576.0,
                          p->ctx->dev.device_name, p->ctx->dev.max_alloc / 1048576.0);
+    /* a CPU device's buffers are host memory: a failure there aborts PoCL */
+    if (p->ctx->dev.type & CL_DEVICE_TYPE_CPU) {
+        tdcl_status st = tdcl_mem_check(bytes, "a tile-avg device buffer", 0, 0, err);
+        if (st) return st;
+    }
     *buf = clCreateBuffer(p->ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &rc);
     if (rc != CL_SUCCESS)
         return tdcl_fail_cl(err, rc, "clCreateBuffer", "tile-avg: %.1f MiB", bytes / 1048576.0);
@@ -716,13 +734,31 @@ static tdcl_status make_buffer(tdcl_ta_plan *p, size_t bytes, cl_mem *buf, tdcl_
 }
 
 /* Creates every stage's output buffer and uploads in to buf[0]. */
+/* m's float elements times 2^e. */
+static void scale_floats(tdcl_matrix *m, int e)
+{
+    size_t n = tdcl_matrix_count(m);
+    if (m->dtype == TDCL_F32)
+        for (size_t k = 0; k < n; k++)
+            ((float *)m->data)[k] = ldexpf(((float *)m->data)[k], e);
+    else if (m->dtype == TDCL_F64)
+        for (size_t k = 0; k < n; k++)
+            ((double *)m->data)[k] = ldexp(((double *)m->data)[k], e);
+}
+
 static tdcl_status upload(tdcl_ta_plan *p, const tdcl_matrix *in, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    tdcl_matrix tmp = {0};
+    tdcl_matrix tmp = {0}, scaled = {0};
     const tdcl_matrix *dev = NULL;
     double t0 = tdcl_now_ms();
     size_t bytes = 0;
+    if (p->prescale) {
+        /* scaled in the input's own type, before a float64 becomes float */
+        TDCL_TRY(tdcl_matrix_convert(in, in->dtype, &scaled, err));
+        scale_floats(&scaled, -p->prescale);
+        in = &scaled;
+    }
     TDCL_TRY(device_layout(in, p->st[0].in, &tmp, &dev, err));
     TDCL_TRY(tdcl_matrix_bytes(in->rows, in->cols, in->channels, p->st[0].in, &bytes, err));
     TDCL_TRY(make_buffer(p, bytes, &p->buf[0], err));
@@ -737,6 +773,7 @@ static tdcl_status upload(tdcl_ta_plan *p, const tdcl_matrix *in, tdcl_err *err)
         clEnqueueWriteBuffer(p->ctx->queue, p->buf[0], CL_TRUE, 0, bytes, dev->data, 0, NULL, NULL),
         "clEnqueueWriteBuffer");
 out:
+    tdcl_matrix_free(&scaled);
     tdcl_matrix_free(&tmp);
     p->ctx->t.upload_ms += tdcl_now_ms() - t0;
     return st;
@@ -783,6 +820,21 @@ tdcl_status tdcl_ta_plan_create(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl
     p->acc = use_f64(&ctx->dev, o) ? TDCL_F64 : TDCL_F32;
     p->out_type = tdcl_ta_result_type(&ctx->dev, o, in->dtype);
     p->max_wg = ctx->dev.max_wg;
+    if (in->dtype == TDCL_F32 || in->dtype == TDCL_F64) {
+        size_t n = tdcl_matrix_count(in);
+        for (size_t k = 0; k < n; k++) {
+            double a = fabs(tdcl_matrix_get_f64(in, k));
+            if (a > p->in_maxabs && isfinite(a)) p->in_maxabs = a;
+        }
+    }
+    if (p->acc == TDCL_F32 && p->in_maxabs > 0) {
+        /* a tile's float sum past FLT_MAX / 4 could overflow: scale by a
+         * power of two, which is exact (but for values near the smallest
+         * floats, far below the mean's rounding) */
+        double need = p->in_maxabs * (double)o->tile_rows * (double)o->tile_cols / (FLT_MAX / 4);
+        if (need > 1) p->prescale = (int)ceil(log2(need));
+        p->in_maxabs = ldexp(p->in_maxabs, -p->prescale);
+    }
     TDCL_TRY(plan_and_build(p, device_in_type(p, in->dtype), err));
     TDCL_TRY(upload(p, in, err));
     for (int i = 0; i < p->nstages; i++)
@@ -832,6 +884,7 @@ tdcl_status tdcl_ta_plan_result(tdcl_ta_plan *p, tdcl_matrix *out, tdcl_err *err
                 clEnqueueReadBuffer(p->ctx->queue, p->buf[p->nstages], CL_TRUE, 0, bytes,
                                     planar.data, 0, NULL, NULL),
                 "clEnqueueReadBuffer");
+    if (p->prescale) scale_floats(&planar, p->prescale);
     if (p->channels == 1) {
         *out = planar;
         memset(&planar, 0, sizeof planar);
@@ -935,7 +988,20 @@ tdcl_status tdcl_ta_compare(const tdcl_ta_opts *o, const tdcl_matrix *in, const 
     }
     const double *r = ref.data, *a = ma.data;
     for (size_t k = 0; k < tdcl_matrix_count(&ref); k++) {
-        double d = fabs(tdcl_matrix_get_f64(got, k) - r[k]);
+        double g = tdcl_matrix_get_f64(got, k);
+        if (!isfinite(r[k]) || !isfinite(g)) {
+            /* NaN for NaN, the same infinity for an infinity, and a finite
+             * mean where the reference is finite */
+            if (isnan(r[k]) ? isnan(g) : g == r[k]) continue;
+            char where[96];
+            st = tdcl_fail(err, TDCL_EVERIFY,
+                           "tile-avg: the mean at %s is %g where the float64 host reference is "
+                           "%g (a NaN mean must be NaN, an infinite one the same infinity, a "
+                           "finite one finite)",
+                           tdcl_matrix_where(&ref, k, where, sizeof where), g, r[k]);
+            goto out;
+        }
+        double d = fabs(g - r[k]);
         double e = a[k] > 0 ? d / a[k] : (d == 0 ? 0 : INFINITY);
         if (!(e <= worst)) /* also catches NaN */
             worst = isnan(e) ? INFINITY : e;

@@ -112,7 +112,10 @@ tdcl_status tdcl_ta_reference(const tdcl_ta_opts *o, const tdcl_matrix *in, tdcl
 
 /* The largest error of got against the host reference of in, relative to
  * each tile's mean |x| (an all-zero tile must be exactly 0), into
- * *max_rel_err. */
+ * *max_rel_err, over the tiles whose reference mean is finite. Where the
+ * reference is NaN got must be NaN, where it is infinite the same
+ * infinity, and where it is finite, finite: TDCL_EVERIFY naming the first
+ * tile otherwise. */
 tdcl_status tdcl_ta_compare(const tdcl_ta_opts *o, const tdcl_matrix *in, const tdcl_matrix *got,
                             double *max_rel_err, tdcl_err *err);
 
