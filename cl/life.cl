@@ -66,6 +66,7 @@
 #define B_DEAD 0
 #define B_TORUS 1
 #define B_CLAMP 2
+#define B_MAPPED 3 /* life_bytes: Golly's other bounded grids, from the TOPO macros */
 
 /* ---- byte per cell --------------------------------------------------------- */
 #if LIFE_KERNEL != 2
@@ -77,9 +78,60 @@
 #define TS_Y 16
 #endif
 
+#ifndef NBHD
+#define NBHD 0 /* 0 Moore, 1 hexagonal (no NE, SW), 2 von Neumann (N, S, E, W) */
+#endif
+
+#ifdef TOPO
+/* Golly's bounded grids beyond dead, torus and clamp (Help/bounded.html):
+ * TOPO 1 torus, 3 Klein bottle, 4 cross-surface, 5 sphere; SHIFT_H and
+ * TWIST_H act when crossing the top or bottom edge, SHIFT_V and TWIST_V the
+ * sides; OPEN_X, OPEN_Y: no edge that way (dead past it). The host's
+ * tdcl_life_edge_map is the same map. */
+inline int wrapi(int i, int n)
+{
+    i %= n;
+    return i < 0 ? i + n : i;
+}
+
+inline uchar cell_mapped(__global const uchar *in, int rows, int cols, int y, int x)
+{
+    const int yo = y < 0 || y >= rows, xo = x < 0 || x >= cols;
+    if (yo && xo && (TOPO == 4 || TOPO == 5)) { /* corners see the corner cell */
+        y = clamp(y, 0, rows - 1);
+        x = clamp(x, 0, cols - 1);
+    } else if (TOPO == 5 && (yo || xo)) { /* top joined to left, right to bottom */
+        const int t = yo ? x : y;
+        if (yo) {
+            x = y < 0 ? 0 : cols - 1;
+            y = t;
+        } else {
+            y = x < 0 ? 0 : rows - 1;
+            x = t;
+        }
+    } else {
+        if (yo) {
+            if (OPEN_Y) return 0;
+            x = TWIST_H ? cols - 1 - x + SHIFT_H : x + (y < 0 ? -SHIFT_H : SHIFT_H);
+            y = wrapi(y, rows);
+        }
+        if (x < 0 || x >= cols) {
+            if (OPEN_X) return 0;
+            y = TWIST_V ? wrapi(rows - 1 - y + SHIFT_V, rows)
+                        : wrapi(y + (x < 0 ? -SHIFT_V : SHIFT_V), rows);
+            x = wrapi(x, cols);
+        }
+    }
+    return in[(size_t)y * (size_t)cols + (size_t)x];
+}
+#endif
+
 /* The cell at (y, x), which may be one past any edge. */
 inline uchar cell_at(__global const uchar *in, int rows, int cols, int bnd, int y, int x)
 {
+#ifdef TOPO
+    if (bnd == B_MAPPED) return cell_mapped(in, rows, cols, y, x);
+#endif
     if (bnd == B_DEAD) {
         if (y < 0 || y >= rows || x < 0 || x >= cols) return 0;
     } else if (bnd == B_TORUS) {
@@ -106,9 +158,16 @@ life_bytes(__global const uchar *restrict in, __global uchar *restrict out, cons
     barrier(CLK_LOCAL_MEM_FENCE);
     const int x = x0 + 1 + lx, y = y0 + 1 + ly;
     if (x >= cols || y >= rows) return;
+#if NBHD == 2
+    const int n = tile[ly][lx + 1] + tile[ly + 1][lx] + tile[ly + 1][lx + 2] + tile[ly + 2][lx + 1];
+#elif NBHD == 1
+    const int n = tile[ly][lx] + tile[ly][lx + 1] + tile[ly + 1][lx] + tile[ly + 1][lx + 2] +
+                  tile[ly + 2][lx + 1] + tile[ly + 2][lx + 2];
+#else
     const int n = tile[ly][lx] + tile[ly][lx + 1] + tile[ly][lx + 2] + tile[ly + 1][lx] +
                   tile[ly + 1][lx + 2] + tile[ly + 2][lx] + tile[ly + 2][lx + 1] +
                   tile[ly + 2][lx + 2];
+#endif
     const uint table = (uint)BIRTH | ((uint)SURVIVE << 9);
     out[(size_t)y * (size_t)cols + (size_t)x] =
         (uchar)((table >> (n + 9 * tile[ly + 1][lx + 1])) & 1);
