@@ -112,12 +112,12 @@ inline uchar cell_mapped(__global const uchar *in, int rows, int cols, int y, in
     } else {
         if (yo) {
             if (OPEN_Y) return 0;
-            x = TWIST_H ? cols - 1 - x + SHIFT_H : x + (y < 0 ? -SHIFT_H : SHIFT_H);
+            x = TWIST_H ? cols - 1 - x - SHIFT_H : x + (y < 0 ? -SHIFT_H : SHIFT_H);
             y = wrapi(y, rows);
         }
         if (x < 0 || x >= cols) {
             if (OPEN_X) return 0;
-            y = TWIST_V ? wrapi(rows - 1 - y + SHIFT_V, rows)
+            y = TWIST_V ? wrapi(rows - 1 - y - SHIFT_V, rows)
                         : wrapi(y + (x < 0 ? -SHIFT_V : SHIFT_V), rows);
             x = wrapi(x, cols);
         }

@@ -164,6 +164,9 @@ tdcl_status tdcl_life_mc_parse(const char *name, const char *buf, size_t len, in
     out->rule = tdcl_life_rule_conway();
     if (strncmp(buf, "[M2]", 4) != 0)
         return tdcl_fail(err, TDCL_EPARSE, "%s:1: expected a Macrocell header '[M2]'", name);
+    cap = 1024;
+    if (!(nodes = calloc(cap, sizeof *nodes))) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    nodes[0].bx1 = nodes[0].by1 = -1; /* node 0: empty */
     for (const char *p = buf, *next; *p; p = next) {
         const char *e = p;
         while (*e && *e != '\n')
@@ -195,15 +198,14 @@ tdcl_status tdcl_life_mc_parse(const char *name, const char *buf, size_t len, in
             continue;
         }
         if (nn == cap) {
-            size_t nc = cap ? cap * 2 : 1024;
-            mc_node *nb = realloc(nodes, nc * sizeof *nb);
+            mc_node *nb = cap < SIZE_MAX / 2 / sizeof *nb ? realloc(nodes, 2 * cap * sizeof *nb)
+                                                          : NULL;
             if (!nb) {
                 st = tdcl_fail(err, TDCL_ENOMEM, "%s: out of memory", name);
                 goto out;
             }
             nodes = nb;
-            cap = nc;
-            if (nn == 1) memset(&nodes[0], 0, sizeof nodes[0]), nodes[0].bx1 = -1;
+            cap *= 2;
         }
         mc_node *n = &nodes[nn];
         memset(n, 0, sizeof *n);
@@ -265,7 +267,7 @@ tdcl_status tdcl_life_mc_parse(const char *name, const char *buf, size_t len, in
         goto out;
     }
     const mc_node *root = &nodes[nn - 1];
-    int64_t half = (int64_t)1 << (root->level - 1); /* Golly centres the root on 0,0 */
+    int64_t half = (int64_t)1 << (root->level - 1); /* the root is centred on 0,0 */
     if (root->bx1 < root->bx0) {
         TDCL_TRY(tdcl_matrix_alloc(&out->grid, 1, 1, 1, TDCL_U8, err));
         goto out;
@@ -280,8 +282,9 @@ tdcl_status tdcl_life_mc_parse(const char *name, const char *buf, size_t len, in
     }
     TDCL_TRY(tdcl_matrix_alloc(&out->grid, h, w, 1, TDCL_U8, err));
     mc_fill(nodes, (int64_t)nn - 1, -root->bx0, -root->by0, out->grid.data, w);
+    /* Golly's hashlife counts y upwards: the root's top row is at -half + 1 */
     out->x0 = root->bx0 - half;
-    out->y0 = root->by0 - half;
+    out->y0 = root->by0 - half + 1;
 out:
     free(nodes);
     if (st) tdcl_life_pattern_free(out);

@@ -174,15 +174,18 @@ int tdcl_life_edge_map(tdcl_life_boundary b, const tdcl_life_edges *e, int64_t r
         break;
     }
     /* a torus or Klein bottle: across the top or bottom first, then across
-     * the sides, each with its shift or twist */
+     * the sides, each with its shift or twist. A Klein bottle's shift goes
+     * against the twist, as Golly's lifealgo::JoinTwistedAndShiftedEdges
+     * runs it (its Help/bounded.html picture of :K4*+1,3 shows the other
+     * way; bgolly is the reference) */
     if (yo) {
         if (e->open_y) return 0;
-        x = e->twist_h ? cols - 1 - x + e->shift_h : x + (y < 0 ? -e->shift_h : e->shift_h);
+        x = e->twist_h ? cols - 1 - x - e->shift_h : x + (y < 0 ? -e->shift_h : e->shift_h);
         y = wrap(y, rows);
     }
     if (x < 0 || x >= cols) {
         if (e->open_x) return 0;
-        y = e->twist_v ? wrap(rows - 1 - y + e->shift_v, rows)
+        y = e->twist_v ? wrap(rows - 1 - y - e->shift_v, rows)
                        : wrap(y + (x < 0 ? -e->shift_v : e->shift_v), rows);
         x = wrap(x, cols);
     }
@@ -649,7 +652,8 @@ static int reg_cap(const life_cfg *c)
  * Klein bottle, cross-surface, sphere, shifted or open edges. */
 static int edges_mapped(const tdcl_life_opts *o)
 {
-    return o->boundary > TDCL_LIFE_CLAMP || tdcl_life_edges_any(&o->edges);
+    return o->boundary > TDCL_LIFE_CLAMP ||
+           (o->boundary == TDCL_LIFE_TORUS && tdcl_life_edges_any(&o->edges));
 }
 
 static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
@@ -871,6 +875,11 @@ tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const 
     if (o->kernel != TDCL_LIFE_KERNEL_BYTES && o->depth > wb) {
         st = tdcl_fail(err, TDCL_EINVAL, "depth %d is more than the %d cells of a word", o->depth,
                        wb);
+        goto out;
+    }
+    if (o->boundary == TDCL_LIFE_SPHERE && grid->rows != grid->cols) {
+        st = tdcl_fail(err, TDCL_EINVAL, "a sphere's grid is square, got %" PRId64 " x %" PRId64,
+                       grid->cols, grid->rows);
         goto out;
     }
     if (edges_mapped(o) || p->rule.nbhd) {
