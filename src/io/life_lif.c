@@ -198,8 +198,8 @@ tdcl_status tdcl_life_mc_parse(const char *name, const char *buf, size_t len, in
             continue;
         }
         if (nn == cap) {
-            mc_node *nb = cap < SIZE_MAX / 2 / sizeof *nb ? realloc(nodes, 2 * cap * sizeof *nb)
-                                                          : NULL;
+            mc_node *nb =
+                cap < SIZE_MAX / 2 / sizeof *nb ? realloc(nodes, 2 * cap * sizeof *nb) : NULL;
             if (!nb) {
                 st = tdcl_fail(err, TDCL_ENOMEM, "%s: out of memory", name);
                 goto out;

@@ -594,9 +594,70 @@ static void test_data_patterns(void **state)
     free(pulsar);
 }
 
+/* Golly's readers beyond RLE: Life 1.05 and 1.06, Macrocell, RLE's #r and
+ * counts across lines, gzip through tdcl_life_read. */
+static void test_golly_formats(void **state)
+{
+    (void)state;
+    tdcl_life_pattern p;
+    tdcl_err e = {0};
+    const char *l105 = "#Life 1.05\n#D glider\n#R 23/36\n#P -1 -1\n.*\n..*\n***\n#P 10 10\n*\n";
+    assert_int_equal(tdcl_life_lif_parse("g.lif", l105, strlen(l105), 0, &p, &e), TDCL_OK);
+    assert_int_equal(p.x0, -1);
+    assert_int_equal(p.y0, -1);
+    assert_int_equal(p.grid.cols, 12);
+    assert_int_equal(p.grid.rows, 12);
+    assert_int_equal(tdcl_life_population(&p.grid), 6);
+    assert_int_equal(((uint8_t *)p.grid.data)[11 * 12 + 11], 1);
+    assert_int_equal(p.rule.birth, (1 << 3) | (1 << 6));
+    tdcl_life_pattern_free(&p);
+    const char *l106 = "#Life 1.06\n0 -1\n1 0\n-1 1\n0 1\n1 1\n";
+    assert_int_equal(tdcl_life_lif_parse("g.lif", l106, strlen(l106), 0, &p, &e), TDCL_OK);
+    assert_int_equal(p.x0, -1);
+    assert_int_equal(p.y0, -1);
+    assert_int_equal(((uint8_t *)p.grid.data)[1], 1);
+    assert_int_equal(tdcl_life_population(&p.grid), 5);
+    tdcl_life_pattern_free(&p);
+    /* what bgolly -h writes for a glider with its top-left cell at 0,0 */
+    const char *mc = "[M2] (golly 3.3)\n#R B3/S23\n$$$$$$$.*$\n..*$***$\n4 0 1 0 2\n";
+    assert_int_equal(tdcl_life_mc_parse("g.mc", mc, strlen(mc), 0, &p, &e), TDCL_OK);
+    assert_int_equal(p.x0, 0);
+    assert_int_equal(p.y0, 0);
+    assert_int_equal(p.grid.cols, 3);
+    assert_int_equal(p.grid.rows, 3);
+    assert_memory_equal(p.grid.data, "\0\1\0\0\0\1\1\1\1", 9);
+    tdcl_life_pattern_free(&p);
+    const char *ms = "[M2] (golly 3.3)\n#R Wireworld\n1 0 1 1 1\n";
+    assert_int_equal(tdcl_life_mc_parse("w.mc", ms, strlen(ms), 0, &p, &e), TDCL_EUNSUPPORTED);
+    const char *mcb = "[M2]\n*$\n4 1 0 0 1\n";
+    assert_int_equal(tdcl_life_mc_parse("b.mc", mcb, strlen(mcb), 10, &p, &e), TDCL_ELIMIT);
+    assert_non_null(strstr(e.msg, "span 9 x 9 cells, more than the limit of 10 cells"));
+    /* #r and a count split from its tag */
+    p = rle_ok("#r 23/36\nx = 3, y = 3\nbo$2bo$3\no!\n");
+    assert_int_equal(p.rule.birth, (1 << 3) | (1 << 6));
+    assert_int_equal(tdcl_life_population(&p.grid), 5);
+    assert_int_equal(p.x0, 0);
+    tdcl_life_pattern_free(&p);
+    /* gzip, by name and by content */
+    char *dir = tdcl_test_tmpdir(), *path = tdcl_test_join(dir, "g.rle.gz");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "printf '#CXRLE Pos=7,-3 Gen=5\\nx = 3, y = 1\\n3o!\\n' | gzip -c > '%s'", path);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(tdcl_life_read(path, 0, &p, &e), TDCL_OK);
+    assert_int_equal(tdcl_life_population(&p.grid), 3);
+    assert_int_equal(p.x0, 7);
+    assert_int_equal(p.y0, -3);
+    assert_int_equal(p.generation, 5);
+    tdcl_life_pattern_free(&p);
+    free(path);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_golly_formats),
         cmocka_unit_test(test_rules),
         cmocka_unit_test(test_golly_topology),
         cmocka_unit_test(test_rle_read),
