@@ -325,6 +325,11 @@ inline word fix_word(int bnd, int C, word w, word first, word lastw, int nw, int
     return w;
 }
 
+#ifndef NBHD
+#define NBHD 0 /* 0 Moore, 1 hexagonal (no NE, SW), 2 von Neumann (N, S, E, W) */
+#endif
+
+#if NBHD == 0
 /* Two-bit sums (s0 + 2*s1) of the west, centre and east neighbours of
  * every cell of word c, with l and r the words beside it. */
 inline void row_sum3(lword l, lword c, lword r, lword *s0, lword *s1)
@@ -335,16 +340,62 @@ inline void row_sum3(lword l, lword c, lword r, lword *s0, lword *s1)
     *s0 = t ^ e;
     *s1 = (w & c) | (e & t);
 }
+#else
+/* Hexagonal and von Neumann: a row's part depends on whether it is above,
+ * at or below the cell, so a row keeps its west and east neighbour words
+ * (s0, s1) beside its centre (the caller's mid), and next_word adds what
+ * each role needs. */
+inline void row_sum3(lword l, lword c, lword r, lword *s0, lword *s1)
+{
+    *s0 = (c << 1) | (l >> (WBITS - 1));
+    *s1 = (c >> 1) | (r << (WBITS - 1));
+}
+
+/* Adds x into the bit-sliced 3-bit counter s0 + 2 s1 + 4 s2 (at most 7). */
+#define ADD3(x)                                                                                    \
+    do {                                                                                           \
+        const lword k0 = s0 & (x);                                                                 \
+        s0 ^= (x);                                                                                 \
+        s2 |= s1 & k0;                                                                             \
+        s1 ^= k0;                                                                                  \
+    } while (0)
+#endif
 
 /* The next state from the row sums above (a), here (b) and below (c): a
- * bit-sliced adder makes the 4-bit count of each 3x3 block. */
-inline lword next_word(lword a0, lword a1, lword b0, lword b1, lword c0, lword c1, lword alive)
+ * bit-sliced adder makes the 4-bit count of each 3x3 block. amid and cmid
+ * are the centre words of the rows above and below (hexagonal and von
+ * Neumann only; Moore's compiler drops them). */
+inline lword next_word(lword a0, lword a1, lword b0, lword b1, lword c0, lword c1, lword alive,
+                       lword amid, lword cmid)
 {
+#if NBHD != 0
+    /* the count includes the cell itself, as SURVIVE9 expects: von Neumann
+     * N + S + W + E + C; hexagonal NW + N + W + C + E + S + SE */
+    lword s0 = (lword)(0), s1 = (lword)(0), s2 = (lword)(0);
+    (void)a1;
+    (void)c0;
+    ADD3(amid);
+    ADD3(cmid);
+    ADD3(b0);
+    ADD3(b1);
+    ADD3(alive);
+#if NBHD == 1
+    ADD3(a0);
+    ADD3(c1);
+#else
+    (void)a0;
+    (void)c1;
+#endif
+    return apply_rule(alive, s0, s1, s2, (lword)(0));
+#else
+    (void)amid;
+    (void)cmid;
     const lword t0 = a0 ^ b0, t1 = a1 ^ b1;
     const lword s0 = t0 ^ c0, k0 = (a0 & b0) | (c0 & t0); /* weight 1, carry 2 */
     const lword x = t1 ^ c1, y = (a1 & b1) | (c1 & t1);   /* weight 2, carry 4 */
     const lword s1 = x ^ k0, z = x & k0;
     return apply_rule(alive, s0, s1, y ^ z, y & z);
+#endif
 }
 #if LIFE_KERNEL != 1 && LIFE_KERNEL != 3
 
@@ -547,19 +598,20 @@ inline void sums(__local const word *t, const geom *g, const edge_masks *m, int 
 inline void item_step(__local const word *t, __local word *dst, const geom *g, const edge_masks *m,
                       const int how, int lr0, int x0, int xl, int xr, lword *nv)
 {
-    lword a0, a1, b0, b1, c0, c1, alive, nxt, unused;
+    lword a0, a1, b0, b1, c0, c1, alive, nxt, amid;
     (void)nv;
-    sums(t, g, m, how, lr0 - 1, x0, xl, xr, &a0, &a1, &unused);
+    sums(t, g, m, how, lr0 - 1, x0, xl, xr, &a0, &a1, &amid);
     sums(t, g, m, how, lr0, x0, xl, xr, &b0, &b1, &alive);
     if (how == 2 && DBUF) { /* rare and long: rolled, few registers */
 #pragma unroll 1
         for (int s = 0; s < S; s++) {
             sums(t, g, m, 2, lr0 + s + 1, x0, xl, xr, &c0, &c1, &nxt);
-            TV(dst, lr0 + s, x0) = next_word(a0, a1, b0, b1, c0, c1, alive);
+            TV(dst, lr0 + s, x0) = next_word(a0, a1, b0, b1, c0, c1, alive, amid, nxt);
             a0 = b0;
             a1 = b1;
             b0 = c0;
             b1 = c1;
+            amid = alive;
             alive = nxt;
         }
         return;
@@ -567,7 +619,7 @@ inline void item_step(__local const word *t, __local word *dst, const geom *g, c
 #pragma unroll
     for (int s = 0; s < S; s++) {
         sums(t, g, m, how, lr0 + s + 1, x0, xl, xr, &c0, &c1, &nxt);
-        const lword v = next_word(a0, a1, b0, b1, c0, c1, alive);
+        const lword v = next_word(a0, a1, b0, b1, c0, c1, alive, amid, nxt);
 #if DBUF
         TV(dst, lr0 + s, x0) = v;
 #else
@@ -577,6 +629,7 @@ inline void item_step(__local const word *t, __local word *dst, const geom *g, c
         a1 = b1;
         b0 = c0;
         b1 = c1;
+        amid = alive;
         alive = nxt;
     }
 }
@@ -743,12 +796,12 @@ __kernel void life_bits1(__global const word *restrict in, __global word *restri
     if (C0 >= nw || r0 >= rows) return;
     const int rem = cols % WBITS, edge = C0 == 0 || C0 + VW >= nw;
     const int rend = min(r0 + S, rows);
-    lword a0, a1, b0, b1, c0, c1, alive, nxt, unused;
-    grid_row_sum(in, bnd, rows, nw, rem, r0 - 1, C0, edge, &a0, &a1, &unused);
+    lword a0, a1, b0, b1, c0, c1, alive, nxt, amid;
+    grid_row_sum(in, bnd, rows, nw, rem, r0 - 1, C0, edge, &a0, &a1, &amid);
     grid_row_sum(in, bnd, rows, nw, rem, r0, C0, edge, &b0, &b1, &alive);
     for (int R = r0; R < rend; R++) {
         grid_row_sum(in, bnd, rows, nw, rem, R + 1, C0, edge, &c0, &c1, &nxt);
-        const lword v = next_word(a0, a1, b0, b1, c0, c1, alive);
+        const lword v = next_word(a0, a1, b0, b1, c0, c1, alive, amid, nxt);
         if (edge)
             store_edge(out, nw, rem, R, C0, v);
         else
@@ -757,6 +810,7 @@ __kernel void life_bits1(__global const word *restrict in, __global word *restri
         a1 = b1;
         b0 = c0;
         b1 = c1;
+        amid = alive;
         alive = nxt;
     }
 }

@@ -50,10 +50,12 @@ static tdcl_status lif_pass(const char *name, const char *buf, lif_box *b, tdcl_
         if (p[0] == '#') {
             if (p[1] == 'P') {
                 long long a, c;
-                if (sscanf(p + 2, " %lld %lld", &a, &c) != 2)
-                    return tdcl_fail(err, TDCL_EPARSE, "%s:%ld: expected '#P x y'", name, line);
-                x = left = a;
-                y = c;
+                /* a bare "#P" (acorn.lif in Golly's collection) keeps the place,
+                 * as Golly's reader does */
+                if (sscanf(p + 2, " %lld %lld", &a, &c) == 2) {
+                    x = left = a;
+                    y = c;
+                }
             } else if (p[1] == 'R' && !b->cells) {
                 char rule[96];
                 size_t n = 0;

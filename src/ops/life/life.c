@@ -666,8 +666,8 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
         snprintf(opts, sizeof opts, "-DLIFE_KERNEL=%d -DBIRTH=0x%x -DSURVIVE=0x%x",
                  c->bits ? (c->mode == MODE_GLOBAL ? 3 : 2) : 1, p->rule.birth, p->rule.survive);
     if (c->bits && c->mode == MODE_GLOBAL)
-        snprintf(opts + n, sizeof opts - (size_t)n, " -DWBITS=%d -DS=%d -DVW=%d", c->wb, c->s,
-                 c->vw);
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " -DWBITS=%d -DS=%d -DVW=%d", c->wb, c->s,
+                      c->vw);
     else if (c->bits)
         n += snprintf(opts + n, sizeof opts - (size_t)n,
                       " -DWBITS=%d -DLX=%d -DLY=%d -DS=%d -DK=%d -DVX=%d -DDBUF=%d -DFULLW=%d "
@@ -676,7 +676,7 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
                       c->mode != MODE_TILES, c->mode == MODE_SINGLE);
     else
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DTS_X=%d -DTS_Y=%d", c->ts, c->ts);
-    if (!c->bits && p->rule.nbhd) /* only when not Moore: equal programs share a cache entry */
+    if (p->rule.nbhd) /* only when not Moore: equal programs share a cache entry */
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNBHD=%d", p->rule.nbhd);
     if (!c->bits && edges_mapped(&p->o)) {
         const tdcl_life_edges *e = &p->o.edges;
@@ -882,13 +882,11 @@ tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const 
                        grid->cols, grid->rows);
         goto out;
     }
-    if (edges_mapped(o) || p->rule.nbhd) {
+    if (edges_mapped(o)) {
         if (o->kernel == TDCL_LIFE_KERNEL_BITS) {
             st = tdcl_fail(err, TDCL_EUNSUPPORTED,
-                           "the bits kernel runs the Moore neighbourhood on dead, torus and clamp "
-                           "boundaries; the bytes kernel runs %s",
-                           p->rule.nbhd ? "hexagonal and von Neumann rules"
-                                        : "Golly's other bounded grids");
+                           "the bits kernel runs dead, torus and clamp boundaries; the bytes "
+                           "kernel runs Golly's other bounded grids");
             goto out;
         }
         p->o.kernel = TDCL_LIFE_KERNEL_BYTES;

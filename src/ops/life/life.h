@@ -38,9 +38,9 @@ typedef struct tdcl_life_opts {
     tdcl_life_rule rule; /* a zeroed rule means B3/S23 */
     tdcl_life_boundary boundary;
     /* Golly's shifted, twisted or open edges (zero: plain). These, the
-     * Klein bottle, cross-surface and sphere, and the hexagonal and von
-     * Neumann neighbourhoods run on the bytes kernel (the automatic choice
-     * then); the bits kernel refuses them. */
+     * Klein bottle, cross-surface and sphere run on the bytes kernel (the
+     * automatic choice then); the bits kernel refuses them. Both kernels run
+     * the hexagonal and von Neumann neighbourhoods. */
     tdcl_life_edges edges;
     /* 0: chosen within the device's limits. bytes: the square tile's side
      * (work-group tile x tile). bits: rows of the work-group's tile. A value
