@@ -878,7 +878,12 @@ tdcl_status tdcl_life_read(const char *path, int64_t max_cells, tdcl_life_patter
         }
         if (!known) f = format_by_content(buf, len);
     }
-    if (f == FMT_RLE) {
+    if (buf && strncmp(buf, "#MCell", 6) == 0) {
+        st = tdcl_fail(err, TDCL_EUNSUPPORTED,
+                       "%s: an MCell file; tiledcl reads RLE, .cells, Life 1.05/1.06 and "
+                       "Macrocell patterns",
+                       name);
+    } else if (f == FMT_RLE) {
         st = tdcl_life_rle_parse(name, buf, len, max_cells, out, err);
     } else if (f == FMT_CELLS) {
         st = tdcl_life_cells_parse(name, buf, len, max_cells, out, err);

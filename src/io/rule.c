@@ -267,6 +267,11 @@ tdcl_status tdcl_life_rule_parse(const char *text, tdcl_life_rule *rule, tdcl_li
         }
         for (size_t i = 0; i < sizeof multistate_names / sizeof multistate_names[0]; i++)
             if (strncmp(name, multistate_names[i], strlen(multistate_names[i])) == 0) k = R_MULTI;
+        if (name[0] == 'w' && isdigit((unsigned char)name[1]))
+            return tdcl_fail(err, TDCL_EUNSUPPORTED,
+                             "'%s' is a one-dimensional Wolfram rule; tiledcl runs two-state "
+                             "totalistic Moore, hexagonal and von Neumann rules",
+                             text);
         if (k != R_MULTI && isalpha((unsigned char)name[0]) && name[0] != 'b' && name[0] != 's')
             return tdcl_fail(err, TDCL_EINVAL,
                              "rule '%s': unknown rule name (tiledcl knows Golly's Life-like "

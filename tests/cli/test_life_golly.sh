@@ -94,6 +94,11 @@ run life "$T/hensel.rle"
 expect_contains "$ERR" "'B2-a/S12' is a non-totalistic rule; tiledcl runs totalistic Moore, hexagonal and von Neumann rules" "a non-totalistic rule is refused by name"
 run life --rule 23/3/4
 expect_contains "$ERR" "is a multi-state rule" "a multi-state rule is refused by name"
+printf '#MCell\n#GAMES Generations\n' >"$T/x.mcl"
+run life "$T/x.mcl"
+expect_contains "$ERR" "an MCell file; tiledcl reads RLE, .cells, Life 1.05/1.06 and Macrocell" "an MCell file is refused by name"
+run life --rule W110
+expect_contains "$ERR" "is a one-dimensional Wolfram rule" "a Wolfram rule is refused by name"
 # gzip and stdin
 gzip -c "$T/glider.rle" >"$T/glider.rle.gz"
 run life "$T/glider.rle.gz" --gens 4 -o "$T/gz4.rle"
