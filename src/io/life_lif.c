@@ -17,6 +17,10 @@ typedef struct lif_box {
     int64_t cols;
 } lif_box;
 
+/* Coordinates beyond this are refused (Golly's are ints): a box of them
+ * cannot overflow. */
+#define LIF_MAX_COORD ((int64_t)1 << 40)
+
 static void lif_cell(lif_box *b, int64_t x, int64_t y)
 {
     if (b->cells) {
@@ -53,6 +57,9 @@ static tdcl_status lif_pass(const char *name, const char *buf, lif_box *b, tdcl_
                 /* a bare "#P" (acorn.lif in Golly's collection) keeps the place,
                  * as Golly's reader does */
                 if (sscanf(p + 2, " %lld %lld", &a, &c) == 2) {
+                    if (llabs(a) > LIF_MAX_COORD || llabs(c) > LIF_MAX_COORD)
+                        return tdcl_fail(err, TDCL_ELIMIT, "%s:%ld: a position past 2^40", name,
+                                         line);
                     x = left = a;
                     y = c;
                 }
@@ -74,6 +81,8 @@ static tdcl_status lif_pass(const char *name, const char *buf, lif_box *b, tdcl_
             long long a, c;
             if (sscanf(p, "%lld %lld", &a, &c) != 2)
                 return tdcl_fail(err, TDCL_EPARSE, "%s:%ld: expected 'x y'", name, line);
+            if (llabs(a) > LIF_MAX_COORD || llabs(c) > LIF_MAX_COORD)
+                return tdcl_fail(err, TDCL_ELIMIT, "%s:%ld: a position past 2^40", name, line);
             lif_cell(b, a, c);
         } else if (p[0] == '.' || p[0] == '*') {
             for (const char *q = p; q < e; q++, x++)
