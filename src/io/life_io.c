@@ -585,9 +585,15 @@ tdcl_status tdcl_life_cells_write_fp(FILE *fp, const tdcl_matrix *grid,
 {
     char rule[24];
     if (o->comment) fprintf(fp, "!%s\n", o->comment);
-    fprintf(fp, "!generation %" PRId64 ", rule %s, boundary %s\n", o->generation,
-            tdcl_life_rule_format(&o->rule, rule, sizeof rule),
-            tdcl_life_boundary_name(o->boundary));
+    if (o->unbounded)
+        fprintf(fp,
+                "!generation %" PRId64 ", rule %s, unbounded plane, top-left cell at %" PRId64
+                ",%" PRId64 "\n",
+                o->generation, tdcl_life_rule_format(&o->rule, rule, sizeof rule), o->x0, o->y0);
+    else
+        fprintf(fp, "!generation %" PRId64 ", rule %s, boundary %s\n", o->generation,
+                tdcl_life_rule_format(&o->rule, rule, sizeof rule),
+                tdcl_life_boundary_name(o->boundary));
     const uint8_t *c = grid->data;
     for (int64_t i = 0; i < grid->rows; i++) {
         for (int64_t j = 0; j < grid->cols; j++)
