@@ -180,9 +180,10 @@ static tdcl_status parse_topology(const char *text, const char *suffix, tdcl_lif
     if ((w == 0 || h == 0) && (sh || sv))
         return tdcl_fail(err, TDCL_EINVAL, "rule '%s': a grid of size 0 one way has no shift",
                          text);
-    if (w == 0 && h == 0)
-        return tdcl_fail(err, TDCL_EINVAL, "rule '%s': a bounded grid needs one size above 0",
-                         text);
+    if (w == 0 && h == 0) { /* Golly: ":P0,0" and ":T0,0" are the unbounded plane */
+        memset(topo, 0, sizeof *topo);
+        return TDCL_OK;
+    }
     if (kind == 'S' && w != h)
         return tdcl_fail(err, TDCL_EINVAL, "rule '%s': a sphere is square", text);
     if (kind == 'K') {

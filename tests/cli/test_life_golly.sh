@@ -71,6 +71,9 @@ expect_eq "$(cellsof "$T/edge2.rle")" "0 -" "a 3x9 pattern is centred in a 5x9 p
 printf 'x = 3, y = 7, rule = B3/S23:P5,9\n3o!\n' >"$T/edge.rle"
 run life "$T/edge.rle" --gens 2 -o "$T/edge2.rle"
 expect_eq "$(cellsof "$T/edge2.rle")" "3 -1,-3" "a 3x7 one in row 1 lives"
+printf 'x = 3, y = 3, rule = B3/S23:P0,0\nbo$2bo$3o!\n' >"$T/p00.rle"
+run life "$T/p00.rle" --gens 4 -o "$T/p00-4.rle"
+expect_eq "$(cellsof "$T/p00-4.rle")" "5 1,1" "':P0,0' is Golly's unbounded plane"
 # counts split across lines, #r, comments in the body
 printf '#r 23/36\nx = 3, y = 3\nbo$2bo$3\no!\n' >"$T/split.rle"
 run life "$T/split.rle" --gens 0 -o "$T/split0.rle"
