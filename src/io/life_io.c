@@ -109,8 +109,10 @@ static void parse_cxrle(const char *p, rle_header *h, int64_t *gen)
     for (; *p && *p != '\n'; p++) {
         int64_t a, b;
         const char *q;
+        /* Golly reads Pos as ints: anything past 2^40 is not a place */
         if (strncmp(p, "Pos=", 4) == 0 && (q = read_num(p + 4, &a)) && *q == ',' &&
-            read_num(q + 1, &b)) {
+            read_num(q + 1, &b) && llabs(a) <= ((int64_t)1 << 40) &&
+            llabs(b) <= ((int64_t)1 << 40)) {
             h->has_pos = 1;
             h->pos_x = a;
             h->pos_y = b;
