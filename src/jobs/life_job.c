@@ -220,8 +220,10 @@ static tdcl_status plane_step(job_state *js, tdcl_life_plan **pp, int64_t gen, t
                  "life: generation %" PRId64 ": the plane's grid is now %" PRId64 " x %" PRId64
                  " at %" PRId64 ",%" PRId64,
                  gen, fitted.cols, fitted.rows, js->pl.x0, js->pl.y0);
-        TDCL_TRY(tdcl_life_plan_create(js->ctx, js->lo, &fitted, &np, err));
+        /* the old plan's buffers go first: the bound counts one plan's */
         tdcl_life_plan_destroy(*pp);
+        *pp = NULL;
+        TDCL_TRY(tdcl_life_plan_create(js->ctx, js->lo, &fitted, &np, err));
         *pp = np;
     }
 out:
