@@ -69,6 +69,25 @@ static tdcl_status alloc_grid(const char *name, int64_t rows, int64_t cols, int6
     return tdcl_matrix_alloc(g, rows, cols, 1, TDCL_U8, err);
 }
 
+tdcl_status tdcl_life_rule_line(const char *name, long line, const char *p, int with_topo,
+                                tdcl_life_pattern *out, tdcl_err *err)
+{
+    char rule[96];
+    size_t n = 0;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    while (*p && *p != '\n' && *p != '\r' && n < sizeof rule - 1)
+        rule[n++] = *p++;
+    while (n && (rule[n - 1] == ' ' || rule[n - 1] == '\t'))
+        n--;
+    rule[n] = '\0';
+    tdcl_err e = {0}; /* err may be NULL */
+    tdcl_status st = tdcl_life_rule_parse(rule, &out->rule, with_topo ? &out->topo : NULL, &e);
+    if (st) return tdcl_fail(err, st, "%s:%ld: %s", name, line, e.msg);
+    out->has_rule = 1;
+    return TDCL_OK;
+}
+
 /* ---- RLE ---------------------------------------------------------------- */
 
 typedef struct rle_header {
@@ -360,18 +379,8 @@ tdcl_status tdcl_life_rle_parse(const char *name, const char *buf, size_t len, i
             if (strncmp(q, "#CXRLE", 6) == 0) {
                 parse_cxrle(q + 6, &h, &out->generation);
             } else if (q[1] == 'r') { /* a legacy rule line, "#r 23/3" */
-                char rule[96];
-                size_t n = 0;
-                const char *r = skip_blank(q + 2);
-                while (*r && *r != '\n' && *r != '\r' && n < sizeof rule - 1)
-                    rule[n++] = *r++;
-                while (n && (rule[n - 1] == ' ' || rule[n - 1] == '\t'))
-                    n--;
-                rule[n] = '\0';
-                tdcl_err e = {0};
-                st = tdcl_life_rule_parse(rule, &out->rule, &out->topo, &e);
-                if (st) return tdcl_fail(err, st, "%s:%ld: %s", name, line, e.msg);
-                out->has_rule = 1;
+                st = tdcl_life_rule_line(name, line, q + 2, 1, out, err);
+                if (st) return st;
             } else if (strncmp(q, clamp_comment, sizeof clamp_comment - 1) == 0) {
                 h.clamp = 1;
             }

@@ -61,6 +61,12 @@ tdcl_status tdcl_life_lif_parse(const char *name, const char *buf, size_t len, i
 tdcl_status tdcl_life_mc_parse(const char *name, const char *buf, size_t len, int64_t max_cells,
                                tdcl_life_pattern *out, tdcl_err *err);
 
+/* The readers' rule line ("#r 23/3", "#R B3/S23"): the rule from p to the
+ * end of the line into out (its bounded grid too when with_topo), or the
+ * parser's refusal as "name:line: ...". */
+tdcl_status tdcl_life_rule_line(const char *name, long line, const char *p, int with_topo,
+                                tdcl_life_pattern *out, tdcl_err *err);
+
 /* Reads a pattern from path ("-" = stdin, named '-' in messages): .rle,
  * .cells, .lif, .mc, each also gzipped (.rle.gz, ...), .mtx/.mtx.gz/.npy
  * (nonzero = alive), .pbm/.png (black or dark = alive). The format comes

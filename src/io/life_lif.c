@@ -63,18 +63,8 @@ static tdcl_status lif_pass(const char *name, const char *buf, lif_box *b, tdcl_
                     y = c;
                 }
             } else if (p[1] == 'R' && !b->cells) {
-                char rule[96];
-                size_t n = 0;
-                const char *r = p + 2;
-                while (r < e && (*r == ' ' || *r == '\t'))
-                    r++;
-                while (r<e && * r> ' ' && n < sizeof rule - 1)
-                    rule[n++] = *r++;
-                rule[n] = '\0';
-                tdcl_err e2 = {0};
-                tdcl_status st = tdcl_life_rule_parse(rule, &out->rule, NULL, &e2);
-                if (st) return tdcl_fail(err, st, "%s:%ld: %s", name, line, e2.msg);
-                out->has_rule = 1;
+                tdcl_status st = tdcl_life_rule_line(name, line, p + 2, 0, out, err);
+                if (st) return st;
             }
         } else if (p[0] == '-' || isdigit((unsigned char)p[0])) {
             long long a, c;

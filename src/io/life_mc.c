@@ -72,21 +72,7 @@ tdcl_status tdcl_life_mc_parse(const char *name, const char *buf, size_t len, in
         if (line == 1 || p[0] == '\r' || p == e) continue;
         if (p[0] == '#') {
             if (p[1] == 'R') {
-                char rule[96];
-                size_t n = 0;
-                const char *r = p + 2;
-                while (r < e && (*r == ' ' || *r == '\t'))
-                    r++;
-                while (r<e && * r> ' ' && n < sizeof rule - 1)
-                    rule[n++] = *r++;
-                rule[n] = '\0';
-                tdcl_err e2 = {0};
-                st = tdcl_life_rule_parse(rule, &out->rule, &out->topo, &e2);
-                if (st) {
-                    st = tdcl_fail(err, st, "%s:%ld: %s", name, line, e2.msg);
-                    goto out;
-                }
-                out->has_rule = 1;
+                TDCL_TRY(tdcl_life_rule_line(name, line, p + 2, 1, out, err));
             } else if (p[1] == 'G') {
                 long long g;
                 if (sscanf(p + 2, " %lld", &g) == 1 && g >= 0) out->generation = g;

@@ -228,6 +228,8 @@ void tdcl_life_host_step_edges(const tdcl_matrix *in, tdcl_matrix *out, const td
 void tdcl_life_host_step(const tdcl_matrix *in, tdcl_matrix *out, const tdcl_life_rule *rule,
                          tdcl_life_boundary boundary)
 {
+    /* dead, torus and clamp with Moore keep a loop of their own, apart from
+     * tdcl_life_edge_map: a second reference where the two overlap */
     if (rule->nbhd || boundary > TDCL_LIFE_CLAMP) {
         tdcl_life_host_step_edges(in, out, rule, boundary, NULL);
         return;
