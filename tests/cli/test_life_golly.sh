@@ -65,6 +65,16 @@ run life "$T/t72.rle" --gens 0 -o "$T/t72-0.rle"
 expect_rc 0 "a pattern filling its torus without a Pos line is read"
 expect_contains "$(cat "$T/t72-0.rle")" "#CXRLE Pos=-36,-24 Gen=0" "the grid's top-left cell is -W/2,-H/2"
 same "$T/t72.rle" "$T/t72-0.rle" shape && ok "and holds the same cells" || not_ok "and holds the same cells"
+if [ -n "$BGOLLY" ]; then # bgolly's own torus output reads back and runs on
+    (cd "$T" && "$BGOLLY" -a QuickLife -m 10 -o bt10.rle t72.rle >/dev/null 2>&1 &&
+        "$BGOLLY" -a QuickLife -m 30 -o bt30.rle t72.rle >/dev/null 2>&1)
+    run life "$T/bt10.rle" --gens 20 -o "$T/t72-30.rle"
+    expect_rc 0 "bgolly's torus output (no Pos line) is read"
+    same "$T/t72-30.rle" "$T/bt30.rle" shape && ok "and runs on as bgolly does" \
+        || not_ok "and runs on as bgolly does" "$(head -3 "$T/bt10.rle")"
+else
+    skip "bgolly's torus output is read" "bgolly is not installed (Debian package golly)"
+fi
 printf 'x = 3, y = 9, rule = B3/S23:P5,9\n3o!\n' >"$T/edge.rle"
 run life "$T/edge.rle" --gens 2 -o "$T/edge2.rle"
 expect_eq "$(cellsof "$T/edge2.rle")" "0 -" "a 3x9 pattern is centred in a 5x9 plane: its blinker on the top edge dies"
