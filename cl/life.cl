@@ -66,6 +66,7 @@
 #define B_DEAD 0
 #define B_TORUS 1
 #define B_CLAMP 2
+#define B_MAPPED 3 /* life_bytes: Golly's other bounded grids, from the TOPO macros */
 
 /* ---- byte per cell --------------------------------------------------------- */
 #if LIFE_KERNEL != 2
@@ -77,9 +78,60 @@
 #define TS_Y 16
 #endif
 
+#ifndef NBHD
+#define NBHD 0 /* 0 Moore, 1 hexagonal (no NE, SW), 2 von Neumann (N, S, E, W) */
+#endif
+
+#ifdef TOPO
+/* Golly's bounded grids beyond dead, torus and clamp (Help/bounded.html):
+ * TOPO 1 torus, 3 Klein bottle, 4 cross-surface, 5 sphere; SHIFT_H and
+ * TWIST_H act when crossing the top or bottom edge, SHIFT_V and TWIST_V the
+ * sides; OPEN_X, OPEN_Y: no edge that way (dead past it). The host's
+ * tdcl_life_edge_map is the same map. */
+inline int wrapi(int i, int n)
+{
+    i %= n;
+    return i < 0 ? i + n : i;
+}
+
+inline uchar cell_mapped(__global const uchar *in, int rows, int cols, int y, int x)
+{
+    const int yo = y < 0 || y >= rows, xo = x < 0 || x >= cols;
+    if (yo && xo && (TOPO == 4 || TOPO == 5)) { /* corners see the corner cell */
+        y = clamp(y, 0, rows - 1);
+        x = clamp(x, 0, cols - 1);
+    } else if (TOPO == 5 && (yo || xo)) { /* top joined to left, right to bottom */
+        const int t = yo ? x : y;
+        if (yo) {
+            x = y < 0 ? 0 : cols - 1;
+            y = t;
+        } else {
+            y = x < 0 ? 0 : rows - 1;
+            x = t;
+        }
+    } else {
+        if (yo) {
+            if (OPEN_Y) return 0;
+            x = TWIST_H ? cols - 1 - x - SHIFT_H : x + (y < 0 ? -SHIFT_H : SHIFT_H);
+            y = wrapi(y, rows);
+        }
+        if (x < 0 || x >= cols) {
+            if (OPEN_X) return 0;
+            y = TWIST_V ? wrapi(rows - 1 - y - SHIFT_V, rows)
+                        : wrapi(y + (x < 0 ? -SHIFT_V : SHIFT_V), rows);
+            x = wrapi(x, cols);
+        }
+    }
+    return in[(size_t)y * (size_t)cols + (size_t)x];
+}
+#endif
+
 /* The cell at (y, x), which may be one past any edge. */
 inline uchar cell_at(__global const uchar *in, int rows, int cols, int bnd, int y, int x)
 {
+#ifdef TOPO
+    if (bnd == B_MAPPED) return cell_mapped(in, rows, cols, y, x);
+#endif
     if (bnd == B_DEAD) {
         if (y < 0 || y >= rows || x < 0 || x >= cols) return 0;
     } else if (bnd == B_TORUS) {
@@ -106,9 +158,16 @@ life_bytes(__global const uchar *restrict in, __global uchar *restrict out, cons
     barrier(CLK_LOCAL_MEM_FENCE);
     const int x = x0 + 1 + lx, y = y0 + 1 + ly;
     if (x >= cols || y >= rows) return;
+#if NBHD == 2
+    const int n = tile[ly][lx + 1] + tile[ly + 1][lx] + tile[ly + 1][lx + 2] + tile[ly + 2][lx + 1];
+#elif NBHD == 1
+    const int n = tile[ly][lx] + tile[ly][lx + 1] + tile[ly + 1][lx] + tile[ly + 1][lx + 2] +
+                  tile[ly + 2][lx + 1] + tile[ly + 2][lx + 2];
+#else
     const int n = tile[ly][lx] + tile[ly][lx + 1] + tile[ly][lx + 2] + tile[ly + 1][lx] +
                   tile[ly + 1][lx + 2] + tile[ly + 2][lx] + tile[ly + 2][lx + 1] +
                   tile[ly + 2][lx + 2];
+#endif
     const uint table = (uint)BIRTH | ((uint)SURVIVE << 9);
     out[(size_t)y * (size_t)cols + (size_t)x] =
         (uchar)((table >> (n + 9 * tile[ly + 1][lx + 1])) & 1);
@@ -266,6 +325,11 @@ inline word fix_word(int bnd, int C, word w, word first, word lastw, int nw, int
     return w;
 }
 
+#ifndef NBHD
+#define NBHD 0 /* 0 Moore, 1 hexagonal (no NE, SW), 2 von Neumann (N, S, E, W) */
+#endif
+
+#if NBHD == 0
 /* Two-bit sums (s0 + 2*s1) of the west, centre and east neighbours of
  * every cell of word c, with l and r the words beside it. */
 inline void row_sum3(lword l, lword c, lword r, lword *s0, lword *s1)
@@ -276,16 +340,62 @@ inline void row_sum3(lword l, lword c, lword r, lword *s0, lword *s1)
     *s0 = t ^ e;
     *s1 = (w & c) | (e & t);
 }
+#else
+/* Hexagonal and von Neumann: a row's part depends on whether it is above,
+ * at or below the cell, so a row keeps its west and east neighbour words
+ * (s0, s1) beside its centre (the caller's mid), and next_word adds what
+ * each role needs. */
+inline void row_sum3(lword l, lword c, lword r, lword *s0, lword *s1)
+{
+    *s0 = (c << 1) | (l >> (WBITS - 1));
+    *s1 = (c >> 1) | (r << (WBITS - 1));
+}
+
+/* Adds x into the bit-sliced 3-bit counter s0 + 2 s1 + 4 s2 (at most 7). */
+#define ADD3(x)                                                                                    \
+    do {                                                                                           \
+        const lword k0 = s0 & (x);                                                                 \
+        s0 ^= (x);                                                                                 \
+        s2 |= s1 & k0;                                                                             \
+        s1 ^= k0;                                                                                  \
+    } while (0)
+#endif
 
 /* The next state from the row sums above (a), here (b) and below (c): a
- * bit-sliced adder makes the 4-bit count of each 3x3 block. */
-inline lword next_word(lword a0, lword a1, lword b0, lword b1, lword c0, lword c1, lword alive)
+ * bit-sliced adder makes the 4-bit count of each 3x3 block. amid and cmid
+ * are the centre words of the rows above and below (hexagonal and von
+ * Neumann only; Moore's compiler drops them). */
+inline lword next_word(lword a0, lword a1, lword b0, lword b1, lword c0, lword c1, lword alive,
+                       lword amid, lword cmid)
 {
+#if NBHD != 0
+    /* the count includes the cell itself, as SURVIVE9 expects: von Neumann
+     * N + S + W + E + C; hexagonal NW + N + W + C + E + S + SE */
+    lword s0 = (lword)(0), s1 = (lword)(0), s2 = (lword)(0);
+    (void)a1;
+    (void)c0;
+    ADD3(amid);
+    ADD3(cmid);
+    ADD3(b0);
+    ADD3(b1);
+    ADD3(alive);
+#if NBHD == 1
+    ADD3(a0);
+    ADD3(c1);
+#else
+    (void)a0;
+    (void)c1;
+#endif
+    return apply_rule(alive, s0, s1, s2, (lword)(0));
+#else
+    (void)amid;
+    (void)cmid;
     const lword t0 = a0 ^ b0, t1 = a1 ^ b1;
     const lword s0 = t0 ^ c0, k0 = (a0 & b0) | (c0 & t0); /* weight 1, carry 2 */
     const lword x = t1 ^ c1, y = (a1 & b1) | (c1 & t1);   /* weight 2, carry 4 */
     const lword s1 = x ^ k0, z = x & k0;
     return apply_rule(alive, s0, s1, y ^ z, y & z);
+#endif
 }
 #if LIFE_KERNEL != 1 && LIFE_KERNEL != 3
 
@@ -488,19 +598,20 @@ inline void sums(__local const word *t, const geom *g, const edge_masks *m, int 
 inline void item_step(__local const word *t, __local word *dst, const geom *g, const edge_masks *m,
                       const int how, int lr0, int x0, int xl, int xr, lword *nv)
 {
-    lword a0, a1, b0, b1, c0, c1, alive, nxt, unused;
+    lword a0, a1, b0, b1, c0, c1, alive, nxt, amid;
     (void)nv;
-    sums(t, g, m, how, lr0 - 1, x0, xl, xr, &a0, &a1, &unused);
+    sums(t, g, m, how, lr0 - 1, x0, xl, xr, &a0, &a1, &amid);
     sums(t, g, m, how, lr0, x0, xl, xr, &b0, &b1, &alive);
     if (how == 2 && DBUF) { /* rare and long: rolled, few registers */
 #pragma unroll 1
         for (int s = 0; s < S; s++) {
             sums(t, g, m, 2, lr0 + s + 1, x0, xl, xr, &c0, &c1, &nxt);
-            TV(dst, lr0 + s, x0) = next_word(a0, a1, b0, b1, c0, c1, alive);
+            TV(dst, lr0 + s, x0) = next_word(a0, a1, b0, b1, c0, c1, alive, amid, nxt);
             a0 = b0;
             a1 = b1;
             b0 = c0;
             b1 = c1;
+            amid = alive;
             alive = nxt;
         }
         return;
@@ -508,7 +619,7 @@ inline void item_step(__local const word *t, __local word *dst, const geom *g, c
 #pragma unroll
     for (int s = 0; s < S; s++) {
         sums(t, g, m, how, lr0 + s + 1, x0, xl, xr, &c0, &c1, &nxt);
-        const lword v = next_word(a0, a1, b0, b1, c0, c1, alive);
+        const lword v = next_word(a0, a1, b0, b1, c0, c1, alive, amid, nxt);
 #if DBUF
         TV(dst, lr0 + s, x0) = v;
 #else
@@ -518,6 +629,7 @@ inline void item_step(__local const word *t, __local word *dst, const geom *g, c
         a1 = b1;
         b0 = c0;
         b1 = c1;
+        amid = alive;
         alive = nxt;
     }
 }
@@ -684,12 +796,12 @@ __kernel void life_bits1(__global const word *restrict in, __global word *restri
     if (C0 >= nw || r0 >= rows) return;
     const int rem = cols % WBITS, edge = C0 == 0 || C0 + VW >= nw;
     const int rend = min(r0 + S, rows);
-    lword a0, a1, b0, b1, c0, c1, alive, nxt, unused;
-    grid_row_sum(in, bnd, rows, nw, rem, r0 - 1, C0, edge, &a0, &a1, &unused);
+    lword a0, a1, b0, b1, c0, c1, alive, nxt, amid;
+    grid_row_sum(in, bnd, rows, nw, rem, r0 - 1, C0, edge, &a0, &a1, &amid);
     grid_row_sum(in, bnd, rows, nw, rem, r0, C0, edge, &b0, &b1, &alive);
     for (int R = r0; R < rend; R++) {
         grid_row_sum(in, bnd, rows, nw, rem, R + 1, C0, edge, &c0, &c1, &nxt);
-        const lword v = next_word(a0, a1, b0, b1, c0, c1, alive);
+        const lword v = next_word(a0, a1, b0, b1, c0, c1, alive, amid, nxt);
         if (edge)
             store_edge(out, nw, rem, R, C0, v);
         else
@@ -698,6 +810,7 @@ __kernel void life_bits1(__global const word *restrict in, __global word *restri
         a1 = b1;
         b0 = c0;
         b1 = c1;
+        amid = alive;
         alive = nxt;
     }
 }

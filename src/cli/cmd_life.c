@@ -15,63 +15,81 @@
 
 static void usage(FILE *fp)
 {
+    fprintf(fp, "usage: tiledcl life [IN] [--gens N] [-o OUT] [options]\n"
+                "\n"
+                "Runs Conway's Game of Life, or any Life-like rule, for N generations on the\n"
+                "device. Without IN the grid is a random soup, the same on every run and\n"
+                "device: 'tiledcl life --gens 200' is a 500x500 grid, about 25%% alive, for\n"
+                "200 generations.\n"
+                "\n"
+                "  IN                 pattern: .rle (Golly/LifeWiki RLE), .cells (plaintext),\n"
+                "                     .lif (Life 1.05/1.06), .mc (two-state Macrocell), each\n"
+                "                     also gzipped (.rle.gz ...); .mtx/.mtx.gz/.npy (nonzero =\n"
+                "                     alive), .pbm or .png (black = alive); '-' reads stdin\n"
+                "                     (format from the content). As in Golly, a pattern whose\n"
+                "                     rule has no bounded grid runs on an unbounded plane: the\n"
+                "                     grid grows as the pattern does (up to what the device\n"
+                "                     holds) and the output holds the live cells at their\n"
+                "                     place (RLE '#CXRLE Pos='). Arrays and images are a fixed\n"
+                "                     grid with a dead edge\n"
+                "  -g, --gens N       generations to run (default 200)\n"
+                "  -o, --output OUT   write the final grid; the format comes from the\n"
+                "                     extension: .rle .cells .mtx (0/1 integers) .npy .pbm .png.\n"
+                "                     Without -o: RLE on stdout when stdout is not a terminal,\n"
+                "                     a summary (and a preview of small grids) when it is\n"
+                "  -r, --rule RULE    any spelling Golly takes for a two-state totalistic rule:\n"
+                "                     B3/S23 (default, or the file's rule), B36/S23, S23/B3,\n"
+                "                     B3S23, 23/3, B2/S, names (Life, HighLife, Seeds, Day and\n"
+                "                     Night, ...); an H or V suffix for Golly's hexagonal or von\n"
+                "                     Neumann neighbourhood (B2/S34H, B2/S013V)\n"
+                "  -b, --boundary B   dead (cells outside are dead), torus (wrap around),\n"
+                "                     clamp (a neighbour past the edge is the edge cell: the\n"
+                "                     MATLAB seed's updateGrid), klein, cross, sphere, or any\n"
+                "                     Golly bounded grid with its size: ':T64,48', ':T64+2,48'\n"
+                "                     (shifted), ':K64*,48' (Klein bottle), ':C64,48'\n"
+                "                     (cross-surface), ':S64' (sphere), ':P64,48'. A file's\n"
+                "                     rule suffix (tubes ':T0,48' too) sets them unless\n"
+                "                     --boundary/--size say otherwise. Rules with B0 need a\n"
+                "                     grid with no outside (not dead or unbounded)\n");
+    fprintf(fp, "  -s, --size WxH     soup size (default 500x500); with IN, a fixed grid the\n"
+                "                     pattern is centred in (default: the file's bounded grid,\n"
+                "                     else an unbounded plane; with --boundary alone, the\n"
+                "                     pattern's own size)\n"
+                "  -d, --density P    soup density, 0 to 1 (default 0.25)\n"
+                "      --seed S       soup seed, an integer (default 1)\n"
+                "      --every K      print generation and population every K generations\n"
+                "      --frames DIR   with --every: a PNG per K generations in DIR\n"
+                "                     (gen-00000000.png, ...)\n"
+                "      --gif FILE     an animated GIF of the run: a frame per --every K\n"
+                "                     generations, else per generation (on an unbounded\n"
+                "                     plane: the starting grid's window)\n"
+                "      --scale K      pixels per cell in PNG and GIF output (default 1)\n"
+                "      --kernel K     bits (default: 32 or 64 cells per word, several\n"
+                "                     generations per launch) or bytes (a byte per cell, the\n"
+                "                     reference; the automatic choice for H and V rules and\n"
+                "                     for Golly's shifted, Klein, cross, sphere and tube grids)\n"
+                "      --tile N       bytes: an N x N tile; bits: the rows a work-group's tile\n"
+                "                     holds (depth > 1) or a work-item's strip (depth 1).\n"
+                "                     Default: chosen within the device's limits; a tile the\n"
+                "                     device cannot run is refused\n"
+                "      --depth N      bits: generations per launch, 1 to the word size\n"
+                "                     (default: 1 on CPUs; on GPUs 8 or 16 in tiles, 32 in\n"
+                "                     bands of whole rows for narrow grids, or all of them\n"
+                "                     when a small grid fits one work-group)\n"
+                "      --word-bits W  bits: 32 or 64 cells per word (default 64)\n"
+                "      --max-bytes B  host memory the grid may take (about 2 bytes a cell, more\n"
+                "                     on a CPU device). Default: half of what the host has\n"
+                "                     available; a larger grid is refused with its size, and B\n"
+                "                     goes ahead, within the process's limits (ulimit -v)\n"
+                "\n");
     fprintf(fp,
-            "usage: tiledcl life [IN] [--gens N] [-o OUT] [options]\n"
-            "\n"
-            "Runs Conway's Game of Life, or any Life-like rule, for N generations on the\n"
-            "device. Without IN the grid is a random soup, the same on every run and\n"
-            "device: 'tiledcl life --gens 200' is a 500x500 grid, about 25%% alive, for\n"
-            "200 generations.\n"
-            "\n"
-            "  IN                 pattern: .rle (Golly/LifeWiki RLE), .cells (plaintext),\n"
-            "                     .mtx/.mtx.gz/.npy (nonzero = alive), .pbm or .png (black\n"
-            "                     = alive); '-' reads stdin (format from the content)\n"
-            "  -g, --gens N       generations to run (default 200)\n"
-            "  -o, --output OUT   write the final grid; the format comes from the\n"
-            "                     extension: .rle .cells .mtx (0/1 integers) .npy .pbm .png.\n"
-            "                     Without -o: RLE on stdout when stdout is not a terminal,\n"
-            "                     a summary (and a preview of small grids) when it is\n"
-            "  -r, --rule RULE    B/S or S/B notation, any case: B3/S23 (default, or the\n"
-            "                     RLE file's rule), B36/S23, B2/S, B/S012345678, 23/3\n"
-            "  -b, --boundary B   dead (default: cells outside are dead), torus (wrap\n"
-            "                     around) or clamp (a neighbour past the edge is the edge\n"
-            "                     cell: the MATLAB seed's updateGrid). An RLE rule with\n"
-            "                     Golly's ':T64,48' or ':P64,48' sets torus or dead and the\n"
-            "                     grid size unless --boundary/--size say otherwise. Rules\n"
-            "                     with B0 need torus or clamp\n"
-            "  -s, --size WxH     soup size (default 500x500); with IN, the grid the\n"
-            "                     pattern is centred in (default: the pattern's own size)\n"
-            "  -d, --density P    soup density, 0 to 1 (default 0.25)\n"
-            "      --seed S       soup seed, an integer (default 1)\n"
-            "      --every K      print generation and population every K generations\n"
-            "      --frames DIR   with --every: a PNG per K generations in DIR\n"
-            "                     (gen-00000000.png, ...)\n"
-            "      --gif FILE     an animated GIF of the run: a frame per --every K\n"
-            "                     generations, else per generation\n"
-            "      --scale K      pixels per cell in PNG and GIF output (default 1)\n"
-            "      --kernel K     bits (default: 32 or 64 cells per word, several\n"
-            "                     generations per launch) or bytes (a byte per cell, the\n"
-            "                     reference)\n"
-            "      --tile N       bytes: an N x N tile; bits: the rows a work-group's tile\n"
-            "                     holds (depth > 1) or a work-item's strip (depth 1).\n"
-            "                     Default: chosen within the device's limits; a tile the\n"
-            "                     device cannot run is refused\n"
-            "      --depth N      bits: generations per launch, 1 to the word size\n"
-            "                     (default: 1 on CPUs; on GPUs 8 or 16 in tiles, 32 in\n"
-            "                     bands of whole rows for narrow grids, or all of them\n"
-            "                     when a small grid fits one work-group)\n"
-            "      --word-bits W  bits: 32 or 64 cells per word (default 64)\n"
-            "      --max-bytes B  host memory the grid may take (about 2 bytes a cell, more\n"
-            "                     on a CPU device). Default: half of what the host has\n"
-            "                     available; a larger grid is refused with its size, and B\n"
-            "                     goes ahead, within the process's limits (ulimit -v)\n"
-            "\n"
             "With -v, or on a terminal, a closing line on stderr gives generations,\n"
             "population, time and cell updates per second; long runs show progress.\n"
             "\n"
             "examples:\n"
             "  tiledcl life --gens 200 -o soup.png --scale 2\n"
-            "  tiledcl life data/gosper-gun.rle --size 80x60 --gens 300 -o gun.rle\n"
+            "  tiledcl life data/gosper-gun.rle --gens 300 -o gun.rle\n"
+            "  tiledcl life data/glider.rle --boundary :K16*,16 --gens 100 -o k.rle\n"
             "  tiledcl life data/glider.rle --size 16x16 --boundary torus --gens 64 --gif g.gif\n"
             "  tiledcl life --rule B36/S23 --size 256x256 --gens 1000 --every 100 > end.rle\n"
             "\n"
@@ -114,6 +132,34 @@ enum {
     OPT_MAX_BYTES,
 };
 
+/* --boundary as Golly's bounded grid (":T64+2,48", "K64*,48"): the
+ * boundary, its edges and the grid's size. */
+static int take_golly_grid(const char *arg, tdcl_life_job_opts *o)
+{
+    char rule[96];
+    tdcl_life_rule r;
+    tdcl_life_topology t;
+    tdcl_err err = {0};
+    if (strlen(arg) > 64 || !strchr("PTKCSptkcs:", arg[0]))
+        return cli_usage_error("life",
+                               "--boundary is dead, torus, clamp, klein, cross, sphere or a Golly "
+                               "grid like ':T64,48', got '%s'",
+                               arg);
+    snprintf(rule, sizeof rule, "B3/S23%s%s", arg[0] == ':' ? "" : ":", arg);
+    if (tdcl_life_rule_parse(rule, &r, &t, &err))
+        return cli_usage_error("life", "--boundary '%s': %s", arg, strstr(err.msg, ": ") + 2);
+    if (t.edges.open_x || t.edges.open_y)
+        return cli_usage_error("life",
+                               "--boundary '%s': a side of size 0 comes only from a pattern "
+                               "file's rule",
+                               arg);
+    o->life.boundary = t.boundary;
+    o->life.edges = t.edges;
+    o->width = t.width;
+    o->height = t.height;
+    return 0;
+}
+
 /* Applies one parsed option; 0 or the usage error's exit status. */
 static int take_option(int c, const char *arg, const char *name, life_cli *lc)
 {
@@ -135,10 +181,15 @@ static int take_option(int c, const char *arg, const char *name, life_cli *lc)
         o->rule_given = 1;
         return 0;
     case 'b':
-        if (tdcl_life_boundary_parse(arg, &o->life.boundary))
-            return cli_usage_error("life", "--boundary is dead, torus or clamp, got '%s'", arg);
         o->boundary_given = 1;
-        return 0;
+        memset(&o->life.edges, 0, sizeof o->life.edges);
+        if (tdcl_life_boundary_parse(arg, &o->life.boundary) == 0) {
+            o->life.edges.twist_h =
+                o->life.boundary == TDCL_LIFE_KLEIN || o->life.boundary == TDCL_LIFE_CROSS;
+            o->life.edges.twist_v = o->life.boundary == TDCL_LIFE_CROSS;
+            return 0;
+        }
+        return take_golly_grid(arg, o);
     case 's':
         if (parse_size(arg, &o->width, &o->height))
             return cli_usage_error("life", "--size needs WxH with positive integers, got '%s'",

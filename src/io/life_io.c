@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include "base/fileio.h"
 #include "io/image.h"
 #include "io/matio.h"
@@ -66,13 +68,36 @@ static tdcl_status alloc_grid(const char *name, int64_t rows, int64_t cols, int6
     return tdcl_matrix_alloc(g, rows, cols, 1, TDCL_U8, err);
 }
 
+tdcl_status tdcl_life_rule_line(const char *name, long line, const char *p, int with_topo,
+                                tdcl_life_pattern *out, tdcl_err *err)
+{
+    char rule[96];
+    size_t n = 0;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    while (*p && *p != '\n' && *p != '\r' && n < sizeof rule - 1)
+        rule[n++] = *p++;
+    while (n && (rule[n - 1] == ' ' || rule[n - 1] == '\t'))
+        n--;
+    rule[n] = '\0';
+    tdcl_err e = {0}; /* err may be NULL */
+    tdcl_status st = tdcl_life_rule_parse(rule, &out->rule, with_topo ? &out->topo : NULL, &e);
+    if (st) return tdcl_fail(err, st, "%s:%ld: %s", name, line, e.msg);
+    out->has_rule = 1;
+    return TDCL_OK;
+}
+
 /* ---- RLE ---------------------------------------------------------------- */
 
 typedef struct rle_header {
     int64_t x, y;
     int has_pos;
     int64_t pos_x, pos_y;
+    int clamp; /* "#C tiledcl boundary=clamp" */
 } rle_header;
+
+/* tiledcl's clamp boundary has no Golly suffix: this comment carries it. */
+static const char clamp_comment[] = "#C tiledcl boundary=clamp";
 
 /* Skips spaces and tabs. */
 static const char *skip_blank(const char *p)
@@ -102,8 +127,10 @@ static void parse_cxrle(const char *p, rle_header *h, int64_t *gen)
     for (; *p && *p != '\n'; p++) {
         int64_t a, b;
         const char *q;
+        /* Golly reads Pos as ints: anything past 2^40 is not a place */
         if (strncmp(p, "Pos=", 4) == 0 && (q = read_num(p + 4, &a)) && *q == ',' &&
-            read_num(q + 1, &b)) {
+            read_num(q + 1, &b) && llabs(a) <= ((int64_t)1 << 40) &&
+            llabs(b) <= ((int64_t)1 << 40)) {
             h->has_pos = 1;
             h->pos_x = a;
             h->pos_y = b;
@@ -184,30 +211,54 @@ bad:
 }
 
 /* Sizes the grid from the header (and bounded grid) and finds where the
- * pattern's top-left cell goes. */
+ * pattern's top-left cell goes and where the grid lies on Golly's plane. */
 static tdcl_status rle_layout(const char *name, long line, const rle_header *h,
                               tdcl_life_pattern *out, int64_t max_cells, int64_t *ox, int64_t *oy,
                               tdcl_err *err)
 {
     int64_t w = h->x, hh = h->y;
     *ox = *oy = 0;
-    if (out->topo.present) {
+    if (h->clamp && !out->topo.present) {
+        out->topo.present = 1;
+        out->topo.boundary = TDCL_LIFE_CLAMP;
+        out->topo.width = h->x;
+        out->topo.height = h->y;
+    }
+    /* Golly: without Pos, the pattern's top-left is at 0,0 on an unbounded
+     * plane, and the pattern is centred (top-left -x/2,-y/2) in a bounded
+     * grid, whose own top-left cell is -W/2,-H/2. */
+    int64_t px = h->has_pos ? h->pos_x : 0, py = h->has_pos ? h->pos_y : 0;
+    out->x0 = px;
+    out->y0 = py;
+    if (out->topo.present && out->topo.boundary == TDCL_LIFE_CLAMP) {
         w = out->topo.width;
         hh = out->topo.height;
-        /* Golly centres a bounded grid on (0,0): its left column is -w/2. */
-        *ox = (h->has_pos ? h->pos_x : 0) + w / 2;
-        *oy = (h->has_pos ? h->pos_y : 0) + hh / 2;
+        out->x0 = -(w / 2);
+        out->y0 = -(hh / 2);
+        *ox = h->has_pos ? px - out->x0 : (w - h->x) / 2;
+        *oy = h->has_pos ? py - out->y0 : (hh - h->y) / 2;
+    } else if (out->topo.present) {
+        if (!h->has_pos) {
+            px = -(h->x / 2);
+            py = -(h->y / 2);
+        }
+        w = out->topo.width ? out->topo.width : h->x;
+        hh = out->topo.height ? out->topo.height : h->y;
+        out->x0 = out->topo.width ? -(w / 2) : px;
+        out->y0 = out->topo.height ? -(hh / 2) : py;
+        *ox = px - out->x0;
+        *oy = py - out->y0;
+    }
+    if (out->topo.present) {
         if (*ox < 0 || *oy < 0 || *ox > w - h->x || *oy > hh - h->y)
             return tdcl_fail(err, TDCL_EPARSE,
                              "%s:%ld: the pattern (%" PRId64 " x %" PRId64 " at %" PRId64
                              ",%" PRId64 ") does not fit in its bounded grid of %" PRId64
                              " x %" PRId64,
-                             name, line, h->x, h->y, *ox - w / 2, *oy - hh / 2, w, hh);
+                             name, line, h->x, h->y, *ox + out->x0, *oy + out->y0, w, hh);
+        if (w == 0 || hh == 0) w = hh = 1; /* an empty pattern on an open side */
     } else if (w == 0 || hh == 0) {
-        return tdcl_fail(err, TDCL_EPARSE,
-                         "%s:%ld: an empty pattern (x = %" PRId64 ", y = %" PRId64
-                         ") needs a bounded grid in its rule",
-                         name, line, h->x, h->y);
+        w = hh = 1; /* Golly writes an empty plane as "x = 0, y = 0" */
     }
     return alloc_grid(name, hh, w, max_cells, &out->grid, err);
 }
@@ -287,6 +338,12 @@ static tdcl_status rle_body_parse(rle_body *b, const char *p, tdcl_err *err)
                                      b->line);
                 count = count * 10 + (*p - '0');
             }
+            /* Golly carries a count across line breaks to its tag (a blank
+             * in between it drops, which is refused here) */
+            while (*p == '\r' || *p == '\n') {
+                if (*p == '\n') b->line++;
+                p++;
+            }
             c = (unsigned char)*p;
             if (!isalpha(c) && c != '$' && c != '.')
                 return tdcl_fail(err, TDCL_EPARSE,
@@ -318,7 +375,14 @@ tdcl_status tdcl_life_rle_parse(const char *name, const char *buf, size_t len, i
     for (;;) {
         const char *q = skip_blank(p);
         if (*q == '#') {
-            if (strncmp(q, "#CXRLE", 6) == 0) parse_cxrle(q + 6, &h, &out->generation);
+            if (strncmp(q, "#CXRLE", 6) == 0) {
+                parse_cxrle(q + 6, &h, &out->generation);
+            } else if (q[1] == 'r') { /* a legacy rule line, "#r 23/3" */
+                st = tdcl_life_rule_line(name, line, q + 2, 1, out, err);
+                if (st) return st;
+            } else if (strncmp(q, clamp_comment, sizeof clamp_comment - 1) == 0) {
+                h.clamp = 1;
+            }
         } else if (!*q) {
             return tdcl_fail(err, TDCL_EPARSE,
                              "%s:%ld: expected the header 'x = W, y = H, rule = R', got end of "
@@ -453,35 +517,71 @@ static int row_empty(const uint8_t *row, int64_t cols)
     return 1;
 }
 
+/* The box of the live cells: rows r0..r1, columns c0..c1; 0 if none. */
+static int live_box(const tdcl_matrix *grid, int64_t *r0, int64_t *r1, int64_t *c0, int64_t *c1)
+{
+    const uint8_t *c = grid->data;
+    int64_t w = grid->cols, h = grid->rows;
+    *r0 = h;
+    *r1 = -1;
+    *c0 = w;
+    *c1 = -1;
+    for (int64_t i = 0; i < h; i++)
+        for (int64_t j = 0; j < w; j++)
+            if (c[i * w + j]) {
+                if (i < *r0) *r0 = i;
+                *r1 = i;
+                if (j < *c0) *c0 = j;
+                if (j > *c1) *c1 = j;
+            }
+    return *r1 >= 0;
+}
+
 tdcl_status tdcl_life_rle_write_fp(FILE *fp, const tdcl_matrix *grid, const tdcl_life_write_opts *o,
                                    tdcl_err *err)
 {
-    char rule[24];
+    char rule[32], suffix[80];
     tdcl_life_rule_format(&o->rule, rule, sizeof rule);
-    int64_t w = grid->cols, h = grid->rows;
+    int64_t w = grid->cols, h = grid->rows, r0 = 0, c0 = 0, x0, y0;
+    int64_t stride = grid->cols;
     if (o->comment) fprintf(fp, "#C %s\n", o->comment);
-    int bounded = o->boundary != TDCL_LIFE_CLAMP;
-    if (bounded) /* so Golly puts the pattern exactly on its bounded grid */
-        fprintf(fp, "#CXRLE Pos=%" PRId64 ",%" PRId64 " Gen=%" PRId64 "\n", -(w / 2), -(h / 2),
-                o->generation);
-    else
-        fprintf(fp,
-                "#C boundary clamp (edge cells repeated past the edge), generation %" PRId64 "\n",
-                o->generation);
-    fprintf(fp, "x = %" PRId64 ", y = %" PRId64 ", rule = %s", w, h, rule);
-    if (bounded)
-        fprintf(fp, ":%c%" PRId64 ",%" PRId64, o->boundary == TDCL_LIFE_TORUS ? 'T' : 'P', w, h);
-    fputc('\n', fp);
+    suffix[0] = '\0';
+    if (o->unbounded) {
+        /* the live cells' box at its place on the plane; Golly's "x = 0, y = 0"
+         * for none */
+        int64_t r1, c1;
+        if (live_box(grid, &r0, &r1, &c0, &c1)) {
+            w = c1 - c0 + 1;
+            h = r1 - r0 + 1;
+        } else {
+            w = h = 0;
+        }
+        x0 = o->x0 + c0;
+        y0 = o->y0 + r0;
+    } else if (o->boundary == TDCL_LIFE_CLAMP) {
+        x0 = -(w / 2);
+        y0 = -(h / 2);
+        fprintf(fp, "%s (Golly has no clamped grid)\n", clamp_comment);
+    } else {
+        /* Golly's bounded grid has its top-left cell at -W/2,-H/2; an open side
+         * keeps the grid's own place */
+        x0 = o->edges.open_x ? o->x0 : -(w / 2);
+        y0 = o->edges.open_y ? o->y0 : -(h / 2);
+        tdcl_life_topology_format(o->boundary, &o->edges, w, h, suffix, sizeof suffix);
+    }
+    fprintf(fp, "#CXRLE Pos=%" PRId64 ",%" PRId64 " Gen=%" PRId64 "\n", x0, y0, o->generation);
+    fprintf(fp, "x = %" PRId64 ", y = %" PRId64 ", rule = %s%s\n", w, h, rule, suffix);
     rle_out out = {fp, 0};
     const uint8_t *c = grid->data;
     int64_t last = -1;
     for (int64_t i = 0; i < h; i++) {
-        if (row_empty(c + i * w, w)) continue;
+        const uint8_t *row = c + (r0 + i) * stride + c0;
+        if (row_empty(row, w)) continue;
         if (last >= 0)
             rle_emit(&out, i - last, '$');
         else if (i > 0)
             rle_emit(&out, i, '$');
-        rle_row(&out, c + i * w, w);
+        rle_row(&out, row, w);
         last = i;
     }
     rle_emit(&out, 1, '!');
@@ -495,9 +595,15 @@ tdcl_status tdcl_life_cells_write_fp(FILE *fp, const tdcl_matrix *grid,
 {
     char rule[24];
     if (o->comment) fprintf(fp, "!%s\n", o->comment);
-    fprintf(fp, "!generation %" PRId64 ", rule %s, boundary %s\n", o->generation,
-            tdcl_life_rule_format(&o->rule, rule, sizeof rule),
-            tdcl_life_boundary_name(o->boundary));
+    if (o->unbounded)
+        fprintf(fp,
+                "!generation %" PRId64 ", rule %s, unbounded plane, top-left cell at %" PRId64
+                ",%" PRId64 "\n",
+                o->generation, tdcl_life_rule_format(&o->rule, rule, sizeof rule), o->x0, o->y0);
+    else
+        fprintf(fp, "!generation %" PRId64 ", rule %s, boundary %s\n", o->generation,
+                tdcl_life_rule_format(&o->rule, rule, sizeof rule),
+                tdcl_life_boundary_name(o->boundary));
     const uint8_t *c = grid->data;
     for (int64_t i = 0; i < grid->rows; i++) {
         for (int64_t j = 0; j < grid->cols; j++)
@@ -597,13 +703,17 @@ static tdcl_status grid_from(const tdcl_matrix *m, int maxval, int image, tdcl_m
     return TDCL_OK;
 }
 
-typedef enum { FMT_RLE, FMT_CELLS, FMT_MATRIX, FMT_IMAGE } life_format;
+typedef enum { FMT_RLE, FMT_CELLS, FMT_MATRIX, FMT_IMAGE, FMT_LIF, FMT_MC } life_format;
 
 static life_format format_by_ext(const char *path, int *known)
 {
     *known = 1;
-    if (tdcl_path_has_ext(path, ".rle")) return FMT_RLE;
-    if (tdcl_path_has_ext(path, ".cells")) return FMT_CELLS;
+    if (tdcl_path_has_ext(path, ".rle") || tdcl_path_has_ext(path, ".rle.gz")) return FMT_RLE;
+    if (tdcl_path_has_ext(path, ".cells") || tdcl_path_has_ext(path, ".cells.gz")) return FMT_CELLS;
+    if (tdcl_path_has_ext(path, ".lif") || tdcl_path_has_ext(path, ".lif.gz") ||
+        tdcl_path_has_ext(path, ".life") || tdcl_path_has_ext(path, ".life.gz"))
+        return FMT_LIF;
+    if (tdcl_path_has_ext(path, ".mc") || tdcl_path_has_ext(path, ".mc.gz")) return FMT_MC;
     if (tdcl_path_has_ext(path, ".mtx") || tdcl_path_has_ext(path, ".mtx.gz") ||
         tdcl_path_has_ext(path, ".npy"))
         return FMT_MATRIX;
@@ -620,6 +730,8 @@ static life_format format_by_content(const char *buf, size_t len)
     if ((len >= 2 && memcmp(buf, "%%", 2) == 0) || (len >= 6 && memcmp(buf, "\x93NUMPY", 6) == 0) ||
         (len >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b))
         return FMT_MATRIX;
+    if (len >= 5 && strncmp(buf, "#Life", 5) == 0) return FMT_LIF;
+    if (len >= 10 && strncmp(buf, "[M2]", 4) == 0) return FMT_MC;
     /* RLE: the first line that is not a comment starts with "x" */
     const char *p = buf;
     while (*p == '#' || *p == '\n' || *p == '\r') {
@@ -680,7 +792,71 @@ static tdcl_status read_binary(const char *path, life_format f, int64_t max_cell
     else
         st = grid_from(&m, maxval, f == FMT_IMAGE, &out->grid, err);
     tdcl_matrix_free(&m);
+    if (st) return st;
+    /* an array or image is a fixed grid with a dead edge, not a pattern on
+     * an unbounded plane: nothing in it says where the plane would be */
+    out->topo.present = 1;
+    out->topo.boundary = TDCL_LIFE_DEAD;
+    out->topo.width = out->grid.cols;
+    out->topo.height = out->grid.rows;
+    out->x0 = -(out->grid.cols / 2);
+    out->y0 = -(out->grid.rows / 2);
     return st;
+}
+
+/* Replaces *buf (len bytes of gzip) with its inflated text, NUL after
+ * the end. */
+static tdcl_status gunzip(const char *name, char **buf, size_t *len, tdcl_err *err)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, 15 + 32) != Z_OK) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    size_t cap = *len * 4 + 4096, n = 0;
+    char *out = malloc(cap + 1);
+    tdcl_status st = TDCL_OK;
+    int zr = Z_OK;
+    z.next_in = (Bytef *)*buf;
+    z.avail_in = (uInt)*len;
+    while (out && zr != Z_STREAM_END) {
+        if (n == cap) {
+            char *nb = cap < SIZE_MAX / 4 ? realloc(out, cap * 2 + 1) : NULL;
+            if (!nb) break;
+            out = nb;
+            cap *= 2;
+        }
+        z.next_out = (Bytef *)out + n;
+        z.avail_out = (uInt)(cap - n);
+        zr = inflate(&z, Z_NO_FLUSH);
+        n = cap - z.avail_out;
+        if (zr == Z_STREAM_END) break;
+        if (zr != Z_OK && zr != Z_BUF_ERROR) break;
+        if (zr == Z_BUF_ERROR && z.avail_in == 0) break;
+    }
+    inflateEnd(&z);
+    if (!out || (n == cap && zr != Z_STREAM_END && zr == Z_OK))
+        st = tdcl_fail(err, TDCL_ENOMEM, "%s: out of memory inflating gzip data", name);
+    else if (zr != Z_STREAM_END)
+        st = tdcl_fail(err, TDCL_EPARSE, "%s: bad or truncated gzip data (%s)", name,
+                       z.msg ? z.msg : "unexpected end");
+    if (st) {
+        free(out);
+        return st;
+    }
+    out[n] = '\0';
+    free(*buf);
+    *buf = out;
+    *len = n;
+    return TDCL_OK;
+}
+
+/* Replaces the temporary file's name in a message with '-'. */
+static void name_stdin(tdcl_err *err, const char *tmp)
+{
+    char *at;
+    if (!err || !tmp || !(at = strstr(err->msg, tmp))) return;
+    size_t tl = strlen(tmp);
+    memmove(at + 1, at + tl, strlen(at + tl) + 1);
+    at[0] = '-';
 }
 
 tdcl_status tdcl_life_read(const char *path, int64_t max_cells, tdcl_life_pattern *out,
@@ -690,24 +866,54 @@ tdcl_status tdcl_life_read(const char *path, int64_t max_cells, tdcl_life_patter
     char *buf = NULL, *tmp = NULL;
     size_t len = 0;
     int known;
-    const char *name = tdcl_path_display(path);
+    const char *name = path;
     memset(out, 0, sizeof *out);
     out->rule = tdcl_life_rule_conway();
     life_format f = format_by_ext(path, &known);
-    if (!known || f == FMT_RLE || f == FMT_CELLS) {
+    if (f != FMT_MATRIX && f != FMT_IMAGE) {
         TDCL_TRY(tdcl_read_file(path, &buf, &len, err));
+        if (len >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b) {
+            char *zbuf = malloc(len + 1); /* kept for the matrix reader */
+            if (!zbuf) {
+                st = tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+                goto out;
+            }
+            memcpy(zbuf, buf, len + 1);
+            size_t zlen = len;
+            st = gunzip(name, &buf, &len, err);
+            if (!st && !known && len >= 2 && memcmp(buf, "%%", 2) == 0) {
+                free(buf); /* gzipped Matrix Market: matio reads it */
+                buf = zbuf;
+                len = zlen;
+                f = FMT_MATRIX;
+                known = 1;
+            } else {
+                free(zbuf);
+            }
+            if (st) goto out;
+        }
         if (!known) f = format_by_content(buf, len);
     }
-    if (f == FMT_RLE) {
+    if (buf && strncmp(buf, "#MCell", 6) == 0) {
+        st = tdcl_fail(err, TDCL_EUNSUPPORTED,
+                       "%s: an MCell file; tiledcl reads RLE, .cells, Life 1.05/1.06 and "
+                       "Macrocell patterns",
+                       name);
+    } else if (f == FMT_RLE) {
         st = tdcl_life_rle_parse(name, buf, len, max_cells, out, err);
     } else if (f == FMT_CELLS) {
         st = tdcl_life_cells_parse(name, buf, len, max_cells, out, err);
+    } else if (f == FMT_LIF) {
+        st = tdcl_life_lif_parse(name, buf, len, max_cells, out, err);
+    } else if (f == FMT_MC) {
+        st = tdcl_life_mc_parse(name, buf, len, max_cells, out, err);
     } else {
         if (buf && strcmp(path, "-") == 0) {
             TDCL_TRY(spill_stdin(buf, len, &tmp, err));
             path = tmp;
         }
         st = read_binary(path, f, max_cells, out, err);
+        if (st) name_stdin(err, tmp);
     }
 out:
     if (tmp) {

@@ -19,19 +19,26 @@ typedef struct tdcl_life_pattern {
     tdcl_matrix grid; /* TDCL_U8 cells, 0 or 1; owned by the pattern */
     int has_rule;     /* the file named a rule (RLE "rule = ...") */
     tdcl_life_rule rule;
-    tdcl_life_topology topo; /* Golly's bounded grid from the RLE rule, if any */
+    tdcl_life_topology topo; /* Golly's bounded grid from the RLE rule (or tiledcl's
+                                clamp comment), if any */
     int64_t generation;      /* RLE "#CXRLE Gen=N", else 0 */
+    int64_t x0, y0;          /* Golly's plane coordinates of grid cell (0, 0) */
 } tdcl_life_pattern;
 
 /* Releases the pattern's grid; accepts NULL. */
 void tdcl_life_pattern_free(tdcl_life_pattern *p);
 
-/* Parses RLE text buf[0..len) (NUL after the end). name is used in
- * messages ("name:line: ..."). Grids over max_cells cells (0: no limit
- * beyond overflow) are refused before allocating, with TDCL_ELIMIT. A
- * bounded-grid rule makes the grid that size, the pattern placed as Golly
- * places it (top-left at "#CXRLE Pos=X,Y", default 0,0, relative to the
- * grid's centre). *out is owned by the caller. */
+/* Parses RLE text buf[0..len) (NUL after the end) as Golly reads it: "#r"
+ * rules, "#CXRLE Pos= Gen=", run counts split from their tag by line
+ * breaks. name is used in messages ("name:line: ..."). Grids over
+ * max_cells cells (0: no limit beyond overflow) are refused before
+ * allocating, with TDCL_ELIMIT. A bounded-grid rule makes the grid that
+ * size, the pattern placed as Golly places it (top-left at "#CXRLE
+ * Pos=X,Y" with the grid's top-left cell at -W/2,-H/2; without Pos the
+ * pattern is centred); a size 0 side takes the pattern's own size there.
+ * Without a bounded grid the grid is the pattern's box, at Pos (default
+ * 0,0). "#C tiledcl boundary=clamp" makes the header's size a clamped
+ * grid. *out is owned by the caller. */
 tdcl_status tdcl_life_rle_parse(const char *name, const char *buf, size_t len, int64_t max_cells,
                                 tdcl_life_pattern *out, tdcl_err *err);
 
@@ -40,7 +47,28 @@ tdcl_status tdcl_life_rle_parse(const char *name, const char *buf, size_t len, i
 tdcl_status tdcl_life_cells_parse(const char *name, const char *buf, size_t len, int64_t max_cells,
                                   tdcl_life_pattern *out, tdcl_err *err);
 
-/* Reads a pattern from path ("-" = stdin): .rle, .cells, .mtx/.mtx.gz/.npy
+/* Parses Life 1.05 or 1.06 text ("#Life 1.05" with "#P x y" blocks of
+ * '.' and '*', or "#Life 1.06" with "x y" lines); "#R" or "#N" rules. The
+ * grid is the cells' box, x0/y0 its top-left. Same contract as
+ * tdcl_life_rle_parse. */
+tdcl_status tdcl_life_lif_parse(const char *name, const char *buf, size_t len, int64_t max_cells,
+                                tdcl_life_pattern *out, tdcl_err *err);
+
+/* Parses a two-state Macrocell file ("[M2]", Golly's quadtree) into a
+ * dense grid of the live cells' box; refused with its size (TDCL_ELIMIT)
+ * over max_cells, and with TDCL_EUNSUPPORTED for multi-state files. Same
+ * contract as tdcl_life_rle_parse. */
+tdcl_status tdcl_life_mc_parse(const char *name, const char *buf, size_t len, int64_t max_cells,
+                               tdcl_life_pattern *out, tdcl_err *err);
+
+/* The readers' rule line ("#r 23/3", "#R B3/S23"): the rule from p to the
+ * end of the line into out (its bounded grid too when with_topo), or the
+ * parser's refusal as "name:line: ...". */
+tdcl_status tdcl_life_rule_line(const char *name, long line, const char *p, int with_topo,
+                                tdcl_life_pattern *out, tdcl_err *err);
+
+/* Reads a pattern from path ("-" = stdin, named '-' in messages): .rle,
+ * .cells, .lif, .mc, each also gzipped (.rle.gz, ...), .mtx/.mtx.gz/.npy
  * (nonzero = alive), .pbm/.png (black or dark = alive). The format comes
  * from the extension, else from the content. */
 tdcl_status tdcl_life_read(const char *path, int64_t max_cells, tdcl_life_pattern *out,
@@ -49,14 +77,22 @@ tdcl_status tdcl_life_read(const char *path, int64_t max_cells, tdcl_life_patter
 typedef struct tdcl_life_write_opts {
     tdcl_life_rule rule;
     tdcl_life_boundary boundary;
-    int64_t generation;  /* written as "#CXRLE Gen=N" and in comments */
-    int scale;           /* .png: pixels per cell (0 or 1: one) */
-    const char *comment; /* one comment line (no newline), or NULL */
+    tdcl_life_edges edges; /* shifts, twists, open sides of a Golly grid */
+    int unbounded;         /* an unbounded plane: RLE holds the live cells' box at its
+                              true place (x0, y0), no bounded-grid suffix */
+    int64_t x0, y0;        /* plane coordinates of grid cell (0, 0): unbounded and open
+                              sides */
+    int64_t generation;    /* written as "#CXRLE Gen=N" and in comments */
+    int scale;             /* .png: pixels per cell (0 or 1: one) */
+    const char *comment;   /* one comment line (no newline), or NULL */
 } tdcl_life_write_opts;
 
-/* Writes grid as RLE to fp: the header gives the whole grid's width and
- * height and the rule, with ":T" (torus) or ":P" (dead) and the size so
- * Golly opens it as it was run; lines are at most 70 characters. */
+/* Writes grid as RLE to fp, so that Golly and tiledcl resume the run
+ * exactly: a bounded grid gives the whole grid's width and height, Golly's
+ * suffix (":T64,48", ":K64*,48", ...) and "#CXRLE Pos= Gen="; clamp gives a
+ * "#C tiledcl boundary=clamp" line that Golly ignores; an unbounded plane
+ * gives the live cells' box at its true Pos. Lines are at most 70
+ * characters. */
 tdcl_status tdcl_life_rle_write_fp(FILE *fp, const tdcl_matrix *grid, const tdcl_life_write_opts *o,
                                    tdcl_err *err);
 

@@ -30,6 +30,10 @@ static tdcl_status to_life(const tdcl_convert_opts *o, tdcl_err *err)
     if (st == TDCL_OK) {
         tdcl_life_write_opts wo = {.rule = p.has_rule ? p.rule : tdcl_life_rule_conway(),
                                    .boundary = p.topo.boundary,
+                                   .edges = p.topo.edges,
+                                   .unbounded = !p.topo.present, /* Golly's plane: at its Pos */
+                                   .x0 = p.x0,
+                                   .y0 = p.y0,
                                    .generation = p.generation,
                                    .comment = "written by tiledcl convert"};
         st = tdcl_life_write(o->out, &p.grid, &wo, err);

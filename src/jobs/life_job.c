@@ -17,6 +17,7 @@
 #include "base/mem.h"
 #include "io/image.h"
 #include "io/life_io.h"
+#include "jobs/life_grow.h"
 
 /* The largest grid the device holds (two packed buffers) or, for the byte
  * kernel, two byte buffers. */
@@ -89,9 +90,48 @@ static tdcl_status place(const tdcl_matrix *pat, int64_t rows, int64_t cols, tdc
     return TDCL_OK;
 }
 
+/* Generations between fits of an unbounded plane, and the dead cells kept
+ * past the live ones: more on larger grids, where a fit costs more. */
+static int64_t plane_margin(int64_t rows, int64_t cols)
+{
+    int64_t side = rows > cols ? rows : cols, m = side / 8;
+    return m < 32 ? 32 : (m > 1024 ? 1024 : m);
+}
+
+/* Sets up the unbounded plane (or a Golly grid open one way) for a pattern
+ * without a bounded grid or overrides: pl->open_x/open_y say which ways
+ * grow, and the grid gets its first margin. */
+static tdcl_status plane_start(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_opts *lo,
+                               const tdcl_life_pattern *pat, tdcl_life_plane *pl, tdcl_matrix *grid,
+                               tdcl_err *err)
+{
+    memset(pl, 0, sizeof *pl);
+    if (o->width > 0 || o->height > 0 || o->boundary_given) return TDCL_OK;
+    if (!pat->topo.present) {
+        pl->open_x = pl->open_y = 1;
+        lo->boundary = TDCL_LIFE_DEAD;
+    } else {
+        pl->open_x = pat->topo.edges.open_x;
+        pl->open_y = pat->topo.edges.open_y;
+    }
+    if (!pl->open_x && !pl->open_y) return TDCL_OK;
+    pl->x0 = pat->x0;
+    pl->y0 = pat->y0;
+    pl->margin = plane_margin(grid->rows, grid->cols);
+    pl->max_cells = max_cells_for(ctx, lo);
+    snprintf(pl->where, sizeof pl->where, "the device '%s'", ctx->dev.device_name);
+    tdcl_matrix fitted = {0};
+    int changed = 0;
+    tdcl_status st = tdcl_life_plane_fit(pl, grid, pat->generation, &fitted, &changed, err);
+    if (st || !changed) return st;
+    tdcl_matrix_free(grid);
+    *grid = fitted;
+    return TDCL_OK;
+}
+
 /* The starting grid, rule and boundary from the file or the soup options. */
 static tdcl_status job_input(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_opts *lo,
-                             tdcl_matrix *grid, int64_t *gen0, tdcl_err *err)
+                             tdcl_matrix *grid, int64_t *gen0, tdcl_life_plane *pl, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_life_pattern pat = {0};
@@ -111,7 +151,10 @@ static tdcl_status job_input(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_li
     }
     TDCL_TRY(tdcl_life_read(o->input, max_cells, &pat, err));
     if (!o->rule_given && pat.has_rule) lo->rule = pat.rule;
-    if (!o->boundary_given && pat.topo.present) lo->boundary = pat.topo.boundary;
+    if (!o->boundary_given && pat.topo.present) {
+        lo->boundary = pat.topo.boundary;
+        lo->edges = pat.topo.edges;
+    }
     *gen0 = pat.generation;
     if (o->width > 0 || o->height > 0) {
         int64_t w = o->width > 0 ? o->width : pat.grid.cols;
@@ -125,6 +168,7 @@ static tdcl_status job_input(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_li
     } else {
         *grid = pat.grid;
         pat.grid.data = NULL;
+        TDCL_TRY(plane_start(ctx, o, lo, &pat, pl, grid, err));
     }
 out:
     tdcl_life_pattern_free(&pat);
@@ -134,6 +178,10 @@ out:
 
 typedef struct job_state {
     const tdcl_life_job_opts *o;
+    tdcl_ctx *ctx;
+    const tdcl_life_opts *lo;
+    tdcl_life_plane pl; /* the unbounded plane, when pl.open_x or pl.open_y */
+    int64_t gif_x0, gif_y0, gif_rows, gif_cols; /* a growing grid's GIF window */
     tdcl_life_write_opts w;
     tdcl_life_gif *gif;
     int64_t gen0;
@@ -147,6 +195,25 @@ static tdcl_status job_snapshot(job_state *js, tdcl_life_plan *p, int64_t gen, t
     tdcl_matrix g = {0};
     char *path = NULL;
     TDCL_TRY(tdcl_life_plan_result(p, &g, err));
+    if (js->pl.open_x || js->pl.open_y) { /* frames of a growing grid: its live box */
+        tdcl_matrix c = {0};
+        int64_t dx, dy;
+        if (js->gif) {
+            TDCL_TRY(tdcl_life_window(&g, js->pl.x0, js->pl.y0, js->gif_x0, js->gif_y0,
+                                      js->gif_rows, js->gif_cols, &c, err));
+            st = tdcl_life_gif_frame(js->gif, &c, err);
+            tdcl_matrix_free(&c);
+            if (st) goto out;
+        }
+        dx = dy = 0;
+        if (js->w.unbounded) {
+            TDCL_TRY(tdcl_life_crop(&g, &c, &dx, &dy, err));
+            tdcl_matrix_free(&g);
+            g = c;
+        }
+        js->w.x0 = js->pl.x0 + dx;
+        js->w.y0 = js->pl.y0 + dy;
+    }
     if (js->o->every > 0)
         tdcl_log(TDCL_LOG_INFO, "generation %" PRId64 ": population %" PRId64, js->gen0 + gen,
                  tdcl_life_population(&g));
@@ -161,7 +228,8 @@ static tdcl_status job_snapshot(job_state *js, tdcl_life_plan *p, int64_t gen, t
         w.generation = js->gen0 + gen;
         TDCL_TRY(tdcl_life_write(path, &g, &w, err));
     }
-    if (js->gif) TDCL_TRY(tdcl_life_gif_frame(js->gif, &g, err));
+    if (js->gif && !js->pl.open_x && !js->pl.open_y)
+        TDCL_TRY(tdcl_life_gif_frame(js->gif, &g, err));
 out:
     free(path);
     tdcl_matrix_free(&g);
@@ -180,25 +248,56 @@ static void job_progress(job_state *js, int64_t done, int64_t total)
                  total, 100.0 * (double)done / (double)total, el / 1000);
 }
 
-/* Runs o->gens generations in chunks: up to the next snapshot, and short
- * enough (about a quarter of a second) for progress to show. */
-static tdcl_status job_loop(job_state *js, tdcl_life_plan *p, double *kernel_ms, tdcl_err *err)
+/* Between chunks on an unbounded plane: refits the grid to its live cells
+ * and, when it changed, moves the run to a plan of the new grid. */
+static tdcl_status plane_step(job_state *js, tdcl_life_plan **pp, int64_t gen, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix g = {0}, fitted = {0};
+    tdcl_life_plan *np = NULL;
+    int changed = 0;
+    TDCL_TRY(tdcl_life_plan_result(*pp, &g, err));
+    TDCL_TRY(tdcl_life_plane_fit(&js->pl, &g, gen, &fitted, &changed, err));
+    if (changed) {
+        tdcl_log(TDCL_LOG_VERBOSE,
+                 "life: generation %" PRId64 ": the plane's grid is now %" PRId64 " x %" PRId64
+                 " at %" PRId64 ",%" PRId64,
+                 gen, fitted.cols, fitted.rows, js->pl.x0, js->pl.y0);
+        /* the old plan's buffers go first: the bound counts one plan's */
+        tdcl_life_plan_destroy(*pp);
+        *pp = NULL;
+        TDCL_TRY(tdcl_life_plan_create(js->ctx, js->lo, &fitted, &np, err));
+        *pp = np;
+    }
+out:
+    tdcl_matrix_free(&g);
+    tdcl_matrix_free(&fitted);
+    return st;
+}
+
+/* Runs o->gens generations in chunks: up to the next snapshot, no longer
+ * than an unbounded plane's margin, and short enough (about a quarter of
+ * a second) for progress to show. */
+static tdcl_status job_loop(job_state *js, tdcl_life_plan **pp, double *kernel_ms, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     const tdcl_life_job_opts *o = js->o;
     int64_t every = o->every > 0 ? o->every : (js->gif ? 1 : 0);
     int64_t chunk = 16;
+    int plane = js->pl.open_x || js->pl.open_y;
     *kernel_ms = 0;
-    if (every) TDCL_TRY(job_snapshot(js, p, 0, err));
+    if (every) TDCL_TRY(job_snapshot(js, *pp, 0, err));
     for (int64_t done = 0; done < o->gens;) {
         int64_t n = o->gens - done < chunk ? o->gens - done : chunk;
         if (every && n > every - done % every) n = every - done % every;
+        if (plane && n > js->pl.margin) n = js->pl.margin;
         double ms, t0 = tdcl_now_ms();
-        TDCL_TRY(tdcl_life_plan_execute(p, n, &ms, err));
+        TDCL_TRY(tdcl_life_plan_execute(*pp, n, &ms, err));
         *kernel_ms += ms;
         done += n;
         if (tdcl_now_ms() - t0 < 250 && chunk < ((int64_t)1 << 40)) chunk *= 2;
-        if (every && done % every == 0) TDCL_TRY(job_snapshot(js, p, done, err));
+        if (plane) TDCL_TRY(plane_step(js, pp, js->gen0 + done, err));
+        if (every && done % every == 0) TDCL_TRY(job_snapshot(js, *pp, done, err));
         job_progress(js, done, o->gens);
     }
 out:
@@ -218,15 +317,25 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
     if (o->gens < 0)
         return tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0, got %" PRId64, o->gens);
     lo.rule = tdcl_life_opts_rule(&lo);
+    js.ctx = ctx;
+    js.lo = &lo;
     TDCL_TRY(tdcl_ctx_wait(ctx, err)); /* the grid's limit is the device's */
-    if ((st = job_input(ctx, o, &lo, &grid, &js.gen0, err))) {
+    if ((st = job_input(ctx, o, &lo, &grid, &js.gen0, &js.pl, err))) {
         memory_note(ctx, o, &lo, err);
         goto out;
     }
     TDCL_TRY(tdcl_life_plan_create(ctx, &lo, &grid, &p, err));
     js.w.rule = lo.rule;
     js.w.boundary = lo.boundary;
+    js.w.edges = lo.edges;
+    js.w.unbounded = js.pl.open_x && js.pl.open_y;
+    js.w.x0 = js.pl.x0;
+    js.w.y0 = js.pl.y0;
     js.w.scale = o->scale;
+    js.gif_x0 = js.pl.x0;
+    js.gif_y0 = js.pl.y0;
+    js.gif_rows = grid.rows;
+    js.gif_cols = grid.cols;
     if (o->frames_dir && mkdir(o->frames_dir, 0777) != 0 && errno != EEXIST) {
         st = tdcl_fail_param(err, TDCL_EIO, TDCL_PARAM_FRAMES_DIR,
                              "cannot create the frames directory '%s': %s", o->frames_dir,
@@ -237,8 +346,19 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
         TDCL_TRY(tdcl_life_gif_open(o->gif_path, grid.rows, grid.cols, o->scale,
                                     o->every > 0 ? 10 : 5, &js.gif, err));
     js.t_start = js.t_report = tdcl_now_ms();
-    TDCL_TRY(job_loop(&js, p, &kernel_ms, err));
+    TDCL_TRY(job_loop(&js, &p, &kernel_ms, err));
     TDCL_TRY(tdcl_life_plan_result(p, &result, err));
+    if (js.pl.open_x || js.pl.open_y) { /* the live cells at their true place */
+        tdcl_matrix c = {0};
+        int64_t dx = 0, dy = 0;
+        if (js.w.unbounded) TDCL_TRY(tdcl_life_crop(&result, &c, &dx, &dy, err));
+        if (c.data) {
+            tdcl_matrix_free(&result);
+            result = c;
+        }
+        js.w.x0 = js.pl.x0 + dx;
+        js.w.y0 = js.pl.y0 + dy;
+    }
     if (js.gif) {
         tdcl_life_gif *g = js.gif;
         js.gif = NULL;

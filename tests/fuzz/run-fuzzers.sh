@@ -3,7 +3,7 @@
 # SECONDS (default 30), one after the other.
 #
 #   tests/fuzz/run-fuzzers.sh [SECONDS] [TARGET...]     (targets: mtx npy rle
-#   cells image rule device tile; default all)
+#   cells lif mc image rule device tile; default all)
 #
 # Needs clang and its runtime (Debian: clang-14, libclang-rt-14-dev or the
 # clang package's bundled compiler-rt). The build goes to $TDCL_FUZZ_BUILD
@@ -17,7 +17,7 @@ secs=${1:-30}
 [ $# -gt 0 ] && shift
 src=$(cd "$(dirname "$0")/../.." && pwd)
 bd=${TDCL_FUZZ_BUILD:-$src/build-fuzz}
-targets=${*:-mtx npy rle cells image rule device tile}
+targets=${*:-mtx npy rle cells lif mc image rule device tile}
 if [ ! -f "$bd/build.ninja" ]; then
     CC=clang CXX=clang++ meson setup "$bd" "$src" -Db_sanitize=address,undefined -Db_lundef=false
 fi

@@ -607,6 +607,131 @@ static void test_plan_errors(void **state)
     tdcl_matrix_free(&f);
 }
 
+/* ---- Golly's bounded grids -------------------------------------------- */
+
+/* Golly's Help/bounded.html pictures: a 4x3 grid (3x3 for the sphere)
+ * with its one-cell border, each border cell named by the grid cell it
+ * copies. The shifted Klein bottles are drawn as bgolly runs them
+ * (lifealgo::JoinTwistedAndShiftedEdges), not as the Help page draws
+ * :K4*+1,3. */
+static const struct {
+    const char *suffix;
+    const char *rows[7];
+} golly_pictures[] = {
+    {"T4,3", {"LIJKLI", "DABCDA", "HEFGHE", "LIJKLI", "DABCDA"}},
+    {"T4+1,3", {"KLIJKL", "DABCDA", "HEFGHE", "LIJKLI", "ABCDAB"}},
+    {"T4,3+1", {"HIJKLA", "LABCDE", "DEFGHI", "HIJKLA", "LABCDE"}},
+    {"K4*,3", {"ILKJIL", "DABCDA", "HEFGHE", "LIJKLI", "ADCBAD"}},
+    {"K4,3*", {"DIJKLA", "LABCDI", "HEFGHE", "DIJKLA", "LABCDI"}},
+    {"K4*+1,3", {"LKJILK", "DABCDA", "HEFGHE", "LIJKLI", "DCBADC"}},
+    {"K3,4*+1", {"LJKLJ", "IABCG", "FDEFD", "CGHIA", "LJKLJ", "IABCG"}},
+    {"C4,3", {"ALKJID", "LABCDI", "HEFGHE", "DIJKLA", "IDCBAL"}},
+    {"S3", {"AADGC", "AABCG", "BDEFH", "CGHII", "GCFII"}},
+    {"P4,3", {"......", ".ABCD.", ".EFGH.", ".IJKL.", "......"}},
+};
+
+static void test_edge_map_golly_pictures(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof golly_pictures / sizeof golly_pictures[0]; i++) {
+        char rule[32];
+        tdcl_life_rule r;
+        tdcl_life_topology t;
+        tdcl_err e = {0};
+        snprintf(rule, sizeof rule, "B3/S23:%s", golly_pictures[i].suffix);
+        if (tdcl_life_rule_parse(rule, &r, &t, &e)) fail_msg("%s: %s", rule, e.msg);
+        for (int64_t y = -1; y <= t.height; y++)
+            for (int64_t x = -1; x <= t.width; x++) {
+                int64_t ry, rx;
+                char want = golly_pictures[i].rows[y + 1][x + 1], got = '.';
+                if (tdcl_life_edge_map(t.boundary, &t.edges, t.height, t.width, y, x, &ry, &rx))
+                    got = (char)('A' + ry * t.width + rx);
+                if (got != want)
+                    fail_msg(":%s: the border cell at (%lld, %lld) is %c, Golly draws %c",
+                             golly_pictures[i].suffix, (long long)x, (long long)y, got, want);
+            }
+    }
+}
+
+/* Every bounded grid, and the H and V neighbourhoods, on the device
+ * against the host reference (whose map the pictures above check). */
+static void test_topologies_vs_host(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    static const char *rules[] = {"B3/S23:T30+7,21",  "B3/S23:T30,21-4",  "B3/S23:T0,21",
+                                  "B3/S23:T30,0",     "B3/S23:K30*,21",   "B3/S23:K31,21*",
+                                  "B3/S23:K30*+1,21", "B3/S23:K31,22*+1", "B3/S23:C30,21",
+                                  "B3/S23:C31,22",    "B3/S23:S25",       "B0/S8:S1",
+                                  "B2/S34H",          "B2/S013V",         "B245/S3H:K30*,21",
+                                  "B13/S012V:C31,22", "B2/S34H:T30,21",   "B2/S013V:S17"};
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        tdcl_life_topology t;
+        tdcl_life_opts o = tdcl_life_opts_default();
+        assert_int_equal(tdcl_life_rule_parse(rules[i], &o.rule, &t, NULL), TDCL_OK);
+        int64_t w = 29, h = 23;
+        if (t.present) {
+            o.boundary = t.boundary;
+            o.edges = t.edges;
+            w = t.width ? t.width : 40;
+            h = t.height ? t.height : 40;
+        }
+        tdcl_matrix g = random_grid(h, w, i + 100, 0.4), a = grid_new(h, w), b = grid_new(h, w);
+        memcpy(a.data, g.data, (size_t)(w * h));
+        for (int k = 0; k < 13; k++) {
+            tdcl_life_host_step_edges(&a, &b, &o.rule, o.boundary, &o.edges);
+            tdcl_matrix x = a;
+            a = b;
+            b = x;
+        }
+        tdcl_matrix got = {0};
+        tdcl_err err = {0};
+        if (tdcl_life_run(ctx, &o, &g, 13, &got, &err)) fail_msg("%s: %s", rules[i], err.msg);
+        int64_t first, nd = count_diff(&a, &got, &first);
+        if (nd)
+            fail_msg("%s: %lld cells differ from the host, first at row %lld col %lld", rules[i],
+                     (long long)nd, (long long)(first / w), (long long)(first % w));
+        if (tdcl_life_population(&a) == 0) /* two empty grids prove nothing */
+            fail_msg("%s: the grid died out", rules[i]);
+        /* the bits kernel refuses Golly's other grids by name */
+        if (t.present && (t.boundary > TDCL_LIFE_CLAMP || tdcl_life_edges_any(&t.edges))) {
+            o.kernel = TDCL_LIFE_KERNEL_BITS;
+            tdcl_life_plan *p = NULL;
+            assert_int_equal(tdcl_life_plan_create(ctx, &o, &g, &p, &err), TDCL_EUNSUPPORTED);
+            assert_non_null(strstr(err.msg, "the bytes kernel runs"));
+        }
+        tdcl_matrix_free(&g);
+        tdcl_matrix_free(&a);
+        tdcl_matrix_free(&b);
+        tdcl_matrix_free(&got);
+    }
+}
+
+/* Hexagonal and von Neumann rules on every kernel and layout (the GPU's
+ * tiles, bands and one group run on PoCL too) and every plain boundary,
+ * odd sizes. */
+static void test_nbhd_every_layout(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    static const char *rules[] = {"B2/S34H", "B13/S012V", "B245/S3H", "B0/S4V"};
+    static const int64_t sizes[][2] = {{61, 97}, {3, 130}, {130, 70}};
+    for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++)
+        for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++)
+            for (int b = 0; b < 3; b++) {
+                if (r == 3 && b == TDCL_LIFE_DEAD) continue; /* B0 needs no outside */
+                size_t sz = (r + c + (size_t)b) % 3;
+                tdcl_matrix g =
+                    random_grid(sizes[sz][0], sizes[sz][1], r * 13 + c * 3 + (size_t)b, 0.3);
+                tdcl_life_opts o = opts_for(&cfgs[c], rules[r], b);
+                char what[96];
+                snprintf(what, sizeof what, "%s %s, %s", rules[r],
+                         tdcl_life_boundary_name(o.boundary), cfgs[c].name);
+                check_device(ctx, &o, &g, 10, what);
+                tdcl_matrix_free(&g);
+            }
+}
+
 int main(void)
 {
     const struct CMUnitTest host[] = {
@@ -614,14 +739,16 @@ int main(void)
         cmocka_unit_test(test_clamp_is_matlab),
         cmocka_unit_test(test_soup),
         cmocka_unit_test(test_b0_needs_finite_boundary),
+        cmocka_unit_test(test_edge_map_golly_pictures),
     };
     const struct CMUnitTest dev[] = {
-        cmocka_unit_test(test_kernels_vs_host), cmocka_unit_test(test_rules_vs_host),
-        cmocka_unit_test(test_bits_vs_bytes),   cmocka_unit_test(test_b0_on_device),
-        cmocka_unit_test(test_glider_torus),    cmocka_unit_test(test_oscillators_device),
-        cmocka_unit_test(test_replicator),      cmocka_unit_test(test_larger),
-        cmocka_unit_test(test_one_group_limit), cmocka_unit_test(test_one_group_local_limit),
-        cmocka_unit_test(test_shapes_vs_host),  cmocka_unit_test(test_plan_errors),
+        cmocka_unit_test(test_kernels_vs_host),    cmocka_unit_test(test_rules_vs_host),
+        cmocka_unit_test(test_bits_vs_bytes),      cmocka_unit_test(test_b0_on_device),
+        cmocka_unit_test(test_glider_torus),       cmocka_unit_test(test_oscillators_device),
+        cmocka_unit_test(test_replicator),         cmocka_unit_test(test_larger),
+        cmocka_unit_test(test_one_group_limit),    cmocka_unit_test(test_one_group_local_limit),
+        cmocka_unit_test(test_shapes_vs_host),     cmocka_unit_test(test_plan_errors),
+        cmocka_unit_test(test_topologies_vs_host), cmocka_unit_test(test_nbhd_every_layout),
     };
     int rc = cmocka_run_group_tests_name("life_host", host, NULL, NULL);
     return tdcl_test_exit(rc | cmocka_run_group_tests_name("life_device", dev, tdcl_test_ctx_setup,

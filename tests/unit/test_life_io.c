@@ -43,8 +43,27 @@ static void test_rules(void **state)
     assert_false(tdcl_life_rule_has_b0(&r));
     r = parse_ok("B0/S8");
     assert_true(tdcl_life_rule_has_b0(&r));
-    static const char *bad[] = {"",        "life",   "B9/S23", "B3/S239", "B33/S23",      "B3S23",
-                                "B3/S23x", "S23/B3", "3/23/1", "B3/S2 3", "B3/S23:T10,10"};
+    /* every spelling Golly takes (issue 20) */
+    static const char *same[] = {"S23/B3", "B3S23", "b3s23", "B3 / S23",
+                                 "s23b3",  "Life",  "LIFE",  "Conway"};
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+        r = parse_ok(same[i]);
+        assert_string_equal(tdcl_life_rule_format(&r, buf, sizeof buf), "B3/S23");
+    }
+    r = parse_ok("HighLife");
+    assert_string_equal(tdcl_life_rule_format(&r, buf, sizeof buf), "B36/S23");
+    r = parse_ok("Day and Night");
+    assert_string_equal(tdcl_life_rule_format(&r, buf, sizeof buf), "B3678/S34678");
+    r = parse_ok("S245/B368"); /* Golly's Life-Like/Morley/breeder2.rle */
+    assert_string_equal(tdcl_life_rule_format(&r, buf, sizeof buf), "B368/S245");
+    r = parse_ok("b2/s34h");
+    assert_int_equal(r.nbhd, TDCL_LIFE_HEX);
+    assert_string_equal(tdcl_life_rule_format(&r, buf, sizeof buf), "B2/S34H");
+    r = parse_ok("B2/S013V");
+    assert_int_equal(r.nbhd, TDCL_LIFE_VONNEUMANN);
+    assert_string_equal(tdcl_life_rule_format(&r, buf, sizeof buf), "B2/S013V");
+    static const char *bad[] = {"",       "lief",    "B9/S23", "B3/S239", "B33/S23",
+                                "B3/S7H", "B3/S23x", "B3/S5V", "B3_S23",  "B3/S23:T10,10"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         tdcl_err e = {0};
         if (tdcl_life_rule_parse(bad[i], &r, NULL, &e) == TDCL_OK)
@@ -57,6 +76,22 @@ static void test_rules(void **state)
     assert_int_equal(tdcl_life_boundary_parse("clamp", &b), 0);
     assert_int_equal(b, TDCL_LIFE_CLAMP);
     assert_int_equal(tdcl_life_boundary_parse("wrap", &b), -1);
+    /* refused by name */
+    static const struct {
+        const char *rule, *want;
+    } named[] = {{"B2-a/S12", "'B2-a/S12' is a non-totalistic rule; tiledcl runs totalistic "
+                              "Moore, hexagonal and von Neumann rules"},
+                 {"B2cekin/S12", "non-totalistic"},
+                 {"B3/S2a34", "non-totalistic"},
+                 {"23/3/2", "multi-state"},
+                 {"B2/S/3", "multi-state"},
+                 {"WireWorld", "multi-state"},
+                 {"LifeHistory", "multi-state"}};
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
+        tdcl_err e = {0};
+        assert_int_equal(tdcl_life_rule_parse(named[i].rule, &r, NULL, &e), TDCL_EUNSUPPORTED);
+        if (!strstr(e.msg, named[i].want)) fail_msg("'%s': %s", named[i].rule, e.msg);
+    }
 }
 
 static void test_golly_topology(void **state)
@@ -76,11 +111,44 @@ static void test_golly_topology(void **state)
     assert_int_equal(t.height, 30);
     assert_int_equal(tdcl_life_rule_parse("B3/S23", &r, &t, &e), TDCL_OK);
     assert_false(t.present);
-    assert_int_equal(tdcl_life_rule_parse("B3/S23:K10,10", &r, &t, &e), TDCL_EUNSUPPORTED);
-    assert_int_equal(tdcl_life_rule_parse("B3/S23:T0,10", &r, &t, &e), TDCL_EUNSUPPORTED);
-    assert_int_equal(tdcl_life_rule_parse("B3/S23:T10+2,10", &r, &t, &e), TDCL_EUNSUPPORTED);
-    assert_int_equal(tdcl_life_rule_parse("B3/S23:T", &r, &t, &e), TDCL_EINVAL);
-    assert_int_equal(tdcl_life_rule_parse("B3/S23:T10,x", &r, &t, &e), TDCL_EINVAL);
+    /* every bounded grid Golly has (Help/bounded.html), written back the same */
+    static const struct {
+        const char *rule, *canon;
+        tdcl_life_boundary b;
+    } golly[] = {{"B3/S23:T64+2,48", ":T64+2,48", TDCL_LIFE_TORUS},
+                 {"B3/S23:T64,48-3", ":T64,48-3", TDCL_LIFE_TORUS},
+                 {"B3/S23:T0,68", ":T0,68", TDCL_LIFE_TORUS},
+                 {"B3/S23:P0,0", NULL, TDCL_LIFE_DEAD},
+                 {"B3/S23:P30,0", ":P30,0", TDCL_LIFE_DEAD},
+                 {"B3/S23:k30*,20", ":K30*,20", TDCL_LIFE_KLEIN},
+                 {"B3/S23:K30,20*", ":K30,20*", TDCL_LIFE_KLEIN},
+                 {"B3/S23:K30*+1,20", ":K30*+1,20", TDCL_LIFE_KLEIN},
+                 {"B3/S23:C30,20", ":C30,20", TDCL_LIFE_CROSS},
+                 {"B3/S23:S30", ":S30", TDCL_LIFE_SPHERE}};
+    for (size_t i = 0; i < sizeof golly / sizeof golly[0]; i++) {
+        char buf[80];
+        tdcl_status st = tdcl_life_rule_parse(golly[i].rule, &r, &t, &e);
+        if (!golly[i].canon) { /* the unbounded plane, as Golly reads it */
+            assert_int_equal(st, TDCL_OK);
+            assert_false(t.present);
+            continue;
+        }
+        if (st) fail_msg("'%s': %s", golly[i].rule, e.msg);
+        assert_int_equal(t.boundary, golly[i].b);
+        assert_string_equal(
+            tdcl_life_topology_format(t.boundary, &t.edges, t.width, t.height, buf, sizeof buf),
+            golly[i].canon);
+    }
+    assert_int_equal(tdcl_life_rule_parse("B3/S23:T0,68", &r, &t, &e), TDCL_OK);
+    assert_true(t.edges.open_x);
+    assert_false(t.edges.open_y);
+    static const char *bad[] = {"B3/S23:T",        "B3/S23:T10,x",     "B3/S23:S30,20",
+                                "B3/S23:K0,10",    "B3/S23:T0+1,10",   "B3/S23:T10+1,10+1",
+                                "B3/S23:P10+1,10", "B3/S23:K31*+1,20", "B3/S23:C10*,10",
+                                "B3/S23:Q10,10"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (tdcl_life_rule_parse(bad[i], &r, &t, &e) != TDCL_EINVAL)
+            fail_msg("'%s' was accepted", bad[i]);
 }
 
 /* Parses RLE text, expecting success. */
@@ -137,17 +205,20 @@ static void test_rle_read(void **state)
 static void test_rle_golly_grid(void **state)
 {
     (void)state;
-    /* a glider on a 10x8 torus: without Pos, Golly puts the pattern's
-     * top-left at (0,0), the grid's centre, which is column 5, row 4 */
+    /* a glider on a 10x8 torus: without Pos, Golly centres the pattern
+     * (issue 20; bgolly runs it so): top-left at -1,-1 on a grid whose
+     * top-left cell is -5,-4, so column 4, row 3 */
     tdcl_life_pattern p = rle_ok("x = 3, y = 3, rule = B3/S23:T10,8\nbob$2bo$3o!\n");
     assert_true(p.topo.present);
     assert_int_equal(p.topo.boundary, TDCL_LIFE_TORUS);
     assert_int_equal(p.grid.cols, 10);
     assert_int_equal(p.grid.rows, 8);
     const uint8_t *c = p.grid.data;
+    assert_int_equal(c[3 * 10 + 5], 1);
     assert_int_equal(c[4 * 10 + 6], 1);
-    assert_int_equal(c[5 * 10 + 7], 1);
-    assert_int_equal(c[6 * 10 + 5], 1);
+    assert_int_equal(c[5 * 10 + 4], 1);
+    assert_int_equal(p.x0, -5);
+    assert_int_equal(p.y0, -4);
     assert_int_equal(tdcl_life_population(&p.grid), 5);
     tdcl_life_pattern_free(&p);
     /* with Pos: the top-left corner */
@@ -185,7 +256,9 @@ static void test_rle_errors(void **state)
     rle_bad("x = 3\nooo!\n", TDCL_EPARSE, "bad.rle:1: expected the header");
     rle_bad("x = -3, y = 1\nooo!\n", TDCL_EPARSE, "bad.rle:1: expected a size >= 0 after 'x ='");
     rle_bad("x = 3, y = 1, rule = B9/S2\nooo!\n", TDCL_EINVAL, "bad.rle:1: rule 'B9/S2'");
-    rle_bad("x = 3, y = 1, rule = B3/S23:K3,3\nooo!\n", TDCL_EUNSUPPORTED, "bad.rle:1:");
+    rle_bad("x = 3, y = 1, rule = B2-a/S12\nooo!\n", TDCL_EUNSUPPORTED,
+            "bad.rle:1: 'B2-a/S12' is a non-totalistic rule");
+    rle_bad("#r 23/3/3\nx = 3, y = 1\nooo!\n", TDCL_EUNSUPPORTED, "bad.rle:1: '23/3/3' is a multi");
     rle_bad("x = 3, y = 2\nooo$\nbbbo!\n", TDCL_EPARSE,
             "bad.rle:3: row 2 has more than the header's x = 3 cells");
     rle_bad("x = 3, y = 2\n5o!\n", TDCL_EPARSE, "bad.rle:2: row 1 has more than");
@@ -197,7 +270,6 @@ static void test_rle_errors(void **state)
     rle_bad("x = 3, y = 2\n0o!\n", TDCL_EPARSE, "bad.rle:2: expected a run count >= 1, got 0");
     rle_bad("x = 3, y = 2\n99999999999999999999o!\n", TDCL_EPARSE, "run count too large");
     rle_bad("x = 3, y = 2\noBo!\n", TDCL_EUNSUPPORTED, "bad.rle:2: state 'B' of a multi-state");
-    rle_bad("x = 3, y = 0\n!\n", TDCL_EPARSE, "needs a bounded grid");
     rle_bad("x = 3, y = 3, rule = B3/S23:T2,2\nooo!\n", TDCL_EPARSE,
             "does not fit in its bounded grid");
     /* sizes checked before anything is allocated */
@@ -281,11 +353,10 @@ static void test_rle_write_round_trip(void **state)
             assert_int_equal(p.grid.cols, g.cols);
             assert_memory_equal(p.grid.data, g.data, (size_t)(g.rows * g.cols));
             assert_int_equal(p.rule.birth, w.rule.birth);
-            assert_int_equal(p.topo.present, b != TDCL_LIFE_CLAMP);
-            if (b != TDCL_LIFE_CLAMP) {
-                assert_int_equal(p.topo.boundary, b);
-                assert_int_equal(p.generation, 12);
-            }
+            /* clamp too (issue 20): a comment Golly ignores carries it */
+            assert_true(p.topo.present);
+            assert_int_equal(p.topo.boundary, b);
+            assert_int_equal(p.generation, 12);
             free(text);
             tdcl_life_pattern_free(&p);
             tdcl_matrix_free(&g);
@@ -524,9 +595,70 @@ static void test_data_patterns(void **state)
     free(pulsar);
 }
 
+/* Golly's readers beyond RLE: Life 1.05 and 1.06, Macrocell, RLE's #r and
+ * counts across lines, gzip through tdcl_life_read. */
+static void test_golly_formats(void **state)
+{
+    (void)state;
+    tdcl_life_pattern p;
+    tdcl_err e = {0};
+    const char *l105 = "#Life 1.05\n#D glider\n#R 23/36\n#P -1 -1\n.*\n..*\n***\n#P 10 10\n*\n";
+    assert_int_equal(tdcl_life_lif_parse("g.lif", l105, strlen(l105), 0, &p, &e), TDCL_OK);
+    assert_int_equal(p.x0, -1);
+    assert_int_equal(p.y0, -1);
+    assert_int_equal(p.grid.cols, 12);
+    assert_int_equal(p.grid.rows, 12);
+    assert_int_equal(tdcl_life_population(&p.grid), 6);
+    assert_int_equal(((uint8_t *)p.grid.data)[11 * 12 + 11], 1);
+    assert_int_equal(p.rule.birth, (1 << 3) | (1 << 6));
+    tdcl_life_pattern_free(&p);
+    const char *l106 = "#Life 1.06\n0 -1\n1 0\n-1 1\n0 1\n1 1\n";
+    assert_int_equal(tdcl_life_lif_parse("g.lif", l106, strlen(l106), 0, &p, &e), TDCL_OK);
+    assert_int_equal(p.x0, -1);
+    assert_int_equal(p.y0, -1);
+    assert_int_equal(((uint8_t *)p.grid.data)[1], 1);
+    assert_int_equal(tdcl_life_population(&p.grid), 5);
+    tdcl_life_pattern_free(&p);
+    /* what bgolly -h writes for a glider with its top-left cell at 0,0 */
+    const char *mc = "[M2] (golly 3.3)\n#R B3/S23\n$$$$$$$.*$\n..*$***$\n4 0 1 0 2\n";
+    assert_int_equal(tdcl_life_mc_parse("g.mc", mc, strlen(mc), 0, &p, &e), TDCL_OK);
+    assert_int_equal(p.x0, 0);
+    assert_int_equal(p.y0, 0);
+    assert_int_equal(p.grid.cols, 3);
+    assert_int_equal(p.grid.rows, 3);
+    assert_memory_equal(p.grid.data, "\0\1\0\0\0\1\1\1\1", 9);
+    tdcl_life_pattern_free(&p);
+    const char *ms = "[M2] (golly 3.3)\n#R Wireworld\n1 0 1 1 1\n";
+    assert_int_equal(tdcl_life_mc_parse("w.mc", ms, strlen(ms), 0, &p, &e), TDCL_EUNSUPPORTED);
+    const char *mcb = "[M2]\n*$\n4 1 0 0 1\n";
+    assert_int_equal(tdcl_life_mc_parse("b.mc", mcb, strlen(mcb), 10, &p, &e), TDCL_ELIMIT);
+    assert_non_null(strstr(e.msg, "span 9 x 9 cells, more than the limit of 10 cells"));
+    /* #r and a count split from its tag */
+    p = rle_ok("#r 23/36\nx = 3, y = 3\nbo$2bo$3\no!\n");
+    assert_int_equal(p.rule.birth, (1 << 3) | (1 << 6));
+    assert_int_equal(tdcl_life_population(&p.grid), 5);
+    assert_int_equal(p.x0, 0);
+    tdcl_life_pattern_free(&p);
+    /* gzip, by name and by content */
+    char *dir = tdcl_test_tmpdir(), *path = tdcl_test_join(dir, "g.rle.gz");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "printf '#CXRLE Pos=7,-3 Gen=5\\nx = 3, y = 1\\n3o!\\n' | gzip -c > '%s'", path);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(tdcl_life_read(path, 0, &p, &e), TDCL_OK);
+    assert_int_equal(tdcl_life_population(&p.grid), 3);
+    assert_int_equal(p.x0, 7);
+    assert_int_equal(p.y0, -3);
+    assert_int_equal(p.generation, 5);
+    tdcl_life_pattern_free(&p);
+    free(path);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_golly_formats),
         cmocka_unit_test(test_rules),
         cmocka_unit_test(test_golly_topology),
         cmocka_unit_test(test_rle_read),

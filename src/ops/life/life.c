@@ -40,12 +40,12 @@ tdcl_status tdcl_life_check(const tdcl_life_opts *o, tdcl_err *err)
 {
     tdcl_life_rule r = tdcl_life_opts_rule(o);
     char name[24];
-    if (o->boundary != TDCL_LIFE_DEAD && o->boundary != TDCL_LIFE_TORUS &&
-        o->boundary != TDCL_LIFE_CLAMP)
+    if ((unsigned)o->boundary > TDCL_LIFE_SPHERE)
         return tdcl_fail(err, TDCL_EINVAL, "unknown boundary %d", (int)o->boundary);
     /* Under B0 every dead cell with no live neighbour is born, so "outside
      * is dead" cannot hold; on a torus or a clamped grid there is no outside. */
-    if (tdcl_life_rule_has_b0(&r) && o->boundary == TDCL_LIFE_DEAD)
+    if (tdcl_life_rule_has_b0(&r) &&
+        (o->boundary == TDCL_LIFE_DEAD || o->edges.open_x || o->edges.open_y))
         return tdcl_fail_param(
             err, TDCL_EINVAL, TDCL_PARAM_BOUNDARY,
             "rule '%s' has B0 (cells born with no live neighbour), which is only "
@@ -111,9 +111,111 @@ static int64_t nb_index(int64_t i, int64_t n, tdcl_life_boundary b)
     }
 }
 
+static int64_t wrap(int64_t i, int64_t n)
+{
+    i %= n;
+    return i < 0 ? i + n : i;
+}
+
+int tdcl_life_edge_map(tdcl_life_boundary b, const tdcl_life_edges *e, int64_t rows, int64_t cols,
+                       int64_t y, int64_t x, int64_t *ry, int64_t *rx)
+{
+    static const tdcl_life_edges plain = {0};
+    if (!e) e = &plain;
+    const int yo = y < 0 || y >= rows, xo = x < 0 || x >= cols;
+    if (!yo && !xo) goto in;
+    switch (b) {
+    case TDCL_LIFE_DEAD:
+        return 0;
+    case TDCL_LIFE_CLAMP:
+        y = y < 0 ? 0 : (y >= rows ? rows - 1 : y);
+        x = x < 0 ? 0 : (x >= cols ? cols - 1 : x);
+        goto in;
+    case TDCL_LIFE_SPHERE: /* top joined to left, right to bottom; corners see the corner */
+        if (yo && xo) {
+            y = y < 0 ? 0 : rows - 1;
+            x = x < 0 ? 0 : cols - 1;
+        } else if (yo) {
+            int64_t t = x;
+            x = y < 0 ? 0 : cols - 1;
+            y = t;
+        } else {
+            int64_t t = y;
+            y = x < 0 ? 0 : rows - 1;
+            x = t;
+        }
+        goto in;
+    case TDCL_LIFE_CROSS: /* corners see themselves */
+        if (yo && xo) {
+            y = y < 0 ? 0 : rows - 1;
+            x = x < 0 ? 0 : cols - 1;
+            goto in;
+        }
+        break;
+    default:
+        break;
+    }
+    /* a torus or Klein bottle: across the top or bottom first, then across
+     * the sides, each with its shift or twist. A Klein bottle's shift goes
+     * against the twist, as Golly's lifealgo::JoinTwistedAndShiftedEdges
+     * runs it (its Help/bounded.html picture of :K4*+1,3 shows the other
+     * way; bgolly is the reference) */
+    if (yo) {
+        if (e->open_y) return 0;
+        x = e->twist_h ? cols - 1 - x - e->shift_h : x + (y < 0 ? -e->shift_h : e->shift_h);
+        y = wrap(y, rows);
+    }
+    if (x < 0 || x >= cols) {
+        if (e->open_x) return 0;
+        y = e->twist_v ? wrap(rows - 1 - y - e->shift_v, rows)
+                       : wrap(y + (x < 0 ? -e->shift_v : e->shift_v), rows);
+        x = wrap(x, cols);
+    }
+in:
+    *ry = y;
+    *rx = x;
+    return 1;
+}
+
+/* 1 if (dy, dx) is a neighbour in neighbourhood nb. */
+static int in_nbhd(int nb, int dy, int dx)
+{
+    if (!dy && !dx) return 0;
+    if (nb == TDCL_LIFE_HEX) return !((dy == -1 && dx == 1) || (dy == 1 && dx == -1));
+    if (nb == TDCL_LIFE_VONNEUMANN) return !dy || !dx;
+    return 1;
+}
+
+void tdcl_life_host_step_edges(const tdcl_matrix *in, tdcl_matrix *out, const tdcl_life_rule *rule,
+                               tdcl_life_boundary boundary, const tdcl_life_edges *edges)
+{
+    const int64_t H = in->rows, W = in->cols;
+    const uint8_t *a = in->data;
+    uint8_t *b = out->data;
+    for (int64_t y = 0; y < H; y++)
+        for (int64_t x = 0; x < W; x++) {
+            int n = 0;
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    int64_t yy, xx;
+                    if (in_nbhd(rule->nbhd, dy, dx) &&
+                        tdcl_life_edge_map(boundary, edges, H, W, y + dy, x + dx, &yy, &xx))
+                        n += a[yy * W + xx] != 0;
+                }
+            unsigned mask = a[y * W + x] ? rule->survive : rule->birth;
+            b[y * W + x] = (uint8_t)((mask >> n) & 1);
+        }
+}
+
 void tdcl_life_host_step(const tdcl_matrix *in, tdcl_matrix *out, const tdcl_life_rule *rule,
                          tdcl_life_boundary boundary)
 {
+    /* dead, torus and clamp with Moore keep a loop of their own, apart from
+     * tdcl_life_edge_map: a second reference where the two overlap */
+    if (rule->nbhd || boundary > TDCL_LIFE_CLAMP) {
+        tdcl_life_host_step_edges(in, out, rule, boundary, NULL);
+        return;
+    }
     const int64_t H = in->rows, W = in->cols;
     const uint8_t *a = in->data;
     uint8_t *b = out->data;
@@ -530,9 +632,17 @@ static int reg_cap(const life_cfg *c)
 
 /* Builds the kernel for c; TDCL_ELIMIT when the compiled kernel cannot run
  * with c's work-group (registers, local memory), so choose() can shrink. */
+/* 1 if the options' edges need the bytes kernel's general map: Golly's
+ * Klein bottle, cross-surface, sphere, shifted or open edges. */
+static int edges_mapped(const tdcl_life_opts *o)
+{
+    return o->boundary > TDCL_LIFE_CLAMP ||
+           (o->boundary == TDCL_LIFE_TORUS && tdcl_life_edges_any(&o->edges));
+}
+
 static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
 {
-    char opts[256];
+    char opts[512];
     tdcl_status st = TDCL_OK;
     const tdcl_device_info *d = &p->ctx->dev;
     /* only the macros the kernel uses, so equal programs share a cache entry */
@@ -540,8 +650,8 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
         snprintf(opts, sizeof opts, "-DLIFE_KERNEL=%d -DBIRTH=0x%x -DSURVIVE=0x%x",
                  c->bits ? (c->mode == MODE_GLOBAL ? 3 : 2) : 1, p->rule.birth, p->rule.survive);
     if (c->bits && c->mode == MODE_GLOBAL)
-        snprintf(opts + n, sizeof opts - (size_t)n, " -DWBITS=%d -DS=%d -DVW=%d", c->wb, c->s,
-                 c->vw);
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " -DWBITS=%d -DS=%d -DVW=%d", c->wb, c->s,
+                      c->vw);
     else if (c->bits)
         n += snprintf(opts + n, sizeof opts - (size_t)n,
                       " -DWBITS=%d -DLX=%d -DLY=%d -DS=%d -DK=%d -DVX=%d -DDBUF=%d -DFULLW=%d "
@@ -550,6 +660,16 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
                       c->mode != MODE_TILES, c->mode == MODE_SINGLE);
     else
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DTS_X=%d -DTS_Y=%d", c->ts, c->ts);
+    if (p->rule.nbhd) /* only when not Moore: equal programs share a cache entry */
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNBHD=%d", p->rule.nbhd);
+    if (!c->bits && edges_mapped(&p->o)) {
+        const tdcl_life_edges *e = &p->o.edges;
+        n += snprintf(opts + n, sizeof opts - (size_t)n,
+                      " -DTOPO=%d -DSHIFT_H=%" PRId64 " -DSHIFT_V=%" PRId64
+                      " -DTWIST_H=%d -DTWIST_V=%d -DOPEN_X=%d -DOPEN_Y=%d",
+                      (int)p->o.boundary, e->shift_h, e->shift_v, e->twist_h, e->twist_v, e->open_x,
+                      e->open_y);
+    }
     if (c->bits && c->mode != MODE_GLOBAL && nv_compiler_options(d))
         snprintf(opts + n, sizeof opts - (size_t)n, " -cl-nv-maxrregcount=%d", reg_cap(c));
     if (p->kern) clReleaseKernel(p->kern);
@@ -741,6 +861,20 @@ tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const 
                        wb);
         goto out;
     }
+    if (o->boundary == TDCL_LIFE_SPHERE && grid->rows != grid->cols) {
+        st = tdcl_fail(err, TDCL_EINVAL, "a sphere's grid is square, got %" PRId64 " x %" PRId64,
+                       grid->cols, grid->rows);
+        goto out;
+    }
+    if (edges_mapped(o)) {
+        if (o->kernel == TDCL_LIFE_KERNEL_BITS) {
+            st = tdcl_fail(err, TDCL_EUNSUPPORTED,
+                           "the bits kernel runs dead, torus and clamp boundaries; the bytes "
+                           "kernel runs Golly's other bounded grids");
+            goto out;
+        }
+        p->o.kernel = TDCL_LIFE_KERNEL_BYTES;
+    }
     TDCL_TRY(choose(p, err));
     TDCL_TRY(size_buffers(p, err));
     describe(p);
@@ -798,7 +932,7 @@ static tdcl_status launch(tdcl_life_plan *p, int n, cl_event *ev, tdcl_err *err)
     tdcl_status st = TDCL_OK;
     cl_kernel k = p->kern;
     cl_int rows = (cl_int)p->rows, cols = (cl_int)p->cols, nw = (cl_int)p->nw, gens = n;
-    cl_int bnd = (cl_int)p->o.boundary;
+    cl_int bnd = edges_mapped(&p->o) ? 3 : (cl_int)p->o.boundary; /* 3: cl/life.cl's B_MAPPED */
     TDCL_CL_TRY(err, clSetKernelArg(k, 0, sizeof(cl_mem), &p->buf[p->cur]), "clSetKernelArg");
     TDCL_CL_TRY(err, clSetKernelArg(k, 1, sizeof(cl_mem), &p->buf[1 - p->cur]), "clSetKernelArg");
     TDCL_CL_TRY(err, clSetKernelArg(k, 2, sizeof rows, &rows), "clSetKernelArg");

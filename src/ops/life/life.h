@@ -36,6 +36,11 @@ typedef enum tdcl_life_layout {
 typedef struct tdcl_life_opts {
     tdcl_life_rule rule; /* a zeroed rule means B3/S23 */
     tdcl_life_boundary boundary;
+    /* Golly's shifted, twisted or open edges (zero: plain). These, the
+     * Klein bottle, cross-surface and sphere run on the bytes kernel (the
+     * automatic choice then); the bits kernel refuses them. Both kernels run
+     * the hexagonal and von Neumann neighbourhoods. */
+    tdcl_life_edges edges;
     /* 0: chosen within the device's limits. bytes: the square tile's side
      * (work-group tile x tile). bits: rows of the work-group's tile. A value
      * the device cannot run is refused with TDCL_ELIMIT. */
@@ -75,6 +80,17 @@ tdcl_status tdcl_life_soup(int64_t rows, int64_t cols, double density, uint64_t 
  * out receives 0/1. */
 void tdcl_life_host_step(const tdcl_matrix *in, tdcl_matrix *out, const tdcl_life_rule *rule,
                          tdcl_life_boundary boundary);
+
+/* The same with Golly's edges (NULL: plain) and the rule's neighbourhood. */
+void tdcl_life_host_step_edges(const tdcl_matrix *in, tdcl_matrix *out, const tdcl_life_rule *rule,
+                               tdcl_life_boundary boundary, const tdcl_life_edges *edges);
+
+/* Where the neighbour (y, x), at most one cell past the grid's edges,
+ * lies on a rows x cols grid with boundary b and edges e (NULL: plain), as
+ * Golly's Help/bounded.html draws it: 1 and *ry, *rx inside, or 0 for a
+ * dead outside. */
+int tdcl_life_edge_map(tdcl_life_boundary b, const tdcl_life_edges *e, int64_t rows, int64_t cols,
+                       int64_t y, int64_t x, int64_t *ry, int64_t *rx);
 
 /* 1 if the automatic GPU layout runs a grid of rows x cols cells in one
  * work-group on device d, all generations of a run in one launch (its

@@ -1,0 +1,201 @@
+# tiledcl life as Golly users expect it (issue 20): the unbounded plane, RLE
+# read and written both ways, rule spellings, gzip and stdin, every bounded
+# grid, the H and V neighbourhoods, Life 1.05/1.06 and Macrocell. Where
+# bgolly (Debian's golly) is installed, runs are checked against it; those
+# checks are skipped, with a message, where it is missing. The rest checks
+# against hand-computed positions and tiledcl's own resumed runs.
+. "$(dirname "$0")/lib.sh"
+HERE=$(dirname "$0")
+cellsof() { python3 "$HERE/rle_cells.py" show "$1"; }
+same() { python3 "$HERE/rle_cells.py" same "$@"; }
+skip() { _n=$((_n + 1)); echo "ok $_n - $1 # SKIP $2"; }
+BGOLLY=$(command -v bgolly || true)
+
+# soup W H SEED RULE: a random RLE pattern, 35% alive, on stdout
+soup() {
+    python3 - "$@" <<'PY'
+import random, sys
+w, h, seed, rule = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+random.seed(seed)
+rows = [''.join('o' if random.random() < 0.35 else 'b' for _ in range(w)) for _ in range(h)]
+print('x = %d, y = %d, rule = %s' % (w, h, rule))
+print('$'.join(rows) + '!')
+PY
+}
+
+# ---- the unbounded plane ---------------------------------------------------
+printf 'x = 3, y = 3, rule = B3/S23\nbo$2bo$3o!\n' >"$T/glider.rle"
+run life "$T/glider.rle" --gens 4 -o "$T/g4.rle"
+expect_eq "$(cellsof "$T/g4.rle")" "5 1,1" "a glider is not clipped: 5 cells, one step down and right after 4 generations"
+# a glider crossing a 16x16 start grid: 1000 generations, 250 cells on
+printf '!16x16, a glider at 6,6\n' >"$T/g16.cells"
+for r in 0 1 2 3 4 5; do printf '................\n' >>"$T/g16.cells"; done
+printf '.......O........\n........O.......\n......OOO.......\n' >>"$T/g16.cells"
+for r in 9 10 11 12 13 14 15; do printf '................\n' >>"$T/g16.cells"; done
+run -v life "$T/g16.cells" --gens 1000 -o "$T/g1000.rle"
+expect_rc 0 "a glider runs 1000 generations from a 16x16 grid"
+expect_eq "$(cellsof "$T/g1000.rle")" "5 256,256" "it keeps its five cells and moved 250 cells down and right"
+expect_contains "$ERR" "the plane's grid is now" "the grid grew (or moved) with it"
+expect_contains "$(cat "$T/g1000.rle")" "#CXRLE Pos=256,256 Gen=1000" "the RLE holds its true position and generation"
+printf '%s\n' '#CXRLE Pos=256,256 Gen=1000' 'x = 3, y = 3, rule = B3/S23' 'bo$2bo$3o!' >"$T/want.rle"
+same "$T/g1000.rle" "$T/want.rle" && ok "and its true shape" || not_ok "and its true shape" "$(cat "$T/g1000.rle")"
+# resuming a run from its output is the same as running on
+run life "$T/g1000.rle" --gens 40 -o "$T/g1040.rle"
+expect_contains "$(cat "$T/g1040.rle")" "#CXRLE Pos=266,266 Gen=1040" "a run resumes from Pos and Gen"
+# --size and --boundary still give a fixed grid
+run life "$T/glider.rle" --size 8x8 --gens 40 -o "$T/fixed.rle"
+expect_contains "$(cat "$T/fixed.rle")" "x = 8, y = 8, rule = B3/S23:P8,8" "--size gives a fixed dead grid"
+# a Macrocell pattern too large for a dense grid is refused with its size
+python3 - "$T/far.mc" <<'PY'
+import sys
+lines = ['[M2] (golly 3.3)', '#R B3/S23', '*$']
+for k in range(4, 41):                 # node k-2: one cell in the nw corner, level k
+    lines.append('%d %d 0 0 0' % (k, k - 3))
+lines.append('41 %d 0 0 %d' % (38, 38))  # two of them, 2^40 cells apart
+open(sys.argv[1], 'w').write('\n'.join(lines) + '\n')
+PY
+run life "$T/far.mc"
+expect_rc 1 "a Macrocell pattern larger than the device holds is refused"
+expect_contains "$ERR" "live cells span 1099511627777 x 1099511627777 cells" "with its size"
+
+# ---- RLE as Golly reads and writes it --------------------------------------
+# no Pos in a bounded grid: centred (bgolly's 72x48 torus output reads back)
+soup 72 48 1 'B3/S23:T72,48' >"$T/t72.rle"
+run life "$T/t72.rle" --gens 0 -o "$T/t72-0.rle"
+expect_rc 0 "a pattern filling its torus without a Pos line is read"
+expect_contains "$(cat "$T/t72-0.rle")" "#CXRLE Pos=-36,-24 Gen=0" "the grid's top-left cell is -W/2,-H/2"
+same "$T/t72.rle" "$T/t72-0.rle" shape && ok "and holds the same cells" || not_ok "and holds the same cells"
+if [ -n "$BGOLLY" ]; then # bgolly's own torus output reads back and runs on
+    (cd "$T" && "$BGOLLY" -a QuickLife -m 10 -o bt10.rle t72.rle >/dev/null 2>&1 &&
+        "$BGOLLY" -a QuickLife -m 30 -o bt30.rle t72.rle >/dev/null 2>&1)
+    run life "$T/bt10.rle" --gens 20 -o "$T/t72-30.rle"
+    expect_rc 0 "bgolly's torus output (no Pos line) is read"
+    same "$T/t72-30.rle" "$T/bt30.rle" shape && ok "and runs on as bgolly does" \
+        || not_ok "and runs on as bgolly does" "$(head -3 "$T/bt10.rle")"
+else
+    skip "bgolly's torus output is read" "bgolly is not installed (Debian package golly)"
+fi
+printf 'x = 3, y = 9, rule = B3/S23:P5,9\n3o!\n' >"$T/edge.rle"
+run life "$T/edge.rle" --gens 2 -o "$T/edge2.rle"
+expect_eq "$(cellsof "$T/edge2.rle")" "0 -" "a 3x9 pattern is centred in a 5x9 plane: its blinker on the top edge dies"
+printf 'x = 3, y = 7, rule = B3/S23:P5,9\n3o!\n' >"$T/edge.rle"
+run life "$T/edge.rle" --gens 2 -o "$T/edge2.rle"
+expect_eq "$(cellsof "$T/edge2.rle")" "3 -1,-3" "a 3x7 one in row 1 lives"
+printf 'x = 3, y = 3, rule = B3/S23:P0,0\nbo$2bo$3o!\n' >"$T/p00.rle"
+run life "$T/p00.rle" --gens 4 -o "$T/p00-4.rle"
+expect_eq "$(cellsof "$T/p00-4.rle")" "5 1,1" "':P0,0' is Golly's unbounded plane"
+# counts split across lines, #r, comments in the body
+printf '#r 23/36\nx = 3, y = 3\nbo$2bo$3\no!\n' >"$T/split.rle"
+run life "$T/split.rle" --gens 0 -o "$T/split0.rle"
+expect_rc 0 "a run count split from its tag by a line break is read"
+expect_contains "$(cat "$T/split0.rle")" "rule = B36/S23" "a '#r' line sets the rule"
+same "$T/split0.rle" "$T/glider.rle" && ok "the split count gives the glider" || not_ok "the split count gives the glider" "$(cat "$T/split0.rle")"
+# every spelling of a rule
+for r in 'S23/B3' 'B3S23' 'b3s23' 'B3 / S23' 'Life' '23/3'; do
+    printf 'x = 3, y = 3, rule = %s\nbo$2bo$3o!\n' "$r" >"$T/spell.rle"
+    run life "$T/spell.rle" --gens 4 -o "$T/spell4.rle"
+    expect_eq "$(cellsof "$T/spell4.rle")" "5 1,1" "rule '$r' is Life"
+done
+printf 'x = 3, y = 3, rule = S245/B368\nbo$2bo$3o!\n' >"$T/morley.rle"
+run life "$T/morley.rle" --gens 1 -o "$T/morley1.rle"
+expect_contains "$(cat "$T/morley1.rle")" "rule = B368/S245" "Morley's S245/B368 is read"
+run life "$T/glider.rle" --rule HighLife --gens 0
+expect_contains "$OUT" "rule = B36/S23" "--rule takes Golly's names"
+# refusals by name
+printf 'x = 3, y = 1, rule = B2-a/S12\n3o!\n' >"$T/hensel.rle"
+run life "$T/hensel.rle"
+expect_contains "$ERR" "'B2-a/S12' is a non-totalistic rule; tiledcl runs totalistic Moore, hexagonal and von Neumann rules" "a non-totalistic rule is refused by name"
+run life --rule 23/3/4
+expect_contains "$ERR" "is a multi-state rule" "a multi-state rule is refused by name"
+printf '#MCell\n#GAMES Generations\n' >"$T/x.mcl"
+run life "$T/x.mcl"
+expect_contains "$ERR" "an MCell file; tiledcl reads RLE, .cells, Life 1.05/1.06 and Macrocell" "an MCell file is refused by name"
+run life --rule W110
+expect_contains "$ERR" "is a one-dimensional Wolfram rule" "a Wolfram rule is refused by name"
+# gzip and stdin
+gzip -c "$T/glider.rle" >"$T/glider.rle.gz"
+run life "$T/glider.rle.gz" --gens 4 -o "$T/gz4.rle"
+expect_eq "$(cellsof "$T/gz4.rle")" "5 1,1" ".rle.gz is read"
+printf '.O.\n..O\nOOO\n' | gzip -c >"$T/glider.cells.gz"
+run life "$T/glider.cells.gz" --gens 4 -o "$T/gzc4.rle"
+expect_eq "$(cellsof "$T/gzc4.rle")" "5 1,1" ".cells.gz is read"
+"$TILEDCL" life - --gens 4 -o "$T/gzs4.rle" <"$T/glider.rle.gz"
+expect_eq "$(cellsof "$T/gzs4.rle")" "5 1,1" "gzip on stdin is read"
+printf 'x = 3, y = 2\nooo$\nbbbo!\n' | "$TILEDCL" life - >/dev/null 2>"$T/err"
+expect_contains "$(cat "$T/err")" "tiledcl: -:3: row 2 has more" "errors on stdin name '-'"
+printf 'P4\n2 2\n' | "$TILEDCL" life - >/dev/null 2>"$T/err"
+case "$(cat "$T/err")" in *tiledcl-stdin*) not_ok "a binary format on stdin names '-', not a temporary file" "$(cat "$T/err")" ;;
+    *"'-'"* | *" -:"* | *"-:"*) ok "a binary format on stdin names '-', not a temporary file" ;;
+    *) not_ok "a binary format on stdin names '-', not a temporary file" "$(cat "$T/err")" ;; esac
+# clamp resumes, B0 too
+run life --size 23x17 --rule B0124/S1 --boundary clamp --gens 7 -o "$T/c7.rle"
+run life "$T/c7.rle" --gens 5 -o "$T/c12a.rle"
+expect_rc 0 "a B0 clamp run is read back"
+run life --size 23x17 --rule B0124/S1 --boundary clamp --gens 12 -o "$T/c12.rle"
+expect_eq "$(grep -v '^#C generation' "$T/c12a.rle")" "$(grep -v '^#C generation' "$T/c12.rle")" "and resumes exactly"
+expect_contains "$(cat "$T/c12a.rle")" "#C tiledcl boundary=clamp" "in a comment Golly ignores"
+
+# ---- Life 1.05 / 1.06 and Macrocell ----------------------------------------
+printf '#Life 1.05\n#D a glider\n#N\n#P -1 -1\n.*\n..*\n***\n' >"$T/g105.lif"
+run life "$T/g105.lif" --gens 4 -o "$T/l4.rle"
+expect_eq "$(cellsof "$T/l4.rle")" "5 0,0" "Life 1.05 is read at its #P position"
+printf '#Life 1.06\n0 -1\n1 0\n-1 1\n0 1\n1 1\n' >"$T/g106.lif"
+run life "$T/g106.lif" --gens 4 -o "$T/l64.rle"
+expect_eq "$(cellsof "$T/l64.rle")" "5 0,0" "Life 1.06 is read"
+printf '#Life 1.05\n#R 23/36\n#P 0 0\n***\n' >"$T/r105.lif"
+run life "$T/r105.lif" --gens 0
+expect_contains "$OUT" "rule = B36/S23" "and its #R rule"
+# what bgolly -h writes for the glider at 0,0
+printf '[M2] (golly 3.3)\n#R B3/S23\n$$$$$$$.*$\n..*$***$\n4 0 1 0 2\n' >"$T/g.mc"
+run life "$T/g.mc" --gens 4 -o "$T/mc4.rle"
+expect_eq "$(cellsof "$T/mc4.rle")" "5 1,1" "two-state Macrocell is read where Golly puts it"
+printf '[M2] (golly 3.3)\n#R WireWorld\n1 0 1 1 1\n2 1 1 1 1\n' >"$T/ww.mc"
+run life "$T/ww.mc"
+expect_rc 1 "a multi-state Macrocell file is refused"
+printf '[M2] (golly 3.3)\n#R B3/S23\n*$\n4 1 0 0 0\n5 2 0 0 2\n6 3 0 0 3\n' >"$T/wide.mc"
+run life "$T/wide.mc" --gens 0 -o "$T/wide.rle"
+expect_eq "$(cellsof "$T/wide.rle")" "4 -32,-31" "shared Macrocell nodes are each placed"
+
+# ---- every bounded grid and neighbourhood: resume exactly ------------------
+GRIDS='B3/S23:T20,16 B3/S23:T20+3,16 B3/S23:T20,16-5 B3/S23:T0,16 B3/S23:T20,0 B3/S23:P20,0
+B3/S23:K20*,16 B3/S23:K20,16* B3/S23:K20*+1,16 B3/S23:K20,16*+1 B3/S23:C20,16 B3/S23:C21,17
+B3/S23:S16 B3/S23:S17 B3/S23:P20,16 B2/S34H B2/S013V B245/S3H:T20,16 B2/S013V:K21,17*'
+i=0
+for g in $GRIDS; do
+    i=$((i + 1))
+    soup 12 10 "$i" "$g" >"$T/in.rle"
+    run life "$T/in.rle" --gens 30 -o "$T/a30.rle"
+    run life "$T/a30.rle" --gens 30 -o "$T/a60.rle"
+    run life "$T/in.rle" --gens 60 -o "$T/b60.rle"
+    if same "$T/a60.rle" "$T/b60.rle"; then ok "$g resumes exactly from its RLE"; else not_ok "$g resumes exactly from its RLE" "$ERR"; fi
+    if [ -z "$BGOLLY" ]; then
+        skip "$g agrees with bgolly" "bgolly is not installed (Debian package golly)"
+        continue
+    fi
+    (cd "$T" && "$BGOLLY" -a QuickLife -m 60 -o golly60.rle in.rle >/dev/null 2>&1)
+    same "$T/b60.rle" "$T/golly60.rle" shape && ok "$g agrees with bgolly after 60 generations" \
+        || not_ok "$g agrees with bgolly after 60 generations" "$(cat "$T/golly60.rle")"
+    # Golly reads tiledcl's output and goes on from it
+    (cd "$T" && "$BGOLLY" -a QuickLife -m 30 -o golly-a60.rle a30.rle >/dev/null 2>&1)
+    same "$T/golly-a60.rle" "$T/golly60.rle" shape && ok "bgolly resumes tiledcl's $g output" \
+        || not_ok "bgolly resumes tiledcl's $g output"
+done
+# the bits kernel refuses what only the bytes kernel runs, and says so
+soup 12 10 1 'B3/S23:K20*,16' >"$T/k.rle"
+run life "$T/k.rle" --kernel bits
+expect_contains "$ERR" "the bytes kernel runs Golly's other bounded grids" "--kernel bits refuses a Klein bottle by name"
+
+# ---- bgolly on Golly's own shapes, on the plane ------------------------------
+if [ -n "$BGOLLY" ]; then
+    for seed in 1 2 3; do
+        soup 20 20 "$seed" 'B36/S23' >"$T/p.rle"
+        run life "$T/p.rle" --gens 300 -o "$T/p300.rle"
+        (cd "$T" && "$BGOLLY" -a QuickLife -m 300 -o golly-p300.rle p.rle >/dev/null 2>&1)
+        same "$T/p300.rle" "$T/golly-p300.rle" shape && ok "a HighLife soup agrees with bgolly on the plane ($seed)" \
+            || not_ok "a HighLife soup agrees with bgolly on the plane ($seed)"
+    done
+else
+    skip "soups agree with bgolly on the plane" "bgolly is not installed (Debian package golly)"
+fi
+
+done_testing
