@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "base/fileio.h"
 #include "jobs/life_job.h"
 #include "base/log.h"
 
@@ -120,7 +121,7 @@ static int take_option(int c, const char *arg, const char *name, life_cli *lc)
             return cli_usage_error("life", "--gens needs an integer >= 0, got '%s'", arg);
         return 0;
     case 'o':
-        o->output = arg;
+        o->output = tdcl_path_is_stdout(arg) ? "-" : arg; /* /dev/stdout: as '-' */
         return 0;
     case 'r':
         if (tdcl_life_rule_parse(arg, &o->life.rule, NULL, &err))
@@ -296,7 +297,10 @@ int cmd_life(int argc, char **argv, const cli_globals *g)
             lc.job.output = "-";
     }
     int tty_err = isatty(STDERR_FILENO);
-    if (tty_err && !g->quiet) lc.job.progress = progress_bar;
+    if (tty_err && !g->quiet) {
+        lc.job.progress = progress_bar;
+        tdcl_signal_note("\r\033[K"); /* Ctrl-C: the bar goes, the prompt starts clean */
+    }
     tdcl_err err = {0};
     tdcl_ctx *ctx = NULL;
     tdcl_matrix final = {0};
@@ -304,6 +308,7 @@ int cmd_life(int argc, char **argv, const cli_globals *g)
     tdcl_status st = cli_open_ctx(g, &ctx, &err);
     if (st == TDCL_OK) st = tdcl_life_job(ctx, &lc.job, &sum, lc.summary ? &final : NULL, &err);
     if (lc.job.progress) fprintf(stderr, "\r\033[K");
+    tdcl_signal_note(NULL);
     if (st == TDCL_OK) {
         if (lc.summary)
             print_summary(&sum, &final);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "base/fileio.h"
 #include "base/log.h"
 #include "jobs/matmul_job.h"
 #include "ops/matmul/matmul_tc.h"
@@ -116,7 +117,7 @@ static int parse(int argc, char **argv, tdcl_mm_job_opts *j)
     while ((c = getopt_long(argc, argv, "o:t:k:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':
-            j->out_path = optarg;
+            j->out_path = tdcl_path_is_stdout(optarg) ? "-" : optarg; /* /dev/stdout: as '-' */
             break;
         case 't':
             if (parse_type(optarg, &j->mm.type))

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "base/fileio.h"
 #include "base/spec.h"
 #include "jobs/tile_avg_job.h"
 
@@ -90,7 +91,7 @@ static int parse(int argc, char **argv, tdcl_ta_job_opts *jo)
                                        optarg);
             break;
         case 'o':
-            jo->out_path = optarg;
+            jo->out_path = tdcl_path_is_stdout(optarg) ? "-" : optarg; /* /dev/stdout: as '-' */
             break;
         case OPT_STRICT:
             jo->ta.strict = 1;

@@ -200,9 +200,13 @@ int cmd_tune(int argc, char **argv, const cli_globals *g)
     if (!t.dry_run && !ctx->cache_dir)
         fprintf(stderr, "tiledcl: tune: no cache directory (--no-cache, or neither "
                         "XDG_CACHE_HOME nor HOME set): the result is not stored\n");
-    if (isatty(STDERR_FILENO) && !g->quiet) t.o.progress = progress_bar;
+    if (isatty(STDERR_FILENO) && !g->quiet) {
+        t.o.progress = progress_bar;
+        tdcl_signal_note("\r\033[K"); /* Ctrl-C: the bar goes, the prompt starts clean */
+    }
     st = tdcl_tune_matmul(ctx, &t.o, &res, &err);
     if (t.o.progress) fprintf(stderr, "\r\033[K");
+    tdcl_signal_note(NULL);
     if (st == TDCL_OK) report(&res);
     if (g->verbose) tdcl_timing_log(&ctx->t);
 out:

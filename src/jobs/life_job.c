@@ -162,6 +162,24 @@ out:
     return st;
 }
 
+/* The output and the GIF can be written, and are not one file, before any
+ * generation runs. */
+static tdcl_status check_outputs(const tdcl_life_job_opts *o, tdcl_err *err)
+{
+    if (o->output && o->gif_path) {
+        struct stat a, b;
+        int same = strcmp(o->output, o->gif_path) == 0 ||
+                   (stat(o->output, &a) == 0 && stat(o->gif_path, &b) == 0 &&
+                    a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+        if (same)
+            return tdcl_fail(err, TDCL_EINVAL, "the GIF and the output are both '%s'",
+                             o->output);
+    }
+    tdcl_status st = o->output ? tdcl_out_precheck(o->output, err) : TDCL_OK;
+    if (!st && o->gif_path) st = tdcl_out_precheck(o->gif_path, err);
+    return st;
+}
+
 tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_summary *sum,
                           tdcl_matrix *final, tdcl_err *err)
 {
@@ -174,6 +192,7 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
     if (final) memset(final, 0, sizeof *final);
     if (o->gens < 0)
         return tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0, got %" PRId64, o->gens);
+    TDCL_TRY(check_outputs(o, err));
     lo.rule = tdcl_life_opts_rule(&lo);
     TDCL_TRY(job_input(ctx, o, &lo, &grid, &js.gen0, err));
     TDCL_TRY(tdcl_life_plan_create(ctx, &lo, &grid, &p, err));

@@ -98,6 +98,7 @@ tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
     tdcl_status st = TDCL_OK;
     tdcl_matrix a = {0}, b = {0}, c = {0};
     TDCL_TRY(check_out_path(o->out_path, err));
+    TDCL_TRY(tdcl_out_precheck(o->out_path, err)); /* before the work, not after */
     TDCL_TRY(read_inputs(ctx, o, &a, &b, err));
     tdcl_mm_opts mm = o->mm;
     mm.type = job_type(o, &a, &b);

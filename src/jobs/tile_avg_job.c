@@ -73,6 +73,7 @@ tdcl_status tdcl_ta_job(tdcl_ctx *ctx, const tdcl_ta_job_opts *jo, tdcl_err *err
     tdcl_matrix in = {0}, res = {0};
     int bits = 8;
     double t0 = tdcl_now_ms();
+    TDCL_TRY(tdcl_out_precheck(jo->out_path, err)); /* before the work, not after */
     TDCL_TRY(read_input(jo, &in, &bits, err));
     ctx->t.read_ms += tdcl_now_ms() - t0;
     tdcl_log(TDCL_LOG_VERBOSE, "tile-avg: %s: %lldx%lld, %d channel(s), %s",
