@@ -34,8 +34,7 @@ static int pending_add(char *tmp)
 
 static void pending_remove(int slot)
 {
-    if (slot >= 0 && slot < MAX_PENDING)
-        pending[slot] = NULL;
+    if (slot >= 0 && slot < MAX_PENDING) pending[slot] = NULL;
 }
 
 int tdcl_cleanup_add(char *path)
@@ -57,8 +56,7 @@ static void cleanup_handler(int sig)
 {
     int saved = errno;
     for (int i = 0; i < MAX_PENDING; i++)
-        if (pending[i])
-            unlink(pending[i]);
+        if (pending[i]) unlink(pending[i]);
     const char *note = signal_note;
     if (note) {
         ssize_t w = write(STDERR_FILENO, note, strlen(note));
@@ -71,25 +69,42 @@ static void cleanup_handler(int sig)
 
 /* Every asynchronous signal whose default action ends the process, and
  * SIGABRT (a driver's failed assertion). The faults (SIGSEGV, SIGBUS, ...)
- * are left to the sanitizers' handlers. SIGXFSZ is not among them: it is ignored instead, so that a
- * write past `ulimit -f` fails with EFBIG and gets a message. */
-static const int fatal_signals[] = {SIGHUP,    SIGINT,  SIGQUIT, SIGTERM, SIGPIPE, SIGALRM,
-                                    SIGUSR1,   SIGUSR2, SIGPOLL, SIGPROF, SIGXCPU, SIGABRT,
-                                    SIGVTALRM, SIGSTKFLT};
+ * are left to the sanitizers' handlers. SIGXFSZ is not among them: it is
+ * ignored instead, so that a write past `ulimit -f` fails with EFBIG and gets a message. */
+static const int fatal_signals[] = {SIGHUP,  SIGINT,    SIGTERM,  SIGPIPE, SIGALRM,
+                                    SIGUSR1, SIGUSR2,   SIGPOLL,  SIGPROF, SIGXCPU,
+                                    SIGABRT, SIGVTALRM, SIGSTKFLT};
 
-void tdcl_out_install_signal_cleanup(void)
+#define NFATAL (sizeof fatal_signals / sizeof fatal_signals[0])
+static char taken[NFATAL]; /* the signals whose handler is ours */
+static int installed;      /* tdcl_out_install_signal_cleanup ran */
+
+static void take_signals(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = cleanup_handler;
     sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
+    for (size_t i = 0; i < NFATAL; i++)
+        if (taken[i]) sigaction(fatal_signals[i], &sa, NULL);
+}
+
+void tdcl_out_install_signal_cleanup(void)
+{
+    for (size_t i = 0; i < NFATAL; i++) {
         /* a signal ignored by whoever started us (nohup) stays ignored */
         struct sigaction old;
-        if (sigaction(fatal_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-            continue;
-        sigaction(fatal_signals[i], &sa, NULL);
+        taken[i] = sigaction(fatal_signals[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN;
     }
+    installed = 1;
+    take_signals();
+    signal(SIGXFSZ, SIG_IGN);
+}
+
+void tdcl_out_reclaim_signals(void)
+{
+    if (!installed) return;
+    take_signals();
     signal(SIGXFSZ, SIG_IGN);
 }
 
@@ -100,8 +115,7 @@ const char *tdcl_path_display(const char *path)
 
 int tdcl_path_has_ext(const char *path, const char *ext)
 {
-    if (!path || !ext)
-        return 0;
+    if (!path || !ext) return 0;
     size_t n = strlen(path), e = strlen(ext);
     return n > e && strcasecmp(path + n - e, ext) == 0;
 }
@@ -111,17 +125,14 @@ int tdcl_path_has_ext(const char *path, const char *ext)
  * path is written through a dup() of it: same file, same offset. */
 static int fd_alias(const char *path)
 {
-    if (strcmp(path, "/dev/stdout") == 0)
-        return STDOUT_FILENO;
-    if (strcmp(path, "/dev/stderr") == 0)
-        return STDERR_FILENO;
+    if (strcmp(path, "/dev/stdout") == 0) return STDOUT_FILENO;
+    if (strcmp(path, "/dev/stderr") == 0) return STDERR_FILENO;
     const char *num = NULL;
     if (strncmp(path, "/dev/fd/", 8) == 0)
         num = path + 8;
     else if (strncmp(path, "/proc/self/fd/", 14) == 0)
         num = path + 14;
-    if (!num || !*num)
-        return -1;
+    if (!num || !*num) return -1;
     char *end;
     long v = strtol(num, &end, 10);
     return (*end || v < 0 || v > INT_MAX) ? -1 : (int)v;
@@ -139,8 +150,7 @@ static char *follow_links(const char *path)
     char *cur = strdup(path);
     for (int hops = 0; cur; hops++) {
         struct stat sb;
-        if (lstat(cur, &sb) != 0 || !S_ISLNK(sb.st_mode))
-            return cur;
+        if (lstat(cur, &sb) != 0 || !S_ISLNK(sb.st_mode)) return cur;
         if (hops == 40) {
             free(cur);
             errno = ELOOP;
@@ -176,29 +186,24 @@ static char *follow_links(const char *path)
 static char *dir_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
-    if (!slash)
-        return strdup(".");
-    if (slash == path)
-        return strdup("/");
+    if (!slash) return strdup(".");
+    if (slash == path) return strdup("/");
     return strndup(path, (size_t)(slash - path));
 }
 
 tdcl_status tdcl_out_precheck(const char *path, tdcl_err *err)
 {
-    if (!path || strcmp(path, "-") == 0 || fd_alias(path) >= 0)
-        return TDCL_OK;
+    if (!path || strcmp(path, "-") == 0 || fd_alias(path) >= 0) return TDCL_OK;
     tdcl_status st = TDCL_OK;
     char *target = follow_links(path), *dir = NULL;
-    if (!target)
-        return tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", path, strerror(errno));
+    if (!target) return tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", path, strerror(errno));
     struct stat sb;
     if (stat(target, &sb) == 0) {
         if (S_ISDIR(sb.st_mode))
             st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': it is a directory", path);
         else if (access(target, W_OK) != 0 && !S_ISREG(sb.st_mode))
             st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", path, strerror(errno));
-        if (st || !S_ISREG(sb.st_mode))
-            goto out; /* devices and FIFOs are written in place */
+        if (st || !S_ISREG(sb.st_mode)) goto out; /* devices and FIFOs are written in place */
     }
     const char *base = strrchr(target, '/');
     base = base ? base + 1 : target;
@@ -232,8 +237,7 @@ static tdcl_status open_direct(tdcl_outfile *o, const char *path, int alias, tdc
     int fd = alias >= 0 ? dup(alias) : open(o->path, O_WRONLY | O_CLOEXEC);
     if (fd < 0 || !(o->fp = fdopen(fd, "wb"))) {
         int e = errno;
-        if (fd >= 0)
-            close(fd);
+        if (fd >= 0) close(fd);
         tdcl_out_abort(o);
         return tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", path, strerror(e));
     }
@@ -249,14 +253,15 @@ tdcl_status tdcl_out_open(tdcl_outfile *o, const char *path, tdcl_err *err)
         o->fp = stdout;
         return TDCL_OK;
     }
+    tdcl_out_reclaim_signals(); /* from a driver's compiler, if it took them */
     int alias = fd_alias(path);
     /* Through symbolic links to the file they name: the link stays a link. */
     o->path = alias >= 0 ? strdup(path) : follow_links(path);
     if (!o->path) {
         int e = errno;
         tdcl_out_abort(o);
-        return tdcl_fail(err, e == ENOMEM ? TDCL_ENOMEM : TDCL_EIO, "cannot write '%s': %s",
-                         path, strerror(e));
+        return tdcl_fail(err, e == ENOMEM ? TDCL_ENOMEM : TDCL_EIO, "cannot write '%s': %s", path,
+                         strerror(e));
     }
     struct stat old;
     int exists = alias < 0 && stat(o->path, &old) == 0;
@@ -315,8 +320,7 @@ tdcl_status tdcl_out_commit(tdcl_outfile *o, tdcl_err *err)
     tdcl_status st = TDCL_OK;
     if (!o->tmp && !o->direct) { /* stdout */
         if (fflush(o->fp) != 0 || ferror(o->fp))
-            st = tdcl_fail(err, TDCL_EIO, "cannot write to standard output: %s",
-                           strerror(errno));
+            st = tdcl_fail(err, TDCL_EIO, "cannot write to standard output: %s", strerror(errno));
         o->fp = NULL;
         return st;
     }
@@ -354,10 +358,8 @@ tdcl_status tdcl_out_commit(tdcl_outfile *o, tdcl_err *err)
 
 void tdcl_out_abort(tdcl_outfile *o)
 {
-    if (!o)
-        return;
-    if (o->fp && o->fp != stdout)
-        fclose(o->fp);
+    if (!o) return;
+    if (o->fp && o->fp != stdout) fclose(o->fp);
     if (o->tmp) {
         pending_remove(o->slot);
         unlink(o->tmp);
@@ -373,8 +375,7 @@ tdcl_status tdcl_read_file(const char *path, char **data, size_t *len, tdcl_err 
     *len = 0;
     int is_stdin = strcmp(path, "-") == 0;
     FILE *fp = is_stdin ? stdin : fopen(path, "rb");
-    if (!fp)
-        return tdcl_fail(err, TDCL_EIO, "cannot open '%s': %s", path, strerror(errno));
+    if (!fp) return tdcl_fail(err, TDCL_EIO, "cannot open '%s': %s", path, strerror(errno));
     tdcl_status st = TDCL_OK;
     size_t cap = 1 << 16, n = 0;
     struct stat sb;
@@ -408,8 +409,7 @@ tdcl_status tdcl_read_file(const char *path, char **data, size_t *len, tdcl_err 
         }
     }
 out:
-    if (fp && !is_stdin)
-        fclose(fp);
+    if (fp && !is_stdin) fclose(fp);
     if (st) {
         free(buf);
         return st;

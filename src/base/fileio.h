@@ -65,6 +65,13 @@ void tdcl_signal_note(const char *text);
  * /proc/self/fd/1. The CLI treats these alike (format: the default). */
 int tdcl_path_is_stdout(const char *path);
 
+/* Takes back the handlers of tdcl_out_install_signal_cleanup (a no-op if
+ * it never ran): an OpenCL compiler (PoCL's LLVM) installs its own for
+ * SIGQUIT, SIGUSR1, SIGXCPU, ... and some of them swallow the signal.
+ * tdcl_out_open, the runtime after a build and a job after its first
+ * launch (PoCL compiles then) call this. */
+void tdcl_out_reclaim_signals(void);
+
 /* Reads a whole file ("-" = stdin) into a malloc'd buffer with a NUL byte
  * after its end (not counted in *len). The caller frees *data. */
 tdcl_status tdcl_read_file(const char *path, char **data, size_t *len, tdcl_err *err);

@@ -152,6 +152,10 @@ static tdcl_status job_loop(job_state *js, tdcl_life_plan *p, double *kernel_ms,
         if (every && n > every - done % every) n = every - done % every;
         double ms, t0 = tdcl_now_ms();
         TDCL_TRY(tdcl_life_plan_execute(p, n, &ms, err));
+        /* PoCL compiles in its worker threads at launches, and its LLVM
+         * takes some signals over each time; the GIF's temporary is open,
+         * so take them back (a few system calls per chunk) */
+        tdcl_out_reclaim_signals();
         *kernel_ms += ms;
         done += n;
         if (tdcl_now_ms() - t0 < 250 && chunk < ((int64_t)1 << 40)) chunk *= 2;

@@ -289,6 +289,7 @@ tdcl_status tdcl_cl_devices(tdcl_device_info **list, size_t *n, tdcl_err *err)
         goto out;
     }
     TDCL_CL_TRY(err, clGetPlatformIDs(np, plats, NULL), "clGetPlatformIDs");
+    tdcl_out_reclaim_signals(); /* a driver may install handlers as it loads */
     /* One broken platform must not hide the others: its failure is a
      * warning, and the error only when no device is left. */
     for (cl_uint p = 0; p < np; p++) {
@@ -590,6 +591,8 @@ tdcl_status tdcl_ctx_program(tdcl_ctx *ctx, const char *name, const char *option
     if (ctx->cache_dir)
         tdcl_cache_store(ctx, src, src_len, opts, p);
 out:
+    /* the driver's compiler may have put its own signal handlers in */
+    tdcl_out_reclaim_signals();
     ctx->t.compile_ms += tdcl_now_ms() - t0;
     free(path);
     free(src);
