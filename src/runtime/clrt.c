@@ -377,9 +377,19 @@ tdcl_status tdcl_cl_pick(const tdcl_device_info *list, size_t n, const char *spe
                 }
             goto none;
         }
+        /* the names users call drivers by, where the platform says otherwise */
+        static const struct {
+            const char *alias, *platform;
+        } aliases[] = {{"pocl", "Portable Computing Language"}};
+        const char *also = NULL;
+        for (size_t k = 0; k < sizeof aliases / sizeof aliases[0]; k++)
+            if (strcasecmp(spec, aliases[k].alias) == 0)
+                also = aliases[k].platform;
         for (size_t i = 0; i < n; i++)
             if (contains_nocase(list[i].device_name, spec) ||
-                contains_nocase(list[i].platform_name, spec)) {
+                contains_nocase(list[i].platform_name, spec) ||
+                contains_nocase(list[i].platform_vendor, spec) ||
+                (also && contains_nocase(list[i].platform_name, also))) {
                 *index = i;
                 return TDCL_OK;
             }
