@@ -13,7 +13,7 @@
 #   $NO_NVIDIA_CHECK  set: skip the check for an NVIDIA GPU made before building
 #
 # Runs: bench all (f32), matmul in f64, matmul on tensor cores (--precision
-# tf32 and 3xtf32: they fail on a GPU without them), and the seeds' CUDA matmul table
+# tf32 and 3xtf32: they fail on a GPU without them), and a small matmul table
 # (sizes 16, 160, 1600 with 16x16 tiles). Exit status: 0 when every run
 # succeeded, else the first failure's.
 set -euo pipefail

@@ -35,7 +35,7 @@ static void usage(FILE *fp)
             "                     RLE file's rule), B36/S23, B2/S, B/S012345678, 23/3\n"
             "  -b, --boundary B   dead (default: cells outside are dead), torus (wrap\n"
             "                     around) or clamp (a neighbour past the edge is the edge\n"
-            "                     cell: the MATLAB seed's updateGrid). An RLE rule with\n"
+            "                     cell: the edges replicated). An RLE rule with\n"
             "                     Golly's ':T64,48' or ':P64,48' sets torus or dead and the\n"
             "                     grid size unless --boundary/--size say otherwise. Rules\n"
             "                     with B0 need torus or clamp\n"
