@@ -50,6 +50,10 @@ tdcl_status cli_open_ctx(const cli_globals *g, tdcl_ctx **ctx, tdcl_err *err);
 /* Parses a whole decimal integer in [lo, hi]; 0 on success, -1 otherwise. */
 int cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);
 
+/* The width of the terminal on stdout (else $COLUMNS, else 80), in
+ * columns, at least 20. */
+int cli_term_cols(void);
+
 /* Parses a whole decimal number; 0 on success, -1 otherwise. */
 int cli_parse_double(const char *s, double *out);
 

@@ -267,13 +267,21 @@ static void closing_line(FILE *fp, const tdcl_life_summary *s)
 static void print_summary(const tdcl_life_summary *s, const tdcl_matrix *g)
 {
     closing_line(stdout, s);
-    if (g->cols <= 100 && g->rows <= 50) {
+    /* a preview that fits the terminal: the whole grid if it does, else
+     * its top-left corner */
+    int64_t w = cli_term_cols() - 1, h = 50;
+    if (g->cols <= 4 * w && g->rows <= 4 * h) {
         const uint8_t *c = g->data;
-        for (int64_t y = 0; y < g->rows; y++) {
-            for (int64_t x = 0; x < g->cols; x++)
+        int64_t cw = g->cols < w ? g->cols : w, ch = g->rows < h ? g->rows : h;
+        for (int64_t y = 0; y < ch; y++) {
+            for (int64_t x = 0; x < cw; x++)
                 putchar(c[y * g->cols + x] ? 'O' : '.');
             putchar('\n');
         }
+        if (cw < g->cols || ch < g->rows)
+            printf("(the top-left %" PRId64 "x%" PRId64 " of %" PRId64 "x%" PRId64
+                   " cells; use -o FILE to save the grid, or redirect stdout for RLE)\n",
+                   cw, ch, g->cols, g->rows);
     } else {
         printf("(use -o FILE to save the grid, or redirect stdout for RLE)\n");
     }

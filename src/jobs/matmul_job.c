@@ -104,7 +104,12 @@ tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
     mm.type = job_type(o, &a, &b);
     TDCL_TRY(tdcl_mm_run(ctx, &mm, &a, &b, &c, err));
     if (o->verify) TDCL_TRY(verify(o, &a, &b, &c, err));
-    TDCL_TRY(write_product(ctx, o, &c, &a, err));
+    if (o->product) {
+        *o->product = c;
+        memset(&c, 0, sizeof c);
+    } else {
+        TDCL_TRY(write_product(ctx, o, &c, &a, err));
+    }
 out:
     tdcl_matrix_free(&a);
     tdcl_matrix_free(&b);
