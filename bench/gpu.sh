@@ -10,9 +10,10 @@
 #                OUT.devices.json gets 'tiledcl devices --json', OUT.log stderr
 #   $TILEDCL     a tiledcl binary to use instead of building one
 #   $DEVICE      the --device SPEC (default: gpu)
+#   $NO_NVIDIA_CHECK  set: skip the check for an NVIDIA GPU made before building
 #
 # Runs: bench all (f32), matmul in f64, matmul on tensor cores (--precision
-# tf32 and 3xtf32: they fail on a GPU without them), and the seeds' CUDA matmul table
+# tf32 and 3xtf32: they fail on a GPU without them), and a small matmul table
 # (sizes 16, 160, 1600 with 16x16 tiles). Exit status: 0 when every run
 # succeeded, else the first failure's.
 set -euo pipefail
@@ -23,7 +24,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
     -o) out=$2; shift 2 ;;
     --) shift; break ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "gpu.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -68,6 +69,20 @@ build_tiledcl() {
     echo "$b/tiledcl"
 }
 
+# Before anything is built: is there an NVIDIA GPU at all?
+check_nvidia() {
+    if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+        return 0
+    fi
+    if ls /dev/nvidia[0-9]* >/dev/null 2>&1 || grep -qs . /proc/driver/nvidia/gpus/*/information; then
+        return 0
+    fi
+    echo "gpu.sh: no NVIDIA GPU found (no nvidia-smi GPU, no /dev/nvidia0); nothing built or run" >&2
+    echo "gpu.sh: set DEVICE and NO_NVIDIA_CHECK=1 to bench another device" >&2
+    exit 3
+}
+
+[ -n "${NO_NVIDIA_CHECK:-}" ] || check_nvidia
 register_nvidia_icd
 exe=$(build_tiledcl)
 export TILEDCL_KERNEL_PATH="$repo/cl${TILEDCL_KERNEL_PATH:+:$TILEDCL_KERNEL_PATH}"

@@ -2,6 +2,8 @@
 #include "base/fileio.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,10 +11,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#ifndef NAME_MAX
+#define NAME_MAX 255
+#endif
+
 /* Pending temporary files, removed by the signal handler. Written only
  * outside signal context; the handler only reads and unlinks. */
-#define MAX_PENDING 16
+#define MAX_PENDING 32
 static char *volatile pending[MAX_PENDING];
+/* Text the handler writes to stderr before dying (a progress bar's eraser). */
+static const char *volatile signal_note;
 
 static int pending_add(char *tmp)
 {
@@ -26,28 +34,78 @@ static int pending_add(char *tmp)
 
 static void pending_remove(int slot)
 {
-    if (slot >= 0 && slot < MAX_PENDING)
-        pending[slot] = NULL;
+    if (slot >= 0 && slot < MAX_PENDING) pending[slot] = NULL;
+}
+
+int tdcl_cleanup_add(char *path)
+{
+    return pending_add(path);
+}
+
+void tdcl_cleanup_remove(int slot)
+{
+    pending_remove(slot);
+}
+
+void tdcl_signal_note(const char *text)
+{
+    signal_note = text;
 }
 
 static void cleanup_handler(int sig)
 {
+    int saved = errno;
     for (int i = 0; i < MAX_PENDING; i++)
-        if (pending[i])
-            unlink(pending[i]);
+        if (pending[i]) unlink(pending[i]);
+    const char *note = signal_note;
+    if (note) {
+        ssize_t w = write(STDERR_FILENO, note, strlen(note));
+        (void)w;
+    }
+    errno = saved;
     signal(sig, SIG_DFL);
-    raise(sig);
+    raise(sig); /* delivered once the handler returns: dies of sig */
 }
 
-void tdcl_out_install_signal_cleanup(void)
+/* Every asynchronous signal whose default action ends the process, and
+ * SIGABRT (a driver's failed assertion). The faults (SIGSEGV, SIGBUS, ...)
+ * are left to the sanitizers' handlers. SIGXFSZ is not among them: it is
+ * ignored instead, so that a write past `ulimit -f` fails with EFBIG and gets a message. */
+static const int fatal_signals[] = {SIGHUP,  SIGINT,    SIGTERM,  SIGPIPE, SIGALRM,
+                                    SIGUSR1, SIGUSR2,   SIGPOLL,  SIGPROF, SIGXCPU,
+                                    SIGABRT, SIGVTALRM, SIGSTKFLT};
+
+#define NFATAL (sizeof fatal_signals / sizeof fatal_signals[0])
+static char taken[NFATAL]; /* the signals whose handler is ours */
+static int installed;      /* tdcl_out_install_signal_cleanup ran */
+
+static void take_signals(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = cleanup_handler;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    for (size_t i = 0; i < NFATAL; i++)
+        if (taken[i]) sigaction(fatal_signals[i], &sa, NULL);
+}
+
+void tdcl_out_install_signal_cleanup(void)
+{
+    for (size_t i = 0; i < NFATAL; i++) {
+        /* a signal ignored by whoever started us (nohup) stays ignored */
+        struct sigaction old;
+        taken[i] = sigaction(fatal_signals[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN;
+    }
+    installed = 1;
+    take_signals();
+    signal(SIGXFSZ, SIG_IGN);
+}
+
+void tdcl_out_reclaim_signals(void)
+{
+    if (!installed) return;
+    take_signals();
+    signal(SIGXFSZ, SIG_IGN);
 }
 
 const char *tdcl_path_display(const char *path)
@@ -57,10 +115,134 @@ const char *tdcl_path_display(const char *path)
 
 int tdcl_path_has_ext(const char *path, const char *ext)
 {
-    if (!path || !ext)
-        return 0;
+    if (!path || !ext) return 0;
     size_t n = strlen(path), e = strlen(ext);
     return n > e && strcasecmp(path + n - e, ext) == 0;
+}
+
+/* The descriptor number path names as an alias of one of ours
+ * (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N), else -1. Such a
+ * path is written through a dup() of it: same file, same offset. */
+static int fd_alias(const char *path)
+{
+    if (strcmp(path, "/dev/stdout") == 0) return STDOUT_FILENO;
+    if (strcmp(path, "/dev/stderr") == 0) return STDERR_FILENO;
+    const char *num = NULL;
+    if (strncmp(path, "/dev/fd/", 8) == 0)
+        num = path + 8;
+    else if (strncmp(path, "/proc/self/fd/", 14) == 0)
+        num = path + 14;
+    if (!num || !*num) return -1;
+    char *end;
+    long v = strtol(num, &end, 10);
+    return (*end || v < 0 || v > INT_MAX) ? -1 : (int)v;
+}
+
+int tdcl_path_is_stdout(const char *path)
+{
+    return !path || strcmp(path, "-") == 0 || fd_alias(path) == STDOUT_FILENO;
+}
+
+/* Follows symbolic links from path to the file they finally name (which
+ * need not exist). Returns a malloc'd path, NULL with errno on failure. */
+static char *follow_links(const char *path)
+{
+    char *cur = strdup(path);
+    for (int hops = 0; cur; hops++) {
+        struct stat sb;
+        if (lstat(cur, &sb) != 0 || !S_ISLNK(sb.st_mode)) return cur;
+        if (hops == 40) {
+            free(cur);
+            errno = ELOOP;
+            return NULL;
+        }
+        char buf[PATH_MAX];
+        ssize_t n = readlink(cur, buf, sizeof buf - 1);
+        if (n < 0) {
+            free(cur);
+            return NULL;
+        }
+        buf[n] = '\0';
+        char *next;
+        const char *slash = strrchr(cur, '/');
+        if (buf[0] == '/' || !slash) {
+            next = strdup(buf);
+        } else { /* relative to the link's own directory */
+            size_t d = (size_t)(slash - cur) + 1;
+            next = malloc(d + (size_t)n + 1);
+            if (next) {
+                memcpy(next, cur, d);
+                memcpy(next + d, buf, (size_t)n + 1);
+            }
+        }
+        free(cur);
+        cur = next;
+    }
+    errno = ENOMEM;
+    return NULL;
+}
+
+/* The directory part of path ("." if none), malloc'd. */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) return strdup(".");
+    if (slash == path) return strdup("/");
+    return strndup(path, (size_t)(slash - path));
+}
+
+tdcl_status tdcl_out_precheck(const char *path, tdcl_err *err)
+{
+    if (!path || strcmp(path, "-") == 0 || fd_alias(path) >= 0) return TDCL_OK;
+    tdcl_status st = TDCL_OK;
+    char *target = follow_links(path), *dir = NULL;
+    if (!target) return tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", path, strerror(errno));
+    struct stat sb;
+    if (stat(target, &sb) == 0) {
+        if (S_ISDIR(sb.st_mode))
+            st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': it is a directory", path);
+        else if (access(target, W_OK) != 0 && !S_ISREG(sb.st_mode))
+            st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", path, strerror(errno));
+        if (st || !S_ISREG(sb.st_mode)) goto out; /* devices and FIFOs are written in place */
+    }
+    const char *base = strrchr(target, '/');
+    base = base ? base + 1 : target;
+    if (strlen(base) > NAME_MAX) {
+        st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", path, strerror(ENAMETOOLONG));
+        goto out;
+    }
+    dir = dir_of(target);
+    if (!dir) {
+        st = tdcl_fail(err, TDCL_ENOMEM, "out of memory checking '%s'", path);
+        goto out;
+    }
+    if (stat(dir, &sb) != 0)
+        st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': directory '%s': %s", path, dir,
+                       strerror(errno));
+    else if (!S_ISDIR(sb.st_mode))
+        st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': '%s' is not a directory", path, dir);
+    else if (access(dir, W_OK | X_OK) != 0)
+        st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': directory '%s': %s", path, dir,
+                       strerror(errno));
+out:
+    free(dir);
+    free(target);
+    return st;
+}
+
+/* Opens a file that is written in place: a descriptor alias, a FIFO, a
+ * device. Nothing to rename, nothing to remove on failure. */
+static tdcl_status open_direct(tdcl_outfile *o, const char *path, int alias, tdcl_err *err)
+{
+    int fd = alias >= 0 ? dup(alias) : open(o->path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || !(o->fp = fdopen(fd, "wb"))) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        tdcl_out_abort(o);
+        return tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", path, strerror(e));
+    }
+    o->direct = 1;
+    return TDCL_OK;
 }
 
 tdcl_status tdcl_out_open(tdcl_outfile *o, const char *path, tdcl_err *err)
@@ -71,15 +253,39 @@ tdcl_status tdcl_out_open(tdcl_outfile *o, const char *path, tdcl_err *err)
         o->fp = stdout;
         return TDCL_OK;
     }
-    size_t n = strlen(path);
-    o->path = strdup(path);
-    o->tmp = malloc(n + 16);
-    if (!o->path || !o->tmp) {
+    tdcl_out_reclaim_signals(); /* from a driver's compiler, if it took them */
+    int alias = fd_alias(path);
+    /* Through symbolic links to the file they name: the link stays a link. */
+    o->path = alias >= 0 ? strdup(path) : follow_links(path);
+    if (!o->path) {
+        int e = errno;
+        tdcl_out_abort(o);
+        return tdcl_fail(err, e == ENOMEM ? TDCL_ENOMEM : TDCL_EIO, "cannot write '%s': %s", path,
+                         strerror(e));
+    }
+    struct stat old;
+    int exists = alias < 0 && stat(o->path, &old) == 0;
+    if (alias >= 0 || (exists && !S_ISREG(old.st_mode) && !S_ISDIR(old.st_mode)))
+        return open_direct(o, path, alias, err);
+    if (exists && S_ISDIR(old.st_mode)) {
+        tdcl_out_abort(o);
+        return tdcl_fail(err, TDCL_EIO, "cannot write '%s': it is a directory", path);
+    }
+    /* The temporary lives in the target's directory so rename() is atomic:
+     * NAME.tmp.XXXXXX, or tiledcl.tmp.XXXXXX where that would pass the
+     * file system's 255 bytes. */
+    size_t n = strlen(o->path);
+    const char *slash = strrchr(o->path, '/');
+    size_t dlen = slash ? (size_t)(slash - o->path) + 1 : 0;
+    o->tmp = malloc(n + 32);
+    if (!o->tmp) {
         tdcl_out_abort(o);
         return tdcl_fail(err, TDCL_ENOMEM, "out of memory opening '%s'", path);
     }
-    /* The temporary lives in the target's directory so rename() is atomic. */
-    snprintf(o->tmp, n + 16, "%s.tmp.XXXXXX", path);
+    if (n - dlen + 11 <= NAME_MAX)
+        snprintf(o->tmp, n + 32, "%s.tmp.XXXXXX", o->path);
+    else
+        snprintf(o->tmp, n + 32, "%.*stiledcl.tmp.XXXXXX", (int)dlen, o->path);
     int fd = mkstemp(o->tmp);
     if (fd < 0) {
         int e = errno;
@@ -88,10 +294,17 @@ tdcl_status tdcl_out_open(tdcl_outfile *o, const char *path, tdcl_err *err)
         tdcl_out_abort(o);
         return tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", path, strerror(e));
     }
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
     o->slot = pending_add(o->tmp);
+    if (exists) { /* a replaced file keeps its permission bits and, if we may, its owner */
+        if (fchown(fd, old.st_uid, old.st_gid) != 0 && fchown(fd, (uid_t)-1, old.st_gid) != 0) {
+            /* not ours to give away: the new file is the caller's, like cp's */
+        }
+        fchmod(fd, old.st_mode & 07777);
+    } else {
+        mode_t mask = umask(0);
+        umask(mask);
+        fchmod(fd, 0666 & ~mask);
+    }
     o->fp = fdopen(fd, "wb");
     if (!o->fp) {
         int e = errno;
@@ -105,16 +318,15 @@ tdcl_status tdcl_out_open(tdcl_outfile *o, const char *path, tdcl_err *err)
 tdcl_status tdcl_out_commit(tdcl_outfile *o, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    if (!o->tmp) { /* stdout */
+    if (!o->tmp && !o->direct) { /* stdout */
         if (fflush(o->fp) != 0 || ferror(o->fp))
-            st = tdcl_fail(err, TDCL_EIO, "cannot write to standard output: %s",
-                           strerror(errno));
+            st = tdcl_fail(err, TDCL_EIO, "cannot write to standard output: %s", strerror(errno));
         o->fp = NULL;
         return st;
     }
     int bad = fflush(o->fp) != 0 || ferror(o->fp);
     int e = errno;
-    if (!bad && fsync(fileno(o->fp)) != 0 && errno != EINVAL) {
+    if (!bad && !o->direct && fsync(fileno(o->fp)) != 0 && errno != EINVAL) {
         bad = 1;
         e = errno;
     }
@@ -123,13 +335,16 @@ tdcl_status tdcl_out_commit(tdcl_outfile *o, tdcl_err *err)
         e = errno;
     }
     o->fp = NULL;
-    if (!bad && rename(o->tmp, o->path) != 0) {
+    if (!bad && o->tmp && rename(o->tmp, o->path) != 0) {
         bad = 1;
         e = errno;
     }
     if (bad) {
-        st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s (the old file, if any, is kept)",
-                       o->path, strerror(e));
+        if (o->direct)
+            st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", o->path, strerror(e));
+        else
+            st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s (the old file, if any, is kept)",
+                           o->path, strerror(e));
         tdcl_out_abort(o);
         return st;
     }
@@ -143,10 +358,8 @@ tdcl_status tdcl_out_commit(tdcl_outfile *o, tdcl_err *err)
 
 void tdcl_out_abort(tdcl_outfile *o)
 {
-    if (!o)
-        return;
-    if (o->fp && o->fp != stdout)
-        fclose(o->fp);
+    if (!o) return;
+    if (o->fp && o->fp != stdout) fclose(o->fp);
     if (o->tmp) {
         pending_remove(o->slot);
         unlink(o->tmp);
@@ -156,15 +369,13 @@ void tdcl_out_abort(tdcl_outfile *o)
     memset(o, 0, sizeof *o);
     o->slot = -1;
 }
-
 tdcl_status tdcl_read_file(const char *path, char **data, size_t *len, tdcl_err *err)
 {
     *data = NULL;
     *len = 0;
     int is_stdin = strcmp(path, "-") == 0;
     FILE *fp = is_stdin ? stdin : fopen(path, "rb");
-    if (!fp)
-        return tdcl_fail(err, TDCL_EIO, "cannot open '%s': %s", path, strerror(errno));
+    if (!fp) return tdcl_fail(err, TDCL_EIO, "cannot open '%s': %s", path, strerror(errno));
     tdcl_status st = TDCL_OK;
     size_t cap = 1 << 16, n = 0;
     struct stat sb;
@@ -198,8 +409,7 @@ tdcl_status tdcl_read_file(const char *path, char **data, size_t *len, tdcl_err 
         }
     }
 out:
-    if (fp && !is_stdin)
-        fclose(fp);
+    if (fp && !is_stdin) fclose(fp);
     if (st) {
         free(buf);
         return st;

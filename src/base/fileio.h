@@ -3,9 +3,13 @@
  *
  * Nothing is lost: tdcl_out_open writes to a temporary file beside the
  * target; only tdcl_out_commit, after every byte is flushed and synced,
- * renames it over the target. tdcl_out_abort (and SIGINT/SIGTERM, once
- * tdcl_out_install_signal_cleanup ran) removes the temporary file and
- * leaves any existing target untouched. */
+ * renames it over the target. tdcl_out_abort (and any terminating signal,
+ * once tdcl_out_install_signal_cleanup ran) removes the temporary file and
+ * leaves any existing target untouched.
+ *
+ * As cp and sed -i do: a symbolic link is followed and the file it names
+ * is replaced (the link stays a link); a replaced file keeps its
+ * permission bits; a FIFO, a device or /dev/stdout is written in place. */
 #ifndef TDCL_FILEIO_H
 #define TDCL_FILEIO_H
 
@@ -19,6 +23,7 @@ typedef struct tdcl_outfile {
     char *path;      /* the target, NULL for stdout */
     char *tmp;       /* the temporary file, NULL for stdout */
     int slot;        /* index in the signal-cleanup registry, -1 if none */
+    int direct;      /* written in place (FIFO, device, /dev/stdout) */
 } tdcl_outfile;
 
 /* Opens an output. path NULL or "-" means stdout (written directly). On
@@ -34,9 +39,38 @@ tdcl_status tdcl_out_commit(tdcl_outfile *o, tdcl_err *err);
  * (zeroed) outfile and a committed one. */
 void tdcl_out_abort(tdcl_outfile *o);
 
-/* Installs SIGINT/SIGTERM/SIGHUP handlers that remove every pending
- * temporary output, then die of the same signal. Call once from main. */
+/* Installs handlers for every terminating asynchronous signal (HUP, INT,
+ * TERM, PIPE, ALRM, USR1/2, PROF, VTALRM, ...) that remove every pending
+ * temporary output, then die of the same signal; ignores SIGXFSZ so that a
+ * file-size limit is a write error with a message. Call once from main. */
 void tdcl_out_install_signal_cleanup(void);
+
+/* Checks before any work that an output can be written to path: its
+ * directory exists and is writable, it is not a directory, its name fits.
+ * NULL and "-" (stdout) pass. Creates nothing. */
+tdcl_status tdcl_out_precheck(const char *path, tdcl_err *err);
+
+/* Registers a file for removal if a signal ends the process (bench's
+ * scratch files); path must stay valid until tdcl_cleanup_remove(slot).
+ * Returns the slot, -1 if the registry is full. */
+int tdcl_cleanup_add(char *path);
+void tdcl_cleanup_remove(int slot);
+
+/* Text written to stderr if a signal ends the process, NULL for none: a
+ * progress bar sets its line eraser so the shell prompt starts clean. The
+ * string must stay valid. */
+void tdcl_signal_note(const char *text);
+
+/* 1 if path names standard output: NULL, "-", /dev/stdout, /dev/fd/1,
+ * /proc/self/fd/1. The CLI treats these alike (format: the default). */
+int tdcl_path_is_stdout(const char *path);
+
+/* Takes back the handlers of tdcl_out_install_signal_cleanup (a no-op if
+ * it never ran): an OpenCL compiler (PoCL's LLVM) installs its own for
+ * SIGQUIT, SIGUSR1, SIGXCPU, ... and some of them swallow the signal.
+ * tdcl_out_open, the runtime after a build and a job after its first
+ * launch (PoCL compiles then) call this. */
+void tdcl_out_reclaim_signals(void);
 
 /* Reads a whole file ("-" = stdin) into a malloc'd buffer with a NUL byte
  * after its end (not counted in *len). The caller frees *data. */

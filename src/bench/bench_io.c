@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "io/matio.h"
+#include "base/fileio.h"
 #include "base/matrix.h"
 #include "io/matsrc.h"
 #include "io/mtx.h"
@@ -386,6 +387,9 @@ tdcl_status tdcl_bench_io(const tdcl_bench_io_opts *opts, tdcl_bench_io_emit_fn 
     if (st) return st;
     io_files f;
     name_files(&o, &f);
+    /* removed by a signal too: an interrupted run leaves nothing in /tmp */
+    int slots[4] = {tdcl_cleanup_add(f.arr), tdcl_cleanup_add(f.coo), tdcl_cleanup_add(f.out),
+                    tdcl_cleanup_add(f.npy)};
     tdcl_matrix dense = {0}, sparse = {0};
     st = make_text_files(&o, f.arr, f.coo, err);
     if (!st) st = bench_reads(&o, nt, &f, emit, user, err);
@@ -396,6 +400,7 @@ tdcl_status tdcl_bench_io(const tdcl_bench_io_opts *opts, tdcl_bench_io_emit_fn 
     unlink(f.out);
     if (!st) st = bench_npy(&o, &f, &dense, emit, user, err);
     unlink(f.npy);
+    for (int i = 0; i < 4; i++) tdcl_cleanup_remove(slots[i]);
     tdcl_matrix_free(&dense);
     tdcl_matrix_free(&sparse);
     return st;

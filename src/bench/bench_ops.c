@@ -942,9 +942,19 @@ static void pct_text(double frac, const char *of, char *buf, size_t cap)
         snprintf(buf, cap, ", %s unknown", of);
 }
 
+/* As pct_text, and a figure past 100% of a ceiling says why it can be. */
+static void pct_why(double frac, const char *of, const char *why, char *buf, size_t cap)
+{
+    pct_text(frac, of, buf, cap);
+    size_t n = strlen(buf);
+    if (isfinite(frac) && frac > 1.0 && n < cap)
+        snprintf(buf + n, cap - n, " (above it: %s)", why);
+}
+
 void tdcl_bench_result_text(const tdcl_bench_result *r, char *buf, size_t cap)
 {
-    char size[64], rate[48], fc[64] = "", fp[96] = "", fs[96] = "";
+    char size[64], rate[48], fc[200] = "", fp[240] = "", fs[240] = "";
+    int tc = strstr(r->plan, "tf32") != NULL; /* tensor cores: not in the FP32 peaks */
     if (r->m)
         snprintf(size, sizeof size, "%lldx%lldx%lld", (long long)r->m, (long long)r->k,
                  (long long)r->n);
@@ -958,14 +968,21 @@ void tdcl_bench_result_text(const tdcl_bench_result *r, char *buf, size_t cap)
     else if (strcmp(r->op, "peak") == 0)
         snprintf(fc, sizeof fc, ", ceiling (fastest run) %.4g GFLOP/s", r->peak_gflops);
     else
-        pct_text(r->frac_copy, "copy", fc, sizeof fc);
+        pct_why(r->frac_copy, "copy", "a CPU write reads its cache line first, which the copy "
+                "figure counts once; an operation that mostly reads passes it", fc, sizeof fc);
     if (strcmp(r->rate_key, "gflops") == 0 && strcmp(r->op, "peak") != 0) {
         char of[64];
         snprintf(of, sizeof of, "measured peak %.4g GFLOP/s", r->peak_gflops);
-        pct_text(r->frac_peak, isfinite(r->peak_gflops) ? of : "measured peak", fp, sizeof fp);
+        pct_why(r->frac_peak, isfinite(r->peak_gflops) ? of : "measured peak",
+                tc ? "tensor cores, which the FP32 multiply-add loop does not use"
+                   : "the multiply-add loop is a lower bound where the compiler schedules "
+                     "matmul's code better",
+                fp, sizeof fp);
         snprintf(of, sizeof of, "spec peak %.4g GFLOP/s", r->spec_peak_gflops);
-        pct_text(r->frac_spec_peak, isfinite(r->spec_peak_gflops) ? of : "spec peak", fs,
-                 sizeof fs);
+        pct_why(r->frac_spec_peak, isfinite(r->spec_peak_gflops) ? of : "spec peak",
+                tc ? "tensor cores, past the FP32 specification"
+                   : "clocks above the base clock of the specification",
+                fs, sizeof fs);
     }
     snprintf(buf, cap,
              "%-8s %-16s %-7s median %.4g ms (min %.4g, max %.4g; host %.4g, total with "

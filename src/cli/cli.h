@@ -75,6 +75,10 @@ int cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);
 int cli_parse_dtype(const char *cmd, const char *flag, const char *arg, const tdcl_dtype *allowed,
                     size_t n, tdcl_dtype *out);
 
+/* The width of the terminal on stdout (else $COLUMNS, else 80), in
+ * columns, at least 20. */
+int cli_term_cols(void);
+
 /* Parses a whole decimal number; 0 on success, -1 otherwise. */
 int cli_parse_double(const char *s, double *out);
 

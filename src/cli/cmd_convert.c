@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "base/fileio.h"
 #include "jobs/convert_job.h"
 
 typedef struct convert_opts {
@@ -123,7 +124,7 @@ static int parse_args(int argc, char **argv, convert_opts *o)
         return cli_usage_error("convert", "expected IN and OUT, got %d argument%s", argc - optind,
                                argc - optind == 1 ? "" : "s");
     o->in = argv[optind];
-    o->out = argv[optind + 1];
+    o->out = tdcl_path_is_stdout(argv[optind + 1]) ? "-" : argv[optind + 1];
     return -1;
 }
 

@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "io/life_io.h"
+#include "base/fileio.h"
 #include "jobs/life_job.h"
 #include "base/log.h"
 
@@ -44,7 +45,7 @@ static void usage(FILE *fp)
                 "                     Neumann neighbourhood (B2/S34H, B2/S013V)\n"
                 "  -b, --boundary B   dead (cells outside are dead), torus (wrap around),\n"
                 "                     clamp (a neighbour past the edge is the edge cell: the\n"
-                "                     MATLAB seed's updateGrid), klein, cross, sphere, or any\n"
+                "                     edges replicated), klein, cross, sphere, or any\n"
                 "                     Golly bounded grid with its size: ':T64,48', ':T64+2,48'\n"
                 "                     (shifted), ':K64*,48' (Klein bottle), ':C64,48'\n"
                 "                     (cross-surface), ':S64' (sphere), ':P64,48'. A file's\n"
@@ -172,7 +173,7 @@ static int take_option(int c, const char *arg, const char *name, life_cli *lc)
             return cli_usage_error("life", "--gens needs an integer >= 0, got '%s'", arg);
         return 0;
     case 'o':
-        o->output = arg;
+        o->output = tdcl_path_is_stdout(arg) ? "-" : arg; /* /dev/stdout: as '-' */
         return 0;
     case 'r':
         if (tdcl_life_rule_parse(arg, &o->life.rule, NULL, &err))
@@ -335,13 +336,21 @@ static void closing_line(FILE *fp, const tdcl_life_summary *s)
 static void print_summary(const tdcl_life_summary *s, const tdcl_matrix *g)
 {
     closing_line(stdout, s);
-    if (g->cols <= 100 && g->rows <= 50) {
+    /* a preview that fits the terminal: the whole grid if it does, else
+     * its top-left corner */
+    int64_t w = cli_term_cols() - 1, h = 50;
+    if (g->cols <= 4 * w && g->rows <= 4 * h) {
         const uint8_t *c = g->data;
-        for (int64_t y = 0; y < g->rows; y++) {
-            for (int64_t x = 0; x < g->cols; x++)
+        int64_t cw = g->cols < w ? g->cols : w, ch = g->rows < h ? g->rows : h;
+        for (int64_t y = 0; y < ch; y++) {
+            for (int64_t x = 0; x < cw; x++)
                 putchar(c[y * g->cols + x] ? 'O' : '.');
             putchar('\n');
         }
+        if (cw < g->cols || ch < g->rows)
+            printf("(the top-left %" PRId64 "x%" PRId64 " of %" PRId64 "x%" PRId64
+                   " cells; use -o FILE to save the grid, or redirect stdout for RLE)\n",
+                   cw, ch, g->cols, g->rows);
     } else {
         printf("(use -o FILE to save the grid, or redirect stdout for RLE)\n");
     }
@@ -365,12 +374,16 @@ int cmd_life(int argc, char **argv, const cli_globals *g)
             lc.job.output = "-";
     }
     int tty_err = isatty(STDERR_FILENO);
-    if (tty_err && !g->quiet) lc.job.progress = progress_bar;
+    if (tty_err && !g->quiet) {
+        lc.job.progress = progress_bar;
+        tdcl_signal_note("\r\033[K"); /* Ctrl-C: the bar goes, the prompt starts clean */
+    }
     tdcl_err err = {0};
     tdcl_matrix final = {0};
     tdcl_life_summary sum;
     tdcl_status st = tdcl_life_job(g->ctx, &lc.job, &sum, lc.summary ? &final : NULL, &err);
     if (lc.job.progress) fprintf(stderr, "\r\033[K");
+    tdcl_signal_note(NULL);
     if (st == TDCL_OK) {
         if (lc.summary)
             print_summary(&sum, &final);

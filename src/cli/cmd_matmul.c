@@ -1,7 +1,9 @@
 /* tiledcl matmul: C = A*B of two matrix files on an OpenCL device. */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "base/fileio.h"
@@ -113,7 +115,7 @@ static int parse(int argc, char **argv, tdcl_mm_job_opts *j)
     while ((c = getopt_long(argc, argv, "o:t:k:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':
-            j->out_path = optarg;
+            j->out_path = tdcl_path_is_stdout(optarg) ? "-" : optarg; /* /dev/stdout: as '-' */
             break;
         case 't':
             if (cli_parse_dtype("matmul", "--type", optarg, mm_types, 3, &j->mm.type))
@@ -184,6 +186,36 @@ static int parse(int argc, char **argv, tdcl_mm_job_opts *j)
     return -1;
 }
 
+/* The product's size and type, and the top-left corner that fits the
+ * terminal. */
+static void print_corner(const tdcl_matrix *c, const tdcl_mm_job_opts *j)
+{
+    const int cw = 12;
+    int64_t ncol = (cli_term_cols() - 5) / cw, nrow = 8; /* and " ..." */
+    if (ncol > 8) ncol = 8;
+    if (ncol < 1) ncol = 1;
+    if (ncol > c->cols) ncol = c->cols;
+    if (nrow > c->rows) nrow = c->rows;
+    printf("C = A*B: %" PRId64 "x%" PRId64 " %s (A = %s, B = %s)\n", c->rows, c->cols,
+           tdcl_dtype_name(c->dtype), j->a_path, j->b_path);
+    int is_int = tdcl_dtype_is_int(c->dtype);
+    for (int64_t r = 0; r < nrow; r++) {
+        for (int64_t k = 0; k < ncol; k++) {
+            size_t at = (size_t)(r * c->cols + k);
+            if (is_int)
+                printf("%*" PRId64, cw, tdcl_matrix_get_i64(c, at));
+            else
+                printf("%*.5g", cw, tdcl_matrix_get_f64(c, at));
+        }
+        printf("%s\n", ncol < c->cols ? " ..." : "");
+    }
+    if (nrow < c->rows) printf("%*s\n", cw, "...");
+    if (nrow < c->rows || ncol < c->cols)
+        printf("(the top-left %" PRId64 "x%" PRId64 " of %" PRId64 "x%" PRId64
+               "; use -o FILE, or redirect stdout, for every element)\n",
+               nrow, ncol, c->rows, c->cols);
+}
+
 int cmd_matmul(int argc, char **argv, const cli_globals *g)
 {
     tdcl_mm_job_opts j;
@@ -194,8 +226,14 @@ int cmd_matmul(int argc, char **argv, const cli_globals *g)
     int rc = parse(argc, argv, &j);
     if (rc >= 0) return rc;
     tdcl_err err = {0};
+    /* a terminal gets a summary and a corner, not M*N numbers; pipes and
+     * files get everything */
+    tdcl_matrix c = {0};
+    if (tdcl_path_is_stdout(j.out_path) && isatty(STDOUT_FILENO)) j.product = &c;
     /* the job reads A and B before it waits for the device */
     tdcl_status st = tdcl_mm_job(g->ctx, &j, &err);
+    if (st == TDCL_OK && j.product) print_corner(&c, &j);
+    tdcl_matrix_free(&c);
     /* a failed check is reported by the job's error message */
     if (st == TDCL_OK && j.verify && chk.exact && chk.overflowed)
         fprintf(stderr,

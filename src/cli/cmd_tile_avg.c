@@ -98,7 +98,7 @@ static int parse(int argc, char **argv, tdcl_ta_job_opts *jo)
                                        optarg);
             break;
         case 'o':
-            jo->out_path = optarg;
+            jo->out_path = tdcl_path_is_stdout(optarg) ? "-" : optarg; /* /dev/stdout: as '-' */
             break;
         case OPT_STRICT:
             jo->ta.strict = 1;

@@ -33,7 +33,7 @@ static void usage(FILE *fp)
             "\n"
             "At most %d cells.\n"
             "\n"
-            "example (the seeds' 8x9 matrix in 2x3 tiles: 4 x 3 tiles):\n"
+            "example (an 8x9 matrix in 2x3 tiles: 4 x 3 tiles):\n"
             "  tiledcl tile-map 8x9 --tile 2x3\n"
             "\n"
             "exit status: 0 success, 1 bad sizes, a tile larger than a work-group may\n"

@@ -59,6 +59,9 @@ static void usage(FILE *fp)
                 "  --max-sets N       stop after N sets (default: no limit)\n"
                 "  --seed N           order of the search (default: a fixed one)\n"
                 "  --dry-run          report, store nothing\n"
+                "  --min-gain PCT     store a set only where it is at least PCT%% faster than\n"
+                "                     the current choice, measured in the same run (default\n"
+                "                     2): tuning never makes a later run slower\n"
                 "  -h, --help         this help\n"
                 "\n"
                 "output (stdout): one line per size: size, GFLOP/s before, GFLOP/s after, the\n"
@@ -101,6 +104,7 @@ static int parse(int argc, char **argv, tune_cli *t)
                                              {"max-sets", required_argument, NULL, 'm'},
                                              {"seed", required_argument, NULL, 'S'},
                                              {"dry-run", no_argument, NULL, 'd'},
+                                             {"min-gain", required_argument, NULL, 'G'},
                                              {"help", no_argument, NULL, 'h'},
                                              {0, 0, 0, 0}};
     int c;
@@ -135,6 +139,13 @@ static int parse(int argc, char **argv, tune_cli *t)
             break;
         case 'd':
             t->dry_run = 1;
+            break;
+        case 'G':
+            if (cli_parse_double(optarg, &t->o.min_gain) || t->o.min_gain < -100 ||
+                t->o.min_gain > 1000)
+                return cli_usage_error("tune", "--min-gain needs a percentage, got '%s'", optarg);
+            t->o.min_gain /= 100;
+            if (t->o.min_gain == 0) t->o.min_gain = 1e-9; /* 0%: any faster set */
             break;
         case 'h':
             usage(stdout);
@@ -172,12 +183,16 @@ static void report(const tdcl_tune_result *r)
     char par[200];
     for (int i = 0; i < r->nsizes; i++) {
         const tdcl_tune_best *b = &r->best[i];
-        printf("%6" PRId64 "  %10.1f -> %10.1f GFLOP/s (x%.2f)  %s\n", b->size, b->base_gflops,
+        printf("%6" PRId64 "  %10.1f -> %10.1f GFLOP/s (x%.2f)  %s%s\n", b->size, b->base_gflops,
                b->gflops, b->base_gflops > 0 ? b->gflops / b->base_gflops : 0.0,
-               tdcl_mm_params_format(&b->par, r->kernel, par, sizeof par));
+               tdcl_mm_params_format(&b->par, r->kernel, par, sizeof par),
+               b->improved ? "" : "  (the current choice, kept)");
     }
     printf("%d sets tried, %d rejected, %.1f s\n", r->tried, r->rejected, r->elapsed_s);
     if (r->stored[0]) printf("stored in %s\n", r->stored);
+    int any = 0;
+    for (int i = 0; i < r->nsizes; i++) any |= r->best[i].improved;
+    if (!any) printf("no set beat the current choice by 2%%: nothing to store\n");
 }
 
 int cmd_tune(int argc, char **argv, const cli_globals *g)
@@ -200,9 +215,13 @@ int cmd_tune(int argc, char **argv, const cli_globals *g)
     if (!t.dry_run && !ctx->cache_dir)
         fprintf(stderr, "tiledcl: tune: no cache directory (--no-cache, or neither "
                         "XDG_CACHE_HOME nor HOME set): the result is not stored\n");
-    if (isatty(STDERR_FILENO) && !g->quiet) t.o.progress = progress_bar;
+    if (isatty(STDERR_FILENO) && !g->quiet) {
+        t.o.progress = progress_bar;
+        tdcl_signal_note("\r\033[K"); /* Ctrl-C: the bar goes, the prompt starts clean */
+    }
     st = tdcl_tune_matmul(ctx, &t.o, &res, &err);
     if (t.o.progress) fprintf(stderr, "\r\033[K");
+    tdcl_signal_note(NULL);
     if (st == TDCL_OK) report(&res);
 out:
     free(cands);

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "base/spec.h"
@@ -98,4 +100,17 @@ int cli_parse_double(const char *s, double *out)
     if (errno || *end) return -1;
     *out = v;
     return 0;
+}
+
+int cli_term_cols(void)
+{
+    struct winsize ws;
+    long cols = 0;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        cols = ws.ws_col;
+    else if (getenv("COLUMNS"))
+        cols = strtol(getenv("COLUMNS"), NULL, 10);
+    if (cols <= 0)
+        cols = 80;
+    return cols < 20 ? 20 : cols > 1000 ? 1000 : (int)cols;
 }

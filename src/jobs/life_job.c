@@ -293,6 +293,10 @@ static tdcl_status job_loop(job_state *js, tdcl_life_plan **pp, double *kernel_m
         if (plane && n > js->pl.margin) n = js->pl.margin;
         double ms, t0 = tdcl_now_ms();
         TDCL_TRY(tdcl_life_plan_execute(*pp, n, &ms, err));
+        /* PoCL compiles in its worker threads at launches, and its LLVM
+         * takes some signals over each time; the GIF's temporary is open,
+         * so take them back (a few system calls per chunk) */
+        tdcl_out_reclaim_signals();
         *kernel_ms += ms;
         done += n;
         if (tdcl_now_ms() - t0 < 250 && chunk < ((int64_t)1 << 40)) chunk *= 2;
@@ -301,6 +305,24 @@ static tdcl_status job_loop(job_state *js, tdcl_life_plan **pp, double *kernel_m
         job_progress(js, done, o->gens);
     }
 out:
+    return st;
+}
+
+/* The output and the GIF can be written, and are not one file, before any
+ * generation runs. */
+static tdcl_status check_outputs(const tdcl_life_job_opts *o, tdcl_err *err)
+{
+    if (o->output && o->gif_path) {
+        struct stat a, b;
+        int same = strcmp(o->output, o->gif_path) == 0 ||
+                   (stat(o->output, &a) == 0 && stat(o->gif_path, &b) == 0 &&
+                    a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+        if (same)
+            return tdcl_fail(err, TDCL_EINVAL, "the GIF and the output are both '%s'",
+                             o->output);
+    }
+    tdcl_status st = o->output ? tdcl_out_precheck(o->output, err) : TDCL_OK;
+    if (!st && o->gif_path) st = tdcl_out_precheck(o->gif_path, err);
     return st;
 }
 
@@ -316,6 +338,7 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
     if (final) memset(final, 0, sizeof *final);
     if (o->gens < 0)
         return tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0, got %" PRId64, o->gens);
+    TDCL_TRY(check_outputs(o, err));
     lo.rule = tdcl_life_opts_rule(&lo);
     js.ctx = ctx;
     js.lo = &lo;

@@ -113,13 +113,19 @@ tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
     tdcl_status st = TDCL_OK;
     tdcl_matrix a = {0}, b = {0}, c = {0};
     TDCL_TRY(check_out_path(o->out_path, err));
+    TDCL_TRY(tdcl_out_precheck(o->out_path, err)); /* before the work, not after */
     TDCL_TRY(read_inputs(ctx, o, &a, &b, err));
     TDCL_TRY(tdcl_ctx_wait(ctx, err));
     tdcl_mm_opts mm = o->mm;
     mm.type = job_type(o, &a, &b);
     TDCL_TRY(tdcl_mm_run(ctx, &mm, &a, &b, &c, err));
     if (o->verify) TDCL_TRY(verify(o, &a, &b, &c, err));
-    TDCL_TRY(write_product(ctx, o, &c, &a, err));
+    if (o->product) {
+        *o->product = c;
+        memset(&c, 0, sizeof c);
+    } else {
+        TDCL_TRY(write_product(ctx, o, &c, &a, err));
+    }
 out:
     tdcl_matrix_free(&a);
     tdcl_matrix_free(&b);

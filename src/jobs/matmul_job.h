@@ -18,6 +18,8 @@ typedef struct tdcl_mm_job_opts {
     int verify;             /* check on the host; TDCL_EVERIFY past the bound */
     size_t max_input_bytes; /* refuse inputs whose dense size exceeds it; 0 = any */
     tdcl_mm_check *check;   /* if non-NULL and verify: the check's figures */
+    tdcl_matrix *product;   /* if non-NULL: C is handed over here (the caller
+                               frees it) instead of being written */
 } tdcl_mm_job_opts;
 
 /* The matmul command: reads both files (tdcl_matrix_read), multiplies,

@@ -95,6 +95,7 @@ tdcl_status tdcl_ta_job(tdcl_ctx *ctx, const tdcl_ta_job_opts *jo, tdcl_err *err
     tdcl_matrix in = {0}, res = {0};
     int bits = 8, maxval = 0;
     double t0 = tdcl_now_ms();
+    TDCL_TRY(tdcl_out_precheck(jo->out_path, err)); /* before the work, not after */
     TDCL_TRY(read_input(jo, &in, &bits, &maxval, err));
     ctx->t.read_ms += tdcl_now_ms() - t0;
     TDCL_TRY(tdcl_ctx_wait(ctx, err));

@@ -2,12 +2,22 @@
  *
  * File layout: "TDCLBIN1", u64 key length, key text, u64 binary length,
  * u64 FNV-1a of the binary, the binary. The key text holds the device
- * identity, the options and a 128-bit hash of the source. */
+ * identity, the options and a 128-bit hash of the source.
+ *
+ * An entry can be well formed and still make the driver crash while it
+ * loads it (a program cut short with its checksum recomputed, or a driver
+ * changed under the same version string). So a load is bracketed by a
+ * mark, ENTRY.loading, made before the binary goes to the driver and
+ * removed after: a mark found at the start of a load was left by a run
+ * that died loading the entry, which is then condemned and rebuilt. Entries
+ * are opened without blocking, must be regular files, and are bounded in
+ * size, so a FIFO or a device at an entry's path cannot hang a run. */
 #include "runtime/clcache.h"
 
 #include "base/hash.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,18 +76,85 @@ char *tdcl_cache_entry_path(const tdcl_ctx *ctx, const char *src, size_t src_len
     return path;
 }
 
+/* No program binary is near this; a larger entry is not ours. */
+#define MAX_ENTRY_BYTES ((size_t)256 << 20)
+
+/* Reads the entry at path: a regular file of at most MAX_ENTRY_BYTES,
+ * opened without blocking. 0 and a malloc'd *data on success. */
+static int read_entry(const char *path, char **data, size_t *len)
+{
+    *data = NULL;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return -1;
+    struct stat sb;
+    char *buf = NULL;
+    size_t n = 0, size = 0;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size < 0 ||
+        (size_t)sb.st_size > MAX_ENTRY_BYTES) {
+        tdcl_log(TDCL_LOG_VERBOSE, "cache entry %s is not a regular file of a sane size; ignored",
+                 path);
+        goto fail;
+    }
+    size = (size_t)sb.st_size;
+    if (!(buf = malloc(size + 1)))
+        goto fail;
+    while (n < size) {
+        ssize_t got = read(fd, buf + n, size - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            goto fail;
+        n += (size_t)got;
+    }
+    close(fd);
+    *data = buf;
+    *len = n;
+    return 0;
+fail:
+    free(buf);
+    close(fd);
+    return -1;
+}
+
+/* ENTRY.loading, malloc'd. */
+static char *mark_path(const char *entry)
+{
+    size_t n = strlen(entry) + 16;
+    char *m = malloc(n);
+    if (m)
+        snprintf(m, n, "%s.loading", entry);
+    return m;
+}
+
 tdcl_status tdcl_cache_load(tdcl_ctx *ctx, const char *src, size_t src_len, const char *options,
                             cl_program *prog)
 {
     tdcl_status st = TDCL_EIO;
     char *path = tdcl_cache_entry_path(ctx, src, src_len, options);
     char *key = make_key(ctx, src, src_len, options);
+    char *mark = path ? mark_path(path) : NULL;
     char *data = NULL;
     size_t len = 0;
+    int marked = 0;
     cl_program p = NULL;
     *prog = NULL;
-    if (!path || !key || access(path, R_OK) != 0) goto out;
-    if (tdcl_read_file(path, &data, &len, NULL) != TDCL_OK) goto out;
+    if (!path || !key || !mark)
+        goto out;
+    struct stat sb;
+    if (lstat(mark, &sb) == 0) {
+        tdcl_log(TDCL_LOG_VERBOSE,
+                 "cache entry %s: an earlier run died while the driver loaded it; "
+                 "rebuilding it",
+                 path);
+        unlink(path);
+        unlink(mark);
+        goto out;
+    }
+    if (access(path, F_OK) != 0)
+        goto out;
+    if (read_entry(path, &data, &len) != 0)
+        goto out;
     size_t klen = strlen(key), off = 0;
     uint64_t stored_klen, blen, sum;
     if (len < 32 || memcmp(data, MAGIC, 8) != 0) goto corrupt;
@@ -94,6 +171,11 @@ tdcl_status tdcl_cache_load(tdcl_ctx *ctx, const char *src, size_t src_len, cons
     const unsigned char *bin = (const unsigned char *)data + off;
     size_t bsize = (size_t)blen;
     cl_int rc, bin_status;
+    int mfd = open(mark, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (mfd >= 0) {
+        close(mfd);
+        marked = 1;
+    }
     p = clCreateProgramWithBinary(ctx->context, 1, &ctx->dev.device, &bsize, &bin, &bin_status,
                                   &rc);
     if (rc != CL_SUCCESS || bin_status != CL_SUCCESS) goto corrupt;
@@ -105,7 +187,11 @@ tdcl_status tdcl_cache_load(tdcl_ctx *ctx, const char *src, size_t src_len, cons
 corrupt:
     tdcl_log(TDCL_LOG_VERBOSE, "cache entry %s is stale or corrupt; rebuilding", path);
 out:
-    if (p) clReleaseProgram(p);
+    if (marked)
+        unlink(mark);
+    free(mark);
+    if (p)
+        clReleaseProgram(p);
     free(data);
     free(key);
     free(path);
@@ -182,6 +268,13 @@ void tdcl_cache_store(tdcl_ctx *ctx, const char *src, size_t src_len, const char
         goto out;
     }
     tdcl_err e;
+    struct stat sb;
+    /* a FIFO or device squatting on the entry's name is replaced, not written to */
+    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && unlink(path) != 0) {
+        tdcl_log(TDCL_LOG_VERBOSE, "cache store skipped: cannot remove %s: %s", path,
+                 strerror(errno));
+        goto out;
+    }
     if (tdcl_out_open(&o, path, &e) != TDCL_OK) {
         tdcl_log(TDCL_LOG_VERBOSE, "cache store skipped: %s", e.msg);
         goto out;

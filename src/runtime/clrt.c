@@ -5,12 +5,14 @@
 #include "base/clock.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -205,6 +207,64 @@ out:
     return st;
 }
 
+/* 1 if dir exists (or can be made) and we can create files in it. */
+static int dir_usable(const char *dir)
+{
+    char buf[4096];
+    if ((size_t)snprintf(buf, sizeof buf, "%s", dir) >= sizeof buf)
+        return 0;
+    for (char *s = buf + 1; *s; s++)
+        if (*s == '/') {
+            *s = '\0';
+            mkdir(buf, 0777);
+            *s = '/';
+        }
+    mkdir(buf, 0777);
+    struct stat sb;
+    return stat(buf, &sb) == 0 && S_ISDIR(sb.st_mode) && access(buf, W_OK | X_OK) == 0;
+}
+
+/* PoCL keeps its own compiler cache under $XDG_CACHE_HOME/pocl (else
+ * ~/.cache/pocl) and reports no device at all when it cannot write there,
+ * --no-cache or not. When that directory is unusable and the user set no
+ * POCL_CACHE_DIR, point PoCL at a private directory under $TMPDIR before
+ * any platform is asked for. Other drivers ignore the variable. */
+static void pocl_cache_fallback(void)
+{
+    static int done;
+    if (done)
+        return;
+    done = 1;
+    const char *set = getenv("POCL_CACHE_DIR");
+    if (set && *set)
+        return;
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char dir[4096];
+    if (xdg && *xdg)
+        snprintf(dir, sizeof dir, "%s/pocl", xdg);
+    else if (home && *home)
+        snprintf(dir, sizeof dir, "%s/.cache/pocl", home);
+    else
+        dir[0] = '\0';
+    if (dir[0] && dir_usable(dir))
+        return;
+    const char *tmp = getenv("TMPDIR");
+    char priv[4096];
+    snprintf(priv, sizeof priv, "%s/tiledcl-pocl-%ld", tmp && *tmp ? tmp : "/tmp",
+             (long)getuid());
+    struct stat sb;
+    /* private: made 0700 by us, or already ours and 0700 */
+    if (mkdir(priv, 0700) != 0 && errno != EEXIST)
+        return;
+    if (lstat(priv, &sb) != 0 || !S_ISDIR(sb.st_mode) || sb.st_uid != getuid() ||
+        (sb.st_mode & 077) != 0)
+        return;
+    setenv("POCL_CACHE_DIR", priv, 1);
+    tdcl_log(TDCL_LOG_VERBOSE,
+             "the driver's cache directory %s is not usable; PoCL caches in %s instead",
+             dir[0] ? dir : "(no $XDG_CACHE_HOME or $HOME)", priv);
+}
+
 tdcl_status tdcl_cl_devices(tdcl_device_info **list, size_t *n, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
@@ -215,6 +275,7 @@ tdcl_status tdcl_cl_devices(tdcl_device_info **list, size_t *n, tdcl_err *err)
     tdcl_err first = {0}; /* the first platform that failed to list */
     *list = NULL;
     *n = 0;
+    pocl_cache_fallback();
     cl_int rc = clGetPlatformIDs(0, NULL, &np);
     if (rc == CL_PLATFORM_NOT_FOUND_KHR || (rc == CL_SUCCESS && np == 0)) {
         st = tdcl_fail(err, TDCL_ENODEV,
@@ -229,6 +290,7 @@ tdcl_status tdcl_cl_devices(tdcl_device_info **list, size_t *n, tdcl_err *err)
         goto out;
     }
     TDCL_CL_TRY(err, clGetPlatformIDs(np, plats, NULL), "clGetPlatformIDs");
+    tdcl_out_reclaim_signals(); /* a driver may install handlers as it loads */
     /* One broken platform must not hide the others: its failure is a
      * warning, and the error only when no device is left. */
     for (cl_uint p = 0; p < np; p++) {
@@ -316,9 +378,19 @@ tdcl_status tdcl_cl_pick(const tdcl_device_info *list, size_t n, const char *spe
                 }
             goto none;
         }
+        /* the names users call drivers by, where the platform says otherwise */
+        static const struct {
+            const char *alias, *platform;
+        } aliases[] = {{"pocl", "Portable Computing Language"}};
+        const char *also = NULL;
+        for (size_t k = 0; k < sizeof aliases / sizeof aliases[0]; k++)
+            if (strcasecmp(spec, aliases[k].alias) == 0)
+                also = aliases[k].platform;
         for (size_t i = 0; i < n; i++)
             if (contains_nocase(list[i].device_name, spec) ||
-                contains_nocase(list[i].platform_name, spec)) {
+                contains_nocase(list[i].platform_name, spec) ||
+                contains_nocase(list[i].platform_vendor, spec) ||
+                (also && contains_nocase(list[i].platform_name, also))) {
                 *index = i;
                 return TDCL_OK;
             }
@@ -543,12 +615,16 @@ tdcl_status tdcl_kernel_path(const char *kernel_dir, const char *name, char **pa
             return TDCL_OK;
     }
     char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 4);
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 32);
     if (len > 0) {
         exe[len] = '\0';
         char *slash = strrchr(exe, '/');
         if (slash) {
-            strcpy(slash + 1, "cl");
+            strcpy(slash + 1, "cl"); /* the build tree */
+            if (try_dir(exe, name, path, tried, sizeof tried))
+                return TDCL_OK;
+            /* an install, wherever it was staged or moved to: BIN/../share/tiledcl */
+            strcpy(slash + 1, "../share/tiledcl");
             if (try_dir(exe, name, path, tried, sizeof tried))
                 return TDCL_OK;
         }
@@ -621,6 +697,8 @@ tdcl_status tdcl_ctx_program(tdcl_ctx *ctx, const char *name, const char *option
     if (ctx->cache_dir)
         tdcl_cache_store(ctx, src, src_len, opts, p);
 out:
+    /* the driver's compiler may have put its own signal handlers in */
+    tdcl_out_reclaim_signals();
     ctx->t.compile_ms += tdcl_now_ms() - t0;
     free(path);
     free(src);

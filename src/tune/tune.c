@@ -232,7 +232,8 @@ static void try_set(tune_state *s, const tdcl_mm_params *p)
         if (used > 0 && (size_t)used < sizeof line)
             used += snprintf(line + used, sizeof line - (size_t)used, " %" PRId64 ": %.1f GFLOP/s",
                              r->best[i].size, g);
-        if (g > r->best[i].gflops) {
+        if (g > r->best[i].gflops || (s->o->min_gain < 0 && !r->best[i].tried_any)) {
+            r->best[i].tried_any = 1;
             r->best[i].gflops = g;
             r->best[i].par = *p;
         }
@@ -242,14 +243,23 @@ static void try_set(tune_state *s, const tdcl_mm_params *p)
 }
 
 /* The rate of the plan's own choice at each size, and its parameters as
- * the first winners. */
+ * the first winners: a set tried must beat them to win, so tuning never
+ * stores a set slower than what runs today (--candidates included). */
 static void measure_baseline(tune_state *s)
 {
     tdcl_tune_result *r = s->res;
     for (int i = 0; i < r->nsizes; i++) {
         tdcl_mm_opts o = {.kernel = r->kernel};
         char desc[400] = "";
+        int64_t n = r->best[i].size;
+        tdcl_mm_params p = {0};
+        tdcl_mm_table_lookup(s->ctx, r->kernel, TDCL_F32, n, n, n, &p);
+        tdcl_mm_params_defaults(s->ctx, r->kernel, TDCL_F32, n, n, n, &p);
         r->best[i].base_gflops = time_plan(s->ctx, &o, &s->a[i], &s->b[i], desc, sizeof desc);
+        if (r->best[i].base_gflops > 0) {
+            r->best[i].par = p;
+            r->best[i].gflops = r->best[i].base_gflops;
+        }
         tdcl_log(TDCL_LOG_VERBOSE, "tune: size %" PRId64 " now: %s: %.1f GFLOP/s", r->best[i].size,
                  desc, r->best[i].base_gflops);
     }
@@ -290,14 +300,27 @@ static tdcl_status make_candidates(tune_state *s, cand_list *c, tdcl_err *err)
     return st;
 }
 
-/* Merges the winners into the tuned table. */
+/* A set must beat the current choice by this much to replace it: timing
+ * noise alone must not swap a set for a slower one. */
+#define TUNE_MARGIN_DEFAULT 0.02
+
+/* Merges the winners that beat the current choice into the tuned table;
+ * stores nothing when none did. */
 static tdcl_status store_winners(tdcl_ctx *ctx, tdcl_tune_result *res, tdcl_err *err)
 {
     tdcl_mm_table_row rows[TDCL_TUNE_MAX_SIZES];
-    for (int j = 0; j < res->nsizes; j++)
-        rows[j] = (tdcl_mm_table_row){res->best[j].size, res->best[j].par, res->best[j].gflops};
-    return tdcl_mm_table_store(ctx, res->kernel, rows, res->nsizes, res->stored, sizeof res->stored,
-                               err);
+    int n = 0;
+    for (int j = 0; j < res->nsizes; j++) {
+        tdcl_tune_best *b = &res->best[j];
+        if (b->improved) rows[n++] = (tdcl_mm_table_row){b->size, b->par, b->gflops};
+        else
+            tdcl_log(TDCL_LOG_VERBOSE,
+                     "tune: size %" PRId64 ": no set beat the current choice (%.1f GFLOP/s) "
+                     "by the margin; kept",
+                     b->size, b->base_gflops);
+    }
+    if (n == 0) return TDCL_OK;
+    return tdcl_mm_table_store(ctx, res->kernel, rows, n, res->stored, sizeof res->stored, err);
 }
 
 tdcl_status tdcl_tune_matmul(tdcl_ctx *ctx, const tdcl_tune_opts *o, tdcl_tune_result *res,
@@ -336,8 +359,10 @@ tdcl_status tdcl_tune_matmul(tdcl_ctx *ctx, const tdcl_tune_opts *o, tdcl_tune_r
                        "no parameter set ran correctly at every size (%d "
                        "rejected)",
                        res->rejected);
-    else if (o->store)
-        st = store_winners(ctx, res, err);
+    double margin = 1 + (o->min_gain != 0 ? o->min_gain : TUNE_MARGIN_DEFAULT);
+    for (int i = 0; i < res->nsizes; i++)
+        res->best[i].improved = res->best[i].gflops > res->best[i].base_gflops * margin;
+    if (found && o->store) st = store_winners(ctx, res, err);
 out:
     for (int i = 0; i < TDCL_TUNE_MAX_SIZES; i++) {
         tdcl_matrix_free(&s.a[i]);

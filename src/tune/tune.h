@@ -28,6 +28,9 @@ typedef struct tdcl_tune_opts {
                                            comment); NULL: search the space */
     int max_sets;                       /* stop after this many sets; 0: no limit */
     int store;                          /* merge the winners into the tuned table */
+    double min_gain;                    /* a set replaces the current choice only when at
+                                           least this much faster (0.02: 2%, the default
+                                           when 0; negative: any set, for tests) */
     uint64_t seed;                      /* order of the search; 0: fixed default */
     tdcl_tune_progress_fn progress;     /* NULL: none */
     void *user;
@@ -38,6 +41,8 @@ typedef struct tdcl_tune_best {
     tdcl_mm_params par; /* the winner (all keys filled in) */
     double gflops;      /* its median rate */
     double base_gflops; /* what the plan chose before tuning (tuned, built-in or default) */
+    int improved;       /* par beat the plan's choice by the margin: stored */
+    int tried_any;      /* par is a set tried, not the plan's choice */
 } tdcl_tune_best;
 
 typedef struct tdcl_tune_result {

@@ -23,4 +23,75 @@ expect_rc 0 "a corrupted cache entry does not fail the run"
 expect_contains "$ERR" "compiled from source" "a corrupted entry is rebuilt"
 expect_eq "$(cat "$T/c1.mtx")" "$(cat "$T/c5.mtx")" "the rebuilt kernel gives the same product"
 
+# an entry marked as being loaded was being loaded when a run died: it is
+# condemned, rebuilt, and -v says so
+entry=$(ls "$XDG_CACHE_HOME"/tiledcl/*.bin | head -n 1)
+: >"$entry.loading"
+run -v matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o "$T/c6.mtx"
+expect_rc 0 "an entry left marked 'loading' does not fail the run"
+expect_contains "$ERR" "an earlier run died while the driver loaded it; rebuilding it" "-v says the marked entry is rebuilt"
+expect_eq "$(cat "$T/c1.mtx")" "$(cat "$T/c6.mtx")" "the rebuilt kernel gives the same product"
+[ -e "$entry.loading" ] && not_ok "the mark is gone" || ok "the mark is gone"
+run -v matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o "$T/c7.mtx"
+expect_contains "$ERR" "loaded from cache" "the rebuilt entry loads from the cache"
+
+# an entry whose program makes the driver crash (cut short, its checksum
+# recomputed): a run may die, but the next rebuilds it
+if command -v python3 >/dev/null; then
+    python3 - "$entry" <<'PY'
+import struct, sys
+p = sys.argv[1]
+d = open(p, 'rb').read()
+off = 16 + struct.unpack('<Q', d[8:16])[0]
+b = d[off + 16:off + 16 + struct.unpack('<Q', d[off:off + 8])[0]]
+b = b[:len(b) // 2]
+h = 0xcbf29ce484222325
+for c in b:
+    h = ((h ^ c) * 0x100000001b3) & 0xffffffffffffffff
+open(p, 'wb').write(d[:off] + struct.pack('<QQ', len(b), h) + b)
+PY
+    run -v matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o "$T/c8.mtx"
+    first=$RC
+    echo "# a cut entry: the first run exited $first"
+    run -v matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o "$T/c8.mtx"
+    expect_rc 0 "after a cut entry, the next run succeeds (the first exited $first)"
+    expect_eq "$(cat "$T/c1.mtx")" "$(cat "$T/c8.mtx")" "with the right product"
+    if [ "$first" -gt 128 ]; then
+        expect_contains "$ERR" "an earlier run died while the driver loaded it" "the crash's mark condemned the entry"
+    fi
+    run -v matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o "$T/c8.mtx"
+    expect_contains "$ERR" "loaded from cache" "and the entry is good again"
+fi
+
+# a FIFO or /dev/zero at an entry's path neither hangs nor grows memory
+rm -f "$entry"
+mkfifo "$entry"
+timeout 60 "$TILEDCL" -v matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o "$T/c9.mtx" 2>"$T/.err" </dev/null
+RC=$? ERR=$(cat "$T/.err")
+expect_rc 0 "a FIFO at an entry's path: the run goes on"
+expect_contains "$ERR" "is not a regular file" "-v says the FIFO is ignored"
+expect_eq "$(cat "$T/c1.mtx")" "$(cat "$T/c9.mtx")" "with the right product"
+[ -f "$entry" ] && ok "the FIFO is replaced by a good entry" || not_ok "the FIFO is replaced by a good entry"
+rm -f "$entry"
+ln -s /dev/zero "$entry"
+# a 4 GB address-space limit catches unbounded growth (not under ASan,
+# whose shadow memory needs far more address space)
+vlimit=4000000
+ldd "$TILEDCL" 2>/dev/null | grep -q libasan && vlimit=unlimited
+(ulimit -v "$vlimit" && exec timeout 60 "$TILEDCL" matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o "$T/c10.mtx") 2>"$T/.err" </dev/null
+RC=$?
+expect_rc 0 "/dev/zero at an entry's path: the run goes on"
+expect_eq "$(cat "$T/c1.mtx")" "$(cat "$T/c10.mtx")" "with the right product"
+
+# an unusable XDG_CACHE_HOME (a file): PoCL's own cache goes elsewhere
+: >"$T/not-a-dir"
+mkdir -p "$T/tmp"
+XDG_CACHE_HOME="$T/not-a-dir" TMPDIR="$T/tmp" run -v --no-cache matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o "$T/c11.mtx"
+expect_rc 0 "XDG_CACHE_HOME a file, --no-cache: the run works"
+expect_contains "$ERR" "is not usable; PoCL caches in $T/tmp/tiledcl-pocl-" "-v names the driver's cache directory used instead"
+expect_eq "$(cat "$T/c1.mtx")" "$(cat "$T/c11.mtx")" "with the right product"
+XDG_CACHE_HOME="$T/not-a-dir" TMPDIR="$T/tmp" run -v matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o "$T/c12.mtx"
+expect_rc 0 "XDG_CACHE_HOME a file, with the cache: the run works"
+expect_contains "$ERR" "cannot create cache directory" "-v says tiledcl's own cache is skipped"
+
 done_testing

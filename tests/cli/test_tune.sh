@@ -22,7 +22,8 @@ expect_rc 2 "--sizes 0 is a usage error"
 run tune matmul --time-limit -1
 expect_rc 2 "a negative time limit is a usage error"
 
-run -v tune matmul --sizes 64,96 --time-limit 1 --max-sets 2
+# --min-gain -90: store whatever was tried, so that the table is there to test
+run -v tune matmul --sizes 64,96 --time-limit 1 --max-sets 2 --min-gain -90
 expect_rc 0 "tune matmul exits 0"
 # the shape this device tunes (GPUs the gpu shape, others the cpu one): the
 # candidate sets below take its keys, so the test runs on any default device
@@ -76,6 +77,27 @@ printf '%s\n%s bogus=1\n' "$set1" "$set1" >"$T/bad.txt"
 run tune matmul --sizes 64 --candidates "$T/bad.txt"
 expect_rc 1 "a bad candidate line exits 1"
 expect_contains "$ERR" "candidates:2:" "the error names the line"
+
+# a candidate far slower than the current choice is never stored
+# (1x1 blocks, the narrowest vectors: every product element nearly alone)
+rm -f "$T"/cache/tiledcl/tune-*.txt
+if [ "$shape" = gpu ]; then
+    printf 'bm=16 bn=16 bk=8 tm=1 tn=1 wx=16 wy=16 nbuf=1\n' >"$T/slow.txt"
+else
+    printf 'mr=1 nv=1 vw=2 kc=8\n' >"$T/slow.txt"
+fi
+run -v tune matmul --sizes 256 --candidates "$T/slow.txt"
+expect_rc 0 "tune with a slow candidate exits 0"
+expect_contains "$OUT" "(the current choice, kept)" "the current choice is kept"
+expect_contains "$OUT" "nothing to store" "and it says nothing was stored"
+before=$(echo "$OUT" | awk '$1 == 256 { print $2 }')
+after=$(echo "$OUT" | awk '$1 == 256 { print $4 }')
+expect_eq "$before" "$after" "the reported rate is the current choice's ($before GFLOP/s)"
+expect_eq "$(ls "$T"/cache/tiledcl/tune-*.txt 2>/dev/null | wc -l | tr -d ' ')" "0" "no table written"
+run -v matmul "$T/a.mtx" "$T/b.mtx" -o "$T/c.mtx"
+case "$ERR" in *"params=tuned"*) not_ok "later runs do not use the slow set" "$ERR" ;; *) ok "later runs do not use the slow set" ;; esac
+run tune matmul --sizes 64 --min-gain x
+expect_rc 2 "--min-gain x is a usage error"
 
 run --no-cache tune matmul --sizes 64 --max-sets 1
 expect_rc 0 "tune --no-cache exits 0"

@@ -213,12 +213,46 @@ static void test_bad_options(void **state)
     assert_int_equal(tdcl_bench_job(*state, &o, NULL, NULL, &e), TDCL_EINVAL);
 }
 
+/* A figure past 100% of a ceiling says why; one under it says nothing more. */
+static void test_past_peak_says_why(void **state)
+{
+    (void)state;
+    tdcl_bench_result r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.op, sizeof r.op, "matmul");
+    snprintf(r.plan, sizeof r.plan, "kernel=cpu");
+    r.type = "float32";
+    r.size = 64;
+    r.rate_key = "gflops";
+    r.rate = 120;
+    r.peak_gflops = 100;
+    r.frac_peak = 1.2;
+    r.spec_peak_gflops = 200;
+    r.frac_spec_peak = 0.6;
+    r.frac_copy = 0.5;
+    char buf[2048];
+    tdcl_bench_result_text(&r, buf, sizeof buf);
+    assert_non_null(strstr(buf, "120.0% of measured peak 100 GFLOP/s (above it: the multiply-add loop"));
+    assert_non_null(strstr(buf, "60.0% of spec peak 200 GFLOP/s"));
+    assert_null(strstr(buf, "60.0% of spec peak 200 GFLOP/s (above"));
+    snprintf(r.plan, sizeof r.plan, "kernel=gpu precision=tf32");
+    r.frac_spec_peak = 1.5;
+    tdcl_bench_result_text(&r, buf, sizeof buf);
+    assert_non_null(strstr(buf, "(above it: tensor cores"));
+    assert_non_null(strstr(buf, "150.0% of spec peak 200 GFLOP/s (above it: tensor cores"));
+    snprintf(r.op, sizeof r.op, "tile-avg");
+    r.rate_key = "gbps";
+    r.frac_copy = 1.1;
+    tdcl_bench_result_text(&r, buf, sizeof buf);
+    assert_non_null(strstr(buf, "110.0% of copy (above it: a CPU write reads its cache line"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_copy_ceiling),       cmocka_unit_test(test_all_ops),
         cmocka_unit_test(test_matmul_shape_int64), cmocka_unit_test(test_copy_runner),
-        cmocka_unit_test(test_bad_options),
+        cmocka_unit_test(test_bad_options),       cmocka_unit_test(test_past_peak_says_why),
     };
     return tdcl_test_exit(cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown));
 }

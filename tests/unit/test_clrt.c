@@ -47,6 +47,12 @@ static void test_pick_rules(void **state)
     assert_int_equal(i, 2); /* substring of the device name, any case */
     assert_int_equal(tdcl_cl_pick(l, 3, "portable", &i, &e), TDCL_OK);
     assert_int_equal(i, 0); /* substring of the platform name */
+    i = 99;
+    assert_int_equal(tdcl_cl_pick(l, 3, "pocl", &i, &e), TDCL_OK);
+    assert_int_equal(i, 0); /* what users call PoCL, whose platform says otherwise */
+    i = 99;
+    assert_int_equal(tdcl_cl_pick(l, 3, "PoCL", &i, &e), TDCL_OK);
+    assert_int_equal(i, 0);
 }
 
 static void test_pick_miss_lists_devices(void **state)

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <dirent.h>
 #include <sys/stat.h>
+#include <fcntl.h>
 
 #include "tdcl_test.h"
 
@@ -142,6 +143,114 @@ static void test_extensions(void **state)
     assert_string_equal(tdcl_path_display("-"), "<stdin>");
 }
 
+/* Writes text through tdcl_out_* to path. */
+static void write_through(const char *path, const char *text)
+{
+    tdcl_outfile o;
+    tdcl_err e;
+    assert_int_equal(tdcl_out_open(&o, path, &e), TDCL_OK);
+    fputs(text, o.fp);
+    assert_int_equal(tdcl_out_commit(&o, &e), TDCL_OK);
+}
+
+/* A link is followed, the target replaced, the link kept; modes survive. */
+static void test_link_and_mode_kept(void **state)
+{
+    (void)state;
+    char *dir = tdcl_test_tmpdir(), *real = tdcl_test_join(dir, "real.txt"),
+         *link = tdcl_test_join(dir, "link.txt");
+    tdcl_test_write_text(real, "old\n");
+    assert_int_equal(chmod(real, 0640), 0);
+    assert_int_equal(symlink("real.txt", link), 0);
+    write_through(link, "new\n");
+    struct stat sb;
+    assert_int_equal(lstat(link, &sb), 0);
+    assert_true(S_ISLNK(sb.st_mode));
+    assert_int_equal(stat(real, &sb), 0);
+    assert_int_equal(sb.st_mode & 07777, 0640);
+    char *got = read_all(real);
+    assert_string_equal(got, "new\n");
+    free(got);
+    assert_int_equal(count_entries(dir), 2); /* no temporary */
+    unlink(link);
+    unlink(real);
+    rmdir(dir);
+    free(link);
+    free(real);
+    free(dir);
+}
+
+/* A 255-byte name: the temporary must fit the same directory. */
+static void test_longest_name(void **state)
+{
+    (void)state;
+    char name[256];
+    memset(name, 'n', 251);
+    strcpy(name + 251, ".txt");
+    char *dir = tdcl_test_tmpdir(), *path = tdcl_test_join(dir, name);
+    write_through(path, "long\n");
+    char *got = read_all(path);
+    assert_string_equal(got, "long\n");
+    free(got);
+    assert_int_equal(count_entries(dir), 1);
+    unlink(path);
+    rmdir(dir);
+    free(path);
+    free(dir);
+}
+
+/* A FIFO is written in place, not replaced. */
+static void test_fifo_written_in_place(void **state)
+{
+    (void)state;
+    char *dir = tdcl_test_tmpdir(), *fifo = tdcl_test_join(dir, "pipe");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    /* a reader that does not block the writer's open: O_RDWR on Linux */
+    int rd = open(fifo, O_RDWR | O_NONBLOCK);
+    assert_true(rd >= 0);
+    write_through(fifo, "through\n");
+    char buf[32] = "";
+    assert_int_equal(read(rd, buf, sizeof buf - 1), 8);
+    assert_string_equal(buf, "through\n");
+    struct stat sb;
+    assert_int_equal(lstat(fifo, &sb), 0);
+    assert_true(S_ISFIFO(sb.st_mode));
+    close(rd);
+    unlink(fifo);
+    rmdir(dir);
+    free(fifo);
+    free(dir);
+}
+
+/* The pre-check refuses what cannot be written, before anything exists. */
+static void test_precheck(void **state)
+{
+    (void)state;
+    char *dir = tdcl_test_tmpdir(), *missing = tdcl_test_join(dir, "no/out.txt"),
+         *file = tdcl_test_join(dir, "f"), *under = tdcl_test_join(dir, "f/out.txt");
+    tdcl_err e = {0};
+    assert_int_equal(tdcl_out_precheck(NULL, &e), TDCL_OK);
+    assert_int_equal(tdcl_out_precheck("-", &e), TDCL_OK);
+    assert_int_equal(tdcl_out_precheck("/dev/stdout", &e), TDCL_OK);
+    assert_int_equal(tdcl_out_precheck(missing, &e), TDCL_EIO);
+    assert_non_null(strstr(e.msg, "No such file or directory"));
+    assert_int_equal(tdcl_out_precheck(dir, &e), TDCL_EIO);
+    assert_non_null(strstr(e.msg, "it is a directory"));
+    tdcl_test_write_text(file, "x\n");
+    assert_int_equal(tdcl_out_precheck(under, &e), TDCL_EIO);
+    assert_non_null(strstr(e.msg, "is not a directory"));
+    assert_int_equal(tdcl_out_precheck(file, &e), TDCL_OK);
+    assert_int_equal(count_entries(dir), 1); /* nothing created */
+    assert_true(tdcl_path_is_stdout("/dev/fd/1") && tdcl_path_is_stdout("-"));
+    assert_false(tdcl_path_is_stdout("/dev/fd/2"));
+    unlink(file);
+    rmdir(dir);
+    free(under);
+    free(file);
+    free(missing);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -151,6 +260,10 @@ int main(void)
         cmocka_unit_test(test_full_disk_keeps_old_file),
         cmocka_unit_test(test_read_missing_file_names_it),
         cmocka_unit_test(test_extensions),
+        cmocka_unit_test(test_link_and_mode_kept),
+        cmocka_unit_test(test_longest_name),
+        cmocka_unit_test(test_fifo_written_in_place),
+        cmocka_unit_test(test_precheck),
     };
     return cmocka_run_group_tests_name("fileio", tests, NULL, NULL);
 }
