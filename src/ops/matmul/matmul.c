@@ -44,6 +44,11 @@ struct tdcl_mm_plan {
     cl_mem a, b, c, ap, bp, at, w;
     char desc[384];
     tdcl_mm_tc *tc; /* tf32 / 3xtf32: the tensor-core plan does the work */
+    int mapped;     /* tdcl_mm_plan_create_mapped: the caller fills and reads the buffers */
+    int zero_copy;  /* mapped on a CPU device: a, b, c are host memory, mapped in place */
+    cl_mem stage[3]; /* mapped on a GPU: pinned staging buffers of A, B, C */
+    void *mapped_ptr[3];
+    int discard; /* being destroyed: an unmapped input is not uploaded */
 };
 
 const char *tdcl_mm_kernel_name(tdcl_mm_kernel k)
@@ -684,9 +689,11 @@ static tdcl_status make_buffers(tdcl_mm_plan *p, tdcl_err *err)
     int64_t d[3] = {p->pm, p->pk, p->pn};
     double n[NBUFS];
     panel_sizes(p, d, n);
-    TDCL_TRY(make_buffer(p, &p->a, n[0], CL_MEM_READ_ONLY, err));
-    TDCL_TRY(make_buffer(p, &p->b, n[1], CL_MEM_READ_ONLY, err));
-    TDCL_TRY(make_buffer(p, &p->c, n[2], CL_MEM_READ_WRITE, err));
+    /* zero copy: the driver's own host memory, which the caller maps */
+    cl_mem_flags host = p->zero_copy ? CL_MEM_ALLOC_HOST_PTR : 0;
+    TDCL_TRY(make_buffer(p, &p->a, n[0], CL_MEM_READ_ONLY | host, err));
+    TDCL_TRY(make_buffer(p, &p->b, n[1], CL_MEM_READ_ONLY | host, err));
+    TDCL_TRY(make_buffer(p, &p->c, n[2], CL_MEM_READ_WRITE | host, err));
     if (p->kind == TDCL_MM_CPU) {
         TDCL_TRY(make_buffer(p, &p->ap, n[3], CL_MEM_READ_WRITE, err));
         TDCL_TRY(make_buffer(p, &p->bp, n[4], CL_MEM_READ_WRITE, err));
@@ -762,8 +769,8 @@ out:
 static tdcl_status check_inputs(const tdcl_mm_plan *p, const tdcl_matrix *a, const tdcl_matrix *b,
                                 tdcl_err *err)
 {
-    if (!a->data || !b->data || a->rows < 1 || a->cols < 1 || b->rows < 1 || b->cols < 1 ||
-        a->channels != 1 || b->channels != 1)
+    if ((!p->mapped && (!a->data || !b->data)) || a->rows < 1 || a->cols < 1 || b->rows < 1 ||
+        b->cols < 1 || a->channels != 1 || b->channels != 1)
         return tdcl_fail(err, TDCL_EINVAL, "matmul needs two non-empty one-channel matrices");
     if (a->cols != b->rows)
         return tdcl_fail(err, TDCL_EINVAL,
@@ -803,6 +810,10 @@ static tdcl_status plan_setup(tdcl_mm_plan *p, const tdcl_mm_opts *o, const tdcl
     tdcl_status st = TDCL_OK;
     TDCL_TRY(choose_params(p, o, err));
     TDCL_TRY(plan_panels(p, o, err));
+    if (p->mapped && p->npm * p->npk * p->npn != 1) {
+        st = tdcl_fail(err, TDCL_EUNSUPPORTED, "the product needs panels: no mapped buffers");
+        goto out;
+    }
     TDCL_TRY(build(p, err));
     /* a shrunk tile changes the grain, but not which panels fit */
     TDCL_TRY(make_buffers(p, err));
@@ -811,7 +822,9 @@ static tdcl_status plan_setup(tdcl_mm_plan *p, const tdcl_mm_opts *o, const tdcl
              "matmul: %" PRId64 "x%" PRId64 " * %" PRId64 "x%" PRId64 " on %s: %s", p->M, p->K,
              p->K, p->N, p->ctx->dev.device_name, p->desc);
     double t0 = tdcl_now_ms();
-    if (p->npm * p->npk * p->npn == 1)
+    if (p->mapped)
+        ; /* the caller fills the buffers through tdcl_mm_plan_map */
+    else if (p->npm * p->npk * p->npn == 1)
         TDCL_TRY(upload_whole(p, a, b, err));
     else
         TDCL_TRY(keep_inputs(p, a, b, err));
@@ -820,8 +833,9 @@ out:
     return st;
 }
 
-tdcl_status tdcl_mm_plan_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl_matrix *a,
-                                const tdcl_matrix *b, tdcl_mm_plan **out, tdcl_err *err)
+/* The body of tdcl_mm_plan_create and tdcl_mm_plan_create_mapped. */
+static tdcl_status plan_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl_matrix *a,
+                               const tdcl_matrix *b, int mapped, tdcl_mm_plan **out, tdcl_err *err)
 {
     static const tdcl_mm_opts defaults = {0};
     *out = NULL;
@@ -829,6 +843,8 @@ tdcl_status tdcl_mm_plan_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl
     tdcl_mm_plan *p = calloc(1, sizeof *p);
     if (!p) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
     p->ctx = ctx;
+    p->mapped = mapped;
+    p->zero_copy = mapped && (ctx->dev.type & CL_DEVICE_TYPE_CPU);
     p->type = o->type;
     p->esz = tdcl_dtype_size(o->type);
     p->M = a->rows;
@@ -839,7 +855,9 @@ tdcl_status tdcl_mm_plan_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl
     tdcl_mm_precision prec = TDCL_MM_FP32;
     tdcl_status st = check_inputs(p, a, b, err);
     if (!st) st = tdcl_mm_precision_resolve(ctx, o, &prec, err);
-    if (!st && prec != TDCL_MM_FP32) {
+    if (!st && prec != TDCL_MM_FP32 && mapped) {
+        st = tdcl_fail(err, TDCL_EUNSUPPORTED, "tensor-core products take no mapped buffers");
+    } else if (!st && prec != TDCL_MM_FP32) {
         st = tdcl_mm_tc_create(ctx, o, prec, a, b, &p->tc, err);
         if (!st) snprintf(p->desc, sizeof p->desc, "%s", tdcl_mm_tc_describe(p->tc));
     } else if (!st) {
@@ -853,9 +871,101 @@ tdcl_status tdcl_mm_plan_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl
     return TDCL_OK;
 }
 
+tdcl_status tdcl_mm_plan_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl_matrix *a,
+                                const tdcl_matrix *b, tdcl_mm_plan **out, tdcl_err *err)
+{
+    return plan_create(ctx, o, a, b, 0, out, err);
+}
+
+tdcl_status tdcl_mm_plan_create_mapped(tdcl_ctx *ctx, const tdcl_mm_opts *o, int64_t m, int64_t k,
+                                       int64_t n, tdcl_mm_plan **out, tdcl_err *err)
+{
+    tdcl_dtype t = o ? o->type : TDCL_F32;
+    tdcl_matrix a = {.rows = m, .cols = k, .channels = 1, .dtype = t};
+    tdcl_matrix b = {.rows = k, .cols = n, .channels = 1, .dtype = t};
+    return plan_create(ctx, o, &a, &b, 1, out, err);
+}
+
+static size_t operand_bytes(const tdcl_mm_plan *p, tdcl_mm_operand which)
+{
+    int64_t r = which == TDCL_MM_B ? p->K : p->M, c = which == TDCL_MM_A ? p->K : p->N;
+    return (size_t)(r * c) * p->esz;
+}
+
+static cl_mem operand_buffer(const tdcl_mm_plan *p, tdcl_mm_operand which)
+{
+    return which == TDCL_MM_A ? p->a : which == TDCL_MM_B ? p->b : p->c;
+}
+
+tdcl_status tdcl_mm_plan_map(tdcl_mm_plan *p, tdcl_mm_operand which, void **ptr, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    cl_command_queue q = p->ctx->queue;
+    size_t bytes = operand_bytes(p, which);
+    int in = which != TDCL_MM_C;
+    cl_int rc;
+    double t0 = tdcl_now_ms();
+    *ptr = NULL;
+    if (!p->mapped || p->mapped_ptr[which])
+        return tdcl_fail(err, TDCL_EINVAL, "matmul: operand %d is not mappable now", (int)which);
+    cl_mem target = operand_buffer(p, which);
+    if (!p->zero_copy) {
+        /* pinned staging: copies from and to it run at the bus's speed */
+        p->stage[which] = clCreateBuffer(p->ctx->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+                                         bytes, NULL, &rc);
+        if (rc != CL_SUCCESS) p->stage[which] = NULL;
+        TDCL_CL_TRY(err, rc, "clCreateBuffer");
+        target = p->stage[which];
+    }
+    cl_map_flags f = in             ? CL_MAP_WRITE_INVALIDATE_REGION
+                     : p->zero_copy ? CL_MAP_READ
+                                    : CL_MAP_READ | CL_MAP_WRITE;
+    void *m = clEnqueueMapBuffer(q, target, CL_TRUE, f, 0, bytes, 0, NULL, NULL, &rc);
+    TDCL_CL_TRY(err, rc, "clEnqueueMapBuffer");
+    p->mapped_ptr[which] = m;
+    if (!in && !p->zero_copy)
+        TDCL_CL_TRY(err, clEnqueueReadBuffer(q, p->c, CL_TRUE, 0, bytes, m, 0, NULL, NULL),
+                    "clEnqueueReadBuffer");
+    *ptr = m;
+out:
+    *(in ? &p->ctx->t.upload_ms : &p->ctx->t.download_ms) += tdcl_now_ms() - t0;
+    if (st) tdcl_mm_plan_unmap(p, which, NULL);
+    return st;
+}
+
+tdcl_status tdcl_mm_plan_unmap(tdcl_mm_plan *p, tdcl_mm_operand which, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    cl_command_queue q = p->ctx->queue;
+    void *m = p->mapped_ptr[which];
+    int in = which != TDCL_MM_C;
+    double t0 = tdcl_now_ms();
+    if (m && in && !p->zero_copy && !p->discard)
+        TDCL_CL_TRY(err,
+                    clEnqueueWriteBuffer(q, operand_buffer(p, which), CL_TRUE, 0,
+                                         operand_bytes(p, which), m, 0, NULL, NULL),
+                    "clEnqueueWriteBuffer");
+out:
+    if (m) {
+        cl_mem target = p->zero_copy ? operand_buffer(p, which) : p->stage[which];
+        cl_int rc = clEnqueueUnmapMemObject(q, target, m, 0, NULL, NULL);
+        const char *call = "clEnqueueUnmapMemObject";
+        if (rc == CL_SUCCESS) rc = clFinish(q), call = "clFinish";
+        if (rc != CL_SUCCESS && !st) st = tdcl_fail_cl(err, rc, call, "a matmul operand");
+    }
+    p->mapped_ptr[which] = NULL;
+    if (p->stage[which]) clReleaseMemObject(p->stage[which]);
+    p->stage[which] = NULL;
+    if (in) p->ctx->t.upload_ms += tdcl_now_ms() - t0;
+    return st;
+}
+
 void tdcl_mm_plan_destroy(tdcl_mm_plan *p)
 {
     if (!p) return;
+    p->discard = 1;
+    for (int i = 0; i < 3; i++)
+        if (p->mapped_ptr[i] || p->stage[i]) tdcl_mm_plan_unmap(p, (tdcl_mm_operand)i, NULL);
     tdcl_mm_tc_destroy(p->tc);
     release_kernels(p);
     cl_mem *ms[] = {&p->a, &p->b, &p->c, &p->ap, &p->bp, &p->at, &p->w};
