@@ -673,7 +673,13 @@ int tdcl_timing_parse(const char *text, tdcl_timing *t)
     if (!p) return -1;
     if (sscanf(p + strlen(TIMING_PREFIX), TIMING_SCAN, &r.read_ms, &r.setup_ms, &r.wait_ms,
                &r.compile_ms, &r.programs_built, &r.programs_cached, &r.upload_ms, &r.kernel_ms,
-               &r.download_ms, &r.write_ms) != 10)
+               &r.download_ms, &r.write_ms) != 10 &&
+        /* the line before the asynchronous open had no "(waited ...)" */
+        sscanf(p + strlen(TIMING_PREFIX),
+               "read %lf device setup %lf compile %lf (%d built, %d from cache) upload %lf kernel "
+               "%lf download %lf write %lf",
+               &r.read_ms, &r.setup_ms, &r.compile_ms, &r.programs_built, &r.programs_cached,
+               &r.upload_ms, &r.kernel_ms, &r.download_ms, &r.write_ms) != 9)
         return -1;
     *t = r;
     return 0;
