@@ -53,20 +53,36 @@ static tdcl_status job_input(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_li
 {
     tdcl_status st = TDCL_OK;
     tdcl_life_pattern pat = {0};
-    int64_t max_cells = max_cells_for(ctx, lo);
     double t0 = tdcl_now_ms();
     *gen0 = 0;
     if (!o->input) {
         int64_t w = o->width > 0 ? o->width : 500, h = o->height > 0 ? o->height : 500;
-        if (w > max_cells / h)
+        /* a soup of up to 2^32 cells is sown while the device opens, and
+         * checked against it after; a larger one only once it is known */
+        int early = w <= (INT64_C(1) << 32) / h;
+        if (early) st = tdcl_life_soup(h, w, o->density, o->seed, grid, err);
+        ctx->t.read_ms += tdcl_now_ms() - t0;
+        if (!st) st = tdcl_ctx_wait(ctx, err);
+        if (st) {
+            tdcl_matrix_free(grid);
+            return st;
+        }
+        int64_t max_cells = max_cells_for(ctx, lo);
+        if (w > max_cells / h) {
+            tdcl_matrix_free(grid);
             return tdcl_fail(err, TDCL_ELIMIT,
                              "--size %" PRId64 "x%" PRId64 " is more than the %" PRId64
                              " cells '%s' holds",
                              w, h, max_cells, ctx->dev.device_name);
+        }
+        if (early) return TDCL_OK;
+        t0 = tdcl_now_ms();
         st = tdcl_life_soup(h, w, o->density, o->seed, grid, err);
         ctx->t.read_ms += tdcl_now_ms() - t0;
         return st;
     }
+    TDCL_TRY(tdcl_ctx_wait(ctx, err)); /* the grid's limit is the device's */
+    int64_t max_cells = max_cells_for(ctx, lo);
     TDCL_TRY(tdcl_life_read(o->input, max_cells, &pat, err));
     if (!o->rule_given && pat.has_rule) lo->rule = pat.rule;
     if (!o->boundary_given && pat.topo.present) lo->boundary = pat.topo.boundary;
@@ -175,7 +191,6 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
     if (o->gens < 0)
         return tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0, got %" PRId64, o->gens);
     lo.rule = tdcl_life_opts_rule(&lo);
-    TDCL_TRY(tdcl_ctx_wait(ctx, err)); /* the grid's limit is the device's */
     TDCL_TRY(job_input(ctx, o, &lo, &grid, &js.gen0, err));
     TDCL_TRY(tdcl_life_plan_create(ctx, &lo, &grid, &p, err));
     js.w.rule = lo.rule;
