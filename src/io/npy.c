@@ -299,40 +299,6 @@ out:
     return st;
 }
 
-tdcl_status tdcl_npy_read_header(tdcl_src *s, size_t max_bytes, tdcl_npy_info *info, tdcl_err *err)
-{
-    tdcl_status st = TDCL_OK;
-    npy_hdr h = {0};
-    uint64_t off = 0;
-    size_t bytes = 0;
-    memset(info, 0, sizeof *info);
-    TDCL_TRY(read_header(s, &h, &off, err));
-    TDCL_TRY(
-        tdcl_src_check_size(s->name, h.shape[0], h.shape[1], (int)h.dtype, max_bytes, &bytes, err));
-    TDCL_TRY(check_data_size(s, &h, off, bytes, err));
-    info->rows = h.shape[0];
-    info->cols = h.shape[1];
-    info->dtype = h.dtype;
-    info->fortran = h.fortran;
-    info->bytes = bytes;
-out:
-    return st;
-}
-
-tdcl_status tdcl_npy_read_data(tdcl_src *s, const tdcl_npy_info *info, void *dst, tdcl_err *err)
-{
-    tdcl_status st = TDCL_OK;
-    unsigned char extra;
-    size_t got;
-    TDCL_TRY(tdcl_src_read_full(s, dst, info->bytes, "array data", err));
-    TDCL_TRY(tdcl_src_read(s, &extra, 1, &got, err));
-    if (got)
-        st = tdcl_fail(err, TDCL_EPARSE, "'%s': unexpected bytes after the %zu bytes of data",
-                       s->name, info->bytes);
-out:
-    return st;
-}
-
 static const char *descr_of(tdcl_dtype t)
 {
     switch (t) {

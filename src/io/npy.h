@@ -22,26 +22,6 @@ int tdcl_npy_magic(const tdcl_src *src);
  * arrays before allocating. */
 tdcl_status tdcl_npy_read(tdcl_src *src, size_t max_bytes, tdcl_matrix *out, tdcl_err *err);
 
-/* A .npy header: the array's shape, dtype and order. */
-typedef struct tdcl_npy_info {
-    int64_t rows, cols;
-    tdcl_dtype dtype;
-    int fortran;  /* column-major data */
-    size_t bytes; /* of data after the header */
-} tdcl_npy_info;
-
-/* Reads the header of a .npy array from src (positioned at its start) with
- * the checks of tdcl_npy_read, leaving src at the data. For a caller that
- * puts the data where it wants it (a mapped device buffer): then
- * tdcl_npy_read_data. */
-tdcl_status tdcl_npy_read_header(tdcl_src *src, size_t max_bytes, tdcl_npy_info *info,
-                                 tdcl_err *err);
-
-/* Reads the info->bytes of data as stored (row-major for C order,
- * column-major for Fortran order) into dst and checks that nothing
- * follows. A short file gives TDCL_EPARSE or TDCL_EIO naming it. */
-tdcl_status tdcl_npy_read_data(tdcl_src *src, const tdcl_npy_info *info, void *dst, tdcl_err *err);
-
 /* Writes m (1 channel) as a version 1.0 .npy file, C order, to fp. */
 tdcl_status tdcl_npy_write(FILE *fp, const char *name, const tdcl_matrix *m, tdcl_err *err);
 

@@ -10,8 +10,6 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "io/matio.h"
-#include "io/matsrc.h"
-#include "io/npy.h"
 #include <stdlib.h>
 #include "base/clock.h"
 
@@ -96,114 +94,74 @@ static tdcl_status write_product(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, const
     return st;
 }
 
-/* The inputs' headers for the mapped path: both .npy files in C order of
- * one dtype, which is the product's. 1 when they are, else 0 (the plain
- * path then reads them, and reports any error). */
-static int mapped_inputs(const tdcl_mm_job_opts *o, tdcl_src *sa, tdcl_src *sb, tdcl_npy_info *ia,
-                         tdcl_npy_info *ib)
+/* The product without fresh memory: on a CPU device C is mapped where the
+ * kernel wrote it (zero copy); elsewhere it is downloaded into A's host
+ * memory, touched already and free once A is uploaded. view (its shape
+ * and type set by the caller) then borrows that memory, never to be freed
+ * through it; *done is 1 for the first, 2 for the second, 0 when neither
+ * applies (the caller downloads into a new matrix). */
+static tdcl_status product_in_place(tdcl_mm_plan *p, tdcl_matrix *a, tdcl_matrix *view, int *done,
+                                    tdcl_err *err)
 {
-    const char *env = getenv("TILEDCL_MAPPED");
     tdcl_err e = {0};
-    if (o->verify || (env && strcmp(env, "0") == 0) || !o->a_path || !o->b_path ||
-        strcmp(o->a_path, "-") == 0 || strcmp(o->b_path, "-") == 0)
-        return 0;
-    if (tdcl_src_open(sa, o->a_path, &e)) return 0;
-    if (tdcl_src_open(sb, o->b_path, &e)) return 0;
-    if (!sa->regular || !sb->regular || !tdcl_npy_magic(sa) || !tdcl_npy_magic(sb)) return 0;
-    if (tdcl_npy_read_header(sa, o->max_input_bytes, ia, &e) ||
-        tdcl_npy_read_header(sb, o->max_input_bytes, ib, &e))
-        return 0;
-    tdcl_matrix ha = {.rows = ia->rows, .cols = ia->cols, .channels = 1, .dtype = ia->dtype};
-    tdcl_matrix hb = {.rows = ib->rows, .cols = ib->cols, .channels = 1, .dtype = ib->dtype};
-    tdcl_dtype t = job_type(o, &ha, &hb);
-    return !ia->fortran && !ib->fortran && ia->dtype == t && ib->dtype == t && ia->cols == ib->rows;
-}
-
-/* Reads an input's data straight into operand which of p. */
-static tdcl_status fill_operand(tdcl_ctx *ctx, tdcl_mm_plan *p, tdcl_mm_operand which, tdcl_src *s,
-                                const tdcl_npy_info *info, tdcl_err *err)
-{
-    void *dst = NULL;
-    tdcl_status st = tdcl_mm_plan_map(p, which, &dst, err);
-    if (st) return st;
-    double t0 = tdcl_now_ms();
-    st = tdcl_npy_read_data(s, info, dst, err);
-    ctx->t.read_ms += tdcl_now_ms() - t0;
-    if (st) return st; /* tdcl_mm_plan_destroy unmaps without uploading */
-    return tdcl_mm_plan_unmap(p, which, err);
-}
-
-/* The mapped path (tdcl_mm_plan_create_mapped): .npy data read straight
- * into the device's buffers (a CPU device's own memory, or a GPU's pinned
- * staging), the product written straight from them: no host copies, no
- * first touch of fresh memory. *done is 0 when the path does not apply
- * (nothing was read or written; the plain path follows). */
-static tdcl_status mapped_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, int *done, tdcl_err *err)
-{
-    tdcl_status st = TDCL_OK;
-    tdcl_src sa = {.fd = -1}, sb = {.fd = -1}; /* closable before opening */
-    tdcl_npy_info ia, ib;
-    tdcl_mm_plan *p = NULL;
-    void *cdata = NULL;
+    void *ptr = NULL;
+    tdcl_status st = tdcl_mm_plan_map_result(p, &ptr, &e);
     *done = 0;
-    double t0 = tdcl_now_ms();
-    int ok = mapped_inputs(o, &sa, &sb, &ia, &ib);
-    ctx->t.read_ms += tdcl_now_ms() - t0;
-    if (!ok) goto out;
-    TDCL_TRY(tdcl_ctx_wait(ctx, err));
-    tdcl_mm_opts mm = o->mm;
-    mm.type = ia.dtype;
-    tdcl_err e = {0};
-    st = tdcl_mm_plan_create_mapped(ctx, &mm, ia.rows, ia.cols, ib.cols, &p, &e);
-    if (st == TDCL_EUNSUPPORTED) {
-        tdcl_log(TDCL_LOG_VERBOSE, "matmul: plain buffers: %s", e.msg);
-        st = TDCL_OK;
-        goto out;
+    if (st == TDCL_OK) {
+        view->data = ptr;
+        *done = 1;
+        return TDCL_OK;
     }
+    if (st != TDCL_EUNSUPPORTED) {
+        if (err) *err = e;
+        return st;
+    }
+    size_t need = (size_t)(view->rows * view->cols) * tdcl_dtype_size(view->dtype);
+    if (tdcl_matrix_count(a) * tdcl_dtype_size(a->dtype) < need) return TDCL_OK;
+    st = tdcl_mm_plan_result_into(p, a->data, &e);
+    if (st == TDCL_EUNSUPPORTED) return TDCL_OK;
     if (st) {
         if (err) *err = e;
-        goto out;
+        return st;
     }
-    *done = 1;
-    tdcl_log(TDCL_LOG_VERBOSE, "matmul: inputs read into %s",
-             ctx->dev.type & CL_DEVICE_TYPE_CPU ? "the device's mapped buffers (zero copy)"
-                                                : "pinned, mapped staging buffers");
-    TDCL_TRY(fill_operand(ctx, p, TDCL_MM_A, &sa, &ia, err));
-    TDCL_TRY(fill_operand(ctx, p, TDCL_MM_B, &sb, &ib, err));
-    tdcl_src_close(&sa);
-    tdcl_src_close(&sb);
-    TDCL_TRY(tdcl_mm_plan_execute(p, NULL, err));
-    TDCL_TRY(tdcl_mm_plan_map(p, TDCL_MM_C, &cdata, err));
-    tdcl_matrix c = {
-        .rows = ia.rows, .cols = ib.cols, .channels = 1, .dtype = mm.type, .data = cdata};
-    tdcl_matrix a = {.rows = ia.rows, .cols = ia.cols, .channels = 1, .dtype = ia.dtype};
-    TDCL_TRY(write_product(ctx, o, &c, &a, err));
-    /* C is written: a failure to unmap it now costs nothing but a warning */
-    if (tdcl_mm_plan_unmap(p, TDCL_MM_C, &e))
-        tdcl_log(TDCL_LOG_WARN, "after writing the product: %s", e.msg);
-out:
-    tdcl_mm_plan_destroy(p);
-    tdcl_src_close(&sa);
-    tdcl_src_close(&sb);
-    return st;
+    view->data = a->data;
+    *done = 2;
+    return TDCL_OK;
 }
 
 tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    tdcl_matrix a = {0}, b = {0}, c = {0};
-    int done = 0;
+    tdcl_matrix a = {0}, b = {0}, c = {0}, view = {0};
+    tdcl_mm_plan *p = NULL;
+    int in_place = 0;
     TDCL_TRY(check_out_path(o->out_path, err));
-    TDCL_TRY(mapped_job(ctx, o, &done, err));
-    if (done) goto out;
     TDCL_TRY(read_inputs(ctx, o, &a, &b, err));
     TDCL_TRY(tdcl_ctx_wait(ctx, err));
     tdcl_mm_opts mm = o->mm;
     mm.type = job_type(o, &a, &b);
-    TDCL_TRY(tdcl_mm_run(ctx, &mm, &a, &b, &c, err));
-    if (o->verify) TDCL_TRY(verify(o, &a, &b, &c, err));
-    TDCL_TRY(write_product(ctx, o, &c, &a, err));
+    /* a and b live until the plan is destroyed: a CPU device computes on
+     * them in place; TILEDCL_MAPPED=0 copies them as other devices do */
+    const char *env = getenv("TILEDCL_MAPPED");
+    mm.borrow_inputs = !(env && strcmp(env, "0") == 0);
+    TDCL_TRY(tdcl_mm_plan_create(ctx, &mm, &a, &b, &p, err));
+    TDCL_TRY(tdcl_mm_plan_execute(p, NULL, err));
+    if (!o->verify && mm.borrow_inputs) {
+        view = (tdcl_matrix){.rows = a.rows, .cols = b.cols, .channels = 1, .dtype = mm.type};
+        TDCL_TRY(product_in_place(p, &a, &view, &in_place, err));
+    }
+    if (in_place) {
+        tdcl_log(TDCL_LOG_VERBOSE, "matmul: the product is written from %s",
+                 in_place == 1 ? "the device's own memory (zero copy)"
+                               : "A's host memory, reused for the download");
+        TDCL_TRY(write_product(ctx, o, &view, &a, err));
+    } else {
+        TDCL_TRY(tdcl_mm_plan_result(p, &c, err));
+        if (o->verify) TDCL_TRY(verify(o, &a, &b, &c, err));
+        TDCL_TRY(write_product(ctx, o, &c, &a, err));
+    }
 out:
+    tdcl_mm_plan_destroy(p);
     tdcl_matrix_free(&a);
     tdcl_matrix_free(&b);
     tdcl_matrix_free(&c);

@@ -44,11 +44,10 @@ struct tdcl_mm_plan {
     cl_mem a, b, c, ap, bp, at, w;
     char desc[384];
     tdcl_mm_tc *tc; /* tf32 / 3xtf32: the tensor-core plan does the work */
-    int mapped;     /* tdcl_mm_plan_create_mapped: the caller fills and reads the buffers */
-    int zero_copy;  /* mapped on a CPU device: a, b, c are host memory, mapped in place */
-    cl_mem stage[3]; /* mapped on a GPU: pinned staging buffers of A, B, C */
-    void *mapped_ptr[3];
-    int discard; /* being destroyed: an unmapped input is not uploaded */
+    int zero_copy;  /* o->borrow_inputs on a CPU device, one panel: A and B are the
+                       caller's memory in place, C the driver's host memory */
+    int borrowed[2]; /* A, B were created on the caller's memory: nothing to upload */
+    void *c_ptr;     /* C mapped by tdcl_mm_plan_map_result */
 };
 
 const char *tdcl_mm_kernel_name(tdcl_mm_kernel k)
@@ -671,10 +670,10 @@ static tdcl_status build(tdcl_mm_plan *p, tdcl_err *err)
 /* ---- buffers and uploads ------------------------------------------------ */
 
 static tdcl_status make_buffer(tdcl_mm_plan *p, cl_mem *m, double elems, cl_mem_flags flags,
-                               tdcl_err *err)
+                               void *host, tdcl_err *err)
 {
     cl_int rc;
-    *m = clCreateBuffer(p->ctx->context, flags, (size_t)elems * p->esz, NULL, &rc);
+    *m = clCreateBuffer(p->ctx->context, flags, (size_t)elems * p->esz, host, &rc);
     if (rc != CL_SUCCESS) {
         *m = NULL;
         return tdcl_fail_cl(err, rc, "clCreateBuffer", "a matmul buffer of %.0f bytes on '%s'",
@@ -683,23 +682,31 @@ static tdcl_status make_buffer(tdcl_mm_plan *p, cl_mem *m, double elems, cl_mem_
     return TDCL_OK;
 }
 
-static tdcl_status make_buffers(tdcl_mm_plan *p, tdcl_err *err)
+static tdcl_status make_buffers(tdcl_mm_plan *p, const tdcl_matrix *a, const tdcl_matrix *b,
+                                tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     int64_t d[3] = {p->pm, p->pk, p->pn};
     double n[NBUFS];
     panel_sizes(p, d, n);
-    /* zero copy: the driver's own host memory, which the caller maps */
-    cl_mem_flags host = p->zero_copy ? CL_MEM_ALLOC_HOST_PTR : 0;
-    TDCL_TRY(make_buffer(p, &p->a, n[0], CL_MEM_READ_ONLY | host, err));
-    TDCL_TRY(make_buffer(p, &p->b, n[1], CL_MEM_READ_ONLY | host, err));
-    TDCL_TRY(make_buffer(p, &p->c, n[2], CL_MEM_READ_WRITE | host, err));
-    if (p->kind == TDCL_MM_CPU) {
-        TDCL_TRY(make_buffer(p, &p->ap, n[3], CL_MEM_READ_WRITE, err));
-        TDCL_TRY(make_buffer(p, &p->bp, n[4], CL_MEM_READ_WRITE, err));
+    /* zero copy on a CPU device: A and B in place (when of the plan's type),
+     * C in the driver's host memory, which the caller maps */
+    const tdcl_matrix *in[2] = {a, b};
+    cl_mem *ms[2] = {&p->a, &p->b};
+    for (int i = 0; i < 2; i++) {
+        p->borrowed[i] = p->zero_copy && in[i]->dtype == p->type;
+        TDCL_TRY(make_buffer(p, ms[i], n[i],
+                             CL_MEM_READ_ONLY | (p->borrowed[i] ? CL_MEM_USE_HOST_PTR : 0),
+                             p->borrowed[i] ? in[i]->data : NULL, err));
     }
-    if (n[5] > 0) TDCL_TRY(make_buffer(p, &p->at, n[5], CL_MEM_READ_WRITE, err));
-    if (n[6] > 0) TDCL_TRY(make_buffer(p, &p->w, n[6], CL_MEM_READ_WRITE, err));
+    TDCL_TRY(make_buffer(
+        p, &p->c, n[2], CL_MEM_READ_WRITE | (p->zero_copy ? CL_MEM_ALLOC_HOST_PTR : 0), NULL, err));
+    if (p->kind == TDCL_MM_CPU) {
+        TDCL_TRY(make_buffer(p, &p->ap, n[3], CL_MEM_READ_WRITE, NULL, err));
+        TDCL_TRY(make_buffer(p, &p->bp, n[4], CL_MEM_READ_WRITE, NULL, err));
+    }
+    if (n[5] > 0) TDCL_TRY(make_buffer(p, &p->at, n[5], CL_MEM_READ_WRITE, NULL, err));
+    if (n[6] > 0) TDCL_TRY(make_buffer(p, &p->w, n[6], CL_MEM_READ_WRITE, NULL, err));
 out:
     return st;
 }
@@ -750,14 +757,16 @@ static tdcl_status upload_whole(tdcl_mm_plan *p, const tdcl_matrix *a, const tdc
     TDCL_TRY(as_type(p, a, &da, &oa, err));
     TDCL_TRY(as_type(p, b, &db, &ob, err));
     cl_command_queue q = p->ctx->queue;
-    TDCL_CL_TRY(err,
-                clEnqueueWriteBuffer(q, p->a, CL_TRUE, 0, (size_t)(p->M * p->K) * p->esz, da, 0,
-                                     NULL, NULL),
-                "clEnqueueWriteBuffer");
-    TDCL_CL_TRY(err,
-                clEnqueueWriteBuffer(q, p->b, CL_TRUE, 0, (size_t)(p->K * p->N) * p->esz, db, 0,
-                                     NULL, NULL),
-                "clEnqueueWriteBuffer");
+    if (!p->borrowed[0])
+        TDCL_CL_TRY(err,
+                    clEnqueueWriteBuffer(q, p->a, CL_TRUE, 0, (size_t)(p->M * p->K) * p->esz, da, 0,
+                                         NULL, NULL),
+                    "clEnqueueWriteBuffer");
+    if (!p->borrowed[1])
+        TDCL_CL_TRY(err,
+                    clEnqueueWriteBuffer(q, p->b, CL_TRUE, 0, (size_t)(p->K * p->N) * p->esz, db, 0,
+                                         NULL, NULL),
+                    "clEnqueueWriteBuffer");
 out:
     free(oa);
     free(ob);
@@ -769,8 +778,8 @@ out:
 static tdcl_status check_inputs(const tdcl_mm_plan *p, const tdcl_matrix *a, const tdcl_matrix *b,
                                 tdcl_err *err)
 {
-    if ((!p->mapped && (!a->data || !b->data)) || a->rows < 1 || a->cols < 1 || b->rows < 1 ||
-        b->cols < 1 || a->channels != 1 || b->channels != 1)
+    if (!a->data || !b->data || a->rows < 1 || a->cols < 1 || b->rows < 1 || b->cols < 1 ||
+        a->channels != 1 || b->channels != 1)
         return tdcl_fail(err, TDCL_EINVAL, "matmul needs two non-empty one-channel matrices");
     if (a->cols != b->rows)
         return tdcl_fail(err, TDCL_EINVAL,
@@ -810,21 +819,16 @@ static tdcl_status plan_setup(tdcl_mm_plan *p, const tdcl_mm_opts *o, const tdcl
     tdcl_status st = TDCL_OK;
     TDCL_TRY(choose_params(p, o, err));
     TDCL_TRY(plan_panels(p, o, err));
-    if (p->mapped && p->npm * p->npk * p->npn != 1) {
-        st = tdcl_fail(err, TDCL_EUNSUPPORTED, "the product needs panels: no mapped buffers");
-        goto out;
-    }
+    if (p->npm * p->npk * p->npn != 1) p->zero_copy = 0; /* panels upload from host copies */
     TDCL_TRY(build(p, err));
     /* a shrunk tile changes the grain, but not which panels fit */
-    TDCL_TRY(make_buffers(p, err));
+    TDCL_TRY(make_buffers(p, a, b, err));
     describe(p);
     tdcl_log(TDCL_LOG_VERBOSE,
              "matmul: %" PRId64 "x%" PRId64 " * %" PRId64 "x%" PRId64 " on %s: %s", p->M, p->K,
              p->K, p->N, p->ctx->dev.device_name, p->desc);
     double t0 = tdcl_now_ms();
-    if (p->mapped)
-        ; /* the caller fills the buffers through tdcl_mm_plan_map */
-    else if (p->npm * p->npk * p->npn == 1)
+    if (p->npm * p->npk * p->npn == 1)
         TDCL_TRY(upload_whole(p, a, b, err));
     else
         TDCL_TRY(keep_inputs(p, a, b, err));
@@ -833,9 +837,8 @@ out:
     return st;
 }
 
-/* The body of tdcl_mm_plan_create and tdcl_mm_plan_create_mapped. */
-static tdcl_status plan_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl_matrix *a,
-                               const tdcl_matrix *b, int mapped, tdcl_mm_plan **out, tdcl_err *err)
+tdcl_status tdcl_mm_plan_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl_matrix *a,
+                                const tdcl_matrix *b, tdcl_mm_plan **out, tdcl_err *err)
 {
     static const tdcl_mm_opts defaults = {0};
     *out = NULL;
@@ -843,8 +846,6 @@ static tdcl_status plan_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl_
     tdcl_mm_plan *p = calloc(1, sizeof *p);
     if (!p) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
     p->ctx = ctx;
-    p->mapped = mapped;
-    p->zero_copy = mapped && (ctx->dev.type & CL_DEVICE_TYPE_CPU);
     p->type = o->type;
     p->esz = tdcl_dtype_size(o->type);
     p->M = a->rows;
@@ -852,12 +853,11 @@ static tdcl_status plan_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl_
     p->N = b->cols;
     p->poison = o->poison;
     p->up_a[0] = p->up_b[0] = -1;
+    p->zero_copy = o->borrow_inputs && (ctx->dev.type & CL_DEVICE_TYPE_CPU);
     tdcl_mm_precision prec = TDCL_MM_FP32;
     tdcl_status st = check_inputs(p, a, b, err);
     if (!st) st = tdcl_mm_precision_resolve(ctx, o, &prec, err);
-    if (!st && prec != TDCL_MM_FP32 && mapped) {
-        st = tdcl_fail(err, TDCL_EUNSUPPORTED, "tensor-core products take no mapped buffers");
-    } else if (!st && prec != TDCL_MM_FP32) {
+    if (!st && prec != TDCL_MM_FP32) {
         st = tdcl_mm_tc_create(ctx, o, prec, a, b, &p->tc, err);
         if (!st) snprintf(p->desc, sizeof p->desc, "%s", tdcl_mm_tc_describe(p->tc));
     } else if (!st) {
@@ -871,101 +871,53 @@ static tdcl_status plan_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl_
     return TDCL_OK;
 }
 
-tdcl_status tdcl_mm_plan_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl_matrix *a,
-                                const tdcl_matrix *b, tdcl_mm_plan **out, tdcl_err *err)
+tdcl_status tdcl_mm_plan_map_result(tdcl_mm_plan *p, void **ptr, tdcl_err *err)
 {
-    return plan_create(ctx, o, a, b, 0, out, err);
-}
-
-tdcl_status tdcl_mm_plan_create_mapped(tdcl_ctx *ctx, const tdcl_mm_opts *o, int64_t m, int64_t k,
-                                       int64_t n, tdcl_mm_plan **out, tdcl_err *err)
-{
-    tdcl_dtype t = o ? o->type : TDCL_F32;
-    tdcl_matrix a = {.rows = m, .cols = k, .channels = 1, .dtype = t};
-    tdcl_matrix b = {.rows = k, .cols = n, .channels = 1, .dtype = t};
-    return plan_create(ctx, o, &a, &b, 1, out, err);
-}
-
-static size_t operand_bytes(const tdcl_mm_plan *p, tdcl_mm_operand which)
-{
-    int64_t r = which == TDCL_MM_B ? p->K : p->M, c = which == TDCL_MM_A ? p->K : p->N;
-    return (size_t)(r * c) * p->esz;
-}
-
-static cl_mem operand_buffer(const tdcl_mm_plan *p, tdcl_mm_operand which)
-{
-    return which == TDCL_MM_A ? p->a : which == TDCL_MM_B ? p->b : p->c;
-}
-
-tdcl_status tdcl_mm_plan_map(tdcl_mm_plan *p, tdcl_mm_operand which, void **ptr, tdcl_err *err)
-{
-    tdcl_status st = TDCL_OK;
-    cl_command_queue q = p->ctx->queue;
-    size_t bytes = operand_bytes(p, which);
-    int in = which != TDCL_MM_C;
     cl_int rc;
-    double t0 = tdcl_now_ms();
     *ptr = NULL;
-    if (!p->mapped || p->mapped_ptr[which])
-        return tdcl_fail(err, TDCL_EINVAL, "matmul: operand %d is not mappable now", (int)which);
-    cl_mem target = operand_buffer(p, which);
-    if (!p->zero_copy) {
-        /* pinned staging: copies from and to it run at the bus's speed */
-        p->stage[which] = clCreateBuffer(p->ctx->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
-                                         bytes, NULL, &rc);
-        if (rc != CL_SUCCESS) p->stage[which] = NULL;
-        TDCL_CL_TRY(err, rc, "clCreateBuffer");
-        target = p->stage[which];
-    }
-    cl_map_flags f = in             ? CL_MAP_WRITE_INVALIDATE_REGION
-                     : p->zero_copy ? CL_MAP_READ
-                                    : CL_MAP_READ | CL_MAP_WRITE;
-    void *m = clEnqueueMapBuffer(q, target, CL_TRUE, f, 0, bytes, 0, NULL, NULL, &rc);
-    TDCL_CL_TRY(err, rc, "clEnqueueMapBuffer");
-    p->mapped_ptr[which] = m;
-    if (!in && !p->zero_copy)
-        TDCL_CL_TRY(err, clEnqueueReadBuffer(q, p->c, CL_TRUE, 0, bytes, m, 0, NULL, NULL),
-                    "clEnqueueReadBuffer");
-    *ptr = m;
-out:
-    *(in ? &p->ctx->t.upload_ms : &p->ctx->t.download_ms) += tdcl_now_ms() - t0;
-    if (st) tdcl_mm_plan_unmap(p, which, NULL);
-    return st;
+    if (p->tc || !p->zero_copy || p->c_ptr)
+        return tdcl_fail(err, TDCL_EUNSUPPORTED, "the product is not in host memory");
+    double t0 = tdcl_now_ms();
+    size_t bytes = (size_t)(p->M * p->N) * p->esz;
+    void *m =
+        clEnqueueMapBuffer(p->ctx->queue, p->c, CL_TRUE, CL_MAP_READ, 0, bytes, 0, NULL, NULL, &rc);
+    p->ctx->t.download_ms += tdcl_now_ms() - t0;
+    if (rc != CL_SUCCESS) return tdcl_fail_cl(err, rc, "clEnqueueMapBuffer", "the product");
+    *ptr = p->c_ptr = m;
+    return TDCL_OK;
 }
 
-tdcl_status tdcl_mm_plan_unmap(tdcl_mm_plan *p, tdcl_mm_operand which, tdcl_err *err)
+tdcl_status tdcl_mm_plan_unmap_result(tdcl_mm_plan *p, tdcl_err *err)
 {
-    tdcl_status st = TDCL_OK;
-    cl_command_queue q = p->ctx->queue;
-    void *m = p->mapped_ptr[which];
-    int in = which != TDCL_MM_C;
+    void *m = p->c_ptr;
+    p->c_ptr = NULL;
+    if (!m) return TDCL_OK;
+    cl_int rc = clEnqueueUnmapMemObject(p->ctx->queue, p->c, m, 0, NULL, NULL);
+    const char *call = "clEnqueueUnmapMemObject";
+    if (rc == CL_SUCCESS) rc = clFinish(p->ctx->queue), call = "clFinish";
+    return rc == CL_SUCCESS ? TDCL_OK : tdcl_fail_cl(err, rc, call, "the product");
+}
+
+tdcl_status tdcl_mm_plan_result_into(tdcl_mm_plan *p, void *dst, tdcl_err *err)
+{
+    if (p->tc)
+        return tdcl_fail(err, TDCL_EUNSUPPORTED, "the tensor-core plan allocates its result");
     double t0 = tdcl_now_ms();
-    if (m && in && !p->zero_copy && !p->discard)
-        TDCL_CL_TRY(err,
-                    clEnqueueWriteBuffer(q, operand_buffer(p, which), CL_TRUE, 0,
-                                         operand_bytes(p, which), m, 0, NULL, NULL),
-                    "clEnqueueWriteBuffer");
-out:
-    if (m) {
-        cl_mem target = p->zero_copy ? operand_buffer(p, which) : p->stage[which];
-        cl_int rc = clEnqueueUnmapMemObject(q, target, m, 0, NULL, NULL);
-        const char *call = "clEnqueueUnmapMemObject";
-        if (rc == CL_SUCCESS) rc = clFinish(q), call = "clFinish";
-        if (rc != CL_SUCCESS && !st) st = tdcl_fail_cl(err, rc, call, "a matmul operand");
+    size_t bytes = (size_t)(p->M * p->N) * p->esz;
+    if (p->hc) {
+        memcpy(dst, p->hc, bytes);
+    } else {
+        cl_int rc = clEnqueueReadBuffer(p->ctx->queue, p->c, CL_TRUE, 0, bytes, dst, 0, NULL, NULL);
+        if (rc != CL_SUCCESS) return tdcl_fail_cl(err, rc, "clEnqueueReadBuffer", "the product");
     }
-    p->mapped_ptr[which] = NULL;
-    if (p->stage[which]) clReleaseMemObject(p->stage[which]);
-    p->stage[which] = NULL;
-    if (in) p->ctx->t.upload_ms += tdcl_now_ms() - t0;
-    return st;
+    p->ctx->t.download_ms += tdcl_now_ms() - t0;
+    return TDCL_OK;
 }
 
 void tdcl_mm_plan_destroy(tdcl_mm_plan *p)
 {
     if (!p) return;
-    p->discard = 1;
-    for (int i = 0; i < 3; i++)
-        if (p->mapped_ptr[i] || p->stage[i]) tdcl_mm_plan_unmap(p, (tdcl_mm_operand)i, NULL);
+    tdcl_mm_plan_unmap_result(p, NULL);
     tdcl_mm_tc_destroy(p->tc);
     release_kernels(p);
     cl_mem *ms[] = {&p->a, &p->b, &p->c, &p->ap, &p->bp, &p->at, &p->w};

@@ -90,6 +90,10 @@ typedef struct tdcl_mm_opts {
                                     choices need TDCL_F32 and the automatic kernel */
     int tc_bm, tc_bn, tc_bk;     /* tensor-core work-group tile and K slab; 0 = built-in */
     int tc_wm, tc_wn;            /* its warp tile; 0 = built-in */
+    int borrow_inputs;           /* the inputs outlive the plan: on a CPU device it then
+                                    computes on their memory in place (CL_MEM_USE_HOST_PTR)
+                                    and keeps C in the driver's host memory, for
+                                    tdcl_mm_plan_map_result: no copies */
 } tdcl_mm_opts;
 
 typedef struct tdcl_mm_plan tdcl_mm_plan;
@@ -113,30 +117,6 @@ tdcl_status tdcl_mm_kernel_parse(const char *s, tdcl_mm_kernel *k, tdcl_err *err
 tdcl_status tdcl_mm_plan_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl_matrix *a,
                                 const tdcl_matrix *b, tdcl_mm_plan **out, tdcl_err *err);
 
-/* The operands of a mapped plan. */
-typedef enum tdcl_mm_operand { TDCL_MM_A, TDCL_MM_B, TDCL_MM_C } tdcl_mm_operand;
-
-/* Prepares C = A*B of an m x k by k x n product of o->type whose operands
- * the caller moves itself, without host copies: it maps A and B
- * (tdcl_mm_plan_map), writes them row-major, unmaps them (the upload), then
- * executes, maps C and reads it, and unmaps it. On a CPU device the
- * buffers are the driver's host memory, mapped in place (zero copies); on
- * others each operand goes through a pinned (CL_MEM_ALLOC_HOST_PTR) staging
- * buffer, copied at the bus's speed. TDCL_EUNSUPPORTED when the product
- * needs panels or the tensor cores: use tdcl_mm_plan_create then. */
-tdcl_status tdcl_mm_plan_create_mapped(tdcl_ctx *ctx, const tdcl_mm_opts *o, int64_t m, int64_t k,
-                                       int64_t n, tdcl_mm_plan **out, tdcl_err *err);
-
-/* Maps operand which of a mapped plan: A and B for writing (their old
- * contents are lost), C for reading (downloaded now). *ptr is valid until
- * tdcl_mm_plan_unmap. Counts in ctx->t.upload_ms / download_ms. On failure
- * nothing stays mapped. */
-tdcl_status tdcl_mm_plan_map(tdcl_mm_plan *p, tdcl_mm_operand which, void **ptr, tdcl_err *err);
-
-/* Unmaps it; for A and B this is the upload, finished on return. Accepts an
- * operand not mapped. err may be NULL. */
-tdcl_status tdcl_mm_plan_unmap(tdcl_mm_plan *p, tdcl_mm_operand which, tdcl_err *err);
-
 /* Enqueues the whole product, waits, and stores the device time of its
  * kernels (profiling events; packing included, uploads not) in *kernel_ms
  * if non-NULL. Also adds it to ctx->t.kernel_ms. */
@@ -145,6 +125,19 @@ tdcl_status tdcl_mm_plan_execute(tdcl_mm_plan *p, double *kernel_ms, tdcl_err *e
 /* Downloads C into a new M x N matrix of the plan's type (c is overwritten;
  * the caller frees it with tdcl_matrix_free). */
 tdcl_status tdcl_mm_plan_result(tdcl_mm_plan *p, tdcl_matrix *c, tdcl_err *err);
+
+/* Maps C for reading where it is host memory already (o->borrow_inputs on
+ * a CPU device): *ptr, M x N row-major of the plan's type, valid until
+ * tdcl_mm_plan_unmap_result or destroy. TDCL_EUNSUPPORTED elsewhere. */
+tdcl_status tdcl_mm_plan_map_result(tdcl_mm_plan *p, void **ptr, tdcl_err *err);
+
+/* Unmaps C; accepts a plan whose C is not mapped. err may be NULL. */
+tdcl_status tdcl_mm_plan_unmap_result(tdcl_mm_plan *p, tdcl_err *err);
+
+/* Downloads C into dst (M x N of the plan's type, the caller's): memory
+ * touched already (an input's, once uploaded) takes the download faster
+ * than fresh pages. TDCL_EUNSUPPORTED for a tensor-core plan. */
+tdcl_status tdcl_mm_plan_result_into(tdcl_mm_plan *p, void *dst, tdcl_err *err);
 
 /* A one-line description of the choices: "kernel=cpu type=float32 mr=6
  * nr=32 vw=8 kc=1024 panels=1x1x1". Owned by the plan. */
