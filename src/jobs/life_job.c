@@ -206,7 +206,10 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
                                     o->every > 0 ? 10 : 5, &js.gif, err));
     js.t_start = js.t_report = tdcl_now_ms();
     TDCL_TRY(job_loop(&js, p, &kernel_ms, err));
-    TDCL_TRY(tdcl_life_plan_result(p, &result, err));
+    /* the starting grid's memory, touched already, takes the result */
+    result = grid;
+    memset(&grid, 0, sizeof grid);
+    TDCL_TRY(tdcl_life_plan_result_reuse(p, &result, err));
     if (js.gif) {
         tdcl_life_gif *g = js.gif;
         js.gif = NULL;

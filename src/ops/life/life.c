@@ -880,9 +880,17 @@ out:
 
 tdcl_status tdcl_life_plan_result(tdcl_life_plan *p, tdcl_matrix *grid, tdcl_err *err)
 {
+    memset(grid, 0, sizeof *grid);
+    return tdcl_life_plan_result_reuse(p, grid, err);
+}
+
+tdcl_status tdcl_life_plan_result_reuse(tdcl_life_plan *p, tdcl_matrix *grid, tdcl_err *err)
+{
     tdcl_status st = TDCL_OK;
     uint8_t *host = NULL;
-    memset(grid, 0, sizeof *grid);
+    int reuse = grid->data && grid->rows == p->rows && grid->cols == p->cols &&
+                grid->channels == 1 && grid->dtype == TDCL_U8;
+    if (!reuse) tdcl_matrix_free(grid);
     double t0 = tdcl_now_ms();
     if (!(host = malloc(p->buf_bytes)))
         return tdcl_fail(err, TDCL_ENOMEM, "out of memory (%zu bytes)", p->buf_bytes);
@@ -890,7 +898,7 @@ tdcl_status tdcl_life_plan_result(tdcl_life_plan *p, tdcl_matrix *grid, tdcl_err
                 clEnqueueReadBuffer(p->ctx->queue, p->buf[p->cur], CL_TRUE, 0, p->buf_bytes, host,
                                     0, NULL, NULL),
                 "clEnqueueReadBuffer");
-    TDCL_TRY(tdcl_matrix_alloc(grid, p->rows, p->cols, 1, TDCL_U8, err));
+    if (!reuse) TDCL_TRY(tdcl_matrix_alloc(grid, p->rows, p->cols, 1, TDCL_U8, err));
     uint8_t *c = grid->data;
     for (int64_t y = 0; y < p->rows; y++) {
         if (p->c.bits)
