@@ -244,7 +244,11 @@ static tdcl_status run_row(e2e *b, const char *name, const char *const *args,
     for (int i = 0; i < reps; i++) {
         if ((st = spawn_run(b, argv, &runs[i], err))) return st;
         walls[i] = runs[i].wall_ms;
-        if (runs[i].maxrss_mb > r->maxrss_mb) r->maxrss_mb = runs[i].maxrss_mb;
+        /* the command's own peak (VmHWM) where its -v line has it: wait4's
+         * ru_maxrss also counts this process's memory, carried over exec */
+        double rss =
+            runs[i].have_t && runs[i].t.peak_rss_mb > 0 ? runs[i].t.peak_rss_mb : runs[i].maxrss_mb;
+        if (rss > r->maxrss_mb) r->maxrss_mb = rss;
     }
     r->reps = reps;
     qsort(walls, (size_t)reps, sizeof walls[0], cmp_double);

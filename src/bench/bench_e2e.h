@@ -13,7 +13,9 @@
  *   write     plain write() of the output's bytes to a new file
  *
  * and the floor laid end to end (their sum), and overlapped (the start-up
- * beside the reading). maxrss is the child's peak resident memory. A
+ * beside the reading). maxrss is the command's own peak resident memory
+ * (VmHWM, from its -v line; for an older build without it, wait4's
+ * ru_maxrss, which also counts this process's memory, carried over exec). A
  * matmul row is also timed against numpy (np.load, @, np.save) when
  * python3 has it. Like the other drivers it hands each row to a callback
  * and never prints. */

@@ -657,12 +657,17 @@ void tdcl_timing_format(const tdcl_timing *t, char *buf, size_t cap)
     snprintf(buf, cap, TIMING_FMT, t->read_ms, t->setup_ms, t->wait_ms, t->compile_ms,
              t->programs_built, t->programs_cached, t->upload_ms, t->kernel_ms, t->download_ms,
              t->write_ms);
+    size_t len = strlen(buf);
+    if (t->peak_rss_mb > 0 && len < cap)
+        snprintf(buf + len, cap - len, "  peak rss %.1f MB", t->peak_rss_mb);
 }
 
 void tdcl_timing_log(const tdcl_timing *t)
 {
     char buf[512];
-    tdcl_timing_format(t, buf, sizeof buf);
+    tdcl_timing c = *t;
+    c.peak_rss_mb = tdcl_peak_rss_mb();
+    tdcl_timing_format(&c, buf, sizeof buf);
     tdcl_log(TDCL_LOG_VERBOSE, TIMING_PREFIX "%s", buf);
 }
 
@@ -681,6 +686,9 @@ int tdcl_timing_parse(const char *text, tdcl_timing *t)
                &r.read_ms, &r.setup_ms, &r.compile_ms, &r.programs_built, &r.programs_cached,
                &r.upload_ms, &r.kernel_ms, &r.download_ms, &r.write_ms) != 9)
         return -1;
+    const char *rss = strstr(p, "peak rss ");
+    const char *eol = strchr(p, '\n');
+    if (rss && (!eol || rss < eol)) sscanf(rss, "peak rss %lf", &r.peak_rss_mb);
     *t = r;
     return 0;
 }
