@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -416,7 +417,13 @@ static void *open_thread(void *arg)
     tdcl_ctx *c = arg;
     struct tdcl_ctx_pending *p = c->pending;
     double t0 = tdcl_now_ms();
+    /* A driver may give the calling thread an alternate signal stack of its
+     * own (PoCL does); the thread's is put back before it ends, for whoever
+     * set it up (AddressSanitizer unmaps its own at thread exit) */
+    stack_t alt;
+    int have_alt = sigaltstack(NULL, &alt) == 0;
     p->st = open_into(c, &p->opts, &p->err);
+    if (have_alt) sigaltstack(&alt, NULL);
     p->ms = tdcl_now_ms() - t0;
     return NULL;
 }
