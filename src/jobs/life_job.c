@@ -220,7 +220,7 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
         sum->rows = result.rows;
         sum->cols = result.cols;
         sum->generations = o->gens;
-        sum->population = tdcl_life_population(&result);
+        sum->population = tdcl_life_plan_population(p); /* counted as it was unpacked */
         sum->kernel_ms = kernel_ms;
         sum->wall_ms = tdcl_now_ms() - js.t_start;
         sum->rule = lo.rule;

@@ -191,6 +191,23 @@ static void unpack_row(const void *src, int64_t cols, uint8_t *c)
         c[j] = (bytes[j / 8] >> (j % 8)) & 1;
 }
 
+/* Live cells of a row: the packed row's whole bytes (every bit a cell) by
+ * popcount, 64 at a time, and the last cols % 8 from the unpacked row c. */
+static int64_t row_population(const uint8_t *packed, int64_t cols, const uint8_t *c)
+{
+    int64_t full = cols / 8, k = 0, n = 0;
+    for (; k + 8 <= full; k += 8) {
+        uint64_t w;
+        memcpy(&w, packed + k, 8);
+        n += __builtin_popcountll(w);
+    }
+    for (; k < full; k++)
+        n += __builtin_popcount(packed[k]);
+    for (int64_t j = full * 8; j < cols; j++)
+        n += c[j] != 0;
+    return n;
+}
+
 /* ---- kernel and tile choice -------------------------------------------- */
 
 typedef enum life_mode {
@@ -226,6 +243,7 @@ struct tdcl_life_plan {
     int cur; /* buf[cur] holds the current generation */
     size_t gws[2], lws[2];
     int64_t generation;
+    int64_t population; /* of the last grid tdcl_life_plan_result* gave, -1 before */
     char desc[200];
 };
 
@@ -750,6 +768,7 @@ tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const 
     if (!p) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
     p->ctx = ctx;
     p->o = *o;
+    p->population = -1;
     p->rule = tdcl_life_opts_rule(o);
     p->rows = grid->rows;
     p->cols = grid->cols;
@@ -900,16 +919,29 @@ tdcl_status tdcl_life_plan_result_reuse(tdcl_life_plan *p, tdcl_matrix *grid, td
                 "clEnqueueReadBuffer");
     if (!reuse) TDCL_TRY(tdcl_matrix_alloc(grid, p->rows, p->cols, 1, TDCL_U8, err));
     uint8_t *c = grid->data;
+    int64_t pop = 0;
     for (int64_t y = 0; y < p->rows; y++) {
-        if (p->c.bits)
-            unpack_row(host + (size_t)y * p->row_bytes, p->cols, c + y * p->cols);
-        else
-            memcpy(c + y * p->cols, host + (size_t)y * p->row_bytes, (size_t)p->cols);
+        const uint8_t *row = host + (size_t)y * p->row_bytes;
+        uint8_t *cy = c + y * p->cols;
+        if (p->c.bits) {
+            unpack_row(row, p->cols, cy);
+            pop += row_population(row, p->cols, cy);
+        } else {
+            memcpy(cy, row, (size_t)p->cols);
+            for (int64_t x = 0; x < p->cols; x++)
+                pop += cy[x] != 0;
+        }
     }
+    p->population = pop;
     p->ctx->t.download_ms += tdcl_now_ms() - t0;
 out:
     free(host);
     return st;
+}
+
+int64_t tdcl_life_plan_population(const tdcl_life_plan *p)
+{
+    return p->population;
 }
 
 const char *tdcl_life_plan_describe(const tdcl_life_plan *p)

@@ -113,6 +113,10 @@ tdcl_status tdcl_life_plan_result(tdcl_life_plan *p, tdcl_matrix *grid, tdcl_err
  * grid keeps its memory (the caller frees it). */
 tdcl_status tdcl_life_plan_result_reuse(tdcl_life_plan *p, tdcl_matrix *grid, tdcl_err *err);
 
+/* Live cells of the grid the last tdcl_life_plan_result* gave, counted
+ * from the packed words as it was unpacked; -1 before any. */
+int64_t tdcl_life_plan_population(const tdcl_life_plan *p);
+
 /* "kernel=bits w=64 wg=8x8 rows/item=8 depth=8", valid while p lives. */
 const char *tdcl_life_plan_describe(const tdcl_life_plan *p);
 
