@@ -17,6 +17,7 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/clock.h"
+#include "io/matsrc.h"
 
 tdcl_life_opts tdcl_life_opts_default(void)
 {
@@ -715,6 +716,56 @@ out:
 
 /* ---- the plan ------------------------------------------------------------ */
 
+/* Converting between the grid (a byte per cell) and the device layout
+ * (packed words or bytes), in bands of rows on up to 8 threads for a large
+ * grid: a 16384^2 grid is 268 M cells each way. */
+typedef struct layout_job {
+    const tdcl_life_plan *p;
+    uint8_t *cells; /* the grid */
+    uint8_t *dev;   /* the device layout */
+    int unpack;     /* dev -> cells (and count), else cells -> dev */
+    int nt;
+    int64_t pop[8]; /* unpacking: live cells of each band */
+} layout_job;
+
+static void layout_band(void *arg, int i)
+{
+    layout_job *j = arg;
+    const tdcl_life_plan *p = j->p;
+    int64_t y0 = p->rows * i / j->nt, y1 = p->rows * (i + 1) / j->nt, pop = 0;
+    for (int64_t y = y0; y < y1; y++) {
+        uint8_t *row = j->dev + (size_t)y * p->row_bytes, *cy = j->cells + y * p->cols;
+        if (!j->unpack && p->c.bits) {
+            pack_row(cy, p->cols, p->c.wb, p->nw, row);
+        } else if (!j->unpack) {
+            for (int64_t x = 0; x < p->cols; x++)
+                row[x] = cy[x] != 0;
+        } else if (p->c.bits) {
+            unpack_row(row, p->cols, cy);
+            pop += row_population(row, p->cols, cy);
+        } else {
+            memcpy(cy, row, (size_t)p->cols);
+            for (int64_t x = 0; x < p->cols; x++)
+                pop += cy[x] != 0;
+        }
+    }
+    j->pop[i] = pop;
+}
+
+/* Runs the conversion; returns the live cells when unpacking. */
+static int64_t layout(const tdcl_life_plan *p, uint8_t *cells, uint8_t *dev, int unpack)
+{
+    layout_job j = {.p = p, .cells = cells, .dev = dev, .unpack = unpack, .nt = 1};
+    if ((double)p->rows * (double)p->cols >= 4e6) j.nt = tdcl_par_threads(0);
+    if (j.nt > 8) j.nt = 8;
+    if (j.nt > p->rows) j.nt = (int)p->rows;
+    tdcl_par_run(j.nt, layout_band, &j);
+    int64_t pop = 0;
+    for (int i = 0; i < j.nt; i++)
+        pop += j.pop[i];
+    return pop;
+}
+
 /* Host rows of the device layout (packed words or bytes) from the grid. */
 static tdcl_status host_layout(const tdcl_life_plan *p, const tdcl_matrix *grid, uint8_t **out,
                                tdcl_err *err)
@@ -722,14 +773,7 @@ static tdcl_status host_layout(const tdcl_life_plan *p, const tdcl_matrix *grid,
     uint8_t *h = malloc(p->buf_bytes);
     if (!h)
         return tdcl_fail(err, TDCL_ENOMEM, "out of memory (%zu bytes for the grid)", p->buf_bytes);
-    const uint8_t *c = grid->data;
-    for (int64_t y = 0; y < p->rows; y++) {
-        if (p->c.bits)
-            pack_row(c + y * p->cols, p->cols, p->c.wb, p->nw, h + (size_t)y * p->row_bytes);
-        else
-            for (int64_t x = 0; x < p->cols; x++)
-                h[y * p->cols + x] = c[y * p->cols + x] != 0;
-    }
+    layout(p, grid->data, h, 0);
     *out = h;
     return TDCL_OK;
 }
@@ -918,21 +962,7 @@ tdcl_status tdcl_life_plan_result_reuse(tdcl_life_plan *p, tdcl_matrix *grid, td
                                     0, NULL, NULL),
                 "clEnqueueReadBuffer");
     if (!reuse) TDCL_TRY(tdcl_matrix_alloc(grid, p->rows, p->cols, 1, TDCL_U8, err));
-    uint8_t *c = grid->data;
-    int64_t pop = 0;
-    for (int64_t y = 0; y < p->rows; y++) {
-        const uint8_t *row = host + (size_t)y * p->row_bytes;
-        uint8_t *cy = c + y * p->cols;
-        if (p->c.bits) {
-            unpack_row(row, p->cols, cy);
-            pop += row_population(row, p->cols, cy);
-        } else {
-            memcpy(cy, row, (size_t)p->cols);
-            for (int64_t x = 0; x < p->cols; x++)
-                pop += cy[x] != 0;
-        }
-    }
-    p->population = pop;
+    p->population = layout(p, grid->data, host, 1);
     p->ctx->t.download_ms += tdcl_now_ms() - t0;
 out:
     free(host);
