@@ -1,6 +1,8 @@
 /* Wall-clock time and the median of a sample: what every timer needs. */
 #include "base/clock.h"
 
+#include <stdio.h>
+
 #include <stdlib.h>
 #include <time.h>
 
@@ -24,3 +26,14 @@ double tdcl_median(double *v, size_t n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+double tdcl_peak_rss_mb(void)
+{
+    FILE *fp = fopen("/proc/self/status", "r");
+    char line[256];
+    double kb = 0;
+    if (!fp) return 0;
+    while (fgets(line, sizeof line, fp))
+        if (sscanf(line, "VmHWM: %lf kB", &kb) == 1) break;
+    fclose(fp);
+    return kb * 1024 / 1e6;
+}

@@ -13,7 +13,9 @@
  *   write     plain write() of the output's bytes to a new file
  *
  * and the floor laid end to end (their sum), and overlapped (the start-up
- * beside the reading). maxrss is the child's peak resident memory. A
+ * beside the reading). maxrss is the command's own peak resident memory
+ * (VmHWM, from its -v line; for an older build without it, wait4's
+ * ru_maxrss, which also counts this process's memory, carried over exec). A
  * matmul row is also timed against numpy (np.load, @, np.save) when
  * python3 has it. Like the other drivers it hands each row to a callback
  * and never prints. */
@@ -48,6 +50,7 @@ typedef struct tdcl_e2e_row {
         floor_write_ms;
     double floor_ms;         /* the six laid end to end */
     double floor_overlap_ms; /* with start-up beside reading */
+    double write_fsync_ms;   /* writing the output with fsync, as tiledcl does (not in the floor) */
     double numpy_ms;         /* numpy's median wall time, or NAN */
 } tdcl_e2e_row;
 

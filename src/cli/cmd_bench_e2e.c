@@ -11,39 +11,42 @@
 
 static void usage(FILE *fp)
 {
-    fprintf(fp,
-            "usage: tiledcl bench e2e [--size N] [--reps R] [--quick] [--no-numpy] [--dir DIR]\n"
-            "                         [--json]\n"
-            "\n"
-            "Runs whole tiledcl commands as a user would, each as a new process on files it\n"
-            "generates, and shows each one's wall time and -v phases beside the floor of\n"
-            "each phase measured in the same run:\n"
-            "  matmul A.npy B.npy -o C.npy          (N x N float32; GPU 8192, CPU 2048)\n"
-            "  life --size S --gens G -o L.npy      (GPU 16384 x 10000, CPU 4096 x 1000)\n"
-            "  life --gens 200                      (the seeds' run, 500 x 500)\n"
-            "  tile-avg A.npy --tile 4 -o T.npy     (N x N)\n"
-            "The floors: start-up is the fastest device opening (platform discovery,\n"
-            "context, queue) seen in the run; read, plain read() of the same inputs from the\n"
-            "page cache; upload and download, the bytes at the bandwidth of a pinned\n"
-            "(mapped) buffer's copies; kernel, the command's own kernel time; write, plain\n"
-            "write() of the output's bytes to a new file (no fsync). The floor is shown\n"
-            "laid end to end and overlapped (start-up beside reading), and as a fraction\n"
-            "of the wall time. maxrss is the command's peak resident memory. The matmul\n"
-            "row is also timed against numpy (np.load, @, np.save) when python3 has it.\n"
-            "Each row: one warm-up run, then the median of R runs.\n"
-            "\n"
-            "options:\n"
-            "  --size N     matmul and tile-avg N x N\n"
-            "  --reps R     timed runs per row (default 3, at most 31)\n"
-            "  --quick      small sizes (256; life 256 x 10 generations), for a smoke test\n"
-            "  --no-numpy   do not time numpy\n"
-            "  --dir DIR    where the files go (default $TMPDIR, else /tmp); removed after\n"
-            "  --json       one JSON object per row: op, row, command, reps, wall_ms,\n"
-            "               wall_min_ms, the phases (read_ms, setup_ms, wait_ms, compile_ms,\n"
-            "               upload_ms, kernel_ms, download_ms, write_ms), floor_startup_ms,\n"
-            "               floor_read_ms, floor_upload_ms, floor_kernel_ms,\n"
-            "               floor_download_ms, floor_write_ms, floor_ms, floor_overlap_ms,\n"
-            "               frac_floor, in_mb, out_mb, maxrss_mb, numpy_ms, vs_numpy\n");
+    fprintf(
+        fp,
+        "usage: tiledcl bench e2e [--size N] [--reps R] [--quick] [--no-numpy] [--dir DIR]\n"
+        "                         [--json]\n"
+        "\n"
+        "Runs whole tiledcl commands as a user would, each as a new process on files it\n"
+        "generates, and shows each one's wall time and -v phases beside the floor of\n"
+        "each phase measured in the same run:\n"
+        "  matmul A.npy B.npy -o C.npy          (N x N float32; GPU 8192, CPU 2048)\n"
+        "  life --size S --gens G -o L.npy      (GPU 16384 x 10000, CPU 4096 x 1000)\n"
+        "  life --gens 200                      (the seeds' run, 500 x 500)\n"
+        "  tile-avg A.npy --tile 4 -o T.npy     (N x N)\n"
+        "The floors: start-up is the fastest device opening (platform discovery,\n"
+        "context, queue) seen in the run; read, plain read() of the same inputs from the\n"
+        "page cache; upload and download, the bytes at the bandwidth of a pinned\n"
+        "(mapped) buffer's copies; kernel, the command's own kernel time; write, plain\n"
+        "write() of the output's bytes to a new file (no fsync). The floor is shown\n"
+        "laid end to end and overlapped (start-up beside reading), and as a fraction\n"
+        "of the wall time. maxrss is the command's peak resident memory. The matmul\n"
+        "row is also timed against numpy (np.load, @, np.save) when python3 has it.\n"
+        "Each row: one warm-up run, then the median of R runs.\n"
+        "\n"
+        "options:\n"
+        "  --size N     matmul and tile-avg N x N\n"
+        "  --reps R     timed runs per row (default 3, at most 31)\n"
+        "  --quick      small sizes (256; life 256 x 10 generations), for a smoke test\n"
+        "  --no-numpy   do not time numpy\n"
+        "  --dir DIR    where the files go (default $TMPDIR, else /tmp); removed after\n"
+        "  --exe PATH   run the commands of another tiledcl build (a baseline)\n"
+        "  --json       one JSON object per row: op, row, command, reps, wall_ms,\n"
+        "               wall_min_ms, the phases (read_ms, setup_ms, wait_ms, compile_ms,\n"
+        "               upload_ms, kernel_ms, download_ms, write_ms), floor_startup_ms,\n"
+        "               floor_read_ms, floor_upload_ms, floor_kernel_ms,\n"
+        "               floor_download_ms, floor_write_ms, write_fsync_ms (writing with\n"
+        "               fsync, as tiledcl does; not in the floor), floor_ms, floor_overlap_ms,\n"
+        "               frac_floor, in_mb, out_mb, maxrss_mb, numpy_ms, vs_numpy\n");
 }
 
 static void emit(const tdcl_e2e_row *r, void *user)
@@ -61,12 +64,16 @@ static void emit(const tdcl_e2e_row *r, void *user)
 
 int cmd_bench_e2e(int argc, char **argv, const cli_globals *g)
 {
-    enum { O_SIZE = 256, O_REPS, O_QUICK, O_NO_NUMPY, O_DIR, O_JSON };
-    static const struct option longopts[] = {
-        {"size", required_argument, NULL, O_SIZE}, {"reps", required_argument, NULL, O_REPS},
-        {"quick", no_argument, NULL, O_QUICK},     {"no-numpy", no_argument, NULL, O_NO_NUMPY},
-        {"dir", required_argument, NULL, O_DIR},   {"json", no_argument, NULL, O_JSON},
-        {"help", no_argument, NULL, 'h'},          {0, 0, 0, 0}};
+    enum { O_SIZE = 256, O_REPS, O_QUICK, O_NO_NUMPY, O_DIR, O_JSON, O_EXE };
+    static const struct option longopts[] = {{"size", required_argument, NULL, O_SIZE},
+                                             {"reps", required_argument, NULL, O_REPS},
+                                             {"quick", no_argument, NULL, O_QUICK},
+                                             {"no-numpy", no_argument, NULL, O_NO_NUMPY},
+                                             {"dir", required_argument, NULL, O_DIR},
+                                             {"json", no_argument, NULL, O_JSON},
+                                             {"exe", required_argument, NULL, O_EXE},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {0, 0, 0, 0}};
     tdcl_e2e_opts o = {.numpy = 1};
     int json = 0, c;
     int64_t v;
@@ -96,6 +103,9 @@ int cmd_bench_e2e(int argc, char **argv, const cli_globals *g)
         case O_JSON:
             json = 1;
             break;
+        case O_EXE:
+            o.exe = optarg;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -107,13 +117,15 @@ int cmd_bench_e2e(int argc, char **argv, const cli_globals *g)
     if (optind >= argc || strcmp(argv[optind], "e2e") != 0 || optind + 1 < argc)
         return cli_usage_error("bench", "e2e: unexpected argument '%s'", argv[argc - 1]);
     static char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    ssize_t len = o.exe ? 1 : readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (len <= 0) {
         fprintf(stderr, "tiledcl: bench e2e: cannot find the tiledcl executable\n");
         return 1;
     }
-    exe[len] = '\0';
-    o.exe = exe;
+    if (!o.exe) {
+        exe[len] = '\0';
+        o.exe = exe;
+    }
     const char *global[8];
     int n = 0;
     if (g->device_spec) {

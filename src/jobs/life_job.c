@@ -135,20 +135,33 @@ static tdcl_status job_input(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_li
 {
     tdcl_status st = TDCL_OK;
     tdcl_life_pattern pat = {0};
-    int64_t max_cells = grid_cells_limit(ctx, o, lo);
     double t0 = tdcl_now_ms();
     *gen0 = 0;
     if (!o->input) {
         int64_t w = o->width > 0 ? o->width : 500, h = o->height > 0 ? o->height : 500;
-        if (w > max_cells / h)
-            return tdcl_fail_param(err, TDCL_ELIMIT, TDCL_PARAM_SIZE,
-                                   "a %" PRId64 "x%" PRId64 " grid is more than the %" PRId64
-                                   " cells '%s' holds",
-                                   w, h, max_cells, ctx->dev.device_name);
+        /* a soup of up to 2^32 cells is sown while the device opens, and
+         * checked against it after; a larger one only once it is known */
+        int early = w <= (INT64_C(1) << 32) / h;
+        if (early) st = tdcl_life_soup(h, w, o->density, o->seed, grid, err);
+        ctx->t.read_ms += tdcl_now_ms() - t0;
+        if (!st) st = tdcl_ctx_wait(ctx, err);
+        int64_t max_cells = st ? 0 : grid_cells_limit(ctx, o, lo);
+        if (!st && w > max_cells / h)
+            st = tdcl_fail_param(err, TDCL_ELIMIT, TDCL_PARAM_SIZE,
+                                 "a %" PRId64 "x%" PRId64 " grid is more than the %" PRId64
+                                 " cells '%s' holds",
+                                 w, h, max_cells, ctx->dev.device_name);
+        if (st || early) {
+            if (st) tdcl_matrix_free(grid);
+            return st;
+        }
+        t0 = tdcl_now_ms();
         st = tdcl_life_soup(h, w, o->density, o->seed, grid, err);
         ctx->t.read_ms += tdcl_now_ms() - t0;
         return st;
     }
+    TDCL_TRY(tdcl_ctx_wait(ctx, err)); /* the grid's limit is the device's */
+    int64_t max_cells = grid_cells_limit(ctx, o, lo);
     TDCL_TRY(tdcl_life_read(o->input, max_cells, &pat, err));
     if (!o->rule_given && pat.has_rule) lo->rule = pat.rule;
     if (!o->boundary_given && pat.topo.present) {
@@ -342,7 +355,6 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
     lo.rule = tdcl_life_opts_rule(&lo);
     js.ctx = ctx;
     js.lo = &lo;
-    TDCL_TRY(tdcl_ctx_wait(ctx, err)); /* the grid's limit is the device's */
     if ((st = job_input(ctx, o, &lo, &grid, &js.gen0, &js.pl, err))) {
         memory_note(ctx, o, &lo, err);
         goto out;
@@ -370,7 +382,11 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
                                     o->every > 0 ? 10 : 5, &js.gif, err));
     js.t_start = js.t_report = tdcl_now_ms();
     TDCL_TRY(job_loop(&js, &p, &kernel_ms, err));
-    TDCL_TRY(tdcl_life_plan_result(p, &result, err));
+    /* the starting grid's memory, touched already, takes the result (a new
+     * matrix when the plane has grown) */
+    result = grid;
+    memset(&grid, 0, sizeof grid);
+    TDCL_TRY(tdcl_life_plan_result_reuse(p, &result, err));
     if (js.pl.open_x || js.pl.open_y) { /* the live cells at their true place */
         tdcl_matrix c = {0};
         int64_t dx = 0, dy = 0;
@@ -392,7 +408,7 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
         sum->rows = result.rows;
         sum->cols = result.cols;
         sum->generations = o->gens;
-        sum->population = tdcl_life_population(&result);
+        sum->population = tdcl_life_plan_population(p); /* counted as it was unpacked */
         sum->kernel_ms = kernel_ms;
         sum->wall_ms = tdcl_now_ms() - js.t_start;
         sum->rule = lo.rule;

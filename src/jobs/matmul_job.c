@@ -10,6 +10,7 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "io/matio.h"
+#include <stdlib.h>
 #include "base/clock.h"
 
 static tdcl_status check_out_path(const char *path, tdcl_err *err)
@@ -108,25 +109,80 @@ static tdcl_status write_product(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, const
     return st;
 }
 
+/* The product without fresh memory: on a CPU device C is mapped where the
+ * kernel wrote it (zero copy); elsewhere it is downloaded into A's host
+ * memory, touched already and free once A is uploaded. view (its shape
+ * and type set by the caller) then borrows that memory, never to be freed
+ * through it; *done is 1 for the first, 2 for the second, 0 when neither
+ * applies (the caller downloads into a new matrix). */
+static tdcl_status product_in_place(tdcl_mm_plan *p, tdcl_matrix *a, tdcl_matrix *view, int *done,
+                                    tdcl_err *err)
+{
+    tdcl_err e = {0};
+    void *ptr = NULL;
+    tdcl_status st = tdcl_mm_plan_map_result(p, &ptr, &e);
+    *done = 0;
+    if (st == TDCL_OK) {
+        view->data = ptr;
+        *done = 1;
+        return TDCL_OK;
+    }
+    if (st != TDCL_EUNSUPPORTED) {
+        if (err) *err = e;
+        return st;
+    }
+    size_t need = (size_t)(view->rows * view->cols) * tdcl_dtype_size(view->dtype);
+    if (tdcl_matrix_count(a) * tdcl_dtype_size(a->dtype) < need) return TDCL_OK;
+    st = tdcl_mm_plan_result_into(p, a->data, &e);
+    if (st == TDCL_EUNSUPPORTED) return TDCL_OK;
+    if (st) {
+        if (err) *err = e;
+        return st;
+    }
+    view->data = a->data;
+    *done = 2;
+    return TDCL_OK;
+}
+
 tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    tdcl_matrix a = {0}, b = {0}, c = {0};
+    tdcl_matrix a = {0}, b = {0}, c = {0}, view = {0};
+    tdcl_mm_plan *p = NULL;
+    int in_place = 0;
     TDCL_TRY(check_out_path(o->out_path, err));
     TDCL_TRY(tdcl_out_precheck(o->out_path, err)); /* before the work, not after */
     TDCL_TRY(read_inputs(ctx, o, &a, &b, err));
     TDCL_TRY(tdcl_ctx_wait(ctx, err));
     tdcl_mm_opts mm = o->mm;
     mm.type = job_type(o, &a, &b);
-    TDCL_TRY(tdcl_mm_run(ctx, &mm, &a, &b, &c, err));
-    if (o->verify) TDCL_TRY(verify(o, &a, &b, &c, err));
-    if (o->product) {
-        *o->product = c;
-        memset(&c, 0, sizeof c);
+    /* a and b live until the plan is destroyed: a CPU device computes on
+     * them in place; TILEDCL_MAPPED=0 copies them as other devices do */
+    const char *env = getenv("TILEDCL_MAPPED");
+    mm.borrow_inputs = !(env && strcmp(env, "0") == 0);
+    TDCL_TRY(tdcl_mm_plan_create(ctx, &mm, &a, &b, &p, err));
+    TDCL_TRY(tdcl_mm_plan_execute(p, NULL, err));
+    if (!o->verify && !o->product && mm.borrow_inputs) {
+        view = (tdcl_matrix){.rows = a.rows, .cols = b.cols, .channels = 1, .dtype = mm.type};
+        TDCL_TRY(product_in_place(p, &a, &view, &in_place, err));
+    }
+    if (in_place) {
+        tdcl_log(TDCL_LOG_VERBOSE, "matmul: the product is written from %s",
+                 in_place == 1 ? "the device's own memory (zero copy)"
+                               : "A's host memory, reused for the download");
+        TDCL_TRY(write_product(ctx, o, &view, &a, err));
     } else {
-        TDCL_TRY(write_product(ctx, o, &c, &a, err));
+        TDCL_TRY(tdcl_mm_plan_result(p, &c, err));
+        if (o->verify) TDCL_TRY(verify(o, &a, &b, &c, err));
+        if (o->product) {
+            *o->product = c;
+            memset(&c, 0, sizeof c);
+        } else {
+            TDCL_TRY(write_product(ctx, o, &c, &a, err));
+        }
     }
 out:
+    tdcl_mm_plan_destroy(p);
     tdcl_matrix_free(&a);
     tdcl_matrix_free(&b);
     tdcl_matrix_free(&c);

@@ -57,6 +57,7 @@ const char *tdcl_cl_type_name(cl_device_type type);
 /* Where the time of one command went, in milliseconds; printed by -v. */
 typedef struct tdcl_timing {
     double read_ms, setup_ms, compile_ms, upload_ms, kernel_ms, download_ms, write_ms;
+    double peak_rss_mb;  /* the process's peak memory in MB, filled by tdcl_timing_log */
     double wait_ms;      /* of setup_ms, how long the command waited for it (an
                             asynchronous open overlaps the rest with reading) */
     int programs_built;  /* compiled from source */

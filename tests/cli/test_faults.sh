@@ -90,6 +90,9 @@ D=$TDCL_DATA
 walk "matmul, no cache" "$T/c.mtx" --no-cache matmul "$D/a.mtx" "$D/b.mtx" -o "$T/c.mtx"
 walk "matmul, cached binary" "$T/c.mtx" matmul "$D/a.mtx" "$D/b.mtx" -o "$T/c.mtx"
 walk "matmul f64 verify" "$T/c.npy" matmul "$D/seed4x4.mtx" "$D/seed4x4.mtx" --type f64 --verify -o "$T/c.npy"
+"$TILEDCL" convert "$D/a.mtx" "$T/a32.npy" --dtype float32 >/dev/null 2>&1
+"$TILEDCL" convert "$D/b.mtx" "$T/b32.npy" --dtype float32 >/dev/null 2>&1
+walk "matmul npy, mapped buffers" "$T/c.npy" matmul "$T/a32.npy" "$T/b32.npy" -o "$T/c.npy"
 walk "tile-avg" "$T/t.mtx" --no-cache tile-avg "$D/seed8x8.mtx" --tile 2x4 -o "$T/t.mtx"
 walk "life" "$T/g.rle" --no-cache life "$D/glider.rle" --size 16x16 --gens 6 -o "$T/g.rle"
 walk "life gif" "$T/g.gif" --no-cache life "$D/glider.rle" --size 8x8 --gens 3 --gif "$T/g.gif"

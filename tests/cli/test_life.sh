@@ -151,4 +151,15 @@ expect_contains "$ERR" "unknown option '-x'" "an unknown short option is named"
 run life --frames "$T/fr"
 expect_rc 2 "--frames without --every is a usage error"
 
+# The closing line's population (counted from the device's packed words)
+# is the number of live cells in the grid written, counted here.
+run -v life --size 333x211 --gens 9 --boundary torus -o "$T/pop.npy"
+got=$(printf '%s\n' "$ERR" | sed -n 's/.*population \([0-9]*\),.*/\1/p' | head -n 1)
+want=$(python3 -c '
+import sys
+d = open(sys.argv[1], "rb").read()
+n = int.from_bytes(d[8:10], "little")
+print(sum(1 for b in d[10 + n:] if b))' "$T/pop.npy")
+expect_eq "$got" "$want" "the reported population is the live cells written (333x211 torus)"
+
 done_testing

@@ -153,4 +153,28 @@ run -v matmul "$D/a.mtx" "$D/b.mtx" -o "$T/once.npy"
 expect_eq "$(grep -c 'time (ms)' "$T/.err")" "1" "-v prints the timing once"
 expect_contains "$ERR" "waited" "-v says how long the command waited for the device"
 
+# Without --verify the product is written without new memory: from the
+# device's own memory on a CPU device (inputs computed on in place), else
+# from A's host memory reused for the download; byte for byte the product
+# the plain path gives and --verify checks on the host.
+"$TILEDCL" convert "$D/a.mtx" "$T/a32.npy" --dtype float32 >/dev/null 2>&1
+"$TILEDCL" convert "$D/b.mtx" "$T/b32.npy" --dtype float32 >/dev/null 2>&1
+run -v matmul "$T/a32.npy" "$T/b32.npy" -o "$T/mapped.npy"
+expect_rc 0 "matmul of float32 .npy files exits 0"
+expect_contains "$ERR" "the product is written from" "-v says where the product was written from"
+run matmul "$T/a32.npy" "$T/b32.npy" --verify -o "$T/verified.npy"
+expect_rc 0 "the plain path with --verify passes the host check"
+if cmp -s "$T/mapped.npy" "$T/verified.npy"; then ok "mapped product == verified product"; else not_ok "mapped product == verified product"; fi
+TILEDCL_MAPPED=0 "$TILEDCL" matmul "$T/a32.npy" "$T/b32.npy" -o "$T/plain.npy" 2>/dev/null
+if cmp -s "$T/mapped.npy" "$T/plain.npy"; then ok "TILEDCL_MAPPED=0 gives the same bytes"; else not_ok "TILEDCL_MAPPED=0 gives the same bytes"; fi
+run -v matmul "$D/a.mtx" "$D/b.mtx" --max-alloc 4096 -o "$T/panels.npy"
+expect_contains "$ERR" "A's host memory, reused" "in panels, the product reuses A's host memory"
+TILEDCL_MAPPED=0 "$TILEDCL" matmul "$D/a.mtx" "$D/b.mtx" --max-alloc 4096 -o "$T/panels0.npy" 2>/dev/null
+if cmp -s "$T/panels.npy" "$T/panels0.npy"; then ok "in panels, the same bytes as into new memory"; else not_ok "in panels, the same bytes as into new memory"; fi
+head -c 200 "$T/a32.npy" >"$T/short.npy"
+echo "old contents" >"$T/keep.npy"
+run matmul "$T/short.npy" "$T/b32.npy" -o "$T/keep.npy"
+expect_rc 1 "a truncated .npy input fails"
+expect_eq "$(cat "$T/keep.npy")" "old contents" "a truncated input leaves the output untouched"
+
 done_testing

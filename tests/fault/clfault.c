@@ -248,6 +248,13 @@ WRAP_INT(clWaitForEvents, (cl_uint n, const cl_event *e), (n, e))
 WRAP_INT(clGetEventProfilingInfo, (cl_event e, cl_profiling_info i, size_t s, void *v, size_t *r),
          (e, i, s, v, r))
 WRAP_INT(clFinish, (cl_command_queue q), (q))
+WRAP_OBJ(void *, clEnqueueMapBuffer,
+         (cl_command_queue q, cl_mem m, cl_bool b, cl_map_flags f, size_t o, size_t s, cl_uint n,
+          const cl_event *w, cl_event *e, cl_int *err),
+         (q, m, b, f, o, s, n, w, e, err))
+WRAP_INT(clEnqueueUnmapMemObject,
+         (cl_command_queue q, cl_mem m, void *p, cl_uint n, const cl_event *w, cl_event *e),
+         (q, m, p, n, w, e))
 
 /* ---- host allocation ------------------------------------------------ */
 

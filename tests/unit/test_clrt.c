@@ -324,7 +324,8 @@ static void test_timing_roundtrip(void **state)
                      .upload_ms = 8.5,
                      .kernel_ms = 22.125,
                      .download_ms = 9.25,
-                     .write_ms = 45.5};
+                     .write_ms = 45.5,
+                     .peak_rss_mb = 123.5};
     char buf[512], line[600];
     tdcl_timing_format(&t, buf, sizeof buf);
     snprintf(line, sizeof line, "tiledcl: device 0:0: x\ntiledcl: time (ms): %s\n", buf);
@@ -333,8 +334,15 @@ static void test_timing_roundtrip(void **state)
     assert_true(r.read_ms == 12.25 && r.setup_ms == 230.5 && r.wait_ms == 17.75);
     assert_true(r.compile_ms == 3.5 && r.programs_built == 1 && r.programs_cached == 2);
     assert_true(r.upload_ms == 8.5 && r.kernel_ms == 22.125 && r.download_ms == 9.25);
-    assert_true(r.write_ms == 45.5);
+    assert_true(r.write_ms == 45.5 && r.peak_rss_mb == 123.5);
     assert_int_equal(tdcl_timing_parse("tiledcl: no timing here", &r), -1);
+    /* the older line, without the wait */
+    assert_int_equal(tdcl_timing_parse("time (ms): read 1.50  device setup 2.00  compile 3.00 "
+                                       "(1 built, 0 from cache)  upload 4.00  kernel 5.000  "
+                                       "download 6.00  write 7.00",
+                                       &r),
+                     0);
+    assert_true(r.read_ms == 1.5 && r.setup_ms == 2 && r.wait_ms == 0 && r.write_ms == 7);
     assert_int_equal(tdcl_timing_parse("time (ms): read 1.0  device", &r), -1);
 }
 

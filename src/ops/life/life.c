@@ -275,6 +275,23 @@ static void unpack_row(const void *src, int64_t cols, uint8_t *c)
         c[j] = (bytes[j / 8] >> (j % 8)) & 1;
 }
 
+/* Live cells of a row: the packed row's whole bytes (every bit a cell) by
+ * popcount, 64 at a time, and the last cols % 8 from the unpacked row c. */
+static int64_t row_population(const uint8_t *packed, int64_t cols, const uint8_t *c)
+{
+    int64_t full = cols / 8, k = 0, n = 0;
+    for (; k + 8 <= full; k += 8) {
+        uint64_t w;
+        memcpy(&w, packed + k, 8);
+        n += __builtin_popcountll(w);
+    }
+    for (; k < full; k++)
+        n += __builtin_popcount(packed[k]);
+    for (int64_t j = full * 8; j < cols; j++)
+        n += c[j] != 0;
+    return n;
+}
+
 /* ---- kernel and tile choice -------------------------------------------- */
 
 typedef enum life_mode {
@@ -310,6 +327,7 @@ struct tdcl_life_plan {
     int cur; /* buf[cur] holds the current generation */
     size_t gws[2], lws[2];
     int64_t generation;
+    int64_t population; /* of the last grid tdcl_life_plan_result* gave, -1 before */
     char desc[200];
 };
 
@@ -799,6 +817,56 @@ out:
 
 /* ---- the plan ------------------------------------------------------------ */
 
+/* Converting between the grid (a byte per cell) and the device layout
+ * (packed words or bytes), in bands of rows on up to 8 threads for a large
+ * grid: a 16384^2 grid is 268 M cells each way. */
+typedef struct layout_job {
+    const tdcl_life_plan *p;
+    uint8_t *cells; /* the grid */
+    uint8_t *dev;   /* the device layout */
+    int unpack;     /* dev -> cells (and count), else cells -> dev */
+    int nt;
+    int64_t pop[8]; /* unpacking: live cells of each band */
+} layout_job;
+
+static void layout_band(void *arg, int i)
+{
+    layout_job *j = arg;
+    const tdcl_life_plan *p = j->p;
+    int64_t y0 = p->rows * i / j->nt, y1 = p->rows * (i + 1) / j->nt, pop = 0;
+    for (int64_t y = y0; y < y1; y++) {
+        uint8_t *row = j->dev + (size_t)y * p->row_bytes, *cy = j->cells + y * p->cols;
+        if (!j->unpack && p->c.bits) {
+            pack_row(cy, p->cols, p->c.wb, p->nw, row);
+        } else if (!j->unpack) {
+            for (int64_t x = 0; x < p->cols; x++)
+                row[x] = cy[x] != 0;
+        } else if (p->c.bits) {
+            unpack_row(row, p->cols, cy);
+            pop += row_population(row, p->cols, cy);
+        } else {
+            memcpy(cy, row, (size_t)p->cols);
+            for (int64_t x = 0; x < p->cols; x++)
+                pop += cy[x] != 0;
+        }
+    }
+    j->pop[i] = pop;
+}
+
+/* Runs the conversion; returns the live cells when unpacking. */
+static int64_t layout(const tdcl_life_plan *p, uint8_t *cells, uint8_t *dev, int unpack)
+{
+    layout_job j = {.p = p, .cells = cells, .dev = dev, .unpack = unpack, .nt = 1};
+    if ((double)p->rows * (double)p->cols >= 4e6) j.nt = tdcl_pool_size(0, 8);
+    if (j.nt > 8) j.nt = 8;
+    if (j.nt > p->rows) j.nt = (int)p->rows;
+    tdcl_pool_run(j.nt, layout_band, &j);
+    int64_t pop = 0;
+    for (int i = 0; i < j.nt; i++)
+        pop += j.pop[i];
+    return pop;
+}
+
 /* Host rows of the device layout (packed words or bytes) from the grid. */
 static tdcl_status host_layout(const tdcl_life_plan *p, const tdcl_matrix *grid, uint8_t **out,
                                tdcl_err *err)
@@ -806,14 +874,7 @@ static tdcl_status host_layout(const tdcl_life_plan *p, const tdcl_matrix *grid,
     uint8_t *h = malloc(p->buf_bytes);
     if (!h)
         return tdcl_fail(err, TDCL_ENOMEM, "out of memory (%zu bytes for the grid)", p->buf_bytes);
-    const uint8_t *c = grid->data;
-    for (int64_t y = 0; y < p->rows; y++) {
-        if (p->c.bits)
-            pack_row(c + y * p->cols, p->cols, p->c.wb, p->nw, h + (size_t)y * p->row_bytes);
-        else
-            for (int64_t x = 0; x < p->cols; x++)
-                h[y * p->cols + x] = c[y * p->cols + x] != 0;
-    }
+    layout(p, grid->data, h, 0);
     *out = h;
     return TDCL_OK;
 }
@@ -852,6 +913,7 @@ tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const 
     if (!p) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
     p->ctx = ctx;
     p->o = *o;
+    p->population = -1;
     p->rule = tdcl_life_opts_rule(o);
     p->rows = grid->rows;
     p->cols = grid->cols;
@@ -1000,9 +1062,17 @@ out:
 
 tdcl_status tdcl_life_plan_result(tdcl_life_plan *p, tdcl_matrix *grid, tdcl_err *err)
 {
+    memset(grid, 0, sizeof *grid);
+    return tdcl_life_plan_result_reuse(p, grid, err);
+}
+
+tdcl_status tdcl_life_plan_result_reuse(tdcl_life_plan *p, tdcl_matrix *grid, tdcl_err *err)
+{
     tdcl_status st = TDCL_OK;
     uint8_t *host = NULL;
-    memset(grid, 0, sizeof *grid);
+    int reuse = grid->data && grid->rows == p->rows && grid->cols == p->cols &&
+                grid->channels == 1 && grid->dtype == TDCL_U8;
+    if (!reuse) tdcl_matrix_free(grid);
     double t0 = tdcl_now_ms();
     if (!(host = malloc(p->buf_bytes)))
         return tdcl_fail(err, TDCL_ENOMEM, "out of memory (%zu bytes)", p->buf_bytes);
@@ -1010,18 +1080,17 @@ tdcl_status tdcl_life_plan_result(tdcl_life_plan *p, tdcl_matrix *grid, tdcl_err
                 clEnqueueReadBuffer(p->ctx->queue, p->buf[p->cur], CL_TRUE, 0, p->buf_bytes, host,
                                     0, NULL, NULL),
                 "clEnqueueReadBuffer");
-    TDCL_TRY(tdcl_matrix_alloc(grid, p->rows, p->cols, 1, TDCL_U8, err));
-    uint8_t *c = grid->data;
-    for (int64_t y = 0; y < p->rows; y++) {
-        if (p->c.bits)
-            unpack_row(host + (size_t)y * p->row_bytes, p->cols, c + y * p->cols);
-        else
-            memcpy(c + y * p->cols, host + (size_t)y * p->row_bytes, (size_t)p->cols);
-    }
+    if (!reuse) TDCL_TRY(tdcl_matrix_alloc(grid, p->rows, p->cols, 1, TDCL_U8, err));
+    p->population = layout(p, grid->data, host, 1);
     p->ctx->t.download_ms += tdcl_now_ms() - t0;
 out:
     free(host);
     return st;
+}
+
+int64_t tdcl_life_plan_population(const tdcl_life_plan *p)
+{
+    return p->population;
 }
 
 const char *tdcl_life_plan_describe(const tdcl_life_plan *p)

@@ -121,6 +121,17 @@ tdcl_status tdcl_life_plan_execute(tdcl_life_plan *p, int64_t gens, double *kern
 /* Downloads the current grid into a new TDCL_U8 0/1 matrix, the caller's. */
 tdcl_status tdcl_life_plan_result(tdcl_life_plan *p, tdcl_matrix *grid, tdcl_err *err);
 
+/* The same into grid's own memory when grid (the caller's, or empty)
+ * already holds a TDCL_U8 matrix of the plan's shape, such as the starting
+ * grid: memory touched already takes the download faster than fresh
+ * pages. Otherwise grid's data is freed and a new matrix made. On failure
+ * grid keeps its memory (the caller frees it). */
+tdcl_status tdcl_life_plan_result_reuse(tdcl_life_plan *p, tdcl_matrix *grid, tdcl_err *err);
+
+/* Live cells of the grid the last tdcl_life_plan_result* gave, counted
+ * from the packed words as it was unpacked; -1 before any. */
+int64_t tdcl_life_plan_population(const tdcl_life_plan *p);
+
 /* "kernel=bits w=64 wg=8x8 rows/item=8 depth=8", valid while p lives. */
 const char *tdcl_life_plan_describe(const tdcl_life_plan *p);
 

@@ -47,6 +47,10 @@ struct tdcl_mm_plan {
     cl_mem a, b, c, ap, bp, at, w;
     char desc[384];
     tdcl_mm_tc *tc; /* tf32 / 3xtf32: the tensor-core plan does the work */
+    int zero_copy;  /* o->borrow_inputs on a CPU device, one panel: A and B are the
+                       caller's memory in place, C the driver's host memory */
+    int borrowed[2]; /* A, B were created on the caller's memory: nothing to upload */
+    void *c_ptr;     /* C mapped by tdcl_mm_plan_map_result */
 };
 
 const char *tdcl_mm_kernel_name(tdcl_mm_kernel k)
@@ -704,10 +708,10 @@ static tdcl_status build(tdcl_mm_plan *p, tdcl_err *err)
 /* ---- buffers and uploads ------------------------------------------------ */
 
 static tdcl_status make_buffer(tdcl_mm_plan *p, cl_mem *m, double elems, cl_mem_flags flags,
-                               tdcl_err *err)
+                               void *host, tdcl_err *err)
 {
     cl_int rc;
-    *m = clCreateBuffer(p->ctx->context, flags, (size_t)elems * p->esz, NULL, &rc);
+    *m = clCreateBuffer(p->ctx->context, flags, (size_t)elems * p->esz, host, &rc);
     if (rc != CL_SUCCESS) {
         *m = NULL;
         return tdcl_fail_cl(err, rc, "clCreateBuffer", "a matmul buffer of %.0f bytes on '%s'",
@@ -736,21 +740,31 @@ static tdcl_status check_host_memory(const tdcl_mm_plan *p, tdcl_err *err)
     return tdcl_mem_check((uint64_t)(elems * (double)p->esz), what, 0, 0, err);
 }
 
-static tdcl_status make_buffers(tdcl_mm_plan *p, tdcl_err *err)
+static tdcl_status make_buffers(tdcl_mm_plan *p, const tdcl_matrix *a, const tdcl_matrix *b,
+                                tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     int64_t d[3] = {p->pm, p->pk, p->pn};
     double n[NBUFS];
     panel_sizes(p, d, n);
-    TDCL_TRY(make_buffer(p, &p->a, n[0], CL_MEM_READ_ONLY, err));
-    TDCL_TRY(make_buffer(p, &p->b, n[1], CL_MEM_READ_ONLY, err));
-    TDCL_TRY(make_buffer(p, &p->c, n[2], CL_MEM_READ_WRITE, err));
-    if (p->kind == TDCL_MM_CPU) {
-        TDCL_TRY(make_buffer(p, &p->ap, n[3], CL_MEM_READ_WRITE, err));
-        TDCL_TRY(make_buffer(p, &p->bp, n[4], CL_MEM_READ_WRITE, err));
+    /* zero copy on a CPU device: A and B in place (when of the plan's type),
+     * C in the driver's host memory, which the caller maps */
+    const tdcl_matrix *in[2] = {a, b};
+    cl_mem *ms[2] = {&p->a, &p->b};
+    for (int i = 0; i < 2; i++) {
+        p->borrowed[i] = p->zero_copy && in[i]->dtype == p->type;
+        TDCL_TRY(make_buffer(p, ms[i], n[i],
+                             CL_MEM_READ_ONLY | (p->borrowed[i] ? CL_MEM_USE_HOST_PTR : 0),
+                             p->borrowed[i] ? in[i]->data : NULL, err));
     }
-    if (n[5] > 0) TDCL_TRY(make_buffer(p, &p->at, n[5], CL_MEM_READ_WRITE, err));
-    if (n[6] > 0) TDCL_TRY(make_buffer(p, &p->w, n[6], CL_MEM_READ_WRITE, err));
+    TDCL_TRY(make_buffer(
+        p, &p->c, n[2], CL_MEM_READ_WRITE | (p->zero_copy ? CL_MEM_ALLOC_HOST_PTR : 0), NULL, err));
+    if (p->kind == TDCL_MM_CPU) {
+        TDCL_TRY(make_buffer(p, &p->ap, n[3], CL_MEM_READ_WRITE, NULL, err));
+        TDCL_TRY(make_buffer(p, &p->bp, n[4], CL_MEM_READ_WRITE, NULL, err));
+    }
+    if (n[5] > 0) TDCL_TRY(make_buffer(p, &p->at, n[5], CL_MEM_READ_WRITE, NULL, err));
+    if (n[6] > 0) TDCL_TRY(make_buffer(p, &p->w, n[6], CL_MEM_READ_WRITE, NULL, err));
 out:
     return st;
 }
@@ -820,14 +834,16 @@ static tdcl_status upload_whole(tdcl_mm_plan *p, const tdcl_matrix *a, const tdc
     if (p->type == TDCL_I64 && !p->wrap)
         p->range_check = !tdcl_mm_i64_bound_ok(da, db, p->M, p->K, p->N);
     cl_command_queue q = p->ctx->queue;
-    TDCL_CL_TRY(err,
-                clEnqueueWriteBuffer(q, p->a, CL_TRUE, 0, (size_t)(p->M * p->K) * p->esz, da, 0,
-                                     NULL, NULL),
-                "clEnqueueWriteBuffer");
-    TDCL_CL_TRY(err,
-                clEnqueueWriteBuffer(q, p->b, CL_TRUE, 0, (size_t)(p->K * p->N) * p->esz, db, 0,
-                                     NULL, NULL),
-                "clEnqueueWriteBuffer");
+    if (!p->borrowed[0])
+        TDCL_CL_TRY(err,
+                    clEnqueueWriteBuffer(q, p->a, CL_TRUE, 0, (size_t)(p->M * p->K) * p->esz, da, 0,
+                                         NULL, NULL),
+                    "clEnqueueWriteBuffer");
+    if (!p->borrowed[1])
+        TDCL_CL_TRY(err,
+                    clEnqueueWriteBuffer(q, p->b, CL_TRUE, 0, (size_t)(p->K * p->N) * p->esz, db, 0,
+                                         NULL, NULL),
+                    "clEnqueueWriteBuffer");
 out:
     free(oa);
     free(ob);
@@ -880,10 +896,11 @@ static tdcl_status plan_setup(tdcl_mm_plan *p, const tdcl_mm_opts *o, const tdcl
     tdcl_status st = TDCL_OK;
     TDCL_TRY(choose_params(p, o, err));
     TDCL_TRY(plan_panels(p, o, err));
+    if (p->npm * p->npk * p->npn != 1) p->zero_copy = 0; /* panels upload from host copies */
     TDCL_TRY(build(p, err));
     /* a shrunk tile changes the grain, but not which panels fit */
     TDCL_TRY(check_host_memory(p, err));
-    TDCL_TRY(make_buffers(p, err));
+    TDCL_TRY(make_buffers(p, a, b, err));
     describe(p);
     tdcl_log(TDCL_LOG_VERBOSE,
              "matmul: %" PRId64 "x%" PRId64 " * %" PRId64 "x%" PRId64 " on %s: %s", p->M, p->K,
@@ -915,6 +932,7 @@ tdcl_status tdcl_mm_plan_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl
     p->poison = o->poison;
     p->wrap = o->wrap;
     p->up_a[0] = p->up_b[0] = -1;
+    p->zero_copy = o->borrow_inputs && (ctx->dev.type & CL_DEVICE_TYPE_CPU);
     tdcl_mm_precision prec = TDCL_MM_FP32;
     tdcl_status st = check_inputs(p, a, b, err);
     if (!st) st = tdcl_mm_precision_resolve(ctx, o, &prec, err);
@@ -932,9 +950,53 @@ tdcl_status tdcl_mm_plan_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl
     return TDCL_OK;
 }
 
+tdcl_status tdcl_mm_plan_map_result(tdcl_mm_plan *p, void **ptr, tdcl_err *err)
+{
+    cl_int rc;
+    *ptr = NULL;
+    if (p->tc || !p->zero_copy || p->c_ptr)
+        return tdcl_fail(err, TDCL_EUNSUPPORTED, "the product is not in host memory");
+    double t0 = tdcl_now_ms();
+    size_t bytes = (size_t)(p->M * p->N) * p->esz;
+    void *m =
+        clEnqueueMapBuffer(p->ctx->queue, p->c, CL_TRUE, CL_MAP_READ, 0, bytes, 0, NULL, NULL, &rc);
+    p->ctx->t.download_ms += tdcl_now_ms() - t0;
+    if (rc != CL_SUCCESS) return tdcl_fail_cl(err, rc, "clEnqueueMapBuffer", "the product");
+    *ptr = p->c_ptr = m;
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_mm_plan_unmap_result(tdcl_mm_plan *p, tdcl_err *err)
+{
+    void *m = p->c_ptr;
+    p->c_ptr = NULL;
+    if (!m) return TDCL_OK;
+    cl_int rc = clEnqueueUnmapMemObject(p->ctx->queue, p->c, m, 0, NULL, NULL);
+    const char *call = "clEnqueueUnmapMemObject";
+    if (rc == CL_SUCCESS) rc = clFinish(p->ctx->queue), call = "clFinish";
+    return rc == CL_SUCCESS ? TDCL_OK : tdcl_fail_cl(err, rc, call, "the product");
+}
+
+tdcl_status tdcl_mm_plan_result_into(tdcl_mm_plan *p, void *dst, tdcl_err *err)
+{
+    if (p->tc)
+        return tdcl_fail(err, TDCL_EUNSUPPORTED, "the tensor-core plan allocates its result");
+    double t0 = tdcl_now_ms();
+    size_t bytes = (size_t)(p->M * p->N) * p->esz;
+    if (p->hc) {
+        memcpy(dst, p->hc, bytes);
+    } else {
+        cl_int rc = clEnqueueReadBuffer(p->ctx->queue, p->c, CL_TRUE, 0, bytes, dst, 0, NULL, NULL);
+        if (rc != CL_SUCCESS) return tdcl_fail_cl(err, rc, "clEnqueueReadBuffer", "the product");
+    }
+    p->ctx->t.download_ms += tdcl_now_ms() - t0;
+    return TDCL_OK;
+}
+
 void tdcl_mm_plan_destroy(tdcl_mm_plan *p)
 {
     if (!p) return;
+    tdcl_mm_plan_unmap_result(p, NULL);
     tdcl_mm_tc_destroy(p->tc);
     release_kernels(p);
     cl_mem *ms[] = {&p->a, &p->b, &p->c, &p->ap, &p->bp, &p->at, &p->w};

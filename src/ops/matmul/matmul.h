@@ -96,6 +96,10 @@ typedef struct tdcl_mm_opts {
                                     the product */
     int wrap;                    /* TDCL_I64: accept sums wrapped modulo 2^64 where the exact
                                     product leaves int64; else such a product fails */
+    int borrow_inputs;           /* the inputs outlive the plan: on a CPU device it then
+                                    computes on their memory in place (CL_MEM_USE_HOST_PTR)
+                                    and keeps C in the driver's host memory, for
+                                    tdcl_mm_plan_map_result: no copies */
 } tdcl_mm_opts;
 
 typedef struct tdcl_mm_plan tdcl_mm_plan;
@@ -130,6 +134,19 @@ tdcl_status tdcl_mm_plan_execute(tdcl_mm_plan *p, double *kernel_ms, tdcl_err *e
 /* Downloads C into a new M x N matrix of the plan's type (c is overwritten;
  * the caller frees it with tdcl_matrix_free). */
 tdcl_status tdcl_mm_plan_result(tdcl_mm_plan *p, tdcl_matrix *c, tdcl_err *err);
+
+/* Maps C for reading where it is host memory already (o->borrow_inputs on
+ * a CPU device): *ptr, M x N row-major of the plan's type, valid until
+ * tdcl_mm_plan_unmap_result or destroy. TDCL_EUNSUPPORTED elsewhere. */
+tdcl_status tdcl_mm_plan_map_result(tdcl_mm_plan *p, void **ptr, tdcl_err *err);
+
+/* Unmaps C; accepts a plan whose C is not mapped. err may be NULL. */
+tdcl_status tdcl_mm_plan_unmap_result(tdcl_mm_plan *p, tdcl_err *err);
+
+/* Downloads C into dst (M x N of the plan's type, the caller's): memory
+ * touched already (an input's, once uploaded) takes the download faster
+ * than fresh pages. TDCL_EUNSUPPORTED for a tensor-core plan. */
+tdcl_status tdcl_mm_plan_result_into(tdcl_mm_plan *p, void *dst, tdcl_err *err);
 
 /* A one-line description of the choices: "kernel=cpu type=float32 mr=6
  * nr=32 vw=8 kc=1024 panels=1x1x1". Owned by the plan. */

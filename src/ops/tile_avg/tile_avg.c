@@ -87,6 +87,8 @@ struct tdcl_ta_plan {
     ta_stage st[TA_MAX_STAGES];
     cl_mem buf[TA_MAX_STAGES + 1]; /* buf[0] the input, buf[k] the output of stage k-1 */
     char desc[640];
+    int borrow; /* tdcl_ta_run: the input outlives the plan, so a CPU device may read it in
+                   place (CL_MEM_USE_HOST_PTR) rather than from a copy */
 };
 
 static const char *const variant_names[] = {"auto", "cpu", "gpu", "band"};
@@ -713,7 +715,8 @@ out:
     return st;
 }
 
-static tdcl_status make_buffer(tdcl_ta_plan *p, size_t bytes, cl_mem *buf, tdcl_err *err)
+static tdcl_status make_buffer(tdcl_ta_plan *p, size_t bytes, cl_mem *buf, void *host,
+                               tdcl_err *err)
 {
     cl_int rc;
     if (bytes > p->ctx->dev.max_alloc)
@@ -723,11 +726,12 @@ static tdcl_status make_buffer(tdcl_ta_plan *p, size_t bytes, cl_mem *buf, tdcl_
                          (long long)p->rows, (long long)p->cols, bytes / 1048576.0,
                          p->ctx->dev.device_name, p->ctx->dev.max_alloc / 1048576.0);
     /* a CPU device's buffers are host memory: a failure there aborts PoCL */
-    if (p->ctx->dev.type & CL_DEVICE_TYPE_CPU) {
+    if (!host && (p->ctx->dev.type & CL_DEVICE_TYPE_CPU)) {
         tdcl_status st = tdcl_mem_check(bytes, "a tile-avg device buffer", 0, 0, err);
         if (st) return st;
     }
-    *buf = clCreateBuffer(p->ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &rc);
+    *buf = clCreateBuffer(p->ctx->context, CL_MEM_READ_WRITE | (host ? CL_MEM_USE_HOST_PTR : 0),
+                          bytes, host, &rc);
     if (rc != CL_SUCCESS)
         return tdcl_fail_cl(err, rc, "clCreateBuffer", "tile-avg: %.1f MiB", bytes / 1048576.0);
     return TDCL_OK;
@@ -761,17 +765,22 @@ static tdcl_status upload(tdcl_ta_plan *p, const tdcl_matrix *in, tdcl_err *err)
     }
     TDCL_TRY(device_layout(in, p->st[0].in, &tmp, &dev, err));
     TDCL_TRY(tdcl_matrix_bytes(in->rows, in->cols, in->channels, p->st[0].in, &bytes, err));
-    TDCL_TRY(make_buffer(p, bytes, &p->buf[0], err));
+    /* zero copy: a CPU device reads the caller's input where it is (not a
+     * scaled copy, which goes before the plan does) */
+    int in_place =
+        p->borrow && !p->prescale && dev == in && (p->ctx->dev.type & CL_DEVICE_TYPE_CPU);
+    TDCL_TRY(make_buffer(p, bytes, &p->buf[0], in_place ? in->data : NULL, err));
     for (int i = 0; i < p->nstages; i++) {
         const ta_stage *s = &p->st[i];
         TDCL_TRY(tdcl_matrix_bytes(s->orows, s->ocols, p->channels, s->out, &bytes, err));
-        TDCL_TRY(make_buffer(p, bytes, &p->buf[i + 1], err));
+        TDCL_TRY(make_buffer(p, bytes, &p->buf[i + 1], NULL, err));
     }
     TDCL_TRY(tdcl_matrix_bytes(in->rows, in->cols, in->channels, p->st[0].in, &bytes, err));
-    TDCL_CL_TRY(
-        err,
-        clEnqueueWriteBuffer(p->ctx->queue, p->buf[0], CL_TRUE, 0, bytes, dev->data, 0, NULL, NULL),
-        "clEnqueueWriteBuffer");
+    if (!in_place)
+        TDCL_CL_TRY(err,
+                    clEnqueueWriteBuffer(p->ctx->queue, p->buf[0], CL_TRUE, 0, bytes, dev->data, 0,
+                                         NULL, NULL),
+                    "clEnqueueWriteBuffer");
 out:
     tdcl_matrix_free(&scaled);
     tdcl_matrix_free(&tmp);
@@ -796,8 +805,9 @@ out:
 
 /* ---- the plan ----------------------------------------------------------- */
 
-tdcl_status tdcl_ta_plan_create(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_matrix *in,
-                                tdcl_ta_plan **out, tdcl_err *err)
+/* tdcl_ta_plan_create, borrowing in when borrow is set (tdcl_ta_run). */
+static tdcl_status plan_create(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_matrix *in,
+                               int borrow, tdcl_ta_plan **out, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_ta_plan *p = NULL;
@@ -813,6 +823,7 @@ tdcl_status tdcl_ta_plan_create(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl
     }
     p->ctx = ctx;
     p->o = *o;
+    p->borrow = borrow;
     p->rows = in->rows;
     p->cols = in->cols;
     p->channels = in->channels;
@@ -846,6 +857,12 @@ out:
     }
     *out = p;
     return TDCL_OK;
+}
+
+tdcl_status tdcl_ta_plan_create(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_matrix *in,
+                                tdcl_ta_plan **out, tdcl_err *err)
+{
+    return plan_create(ctx, o, in, 0, out, err);
 }
 
 tdcl_status tdcl_ta_plan_execute(tdcl_ta_plan *p, double *kernel_ms, tdcl_err *err)
@@ -924,7 +941,8 @@ tdcl_status tdcl_ta_run(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_matrix 
     tdcl_ta_plan *p = NULL;
     double ms = 0;
     memset(out, 0, sizeof *out);
-    TDCL_TRY(tdcl_ta_plan_create(ctx, o, in, &p, err));
+    /* in outlives the plan here: a CPU device reads it in place */
+    TDCL_TRY(plan_create(ctx, o, in, 1, &p, err));
     TDCL_TRY(tdcl_ta_plan_execute(p, &ms, err));
     ctx->t.kernel_ms += ms;
     TDCL_TRY(tdcl_ta_plan_result(p, out, err));
