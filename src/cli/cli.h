@@ -31,6 +31,11 @@ typedef struct cli_globals {
  * timing of a successful run and closes the device. */
 enum { NEEDS_DEVICE = 1 << 0 };
 
+/* SHARDS: the command also runs over a set of devices ("--device all", a
+ * list: runtime/devset.h); given one, main opens no device (g->ctx stays
+ * NULL) and the command opens the set. A command without it refuses a set. */
+enum { SHARDS = 1 << 1 };
+
 typedef struct cli_command {
     const char *name;
     int (*fn)(int argc, char **argv, const cli_globals *g);
@@ -58,7 +63,6 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
  * failed (tiledcl devices >/dev/full) while the command returned 0, says so
  * on stderr and returns 1; otherwise returns rc. */
 int cli_close_stdout(int rc);
-
 
 /* The device main opened for a NEEDS_DEVICE command, once ready: waits for
  * it. *ctx stays owned by main. */

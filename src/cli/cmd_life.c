@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "io/life_io.h"
 #include "jobs/life_job.h"
+#include "jobs/shard_life.h"
 #include "base/log.h"
 
 static void usage(FILE *fp)
@@ -61,6 +62,10 @@ static void usage(FILE *fp)
             "                     bands of whole rows for narrow grids, or all of them\n"
             "                     when a small grid fits one work-group)\n"
             "      --word-bits W  bits: 32 or 64 cells per word (default 64)\n"
+            "      --halo K       with --device naming several devices (the grid split\n"
+            "                     into bands of rows, one per device): generations\n"
+            "                     between exchanges, the rows each band keeps of its\n"
+            "                     neighbours (default: from the measured exchange cost)\n"
             "\n"
             "With -v, or on a terminal, a closing line on stderr gives generations,\n"
             "population, time and cell updates per second; long runs show progress.\n"
@@ -95,6 +100,7 @@ static int parse_size(const char *s, int64_t *w, int64_t *h)
 typedef struct life_cli {
     tdcl_life_job_opts job;
     int summary; /* stdout is a terminal and there is no -o */
+    int halo;    /* --halo K; 0: chosen */
 } life_cli;
 
 enum {
@@ -107,6 +113,7 @@ enum {
     OPT_TILE,
     OPT_DEPTH,
     OPT_WORD_BITS,
+    OPT_HALO,
 };
 
 /* Applies one parsed option; 0 or the usage error's exit status. */
@@ -185,6 +192,11 @@ static int take_option(int c, const char *arg, const char *name, life_cli *lc)
             return cli_usage_error("life", "--word-bits is 32 or 64, got '%s'", arg);
         o->life.word_bits = (int)v;
         return 0;
+    case OPT_HALO:
+        if (cli_parse_i64(arg, 1, 1 << 20, &v))
+            return cli_usage_error("life", "--halo needs an integer >= 1, got '%s'", arg);
+        lc->halo = (int)v;
+        return 0;
     default:
         return cli_usage_error("life", "unknown option '%s'", name);
     }
@@ -208,6 +220,7 @@ static int parse_args(int argc, char **argv, life_cli *lc)
                                              {"tile", required_argument, NULL, OPT_TILE},
                                              {"depth", required_argument, NULL, OPT_DEPTH},
                                              {"word-bits", required_argument, NULL, OPT_WORD_BITS},
+                                             {"halo", required_argument, NULL, OPT_HALO},
                                              {"help", no_argument, NULL, 'h'},
                                              {0, 0, 0, 0}};
     int c;
@@ -301,7 +314,16 @@ int cmd_life(int argc, char **argv, const cli_globals *g)
     tdcl_err err = {0};
     tdcl_matrix final = {0};
     tdcl_life_summary sum;
-    tdcl_status st = tdcl_life_job(g->ctx, &lc.job, &sum, lc.summary ? &final : NULL, &err);
+    tdcl_status st;
+    if (!g->ctx) { /* main opened nothing: --device names a set */
+        tdcl_life_shard_opts so = {.devices =
+                                       g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE"),
+                                   .ctx = {.kernel_dir = g->kernel_dir, .no_cache = g->no_cache},
+                                   .halo = lc.halo};
+        st = tdcl_life_shard_job(&so, &lc.job, &sum, lc.summary ? &final : NULL, &err);
+    } else {
+        st = tdcl_life_job(g->ctx, &lc.job, &sum, lc.summary ? &final : NULL, &err);
+    }
     if (lc.job.progress) fprintf(stderr, "\r\033[K");
     if (st == TDCL_OK) {
         if (lc.summary)
