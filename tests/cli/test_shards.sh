@@ -1,0 +1,109 @@
+# tiledcl life over several devices (--device LIST or all): every boundary
+# and odd shapes, byte for byte against one device; refusals.
+. "$(dirname "$0")/lib.sh"
+
+# Three PoCL CPU devices of one core each (PoCL 3.1 reads
+# POCL_MAX_PTHREAD_COUNT, later ones POCL_CPU_MAX_CU_COUNT).
+export POCL_DEVICES="pthread pthread pthread" POCL_MAX_PTHREAD_COUNT=1 POCL_CPU_MAX_CU_COUNT=1
+run devices
+n=$(printf '%s\n' "$OUT" | grep -c '^ *\*\? *[0-9]*:[0-9]*  ')
+if [ "$n" -lt 3 ]; then
+    echo "1..0 # SKIP needs three OpenCL devices (PoCL with POCL_DEVICES), found $n"
+    exit 0
+fi
+# the first platform's first three devices
+ids=$(printf '%s\n' "$OUT" | sed -n 's/^ *\*\? *\([0-9]*:[0-9]*\)  .*/\1/p' | head -3)
+D0=$(echo "$ids" | sed -n 1p); D1=$(echo "$ids" | sed -n 2p); D2=$(echo "$ids" | sed -n 3p)
+
+# same DESC EXT ONE-ARGS -- SHARD-ARGS: both runs (with -o one.EXT and
+# -o sh.EXT added) exit 0 with outputs byte-identical and not empty
+same() {
+    desc=$1
+    ext=$2
+    shift 2
+    rm -f "$T/one.$ext" "$T/sh.$ext"
+    one=""
+    while [ "$1" != "--" ]; do one="$one $1"; shift; done
+    shift
+    # shellcheck disable=SC2086
+    run $one -o "$T/one.$ext"
+    rc1=$RC
+    run "$@" -o "$T/sh.$ext"
+    if [ "$rc1" -ne 0 ] || [ "$RC" -ne 0 ]; then
+        not_ok "$desc" "exit $rc1 and $RC" "stderr: $(printf %s "$ERR" | tr '\n' ' ')"
+    elif [ ! -s "$T/one.$ext" ] || ! cmp -s "$T/one.$ext" "$T/sh.$ext"; then
+        not_ok "$desc" "outputs differ or are empty"
+    else
+        ok "$desc"
+    fi
+}
+
+for b in dead torus clamp; do
+    for shape in 64x48 67x53 129x7; do
+        for devs in "$D0,$D1" "$D0,$D1,$D2"; do
+            same "$b $shape on $devs: .rle identical to one device" rle \
+                --device "$D0" life --size "$shape" --density 0.35 --gens 41 --boundary "$b" -- \
+                --device "$devs" life --size "$shape" --density 0.35 --gens 41 --boundary "$b"
+        done
+    done
+done
+
+# the result is not trivially empty: the soup above lives on
+run --device "$D0" life --size 67x53 --density 0.35 --gens 41 --boundary torus -o "$T/a.rle"
+if grep -q 'o' "$T/a.rle"; then ok "the compared grids have live cells"; else not_ok "the compared grids have live cells"; fi
+
+# .npy output, the bytes kernel, a B0 rule on a torus, forced halos up to
+# the thinnest band (the automatic one is cut to it: 129x7 above)
+same ".npy identical, bits kernel, halo 3" npy \
+    --device "$D0" life --size 90x31 --gens 25 -- \
+    --device "$D0,$D1,$D2" life --size 90x31 --gens 25 --halo 3
+same "bytes kernel over 3 devices" rle \
+    --device "$D0" life --size 40x40 --gens 12 --kernel bytes --boundary torus -- \
+    --device "$D0,$D1,$D2" life --size 40x40 --gens 12 --kernel bytes --boundary torus
+same "B0 rule (B0123478/S34678) on a torus over 2 devices" rle \
+    --device "$D0" life --size 33x21 --gens 17 --rule B0123478/S34678 --boundary torus -- \
+    --device "$D0,$D1" life --size 33x21 --gens 17 --rule B0123478/S34678 --boundary torus
+same "bands of 3, 2 and 2 rows with a halo of 2 (7 rows, 3 devices)" rle \
+    --device "$D0" life --size 50x7 --gens 9 --boundary clamp -- \
+    --device "$D0,$D1,$D2" life --size 50x7 --gens 9 --boundary clamp --halo 2
+same "a device named twice (two shards on one device), torus" rle \
+    --device "$D0" life --size 70x70 --gens 30 --boundary torus -- \
+    --device "$D0,$D0" life --size 70x70 --gens 30 --boundary torus
+same "--device all" rle \
+    --device "$D0" life --size 80x60 --gens 20 -- \
+    --device all life --size 80x60 --gens 20
+same "a pattern file (the Gosper gun) on a torus" rle \
+    --device "$D0" life "$TDCL_DATA/gosper-gun.rle" --size 80x60 --gens 120 --boundary torus -- \
+    --device "$D0,$D1,$D2" life "$TDCL_DATA/gosper-gun.rle" --size 80x60 --gens 120 --boundary torus
+
+# --every: the populations reduced over the shards are the one device's
+run --device "$D0" life --size 64x64 --gens 30 --every 10 -o "$T/e1.rle"
+e1=$(printf '%s\n' "$ERR" | grep population)
+run --device "$D0,$D1,$D2" life --size 64x64 --gens 30 --every 10 -o "$T/e2.rle"
+e2=$(printf '%s\n' "$ERR" | grep population)
+expect_eq "$(printf '%s\n' "$e2" | wc -l)" 4 "--every 10 over 30 generations: 4 population lines"
+expect_eq "$e2" "$e1" "--every: three shards give the one device's populations"
+
+# -v: the layout and the per-shard times
+run -v --device "$D0,$D1" life --size 64x40 --gens 10 -o "$T/v.rle"
+expect_contains "$ERR" "shard 1: rows 20-39" "-v shows each shard's rows"
+expect_contains "$ERR" "exchange" "-v shows the exchange time"
+
+# refusals
+run --device "$D0,$D1,$D2" life --size 10x2 --gens 3 -o "$T/x.rle"
+expect_rc 1 "more shards than rows is refused"
+expect_contains "$ERR" "3 shards for a grid of 2 rows" "... saying so"
+[ ! -e "$T/x.rle" ] && ok "... writing nothing" || not_ok "... writing nothing"
+run --device "$D0,$D1" life --size 10x8 --gens 3 --halo 5 -o "$T/x.rle"
+expect_rc 1 "a halo thicker than a band is refused"
+expect_contains "$ERR" "halo of 5 rows is more than the 4 rows" "... saying so"
+run --device "$D0,$D1" matmul --help
+expect_rc 2 "a command that runs on one device refuses a set"
+expect_contains "$ERR" "runs on one device" "... saying so"
+run --device "$D0,,$D1" life --gens 1 -o "$T/x.rle"
+expect_rc 1 "an empty item in the list is refused"
+run --device "$D0,9:9" life --gens 1 -o "$T/x.rle"
+expect_rc 3 "a device that does not exist is refused"
+expect_contains "$ERR" "no device matches '9:9'" "... naming it"
+
+done_testing
