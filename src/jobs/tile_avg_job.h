@@ -8,6 +8,7 @@
 #include "base/status.h"
 #include "ops/tile_avg/tile_avg.h"
 #include "runtime/clrt.h"
+#include "runtime/devset.h"
 
 typedef struct tdcl_ta_job_opts {
     const char *in_path;  /* .mtx, .mtx.gz, .npy, or an image (.pgm, .pbm, .png); "-" stdin */
@@ -15,6 +16,8 @@ typedef struct tdcl_ta_job_opts {
     tdcl_ta_opts ta;
     size_t max_bytes; /* refuse inputs whose dense size exceeds this (0: no limit) */
     int verify;       /* check against tdcl_ta_reference; TDCL_EVERIFY past 1e-6 */
+    tdcl_devset *set; /* non-NULL: run over these devices in bands of tile rows
+                         (jobs/shard_tile_avg.h; may still be opening), ctx NULL */
 } tdcl_ta_job_opts;
 
 /* The tile-avg command: reads the input (an image by its magic bytes or
@@ -22,7 +25,8 @@ typedef struct tdcl_ta_job_opts {
  * Market or NumPy by extension, or an image (.pgm, .png: rounded to the
  * input's bit depth, 8 for a matrix; .pbm: 1 bit, a mean >= 0.5 is black).
  * Fills ctx->t. Nothing is written unless everything before succeeded.
- * ctx may still be opening (tdcl_ctx_open_async): the job reads first. */
+ * ctx may still be opening (tdcl_ctx_open_async): the job reads first.
+ * With jo->set, ctx is NULL and the set's devices share the work. */
 tdcl_status tdcl_ta_job(tdcl_ctx *ctx, const tdcl_ta_job_opts *jo, tdcl_err *err);
 
 #endif

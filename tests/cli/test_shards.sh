@@ -106,4 +106,42 @@ run --device "$D0,9:9" life --gens 1 -o "$T/x.rle"
 expect_rc 3 "a device that does not exist is refused"
 expect_contains "$ERR" "no device matches '9:9'" "... naming it"
 
+# ---- tile-avg: bands of whole tile rows, byte-identical to one device ----
+gen() { # gen PATH ROWS COLS SEED: a Matrix Market array of Gaussian numbers
+    python3 - "$@" <<'PY'
+import sys, random
+path, rows, cols, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+r = random.Random(seed)
+with open(path, 'w') as f:
+    f.write('%%MatrixMarket matrix array real general\n')
+    f.write('%d %d\n' % (rows, cols))
+    for _ in range(rows * cols):
+        f.write('%.9g\n' % r.gauss(0, 1))
+PY
+}
+gen "$T/a.mtx" 103 77 1
+gen "$T/b.mtx" 300 500 2
+run convert --dtype f32 "$T/a.mtx" "$T/a.npy"
+run convert "$T/b.mtx" "$T/b.npy"
+for c in a:3x5:auto a:16x77:auto a:34x3:gpu b:7x9:auto b:100x2:band b:1x64:cpu b:64x1:auto; do
+    f=${c%%:*}; rest=${c#*:}; tile=${rest%%:*}; v=${rest#*:}
+    for devs in "$D0,$D1" "$D0,$D1,$D2"; do
+        same "tile-avg $f $tile ($v) on $devs: .npy identical to one device" npy \
+            --device "$D0" tile-avg "$T/$f.npy" --tile "$tile" --variant "$v" -- \
+            --device "$devs" tile-avg "$T/$f.npy" --tile "$tile" --variant "$v"
+    done
+done
+same "tile-avg of an RGB image, 5x7 tiles, 3 devices: .png identical" png \
+    --device "$D0" tile-avg "$TDCL_DATA/rings-rgb.png" --tile 5x7 -- \
+    --device "$D0,$D1,$D2" tile-avg "$TDCL_DATA/rings-rgb.png" --tile 5x7
+same "tile-avg --verify over 3 devices, .mtx output" mtx \
+    --device "$D0" tile-avg "$T/b.npy" --tile 11x13 --verify -- \
+    --device "$D0,$D1,$D2" tile-avg "$T/b.npy" --tile 11x13 --verify
+run -v --device "$D0,$D1" tile-avg "$T/a.npy" --tile 10x10 -o "$T/v.npy"
+expect_contains "$ERR" "shard 1: rows 50-102" "tile-avg -v: the last band takes the tile row over the edge"
+run --device "$D0,$D1,$D2" tile-avg "$T/a.npy" --tile 40x4 -o "$T/x.npy"
+expect_rc 1 "tile-avg: fewer whole tile rows than devices is refused"
+expect_contains "$ERR" "3 shards for 103 rows in tiles of 40 rows" "... saying so"
+[ ! -e "$T/x.npy" ] && ok "... writing nothing" || not_ok "... writing nothing"
+
 done_testing
