@@ -19,6 +19,7 @@ typedef struct cli_globals {
     int no_cache;            /* --no-cache */
     int verbose;             /* -v (1), -vv (2) */
     int quiet;               /* -q: no progress */
+    int ranks;               /* MPI ranks when started by mpirun (an MPI build), else 0 */
     tdcl_ctx *ctx;           /* NEEDS_DEVICE commands: the device main is opening
                                 (tdcl_ctx_open_async); wait with tdcl_ctx_wait or
                                 cli_device before use. Owned by main, which prints
@@ -35,6 +36,11 @@ enum { NEEDS_DEVICE = 1 << 0 };
  * list: runtime/devset.h); given one, main opens no device (g->ctx stays
  * NULL) and the command opens the set. A command without it refuses a set. */
 enum { SHARDS = 1 << 1 };
+
+/* RANKS: under mpirun with several ranks (an MPI build), the command runs
+ * as one of the ranks (g->ranks > 1) and opens its device itself; a
+ * command without it is refused there. */
+enum { RANKS = 1 << 2 };
 
 typedef struct cli_command {
     const char *name;

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "io/life_io.h"
 #include "jobs/life_job.h"
+#include "jobs/mpi.h"
 #include "jobs/shard_life.h"
 #include "base/log.h"
 
@@ -315,11 +316,17 @@ int cmd_life(int argc, char **argv, const cli_globals *g)
     tdcl_matrix final = {0};
     tdcl_life_summary sum;
     tdcl_status st;
-    if (!g->ctx) { /* main opened nothing: --device names a set */
-        tdcl_life_shard_opts so = {.devices =
-                                       g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE"),
-                                   .ctx = {.kernel_dir = g->kernel_dir, .no_cache = g->no_cache},
-                                   .halo = lc.halo};
+    tdcl_life_shard_opts so = {
+        .devices = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE"),
+        .ctx = {.kernel_dir = g->kernel_dir, .no_cache = g->no_cache},
+        .halo = lc.halo};
+    if (g->ranks > 1) { /* one of several MPI ranks: rank 0 writes and reports */
+        lc.summary = 0;
+        lc.job.progress = NULL;
+        st = tdcl_life_mpi_job(&so, &lc.job, &sum, &err);
+        if (st && !err.msg[0]) return tdcl_exit_code(st); /* another rank reported it */
+        if (st || tdcl_mpi_rank() != 0) return st ? cli_report(&err) : 0;
+    } else if (!g->ctx) { /* main opened nothing: --device names a set */
         st = tdcl_life_shard_job(&so, &lc.job, &sum, lc.summary ? &final : NULL, &err);
     } else {
         st = tdcl_life_job(g->ctx, &lc.job, &sum, lc.summary ? &final : NULL, &err);

@@ -397,9 +397,8 @@ static tdcl_status place(const tdcl_matrix *pat, int64_t rows, int64_t cols, tdc
     return TDCL_OK;
 }
 
-/* The starting grid, rule and boundary from the file or the soup options. */
-static tdcl_status job_input(const tdcl_life_job_opts *o, tdcl_life_opts *lo, tdcl_matrix *grid,
-                             int64_t *gen0, tdcl_err *err)
+tdcl_status tdcl_life_shard_input(const tdcl_life_job_opts *o, tdcl_life_opts *lo,
+                                  tdcl_matrix *grid, int64_t *gen0, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_life_pattern pat = {0};
@@ -470,7 +469,7 @@ tdcl_status tdcl_life_shard_job(const tdcl_life_shard_opts *so, const tdcl_life_
     lo.rule = tdcl_life_opts_rule(&lo);
     TDCL_TRY(tdcl_devset_open_async(so->devices, &so->ctx, &set, err));
     double t0 = tdcl_now_ms();
-    TDCL_TRY(job_input(o, &lo, &grid, &gen0, err));
+    TDCL_TRY(tdcl_life_shard_input(o, &lo, &grid, &gen0, err));
     double read_ms = tdcl_now_ms() - t0;
     TDCL_TRY(tdcl_devset_wait(set, err));
     TDCL_TRY(tdcl_life_shards_create(set, &lo, &grid, so->halo, &S, err));

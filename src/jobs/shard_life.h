@@ -68,4 +68,10 @@ typedef struct tdcl_life_shard_opts {
 tdcl_status tdcl_life_shard_job(const tdcl_life_shard_opts *so, const tdcl_life_job_opts *o,
                                 tdcl_life_summary *sum, tdcl_matrix *final, tdcl_err *err);
 
+/* The job's first step, shared with the MPI job (jobs/mpi.h): the
+ * starting grid (the caller's), rule and boundary (into *lo, unless o says
+ * they were given) and generation from o's file or soup options. */
+tdcl_status tdcl_life_shard_input(const tdcl_life_job_opts *o, tdcl_life_opts *lo,
+                                  tdcl_matrix *grid, int64_t *gen0, tdcl_err *err);
+
 #endif
