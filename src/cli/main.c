@@ -218,7 +218,7 @@ static int run_main(int argc, char **argv, cli_globals *gp)
         return cli_close_stdout(0);
     }
     if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
-        printf("tiledcl %s\n", TDCL_CLI_VERSION);
+        printf("tiledcl %s\nmpi: %s\n", TDCL_CLI_VERSION, tdcl_mpi_built() ? "yes" : "no");
         return cli_close_stdout(0);
     }
     for (size_t i = 0; i < NCOMMANDS; i++)
