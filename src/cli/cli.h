@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "base/matrix.h"
+#include "bench/bench_ops.h"
 #include "runtime/clrt.h"
 #include "base/status.h"
 
@@ -58,6 +59,8 @@ int cmd_bench(int argc, char **argv, const cli_globals *g);
 int cmd_convert(int argc, char **argv, const cli_globals *g);
 int cmd_tune(int argc, char **argv, const cli_globals *g);
 int cmd_bench_e2e(int argc, char **argv, const cli_globals *g); /* bench e2e */
+/* bench with --device naming several devices (life only) */
+int cmd_bench_shards(const tdcl_bench_opts *o, int json, const cli_globals *g);
 
 /* Prints "tiledcl: MSG" to stderr and returns the exit code for err. */
 int cli_report(const tdcl_err *err);

@@ -20,7 +20,7 @@ static const cli_command commands[] = {
     {"life", cmd_life, NEEDS_DEVICE | SHARDS | RANKS, "Game of Life and Life-like rules"},
     {"convert", cmd_convert, 0, "convert between matrix, image and Life file formats"},
     {"devices", cmd_devices, 0, "list OpenCL platforms and devices"},
-    {"bench", cmd_bench, NEEDS_DEVICE, "measure the operations on a device"},
+    {"bench", cmd_bench, NEEDS_DEVICE | SHARDS, "measure the operations on a device"},
     {"tune", cmd_tune, NEEDS_DEVICE, "search and store the fastest matmul kernel parameters"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
