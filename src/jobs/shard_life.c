@@ -37,7 +37,8 @@ typedef struct life_shard {
     int64_t top, bot;    /* halo rows above and below the band in the plan */
     tdcl_pinned edge[2]; /* by round parity: the band's first halo rows, then its last */
     double kernel_ms;
-    double round_compute_ms, round_exchange_ms; /* the last round's */
+    double round_compute_ms, round_exchange_ms; /* the last round's, host time */
+    double round_kernel_ms;                     /* the last round's device time */
     int64_t pop;
 } life_shard;
 
@@ -118,6 +119,7 @@ static void shard_task(void *arg, int i)
                 tdcl_life_plan_read_rows(sh->plan, sh->top + band - H, H, e + (size_t)H * rb, err));
         }
         sh->round_compute_ms = t2 - t1;
+        sh->round_kernel_ms = ms;
         sh->round_exchange_ms = (t1 - t0) + (tdcl_now_ms() - t2);
         sh->stat.compute_ms += sh->round_compute_ms;
         sh->stat.exchange_ms += sh->round_exchange_ms;
@@ -254,9 +256,11 @@ static tdcl_status round_run(tdcl_life_shards *S, int64_t gens, tdcl_err *err)
 }
 
 /* After a first round of one generation: the halo K that minimises a
- * generation's cost, t_row * (band + 2K) + exchange / K, so K =
- * sqrt(exchange / (2 t_row)), within 1 and the thinnest band (and
- * HALO_MAX); the plans are rebuilt when it differs from the one in use. */
+ * generation's cost, t_row * (band + 2K) + fixed / K, where t_row is a
+ * row's device time and fixed what a round costs whatever its length (the
+ * exchange, both ways, and the host's wait beyond the device time): K =
+ * sqrt(fixed / (2 t_row)), within 1 and the thinnest band (and HALO_MAX).
+ * The plans are rebuilt when it differs from the one in use. */
 static tdcl_status choose_halo(tdcl_life_shards *S, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
@@ -266,10 +270,11 @@ static tdcl_status choose_halo(tdcl_life_shards *S, tdcl_err *err)
     for (size_t i = 0; i < S->n; i++) {
         const life_shard *sh = &S->s[i];
         int64_t rows = sh->top + (sh->end - sh->begin) + sh->bot;
+        double dev = sh->round_kernel_ms > 0 ? sh->round_kernel_ms : sh->round_compute_ms;
         /* the round read both edges: the exchange writes as many again */
-        if (2 * sh->round_exchange_ms > exch) exch = 2 * sh->round_exchange_ms;
-        if (sh->round_compute_ms / (double)rows > t_row)
-            t_row = sh->round_compute_ms / (double)rows;
+        double fixed = 2 * sh->round_exchange_ms + (sh->round_compute_ms - dev);
+        if (fixed > exch) exch = fixed;
+        if (dev / (double)rows > t_row) t_row = dev / (double)rows;
         if (sh->end - sh->begin < thinnest) thinnest = sh->end - sh->begin;
     }
     S->auto_halo = 0;
@@ -279,7 +284,8 @@ static tdcl_status choose_halo(tdcl_life_shards *S, tdcl_err *err)
     if (want > HALO_MAX) want = HALO_MAX;
     if (want > thinnest) want = thinnest;
     tdcl_log(TDCL_LOG_VERBOSE,
-             "shards: exchange %.3f ms, a row's generation %.5f ms: halo %" PRId64 " (%d before)",
+             "shards: a round's fixed cost %.3f ms, a row's generation %.6f ms: halo %" PRId64
+             " (%d before)",
              exch, t_row, want, S->halo);
     if (want == S->halo) return TDCL_OK;
     TDCL_TRY(tdcl_life_shards_result(S, &g, err));
