@@ -1,6 +1,7 @@
 # tiledcl bench: tiny sizes, --reps 2 --json; every line parses, carries the
 # issue's fields, and its numbers are positive and consistent.
 . "$(dirname "$0")/lib.sh"
+need_device
 
 # check_jsonl OPS: stdin holds JSON lines; each must parse, carry the common
 # fields and its op's rate, with positive numbers; OPS lists the ops expected.

@@ -2,6 +2,7 @@
 # a second run of the same command loads the binary (-v says which), and
 # --no-cache / TILEDCL_CACHE=0 compile every time.
 . "$(dirname "$0")/lib.sh"
+need_device
 
 export XDG_CACHE_HOME="$T/cache"
 run -v matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o "$T/c1.mtx"

@@ -1,5 +1,6 @@
 # tiledcl devices, global options, usage errors and exit codes.
 . "$(dirname "$0")/lib.sh"
+need_device
 
 run devices
 expect_rc 0 "devices exits 0"

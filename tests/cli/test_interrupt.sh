@@ -4,11 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 
 export XDG_CACHE_HOME="$T/cache"
-run devices
-if [ "$RC" -ne 0 ]; then
-    echo "1..0 # SKIP no OpenCL device"
-    exit 0
-fi
+need_device
 
 # wait_for GLOB: waits up to 30 s for a file matching GLOB; 0 if one came.
 wait_for() {

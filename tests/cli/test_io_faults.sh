@@ -3,6 +3,7 @@
 # standard output, a directory that cannot hold the file) exits 1, keeps an
 # existing output untouched and leaves no temporary behind.
 . "$(dirname "$0")/lib.sh"
+need_device
 
 export XDG_CACHE_HOME="$T/cache"
 

@@ -1,5 +1,6 @@
 # tiledcl life: soups, patterns, rules, boundaries, formats, progress, errors.
 . "$(dirname "$0")/lib.sh"
+need_device
 
 # cells FILE: the rows of a .cells file without its comment lines
 cells() { grep -v '^!' "$1"; }
@@ -18,7 +19,7 @@ run life --size 64x48 --gens 10
 expect_rc 0 "RLE on stdout when it is not a terminal"
 expect_eq "$OUT" "$(cat "$T/a.rle")" "the same soup and run give the same pattern"
 run life --size 64x48 --gens 10 --seed 2
-if [ "$OUT" != "$(cat "$T/a.rle")" ]; then ok "another seed, another soup"; else not_ok "another seed, another soup"; fi
+expect_ne "$OUT" "$(cat "$T/a.rle")" "another seed, another soup"
 run life --size 64x48 --gens 10 --kernel bytes
 expect_eq "$OUT" "$(cat "$T/a.rle")" "the bytes kernel agrees with the bits kernel"
 

@@ -3,6 +3,7 @@
 # installed), every kernel shape, types, panels, --verify, stdin, errors,
 # exit codes and atomic output.
 . "$(dirname "$0")/lib.sh"
+need_device
 D=$TDCL_DATA
 # Exporting a binary for tiledcl's cache makes PoCL compile each program
 # twice (test_clrt covers the cache); PoCL's own cache still applies.

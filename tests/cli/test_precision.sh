@@ -4,6 +4,7 @@
 # with exit 1 naming the device, auto computes the exact float32 product. On
 # a device with them: tf32 and 3xtf32 pass --verify.
 . "$(dirname "$0")/lib.sh"
+need_device
 A=$TDCL_DATA/a.mtx
 B=$TDCL_DATA/b.mtx
 

@@ -2,6 +2,7 @@
 # edge tiles and --strict, .npy and image outputs checked by an independent
 # Python computation, --verify, stdin, usage errors and exit codes.
 . "$(dirname "$0")/lib.sh"
+need_device
 SEED=$TDCL_DATA/seed8x8.mtx
 
 # The size line and numbers of a Matrix Market array file on one line.

@@ -1,6 +1,7 @@
 # tiledcl tile-map: the seeds' 8x9 matrix in 2x3 tiles as grids and JSON
 # (every index checked in Python), colour, edge tiles, errors.
 . "$(dirname "$0")/lib.sh"
+need_device
 
 run tile-map --help
 expect_rc 0 "--help exits 0"

@@ -2,6 +2,7 @@
 # stores a table that later matmul and bench runs use; candidate files,
 # --dry-run, --no-cache and usage errors.
 . "$(dirname "$0")/lib.sh"
+need_device
 
 # A private table; PoCL compiles cold here, so few builds.
 export XDG_CACHE_HOME="$T/cache"
@@ -21,8 +22,15 @@ expect_rc 2 "--sizes 0 is a usage error"
 run tune matmul --time-limit -1
 expect_rc 2 "a negative time limit is a usage error"
 
-run tune matmul --sizes 64,96 --time-limit 1 --max-sets 2
+run -v tune matmul --sizes 64,96 --time-limit 1 --max-sets 2
 expect_rc 0 "tune matmul exits 0"
+# the shape this device tunes (GPUs the gpu shape, others the cpu one): the
+# candidate sets below take its keys, so the test runs on any default device
+shape=$(printf '%s\n' "$ERR" | sed -n 's/.* now: kernel=\([a-z]*\) .*/\1/p' | head -n 1)
+case "$shape" in
+cpu | gpu) ok "tune -v names the shape it tunes ($shape)" ;;
+*) not_ok "tune -v names the shape it tunes" "$ERR" ;;
+esac
 expect_contains "$OUT" "    64 " "a line for size 64"
 expect_contains "$OUT" "    96 " "a line for size 96"
 expect_contains "$OUT" "stored in $T/cache/tiledcl/tune-" "the table is stored in the cache"
@@ -49,15 +57,22 @@ run bench matmul --size 72 --reps 2 --json
 expect_contains "$OUT" "params=tuned" "bench's plan shows the tuned parameters"
 
 # candidates: exactly those sets; errors name the line
-printf '# two sets\nmr=4 nv=2\n\nmr=2 nv=1 kc=64  # small\n' >"$T/sets.txt"
+if [ "$shape" = gpu ]; then
+    set1="bm=32 bn=32 bk=32 tm=4 tn=4 wx=8 wy=4 nbuf=2 aload=2"
+    set2="bm=32 bn=32 bk=16 tm=4 tn=4 wx=8 wy=4 nbuf=1 aload=1"
+else
+    set1="mr=4 nv=2"
+    set2="mr=2 nv=1 kc=64"
+fi
+printf '# two sets\n%s\n\n%s  # small\n' "$set1" "$set2" >"$T/sets.txt"
 rm -f "$T"/cache/tiledcl/tune-*.txt
 run -v tune matmul --sizes 64 --candidates "$T/sets.txt" --dry-run
 expect_rc 0 "tune --candidates --dry-run exits 0"
-expect_contains "$ERR" "tune: mr=4 nv=2" "the first candidate was tried"
-expect_contains "$ERR" "tune: mr=2 nv=1 kc=64" "the second candidate was tried"
+expect_contains "$ERR" "tune: $set1" "the first candidate was tried"
+expect_contains "$ERR" "tune: $set2" "the second candidate was tried"
 expect_contains "$OUT" "0 rejected" "neither was rejected"
 expect_eq "$(ls "$T"/cache/tiledcl/tune-*.txt 2>/dev/null | wc -l | tr -d ' ')" "0" "--dry-run stores nothing"
-printf 'mr=4\nmr=4 bogus=1\n' >"$T/bad.txt"
+printf '%s\n%s bogus=1\n' "$set1" "$set1" >"$T/bad.txt"
 run tune matmul --sizes 64 --candidates "$T/bad.txt"
 expect_rc 1 "a bad candidate line exits 1"
 expect_contains "$ERR" "candidates:2:" "the error names the line"

@@ -7,6 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Set when a context was asked for and no device could be opened. */
+static int no_device;
+
 tdcl_ctx *tdcl_test_ctx(void)
 {
     tdcl_ctx *ctx = NULL;
@@ -14,9 +21,19 @@ tdcl_ctx *tdcl_test_ctx(void)
     tdcl_ctx_opts o = {0};
     if (tdcl_ctx_open(&o, &ctx, &err) != TDCL_OK) {
         fprintf(stdout, "# no usable OpenCL device (%s)\n", err.msg);
+        no_device = 1;
         return NULL;
     }
     return ctx;
+}
+
+int tdcl_test_exit(int rc)
+{
+    if (rc == 0 && no_device) {
+        fprintf(stdout, "# no OpenCL device: the device tests were skipped (exit 77)\n");
+        return 77;
+    }
+    return rc;
 }
 
 int tdcl_test_ctx_setup(void **state)
@@ -60,12 +77,24 @@ void tdcl_test_fill(tdcl_matrix *m, uint64_t seed, double lo, double hi)
     for (size_t k = 0; k < n; k++) {
         double v = tdcl_test_uniform(&s, lo, hi);
         switch (m->dtype) {
-        case TDCL_F32: ((float *)m->data)[k] = (float)v; break;
-        case TDCL_F64: ((double *)m->data)[k] = v; break;
-        case TDCL_I32: ((int32_t *)m->data)[k] = (int32_t)v; break;
-        case TDCL_I64: ((int64_t *)m->data)[k] = (int64_t)v; break;
-        case TDCL_U8: ((uint8_t *)m->data)[k] = (uint8_t)v; break;
-        case TDCL_U16: ((uint16_t *)m->data)[k] = (uint16_t)v; break;
+        case TDCL_F32:
+            ((float *)m->data)[k] = (float)v;
+            break;
+        case TDCL_F64:
+            ((double *)m->data)[k] = v;
+            break;
+        case TDCL_I32:
+            ((int32_t *)m->data)[k] = (int32_t)v;
+            break;
+        case TDCL_I64:
+            ((int64_t *)m->data)[k] = (int64_t)v;
+            break;
+        case TDCL_U8:
+            ((uint8_t *)m->data)[k] = (uint8_t)v;
+            break;
+        case TDCL_U16:
+            ((uint16_t *)m->data)[k] = (uint16_t)v;
+            break;
         }
     }
 }
@@ -95,4 +124,24 @@ char *tdcl_test_join(const char *dir, const char *name)
     assert_non_null(p);
     snprintf(p, n, "%s/%s", dir, name);
     return p;
+}
+
+void tdcl_test_rmtree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+            char *p = tdcl_test_join(dir, e->d_name);
+            struct stat st;
+            if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+                tdcl_test_rmtree(p);
+            else
+                unlink(p);
+            free(p);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
 }

@@ -17,6 +17,11 @@
  * printing why, when there is no usable device; the caller then skip()s. */
 tdcl_ctx *tdcl_test_ctx(void);
 
+/* The exit status of a device suite's main from cmocka's result rc: 77
+ * (meson's SKIP) when nothing failed but no device was found, so that a
+ * machine without a device never reports the device tests as passed. */
+int tdcl_test_exit(int rc);
+
 /* A group setup/teardown pair storing a tdcl_ctx* in *state (NULL if none). */
 int tdcl_test_ctx_setup(void **state);
 int tdcl_test_ctx_teardown(void **state);
@@ -47,5 +52,8 @@ void tdcl_test_write_text(const char *path, const char *text);
 
 /* path joined from dir and name; malloc'd. */
 char *tdcl_test_join(const char *dir, const char *name);
+
+/* Removes dir and everything under it (a scratch directory's cleanup). */
+void tdcl_test_rmtree(const char *dir);
 
 #endif

@@ -220,5 +220,5 @@ int main(void)
         cmocka_unit_test(test_matmul_shape_int64), cmocka_unit_test(test_copy_runner),
         cmocka_unit_test(test_bad_options),
     };
-    return cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown);
+    return tdcl_test_exit(cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown));
 }

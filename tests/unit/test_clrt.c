@@ -344,5 +344,5 @@ int main(void)
         cmocka_unit_test(test_open_async),
         cmocka_unit_test(test_timing_roundtrip),
     };
-    return cmocka_run_group_tests_name("clrt", tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown);
+    return tdcl_test_exit(cmocka_run_group_tests_name("clrt", tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown));
 }

@@ -622,6 +622,6 @@ int main(void)
         cmocka_unit_test(test_shapes_vs_host),  cmocka_unit_test(test_plan_errors),
     };
     int rc = cmocka_run_group_tests_name("life_host", host, NULL, NULL);
-    return rc | cmocka_run_group_tests_name("life_device", dev, tdcl_test_ctx_setup,
-                                            tdcl_test_ctx_teardown);
+    return tdcl_test_exit(rc | cmocka_run_group_tests_name("life_device", dev, tdcl_test_ctx_setup,
+                                                           tdcl_test_ctx_teardown));
 }

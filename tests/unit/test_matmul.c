@@ -577,5 +577,5 @@ int main(void)
         cmocka_unit_test(test_check_product),    cmocka_unit_test(test_params_text),
         cmocka_unit_test(test_auto_ksplit),
     };
-    return cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown);
+    return tdcl_test_exit(cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown));
 }

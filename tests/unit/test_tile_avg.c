@@ -485,5 +485,5 @@ int main(void)
         cmocka_unit_test(test_strict_run),   cmocka_unit_test(test_plan_reuse),
         cmocka_unit_test(test_tile_map),
     };
-    return cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown);
+    return tdcl_test_exit(cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown));
 }

@@ -263,6 +263,17 @@ static cached_table *cache_put(const char *path, table_entry *list, size_t n)
     return c;
 }
 
+void tdcl_mm_table_forget(void)
+{
+    pthread_mutex_lock(&cache_lock);
+    for (size_t i = 0; i < ncache; i++) {
+        free(cache[i].path);
+        free(cache[i].list);
+    }
+    ncache = 0;
+    pthread_mutex_unlock(&cache_lock);
+}
+
 const char *tdcl_mm_table_lookup(tdcl_ctx *ctx, tdcl_mm_kernel k, tdcl_dtype type, int64_t M,
                                  int64_t K, int64_t N, tdcl_mm_params *out)
 {

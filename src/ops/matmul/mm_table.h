@@ -34,6 +34,11 @@ const char *tdcl_mm_table_builtin(size_t i, tdcl_mm_kernel *k);
  * no cache directory. */
 char *tdcl_mm_table_path(const tdcl_ctx *ctx);
 
+/* Forgets every tuned table read so far, so that the next lookup reads the
+ * file again (a test that edits a table in place; a long-lived process
+ * that wants another process's tuning). */
+void tdcl_mm_table_forget(void);
+
 /* One float32 row to store: a square product size, its winning set (all
  * keys filled in) and its measured rate. */
 typedef struct tdcl_mm_table_row {
