@@ -27,7 +27,7 @@
 
 /* The largest halo chosen, and the first one tried before the exchange is
  * measured. */
-enum { HALO_MAX = 32, HALO_FIRST = 16 };
+enum { HALO_MAX = 64, HALO_FIRST = 16 };
 
 typedef struct life_shard {
     tdcl_shard_stat stat; /* first: tdcl_shard_run reads it */
@@ -255,28 +255,29 @@ static tdcl_status round_run(tdcl_life_shards *S, int64_t gens, tdcl_err *err)
     return st;
 }
 
-/* After a first round of one generation: the halo K that minimises a
+/* After two rounds of one generation (the second timed whole, round_ms,
+ * from the threads' start to their join): the halo K that minimises a
  * generation's cost, t_row * (band + 2K) + fixed / K, where t_row is a
- * row's device time and fixed what a round costs whatever its length (the
- * exchange, both ways, and the host's wait beyond the device time): K =
- * sqrt(fixed / (2 t_row)), within 1 and the thinnest band (and HALO_MAX).
- * The plans are rebuilt when it differs from the one in use. */
-static tdcl_status choose_halo(tdcl_life_shards *S, tdcl_err *err)
+ * row's device time and fixed what a round costs beyond the slowest
+ * shard's device time (starting and joining the threads, the copies both
+ * ways, the waits): K = sqrt(fixed / (2 t_row)), within 1 and the thinnest
+ * band (and HALO_MAX). The plans are rebuilt when it differs from the one
+ * in use. */
+static tdcl_status choose_halo(tdcl_life_shards *S, double round_ms, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_matrix g = {0};
-    double exch = 0, t_row = 0;
+    double exch = 0, t_row = 0, slowest = 0;
     int64_t thinnest = INT64_MAX;
     for (size_t i = 0; i < S->n; i++) {
         const life_shard *sh = &S->s[i];
         int64_t rows = sh->top + (sh->end - sh->begin) + sh->bot;
         double dev = sh->round_kernel_ms > 0 ? sh->round_kernel_ms : sh->round_compute_ms;
-        /* the round read both edges: the exchange writes as many again */
-        double fixed = 2 * sh->round_exchange_ms + (sh->round_compute_ms - dev);
-        if (fixed > exch) exch = fixed;
+        if (dev > slowest) slowest = dev;
         if (dev / (double)rows > t_row) t_row = dev / (double)rows;
         if (sh->end - sh->begin < thinnest) thinnest = sh->end - sh->begin;
     }
+    exch = round_ms > slowest ? round_ms - slowest : 0;
     S->auto_halo = 0;
     double k = t_row > 0 ? sqrt(exch / (2 * t_row)) : HALO_MAX;
     int64_t want = (int64_t)(k + 0.5);
@@ -303,10 +304,12 @@ tdcl_status tdcl_life_shards_execute(tdcl_life_shards *S, int64_t gens, tdcl_err
         return tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0, got %" PRId64, gens);
     if (S->n == 1) return round_run(S, gens, err);
     int64_t done = 0;
-    if (S->auto_halo && gens >= 2) {
+    if (S->auto_halo && gens >= 3) {
         TDCL_TRY(round_run(S, 1, err));
-        done = 1;
-        TDCL_TRY(choose_halo(S, err));
+        double t0 = tdcl_now_ms();
+        TDCL_TRY(round_run(S, 1, err));
+        done = 2;
+        TDCL_TRY(choose_halo(S, tdcl_now_ms() - t0, err));
     }
     while (done < gens) {
         int64_t n = gens - done < S->halo ? gens - done : S->halo;
