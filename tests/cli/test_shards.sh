@@ -84,6 +84,17 @@ e2=$(printf '%s\n' "$ERR" | grep population)
 expect_eq "$(printf '%s\n' "$e2" | wc -l)" 4 "--every 10 over 30 generations: 4 population lines"
 expect_eq "$e2" "$e1" "--every: three shards give the one device's populations"
 
+# --frames and --gif from the gathered grid: the one device's files
+run --device "$D0" life --size 40x30 --gens 12 --every 4 --frames "$T/f1" --gif "$T/g1.gif" -o "$T/fg1.rle"
+run --device "$D0,$D1,$D2" life --size 40x30 --gens 12 --every 4 --frames "$T/f3" --gif "$T/g3.gif" -o "$T/fg3.rle"
+expect_rc 0 "--frames and --gif over 3 devices"
+expect_eq "$(ls "$T/f3" | tr '\n' ' ')" "gen-00000000.png gen-00000004.png gen-00000008.png gen-00000012.png " "... a PNG per --every"
+if [ -s "$T/g1.gif" ] && cmp -s "$T/g1.gif" "$T/g3.gif" && diff -r "$T/f1" "$T/f3" >/dev/null; then
+    ok "... frames and GIF identical to one device's"
+else
+    not_ok "... frames and GIF identical to one device's"
+fi
+
 # -v: the layout and the per-shard times
 run -v --device "$D0,$D1" life --size 64x40 --gens 10 -o "$T/v.rle"
 expect_contains "$ERR" "shard 1: rows 20-39" "-v shows each shard's rows"
