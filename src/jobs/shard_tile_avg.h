@@ -11,9 +11,11 @@
 #include "runtime/devset.h"
 
 /* out (new, the caller's) = the tile means of in, computed over the set's
- * devices (opened: tdcl_devset_wait first). The last band takes the tile
- * row hanging over the matrix's edge. TDCL_EINVAL when the matrix has
- * fewer whole tile rows than the set has devices. Each device's kernel time
+ * devices (opened: tdcl_devset_wait first), in bands of whole blocks of 8
+ * tile rows (the kernels' rows per work-item divide 8, so each band adds
+ * its tiles as one device does); the last band takes the rows past the
+ * last block. TDCL_EINVAL when the matrix has fewer blocks than the set
+ * has devices. Each device's kernel time
  * is added to its context's timing. */
 tdcl_status tdcl_ta_shards_run(tdcl_devset *set, const tdcl_ta_opts *o, const tdcl_matrix *in,
                                tdcl_matrix *out, tdcl_err *err);

@@ -10,6 +10,7 @@
 
 #include "jobs/shard.h"
 #include "jobs/shard_life.h"
+#include "jobs/shard_tile_avg.h"
 #include "ops/life/life.h"
 #include "runtime/devset.h"
 
@@ -240,6 +241,62 @@ static void life_refusals(void **state)
     tdcl_devset_close(set);
 }
 
+/* tile-avg over 2 and 3 devices: byte-identical to one device for float32
+ * and float64, 1 and 3 channels, tiles that do and do not divide */
+static void tile_avg_bands(void **state)
+{
+    (void)state;
+    tdcl_devset *set = open_set(3);
+    if (!set) skip();
+    static const struct {
+        int64_t rows, cols, t, u;
+        int ch;
+        tdcl_dtype dt;
+        tdcl_ta_variant v;
+    } cases[] = {
+        {103, 77, 3, 5, 1, TDCL_F32, TDCL_TA_AUTO}, {400, 64, 16, 16, 1, TDCL_F64, TDCL_TA_AUTO},
+        {200, 41, 7, 4, 3, TDCL_F32, TDCL_TA_AUTO}, {80, 200, 3, 64, 1, TDCL_F32, TDCL_TA_AUTO},
+        {75, 300, 3, 64, 1, TDCL_F32, TDCL_TA_GPU}, {61, 600, 1, 256, 1, TDCL_F32, TDCL_TA_BAND},
+        {90, 520, 2, 96, 1, TDCL_F32, TDCL_TA_BAND}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        tdcl_matrix in = {0}, one = {0}, got = {0};
+        assert_int_equal(
+            tdcl_matrix_alloc(&in, cases[c].rows, cases[c].cols, cases[c].ch, cases[c].dt, NULL),
+            TDCL_OK);
+        tdcl_test_fill(&in, 11 + c, -3, 5);
+        tdcl_ta_opts o = {.tile_rows = cases[c].t, .tile_cols = cases[c].u, .variant = cases[c].v};
+        tdcl_err err = {0};
+        assert_int_equal(tdcl_ta_run(set->ctx[0], &o, &in, &one, &err), TDCL_OK);
+        for (size_t n = 2; n <= 3; n++) {
+            tdcl_devset sub = {.n = n, .ctx = {set->ctx[0], set->ctx[1], set->ctx[2]}};
+            assert_int_equal(tdcl_ta_shards_run(&sub, &o, &in, &got, &err), TDCL_OK);
+            assert_int_equal(got.rows, one.rows);
+            assert_int_equal(got.dtype, one.dtype);
+            size_t bytes =
+                (size_t)(one.rows * one.cols * one.channels) * tdcl_dtype_size(one.dtype);
+            for (size_t k = 0; k < bytes / 4 && one.dtype == TDCL_F32; k++)
+                if (((float *)got.data)[k] != ((float *)one.data)[k])
+                    print_message("case %zu, %zu devices: element %zu: %.9g vs one device %.9g\n",
+                                  c, n, k, ((float *)got.data)[k], ((float *)one.data)[k]);
+            if (memcmp(got.data, one.data, bytes) != 0)
+                fail_msg("case %zu on %zu devices: %s differs from %s", c, n, "bands", "one");
+            tdcl_matrix_free(&got);
+        }
+        tdcl_matrix_free(&in);
+        tdcl_matrix_free(&one);
+    }
+    /* 3 devices, 2 whole tile rows (not one block of 8 each): refused */
+    tdcl_matrix in = {0}, got = {0};
+    tdcl_err err = {0};
+    assert_int_equal(tdcl_matrix_alloc(&in, 25, 10, 1, TDCL_F32, NULL), TDCL_OK);
+    tdcl_test_fill(&in, 3, 0, 1);
+    tdcl_ta_opts o = {.tile_rows = 10, .tile_cols = 2};
+    assert_int_equal(tdcl_ta_shards_run(set, &o, &in, &got, &err), TDCL_EINVAL);
+    assert_non_null(strstr(err.msg, "3 shards for 25 rows in tiles of 10 rows"));
+    tdcl_matrix_free(&in);
+    tdcl_devset_close(set);
+}
+
 int main(void)
 {
     /* PoCL 3.1 reads POCL_MAX_PTHREAD_COUNT, later ones POCL_CPU_MAX_CU_COUNT */
@@ -256,6 +313,7 @@ int main(void)
         cmocka_unit_test(life_two),
         cmocka_unit_test(life_three),
         cmocka_unit_test(life_refusals),
+        cmocka_unit_test(tile_avg_bands),
     };
     int rc = cmocka_run_group_tests_name("shard", pure, NULL, NULL);
     return rc | cmocka_run_group_tests_name("shard_device", dev, NULL, NULL);
