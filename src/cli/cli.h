@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "base/matrix.h"
+#include "bench/bench_ops.h"
 #include "runtime/clrt.h"
 #include "base/status.h"
 
@@ -19,6 +20,7 @@ typedef struct cli_globals {
     int no_cache;            /* --no-cache */
     int verbose;             /* -v (1), -vv (2) */
     int quiet;               /* -q: no progress */
+    int ranks;               /* MPI ranks when started by mpirun (an MPI build), else 0 */
     tdcl_ctx *ctx;           /* NEEDS_DEVICE commands: the device main is opening
                                 (tdcl_ctx_open_async); wait with tdcl_ctx_wait or
                                 cli_device before use. Owned by main, which prints
@@ -30,6 +32,16 @@ typedef struct cli_globals {
  * while platform discovery and context creation run; main prints the -v
  * timing of a successful run and closes the device. */
 enum { NEEDS_DEVICE = 1 << 0 };
+
+/* SHARDS: the command also runs over a set of devices ("--device all", a
+ * list: runtime/devset.h); given one, main opens no device (g->ctx stays
+ * NULL) and the command opens the set. A command without it refuses a set. */
+enum { SHARDS = 1 << 1 };
+
+/* RANKS: under mpirun with several ranks (an MPI build), the command runs
+ * as one of the ranks (g->ranks > 1) and opens its device itself; a
+ * command without it is refused there. */
+enum { RANKS = 1 << 2 };
 
 typedef struct cli_command {
     const char *name;
@@ -47,6 +59,8 @@ int cmd_bench(int argc, char **argv, const cli_globals *g);
 int cmd_convert(int argc, char **argv, const cli_globals *g);
 int cmd_tune(int argc, char **argv, const cli_globals *g);
 int cmd_bench_e2e(int argc, char **argv, const cli_globals *g); /* bench e2e */
+/* bench with --device naming several devices (life only) */
+int cmd_bench_shards(const tdcl_bench_opts *o, int json, const cli_globals *g);
 
 /* Prints "tiledcl: MSG" to stderr, followed by " (--FLAG)" when the error
  * is about an option (err->param), and returns the exit code for err. */
@@ -59,7 +73,6 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
  * failed (tiledcl devices >/dev/full) while the command returned 0, says so
  * on stderr and returns 1; otherwise returns rc. */
 int cli_close_stdout(int rc);
-
 
 /* The device main opened for a NEEDS_DEVICE command, once ready: waits for
  * it. *ctx stays owned by main. */

@@ -381,6 +381,7 @@ int cmd_bench(int argc, char **argv, const cli_globals *g)
         if (strcmp(argv[i], "e2e") == 0) return cmd_bench_e2e(argc, argv, g);
     if ((rc = parse_args(argc, argv, &b, &io)) >= 0) return rc;
     if (io) return bench_io(&b);
+    if (!g->ctx) return cmd_bench_shards(&b.dev, b.json, g); /* --device names a set */
     if (cli_device(g, &ctx, &err) != TDCL_OK) return cli_report(&err);
     if (!b.json)
         printf("device %u:%u %s (%s), %s\n", ctx->dev.pidx, ctx->dev.didx, ctx->dev.device_name,

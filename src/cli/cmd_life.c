@@ -12,6 +12,8 @@
 #include "io/life_io.h"
 #include "base/fileio.h"
 #include "jobs/life_job.h"
+#include "jobs/mpi.h"
+#include "jobs/shard_life.h"
 #include "base/log.h"
 
 static void usage(FILE *fp)
@@ -82,6 +84,10 @@ static void usage(FILE *fp)
                 "                     on a CPU device). Default: half of what the host has\n"
                 "                     available; a larger grid is refused with its size, and B\n"
                 "                     goes ahead, within the process's limits (ulimit -v)\n"
+                "      --halo K       with --device naming several devices (the grid split\n"
+                "                     into bands of rows, one per device): generations\n"
+                "                     between exchanges, the rows each band keeps of its\n"
+                "                     neighbours (default: from the measured exchange cost)\n"
                 "\n");
     fprintf(fp,
             "With -v, or on a terminal, a closing line on stderr gives generations,\n"
@@ -118,6 +124,7 @@ static int parse_size(const char *s, int64_t *w, int64_t *h)
 typedef struct life_cli {
     tdcl_life_job_opts job;
     int summary; /* stdout is a terminal and there is no -o */
+    int halo;    /* --halo K; 0: chosen */
 } life_cli;
 
 enum {
@@ -131,6 +138,7 @@ enum {
     OPT_DEPTH,
     OPT_WORD_BITS,
     OPT_MAX_BYTES,
+    OPT_HALO,
 };
 
 /* --boundary as Golly's bounded grid (":T64+2,48", "K64*,48"): the
@@ -248,6 +256,11 @@ static int take_option(int c, const char *arg, const char *name, life_cli *lc)
             return cli_usage_error("life", "--max-bytes needs a byte count, got '%s'", arg);
         o->max_bytes = (uint64_t)v;
         return 0;
+    case OPT_HALO:
+        if (cli_parse_i64(arg, 1, 1 << 20, &v))
+            return cli_usage_error("life", "--halo needs an integer >= 1, got '%s'", arg);
+        lc->halo = (int)v;
+        return 0;
     default:
         return cli_usage_error("life", "unknown option '%s'", name);
     }
@@ -272,6 +285,7 @@ static int parse_args(int argc, char **argv, life_cli *lc)
                                              {"depth", required_argument, NULL, OPT_DEPTH},
                                              {"word-bits", required_argument, NULL, OPT_WORD_BITS},
                                              {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
+                                             {"halo", required_argument, NULL, OPT_HALO},
                                              {"help", no_argument, NULL, 'h'},
                                              {0, 0, 0, 0}};
     int c;
@@ -381,7 +395,22 @@ int cmd_life(int argc, char **argv, const cli_globals *g)
     tdcl_err err = {0};
     tdcl_matrix final = {0};
     tdcl_life_summary sum;
-    tdcl_status st = tdcl_life_job(g->ctx, &lc.job, &sum, lc.summary ? &final : NULL, &err);
+    tdcl_status st;
+    tdcl_life_shard_opts so = {
+        .devices = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE"),
+        .ctx = {.kernel_dir = g->kernel_dir, .no_cache = g->no_cache},
+        .halo = lc.halo};
+    if (g->ranks > 1) { /* one of several MPI ranks: rank 0 writes and reports */
+        lc.summary = 0;
+        lc.job.progress = NULL;
+        st = tdcl_life_mpi_job(&so, &lc.job, &sum, &err);
+        if (st && !err.msg[0]) return tdcl_exit_code(st); /* another rank reported it */
+        if (st || tdcl_mpi_rank() != 0) return st ? cli_report(&err) : 0;
+    } else if (!g->ctx) { /* main opened nothing: --device names a set */
+        st = tdcl_life_shard_job(&so, &lc.job, &sum, lc.summary ? &final : NULL, &err);
+    } else {
+        st = tdcl_life_job(g->ctx, &lc.job, &sum, lc.summary ? &final : NULL, &err);
+    }
     if (lc.job.progress) fprintf(stderr, "\r\033[K");
     tdcl_signal_note(NULL);
     if (st == TDCL_OK) {

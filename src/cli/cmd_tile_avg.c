@@ -150,6 +150,12 @@ int cmd_tile_avg(int argc, char **argv, const cli_globals *g)
     if (rc >= 0) return rc;
     tdcl_err err = {0};
     /* the job reads its input before it waits for the device */
+    if (!g->ctx) { /* main opened nothing: --device names a set */
+        tdcl_ctx_opts co = {.kernel_dir = g->kernel_dir, .no_cache = g->no_cache};
+        const char *spec = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE");
+        if (tdcl_devset_open_async(spec, &co, &jo.set, &err)) return cli_report(&err);
+    }
     tdcl_status st = tdcl_ta_job(g->ctx, &jo, &err);
+    tdcl_devset_close(jo.set);
     return st ? cli_report(&err) : 0;
 }

@@ -11,15 +11,17 @@
 #include "cli/cli.h"
 #include "base/fileio.h"
 #include "base/log.h"
+#include "jobs/mpi.h"
+#include "runtime/devset.h"
 
 static const cli_command commands[] = {
     {"matmul", cmd_matmul, NEEDS_DEVICE, "dense matrix product C = A*B"},
-    {"tile-avg", cmd_tile_avg, NEEDS_DEVICE, "mean of each tile of a matrix or image"},
+    {"tile-avg", cmd_tile_avg, NEEDS_DEVICE | SHARDS, "mean of each tile of a matrix or image"},
     {"tile-map", cmd_tile_map, NEEDS_DEVICE, "how a tiled launch numbers its work-items"},
-    {"life", cmd_life, NEEDS_DEVICE, "Game of Life and Life-like rules"},
+    {"life", cmd_life, NEEDS_DEVICE | SHARDS | RANKS, "Game of Life and Life-like rules"},
     {"convert", cmd_convert, 0, "convert between matrix, image and Life file formats"},
     {"devices", cmd_devices, 0, "list OpenCL platforms and devices"},
-    {"bench", cmd_bench, NEEDS_DEVICE, "measure the operations on a device"},
+    {"bench", cmd_bench, NEEDS_DEVICE | SHARDS, "measure the operations on a device"},
     {"tune", cmd_tune, NEEDS_DEVICE, "search and store the fastest matmul kernel parameters"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
@@ -40,7 +42,9 @@ static void usage(FILE *fp)
             "  --device SPEC  device to use: 'P:D' as 'tiledcl devices' lists it, a type\n"
             "                 (gpu, cpu, accelerator) or part of the platform or device\n"
             "                 name; default $TILEDCL_DEVICE, else the first GPU, else the\n"
-            "                 first device\n"
+            "                 first device. A set of devices, for the commands that\n"
+            "                 split their work (life, tile-avg): all, gpu:all, cpu:all\n"
+            "                 or a list P:D,P:D\n"
             "  --kernels DIR  load kernels (.cl) from DIR\n"
             "  --no-cache     do not use the compiled-kernel cache\n"
             "  -v, --verbose  show choices and a timing breakdown (-vv: build logs too)\n"
@@ -136,8 +140,23 @@ static int asks_help(int argc, char **argv)
 /* Runs cmd. For a NEEDS_DEVICE command the device is opened on a thread
  * while the command parses and reads its inputs; the command waits for it
  * when it first needs it. */
+static int run_main(int argc, char **argv, cli_globals *gp);
+
 static int run_command(const cli_command *cmd, int argc, char **argv, cli_globals *g)
 {
+    const char *spec = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE");
+    if (g->ranks > 1) { /* several MPI ranks: the command opens one device per rank */
+        if (cmd->flags & RANKS) return cmd->fn(argc, argv, g);
+        if (tdcl_mpi_rank() == 0)
+            fprintf(stderr, "tiledcl: %s: runs as one process, not as %d MPI ranks\n", cmd->name,
+                    g->ranks);
+        return 1;
+    }
+    if ((cmd->flags & NEEDS_DEVICE) && tdcl_devset_spec_is_set(spec)) {
+        if (!(cmd->flags & SHARDS))
+            return cli_usage_error(cmd->name, "runs on one device; '%s' names several", spec);
+        return cmd->fn(argc, argv, g); /* the command opens the set */
+    }
     if ((cmd->flags & NEEDS_DEVICE) && !asks_help(argc, argv)) {
         tdcl_ctx_opts o = {.device_spec = g->device_spec, .kernel_dir = g->kernel_dir,
                            .no_cache = g->no_cache};
@@ -178,13 +197,39 @@ int main(int argc, char **argv)
         usage(stderr);
         return CLI_EXIT_USAGE;
     }
+    /* Under mpirun: MPI, if this tiledcl has it; otherwise refuse rather
+     * than run the same job once per rank. */
+    int rank = 0, ranks = tdcl_mpi_launched_size(&rank);
+    if (ranks > 1 && !tdcl_mpi_built()) {
+        if (rank == 0)
+            fprintf(stderr, "tiledcl: started as %d MPI ranks, but this tiledcl was built without "
+                            "MPI (meson setup -Dmpi=enabled); run one process, or use --device "
+                            "LIST for several devices of this host\n",
+                    ranks);
+        return 1;
+    }
+    if (ranks > 0 && tdcl_mpi_built()) {
+        tdcl_err err = {0};
+        if (tdcl_mpi_init(&err)) return cli_report(&err);
+        g.ranks = tdcl_mpi_size();
+        int rc = run_main(argc, argv, &g);
+        tdcl_mpi_finalize();
+        return rc;
+    }
+    return run_main(argc, argv, &g);
+}
+
+/* main after the global options and MPI: the command's name and dispatch. */
+static int run_main(int argc, char **argv, cli_globals *gp)
+{
+    cli_globals g = *gp;
     const char *name = argv[1];
     if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0) {
         usage(stdout);
         return cli_close_stdout(0);
     }
     if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
-        printf("tiledcl %s\n", TDCL_CLI_VERSION);
+        printf("tiledcl %s\nmpi: %s\n", TDCL_CLI_VERSION, tdcl_mpi_built() ? "yes" : "no");
         return cli_close_stdout(0);
     }
     for (size_t i = 0; i < NCOMMANDS; i++)

@@ -12,6 +12,7 @@
 #include "base/log.h"
 #include "io/image.h"
 #include "io/matio.h"
+#include "jobs/shard_tile_avg.h"
 
 /* Reads the input: an image by its extension, else a matrix file. *bits
  * receives the image's bit depth (8 for a matrix), *maxval its maxval (1
@@ -97,6 +98,13 @@ tdcl_status tdcl_ta_job(tdcl_ctx *ctx, const tdcl_ta_job_opts *jo, tdcl_err *err
     double t0 = tdcl_now_ms();
     TDCL_TRY(tdcl_out_precheck(jo->out_path, err)); /* before the work, not after */
     TDCL_TRY(read_input(jo, &in, &bits, &maxval, err));
+    if (jo->set) { /* several devices: the set's contexts keep their own times */
+        TDCL_TRY(tdcl_devset_wait(jo->set, err));
+        TDCL_TRY(tdcl_ta_shards_run(jo->set, &jo->ta, &in, &res, err));
+        if (jo->verify) TDCL_TRY(verify(jo, &in, &res, err));
+        TDCL_TRY(write_output(jo, &res, bits, maxval, err));
+        goto out;
+    }
     ctx->t.read_ms += tdcl_now_ms() - t0;
     TDCL_TRY(tdcl_ctx_wait(ctx, err));
     tdcl_log(TDCL_LOG_VERBOSE, "tile-avg: %s: %lldx%lld, %d channel(s), %s",

@@ -8,6 +8,7 @@
 #include "base/status.h"
 #include "ops/tile_avg/tile_avg.h"
 #include "runtime/clrt.h"
+#include "runtime/devset.h"
 
 typedef struct tdcl_ta_job_opts {
     const char *in_path;  /* .mtx, .mtx.gz, .npy, or an image (.pgm, .pbm, .png); "-" stdin */
@@ -17,6 +18,8 @@ typedef struct tdcl_ta_job_opts {
     int verify;       /* check against tdcl_ta_reference; TDCL_EVERIFY past 1e-6 */
     int clip;         /* image outputs: clamp means past the samples' range (else an
                          error naming the first) */
+    tdcl_devset *set; /* non-NULL: run over these devices in bands of tile rows
+                         (jobs/shard_tile_avg.h; may still be opening), ctx NULL */
 } tdcl_ta_job_opts;
 
 /* The tile-avg command: reads the input (an image by its magic bytes or
@@ -26,7 +29,8 @@ typedef struct tdcl_ta_job_opts {
  * .pbm: 1 bit, black where a grey input's mean is below half its maxval,
  * a PBM input's or a matrix's mean rounds to 1).
  * Fills ctx->t. Nothing is written unless everything before succeeded.
- * ctx may still be opening (tdcl_ctx_open_async): the job reads first. */
+ * ctx may still be opening (tdcl_ctx_open_async): the job reads first.
+ * With jo->set, ctx is NULL and the set's devices share the work. */
 tdcl_status tdcl_ta_job(tdcl_ctx *ctx, const tdcl_ta_job_opts *jo, tdcl_err *err);
 
 #endif

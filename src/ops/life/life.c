@@ -1123,3 +1123,75 @@ tdcl_status tdcl_life_run(tdcl_ctx *ctx, const tdcl_life_opts *o, const tdcl_mat
     tdcl_life_plan_destroy(p);
     return st;
 }
+
+/* ---- rows of the plan, for shards (jobs/shard_life.c) ------------------- */
+
+size_t tdcl_life_plan_row_bytes(const tdcl_life_plan *p)
+{
+    return p->row_bytes;
+}
+
+int tdcl_life_plan_same_layout(const tdcl_life_plan *a, const tdcl_life_plan *b)
+{
+    return a->cols == b->cols && a->row_bytes == b->row_bytes && a->c.bits == b->c.bits &&
+           (!a->c.bits || a->c.wb == b->c.wb);
+}
+
+/* TDCL_EINVAL unless [row0, row0 + n) lies within the plan's rows. */
+static tdcl_status check_rows(const tdcl_life_plan *p, int64_t row0, int64_t n, tdcl_err *err)
+{
+    if (row0 < 0 || n < 0 || row0 > p->rows || n > p->rows - row0)
+        return tdcl_fail(err, TDCL_EINVAL,
+                         "rows %" PRId64 " to %" PRId64 " are outside the grid's %" PRId64, row0,
+                         row0 + n, p->rows);
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_life_plan_read_rows(tdcl_life_plan *p, int64_t row0, int64_t n, void *dst,
+                                     tdcl_err *err)
+{
+    tdcl_status st = check_rows(p, row0, n, err);
+    if (st || n == 0) return st;
+    TDCL_CL_TRY(err,
+                clEnqueueReadBuffer(p->ctx->queue, p->buf[p->cur], CL_TRUE,
+                                    (size_t)row0 * p->row_bytes, (size_t)n * p->row_bytes, dst, 0,
+                                    NULL, NULL),
+                "clEnqueueReadBuffer");
+out:
+    return st;
+}
+
+tdcl_status tdcl_life_plan_write_rows(tdcl_life_plan *p, int64_t row0, int64_t n, const void *src,
+                                      tdcl_err *err)
+{
+    tdcl_status st = check_rows(p, row0, n, err);
+    if (st || n == 0) return st;
+    TDCL_CL_TRY(err,
+                clEnqueueWriteBuffer(p->ctx->queue, p->buf[p->cur], CL_TRUE,
+                                     (size_t)row0 * p->row_bytes, (size_t)n * p->row_bytes, src, 0,
+                                     NULL, NULL),
+                "clEnqueueWriteBuffer");
+out:
+    return st;
+}
+
+tdcl_status tdcl_life_plan_cells(tdcl_life_plan *p, int64_t row0, int64_t n, uint8_t *cells,
+                                 tdcl_err *err)
+{
+    tdcl_status st = check_rows(p, row0, n, err);
+    uint8_t *host = NULL;
+    if (st || n == 0) return st;
+    size_t bytes = (size_t)n * p->row_bytes;
+    if (!(host = malloc(bytes)))
+        return tdcl_fail(err, TDCL_ENOMEM, "out of memory (%zu bytes)", bytes);
+    TDCL_TRY(tdcl_life_plan_read_rows(p, row0, n, host, err));
+    for (int64_t y = 0; y < n; y++) {
+        if (p->c.bits)
+            unpack_row(host + (size_t)y * p->row_bytes, p->cols, cells + y * p->cols);
+        else
+            memcpy(cells + y * p->cols, host + (size_t)y * p->row_bytes, (size_t)p->cols);
+    }
+out:
+    free(host);
+    return st;
+}

@@ -145,4 +145,26 @@ void tdcl_life_plan_destroy(tdcl_life_plan *p);
 tdcl_status tdcl_life_run(tdcl_ctx *ctx, const tdcl_life_opts *o, const tdcl_matrix *grid,
                           int64_t gens, tdcl_matrix *out, tdcl_err *err);
 
+/* ---- rows of a plan, for a grid split into shards (jobs/shard_life.c) -- */
+
+/* Bytes of one row in the plan's device layout (packed words or bytes). */
+size_t tdcl_life_plan_row_bytes(const tdcl_life_plan *p);
+
+/* 1 if rows of a and b have the same width and device layout, so that rows
+ * read from one may be written into the other; else 0. */
+int tdcl_life_plan_same_layout(const tdcl_life_plan *a, const tdcl_life_plan *b);
+
+/* Copies rows [row0, row0 + n) of the current generation, in the device
+ * layout (n * tdcl_life_plan_row_bytes bytes), to dst, or from src into
+ * the plan; both wait for the copy. TDCL_EINVAL for rows outside the grid. */
+tdcl_status tdcl_life_plan_read_rows(tdcl_life_plan *p, int64_t row0, int64_t n, void *dst,
+                                     tdcl_err *err);
+tdcl_status tdcl_life_plan_write_rows(tdcl_life_plan *p, int64_t row0, int64_t n, const void *src,
+                                      tdcl_err *err);
+
+/* Rows [row0, row0 + n) of the current generation as cells, 0/1 bytes,
+ * n * cols of them, into the caller's cells. */
+tdcl_status tdcl_life_plan_cells(tdcl_life_plan *p, int64_t row0, int64_t n, uint8_t *cells,
+                                 tdcl_err *err);
+
 #endif

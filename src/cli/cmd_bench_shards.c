@@ -1,0 +1,97 @@
+/* tiledcl bench life --device LIST: life over the set's devices
+ * (jobs/shard_life.h) against one shard on its first device, measured in
+ * the same invocation: aggregate throughput, speedup and parallel
+ * efficiency, after a check that both give the same grid. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "base/log.h"
+#include "jobs/shard_life.h"
+
+typedef struct shard_run {
+    tdcl_life_shards *s;
+    int64_t gens;
+} shard_run;
+
+/* tdcl_bench_fn: gens generations; no device time, so the host's counts */
+static tdcl_status run_gens(void *user, double *device_ms, tdcl_err *err)
+{
+    shard_run *r = user;
+    *device_ms = 0;
+    return tdcl_life_shards_execute(r->s, r->gens, err);
+}
+
+/* Times set's devices on grid: fills *t, leaves the final grid in *out. */
+static tdcl_status measure(tdcl_devset *set, const tdcl_matrix *grid, int64_t gens, int reps,
+                           tdcl_bench_stats *t, int *halo, tdcl_matrix *out, tdcl_err *err)
+{
+    tdcl_life_opts lo = tdcl_life_opts_default();
+    shard_run r = {NULL, gens};
+    tdcl_status st = tdcl_life_shards_create(set, &lo, grid, 0, &r.s, err);
+    if (st == TDCL_OK) st = tdcl_bench_time(1, reps, run_gens, &r, t, err);
+    if (st == TDCL_OK) {
+        *halo = tdcl_life_shards_halo(r.s);
+        tdcl_life_shards_log(r.s, 1);
+        st = tdcl_life_shards_result(r.s, out, err);
+    }
+    tdcl_life_shards_destroy(r.s);
+    return st;
+}
+
+int cmd_bench_shards(const tdcl_bench_opts *o, int json, const cli_globals *g)
+{
+    tdcl_err err = {0};
+    tdcl_status st = TDCL_OK;
+    tdcl_devset *set = NULL;
+    tdcl_matrix grid = {0}, one_out = {0}, all_out = {0};
+    tdcl_bench_stats t1 = {0}, tn = {0};
+    int halo1 = 0, halon = 0;
+    if (o->op != TDCL_BENCH_LIFE)
+        return cli_usage_error("bench", "over several devices, bench measures life only");
+    tdcl_ctx_opts co = {.kernel_dir = g->kernel_dir, .no_cache = g->no_cache};
+    const char *spec = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE");
+    TDCL_TRY(tdcl_devset_open_async(spec, &co, &set, &err));
+    TDCL_TRY(tdcl_devset_wait(set, &err));
+    int64_t n = o->size ? o->size : tdcl_bench_default_size(&set->ctx[0]->dev, TDCL_BENCH_LIFE);
+    int64_t gens = o->gens ? o->gens : 100;
+    int reps = o->reps ? o->reps : 5;
+    TDCL_TRY(tdcl_life_soup(n, n, 0.25, o->seed ? o->seed : 1, &grid, &err));
+    tdcl_devset one = {.n = 1, .ctx = {set->ctx[0]}};
+    TDCL_TRY(measure(&one, &grid, gens, reps, &t1, &halo1, &one_out, &err));
+    TDCL_TRY(measure(set, &grid, gens, reps, &tn, &halon, &all_out, &err));
+    if (memcmp(one_out.data, all_out.data, (size_t)(n * n)) != 0) {
+        st = tdcl_fail(&err, TDCL_EVERIFY, "%zu shards and one shard ended with different grids",
+                       set->n);
+        goto out;
+    }
+    double cells = (double)n * (double)n * (double)gens;
+    double r1 = cells / (t1.host_median_ms / 1000), rn = cells / (tn.host_median_ms / 1000);
+    double speedup = rn / r1, eff = speedup / (double)set->n;
+    if (json) {
+        printf("{\"op\":\"life\",\"size\":%lld,\"gens\":%lld,\"shards\":%zu,\"halo\":%d,"
+               "\"reps\":%d,\"one_ms\":%.4f,\"ms\":%.4f,\"one_cells_per_s\":%.6g,"
+               "\"cells_per_s\":%.6g,\"speedup\":%.4f,\"efficiency\":%.4f,\"checked\":true}\n",
+               (long long)n, (long long)gens, set->n, halon, reps, t1.host_median_ms,
+               tn.host_median_ms, r1, rn, speedup, eff);
+    } else {
+        printf("devices:");
+        for (size_t i = 0; i < set->n; i++)
+            printf("%s %u:%u %s", i ? "," : "", set->ctx[i]->dev.pidx, set->ctx[i]->dev.didx,
+                   set->ctx[i]->dev.device_name);
+        printf("\nlife %lldx%lld, %lld generations, median of %d (host time):\n", (long long)n,
+               (long long)n, (long long)gens, reps);
+        printf("  1 shard:   %10.3f ms  %.4g cell updates/s\n", t1.host_median_ms, r1);
+        printf("  %zu shards:  %10.3f ms  %.4g cell updates/s  (halo %d)\n", set->n,
+               tn.host_median_ms, rn, halon);
+        printf("  speedup %.3f, parallel efficiency %.3f; the grids agree\n", speedup, eff);
+    }
+out:
+    tdcl_matrix_free(&grid);
+    tdcl_matrix_free(&one_out);
+    tdcl_matrix_free(&all_out);
+    tdcl_devset_close(set);
+    (void)halo1;
+    return st ? cli_report(&err) : 0;
+}

@@ -1,0 +1,397 @@
+/* MPI: the launch size from the environment, MPI's start and end, and life
+ * over ranks (jobs/mpi.h). The decomposition is shard_life.c's (bands of
+ * rows, halos K rows deep, the plan's own boundary inside the halo); only
+ * the exchange differs: MPI_Sendrecv between neighbours, staged through
+ * pinned host buffers. */
+#include "jobs/mpi.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "io/life_io.h"
+#include "jobs/shard.h"
+#include "runtime/devset.h"
+
+#if TDCL_HAVE_MPI
+#include <mpi.h>
+#endif
+
+int tdcl_mpi_built(void)
+{
+    return TDCL_HAVE_MPI;
+}
+
+int tdcl_mpi_launched_size(int *rank)
+{
+    static const char *const sizes[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE",
+                                        "SLURM_NTASKS"};
+    static const char *const ranks[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+                                        "SLURM_PROCID"};
+    if (rank) *rank = 0;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        const char *s = getenv(sizes[i]);
+        if (!s || !*s) continue;
+        const char *r = getenv(ranks[i]);
+        if (rank && r) *rank = atoi(r);
+        int n = atoi(s);
+        return n > 0 ? n : 0;
+    }
+    return 0;
+}
+
+#if !TDCL_HAVE_MPI
+
+tdcl_status tdcl_mpi_init(tdcl_err *err)
+{
+    return tdcl_fail(err, TDCL_EUNSUPPORTED, "built without MPI");
+}
+
+void tdcl_mpi_finalize(void) {}
+
+int tdcl_mpi_rank(void)
+{
+    return 0;
+}
+
+int tdcl_mpi_size(void)
+{
+    return 1;
+}
+
+tdcl_status tdcl_life_mpi_job(const tdcl_life_shard_opts *so, const tdcl_life_job_opts *o,
+                              tdcl_life_summary *sum, tdcl_err *err)
+{
+    (void)so;
+    (void)o;
+    (void)sum;
+    return tdcl_fail(err, TDCL_EUNSUPPORTED, "built without MPI");
+}
+
+#else
+
+static int g_started, g_rank, g_size = 1;
+
+tdcl_status tdcl_mpi_init(tdcl_err *err)
+{
+    int provided = 0;
+    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+        return tdcl_fail(err, TDCL_EIO, "MPI_Init_thread failed");
+    g_started = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    /* errors come back as codes: a dead peer ends the job, not a hang */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    return TDCL_OK;
+}
+
+void tdcl_mpi_finalize(void)
+{
+    if (g_started) MPI_Finalize();
+    g_started = 0;
+}
+
+int tdcl_mpi_rank(void)
+{
+    return g_rank;
+}
+
+int tdcl_mpi_size(void)
+{
+    return g_size;
+}
+
+/* Every rank's status: returns the lowest failing rank, or -1. A rank that
+ * did not fail gets TDCL_EIO and an empty message in *err; a failing rank
+ * that is not the lowest clears its message (one message for the job). */
+static int agree(tdcl_status *st, tdcl_err *err)
+{
+    int mine = *st ? g_rank : INT_MAX, first = INT_MAX;
+    if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS) {
+        *st = tdcl_fail(err, TDCL_EIO, "rank %d: lost the other ranks", g_rank);
+        return g_rank;
+    }
+    if (first == INT_MAX) return -1;
+    if (first != g_rank) {
+        if (!*st) *st = TDCL_EIO;
+        err->msg[0] = '\0';
+    }
+    return first;
+}
+
+#define SYNC(expr)                                                                                 \
+    do {                                                                                           \
+        st = (expr);                                                                               \
+        if (agree(&st, err) >= 0) goto out;                                                        \
+    } while (0)
+
+/* The device of this rank: the node-local rank's pick among the spec's. */
+static tdcl_status open_device(const char *spec, int local, tdcl_ctx **ctx, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_device_info *list = NULL;
+    size_t n = 0, idx[TDCL_DEVSET_MAX], count = 0;
+    *ctx = NULL;
+    TDCL_TRY(tdcl_cl_devices(&list, &n, err));
+    if (!spec || !*spec) {
+        spec = "all";
+        for (size_t i = 0; i < n; i++)
+            if (list[i].type & CL_DEVICE_TYPE_GPU) spec = "gpu:all";
+    }
+    if (tdcl_devset_spec_is_set(spec)) {
+        TDCL_TRY(tdcl_devset_pick(list, n, spec, idx, TDCL_DEVSET_MAX, &count, err));
+    } else {
+        TDCL_TRY(tdcl_cl_pick(list, n, spec, &idx[0], err));
+        count = 1;
+    }
+    char one[32];
+    size_t k = idx[(size_t)local % count];
+    snprintf(one, sizeof one, "%u:%u", list[k].pidx, list[k].didx);
+    tdcl_ctx_opts o = {.device_spec = one};
+    TDCL_TRY(tdcl_ctx_open(&o, ctx, err));
+out:
+    free(list);
+    return st;
+}
+
+typedef struct mpi_band {
+    tdcl_life_plan *plan;
+    int64_t begin, end, top, bot, halo;
+    int prev, next;           /* ranks, MPI_PROC_NULL where no halo goes or comes */
+    int send_prev, send_next; /* whether prev (next) holds a halo of this band */
+    tdcl_pinned send, recv;   /* 2 halos each: [first rows | last rows] */
+    size_t rb;
+    double compute_ms, exchange_ms, kernel_ms;
+} mpi_band;
+
+/* This rank's rows of grid, the halos included (wrapping on a torus). */
+static tdcl_status band_grid(const tdcl_matrix *grid, const mpi_band *b, tdcl_matrix *sub,
+                             tdcl_err *err)
+{
+    int64_t n = b->top + (b->end - b->begin) + b->bot, rows = grid->rows;
+    tdcl_status st = tdcl_matrix_alloc(sub, n, grid->cols, 1, TDCL_U8, err);
+    if (st) return st;
+    for (int64_t r = 0; r < n; r++) {
+        int64_t y = ((b->begin - b->top + r) % rows + rows) % rows;
+        memcpy((uint8_t *)sub->data + r * grid->cols, (const uint8_t *)grid->data + y * grid->cols,
+               (size_t)grid->cols);
+    }
+    return TDCL_OK;
+}
+
+/* gens generations, then the halos: each band's first rows to the rank
+ * above (its bottom halo), its last rows to the rank below (its top halo). */
+static tdcl_status band_round(mpi_band *b, int64_t gens, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    double ms = 0, t0 = tdcl_now_ms();
+    const int64_t band = b->end - b->begin, H = b->halo;
+    TDCL_TRY(tdcl_life_plan_execute(b->plan, gens, &ms, err));
+    double t1 = tdcl_now_ms();
+    b->kernel_ms += ms;
+    b->compute_ms += t1 - t0;
+    if (H == 0) goto out;
+    uint8_t *snd = b->send.ptr, *rcv = b->recv.ptr;
+    size_t half = (size_t)H * b->rb;
+    TDCL_TRY(tdcl_life_plan_read_rows(b->plan, b->top, H, snd, err));
+    TDCL_TRY(tdcl_life_plan_read_rows(b->plan, b->top + band - H, H, snd + half, err));
+    /* tag 1: last rows downwards; tag 2: first rows upwards */
+    if (MPI_Sendrecv(snd + half, (int)half, MPI_BYTE, b->send_next ? b->next : MPI_PROC_NULL, 1,
+                     rcv, (int)half, MPI_BYTE, b->top ? b->prev : MPI_PROC_NULL, 1, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE) != MPI_SUCCESS ||
+        MPI_Sendrecv(snd, (int)half, MPI_BYTE, b->send_prev ? b->prev : MPI_PROC_NULL, 2,
+                     rcv + half, (int)half, MPI_BYTE, b->bot ? b->next : MPI_PROC_NULL, 2,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+        st = tdcl_fail(err, TDCL_EIO, "rank %d: the halo exchange failed", g_rank);
+        goto out;
+    }
+    if (b->top) TDCL_TRY(tdcl_life_plan_write_rows(b->plan, 0, b->top, rcv, err));
+    if (b->bot)
+        TDCL_TRY(tdcl_life_plan_write_rows(b->plan, b->top + band, b->bot, rcv + half, err));
+    b->exchange_ms += tdcl_now_ms() - t1;
+out:
+    return st;
+}
+
+/* The band's live cells, summed over the ranks. */
+static tdcl_status band_population(mpi_band *b, int64_t cols, int64_t *pop, tdcl_err *err)
+{
+    int64_t band = b->end - b->begin, mine = 0;
+    uint8_t *cells = malloc((size_t)(band * cols));
+    tdcl_status st = cells ? TDCL_OK : tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    if (st == TDCL_OK) st = tdcl_life_plan_cells(b->plan, b->top, band, cells, err);
+    for (int64_t k = 0; st == TDCL_OK && k < band * cols; k++)
+        mine += cells[k];
+    free(cells);
+    if (agree(&st, err) >= 0) return st;
+    MPI_Allreduce(&mine, pop, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    return TDCL_OK;
+}
+
+/* Rank 0 receives every band's cells into grid (allocated there); the
+ * others send theirs, in pieces of at most 1 GiB. */
+static tdcl_status gather(mpi_band *b, const int64_t *begin, int64_t rows, int64_t cols,
+                          tdcl_matrix *grid, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    uint8_t *mine = NULL;
+    int64_t band = b->end - b->begin;
+    const int64_t piece = ((int64_t)1 << 30) / cols > 0 ? ((int64_t)1 << 30) / cols : 1;
+    if (g_rank == 0)
+        st = tdcl_matrix_alloc(grid, rows, cols, 1, TDCL_U8, err);
+    else if (!(mine = malloc((size_t)(band * cols))))
+        st = tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    if (st == TDCL_OK)
+        st = tdcl_life_plan_cells(b->plan, b->top, band, g_rank == 0 ? (uint8_t *)grid->data : mine,
+                                  err);
+    if (agree(&st, err) >= 0) goto out;
+    for (int r = 1; r < g_size; r++)
+        for (int64_t y = begin[r]; y < begin[r + 1]; y += piece) {
+            int64_t n = begin[r + 1] - y < piece ? begin[r + 1] - y : piece;
+            int rc = g_rank == 0   ? MPI_Recv((uint8_t *)grid->data + y * cols, (int)(n * cols),
+                                              MPI_BYTE, r, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE)
+                     : g_rank == r ? MPI_Send(mine + (y - begin[r]) * cols, (int)(n * cols),
+                                              MPI_BYTE, 0, 3, MPI_COMM_WORLD)
+                                   : MPI_SUCCESS;
+            if (rc != MPI_SUCCESS && st == TDCL_OK)
+                st = tdcl_fail(err, TDCL_EIO, "rank %d: gathering the grid failed", g_rank);
+        }
+    agree(&st, err);
+out:
+    free(mine);
+    if (st && g_rank == 0) tdcl_matrix_free(grid);
+    return st;
+}
+
+tdcl_status tdcl_life_mpi_job(const tdcl_life_shard_opts *so, const tdcl_life_job_opts *o,
+                              tdcl_life_summary *sum, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_ctx *ctx = NULL;
+    tdcl_matrix grid = {0}, sub = {0}, result = {0};
+    tdcl_life_opts lo = o->life;
+    int64_t gen0 = 0, *begin = NULL;
+    mpi_band b = {0};
+    MPI_Comm node = MPI_COMM_NULL;
+    int local = 0;
+    if (sum) memset(sum, 0, sizeof *sum);
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS)
+        MPI_Comm_rank(node, &local);
+    lo.rule = tdcl_life_opts_rule(&lo);
+    SYNC(o->frames_dir || o->gif_path
+             ? tdcl_fail(err, TDCL_EUNSUPPORTED, "frames and GIFs are not written over MPI ranks yet")
+         : o->gens < 0 ? tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0")
+                       : TDCL_OK);
+    SYNC(open_device(so->devices, local, &ctx, err));
+    SYNC(tdcl_life_shard_input(o, &lo, &grid, &gen0, err));
+    SYNC(tdcl_life_check(&lo, err));
+    if (!(begin = malloc(sizeof *begin * (size_t)(g_size + 1))))
+        st = tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    if (st == TDCL_OK) st = tdcl_shard_split(grid.rows, (size_t)g_size, 1, begin, err);
+    SYNC(st);
+    int64_t thinnest = INT64_MAX;
+    for (int r = 0; r < g_size; r++)
+        if (begin[r + 1] - begin[r] < thinnest) thinnest = begin[r + 1] - begin[r];
+    int wrap = lo.boundary == TDCL_LIFE_TORUS;
+    b.halo = g_size == 1 ? 0 : so->halo ? so->halo : thinnest < 16 ? thinnest : 16;
+    SYNC(b.halo > thinnest ? tdcl_fail(err, TDCL_EINVAL,
+                                       "a halo of %" PRId64 " rows is more than the %" PRId64
+                                       " rows of the thinnest of %d bands",
+                                       b.halo, thinnest, g_size)
+                           : TDCL_OK);
+    b.begin = begin[g_rank];
+    b.end = begin[g_rank + 1];
+    b.prev = (g_rank + g_size - 1) % g_size;
+    b.next = (g_rank + 1) % g_size;
+    b.top = b.halo && (g_rank > 0 || wrap) ? b.halo : 0;
+    b.bot = b.halo && (g_rank + 1 < g_size || wrap) ? b.halo : 0;
+    b.send_prev = b.halo && (g_rank > 0 || wrap);
+    b.send_next = b.halo && (g_rank + 1 < g_size || wrap);
+    st = band_grid(&grid, &b, &sub, err);
+    if (st == TDCL_OK) st = tdcl_life_plan_create(ctx, &lo, &sub, &b.plan, err);
+    if (st == TDCL_OK && b.halo) {
+        b.rb = tdcl_life_plan_row_bytes(b.plan);
+        st = tdcl_pinned_alloc(ctx, 2 * (size_t)b.halo * b.rb, &b.send, err);
+        if (st == TDCL_OK) st = tdcl_pinned_alloc(ctx, 2 * (size_t)b.halo * b.rb, &b.recv, err);
+    }
+    SYNC(st);
+    /* the exchange copies rows as bytes: every rank's layout must agree */
+    uint64_t rb = b.rb, lo_rb = 0, hi_rb = 0;
+    MPI_Allreduce(&rb, &lo_rb, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&rb, &hi_rb, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    SYNC(lo_rb != hi_rb ? tdcl_fail(err, TDCL_EINVAL,
+                                    "the ranks' devices chose different cell layouts; give the "
+                                    "kernel and the cells per word")
+                        : TDCL_OK);
+    tdcl_log(TDCL_LOG_VERBOSE,
+             "rank %d of %d: rows %" PRId64 "-%" PRId64 " (%" PRId64 " and %" PRId64
+             " halo) on %u:%u %s",
+             g_rank, g_size, b.begin, b.end - 1, b.top, b.bot, ctx->dev.pidx, ctx->dev.didx,
+             ctx->dev.device_name);
+    double t_start = tdcl_now_ms();
+    int64_t every = o->every, pop = 0;
+    if (every) {
+        SYNC(band_population(&b, grid.cols, &pop, err));
+        if (g_rank == 0)
+            tdcl_log(TDCL_LOG_INFO, "generation %" PRId64 ": population %" PRId64, gen0, pop);
+    }
+    for (int64_t done = 0; done < o->gens;) {
+        int64_t n = o->gens - done;
+        if (b.halo && n > b.halo) n = b.halo;
+        if (every && n > every - done % every) n = every - done % every;
+        SYNC(band_round(&b, n, err));
+        done += n;
+        if (every && done % every == 0) {
+            SYNC(band_population(&b, grid.cols, &pop, err));
+            if (g_rank == 0)
+                tdcl_log(TDCL_LOG_INFO, "generation %" PRId64 ": population %" PRId64, gen0 + done,
+                         pop);
+        }
+    }
+    double wall_ms = tdcl_now_ms() - t_start;
+    tdcl_log(TDCL_LOG_VERBOSE, "rank %d: compute %.3f ms (device %.3f ms), exchange %.3f ms",
+             g_rank, b.compute_ms, b.kernel_ms, b.exchange_ms);
+    SYNC(gather(&b, begin, grid.rows, grid.cols, &result, err));
+    if (g_rank == 0 && sum) {
+        sum->rows = result.rows;
+        sum->cols = result.cols;
+        sum->generations = o->gens;
+        sum->population = tdcl_life_population(&result);
+        sum->wall_ms = wall_ms;
+        sum->rule = lo.rule;
+        sum->boundary = lo.boundary;
+        snprintf(sum->describe, sizeof sum->describe, "%d ranks, halo %" PRId64 ": %s", g_size,
+                 b.halo, tdcl_life_plan_describe(b.plan));
+    }
+    double kmax = 0;
+    MPI_Allreduce(&b.kernel_ms, &kmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (sum) sum->kernel_ms = kmax;
+    if (g_rank == 0 && o->output) {
+        char comment[96];
+        tdcl_life_write_opts w = {.rule = lo.rule, .boundary = lo.boundary, .scale = o->scale};
+        snprintf(comment, sizeof comment, "generation %" PRId64 ", written by tiledcl life",
+                 gen0 + o->gens);
+        w.generation = gen0 + o->gens;
+        w.comment = comment;
+        st = tdcl_life_write(o->output, &result, &w, err);
+    }
+    SYNC(st);
+out:
+    tdcl_pinned_free(&b.send);
+    tdcl_pinned_free(&b.recv);
+    tdcl_life_plan_destroy(b.plan);
+    tdcl_ctx_close(ctx);
+    if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
+    free(begin);
+    tdcl_matrix_free(&grid);
+    tdcl_matrix_free(&sub);
+    tdcl_matrix_free(&result);
+    return st;
+}
+
+#endif

@@ -1,0 +1,49 @@
+/* MPI, the "mpi" transport (module prefix tdcl_mpi_): whether this process
+ * is one rank of several (read from the launcher's environment before any
+ * MPI call), starting and ending MPI, and life over ranks, one band of rows
+ * and one device per rank, halos sent between neighbouring ranks through
+ * host memory every K generations.
+ *
+ * MPI is optional at build time (meson option mpi). Built without it,
+ * tdcl_mpi_built() is 0 and tdcl_mpi_init and the jobs fail with
+ * TDCL_EUNSUPPORTED; the launch size is still read, so that the CLI can
+ * refuse to run the same job once per rank. */
+#ifndef TDCL_MPI_H
+#define TDCL_MPI_H
+
+#include "base/status.h"
+#include "jobs/life_job.h"
+#include "jobs/shard_life.h"
+
+/* 1 if built with MPI, else 0. */
+int tdcl_mpi_built(void);
+
+/* The number of ranks of the launch this process is part of, from the
+ * environment mpirun (Open MPI, MPICH, Slurm's PMI) sets, and *rank (if
+ * non-NULL) this one's; 0 (and rank 0) when not launched so. Pure: no MPI
+ * call. */
+int tdcl_mpi_launched_size(int *rank);
+
+/* Starts MPI (threads funneled: only the calling thread makes MPI calls).
+ * TDCL_EUNSUPPORTED when built without MPI. */
+tdcl_status tdcl_mpi_init(tdcl_err *err);
+
+/* Ends MPI if tdcl_mpi_init started it; safe to call always. */
+void tdcl_mpi_finalize(void);
+
+/* This rank and the ranks in all, once started; 0 and 1 otherwise. */
+int tdcl_mpi_rank(void);
+int tdcl_mpi_size(void);
+
+/* The life job over the ranks: every rank reads (or seeds) the grid, runs
+ * its band on the device its node-local rank picks among so->devices (a
+ * set spec, a single device, or NULL: every GPU, else every device), and
+ * rank 0 gathers the result, logs --every populations (summed over the
+ * ranks) and writes the output. A failure on any rank stops every rank:
+ * the lowest failing rank's error is returned with its message; the others
+ * return TDCL_EIO with an empty message (the failing rank reports it).
+ * --frames and --gif are refused. *sum is filled on every rank. */
+tdcl_status tdcl_life_mpi_job(const tdcl_life_shard_opts *so, const tdcl_life_job_opts *o,
+                              tdcl_life_summary *sum, tdcl_err *err);
+
+#endif

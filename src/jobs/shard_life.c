@@ -1,0 +1,568 @@
+/* Life over a set of devices: bands of rows with K-deep halos, exchanged
+ * every K generations through pinned host buffers (jobs/shard.h), and the
+ * file job on top.
+ *
+ * Why it is exact: a band's plan holds its rows and K rows of each
+ * neighbour. Whatever the plan does at its own edges (its boundary rule
+ * applied to rows that are not the grid's edges) reaches one row further
+ * in each generation, so after K generations only the halo rows are
+ * wrong, and the exchange replaces them with the neighbours' true rows.
+ * A band at the grid's top or bottom edge (dead or clamp) has no halo on
+ * that side: there the plan's boundary is the grid's. Columns are whole in
+ * every band, so the plan's boundary across is the grid's too. */
+#include "jobs/shard_life.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "io/life_io.h"
+#include "jobs/shard.h"
+
+/* The largest halo chosen, and the first one tried before the exchange is
+ * measured. */
+enum { HALO_MAX = 64, HALO_FIRST = 16 };
+
+typedef struct life_shard {
+    tdcl_shard_stat stat; /* first: tdcl_shard_run reads it */
+    tdcl_ctx *ctx;
+    tdcl_life_plan *plan;
+    int64_t begin, end;  /* the band: rows of the grid */
+    int64_t top, bot;    /* halo rows above and below the band in the plan */
+    tdcl_pinned edge[2]; /* by round parity: the band's first halo rows, then its last */
+    double kernel_ms;
+    double round_compute_ms, round_exchange_ms; /* the last round's, host time */
+    double round_kernel_ms;                     /* the last round's device time */
+    int64_t pop;
+} life_shard;
+
+enum { TASK_CREATE, TASK_STEP, TASK_POP, TASK_GATHER };
+
+struct tdcl_life_shards {
+    tdcl_devset *set;
+    tdcl_life_opts o;
+    size_t n;
+    int64_t rows, cols;
+    int halo;                /* K: halo rows each side, generations per round at most */
+    int auto_halo;           /* chosen: measure on the first execute */
+    int64_t round;           /* rounds since the plans were made: parity of the edges */
+    int64_t round_gens;      /* TASK_STEP: this round's generations */
+    int task;                /* what shard_task does */
+    const tdcl_matrix *grid; /* TASK_CREATE: the grid; TASK_GATHER: its destination */
+    size_t row_bytes;
+    life_shard s[TDCL_DEVSET_MAX];
+    char desc[256];
+};
+
+/* Grid rows of shard i's plan, the halos included (wrapping on a torus). */
+static tdcl_status sub_grid(const tdcl_life_shards *S, const life_shard *sh, tdcl_matrix *sub,
+                            tdcl_err *err)
+{
+    int64_t n = sh->top + (sh->end - sh->begin) + sh->bot;
+    tdcl_status st = tdcl_matrix_alloc(sub, n, S->cols, 1, TDCL_U8, err);
+    if (st) return st;
+    for (int64_t r = 0; r < n; r++) {
+        int64_t y = ((sh->begin - sh->top + r) % S->rows + S->rows) % S->rows;
+        memcpy((uint8_t *)sub->data + r * S->cols, (const uint8_t *)S->grid->data + y * S->cols,
+               (size_t)S->cols);
+    }
+    return TDCL_OK;
+}
+
+/* Shard i's part of a step; see the task names. */
+static void shard_task(void *arg, int i)
+{
+    tdcl_life_shards *S = arg;
+    life_shard *sh = &S->s[i];
+    tdcl_err *err = &sh->stat.err;
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix sub = {0};
+    uint8_t *cells = NULL;
+    const int64_t band = sh->end - sh->begin, H = S->halo;
+    switch (S->task) {
+    case TASK_CREATE:
+        TDCL_TRY(sub_grid(S, sh, &sub, err));
+        TDCL_TRY(tdcl_life_plan_create(sh->ctx, &S->o, &sub, &sh->plan, err));
+        if (S->n > 1) {
+            size_t rb = tdcl_life_plan_row_bytes(sh->plan);
+            for (int p = 0; p < 2; p++)
+                TDCL_TRY(tdcl_pinned_alloc(sh->ctx, 2 * (size_t)H * rb, &sh->edge[p], err));
+        }
+        break;
+    case TASK_STEP: {
+        double t0 = tdcl_now_ms(), ms = 0;
+        size_t rb = S->row_bytes;
+        if (S->round > 0 && S->n > 1) { /* halos from the neighbours' edges of the last round */
+            int p = (int)((S->round - 1) & 1);
+            const life_shard *prev = &S->s[(i + S->n - 1) % S->n], *next = &S->s[(i + 1) % S->n];
+            if (sh->top)
+                TDCL_TRY(tdcl_life_plan_write_rows(
+                    sh->plan, 0, sh->top, (uint8_t *)prev->edge[p].ptr + (size_t)H * rb, err));
+            if (sh->bot)
+                TDCL_TRY(tdcl_life_plan_write_rows(sh->plan, sh->top + band, sh->bot,
+                                                   next->edge[p].ptr, err));
+        }
+        double t1 = tdcl_now_ms();
+        TDCL_TRY(tdcl_life_plan_execute(sh->plan, S->round_gens, &ms, err));
+        double t2 = tdcl_now_ms();
+        sh->kernel_ms += ms;
+        if (S->n > 1) {
+            uint8_t *e = sh->edge[S->round & 1].ptr;
+            TDCL_TRY(tdcl_life_plan_read_rows(sh->plan, sh->top, H, e, err));
+            TDCL_TRY(
+                tdcl_life_plan_read_rows(sh->plan, sh->top + band - H, H, e + (size_t)H * rb, err));
+        }
+        sh->round_compute_ms = t2 - t1;
+        sh->round_kernel_ms = ms;
+        sh->round_exchange_ms = (t1 - t0) + (tdcl_now_ms() - t2);
+        sh->stat.compute_ms += sh->round_compute_ms;
+        sh->stat.exchange_ms += sh->round_exchange_ms;
+        break;
+    }
+    case TASK_POP:
+        if (!(cells = malloc((size_t)(band * S->cols)))) {
+            st = tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+            goto out;
+        }
+        TDCL_TRY(tdcl_life_plan_cells(sh->plan, sh->top, band, cells, err));
+        sh->pop = 0;
+        for (int64_t k = 0; k < band * S->cols; k++)
+            sh->pop += cells[k];
+        break;
+    default: /* TASK_GATHER */
+        TDCL_TRY(tdcl_life_plan_cells(sh->plan, sh->top, band,
+                                      (uint8_t *)S->grid->data + sh->begin * S->cols, err));
+        break;
+    }
+out:
+    free(cells);
+    tdcl_matrix_free(&sub);
+    sh->stat.st = st;
+}
+
+static tdcl_status run_task(tdcl_life_shards *S, int task, tdcl_err *err)
+{
+    S->task = task;
+    return tdcl_shard_run(S->n, shard_task, S, &S->s[0].stat, sizeof S->s[0], err);
+}
+
+static void free_plans(tdcl_life_shards *S)
+{
+    for (size_t i = 0; i < S->n; i++) {
+        tdcl_life_plan_destroy(S->s[i].plan);
+        S->s[i].plan = NULL;
+        for (int p = 0; p < 2; p++)
+            tdcl_pinned_free(&S->s[i].edge[p]);
+    }
+}
+
+/* Splits grid into bands with a halo of halo rows and makes the plans. */
+static tdcl_status build(tdcl_life_shards *S, const tdcl_matrix *grid, int halo, tdcl_err *err)
+{
+    int64_t begin[TDCL_DEVSET_MAX + 1], thinnest = INT64_MAX;
+    tdcl_status st = tdcl_shard_split(S->rows, S->n, 1, begin, err);
+    if (st) return st;
+    for (size_t i = 0; i < S->n; i++)
+        if (begin[i + 1] - begin[i] < thinnest) thinnest = begin[i + 1] - begin[i];
+    if (S->n > 1 && halo > thinnest)
+        return tdcl_fail(err, TDCL_EINVAL,
+                         "a halo of %d rows is more than the %" PRId64
+                         " rows of the thinnest of %zu bands",
+                         halo, thinnest, S->n);
+    S->halo = S->n > 1 ? halo : 0;
+    int wrap = S->o.boundary == TDCL_LIFE_TORUS;
+    for (size_t i = 0; i < S->n; i++) {
+        life_shard *sh = &S->s[i];
+        sh->begin = begin[i];
+        sh->end = begin[i + 1];
+        sh->top = S->n > 1 && (i > 0 || wrap) ? S->halo : 0;
+        sh->bot = S->n > 1 && (i + 1 < S->n || wrap) ? S->halo : 0;
+    }
+    S->grid = grid;
+    S->round = 0;
+    st = run_task(S, TASK_CREATE, err);
+    S->grid = NULL;
+    if (st) return st;
+    S->row_bytes = tdcl_life_plan_row_bytes(S->s[0].plan);
+    for (size_t i = 1; i < S->n; i++)
+        if (!tdcl_life_plan_same_layout(S->s[0].plan, S->s[i].plan))
+            return tdcl_fail(err, TDCL_EINVAL,
+                             "the devices chose different cell layouts ('%s' and '%s'); give the "
+                             "kernel and the cells per word",
+                             tdcl_life_plan_describe(S->s[0].plan),
+                             tdcl_life_plan_describe(S->s[i].plan));
+    snprintf(S->desc, sizeof S->desc, "%zu shards, halo %d: %s", S->n, S->halo,
+             tdcl_life_plan_describe(S->s[0].plan));
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_life_shards_create(tdcl_devset *set, const tdcl_life_opts *o,
+                                    const tdcl_matrix *grid, int halo, tdcl_life_shards **out,
+                                    tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    *out = NULL;
+    if (grid->dtype != TDCL_U8 || grid->channels != 1 || grid->rows < 1 || grid->cols < 1)
+        return tdcl_fail(err, TDCL_EINVAL, "a life grid is a non-empty uint8 matrix");
+    if (set->n < 1) return tdcl_fail(err, TDCL_ENODEV, "no device in the set");
+    if (halo < 0) return tdcl_fail(err, TDCL_EINVAL, "the halo must be >= 0, got %d", halo);
+    if ((st = tdcl_life_check(o, err)) != TDCL_OK) return st;
+    tdcl_life_shards *S = calloc(1, sizeof *S);
+    if (!S) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    S->set = set;
+    S->o = *o;
+    S->o.rule = tdcl_life_opts_rule(o);
+    S->n = set->n;
+    S->rows = grid->rows;
+    S->cols = grid->cols;
+    for (size_t i = 0; i < S->n; i++)
+        S->s[i].ctx = set->ctx[i];
+    if (S->n > (size_t)grid->rows) {
+        st = tdcl_fail(err, TDCL_EINVAL,
+                       "%zu shards for a grid of %" PRId64
+                       " rows: each shard needs a row at least; use fewer devices",
+                       S->n, grid->rows);
+        goto out;
+    }
+    S->auto_halo = halo == 0 && S->n > 1;
+    if (halo == 0) {
+        halo = HALO_FIRST;
+        int64_t thinnest = grid->rows / (int64_t)S->n;
+        if (halo > thinnest) halo = (int)thinnest;
+    }
+    TDCL_TRY(build(S, grid, halo, err));
+out:
+    if (st) {
+        tdcl_life_shards_destroy(S);
+        return st;
+    }
+    *out = S;
+    return TDCL_OK;
+}
+
+/* One round of gens <= halo generations on every shard. */
+static tdcl_status round_run(tdcl_life_shards *S, int64_t gens, tdcl_err *err)
+{
+    S->round_gens = gens;
+    tdcl_status st = run_task(S, TASK_STEP, err);
+    S->round++;
+    return st;
+}
+
+/* After two rounds of one generation (the second timed whole, round_ms,
+ * from the threads' start to their join): the halo K that minimises a
+ * generation's cost, t_row * (band + 2K) + fixed / K, where t_row is a
+ * row's device time and fixed what a round costs beyond the slowest
+ * shard's device time (starting and joining the threads, the copies both
+ * ways, the waits): K = sqrt(fixed / (2 t_row)), within 1 and the thinnest
+ * band (and HALO_MAX). The plans are rebuilt when it differs from the one
+ * in use. */
+static tdcl_status choose_halo(tdcl_life_shards *S, double round_ms, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix g = {0};
+    double exch = 0, t_row = 0, slowest = 0;
+    int64_t thinnest = INT64_MAX;
+    for (size_t i = 0; i < S->n; i++) {
+        const life_shard *sh = &S->s[i];
+        int64_t rows = sh->top + (sh->end - sh->begin) + sh->bot;
+        double dev = sh->round_kernel_ms > 0 ? sh->round_kernel_ms : sh->round_compute_ms;
+        if (dev > slowest) slowest = dev;
+        if (dev / (double)rows > t_row) t_row = dev / (double)rows;
+        if (sh->end - sh->begin < thinnest) thinnest = sh->end - sh->begin;
+    }
+    exch = round_ms > slowest ? round_ms - slowest : 0;
+    S->auto_halo = 0;
+    double k = t_row > 0 ? sqrt(exch / (2 * t_row)) : HALO_MAX;
+    int64_t want = (int64_t)(k + 0.5);
+    if (want < 1) want = 1;
+    if (want > HALO_MAX) want = HALO_MAX;
+    if (want > thinnest) want = thinnest;
+    tdcl_log(TDCL_LOG_VERBOSE,
+             "shards: a round's fixed cost %.3f ms, a row's generation %.6f ms: halo %" PRId64
+             " (%d before)",
+             exch, t_row, want, S->halo);
+    if (want == S->halo) return TDCL_OK;
+    TDCL_TRY(tdcl_life_shards_result(S, &g, err));
+    free_plans(S);
+    TDCL_TRY(build(S, &g, (int)want, err));
+out:
+    tdcl_matrix_free(&g);
+    return st;
+}
+
+tdcl_status tdcl_life_shards_execute(tdcl_life_shards *S, int64_t gens, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    if (gens < 0)
+        return tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0, got %" PRId64, gens);
+    if (S->n == 1) return round_run(S, gens, err);
+    int64_t done = 0;
+    if (S->auto_halo && gens >= 3) {
+        TDCL_TRY(round_run(S, 1, err));
+        double t0 = tdcl_now_ms();
+        TDCL_TRY(round_run(S, 1, err));
+        done = 2;
+        TDCL_TRY(choose_halo(S, tdcl_now_ms() - t0, err));
+    }
+    while (done < gens) {
+        int64_t n = gens - done < S->halo ? gens - done : S->halo;
+        TDCL_TRY(round_run(S, n, err));
+        done += n;
+    }
+out:
+    return st;
+}
+
+tdcl_status tdcl_life_shards_population(tdcl_life_shards *S, int64_t *pop, tdcl_err *err)
+{
+    tdcl_status st = run_task(S, TASK_POP, err);
+    *pop = 0;
+    for (size_t i = 0; st == TDCL_OK && i < S->n; i++)
+        *pop += S->s[i].pop;
+    return st;
+}
+
+tdcl_status tdcl_life_shards_result(tdcl_life_shards *S, tdcl_matrix *grid, tdcl_err *err)
+{
+    tdcl_status st = tdcl_matrix_alloc(grid, S->rows, S->cols, 1, TDCL_U8, err);
+    if (st) return st;
+    S->grid = grid;
+    st = run_task(S, TASK_GATHER, err);
+    S->grid = NULL;
+    if (st) tdcl_matrix_free(grid);
+    return st;
+}
+
+void tdcl_life_shards_log(const tdcl_life_shards *S, int timing)
+{
+    if (!timing)
+        tdcl_log(TDCL_LOG_VERBOSE, "shards: %zu over %" PRId64 " rows, halo %d rows%s", S->n,
+                 S->rows, S->halo, S->auto_halo ? " (to be measured)" : "");
+    for (size_t i = 0; i < S->n; i++) {
+        const life_shard *sh = &S->s[i];
+        const tdcl_device_info *d = &sh->ctx->dev;
+        if (timing)
+            tdcl_log(TDCL_LOG_VERBOSE,
+                     "shard %zu: compute %.3f ms (device %.3f ms), exchange %.3f ms", i,
+                     sh->stat.compute_ms, sh->kernel_ms, sh->stat.exchange_ms);
+        else
+            tdcl_log(TDCL_LOG_VERBOSE,
+                     "shard %zu: rows %" PRId64 "-%" PRId64 " (%" PRId64 " and %" PRId64
+                     " halo) on %u:%u %s",
+                     i, sh->begin, sh->end - 1, sh->top, sh->bot, d->pidx, d->didx, d->device_name);
+    }
+}
+
+const char *tdcl_life_shards_describe(const tdcl_life_shards *S)
+{
+    return S->desc;
+}
+
+int tdcl_life_shards_halo(const tdcl_life_shards *S)
+{
+    return S->halo;
+}
+
+void tdcl_life_shards_kernel_ms(const tdcl_life_shards *S, double *sum, double *max)
+{
+    *sum = *max = 0;
+    for (size_t i = 0; i < S->n; i++) {
+        *sum += S->s[i].kernel_ms;
+        if (S->s[i].kernel_ms > *max) *max = S->s[i].kernel_ms;
+    }
+}
+
+void tdcl_life_shards_destroy(tdcl_life_shards *S)
+{
+    if (!S) return;
+    free_plans(S);
+    free(S);
+}
+
+/* ---- the file job ------------------------------------------------------- */
+
+/* Centres pattern in a new rows x cols grid. */
+static tdcl_status place(const tdcl_matrix *pat, int64_t rows, int64_t cols, tdcl_matrix *out,
+                         tdcl_err *err)
+{
+    if (pat->rows > rows || pat->cols > cols)
+        return tdcl_fail_param(err, TDCL_EINVAL, TDCL_PARAM_SIZE,
+                               "the pattern (%" PRId64 " x %" PRId64 ") does not fit in the %" PRId64
+                               "x%" PRId64 " grid",
+                               pat->cols, pat->rows, cols, rows);
+    tdcl_status st = tdcl_matrix_alloc(out, rows, cols, 1, TDCL_U8, err);
+    if (st) return st;
+    int64_t oy = (rows - pat->rows) / 2, ox = (cols - pat->cols) / 2;
+    for (int64_t y = 0; y < pat->rows; y++)
+        memcpy((uint8_t *)out->data + (oy + y) * cols + ox,
+               (const uint8_t *)pat->data + y * pat->cols, (size_t)pat->cols);
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_life_shard_input(const tdcl_life_job_opts *o, tdcl_life_opts *lo,
+                                  tdcl_matrix *grid, int64_t *gen0, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_life_pattern pat = {0};
+    const int64_t max_cells = INT64_MAX / 2;
+    *gen0 = 0;
+    if (!o->input) {
+        int64_t w = o->width > 0 ? o->width : 500, h = o->height > 0 ? o->height : 500;
+        return tdcl_life_soup(h, w, o->density, o->seed, grid, err);
+    }
+    TDCL_TRY(tdcl_life_read(o->input, max_cells, &pat, err));
+    if (!o->rule_given && pat.has_rule) lo->rule = pat.rule;
+    if (!o->boundary_given && pat.topo.present) lo->boundary = pat.topo.boundary;
+    *gen0 = pat.generation;
+    if (o->width > 0 || o->height > 0) {
+        int64_t w = o->width > 0 ? o->width : pat.grid.cols;
+        int64_t h = o->height > 0 ? o->height : pat.grid.rows;
+        TDCL_TRY(place(&pat.grid, h, w, grid, err));
+    } else {
+        *grid = pat.grid;
+        pat.grid.data = NULL;
+    }
+out:
+    tdcl_life_pattern_free(&pat);
+    return st;
+}
+
+/* The --every, --frames and --gif work at generation gen. */
+static tdcl_status job_snapshot(const tdcl_life_job_opts *o, tdcl_life_shards *S,
+                                const tdcl_life_write_opts *w0, tdcl_life_gif *gif, int64_t gen,
+                                tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix g = {0};
+    if (o->every > 0) {
+        int64_t pop = 0;
+        TDCL_TRY(tdcl_life_shards_population(S, &pop, err));
+        tdcl_log(TDCL_LOG_INFO, "generation %" PRId64 ": population %" PRId64, gen, pop);
+    }
+    if (!gif && !(o->frames_dir && o->every > 0)) return TDCL_OK;
+    TDCL_TRY(tdcl_life_shards_result(S, &g, err));
+    if (o->frames_dir && o->every > 0) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/gen-%08" PRId64 ".png", o->frames_dir, gen);
+        tdcl_life_write_opts w = *w0;
+        w.generation = gen;
+        TDCL_TRY(tdcl_life_write(path, &g, &w, err));
+    }
+    if (gif) TDCL_TRY(tdcl_life_gif_frame(gif, &g, err));
+out:
+    tdcl_matrix_free(&g);
+    return st;
+}
+
+tdcl_status tdcl_life_shard_job(const tdcl_life_shard_opts *so, const tdcl_life_job_opts *o,
+                                tdcl_life_summary *sum, tdcl_matrix *final, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_devset *set = NULL;
+    tdcl_life_shards *S = NULL;
+    tdcl_life_gif *gif = NULL;
+    tdcl_matrix grid = {0}, result = {0};
+    tdcl_life_opts lo = o->life;
+    tdcl_life_write_opts w = {0};
+    int64_t gen0 = 0;
+    if (final) memset(final, 0, sizeof *final);
+    if (o->gens < 0)
+        return tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0, got %" PRId64, o->gens);
+    lo.rule = tdcl_life_opts_rule(&lo);
+    TDCL_TRY(tdcl_devset_open_async(so->devices, &so->ctx, &set, err));
+    double t0 = tdcl_now_ms();
+    TDCL_TRY(tdcl_life_shard_input(o, &lo, &grid, &gen0, err));
+    double read_ms = tdcl_now_ms() - t0;
+    TDCL_TRY(tdcl_devset_wait(set, err));
+    TDCL_TRY(tdcl_life_shards_create(set, &lo, &grid, so->halo, &S, err));
+    tdcl_life_shards_log(S, 0);
+    w.rule = lo.rule;
+    w.boundary = lo.boundary;
+    w.scale = o->scale;
+    if (o->frames_dir && mkdir(o->frames_dir, 0777) != 0 && errno != EEXIST) {
+        st = tdcl_fail_param(err, TDCL_EIO, TDCL_PARAM_FRAMES_DIR,
+                             "cannot create the frames directory '%s': %s", o->frames_dir,
+                             strerror(errno));
+        goto out;
+    }
+    if (o->gif_path)
+        TDCL_TRY(tdcl_life_gif_open(o->gif_path, grid.rows, grid.cols, o->scale,
+                                    o->every > 0 ? 10 : 5, &gif, err));
+    double t_start = tdcl_now_ms(), t_report = t_start;
+    int64_t every = o->every > 0 ? o->every : (gif ? 1 : 0);
+    if (every) TDCL_TRY(job_snapshot(o, S, &w, gif, gen0, err));
+    for (int64_t done = 0; done < o->gens;) {
+        /* rounds of whole halos; chunks end at snapshots and about once a second */
+        int64_t n = o->gens - done, h = tdcl_life_shards_halo(S);
+        if (every && n > every - done % every) n = every - done % every;
+        if (h > 0 && n > 64 * (int64_t)h) n = 64 * (int64_t)h;
+        TDCL_TRY(tdcl_life_shards_execute(S, n, err));
+        done += n;
+        if (every && done % every == 0) TDCL_TRY(job_snapshot(o, S, &w, gif, gen0 + done, err));
+        double now = tdcl_now_ms();
+        if (now - t_start >= 1000 && now - t_report >= 1000 && done < o->gens) {
+            t_report = now;
+            if (o->progress)
+                o->progress(done, o->gens, now - t_start, o->progress_user);
+            else
+                tdcl_log(TDCL_LOG_INFO, "generation %" PRId64 " of %" PRId64 " (%.0f%%), %.1f s",
+                         done, o->gens, 100.0 * (double)done / (double)o->gens,
+                         (now - t_start) / 1000);
+        }
+    }
+    double wall_ms = tdcl_now_ms() - t_start;
+    TDCL_TRY(tdcl_life_shards_result(S, &result, err));
+    if (gif) {
+        tdcl_life_gif *g = gif;
+        gif = NULL;
+        TDCL_TRY(tdcl_life_gif_close(g, err));
+    }
+    tdcl_life_shards_log(S, 1);
+    double ksum, kmax;
+    tdcl_life_shards_kernel_ms(S, &ksum, &kmax);
+    if (sum) {
+        memset(sum, 0, sizeof *sum);
+        sum->rows = result.rows;
+        sum->cols = result.cols;
+        sum->generations = o->gens;
+        sum->population = tdcl_life_population(&result);
+        sum->kernel_ms = kmax;
+        sum->wall_ms = wall_ms;
+        sum->rule = lo.rule;
+        sum->boundary = lo.boundary;
+        snprintf(sum->describe, sizeof sum->describe, "%s", tdcl_life_shards_describe(S));
+    }
+    double write_ms = 0;
+    if (o->output) {
+        double t1 = tdcl_now_ms();
+        char comment[96];
+        snprintf(comment, sizeof comment, "generation %" PRId64 ", written by tiledcl life",
+                 gen0 + o->gens);
+        w.generation = gen0 + o->gens;
+        w.comment = comment;
+        TDCL_TRY(tdcl_life_write(o->output, &result, &w, err));
+        write_ms = tdcl_now_ms() - t1;
+    }
+    tdcl_log(
+        TDCL_LOG_VERBOSE,
+        "shard run (ms): read %.2f  run %.2f (device: slowest shard %.2f, all %.2f)  write %.2f",
+        read_ms, wall_ms, kmax, ksum, write_ms);
+    if (final) {
+        *final = result;
+        result.data = NULL;
+    }
+out:
+    tdcl_life_gif_abort(gif);
+    tdcl_life_shards_destroy(S);
+    tdcl_devset_close(set);
+    tdcl_matrix_free(&grid);
+    tdcl_matrix_free(&result);
+    return st;
+}

@@ -1,0 +1,77 @@
+/* Life over several devices (module prefix tdcl_life_shards_): the grid in
+ * bands of rows, one per device of a set, each band's plan holding K rows
+ * of its neighbours above and below (wrapping on a torus) so that it
+ * advances K generations between exchanges (temporal blocking); the
+ * result is bit-identical to one device's. The file job on top of it is
+ * tdcl_life_shard_job. */
+#ifndef TDCL_SHARD_LIFE_H
+#define TDCL_SHARD_LIFE_H
+
+#include <stdint.h>
+
+#include "base/matrix.h"
+#include "base/status.h"
+#include "jobs/life_job.h"
+#include "ops/life/life.h"
+#include "runtime/devset.h"
+
+typedef struct tdcl_life_shards tdcl_life_shards;
+
+/* Splits grid (TDCL_U8, nonzero alive; not kept) over the set's devices
+ * and makes a plan on each. halo: generations per exchange (the halo's
+ * rows), at most the thinnest band's rows; 0: chosen from the measured
+ * per-round cost during the first execute of 3 or more generations (at
+ * most 64 and the thinnest band). More shards than rows, or a halo thicker than a band, is
+ * TDCL_EINVAL. *out is the caller's (tdcl_life_shards_destroy); set must
+ * outlive it. */
+tdcl_status tdcl_life_shards_create(tdcl_devset *set, const tdcl_life_opts *o,
+                                    const tdcl_matrix *grid, int halo, tdcl_life_shards **out,
+                                    tdcl_err *err);
+
+/* Advances gens >= 0 generations on every shard, exchanging halos every K
+ * generations. */
+tdcl_status tdcl_life_shards_execute(tdcl_life_shards *s, int64_t gens, tdcl_err *err);
+
+/* The live cells of the whole grid, summed over the shards' bands. */
+tdcl_status tdcl_life_shards_population(tdcl_life_shards *s, int64_t *pop, tdcl_err *err);
+
+/* The whole grid, gathered, into a new TDCL_U8 0/1 matrix, the caller's. */
+tdcl_status tdcl_life_shards_result(tdcl_life_shards *s, tdcl_matrix *grid, tdcl_err *err);
+
+/* Logs the layout (shards, rows and device of each, the halo) at
+ * TDCL_LOG_VERBOSE, and with times when timing is nonzero: each shard's
+ * compute and exchange time so far. */
+void tdcl_life_shards_log(const tdcl_life_shards *s, int timing);
+
+/* "2 shards, halo 8: kernel=bits ...", valid while s lives. */
+const char *tdcl_life_shards_describe(const tdcl_life_shards *s);
+
+/* The halo in use (generations per exchange). */
+int tdcl_life_shards_halo(const tdcl_life_shards *s);
+
+/* The sum of the shards' kernel time so far, and the largest one. */
+void tdcl_life_shards_kernel_ms(const tdcl_life_shards *s, double *sum, double *max);
+
+/* Releases the plans and buffers; accepts NULL. */
+void tdcl_life_shards_destroy(tdcl_life_shards *s);
+
+/* Where the set is and how the halo is chosen, for tdcl_life_shard_job. */
+typedef struct tdcl_life_shard_opts {
+    const char *devices; /* the set's spec (tdcl_devset_pick) */
+    tdcl_ctx_opts ctx;   /* kernel directory and cache for every device */
+    int halo;            /* 0: chosen */
+} tdcl_life_shard_opts;
+
+/* The life job (jobs/life_job.h) over a set of devices: reads or seeds the
+ * grid, runs it sharded, logs --every populations (reduced over the
+ * shards), writes frames, GIF and output from the gathered grid. */
+tdcl_status tdcl_life_shard_job(const tdcl_life_shard_opts *so, const tdcl_life_job_opts *o,
+                                tdcl_life_summary *sum, tdcl_matrix *final, tdcl_err *err);
+
+/* The job's first step, shared with the MPI job (jobs/mpi.h): the
+ * starting grid (the caller's), rule and boundary (into *lo, unless o says
+ * they were given) and generation from o's file or soup options. */
+tdcl_status tdcl_life_shard_input(const tdcl_life_job_opts *o, tdcl_life_opts *lo,
+                                  tdcl_matrix *grid, int64_t *gen0, tdcl_err *err);
+
+#endif

@@ -1,0 +1,117 @@
+# tiledcl life over MPI ranks (the "mpi" transport) against one device, byte
+# for byte; a killed rank stops the job; a build without MPI refuses to run
+# as several ranks.
+. "$(dirname "$0")/lib.sh"
+export POCL_DEVICES="pthread pthread pthread" POCL_MAX_PTHREAD_COUNT=1 POCL_CPU_MAX_CU_COUNT=1
+# Under ASan: full stacks, so that Open MPI's own leftovers match
+# tests/lsan.supp by name (a no-op in a plain build)
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+
+run --version
+if printf '%s\n' "$OUT" | grep -q '^mpi: no'; then
+    # the launcher's environment, as mpirun sets it, without mpirun
+    OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=0 run life --size 20x20 --gens 3 -o "$T/x.rle"
+    expect_rc 1 "built without MPI: rank 0 of 2 refuses"
+    expect_contains "$ERR" "built without MPI" "... saying why"
+    [ ! -e "$T/x.rle" ] && ok "... writing nothing" || not_ok "... writing nothing"
+    OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=1 run life --size 20x20 --gens 3 -o "$T/x.rle"
+    expect_rc 1 "rank 1 of 2 refuses too"
+    expect_eq "$ERR" "" "... quietly (rank 0 says it once)"
+    PMI_SIZE=1 run life --size 20x20 --gens 3 -o "$T/x.rle"
+    expect_rc 0 "one rank runs as a plain process"
+    done_testing
+    exit
+fi
+if ! command -v mpirun >/dev/null 2>&1; then
+    echo "1..0 # SKIP built with MPI but no mpirun on PATH"
+    exit 0
+fi
+run devices
+if [ "$(printf '%s\n' "$OUT" | grep -c '^ *\*\? *[0-9]*:[0-9]*  ')" -lt 1 ]; then
+    echo "1..0 # SKIP no OpenCL device"
+    exit 0
+fi
+D0=$(printf '%s\n' "$OUT" | sed -n 's/^ *\*\? *\([0-9]*:[0-9]*\)  .*/\1/p' | head -1)
+MPIOPTS="--oversubscribe"
+[ "$(id -u)" -eq 0 ] && MPIOPTS="$MPIOPTS --allow-run-as-root"
+
+# mrun N ARGS...: tiledcl ARGS as N ranks; $RC, $OUT, $ERR as run sets them
+mrun() {
+    n=$1
+    shift
+    # shellcheck disable=SC2086
+    timeout 120 mpirun $MPIOPTS -n "$n" "$TILEDCL" "$@" >"$T/.out" 2>"$T/.err" </dev/null
+    RC=$?
+    OUT=$(cat "$T/.out")
+    ERR=$(cat "$T/.err")
+}
+
+# same N DESC EXT ARGS...: one device and N ranks, byte-identical, not empty
+same() {
+    n=$1 desc=$2 ext=$3
+    shift 3
+    rm -f "$T/one.$ext" "$T/mpi.$ext"
+    run --device "$D0" "$@" -o "$T/one.$ext"
+    rc1=$RC
+    mrun "$n" "$@" -o "$T/mpi.$ext"
+    if [ "$rc1" -ne 0 ] || [ "$RC" -ne 0 ]; then
+        not_ok "$desc" "exit $rc1 and $RC" "stderr: $(printf %s "$ERR" | tr '\n' ' ' | head -c 600)"
+    elif [ ! -s "$T/one.$ext" ] || ! cmp -s "$T/one.$ext" "$T/mpi.$ext"; then
+        not_ok "$desc" "outputs differ or are empty"
+    else
+        ok "$desc"
+    fi
+}
+
+for b in dead torus clamp; do
+    same 2 "2 ranks, $b, 67x53: .rle identical to one device" rle \
+        life --size 67x53 --density 0.35 --gens 41 --boundary "$b"
+    same 3 "3 ranks, $b, 129x7 (bands of 3, 2, 2 rows): .rle identical" rle \
+        life --size 129x7 --density 0.35 --gens 41 --boundary "$b"
+done
+same 3 "3 ranks, torus, halo 5: .npy identical" npy life --size 90x31 --gens 25 --boundary torus --halo 5
+same 2 "2 ranks, B0 rule on a torus" rle life --size 33x21 --gens 17 --rule B0123478/S34678 --boundary torus
+
+run --device "$D0" life --size 64x64 --gens 30 --every 10 -o "$T/e1.rle"
+e1=$(printf '%s\n' "$ERR" | grep population)
+mrun 3 life --size 64x64 --gens 30 --every 10 -o "$T/e2.rle"
+e2=$(printf '%s\n' "$ERR" | grep population)
+expect_eq "$(printf '%s\n' "$e2" | wc -l)" 4 "--every over 3 ranks: 4 population lines, from rank 0 only"
+expect_eq "$e2" "$e1" "--every: the ranks' summed populations are the one device's"
+
+mrun 2 -v life --size 64x40 --gens 10 -o "$T/v.rle"
+expect_contains "$ERR" "rank 1 of 2: rows 20-39" "-v: each rank's rows and device"
+expect_contains "$ERR" "exchange" "-v: each rank's exchange time"
+
+mrun 3 life --size 10x2 --gens 3 -o "$T/x.rle"
+if [ "$RC" -ne 0 ]; then ok "more ranks than rows is refused"; else not_ok "more ranks than rows is refused"; fi
+expect_eq "$(printf '%s\n' "$ERR" | grep -c 'shards for a grid of 2 rows')" 1 "... with one message"
+[ ! -e "$T/x.rle" ] && ok "... writing nothing" || not_ok "... writing nothing"
+mrun 2 matmul --help
+if [ "$RC" -ne 0 ]; then ok "a one-process command refuses several ranks"; else not_ok "a one-process command refuses several ranks"; fi
+expect_contains "$ERR" "not as 2 MPI ranks" "... saying so"
+
+# kill one rank mid-run: the others stop within seconds, nothing is written
+timeout 120 mpirun $MPIOPTS -n 2 "$TILEDCL" life --size 1000x1000 --gens 100000000 -o "$T/k.rle" \
+    >"$T/k.log" 2>&1 </dev/null &
+mp=$!
+victim=""
+for _ in $(seq 50); do
+    sleep 0.2
+    victim=$(ps -o pid= --ppid "$mp" 2>/dev/null | tail -1 | tr -d ' ')
+    [ -n "$victim" ] && [ "$(ps -o pid= --ppid "$mp" | wc -l)" -ge 2 ] && break
+done
+sleep 2
+t0=$(date +%s)
+[ -n "$victim" ] && kill -9 "$victim"
+wait "$mp"
+rc=$?
+t1=$(date +%s)
+if [ -n "$victim" ] && [ "$rc" -ne 0 ] && [ $((t1 - t0)) -le 10 ]; then
+    ok "a killed rank stops the job ($((t1 - t0)) s, exit $rc)"
+else
+    not_ok "a killed rank stops the job" "victim '$victim', exit $rc after $((t1 - t0)) s"
+fi
+[ ! -e "$T/k.rle" ] && ok "... and nothing is written" || not_ok "... and nothing is written"
+
+done_testing

@@ -1,0 +1,320 @@
+/* Shards: band splits, device-set specs and their resolution (pure), and
+ * life over 2 and 3 devices against the host reference for every boundary,
+ * odd shapes and halos (PoCL shows several CPU devices with POCL_DEVICES,
+ * set here before OpenCL starts; skipped with fewer than two devices). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tdcl_test.h"
+
+#include "jobs/shard.h"
+#include "jobs/shard_life.h"
+#include "jobs/shard_tile_avg.h"
+#include "ops/life/life.h"
+#include "runtime/devset.h"
+
+static void split_even_and_uneven(void **state)
+{
+    (void)state;
+    int64_t b[5];
+    assert_int_equal(tdcl_shard_split(10, 3, 1, b, NULL), TDCL_OK);
+    assert_int_equal(b[0], 0);
+    assert_int_equal(b[1], 4);
+    assert_int_equal(b[2], 7);
+    assert_int_equal(b[3], 10);
+    assert_int_equal(tdcl_shard_split(8, 4, 1, b, NULL), TDCL_OK);
+    assert_int_equal(b[2], 4);
+    assert_int_equal(b[4], 8);
+    /* blocks of 4 rows: 10 rows are 3 blocks, 2 shards take 2 and 1 */
+    assert_int_equal(tdcl_shard_split(10, 2, 4, b, NULL), TDCL_OK);
+    assert_int_equal(b[1], 8);
+    assert_int_equal(b[2], 10);
+    assert_int_equal(tdcl_shard_split(3, 3, 1, b, NULL), TDCL_OK);
+    assert_int_equal(b[1], 1);
+    assert_int_equal(b[3], 3);
+}
+
+static void split_refuses_empty_bands(void **state)
+{
+    (void)state;
+    int64_t b[8];
+    tdcl_err err = {0};
+    assert_int_equal(tdcl_shard_split(2, 3, 1, b, &err), TDCL_EINVAL);
+    assert_non_null(strstr(err.msg, "3 shards for a grid of 2 rows"));
+    assert_int_equal(tdcl_shard_split(9, 4, 4, b, &err), TDCL_EINVAL); /* 3 blocks */
+    assert_non_null(strstr(err.msg, "blocks of 4"));
+}
+
+static void spec_is_set(void **state)
+{
+    (void)state;
+    assert_true(tdcl_devset_spec_is_set("all"));
+    assert_true(tdcl_devset_spec_is_set("ALL"));
+    assert_true(tdcl_devset_spec_is_set("gpu:all"));
+    assert_true(tdcl_devset_spec_is_set("cpu:all"));
+    assert_true(tdcl_devset_spec_is_set("1:0,1:1"));
+    assert_true(tdcl_devset_spec_is_set("0:0,"));
+    assert_false(tdcl_devset_spec_is_set(NULL));
+    assert_false(tdcl_devset_spec_is_set("gpu"));
+    assert_false(tdcl_devset_spec_is_set("1:0"));
+    assert_false(tdcl_devset_spec_is_set("NVIDIA"));
+}
+
+/* Two platforms: a GPU and a CPU on platform 0, a CPU on platform 1. */
+static void fake_list(tdcl_device_info *l)
+{
+    memset(l, 0, 3 * sizeof *l);
+    l[0] = (tdcl_device_info){.pidx = 0, .didx = 0, .type = CL_DEVICE_TYPE_GPU};
+    l[1] = (tdcl_device_info){.pidx = 0, .didx = 1, .type = CL_DEVICE_TYPE_CPU};
+    l[2] = (tdcl_device_info){.pidx = 1, .didx = 0, .type = CL_DEVICE_TYPE_CPU};
+    snprintf(l[0].device_name, sizeof l[0].device_name, "Big GPU");
+    snprintf(l[1].device_name, sizeof l[1].device_name, "Small CPU");
+    snprintf(l[2].device_name, sizeof l[2].device_name, "Other CPU");
+}
+
+static void pick_sets(void **state)
+{
+    (void)state;
+    tdcl_device_info l[3];
+    size_t idx[8], n = 0;
+    tdcl_err err = {0};
+    fake_list(l);
+    assert_int_equal(tdcl_devset_pick(l, 3, "all", idx, 8, &n, NULL), TDCL_OK);
+    assert_int_equal(n, 3);
+    assert_int_equal(idx[2], 2);
+    assert_int_equal(tdcl_devset_pick(l, 3, "cpu:all", idx, 8, &n, NULL), TDCL_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(idx[0], 1);
+    assert_int_equal(idx[1], 2);
+    assert_int_equal(tdcl_devset_pick(l, 3, "gpu:all", idx, 8, &n, NULL), TDCL_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(idx[0], 0);
+    assert_int_equal(tdcl_devset_pick(l, 3, "1:0,0:0,1:0", idx, 8, &n, NULL), TDCL_OK);
+    assert_int_equal(n, 3);
+    assert_int_equal(idx[0], 2);
+    assert_int_equal(idx[1], 0);
+    assert_int_equal(idx[2], 2);
+    assert_int_equal(tdcl_devset_pick(l, 3, "other,gpu", idx, 8, &n, NULL), TDCL_OK);
+    assert_int_equal(idx[0], 2);
+    assert_int_equal(idx[1], 0);
+    assert_int_equal(tdcl_devset_pick(l, 3, "accelerator:all", idx, 8, &n, &err), TDCL_ENODEV);
+    assert_int_equal(tdcl_devset_pick(l, 3, "0:0,,0:1", idx, 8, &n, &err), TDCL_EINVAL);
+    assert_int_equal(tdcl_devset_pick(l, 3, "0:0,5:5", idx, 8, &n, &err), TDCL_ENODEV);
+    assert_non_null(strstr(err.msg, "'5:5'"));
+    assert_int_equal(tdcl_devset_pick(l, 3, "all", idx, 2, &n, &err), TDCL_EINVAL);
+    assert_int_equal(tdcl_devset_pick(l, 3, "foo:all", idx, 8, &n, &err), TDCL_EINVAL);
+}
+
+/* ---- life over a set, against the host reference ---------------------- */
+
+static tdcl_devset *open_set(size_t want)
+{
+    tdcl_device_info *list = NULL;
+    size_t n = 0;
+    if (tdcl_cl_devices(&list, &n, NULL) != TDCL_OK) return NULL;
+    char spec[256] = "";
+    size_t got = 0;
+    for (size_t i = 0; i < n && got < want; i++)
+        if (list[i].type & CL_DEVICE_TYPE_CPU) {
+            size_t used = strlen(spec);
+            snprintf(spec + used, sizeof spec - used, "%s%u:%u", got ? "," : "", list[i].pidx,
+                     list[i].didx);
+            got++;
+        }
+    free(list);
+    if (got < want) return NULL;
+    tdcl_devset *set = NULL;
+    tdcl_err err = {0};
+    if (tdcl_devset_open_async(spec, NULL, &set, &err) != TDCL_OK ||
+        tdcl_devset_wait(set, &err) != TDCL_OK) {
+        print_message("cannot open '%s': %s\n", spec, err.msg);
+        tdcl_devset_close(set);
+        return NULL;
+    }
+    return set;
+}
+
+static tdcl_matrix random_grid(int64_t rows, int64_t cols, uint64_t seed)
+{
+    tdcl_matrix m = {0};
+    assert_int_equal(tdcl_matrix_alloc(&m, rows, cols, 1, TDCL_U8, NULL), TDCL_OK);
+    uint64_t s = seed * 7919 + 3;
+    for (int64_t k = 0; k < rows * cols; k++)
+        ((uint8_t *)m.data)[k] = tdcl_test_uniform(&s, 0, 1) < 0.4;
+    return m;
+}
+
+static tdcl_matrix host_run(const tdcl_matrix *g, const tdcl_life_rule *r, tdcl_life_boundary b,
+                            int64_t gens)
+{
+    tdcl_matrix a = {0}, t = {0};
+    assert_int_equal(tdcl_matrix_alloc(&a, g->rows, g->cols, 1, TDCL_U8, NULL), TDCL_OK);
+    assert_int_equal(tdcl_matrix_alloc(&t, g->rows, g->cols, 1, TDCL_U8, NULL), TDCL_OK);
+    memcpy(a.data, g->data, (size_t)(g->rows * g->cols));
+    for (int64_t i = 0; i < gens; i++) {
+        tdcl_life_host_step(&a, &t, r, b);
+        tdcl_matrix x = a;
+        a = t;
+        t = x;
+    }
+    tdcl_matrix_free(&t);
+    return a;
+}
+
+static void life_on(size_t devices, void **state)
+{
+    (void)state;
+    tdcl_devset *set = open_set(devices);
+    if (!set) {
+        print_message("fewer than %zu CPU OpenCL devices: skipped\n", devices);
+        skip();
+    }
+    static const struct {
+        int64_t rows, cols, gens;
+        int halo;
+    } cases[] = {{48, 64, 37, 0}, {53, 67, 29, 0}, {7, 129, 23, 0},
+                 {31, 90, 25, 1}, {40, 40, 33, 5}, {9, 200, 19, 3}};
+    const tdcl_life_boundary bounds[] = {TDCL_LIFE_DEAD, TDCL_LIFE_TORUS, TDCL_LIFE_CLAMP};
+    tdcl_life_rule conway = tdcl_life_rule_conway();
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (size_t b = 0; b < 3; b++) {
+            if (cases[c].halo > cases[c].rows / (int64_t)devices) continue;
+            tdcl_matrix g = random_grid(cases[c].rows, cases[c].cols, c * 3 + b), got = {0};
+            tdcl_matrix want = host_run(&g, &conway, bounds[b], cases[c].gens);
+            tdcl_life_opts o = tdcl_life_opts_default();
+            o.boundary = bounds[b];
+            tdcl_life_shards *S = NULL;
+            tdcl_err err = {0};
+            assert_int_equal(tdcl_life_shards_create(set, &o, &g, cases[c].halo, &S, &err),
+                             TDCL_OK);
+            /* two calls: a round boundary inside the run */
+            assert_int_equal(tdcl_life_shards_execute(S, cases[c].gens / 3, &err), TDCL_OK);
+            assert_int_equal(tdcl_life_shards_execute(S, cases[c].gens - cases[c].gens / 3, &err),
+                             TDCL_OK);
+            int64_t pop = -1, want_pop = 0;
+            assert_int_equal(tdcl_life_shards_population(S, &pop, &err), TDCL_OK);
+            assert_int_equal(tdcl_life_shards_result(S, &got, &err), TDCL_OK);
+            for (int64_t k = 0; k < want.rows * want.cols; k++)
+                want_pop += ((uint8_t *)want.data)[k];
+            if (memcmp(got.data, want.data, (size_t)(want.rows * want.cols)) != 0)
+                fail_msg("%zu devices, %lld x %lld, boundary %zu, halo %d: differs from the host",
+                         devices, (long long)cases[c].cols, (long long)cases[c].rows, b,
+                         tdcl_life_shards_halo(S));
+            assert_int_equal(pop, want_pop);
+            assert_true(want_pop > 0);
+            tdcl_life_shards_destroy(S);
+            tdcl_matrix_free(&g);
+            tdcl_matrix_free(&got);
+            tdcl_matrix_free(&want);
+        }
+    tdcl_devset_close(set);
+}
+
+static void life_two(void **state)
+{
+    life_on(2, state);
+}
+
+static void life_three(void **state)
+{
+    life_on(3, state);
+}
+
+static void life_refusals(void **state)
+{
+    (void)state;
+    tdcl_devset *set = open_set(3);
+    if (!set) skip();
+    tdcl_matrix g = random_grid(2, 30, 1);
+    tdcl_life_opts o = tdcl_life_opts_default();
+    tdcl_life_shards *S = NULL;
+    tdcl_err err = {0};
+    assert_int_equal(tdcl_life_shards_create(set, &o, &g, 0, &S, &err), TDCL_EINVAL);
+    assert_non_null(strstr(err.msg, "3 shards for a grid of 2 rows"));
+    tdcl_matrix_free(&g);
+    g = random_grid(10, 30, 2);
+    assert_int_equal(tdcl_life_shards_create(set, &o, &g, 4, &S, &err), TDCL_EINVAL);
+    assert_non_null(strstr(err.msg, "halo of 4 rows"));
+    assert_null(S);
+    tdcl_matrix_free(&g);
+    tdcl_devset_close(set);
+}
+
+/* tile-avg over 2 and 3 devices: byte-identical to one device for float32
+ * and float64, 1 and 3 channels, tiles that do and do not divide */
+static void tile_avg_bands(void **state)
+{
+    (void)state;
+    tdcl_devset *set = open_set(3);
+    if (!set) skip();
+    static const struct {
+        int64_t rows, cols, t, u;
+        int ch;
+        tdcl_dtype dt;
+        tdcl_ta_variant v;
+    } cases[] = {
+        {103, 77, 3, 5, 1, TDCL_F32, TDCL_TA_AUTO}, {400, 64, 16, 16, 1, TDCL_F64, TDCL_TA_AUTO},
+        {200, 41, 7, 4, 3, TDCL_F32, TDCL_TA_AUTO}, {80, 200, 3, 64, 1, TDCL_F32, TDCL_TA_AUTO},
+        {75, 300, 3, 64, 1, TDCL_F32, TDCL_TA_GPU}, {61, 600, 1, 256, 1, TDCL_F32, TDCL_TA_BAND},
+        {90, 520, 2, 96, 1, TDCL_F32, TDCL_TA_BAND}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        tdcl_matrix in = {0}, one = {0}, got = {0};
+        assert_int_equal(
+            tdcl_matrix_alloc(&in, cases[c].rows, cases[c].cols, cases[c].ch, cases[c].dt, NULL),
+            TDCL_OK);
+        tdcl_test_fill(&in, 11 + c, -3, 5);
+        tdcl_ta_opts o = {.tile_rows = cases[c].t, .tile_cols = cases[c].u, .variant = cases[c].v};
+        tdcl_err err = {0};
+        assert_int_equal(tdcl_ta_run(set->ctx[0], &o, &in, &one, &err), TDCL_OK);
+        for (size_t n = 2; n <= 3; n++) {
+            tdcl_devset sub = {.n = n, .ctx = {set->ctx[0], set->ctx[1], set->ctx[2]}};
+            assert_int_equal(tdcl_ta_shards_run(&sub, &o, &in, &got, &err), TDCL_OK);
+            assert_int_equal(got.rows, one.rows);
+            assert_int_equal(got.dtype, one.dtype);
+            size_t bytes =
+                (size_t)(one.rows * one.cols * one.channels) * tdcl_dtype_size(one.dtype);
+            for (size_t k = 0; k < bytes / 4 && one.dtype == TDCL_F32; k++)
+                if (((float *)got.data)[k] != ((float *)one.data)[k])
+                    print_message("case %zu, %zu devices: element %zu: %.9g vs one device %.9g\n",
+                                  c, n, k, ((float *)got.data)[k], ((float *)one.data)[k]);
+            if (memcmp(got.data, one.data, bytes) != 0)
+                fail_msg("case %zu on %zu devices: %s differs from %s", c, n, "bands", "one");
+            tdcl_matrix_free(&got);
+        }
+        tdcl_matrix_free(&in);
+        tdcl_matrix_free(&one);
+    }
+    /* 3 devices, 2 whole tile rows (not one block of 8 each): refused */
+    tdcl_matrix in = {0}, got = {0};
+    tdcl_err err = {0};
+    assert_int_equal(tdcl_matrix_alloc(&in, 25, 10, 1, TDCL_F32, NULL), TDCL_OK);
+    tdcl_test_fill(&in, 3, 0, 1);
+    tdcl_ta_opts o = {.tile_rows = 10, .tile_cols = 2};
+    assert_int_equal(tdcl_ta_shards_run(set, &o, &in, &got, &err), TDCL_EINVAL);
+    assert_non_null(strstr(err.msg, "3 shards for 25 rows in tiles of 10 rows"));
+    tdcl_matrix_free(&in);
+    tdcl_devset_close(set);
+}
+
+int main(void)
+{
+    /* PoCL 3.1 reads POCL_MAX_PTHREAD_COUNT, later ones POCL_CPU_MAX_CU_COUNT */
+    setenv("POCL_DEVICES", "pthread pthread pthread", 0);
+    setenv("POCL_MAX_PTHREAD_COUNT", "1", 0);
+    setenv("POCL_CPU_MAX_CU_COUNT", "1", 0);
+    const struct CMUnitTest pure[] = {
+        cmocka_unit_test(split_even_and_uneven),
+        cmocka_unit_test(split_refuses_empty_bands),
+        cmocka_unit_test(spec_is_set),
+        cmocka_unit_test(pick_sets),
+    };
+    const struct CMUnitTest dev[] = {
+        cmocka_unit_test(life_two),
+        cmocka_unit_test(life_three),
+        cmocka_unit_test(life_refusals),
+        cmocka_unit_test(tile_avg_bands),
+    };
+    int rc = cmocka_run_group_tests_name("shard", pure, NULL, NULL);
+    return rc | cmocka_run_group_tests_name("shard_device", dev, NULL, NULL);
+}
