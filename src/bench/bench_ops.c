@@ -94,6 +94,7 @@ static void result_emit(const bench_job *j, tdcl_bench_result *r, double work)
 {
     double s = r->t.median_ms / 1e3;
     r->total_ms = r->upload_ms + r->t.host_median_ms + r->download_ms;
+    r->cpu = (j->ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0;
     if (strcmp(r->rate_key, "cells_per_s") == 0)
         r->rate = work / s;
     else
@@ -790,6 +791,7 @@ static tdcl_status bench_matmul(bench_job *j, tdcl_err *err)
     r.n = n;
     snprintf(r.plan, sizeof r.plan, "%s", tdcl_mm_plan_describe(p));
     r.tile = j->o.tile ? j->o.tile : info.tile_rows;
+    r.tensor_cores = info.tensor_cores != 0;
     r.rate_key = "gflops";
     r.bytes = (double)(m * k + k * n + m * n) * (double)tdcl_dtype_size(j->o.type);
     result_emit(j, &r, 2.0 * (double)m * (double)n * (double)k);
@@ -954,7 +956,7 @@ static void pct_why(double frac, const char *of, const char *why, char *buf, siz
 void tdcl_bench_result_text(const tdcl_bench_result *r, char *buf, size_t cap)
 {
     char size[64], rate[48], fc[200] = "", fp[240] = "", fs[240] = "";
-    int tc = strstr(r->plan, "tf32") != NULL; /* tensor cores: not in the FP32 peaks */
+    int tc = r->tensor_cores; /* not in the FP32 peaks */
     if (r->m)
         snprintf(size, sizeof size, "%lldx%lldx%lld", (long long)r->m, (long long)r->k,
                  (long long)r->n);
@@ -968,8 +970,15 @@ void tdcl_bench_result_text(const tdcl_bench_result *r, char *buf, size_t cap)
     else if (strcmp(r->op, "peak") == 0)
         snprintf(fc, sizeof fc, ", ceiling (fastest run) %.4g GFLOP/s", r->peak_gflops);
     else
-        pct_why(r->frac_copy, "copy", "a CPU write reads its cache line first, which the copy "
-                "figure counts once; an operation that mostly reads passes it", fc, sizeof fc);
+        pct_why(r->frac_copy, "copy",
+                strcmp(r->op, "life") == 0
+                    ? "a cell is one bit in memory, an eighth of a byte, and several "
+                      "generations run per pass over it"
+                : r->cpu ? "a CPU write reads its cache line first, which the copy figure "
+                           "counts once; an operation that mostly reads passes it"
+                         : "the copy writes as many bytes as it reads; an operation that "
+                           "mostly reads gets more of the memory's bandwidth",
+                fc, sizeof fc);
     if (strcmp(r->rate_key, "gflops") == 0 && strcmp(r->op, "peak") != 0) {
         char of[64];
         snprintf(of, sizeof of, "measured peak %.4g GFLOP/s", r->peak_gflops);

@@ -79,7 +79,9 @@ typedef struct tdcl_bench_result {
     double peak_gflops;      /* the fastest run of the peak kernel in this job */
     double spec_peak_gflops; /* from the vendor's specification table */
     double frac_peak, frac_spec_peak;
-    int checked; /* 1 when the output was checked against the host */
+    int checked;      /* 1 when the output was checked against the host */
+    int tensor_cores; /* matmul: computed on tensor cores, past the FP32 peaks */
+    int cpu;          /* the device is a CPU (caches allocate on write) */
 } tdcl_bench_result;
 
 typedef void (*tdcl_bench_emit_fn)(const tdcl_bench_result *r, void *user);

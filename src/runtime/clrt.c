@@ -588,12 +588,16 @@ static char *join_path(const char *dir, const char *name)
 }
 
 /* Tries dir/name; on a hit stores the path. Appends dir to `tried`. */
+/* 1 when dir holds name (*path set), 0 when not (dir added to tried), -1
+ * when memory ran out: that is no reason to say the kernel is missing. */
 static int try_dir(const char *dir, const char *name, char **path, char *tried, size_t tlen)
 {
     if (!dir || !*dir)
         return 0;
     char *p = join_path(dir, name);
-    if (p && access(p, R_OK) == 0) {
+    if (!p)
+        return -1;
+    if (access(p, R_OK) == 0) {
         *path = p;
         return 1;
     }
@@ -606,10 +610,11 @@ static int try_dir(const char *dir, const char *name, char **path, char *tried, 
 tdcl_status tdcl_kernel_path(const char *kernel_dir, const char *name, char **path, tdcl_err *err)
 {
     char tried[2048] = "";
+    int hit = 0;
     *path = NULL;
     if (kernel_dir) {
-        if (try_dir(kernel_dir, name, path, tried, sizeof tried))
-            return TDCL_OK;
+        if ((hit = try_dir(kernel_dir, name, path, tried, sizeof tried)) != 0)
+            goto found;
         return tdcl_fail_param(err, TDCL_EIO, TDCL_PARAM_KERNEL_DIR,
                                "kernel '%s' not found in the kernel directory '%s'", name,
                                kernel_dir);
@@ -619,13 +624,12 @@ tdcl_status tdcl_kernel_path(const char *kernel_dir, const char *name, char **pa
         char *copy = strdup(env);
         if (!copy)
             return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
-        int hit = 0;
         for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir && !hit;
              dir = strtok_r(NULL, ":", &save))
             hit = try_dir(dir, name, path, tried, sizeof tried);
         free(copy);
         if (hit)
-            return TDCL_OK;
+            goto found;
     }
     char exe[PATH_MAX];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 32);
@@ -634,20 +638,22 @@ tdcl_status tdcl_kernel_path(const char *kernel_dir, const char *name, char **pa
         char *slash = strrchr(exe, '/');
         if (slash) {
             strcpy(slash + 1, "cl"); /* the build tree */
-            if (try_dir(exe, name, path, tried, sizeof tried))
-                return TDCL_OK;
+            if ((hit = try_dir(exe, name, path, tried, sizeof tried)) != 0)
+                goto found;
             /* an install, wherever it was staged or moved to: BIN/../share/tiledcl */
             strcpy(slash + 1, "../share/tiledcl");
-            if (try_dir(exe, name, path, tried, sizeof tried))
-                return TDCL_OK;
+            if ((hit = try_dir(exe, name, path, tried, sizeof tried)) != 0)
+                goto found;
         }
     }
-    if (try_dir(TDCL_DATADIR, name, path, tried, sizeof tried))
-        return TDCL_OK;
+    if ((hit = try_dir(TDCL_DATADIR, name, path, tried, sizeof tried)) != 0)
+        goto found;
     return tdcl_fail_param(err, TDCL_EIO, TDCL_PARAM_KERNEL_DIR,
                      "kernel '%s' not found (looked in: %s); give a kernel directory or set "
                      "TILEDCL_KERNEL_PATH",
                      name, tried);
+found:
+    return hit > 0 ? TDCL_OK : tdcl_fail(err, TDCL_ENOMEM, "out of memory");
 }
 
 /* Logs the build log of prog for the device. */

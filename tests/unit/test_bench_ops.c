@@ -236,6 +236,7 @@ static void test_past_peak_says_why(void **state)
     assert_non_null(strstr(buf, "60.0% of spec peak 200 GFLOP/s"));
     assert_null(strstr(buf, "60.0% of spec peak 200 GFLOP/s (above"));
     snprintf(r.plan, sizeof r.plan, "kernel=gpu precision=tf32");
+    r.tensor_cores = 1;
     r.frac_spec_peak = 1.5;
     tdcl_bench_result_text(&r, buf, sizeof buf);
     assert_non_null(strstr(buf, "(above it: tensor cores"));
@@ -243,8 +244,17 @@ static void test_past_peak_says_why(void **state)
     snprintf(r.op, sizeof r.op, "tile-avg");
     r.rate_key = "gbps";
     r.frac_copy = 1.1;
+    r.cpu = 1;
     tdcl_bench_result_text(&r, buf, sizeof buf);
     assert_non_null(strstr(buf, "110.0% of copy (above it: a CPU write reads its cache line"));
+    r.cpu = 0; /* a GPU: no write-allocate */
+    tdcl_bench_result_text(&r, buf, sizeof buf);
+    assert_non_null(strstr(buf, "110.0% of copy (above it: the copy writes as many bytes"));
+    snprintf(r.op, sizeof r.op, "life");
+    r.rate_key = "cells_per_s";
+    r.frac_copy = 8.4;
+    tdcl_bench_result_text(&r, buf, sizeof buf);
+    assert_non_null(strstr(buf, "840.0% of copy (above it: a cell is one bit"));
 }
 
 int main(void)
