@@ -82,7 +82,7 @@ expect_contains "$ERR" "candidates:2:" "the error names the line"
 # (1x1 blocks, the narrowest vectors: every product element nearly alone)
 rm -f "$T"/cache/tiledcl/tune-*.txt
 if [ "$shape" = gpu ]; then
-    printf 'bm=16 bn=16 bk=8 tm=1 tn=1 wx=16 wy=16 nbuf=1\n' >"$T/slow.txt"
+    printf 'bm=16 bn=16 bk=4 tm=4 tn=4 wx=4 wy=4 nbuf=1 aload=1\n' >"$T/slow.txt"
 else
     printf 'mr=1 nv=1 vw=2 kc=8\n' >"$T/slow.txt"
 fi
