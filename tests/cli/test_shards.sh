@@ -27,10 +27,11 @@ same() {
     shift
     # shellcheck disable=SC2086
     run $one -o "$T/one.$ext"
-    rc1=$RC
+    rc1=$RC err1=$ERR
     run "$@" -o "$T/sh.$ext"
     if [ "$rc1" -ne 0 ] || [ "$RC" -ne 0 ]; then
-        not_ok "$desc" "exit $rc1 and $RC" "stderr: $(printf %s "$ERR" | tr '\n' ' ')"
+        not_ok "$desc" "exit $rc1 and $RC" "stderr of one device: $(printf %s "$err1" | tr '\n' ' ')" \
+            "stderr of the set: $(printf %s "$ERR" | tr '\n' ' ')"
     elif [ ! -s "$T/one.$ext" ] || ! cmp -s "$T/one.$ext" "$T/sh.$ext"; then
         not_ok "$desc" "outputs differ or are empty"
     else
