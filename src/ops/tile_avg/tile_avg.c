@@ -12,6 +12,7 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/mem.h"
+#include "base/pool.h"
 #include "base/clock.h"
 
 #define TA_MAX_STAGES 8
@@ -73,6 +74,8 @@ typedef struct ta_stage {
 
 struct tdcl_ta_plan {
     tdcl_ctx *ctx;
+    const tdcl_matrix *in_host; /* the input while the plan is made (for in_maxabs) */
+    int maxabs_known;
     double in_maxabs; /* the largest finite |x| of a float input as the device reads it
                          (0 otherwise) */
     int prescale;     /* float accumulators: the input goes up times 2^-prescale and
@@ -438,6 +441,70 @@ static int fit_local(tdcl_ta_plan *p)
     return 1;
 }
 
+/* One band of max_finite_abs: the largest finite |x| of elements
+ * [n * i / parts, n * (i + 1) / parts). Bit patterns compare as magnitudes
+ * once the sign is cleared, and every finite one is below infinity's. */
+typedef struct maxabs_job {
+    const tdcl_matrix *m;
+    size_t n;
+    int parts;
+    double max[TDCL_POOL_MAX];
+} maxabs_job;
+
+static void maxabs_band(void *arg, int i)
+{
+    maxabs_job *j = arg;
+    size_t k0 = j->n * (size_t)i / (size_t)j->parts, k1 = j->n * (size_t)(i + 1) / (size_t)j->parts;
+    if (j->m->dtype == TDCL_F32) {
+        const uint32_t *x = j->m->data;
+        uint32_t mx = 0;
+        for (size_t k = k0; k < k1; k++) {
+            uint32_t u = x[k] & 0x7fffffffu;
+            u = u < 0x7f800000u ? u : 0;
+            mx = u > mx ? u : mx;
+        }
+        float f;
+        memcpy(&f, &mx, sizeof f);
+        j->max[i] = f;
+    } else {
+        const uint64_t *x = j->m->data;
+        uint64_t mx = 0;
+        for (size_t k = k0; k < k1; k++) {
+            uint64_t u = x[k] & 0x7fffffffffffffffull;
+            u = u < 0x7ff0000000000000ull ? u : 0;
+            mx = u > mx ? u : mx;
+        }
+        memcpy(&j->max[i], &mx, sizeof mx);
+    }
+}
+
+/* The largest finite |x| of a float matrix (0 for integers): whether a
+ * tile's float sum can overflow. A pass over the whole input, so on
+ * threads when it is large. */
+static double max_finite_abs(const tdcl_matrix *m)
+{
+    if (m->dtype != TDCL_F32 && m->dtype != TDCL_F64) return 0;
+    maxabs_job j = {.m = m, .n = tdcl_matrix_count(m), .parts = 1};
+    if (j.n >= ((size_t)1 << 22)) j.parts = tdcl_pool_size(0, 16);
+    tdcl_pool_run(j.parts, maxabs_band, &j);
+    double mx = 0;
+    for (int i = 0; i < j.parts; i++)
+        mx = j.max[i] > mx ? j.max[i] : mx;
+    return mx;
+}
+
+/* The input's largest finite |x|, found on first need: only float
+ * accumulators (a tile's float sum could overflow) ask, so a device that
+ * sums in double never scans the input. */
+static double plan_maxabs(tdcl_ta_plan *p)
+{
+    if (!p->maxabs_known && p->in_host) {
+        p->in_maxabs = max_finite_abs(p->in_host);
+        p->maxabs_known = 1;
+    }
+    return p->in_maxabs;
+}
+
 /* Sets each stage's types and its global and local sizes. */
 static void finish_stages(tdcl_ta_plan *p, tdcl_dtype dev_in)
 {
@@ -453,11 +520,11 @@ static void finish_stages(tdcl_ta_plan *p, tdcl_dtype dev_in)
         /* ... unless a tile's float sum could overflow: the lean path adds
          * a whole tile in float, which would make the mean of finite
          * values infinite */
-        if (s->racc == TDCL_F32 && p->in_maxabs * (double)s->t * (double)s->u > FLT_MAX / 2)
+        if (s->racc == TDCL_F32 && plan_maxabs(p) * (double)s->t * (double)s->u > FLT_MAX / 2)
             s->racc = p->acc;
         if (s->band) {
             /* a slot's T rows: float, short enough, for float input */
-            s->racc = s->in == TDCL_F32 && s->t <= 8 && p->in_maxabs * (double)s->t <= FLT_MAX / 2
+            s->racc = s->in == TDCL_F32 && s->t <= 8 && plan_maxabs(p) * (double)s->t <= FLT_MAX / 2
                           ? TDCL_F32
                           : p->acc;
             size_t groups = (size_t)((s->ocols + s->tx - 1) / s->tx);
@@ -831,14 +898,8 @@ static tdcl_status plan_create(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_
     p->acc = use_f64(&ctx->dev, o) ? TDCL_F64 : TDCL_F32;
     p->out_type = tdcl_ta_result_type(&ctx->dev, o, in->dtype);
     p->max_wg = ctx->dev.max_wg;
-    if (in->dtype == TDCL_F32 || in->dtype == TDCL_F64) {
-        size_t n = tdcl_matrix_count(in);
-        for (size_t k = 0; k < n; k++) {
-            double a = fabs(tdcl_matrix_get_f64(in, k));
-            if (a > p->in_maxabs && isfinite(a)) p->in_maxabs = a;
-        }
-    }
-    if (p->acc == TDCL_F32 && p->in_maxabs > 0) {
+    p->in_host = in;
+    if (p->acc == TDCL_F32 && plan_maxabs(p) > 0) {
         /* a tile's float sum past FLT_MAX / 4 could overflow: scale by a
          * power of two, which is exact (but for values near the smallest
          * floats, far below the mean's rounding) */
@@ -847,6 +908,7 @@ static tdcl_status plan_create(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_
         p->in_maxabs = ldexp(p->in_maxabs, -p->prescale);
     }
     TDCL_TRY(plan_and_build(p, device_in_type(p, in->dtype), err));
+    p->in_host = NULL;
     TDCL_TRY(upload(p, in, err));
     for (int i = 0; i < p->nstages; i++)
         TDCL_TRY(set_args(p, i, err));
