@@ -21,10 +21,3 @@ double tdcl_rng_uniform(uint64_t *s, double lo, double hi)
     return lo + (hi - lo) * tdcl_rng_unit(s);
 }
 
-uint64_t tdcl_rng_at(uint64_t seed, uint64_t k)
-{
-    uint64_t z = seed + (k + 1) * 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}

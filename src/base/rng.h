@@ -21,6 +21,15 @@ double tdcl_rng_uniform(uint64_t *s, double lo, double hi);
 /* splitmix64 as a counter: draw k (from 0) of the stream seeded with seed,
  * mix(seed + (k + 1) * golden gamma), so any range of draws can be made
  * without the ones before it. */
-uint64_t tdcl_rng_at(uint64_t seed, uint64_t k);
+static inline uint64_t tdcl_rng_at(uint64_t seed, uint64_t k)
+{
+    /* inline: the Life soup's loop over every cell is faster when it sees
+     * the arithmetic (an 8192^2 soup: 51 ms against 56-64 with a call per
+     * cell, on this 2-core host while the device opened beside it) */
+    uint64_t z = seed + (k + 1) * 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
 
 #endif
