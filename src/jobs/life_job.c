@@ -72,9 +72,8 @@ static void memory_note(const tdcl_ctx *ctx, const tdcl_life_job_opts *o, const 
                       "memory leave");
 }
 
-/* Centres pattern in a new rows x cols grid. */
-static tdcl_status place(const tdcl_matrix *pat, int64_t rows, int64_t cols, tdcl_matrix *out,
-                         tdcl_err *err)
+tdcl_status tdcl_life_place(const tdcl_matrix *pat, int64_t rows, int64_t cols, tdcl_matrix *out,
+                            tdcl_err *err)
 {
     if (pat->rows > rows || pat->cols > cols)
         return tdcl_fail_param(err, TDCL_EINVAL, TDCL_PARAM_SIZE,
@@ -177,7 +176,7 @@ static tdcl_status job_input(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_li
                                  "a %" PRId64 "x%" PRId64 " grid is too large", w, h);
             goto out;
         }
-        TDCL_TRY(place(&pat.grid, h, w, grid, err));
+        TDCL_TRY(tdcl_life_place(&pat.grid, h, w, grid, err));
     } else {
         *grid = pat.grid;
         pat.grid.data = NULL;

@@ -388,24 +388,6 @@ void tdcl_life_shards_destroy(tdcl_life_shards *S)
 
 /* ---- the file job ------------------------------------------------------- */
 
-/* Centres pattern in a new rows x cols grid. */
-static tdcl_status place(const tdcl_matrix *pat, int64_t rows, int64_t cols, tdcl_matrix *out,
-                         tdcl_err *err)
-{
-    if (pat->rows > rows || pat->cols > cols)
-        return tdcl_fail_param(err, TDCL_EINVAL, TDCL_PARAM_SIZE,
-                               "the pattern (%" PRId64 " x %" PRId64 ") does not fit in the %" PRId64
-                               "x%" PRId64 " grid",
-                               pat->cols, pat->rows, cols, rows);
-    tdcl_status st = tdcl_matrix_alloc(out, rows, cols, 1, TDCL_U8, err);
-    if (st) return st;
-    int64_t oy = (rows - pat->rows) / 2, ox = (cols - pat->cols) / 2;
-    for (int64_t y = 0; y < pat->rows; y++)
-        memcpy((uint8_t *)out->data + (oy + y) * cols + ox,
-               (const uint8_t *)pat->data + y * pat->cols, (size_t)pat->cols);
-    return TDCL_OK;
-}
-
 tdcl_status tdcl_life_shard_input(const tdcl_life_job_opts *o, tdcl_life_opts *lo,
                                   tdcl_matrix *grid, int64_t *gen0, tdcl_err *err)
 {
@@ -424,7 +406,7 @@ tdcl_status tdcl_life_shard_input(const tdcl_life_job_opts *o, tdcl_life_opts *l
     if (o->width > 0 || o->height > 0) {
         int64_t w = o->width > 0 ? o->width : pat.grid.cols;
         int64_t h = o->height > 0 ? o->height : pat.grid.rows;
-        TDCL_TRY(place(&pat.grid, h, w, grid, err));
+        TDCL_TRY(tdcl_life_place(&pat.grid, h, w, grid, err));
     } else {
         *grid = pat.grid;
         pat.grid.data = NULL;
