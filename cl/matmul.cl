@@ -341,10 +341,26 @@ mm_cpu(const int M, const int N, const int K, __global const REAL *restrict Ap,
 #define NJ (TN / 4)
 #define LA (BM * BK / 4 / NT)
 #define LB (BK * BN / 4 / NT)
+#ifndef PADL
 #define PADL 4
+#endif
+#ifndef FRAG
+#define FRAG 0
+#endif
+#ifndef CPASYNC
+#define CPASYNC 0
+#endif
+#ifndef SWZ
+#define SWZ 1
+#endif
+#ifndef CP_EMULATE
+#define CP_EMULATE 0
+#endif
 #if BM % TM || BN % TN || TM % 4 || TN % 4 || BK % 4 || GX % WX || GY % WY ||                       \
-    LA * NT * 4 != BM * BK || LB * NT * 4 != BK * BN || LA < 1 || LB < 1 || (NBUF != 1 && NBUF != 2)
-#error "inconsistent BM BN BK TM TN WX WY NBUF (see the comment above mm_gpu)"
+    LA * NT * 4 != BM * BK || LB * NT * 4 != BK * BN || LA < 1 || LB < 1 || NBUF < 1 ||            \
+    NBUF > (CPASYNC ? 3 : 2) || (CPASYNC && (NBUF < 2 || !ATRANS || !VEC_ALIGNED)) ||             \
+    (PADL != 0 && PADL != 4)
+#error "inconsistent BM BN BK TM TN WX WY NBUF PADL CPASYNC (see the comment above mm_gpu)"
 #endif
 typedef CAT(REAL, 4) real4;
 
@@ -360,6 +376,30 @@ typedef CAT(REAL, 4) real4;
 #define LOADA4(p) LOAD4(p)
 #endif
 #define LDS4(p) (*(__local const real4 *)(p))
+
+#if CPASYNC && (REAL_FP64 || REAL_INT)
+#error "CPASYNC copies float slabs only"
+#endif
+#if CPASYNC && !CP_EMULATE
+/* bytes (0..16) of the 16 at src land at dst, the rest zeros; src is not
+ * read past bytes. The local pointer goes in as the 32-bit shared address
+ * NVIDIA's compiler gives it, as in matmul_tc.cl. */
+#define CP_ASYNC16(dst, src, bytes)                                                                \
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes)  \
+                 : "memory")
+#define CP_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
+#define CP_WAIT(n) asm volatile("cp.async.wait_group %0;" ::"n"(n) : "memory")
+#elif CPASYNC
+/* Portable stand-in with the same meaning, copying at once: the tests run
+ * the pipeline's indexing and barriers on any device with it. */
+#define CP_ASYNC16(dst, src, bytes)                                                                \
+    do {                                                                                           \
+        for (int e_ = 0; e_ < 4; e_++)                                                             \
+            (dst)[e_] = e_ * 4 < (int)(bytes) ? (src)[e_] : (REAL)0;                               \
+    } while (0)
+#define CP_COMMIT() ((void)0)
+#define CP_WAIT(n) ((void)0)
+#endif
 
 /* Four consecutive elements of a row starting at column c, zero past cols. */
 real4 load4_guarded(const __global REAL *restrict row, const IDX c, const IDX cols)
@@ -384,7 +424,14 @@ mm_gpu(const int M, const int N, const int Kfull, __global const REAL *restrict 
     const int team = tid / (WX * WY), ti = tid % (WX * WY);
     const int trow = (team / TCX) * (WY * TM) + (ti / WX) * 4;
     const int tcol = (team % TCX) * (WX * TN) + (ti % WX) * 4;
-    const IDX row0 = (IDX)get_group_id(1) * BM, col0 = (IDX)get_group_id(0) * BN;
+    /* SWZ = G > 1 hands out tiles in bands of G tile rows, column by
+     * column within a band, rather than row by row: the groups running at
+     * once (about one per compute unit, started in order of their linear
+     * id) then share G panels of A and fewer of B in L2. */
+    const int gid = (int)get_group_id(1) * (int)get_num_groups(0) + (int)get_group_id(0);
+    const int band = SWZ * (int)get_num_groups(0), first = gid / band * SWZ;
+    const int rows = min((int)get_num_groups(1) - first, SWZ);
+    const IDX row0 = (IDX)(first + gid % band % rows) * BM, col0 = (IDX)(gid % band / rows) * BN;
     const int full_mn = row0 + BM <= M && col0 + BN <= N;
     /* this group's part of K (all of it unless KSPLIT) */
     const int kbeg = (int)get_group_id(2) * kchunk;
@@ -396,7 +443,9 @@ mm_gpu(const int M, const int N, const int Kfull, __global const REAL *restrict 
 #endif
     B += (IDX)kbeg * ldb;
     C += (IDX)get_group_id(2) * zstride;
+#if !CPASYNC
     real4 ra[LA], rb[LB];
+#endif
     REAL acc[TM][TN];
     UNROLL_LOOP
     for (int i = 0; i < TM; i++)
@@ -478,7 +527,91 @@ mm_gpu(const int M, const int N, const int Kfull, __global const REAL *restrict 
         }                                                                                          \
     } while (0)
 
+    /* The k-th row of the slab in buffer buf_ into registers av_, bv_. */
+#define LOAD_FRAG(buf_, k_, av_, bv_)                                                              \
+    do {                                                                                           \
+        UNROLL_LOOP                                                                                \
+        for (int i = 0; i < MI; i++) {                                                             \
+            const real4 x = LDS4(&As[buf_][k_][trow + i * 4 * WY]);                                \
+            av_[i * 4] = x.s0, av_[i * 4 + 1] = x.s1, av_[i * 4 + 2] = x.s2, av_[i * 4 + 3] = x.s3; \
+        }                                                                                          \
+        UNROLL_LOOP                                                                                \
+        for (int j = 0; j < NJ; j++) {                                                             \
+            const real4 x = LDS4(&Bs[buf_][k_][tcol + j * 4 * WX]);                                \
+            bv_[j * 4] = x.s0, bv_[j * 4 + 1] = x.s1, bv_[j * 4 + 2] = x.s2, bv_[j * 4 + 3] = x.s3; \
+        }                                                                                          \
+    } while (0)
+#define FMA_BLOCK(av_, bv_)                                                                        \
+    UNROLL_LOOP                                                                                    \
+    for (int i = 0; i < TM; i++)                                                                   \
+        UNROLL_LOOP                                                                                \
+        for (int j = 0; j < TN; j++)                                                               \
+            acc[i][j] = MADD(av_[i], bv_[j], acc[i][j]);
+    /* FRAG = 1 reads row k+1 of the slab into a second set of registers
+     * before the multiply-adds of row k, so the local reads' latency hides
+     * behind them rather than behind other warps (one group per SM at the
+     * big tiles leaves few warps to switch to). */
+#if FRAG
+#define COMPUTE_SLAB(buf_)                                                                         \
+    do {                                                                                           \
+        REAL av[2][TM], bv[2][TN];                                                                 \
+        LOAD_FRAG(buf_, 0, av[0], bv[0]);                                                          \
+        UNROLL_LOOP                                                                                \
+        for (int k = 0; k < BK; k++) {                                                             \
+            if (k + 1 < BK) LOAD_FRAG(buf_, k + 1, av[(k + 1) & 1], bv[(k + 1) & 1]);              \
+            FMA_BLOCK(av[k & 1], bv[k & 1])                                                        \
+        }                                                                                          \
+    } while (0)
+#else
+#define COMPUTE_SLAB(buf_)                                                                         \
+    do {                                                                                           \
+        UNROLL_LOOP                                                                                \
+        for (int k = 0; k < BK; k++) {                                                             \
+            REAL av[TM], bv[TN];                                                                   \
+            LOAD_FRAG(buf_, k, av, bv);                                                            \
+            FMA_BLOCK(av, bv)                                                                      \
+        }                                                                                          \
+    } while (0)
+#endif
+
     const int nslabs = K > 0 ? (K + BK - 1) / BK : 0;
+#if CPASYNC
+    /* Slab t_ of At and B copied into buffer buf_ by cp.async, 16 bytes a
+     * copy; past M, N or K the copy writes zeros (bytes 0..12 short of 16
+     * at the ragged edges). No registers hold the slab on its way, and
+     * NBUF - 1 slabs are in flight while one is multiplied out. */
+#define CP_SLAB(t_, buf_)                                                                          \
+    do {                                                                                           \
+        const int k0 = (t_) * BK, cb = (buf_);                                                     \
+        for (int s = 0; s < LA; s++) {                                                             \
+            const int f = tid + s * NT, kk = f / (BM / 4), mq = (f % (BM / 4)) * 4;                \
+            const int rem = min(M - (int)row0 - mq, 4), ok = k0 + kk < K && rem > 0;               \
+            const __global REAL *src = ok ? A + (IDX)(k0 + kk) * lda + row0 + mq : A;              \
+            CP_ASYNC16(&As[cb][kk][mq], src, ok ? rem * 4 : 0);                                    \
+        }                                                                                          \
+        for (int s = 0; s < LB; s++) {                                                             \
+            const int f = tid + s * NT, kk = f / (BN / 4), nq = (f % (BN / 4)) * 4;                \
+            const int rem = min(N - (int)col0 - nq, 4), ok = k0 + kk < K && rem > 0;               \
+            const __global REAL *src = ok ? B + (IDX)(k0 + kk) * ldb + col0 + nq : B;              \
+            CP_ASYNC16(&Bs[cb][kk][nq], src, ok ? rem * 4 : 0);                                    \
+        }                                                                                          \
+    } while (0)
+    for (int t = 0; t < NBUF - 1; t++) {
+        if (t < nslabs) CP_SLAB(t, t);
+        CP_COMMIT();
+    }
+    for (int t = 0; t < nslabs; t++) {
+        /* this item's copies of slab t are done (the groups after it may
+         * still fly); the barrier makes everyone's done, and everyone has
+         * finished multiplying slab t-1, whose buffer the next copies take */
+        CP_WAIT(NBUF - 2);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (t + NBUF - 1 < nslabs) CP_SLAB(t + NBUF - 1, (t + NBUF - 1) % NBUF);
+        CP_COMMIT();
+        COMPUTE_SLAB(t % NBUF);
+    }
+    CP_WAIT(0);
+#else
     if (nslabs > 0) {
         LOAD_SLAB(0);
         STORE_SLAB(0);
@@ -488,25 +621,7 @@ mm_gpu(const int M, const int N, const int Kfull, __global const REAL *restrict 
         const int cur = NBUF == 2 ? t & 1 : 0;
         if (t + 1 < nslabs)
             LOAD_SLAB((t + 1) * BK);
-        UNROLL_LOOP
-        for (int k = 0; k < BK; k++) {
-            REAL av[TM], bv[TN];
-            UNROLL_LOOP
-            for (int i = 0; i < MI; i++) {
-                const real4 x = LDS4(&As[cur][k][trow + i * 4 * WY]);
-                av[i * 4] = x.s0, av[i * 4 + 1] = x.s1, av[i * 4 + 2] = x.s2, av[i * 4 + 3] = x.s3;
-            }
-            UNROLL_LOOP
-            for (int j = 0; j < NJ; j++) {
-                const real4 x = LDS4(&Bs[cur][k][tcol + j * 4 * WX]);
-                bv[j * 4] = x.s0, bv[j * 4 + 1] = x.s1, bv[j * 4 + 2] = x.s2, bv[j * 4 + 3] = x.s3;
-            }
-            UNROLL_LOOP
-            for (int i = 0; i < TM; i++)
-                UNROLL_LOOP
-                for (int j = 0; j < TN; j++)
-                    acc[i][j] = MADD(av[i], bv[j], acc[i][j]);
-        }
+        COMPUTE_SLAB(cur);
         if (t + 1 < nslabs) {
 #if NBUF == 1
             barrier(CLK_LOCAL_MEM_FENCE);
@@ -515,6 +630,7 @@ mm_gpu(const int M, const int N, const int Kfull, __global const REAL *restrict 
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+#endif
 
     UNROLL_LOOP
     for (int i = 0; i < TM; i++) {

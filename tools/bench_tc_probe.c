@@ -24,8 +24,14 @@
  *   c7 thread-block clusters of two work-groups asked for in the PTX
  *      (.reqnctapercluster), with a store into the partner's local memory;
  *   c8 local memory past the reported 48 KiB as a __local argument;
+ *   e  the wgmma kernels' data path alone (issue 25): cl/matmul_wg.cl
+ *      built as the product builds it for 8192^3 (tf32 and 3xtf32), run
+ *      whole and with its wgmma.mma_async left as PTX comments, so that
+ *      every slab is still copied, waited for, loaded and handed back but
+ *      nothing is multiplied: the time the 48 KiB pipeline needs to move
+ *      the bytes, against the whole kernel's;
  *
- *   bench_tc_probe [a|b|c|c3|c4|c5|c6|c7|c8|d]...     (default: all; run a probe
+ *   bench_tc_probe [a|b|c|c3|c4|c5|c6|c7|c8|d|e]...     (default: all; run a probe
  *   that may fault in a process of its own: a fault ends the context)
  *
  * Needs an NVIDIA device; a benchmark, not a test. */
@@ -902,6 +908,114 @@ static void probe_bw(void)
     clReleaseMemObject(out);
 }
 
+/* ---- the wgmma kernels' data path (e) ------------------------------------ */
+
+/* ptx with the "// TDCL_SM90A " markers removed and the target sm_90a, as
+ * matmul_tc.c does, except (math 0) on the wgmma.mma_async lines, which
+ * then stay comments: the kernel moves every byte and waits on every
+ * barrier, and the tensor cores do nothing. malloc'd. */
+static char *uncomment_but_mma(const char *ptx, int math)
+{
+    const char *key = "// TDCL_SM90A ";
+    const size_t kl = strlen(key);
+    char *r = xmalloc(strlen(ptx) + 16), *w = r;
+    for (const char *s = ptx; *s;) {
+        size_t len = strcspn(s, "\n") + (s[strcspn(s, "\n")] == '\n');
+        char *line = xmalloc(len + 1);
+        memcpy(line, s, len);
+        line[len] = '\0';
+        char *at = strstr(line, key);
+        if (at && (math || !strstr(at, "wgmma.mma_async")))
+            memmove(at, at + kl, strlen(at + kl) + 1);
+        if (strncmp(line, ".target sm_90", 13) == 0 && (line[13] == ',' || line[13] == '\n'))
+            w = put(w, ".target sm_90a%s", line + 13);
+        else
+            w = put(w, "%s", line);
+        free(line);
+        s += len;
+    }
+    *w = '\0';
+    return r;
+}
+
+/* cl/matmul_wg.cl built with the product's options for an n^3 product
+ * (opts as matmul_tc.c's wg_build writes them), run on packed operands of
+ * random floats with (math 1) and without (0) the wgmma instructions. */
+static void wg_path(const char *tag, const char *opts, int bm, int bn, int nb2, int nt, int n,
+                    int math)
+{
+    tdcl_err e = {0};
+    cl_program first = NULL, p = NULL;
+    if (tdcl_ctx_program(ctx, "matmul_wg.cl", opts, &first, &e) != TDCL_OK) {
+        printf("e %s: %s\n", tag, e.msg);
+        return;
+    }
+    char *ptx = program_ptx(first), *fixed = ptx ? uncomment_but_mma(ptx, math) : NULL;
+    clReleaseProgram(first);
+    cl_int err, rc = fixed ? build(fixed, 1, "", &p) : CL_INVALID_BINARY;
+    free(ptx);
+    free(fixed);
+    if (rc != CL_SUCCESS) {
+        char log[600] = "";
+        if (p) build_log(p, log, sizeof log);
+        printf("e %s: build %d '%s'\n", tag, rc, log);
+        if (p) clReleaseProgram(p);
+        return;
+    }
+    int nk = n / 8, tm = n / bm, tn = n / bn;
+    size_t na = (size_t)n * n, nbv = na * (size_t)nb2, most = nbv > na ? nbv : na;
+    float *h = xmalloc(most * sizeof *h);
+    uint64_t x = 0x9e3779b97f4a7c15ULL;
+    for (size_t i = 0; i < most; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        h[i] = (float)(x >> 40) / (float)(1 << 24) - 0.5f;
+    }
+    cl_mem a = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, na * 4, h, &err);
+    cl_mem b = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nbv * 4, h, &err);
+    cl_mem c = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, na * 4, NULL, &err);
+    free(h);
+    cl_kernel k = clCreateKernel(p, "matmul_wg", &err);
+    clSetKernelArg(k, 0, sizeof a, &a);
+    clSetKernelArg(k, 1, sizeof b, &b);
+    clSetKernelArg(k, 2, sizeof c, &c);
+    clSetKernelArg(k, 3, sizeof n, &n);
+    clSetKernelArg(k, 4, sizeof n, &n);
+    clSetKernelArg(k, 5, sizeof nk, &nk);
+    clSetKernelArg(k, 6, sizeof tm, &tm);
+    clSetKernelArg(k, 7, sizeof tn, &tn);
+    double ms[7];
+    err = time_launches(ctx, k, (size_t)tm * tn * nt, (size_t)nt, ms);
+    if (err == CL_SUCCESS) {
+        double bytes = (double)tm * tn * nk * 8.0 * (bm + nb2 * bn) * 4.0;
+        printf("e %-7s %s %d^3: median %.3f ms (min %.3f): %.1f TFLOP/s of product, slabs %.2f "
+               "TB/s from L2 into local memory\n",
+               tag, math ? "whole kernel     " : "data path, no mma", n, ms[3], ms[0],
+               2.0 * n * (double)n * n / ms[3] / 1e9, bytes / ms[3] / 1e9);
+    } else
+        printf("e %s: run error %d\n", tag, err);
+    clReleaseKernel(k);
+    clReleaseMemObject(a);
+    clReleaseMemObject(b);
+    clReleaseMemObject(c);
+    clReleaseProgram(p);
+}
+
+/* The built-in wgmma plans at 8192^3 (-v of `tiledcl bench matmul
+ * --precision tf32|3xtf32` prints them): tf32 64x256, 4 stages, LAG 1,
+ * work-item 0 producing; 3xtf32 64x128, B stored twice, a producer warp. */
+static void probe_wg_path(void)
+{
+    static const char *const t1 = "-DPREC=1 -DNWG=1 -DBN=256 -DBK=8 -DSTAGES=4 -DLAG=1 -DKSUB=16 "
+                                  "-DGROUP_M=16 -DPRODUCER=0";
+    static const char *const t3 = "-DPREC=3 -DNWG=1 -DBN=128 -DBK=8 -DSTAGES=4 -DLAG=1 -DKSUB=16 "
+                                  "-DGROUP_M=32 -DPRODUCER=1";
+    for (int r = 0; r < 2; r++)
+        for (int math = 1; math >= 0; math--) {
+            wg_path("tf32", t1, 64, 256, 1, 128, 8192, math);
+            wg_path("3xtf32", t3, 64, 128, 2, 160, 8192, math);
+        }
+}
+
 int main(int argc, char **argv)
 {
     tdcl_err e = {0};
@@ -909,10 +1023,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_tc_probe: %s\n", e.msg);
         return 1;
     }
+    setvbuf(stdout, NULL, _IOLBF, 0); /* a probe that hangs keeps what came before */
     printf("device: %s, driver %s, %u compute units\n", ctx->dev.device_name,
            ctx->dev.driver_version, ctx->dev.compute_units);
     /* c0-c2 set ptx_version, which c3-c4 use */
-    static const char *const all[] = {"a", "b", "c", "c3", "c4", "c5", "c6", "c7", "c8", "d"};
+    static const char *const all[] = {"a", "b", "c", "c3", "c4", "c5", "c6", "c7", "c8", "d", "e"};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
         int want = argc < 2;
         for (int j = 1; j < argc; j++)
@@ -929,6 +1044,7 @@ int main(int argc, char **argv)
         if (!strcmp(s, "c7")) probe_cluster();
         if (!strcmp(s, "c8")) probe_big_local();
         if (!strcmp(s, "d")) probe_bw();
+        if (!strcmp(s, "e")) probe_wg_path();
         fflush(stdout);
     }
     tdcl_ctx_close(ctx);

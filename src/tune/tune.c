@@ -38,8 +38,27 @@ static int cand_push(cand_list *c, const tdcl_mm_params *p)
     return 0;
 }
 
+/* Set p as it is, with fragments read ahead (frag=2), and, where two
+ * buffers may be unpadded or filled by cp.async, those too (three buffers
+ * only with cp.async), each where the device can run it. */
+static void push_gpu_variants(const tdcl_device_info *d, cand_list *c, const tdcl_mm_params *base)
+{
+    for (int v = 0; v < 16; v++) {
+        tdcl_mm_params p = *base;
+        p.frag = 1 + (v & 1);
+        p.pad = 1 + !(v >> 1 & 1);
+        p.cp = 1 + (v >> 2 & 1);
+        if (v >> 3 & 1) p.nbuf = 3;
+        if ((p.pad == 1 || p.cp == 2) && p.nbuf == 1) continue;
+        if ((v >> 3 & 1) && (p.cp != 2 || base->nbuf != 2)) continue;
+        p.swz = 1;
+        if (tdcl_mm_params_check(d, TDCL_MM_GPU, &p, 4, NULL) == TDCL_OK) cand_push(c, &p);
+    }
+}
+
 /* Every GPU set the device can run: tiles 32..256, blocks 4..16, teams of
- * the whole group or of one 32-item warp, both load paths and buffers. */
+ * the whole group or of one 32-item warp, both load paths and buffers,
+ * and the variants above. */
 static void gpu_space(const tdcl_device_info *d, cand_list *c)
 {
     static const int tiles[] = {32, 64, 128, 256}, blocks[] = {4, 8, 16}, slabs[] = {8, 16, 32};
@@ -66,8 +85,7 @@ static void gpu_space(const tdcl_device_info *d, cand_list *c)
                             p.atrans = 1 + (f >> 4 & 1);
                             p.ksplit = 1;
                             if (p.atrans == 2 && p.aload == 2) continue; /* aload unused */
-                            if (tdcl_mm_params_check(d, TDCL_MM_GPU, &p, 4, NULL) == TDCL_OK)
-                                cand_push(c, &p);
+                            push_gpu_variants(d, c, &p);
                         }
 }
 

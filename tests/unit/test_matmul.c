@@ -303,13 +303,14 @@ static void test_cpu_param_sample(void **state)
 /* Every built-in GPU set (tune.c's table) and a sample of the ones the
  * tuner searches (tune.c's gpu_space: blocks 4..16 each way, warp teams
  * 4/8/16 wide or the whole group, one or two buffers, both A load orders,
- * A transposed first, K split), each on an aligned shape with interior
+ * A transposed first, K split, unpadded local rows, fragments read ahead,
+ * tiles in bands), each on an aligned shape with interior
  * tiles and an odd one with edges and a partial slab. PoCL compiles each
  * set for seconds: a handful. */
 static const char *const gpu_sample[] = {
-    "bm=128 bn=128 bk=16 tm=8 tn=8 wx=16 wy=16 nbuf=2 aload=1 atrans=1",
+    "bm=128 bn=128 bk=16 tm=8 tn=8 wx=16 wy=16 nbuf=2 aload=1 atrans=1 pad=1 frag=2 swz=3",
     "bm=64 bn=128 bk=8 tm=8 tn=16 wx=8 wy=4 nbuf=2 aload=1 atrans=2",
-    "bm=64 bn=32 bk=16 tm=4 tn=4 wx=4 wy=8 nbuf=1 aload=2 atrans=1 ksplit=3",
+    "bm=64 bn=32 bk=16 tm=4 tn=4 wx=4 wy=8 nbuf=1 aload=2 atrans=1 ksplit=3 swz=2",
     "bm=32 bn=64 bk=32 tm=16 tn=4 wx=16 wy=2 nbuf=2 aload=2 atrans=2 ksplit=2",
 };
 
@@ -340,6 +341,39 @@ static void test_gpu_param_sample(void **state)
     /* the old fixed shapes: float4 fast path, an oblong tile */
     tdcl_mm_opts o = {.kernel = TDCL_MM_GPU, .par = {.bm = 32, .bn = 64, .bk = 8}};
     run_case(*state, o, 131, 37, 70, TDCL_F32, 302);
+}
+
+/* cp=2, the cp.async slab copies, through TILEDCL_TC_EMULATE's plain
+ * copies where the device lacks them: aligned products with interior
+ * tiles, ragged M and K (zero-filled copies), and N not a multiple of 4,
+ * where the plan stages through registers instead. Without the emulation
+ * a device without cp.async refuses the set. */
+static void test_gpu_cp_async(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    tdcl_mm_params p = {0};
+    tdcl_err e = {0};
+    const char *three = "bm=64 bn=64 bk=8 tm=8 tn=8 wx=8 wy=4 nbuf=3 atrans=2 cp=2 frag=2 pad=1";
+    assert_int_equal(tdcl_mm_params_parse(three, &p, &e), TDCL_OK);
+    tdcl_mm_params_defaults(ctx, TDCL_MM_GPU, TDCL_F32, 128, 128, 128, &p);
+    if (!tdcl_mm_cp_async_ok(&ctx->dev)) {
+        assert_int_equal(tdcl_mm_params_check(&ctx->dev, TDCL_MM_GPU, &p, 4, &e), TDCL_ELIMIT);
+        assert_non_null(strstr(e.msg, "cp.async"));
+    }
+    p.cp = 1; /* three buffers need the copies */
+    assert_int_equal(tdcl_mm_params_check(&ctx->dev, TDCL_MM_GPU, &p, 4, &e), TDCL_ELIMIT);
+    setenv("TILEDCL_TC_EMULATE", "1", 1);
+    static const char *const sets[] = {
+        "bm=64 bn=64 bk=8 tm=8 tn=8 wx=8 wy=4 nbuf=3 atrans=2 cp=2 frag=2 pad=1",
+        "bm=32 bn=64 bk=16 tm=4 tn=8 wx=8 wy=4 nbuf=2 atrans=2 cp=2 ksplit=2 swz=2"};
+    for (size_t i = 0; i < 2; i++) {
+        tdcl_mm_opts o = {.kernel = TDCL_MM_GPU};
+        assert_int_equal(tdcl_mm_params_parse(sets[i], &o.par, &e), TDCL_OK);
+        gpu_set_case(state, sets[i], 500 + 4 * i);
+        run_case(ctx, o, o.par.bm + 6, 3 * o.par.bk + 5, o.par.bn + 4, TDCL_F32, 502 + 4 * i);
+    }
+    unsetenv("TILEDCL_TC_EMULATE");
 }
 
 /* A long K under a small C splits K over groups by itself (gpu shape),
@@ -699,7 +733,7 @@ int main(void)
         cmocka_unit_test(test_mixed_inputs),     cmocka_unit_test(test_errors),
         cmocka_unit_test(test_check_product),    cmocka_unit_test(test_params_text),
         cmocka_unit_test(test_auto_ksplit),      cmocka_unit_test(test_i64_overflow),
-        cmocka_unit_test(test_check_nonfinite),
+        cmocka_unit_test(test_check_nonfinite),  cmocka_unit_test(test_gpu_cp_async),
     };
     return tdcl_test_exit(cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown));
 }

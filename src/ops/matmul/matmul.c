@@ -96,6 +96,7 @@ static const par_key par_keys[] = {
     PK(mr, 0), PK(nv, 0),   PK(vw, 0),    PK(kc, 0),     PK(bm, 1),
     PK(bn, 1), PK(bk, 1),   PK(tm, 1),    PK(tn, 1),     PK(wx, 1),
     PK(wy, 1), PK(nbuf, 1), PK(aload, 1), PK(atrans, 1), PK(ksplit, 1),
+    PK(pad, 1), PK(frag, 1),  PK(cp, 1),    PK(swz, 1),
 };
 #define NPAR_KEYS (sizeof par_keys / sizeof par_keys[0])
 
@@ -114,7 +115,8 @@ static tdcl_status params_ranges(const tdcl_mm_params *p, tdcl_err *err)
         int lo, hi, step;
     } r[] = {{"mr", 1, 32, 1},  {"nv", 1, 16, 1},   {"vw", 2, 16, 1},    {"bm", 4, 256, 1},
              {"bn", 4, 256, 1}, {"bk", 4, 64, 4},   {"tm", 4, 16, 4},    {"tn", 4, 16, 4},
-             {"nbuf", 1, 2, 1}, {"aload", 1, 2, 1}, {"atrans", 1, 2, 1}, {"ksplit", 1, 64, 1}};
+             {"nbuf", 1, 3, 1}, {"aload", 1, 2, 1}, {"atrans", 1, 2, 1}, {"ksplit", 1, 64, 1},
+             {"pad", 1, 2, 1},  {"frag", 1, 2, 1},  {"cp", 1, 2, 1},     {"swz", 1, 64, 1}};
     for (size_t i = 0; i < NPAR_KEYS; i++) {
         int v = *par_field((tdcl_mm_params *)p, i);
         for (size_t j = 0; v && j < sizeof r / sizeof r[0]; j++) {
@@ -151,7 +153,7 @@ tdcl_status tdcl_mm_params_parse(const char *s, tdcl_mm_params *p, tdcl_err *err
         if (i == NPAR_KEYS || s[klen] != '=')
             return tdcl_fail(err, TDCL_EINVAL,
                              "unknown kernel parameter '%.*s' (expected key=value with keys mr nv "
-                             "vw kc bm bn bk tm tn wx wy nbuf aload atrans ksplit)",
+                             "vw kc bm bn bk tm tn wx wy nbuf aload atrans ksplit pad frag cp swz)",
                              (int)strcspn(s, " ,\t\n"), s);
         char *end;
         long v = strtol(s + klen + 1, &end, 10);
@@ -198,7 +200,40 @@ static size_t tiled_local(int ts, size_t esz)
 
 static size_t gpu_local(const tdcl_mm_params *p, size_t esz)
 {
-    return (size_t)p->nbuf * (size_t)p->bk * ((size_t)p->bm + 4 + (size_t)p->bn + 4) * esz;
+    size_t pad = p->pad == 1 ? 0 : 4;
+    return (size_t)p->nbuf * (size_t)p->bk * ((size_t)p->bm + pad + (size_t)p->bn + pad) * esz;
+}
+
+int tdcl_mm_cp_async_ok(const tdcl_device_info *d)
+{
+    return tdcl_mm_tc_emulated() ||
+           ((strstr(d->platform_vendor, "NVIDIA") || strstr(d->platform_name, "NVIDIA")) &&
+            d->nv_cc_major >= 8);
+}
+
+/* cp=2's extra conditions: float slabs of a transposed A, 2 or 3 stages
+ * (one buffer is not a pipeline), and a device whose compiler has it. */
+static tdcl_status check_cp(const tdcl_device_info *d, const tdcl_mm_params *p, size_t esz,
+                            tdcl_err *err)
+{
+    if (p->cp != 2) {
+        if (p->nbuf > 2)
+            return tdcl_fail(err, TDCL_ELIMIT,
+                             "gpu kernel nbuf=%d: 3 buffers need the cp.async copies (cp=2)",
+                             p->nbuf);
+        return TDCL_OK;
+    }
+    if (esz != 4 || p->atrans != 2 || p->nbuf < 2)
+        return tdcl_fail(err, TDCL_ELIMIT,
+                         "gpu kernel cp=2 copies float slabs of a transposed A (atrans=2) into "
+                         "2 or 3 buffers (nbuf); got %zu-byte elements, atrans=%d, nbuf=%d",
+                         esz, p->atrans, p->nbuf);
+    if (!tdcl_mm_cp_async_ok(d))
+        return tdcl_fail(err, TDCL_ELIMIT,
+                         "gpu kernel cp=2 needs cp.async: an NVIDIA device of compute capability "
+                         "8.0 or later, and '%s' is not one",
+                         d->device_name);
+    return TDCL_OK;
 }
 
 /* Work-items per group of the gpu kernel. */
@@ -237,12 +272,16 @@ static tdcl_status check_gpu(const tdcl_device_info *d, const tdcl_mm_params *p,
                          "gpu kernel tile %dx%d, slab %d: each of the %d work-items must load a "
                          "whole number (at least one) of 4-vectors of both slabs",
                          p->bm, p->bn, p->bk, nt);
-    if (p->nbuf < 1 || p->nbuf > 2 || p->aload < 1 || p->aload > 2 || p->atrans < 1 ||
-        p->atrans > 2 || p->ksplit < 1 || p->ksplit > 64)
+    if (p->nbuf < 1 || p->nbuf > 3 || p->aload < 1 || p->aload > 2 || p->atrans < 1 ||
+        p->atrans > 2 || p->ksplit < 1 || p->ksplit > 64 || p->pad < 1 || p->pad > 2 ||
+        p->frag < 1 || p->frag > 2 || p->cp < 1 || p->cp > 2 || p->swz < 1 || p->swz > 64)
         return tdcl_fail(err, TDCL_ELIMIT,
-                         "gpu kernel nbuf=%d aload=%d atrans=%d ksplit=%d: nbuf, aload and atrans "
-                         "are 1 or 2, ksplit 1 to 64",
-                         p->nbuf, p->aload, p->atrans, p->ksplit);
+                         "gpu kernel nbuf=%d aload=%d atrans=%d ksplit=%d pad=%d frag=%d cp=%d: "
+                         "nbuf is 1 to 3, aload, atrans, pad, frag and cp 1 or 2, ksplit and swz 1 to "
+                         "64",
+                         p->nbuf, p->aload, p->atrans, p->ksplit, p->pad, p->frag, p->cp);
+    tdcl_status st = check_cp(d, p, esz, err);
+    if (st != TDCL_OK) return st;
     if (!wg_fits(d, (size_t)nt, 1) || gpu_local(p, esz) > d->local_mem)
         return tdcl_fail(err, TDCL_ELIMIT,
                          "gpu kernel tile %dx%d, slab %d needs %d work-items and %zu bytes of "
@@ -339,6 +378,10 @@ static void gpu_defaults(tdcl_mm_plan *p, tdcl_mm_params *x)
     if (!x->aload) x->aload = 1;
     if (!x->atrans) x->atrans = 1;
     if (!x->ksplit) x->ksplit = 1;
+    if (!x->pad) x->pad = 2;
+    if (!x->frag) x->frag = 1;
+    if (!x->cp) x->cp = 1;
+    if (!x->swz) x->swz = 1;
     if (!x->bk) {
         x->bk = 16;
         if (gpu_local(x, p->esz) > d->local_mem) x->bk = 8;
@@ -595,11 +638,16 @@ static void build_options(const tdcl_mm_plan *p, char *buf, size_t n)
         int aligned = a_ok && p->N % 4 == 0 && (p->npn == 1 || p->pn % 4 == 0);
         /* unrolled, this kernel takes PoCL minutes to compile: test builds only */
         int unroll = (p->ctx->dev.type & CL_DEVICE_TYPE_CPU) == 0;
+        /* cp.async copies 16 aligned bytes: unaligned rows stage through
+         * registers instead, in at most the two buffers that path has */
+        int cp = x->cp == 2 && aligned, nbuf = cp || x->nbuf < 3 ? x->nbuf : 2;
         snprintf(buf, n,
                  " -DBM=%d -DBN=%d -DBK=%d -DTM=%d -DTN=%d -DWX=%d -DWY=%d -DNBUF=%d -DALOAD=%d "
-                 "-DATRANS=%d -DTT=%d -DVEC_ALIGNED=%d -DUNROLL=%d",
-                 x->bm, x->bn, x->bk, x->tm, x->tn, x->wx, x->wy, x->nbuf, x->aload - 1,
-                 x->atrans - 1, p->tt, aligned, unroll);
+                 "-DATRANS=%d -DTT=%d -DVEC_ALIGNED=%d -DUNROLL=%d -DPADL=%d -DFRAG=%d "
+                 "-DCPASYNC=%d -DCP_EMULATE=%d -DSWZ=%d",
+                 x->bm, x->bn, x->bk, x->tm, x->tn, x->wx, x->wy, nbuf, x->aload - 1,
+                 x->atrans - 1, p->tt, aligned, unroll, x->pad == 1 ? 0 : 4, x->frag - 1, cp,
+                 cp && tdcl_mm_tc_emulated(), x->swz);
         break;
     }
     default:

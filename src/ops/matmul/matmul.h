@@ -46,8 +46,13 @@ typedef struct tdcl_mm_params {
      * work-item; teams of WX x WY items (32: a warp); NBUF local buffers
      * (1 or 2); ALOAD 1 or 2 (1 = A's slab read along k, 2 = along m);
      * ATRANS 1 (A read as is) or 2 (A transposed first); KSPLIT groups
-     * along K, summed by a second kernel */
-    int bm, bn, bk, tm, tn, wx, wy, nbuf, aload, atrans, ksplit;
+     * along K, summed by a second kernel; PAD 1 (local rows unpadded) or
+     * 2 (padded by 4 elements); FRAG 1 or 2 (register fragments of the
+     * next slab row read ahead); CP 1 (slabs staged through registers) or
+     * 2 (cp.async copies, NVIDIA compute capability 8.0 on, float only,
+     * with NBUF 2 or 3 stages); SWZ tiles handed out in bands of SWZ tile
+     * rows (1: row by row) */
+    int bm, bn, bk, tm, tn, wx, wy, nbuf, aload, atrans, ksplit, pad, frag, cp, swz;
 } tdcl_mm_params;
 
 /* Fills *p from text "bm=128 bn=128 tm=8 ..." (keys as in tdcl_mm_params,
@@ -66,6 +71,11 @@ char *tdcl_mm_params_format(const tdcl_mm_params *p, tdcl_mm_kernel k, char *buf
  * been filled in. */
 tdcl_status tdcl_mm_params_check(const tdcl_device_info *d, tdcl_mm_kernel k,
                                  const tdcl_mm_params *p, size_t esz, tdcl_err *err);
+
+/* 1 where the gpu kernel's cp.async slab copies (cp=2) can run on d: an
+ * NVIDIA device of compute capability 8.0 or later, or anywhere with
+ * TILEDCL_TC_EMULATE=1 (plain copies stand in, for tests). */
+int tdcl_mm_cp_async_ok(const tdcl_device_info *d);
 
 /* Fills the unset (0) parameters of kernel k in *x with the defaults for
  * ctx's device and an M x K by K x N product of type (no table lookup). */

@@ -72,11 +72,8 @@ static int probe(tdcl_ctx *ctx)
     return ok;
 }
 
-/* TILEDCL_TC_EMULATE=1: a test aid. The kernel runs on any device with
- * plain OpenCL C in place of each PTX instruction (slow: two barriers per
- * mma), so the fragment layouts, swizzles and edges are checked where
- * there is no NVIDIA GPU. */
-static int emulated(void)
+/* Emulated, the mma kernel is slow: two barriers per mma. */
+int tdcl_mm_tc_emulated(void)
 {
     const char *e = getenv("TILEDCL_TC_EMULATE");
     return e && strcmp(e, "1") == 0;
@@ -88,7 +85,7 @@ int tdcl_mm_tc_available(tdcl_ctx *ctx, char *why, size_t n)
     char buf[128];
     if (!why) why = buf, n = sizeof buf;
     why[0] = '\0';
-    if (emulated()) return 1;
+    if (tdcl_mm_tc_emulated()) return 1;
     if (!is_nvidia(d)) {
         snprintf(why, n, "not an NVIDIA platform ('%s')", d->platform_name);
         return 0;
@@ -738,7 +735,7 @@ tdcl_status tdcl_mm_tc_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, tdcl_mm_prec
     p->K = a->cols;
     p->N = b->cols;
     p->poison = o->poison;
-    p->emulate = emulated();
+    p->emulate = tdcl_mm_tc_emulated();
     tdcl_status st = TDCL_OK;
     if (o->tc_extra &&
         snprintf(p->extra, sizeof p->extra, "%s", o->tc_extra) >= (int)sizeof p->extra)
