@@ -363,15 +363,18 @@ static void test_gpu_cp_async(void **state)
     }
     p.cp = 1; /* three buffers need the copies */
     assert_int_equal(tdcl_mm_params_check(&ctx->dev, TDCL_MM_GPU, &p, 4, &e), TDCL_ELIMIT);
-    setenv("TILEDCL_TC_EMULATE", "1", 1);
     static const char *const sets[] = {
         "bm=64 bn=64 bk=8 tm=8 tn=8 wx=8 wy=4 nbuf=3 atrans=2 cp=2 frag=2 pad=1",
         "bm=32 bn=64 bk=16 tm=4 tn=8 wx=8 wy=4 nbuf=2 atrans=2 cp=2 ksplit=2 swz=2"};
-    for (size_t i = 0; i < 2; i++) {
-        tdcl_mm_opts o = {.kernel = TDCL_MM_GPU};
-        assert_int_equal(tdcl_mm_params_parse(sets[i], &o.par, &e), TDCL_OK);
-        gpu_set_case(state, sets[i], 500 + 4 * i);
-        run_case(ctx, o, o.par.bm + 6, 3 * o.par.bk + 5, o.par.bn + 4, TDCL_F32, 502 + 4 * i);
+    /* natively where the device has cp.async, then emulated everywhere */
+    for (int emulate = !tdcl_mm_cp_async_ok(&ctx->dev); emulate < 2; emulate++) {
+        if (emulate) setenv("TILEDCL_TC_EMULATE", "1", 1);
+        for (size_t i = 0; i < 2; i++) {
+            tdcl_mm_opts o = {.kernel = TDCL_MM_GPU};
+            assert_int_equal(tdcl_mm_params_parse(sets[i], &o.par, &e), TDCL_OK);
+            gpu_set_case(state, sets[i], 500 + 4 * i);
+            run_case(ctx, o, o.par.bm + 6, 3 * o.par.bk + 5, o.par.bn + 4, TDCL_F32, 502 + 4 * i);
+        }
     }
     unsetenv("TILEDCL_TC_EMULATE");
 }
@@ -735,5 +738,6 @@ int main(void)
         cmocka_unit_test(test_auto_ksplit),      cmocka_unit_test(test_i64_overflow),
         cmocka_unit_test(test_check_nonfinite),  cmocka_unit_test(test_gpu_cp_async),
     };
-    return tdcl_test_exit(cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown));
+    return tdcl_test_exit(
+        cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown));
 }
