@@ -153,6 +153,15 @@ static void test_soups(void **state)
     run_case t = {"soup, narrow last tiles", TDCL_LIFE_TORUS, 8, 64, TDCL_LIFE_LAYOUT_CPU, steps8};
     run_sparse(*state, &g, &t);
     tdcl_matrix_free(&g);
+    /* a glider crossing last tiles of one column and one row into the
+     * first ones: a tile's reach passes the narrow tile */
+    const int64_t glide[] = {40, 40, 24, 0};
+    g = grid_new(97, 1793);
+    stamp(&g, glider_se, 3, 70, 1770);
+    run_case n = {
+        "glider across 1-cell last tiles", TDCL_LIFE_TORUS, 8, 64, TDCL_LIFE_LAYOUT_CPU, glide};
+    run_sparse(*state, &g, &n);
+    tdcl_matrix_free(&g);
     g = grid_new(250, 2000);
     soup_patch(&g, 6, 0.3, 100, 200, 900, 1000);
     for (int i = 0; i < 3; i++) {
