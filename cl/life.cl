@@ -835,7 +835,7 @@ __kernel void life_bits1(__global const word *restrict in, __global word *restri
  * (no ACT_CHG, ACT_LIVE as its unchanged cells say) stays right. The host
  * (src/ops/life/life_sparse.c) makes the first launch, and any after rows
  * were written from outside, compute every tile. */
-#if LIFE_KERNEL == 4
+#if LIFE_KERNEL == 4 || defined(SPARSE1)
 
 #define ACT_CHG 1
 #define ACT_LIVE 2
@@ -845,6 +845,13 @@ __kernel void life_bits1(__global const word *restrict in, __global word *restri
 
 #ifndef LIST_WG
 #define LIST_WG 64
+#endif
+#if LIFE_KERNEL == 4
+#define OW (TW - 2)     /* output words of a tile */
+#define OH (ER - 2 * K) /* output rows of a tile */
+#else
+#define OW VW /* life_sparse1: a work-item's words ... */
+#define OH S  /* ... and rows */
 #endif
 
 inline int wrap_tile(int i, int n)
@@ -908,7 +915,7 @@ life_sparse_list(__global const uchar *restrict act, __global int *restrict list
     if (on) {
         const int tx = i % ntx, ty = i / ntx;
         at = atomic_inc(&n);
-        atomic_add(&words, (uint)(min(TW - 2, nw - tx * (TW - 2)) * min(ER - 2 * K, rows - ty * (ER - 2 * K))));
+        atomic_add(&words, (uint)(min(OW, nw - tx * OW) * min(OH, rows - ty * OH)));
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (get_local_id(0) == 0 && n) {
@@ -918,6 +925,9 @@ life_sparse_list(__global const uchar *restrict act, __global int *restrict list
     barrier(CLK_LOCAL_MEM_FENCE);
     if (on) list[base + at] = i;
 }
+
+#endif /* the list */
+#if LIFE_KERNEL == 4
 
 /* K generations of the tile (tx, ty) as life_bits computes its group's
  * tile; the interior goes to out, and ACT_CHG / ACT_LIVE of what this
@@ -1033,3 +1043,83 @@ life_sparse(__global const word *restrict in, __global word *restrict out, const
     }
 }
 #endif /* life_sparse */
+
+/* life_sparse1: one generation of the tiles of list[0 .. count[slot]) as
+ * life_bits1 computes them, straight from global memory, a tile (VW words
+ * by S rows) per work-item, each work-item taking tiles of the list in
+ * turn; no local memory, no barrier (the choice on CPUs, as life_bits1).
+ * The work-item records its tile's act. */
+#if LIFE_KERNEL == 3 && defined(SPARSE1)
+
+/* OR of a vector's words. */
+inline word or_words(lword v)
+{
+    word a[VW], r = 0;
+    VSTORE(v, a);
+    for (int i = 0; i < VW; i++)
+        r |= a[i];
+    return r;
+}
+
+/* Stores row R's words of a tile at the grid's side as store_edge does,
+ * and returns their act bits against the input. */
+inline uint store_act(__global const word *in, __global word *out, int nw, int rem, int R, int C0,
+                      lword v)
+{
+    word a[VW];
+    uint act = 0;
+    VSTORE(v, a);
+    for (int i = 0; i < VW && C0 + i < nw; i++) {
+        const int C = C0 + i;
+        const word keep = (C == nw - 1 && rem) ? ((word)1 << rem) - 1 : ONES;
+        const size_t at = (size_t)R * (size_t)nw + (size_t)C;
+        const word w = a[i] & keep;
+        act |= (w != in[at] ? ACT_CHG : 0) | (w ? ACT_LIVE : 0);
+        out[at] = w;
+    }
+    return act;
+}
+
+/* One generation of tile t; returns its act bits. */
+inline uchar sparse1_tile(__global const word *restrict in, __global word *restrict out, int rows,
+                          int cols, int bnd, int nw, int ntx, int t)
+{
+    const int C0 = (t % ntx) * VW, r0 = (t / ntx) * S;
+    const int rem = cols % WBITS, edge = C0 == 0 || C0 + VW >= nw;
+    const int rend = min(r0 + S, rows);
+    lword a0, a1, b0, b1, c0, c1, alive, nxt, amid, diff = (lword)(0), live = (lword)(0);
+    uint act = 0;
+    grid_row_sum(in, bnd, rows, nw, rem, r0 - 1, C0, edge, &a0, &a1, &amid);
+    grid_row_sum(in, bnd, rows, nw, rem, r0, C0, edge, &b0, &b1, &alive);
+    for (int R = r0; R < rend; R++) {
+        grid_row_sum(in, bnd, rows, nw, rem, R + 1, C0, edge, &c0, &c1, &nxt);
+        const lword v = next_word(a0, a1, b0, b1, c0, c1, alive, amid, nxt);
+        if (edge) {
+            act |= store_act(in, out, nw, rem, R, C0, v);
+        } else {
+            VSTORE(v, out + (size_t)R * (size_t)nw + (size_t)C0);
+            diff |= v ^ alive;
+            live |= v;
+        }
+        a0 = b0;
+        a1 = b1;
+        b0 = c0;
+        b1 = c1;
+        amid = alive;
+        alive = nxt;
+    }
+    return (uchar)(act | (or_words(diff) ? ACT_CHG : 0) | (or_words(live) ? ACT_LIVE : 0));
+}
+
+__kernel void life_sparse1(__global const word *restrict in, __global word *restrict out,
+                           const int rows, const int cols, const int bnd, const int nw,
+                           __global const int *restrict list, __global const uint *restrict count,
+                           __global uchar *restrict act, const int ntx, const int slot)
+{
+    const uint n = count[slot];
+    for (uint j = get_global_id(0); j < n; j += get_global_size(0)) {
+        const int t = list[j];
+        act[t] = sparse1_tile(in, out, rows, cols, bnd, nw, ntx, t);
+    }
+}
+#endif /* life_sparse1 */

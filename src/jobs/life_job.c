@@ -330,8 +330,7 @@ static tdcl_status check_outputs(const tdcl_life_job_opts *o, tdcl_err *err)
                    (stat(o->output, &a) == 0 && stat(o->gif_path, &b) == 0 &&
                     a.st_dev == b.st_dev && a.st_ino == b.st_ino);
         if (same)
-            return tdcl_fail(err, TDCL_EINVAL, "the GIF and the output are both '%s'",
-                             o->output);
+            return tdcl_fail(err, TDCL_EINVAL, "the GIF and the output are both '%s'", o->output);
     }
     tdcl_status st = o->output ? tdcl_out_precheck(o->output, err) : TDCL_OK;
     if (!st && o->gif_path) st = tdcl_out_precheck(o->gif_path, err);
@@ -409,6 +408,9 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
         sum->generations = o->gens;
         sum->population = tdcl_life_plan_population(p); /* counted as it was unpacked */
         sum->kernel_ms = kernel_ms;
+        sum->computed = -1;
+        if (tdcl_life_plan_sparse(p) && tdcl_life_plan_generation(p) == o->gens)
+            TDCL_TRY(tdcl_life_plan_computed(p, &sum->computed, err));
         sum->wall_ms = tdcl_now_ms() - js.t_start;
         sum->rule = lo.rule;
         sum->boundary = lo.boundary;

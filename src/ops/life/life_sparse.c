@@ -22,9 +22,14 @@ enum { AUTO_TILES = 16, AUTO_LIVE_DIV = 4 };
  * takes tiles of the list in turn. */
 enum { GROUPS_PER_CU = 16 };
 
+/* life_sparse1's tile, a work-item's: VW words of S rows, as life_bits1
+ * on CPUs; work-items per group. */
+enum { ONE_VW = 8, ONE_S = 64, ONE_WG = 8 };
+
 struct tdcl_life_sparse {
     tdcl_ctx *ctx;
-    int lx, ly, s, k, wb, dbuf; /* life_bits's shape: TW = lx words, ER = ly * s rows */
+    int one;                    /* life_sparse1 (CPUs, one generation per launch) */
+    int lx, ly, s, k, wb, dbuf; /* life_sparse: TW = lx words, ER = ly * s rows */
     int torus, bnd, rx, ry;
     int64_t rows, cols, nw, ntx, nty, ow, oh; /* tiles across and down; output words, rows */
     cl_program prog;
@@ -52,21 +57,25 @@ static const char *unsupported(const tdcl_life_opts *o, const tdcl_life_rule *ru
     return NULL;
 }
 
-/* The tile shape: the GPU's life_bits tiles (16 words by 128 rows), 16
- * generations deep (a sparse run is bound by launches); on CPUs 16 words
- * by 64 rows, 8 deep. The output rows are at least the depth, so a tile's
- * generations reach no further than its neighbour tiles. */
+/* The tile shape. GPUs: life_bits's tiles (16 words by 128 rows), 16
+ * generations deep (a sparse run is bound by launches). CPUs: life_bits1's
+ * work-item of 8 words by 64 rows a tile, one generation per launch (as
+ * the dense path: a barrier costs more there than the halo saves); with
+ * a depth asked for, tiles of 16 words by 64 rows. The output rows are at
+ * least the depth, so a tile's generations reach no further than its
+ * neighbour tiles. */
 static void shape(tdcl_life_sparse *s, const tdcl_life_opts *o, int gpu)
 {
+    s->one = !gpu && o->depth <= 1;
     s->lx = 16;
     s->ly = gpu ? 8 : 4;
     s->s = 16;
-    s->k = o->depth ? o->depth : gpu ? 16 : 8;
+    s->k = o->depth ? o->depth : gpu ? 16 : 1;
     while (s->ly * s->s - 2 * s->k < s->k)
         s->s *= 2;
     s->dbuf = 1;
-    s->ow = s->lx - 2;
-    s->oh = s->ly * s->s - 2 * s->k;
+    s->ow = s->one ? ONE_VW : s->lx - 2;
+    s->oh = s->one ? ONE_S : s->ly * s->s - 2 * s->k;
     s->ntx = (s->nw + s->ow - 1) / s->ow;
     s->nty = (s->rows + s->oh - 1) / s->oh;
     /* on a torus a last tile narrower than the depth lets a tile's reach
@@ -128,22 +137,28 @@ static tdcl_status build(tdcl_life_sparse *s, const tdcl_life_rule *rule, tdcl_e
     tdcl_status st = TDCL_OK;
     const tdcl_device_info *d = &s->ctx->dev;
     char opts[400];
-    int n = snprintf(opts, sizeof opts,
-                     "-DLIFE_KERNEL=4 -DBIRTH=0x%x -DSURVIVE=0x%x -DWBITS=%d -DLX=%d -DLY=%d "
-                     "-DS=%d -DK=%d -DVX=1 -DDBUF=%d -DFULLW=0 -DSINGLE=0 -DLIST_WG=%d",
-                     rule->birth, rule->survive, s->wb, s->lx, s->ly, s->s, s->k, s->dbuf, LIST_WG);
+    int n = snprintf(opts, sizeof opts, "-DBIRTH=0x%x -DSURVIVE=0x%x -DWBITS=%d -DLIST_WG=%d",
+                     rule->birth, rule->survive, s->wb, LIST_WG);
+    if (s->one)
+        n += snprintf(opts + n, sizeof opts - (size_t)n,
+                      " -DLIFE_KERNEL=3 -DSPARSE1=1 -DS=%d -DVW=%d", ONE_S, ONE_VW);
+    else
+        n += snprintf(opts + n, sizeof opts - (size_t)n,
+                      " -DLIFE_KERNEL=4 -DLX=%d -DLY=%d -DS=%d -DK=%d -DVX=1 -DDBUF=%d "
+                      "-DFULLW=0 -DSINGLE=0",
+                      s->lx, s->ly, s->s, s->k, s->dbuf);
     if (rule->nbhd) n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNBHD=%d", rule->nbhd);
     if (d->nv_cc_major) /* as life_bits: 512 work-items on a multiprocessor */
         snprintf(opts + n, sizeof opts - (size_t)n, " -cl-nv-maxrregcount=128");
     size_t wg = 0;
     TDCL_TRY(tdcl_ctx_program(s->ctx, "life.cl", opts, &s->prog, err));
     TDCL_TRY(tdcl_ctx_kernel(s->prog, "life_sparse_list", &s->list_k, err));
-    TDCL_TRY(tdcl_ctx_kernel(s->prog, "life_sparse", &s->tile_k, err));
+    TDCL_TRY(tdcl_ctx_kernel(s->prog, s->one ? "life_sparse1" : "life_sparse", &s->tile_k, err));
     TDCL_CL_TRY(err,
                 clGetKernelWorkGroupInfo(s->tile_k, d->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg,
                                          &wg, NULL),
                 "clGetKernelWorkGroupInfo");
-    if (wg < (size_t)(s->lx * s->ly))
+    if (wg < (s->one ? (size_t)ONE_WG : (size_t)(s->lx * s->ly)))
         st = tdcl_fail(err, TDCL_ELIMIT, "life_sparse runs work-groups of at most %zu", wg);
 out:
     return st;
@@ -204,10 +219,11 @@ tdcl_status tdcl_life_sparse_create(tdcl_ctx *ctx, const tdcl_life_opts *o,
         goto out;
     }
     TDCL_TRY(buffers(s, err));
+    size_t tiles = (size_t)(s->ntx * s->nty), per = s->one ? ONE_WG : 1;
     s->groups = (size_t)(ctx->dev.compute_units ? ctx->dev.compute_units : 1) * GROUPS_PER_CU;
-    if (s->groups > (size_t)(s->ntx * s->nty)) s->groups = (size_t)(s->ntx * s->nty);
+    if (s->groups > (tiles + per - 1) / per) s->groups = (tiles + per - 1) / per;
     snprintf(s->desc, sizeof s->desc, "sparse tiles=%" PRId64 "x%" PRId64 " depth=%d wg=%dx%d",
-             s->ow * s->wb, s->oh, s->k, s->lx, s->ly);
+             s->ow * s->wb, s->oh, s->k, s->one ? ONE_WG : s->lx, s->one ? 1 : s->ly);
     tdcl_log(TDCL_LOG_VERBOSE, "life: %s, %" PRId64 " x %" PRId64 " tiles, %zu groups", s->desc,
              s->ntx, s->nty, s->groups);
     *out = s;
@@ -262,23 +278,25 @@ tdcl_status tdcl_life_sparse_launch(tdcl_life_sparse *s, cl_mem in, cl_mem out, 
     cl_kernel k = s->tile_k;
     cl_int rows = (cl_int)s->rows, cols = (cl_int)s->cols, nw = (cl_int)s->nw, g = gens;
     cl_int ntx = (cl_int)s->ntx, slot = s->slot;
-    size_t lws[2] = {(size_t)s->lx, (size_t)s->ly};
+    size_t lws[2] = {s->one ? (size_t)ONE_WG : (size_t)s->lx, (size_t)s->ly};
     size_t gws[2] = {s->groups * lws[0], lws[1]};
+    int a = 0;
     TDCL_TRY(enqueue_list(s, gens, ev0, err));
-    ARG(k, 0, in);
-    ARG(k, 1, out);
-    ARG(k, 2, rows);
-    ARG(k, 3, cols);
-    ARG(k, 4, s->bnd);
-    ARG(k, 5, nw);
-    ARG(k, 6, g);
-    ARG(k, 7, s->list);
-    ARG(k, 8, s->count);
-    ARG(k, 9, s->act);
-    ARG(k, 10, ntx);
-    ARG(k, 11, slot);
-    TDCL_CL_TRY(err, clEnqueueNDRangeKernel(s->ctx->queue, k, 2, NULL, gws, lws, 0, NULL, ev1),
-                "clEnqueueNDRangeKernel");
+    ARG(k, a++, in);
+    ARG(k, a++, out);
+    ARG(k, a++, rows);
+    ARG(k, a++, cols);
+    ARG(k, a++, s->bnd);
+    ARG(k, a++, nw);
+    if (!s->one) ARG(k, a++, g);
+    ARG(k, a++, s->list);
+    ARG(k, a++, s->count);
+    ARG(k, a++, s->act);
+    ARG(k, a++, ntx);
+    ARG(k, a++, slot);
+    TDCL_CL_TRY(
+        err, clEnqueueNDRangeKernel(s->ctx->queue, k, s->one ? 1 : 2, NULL, gws, lws, 0, NULL, ev1),
+        "clEnqueueNDRangeKernel");
     s->slot = 1 - s->slot;
     s->prev_gens = gens;
     s->stale = 0;
