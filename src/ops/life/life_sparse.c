@@ -130,6 +130,16 @@ static int wanted(const tdcl_life_sparse *s, const tdcl_life_opts *o, const tdcl
     return 1;
 }
 
+/* 1 if the device takes NVIDIA's compiler options (as life.c checks). */
+static int nv_options(const tdcl_device_info *d)
+{
+    char ext[8192] = "";
+    if (d->nv_cc_major == 0 ||
+        clGetDeviceInfo(d->device, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL) != CL_SUCCESS)
+        return 0;
+    return strstr(ext, "cl_nv_compiler_options") != NULL;
+}
+
 /* Builds both kernels; TDCL_ELIMIT when the tile kernel cannot run its
  * work-group here (the caller then runs dense). */
 static tdcl_status build(tdcl_life_sparse *s, const tdcl_life_rule *rule, tdcl_err *err)
@@ -148,7 +158,7 @@ static tdcl_status build(tdcl_life_sparse *s, const tdcl_life_rule *rule, tdcl_e
                       "-DFULLW=0 -DSINGLE=0",
                       s->lx, s->ly, s->s, s->k, s->dbuf);
     if (rule->nbhd) n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNBHD=%d", rule->nbhd);
-    if (d->nv_cc_major) /* as life_bits: 512 work-items on a multiprocessor */
+    if (!s->one && nv_options(d)) /* as life_bits: 512 work-items on a multiprocessor */
         snprintf(opts + n, sizeof opts - (size_t)n, " -cl-nv-maxrregcount=128");
     size_t wg = 0;
     TDCL_TRY(tdcl_ctx_program(s->ctx, "life.cl", opts, &s->prog, err));
