@@ -57,4 +57,21 @@ expect_eq "$n" "2" "bench gives the skipping and the dense figure"
 run bench copy --pattern "$G"
 expect_rc 2 "--pattern is for life only"
 
+# over two devices (bands of rows, halos written each round): the written
+# rows' tiles are recomputed, the rest still skipped
+export POCL_DEVICES="pthread pthread" POCL_MAX_PTHREAD_COUNT=1 POCL_CPU_MAX_CU_COUNT=1
+run devices
+ids=$(printf '%s\n' "$OUT" | sed -n 's/^ *\*\? *\([0-9]*:[0-9]*\)  .*/\1/p' | head -2)
+if [ "$(echo "$ids" | wc -l)" -ge 2 ]; then
+    D0=$(echo "$ids" | sed -n 1p) D1=$(echo "$ids" | sed -n 2p)
+    for b in dead torus; do
+        run --device "$D0" life "$G" --size 1500x300 --boundary $b --gens 157 --sparse off -o "$T/one.rle"
+        run --device "$D0,$D1" life "$G" --size 1500x300 --boundary $b --gens 157 --halo 8 --sparse on -o "$T/two.rle"
+        expect_rc 0 "gun, $b, two devices, tiles skipped: runs"
+        expect_same_file "$T/two.rle" "$T/one.rle" "gun, $b, two devices, tiles skipped = one device dense"
+    done
+else
+    ok "# SKIP two PoCL devices for the sharded check"
+fi
+
 done_testing

@@ -1209,7 +1209,7 @@ tdcl_status tdcl_life_plan_write_rows(tdcl_life_plan *p, int64_t row0, int64_t n
 {
     tdcl_status st = check_rows(p, row0, n, err);
     if (st || n == 0) return st;
-    if (p->sparse) tdcl_life_sparse_invalidate(p->sparse);
+    if (p->sparse) TDCL_TRY(tdcl_life_sparse_rows_written(p->sparse, row0, n, err));
     TDCL_CL_TRY(err,
                 clEnqueueWriteBuffer(p->ctx->queue, p->buf[p->cur], CL_TRUE,
                                      (size_t)row0 * p->row_bytes, (size_t)n * p->row_bytes, src, 0,

@@ -314,9 +314,18 @@ out:
     return st;
 }
 
-void tdcl_life_sparse_invalidate(tdcl_life_sparse *s)
+tdcl_status tdcl_life_sparse_rows_written(tdcl_life_sparse *s, int64_t row0, int64_t n,
+                                          tdcl_err *err)
 {
-    s->stale = 1;
+    tdcl_status st = TDCL_OK;
+    const cl_uchar both = 3; /* cl/life.cl's ACT_CHG | ACT_LIVE */
+    if (n <= 0 || s->stale) return TDCL_OK;
+    int64_t ty0 = row0 / s->oh, ty1 = (row0 + n - 1) / s->oh;
+    size_t at = (size_t)(ty0 * s->ntx), bytes = (size_t)((ty1 - ty0 + 1) * s->ntx);
+    TDCL_CL_TRY(err, clEnqueueFillBuffer(s->ctx->queue, s->act, &both, 1, at, bytes, 0, NULL, NULL),
+                "clEnqueueFillBuffer");
+out:
+    return st;
 }
 
 tdcl_status tdcl_life_sparse_computed(tdcl_life_sparse *s, double *cell_updates, tdcl_err *err)

@@ -45,8 +45,11 @@ int tdcl_life_sparse_depth(const tdcl_life_sparse *s);
 tdcl_status tdcl_life_sparse_launch(tdcl_life_sparse *s, cl_mem in, cl_mem out, int gens,
                                     cl_event *ev0, cl_event *ev1, tdcl_err *err);
 
-/* The grid was written from outside: the next launch computes every tile. */
-void tdcl_life_sparse_invalidate(tdcl_life_sparse *s);
+/* Rows [row0, row0 + n) were written from outside (enqueued before the
+ * next launch): their tiles are marked changed and alive, so the next
+ * launch computes them and their neighbours. */
+tdcl_status tdcl_life_sparse_rows_written(tdcl_life_sparse *s, int64_t row0, int64_t n,
+                                          tdcl_err *err);
 
 /* Cell updates of the tiles computed since creation (their output words
  * within the grid, times the word's cells, times generations: a row's
