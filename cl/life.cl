@@ -817,12 +817,15 @@ __kernel void life_bits1(__global const word *restrict in, __global word *restri
 #endif
 #endif
 
-/* ==== skipping what does not change (issue 25): life_sparse_list, life_sparse ====
+/* ==== skipping what does not change (issue 25): life_sparse_list, life_sparse,
+ * life_sparse1 ====
  *
- * The grid is cut into life_bits's tiles: tile (tx, ty) outputs the words
- * tx*(TW-2) .. +TW-3 of rows ty*(ER-2K) .. +ER-2K-1 and reads K rows and one
- * word (>= K cells) more around them, so its K generations depend on its
- * own cells and its 8 neighbour tiles' only. act[t] holds, per tile, what
+ * The grid is cut into tiles: life_bits's (life_sparse: tile (tx, ty)
+ * outputs the words tx*(TW-2) .. +TW-3 of rows ty*(ER-2K) .. +ER-2K-1 and
+ * reads K rows and one word, >= K cells, more around them) or a work-item's
+ * of life_bits1 (life_sparse1: VW words by S rows, one generation, reading
+ * one cell more around them), so a tile's K generations depend on its own
+ * cells and its 8 neighbour tiles' only. act[t] holds, per tile, what
  * its last computed launch found: ACT_CHG, its output differed from its
  * input; ACT_LIVE, its output has a live cell. A tile is computed when a
  * tile of its neighbourhood changed in the previous launch of the same
@@ -845,6 +848,9 @@ __kernel void life_bits1(__global const word *restrict in, __global word *restri
 
 #ifndef LIST_WG
 #define LIST_WG 64
+#endif
+#ifndef LIST_TPI
+#define LIST_TPI 1 /* tiles per work-item of life_sparse_list, at most 32 */
 #endif
 #if LIFE_KERNEL == 4
 #define OW (TW - 2)     /* output words of a tile */
@@ -886,9 +892,10 @@ inline uint hood_act(__global const uchar *act, int tx, int ty, int ntx, int nty
     return any;
 }
 
-/* The list of tiles to compute, into list[count[slot] ...]: one work-item
- * per tile, a group's tiles appended with one global atomic (their order
- * does not matter); count[2 + slot] adds up their output words (rows
+/* The list of tiles to compute, into list[count[slot] ...]: LIST_TPI
+ * tiles per work-item (a few on CPUs, where work-items cost more than the
+ * look at 9 bytes), a group's tiles appended with one global atomic (their
+ * order does not matter); count[2 + slot] adds up their output words (rows
  * times words, cut at the grid's edges). Work-item 0 also adds the
  * previous launch's words times its prev_gens generations into acc[0] and
  * zeroes that launch's slots for the launch after this one. */
@@ -899,23 +906,27 @@ life_sparse_list(__global const uchar *restrict act, __global int *restrict list
                  const int slot, const int prev_gens, const int rows, const int nw)
 {
     __local uint n, base, words;
-    const int i = get_global_id(0);
+    const int t0 = get_global_id(0) * LIST_TPI;
     if (get_local_id(0) == 0) n = words = 0;
-    if (i == 0) {
+    if (get_global_id(0) == 0) {
         acc[0] += (ulong)count[3 - slot] * (ulong)prev_gens;
         count[1 - slot] = count[3 - slot] = 0;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    int on = 0;
-    if (i < ntx * nty) {
-        const uint mask = mode == LIST_STEADY ? ACT_CHG : ACT_CHG | ACT_LIVE;
-        on = mode == LIST_ALL || (hood_act(act, i % ntx, i / ntx, ntx, nty, torus, rx, ry) & mask);
+    const uint mask = mode == LIST_STEADY ? ACT_CHG : ACT_CHG | ACT_LIVE;
+    uint on = 0, w = 0; /* bit k: tile t0 + k is listed */
+    for (int k = 0; k < LIST_TPI; k++) {
+        const int t = t0 + k, tx = t % ntx, ty = t / ntx;
+        if (t < ntx * nty &&
+            (mode == LIST_ALL || (hood_act(act, tx, ty, ntx, nty, torus, rx, ry) & mask))) {
+            on |= 1u << k;
+            w += (uint)(min(OW, nw - tx * OW) * min(OH, rows - ty * OH));
+        }
     }
     uint at = 0;
     if (on) {
-        const int tx = i % ntx, ty = i / ntx;
-        at = atomic_inc(&n);
-        atomic_add(&words, (uint)(min(OW, nw - tx * OW) * min(OH, rows - ty * OH)));
+        at = atomic_add(&n, popcount(on));
+        atomic_add(&words, w);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (get_local_id(0) == 0 && n) {
@@ -923,7 +934,8 @@ life_sparse_list(__global const uchar *restrict act, __global int *restrict list
         atomic_add(&count[2 + slot], words);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (on) list[base + at] = i;
+    for (int k = 0; k < LIST_TPI; k++)
+        if ((on >> k) & 1) list[base + at++] = t0 + k;
 }
 
 #endif /* the list */

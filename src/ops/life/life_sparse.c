@@ -11,16 +11,17 @@
 #include "base/log.h"
 
 enum { LIST_ALL = 0, LIST_STEADY = 1, LIST_DEPTH = 2 }; /* cl/life.cl's LIST_* */
-enum { LIST_WG = 64 };
+enum { LIST_WG = 64, CPU_LIST_TPI = 32 };
 
 /* The automatic choice: grids of at least AUTO_CELLS cells and AUTO_TILES
  * tiles, at most 1 / AUTO_LIVE_DIV of whose tiles hold a live cell. */
 #define AUTO_CELLS (INT64_C(1) << 22)
 enum { AUTO_TILES = 16, AUTO_LIVE_DIV = 4 };
 
-/* Groups per compute unit the tile kernel is launched with: each group
- * takes tiles of the list in turn. */
-enum { GROUPS_PER_CU = 16 };
+/* Groups per compute unit the tile kernel is launched with (each group
+ * takes tiles of the list in turn): on a GPU enough to fill it when every
+ * tile is listed, on a CPU a few per core (each one's start costs). */
+enum { GROUPS_PER_CU = 16, CPU_GROUPS_PER_CU = 4 };
 
 /* life_sparse1's tile, a work-item's: VW words of S rows, as life_bits1
  * on CPUs; work-items per group. */
@@ -29,6 +30,7 @@ enum { ONE_VW = 8, ONE_S = 64, ONE_WG = 8 };
 struct tdcl_life_sparse {
     tdcl_ctx *ctx;
     int one;                    /* life_sparse1 (CPUs, one generation per launch) */
+    int tpi;                    /* tiles per work-item of the list */
     int lx, ly, s, k, wb, dbuf; /* life_sparse: TW = lx words, ER = ly * s rows */
     int torus, bnd, rx, ry;
     int64_t rows, cols, nw, ntx, nty, ow, oh; /* tiles across and down; output words, rows */
@@ -67,6 +69,7 @@ static const char *unsupported(const tdcl_life_opts *o, const tdcl_life_rule *ru
 static void shape(tdcl_life_sparse *s, const tdcl_life_opts *o, int gpu)
 {
     s->one = !gpu && o->depth <= 1;
+    s->tpi = gpu ? 1 : CPU_LIST_TPI;
     s->lx = 16;
     s->ly = gpu ? 8 : 4;
     s->s = 16;
@@ -157,6 +160,7 @@ static tdcl_status build(tdcl_life_sparse *s, const tdcl_life_rule *rule, tdcl_e
                       " -DLIFE_KERNEL=4 -DLX=%d -DLY=%d -DS=%d -DK=%d -DVX=1 -DDBUF=%d "
                       "-DFULLW=0 -DSINGLE=0",
                       s->lx, s->ly, s->s, s->k, s->dbuf);
+    if (s->tpi > 1) n += snprintf(opts + n, sizeof opts - (size_t)n, " -DLIST_TPI=%d", s->tpi);
     if (rule->nbhd) n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNBHD=%d", rule->nbhd);
     if (!s->one && nv_options(d)) /* as life_bits: 512 work-items on a multiprocessor */
         snprintf(opts + n, sizeof opts - (size_t)n, " -cl-nv-maxrregcount=128");
@@ -230,7 +234,8 @@ tdcl_status tdcl_life_sparse_create(tdcl_ctx *ctx, const tdcl_life_opts *o,
     }
     TDCL_TRY(buffers(s, err));
     size_t tiles = (size_t)(s->ntx * s->nty), per = s->one ? ONE_WG : 1;
-    s->groups = (size_t)(ctx->dev.compute_units ? ctx->dev.compute_units : 1) * GROUPS_PER_CU;
+    s->groups = (size_t)(ctx->dev.compute_units ? ctx->dev.compute_units : 1) *
+                (size_t)(s->tpi > 1 ? CPU_GROUPS_PER_CU : GROUPS_PER_CU);
     if (s->groups > (tiles + per - 1) / per) s->groups = (tiles + per - 1) / per;
     snprintf(s->desc, sizeof s->desc, "sparse tiles=%" PRId64 "x%" PRId64 " depth=%d wg=%dx%d",
              s->ow * s->wb, s->oh, s->k, s->one ? ONE_WG : s->lx, s->one ? 1 : s->ly);
@@ -259,8 +264,8 @@ static tdcl_status enqueue_list(tdcl_life_sparse *s, int gens, cl_event *ev, tdc
     cl_int ntx = (cl_int)s->ntx, nty = (cl_int)s->nty, slot = s->slot, prev = s->prev_gens;
     cl_int rows = (cl_int)s->rows, nw = (cl_int)s->nw;
     cl_int mode = s->stale ? LIST_ALL : gens == s->prev_gens ? LIST_STEADY : LIST_DEPTH;
-    size_t tiles = (size_t)(s->ntx * s->nty), lws = LIST_WG;
-    size_t gws = (tiles + lws - 1) / lws * lws;
+    size_t items = (size_t)((s->ntx * s->nty + s->tpi - 1) / s->tpi), lws = LIST_WG;
+    size_t gws = (items + lws - 1) / lws * lws;
     ARG(k, 0, s->act);
     ARG(k, 1, s->list);
     ARG(k, 2, s->count);
