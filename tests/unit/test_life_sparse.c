@@ -90,6 +90,7 @@ typedef struct run_case {
     int depth, wb;
     tdcl_life_layout layout;
     const int64_t *steps; /* execute calls, ending with 0 */
+    const char *rule;     /* NULL: B3/S23 */
 } run_case;
 
 /* Runs g on the device with tiles skipped, one execute per step, each
@@ -102,6 +103,7 @@ static double run_sparse(tdcl_ctx *ctx, const tdcl_matrix *g, const run_case *rc
     o.depth = rc->depth;
     o.word_bits = rc->wb;
     o.layout = rc->layout;
+    if (rc->rule) assert_int_equal(tdcl_life_rule_parse(rc->rule, &o.rule, NULL, NULL), TDCL_OK);
     o.sparse = TDCL_LIFE_SPARSE_ON;
     tdcl_life_plan *p = NULL;
     tdcl_err err = {0};
@@ -141,14 +143,24 @@ static void test_soups(void **state)
         tdcl_matrix g = grid_new(131, 1900);
         soup_patch(&g, 1 + (uint64_t)i, 0.35, 0, 131, 0, 300);
         soup_patch(&g, 9 + (uint64_t)i, 0.35, 60, 90, 1850, 1900);
-        run_case c = {"soup", bs[i], 8, 64, TDCL_LIFE_LAYOUT_CPU, steps8};
+        run_case c = {"soup", bs[i], 8, 64, TDCL_LIFE_LAYOUT_CPU, steps8, NULL};
         run_sparse(*state, &g, &c);
-        run_case c3 = {"soup 32-bit", bs[i], 3, 32, TDCL_LIFE_LAYOUT_CPU, steps3};
+        run_case c3 = {"soup 32-bit", bs[i], 3, 32, TDCL_LIFE_LAYOUT_CPU, steps3, NULL};
         run_sparse(*state, &g, &c3);
         run_case c1 = {"soup, a generation a launch", bs[i], 0, 0, TDCL_LIFE_LAYOUT_CPU, steps3};
         run_sparse(*state, &g, &c1);
         tdcl_matrix_free(&g);
     }
+    tdcl_matrix h = grid_new(131, 1900); /* the hexagonal and von Neumann neighbourhoods */
+    soup_patch(&h, 12, 0.3, 40, 90, 870, 930);
+    const char *const nb[] = {"B2/S34H", "B2/S013V"};
+    for (int i = 0; i < 2; i++) {
+        run_case c = {nb[i], TDCL_LIFE_TORUS, 0, 0, TDCL_LIFE_LAYOUT_CPU, steps3, nb[i]};
+        run_sparse(*state, &h, &c);
+        run_case d = {nb[i], TDCL_LIFE_CLAMP, 8, 64, TDCL_LIFE_LAYOUT_CPU, steps8, nb[i]};
+        run_sparse(*state, &h, &d);
+    }
+    tdcl_matrix_free(&h);
     tdcl_matrix g = grid_new(99, 1797); /* last tiles: 5 columns, 3 rows */
     soup_patch(&g, 4, 0.4, 0, 99, 0, 200);
     soup_patch(&g, 5, 0.4, 90, 99, 1780, 1797);
@@ -160,8 +172,13 @@ static void test_soups(void **state)
     const int64_t glide[] = {40, 40, 24, 0};
     g = grid_new(97, 1793);
     stamp(&g, glider_se, 3, 70, 1770);
-    run_case n = {
-        "glider across 1-cell last tiles", TDCL_LIFE_TORUS, 8, 64, TDCL_LIFE_LAYOUT_CPU, glide};
+    run_case n = {"glider across 1-cell last tiles",
+                  TDCL_LIFE_TORUS,
+                  8,
+                  64,
+                  TDCL_LIFE_LAYOUT_CPU,
+                  glide,
+                  NULL};
     run_sparse(*state, &g, &n);
     tdcl_matrix_free(&g);
     g = grid_new(250, 2000);
@@ -193,7 +210,8 @@ static void test_glider_into_settled(void **state)
                           d,
                           64,
                           TDCL_LIFE_LAYOUT_CPU,
-                          steps};
+                          steps,
+                          NULL};
             run_sparse(*state, &g, &c);
         }
     }
@@ -209,7 +227,7 @@ static void test_skips(void **state)
     tdcl_matrix g = grid_new(1000, 4000);
     stamp(&g, glider_se, 3, 500, 2000);
     for (int d = 0; d <= 8; d += 8) {
-        run_case c = {"one glider", TDCL_LIFE_DEAD, d, 64, TDCL_LIFE_LAYOUT_CPU, steps};
+        run_case c = {"one glider", TDCL_LIFE_DEAD, d, 64, TDCL_LIFE_LAYOUT_CPU, steps, NULL};
         double f = run_sparse(*state, &g, &c);
         if (f > 0.3) fail_msg("one glider: %.0f%% of the cell updates computed", 100 * f);
     }
@@ -225,9 +243,9 @@ static void test_oscillator(void **state)
     const int64_t steps[] = {41, 2, 0};
     tdcl_matrix g = grid_new(100, 1000);
     stamp(&g, blinker, 1, 47, 895); /* across a tile's edge, 896 cells */
-    run_case c2 = {"blinker", TDCL_LIFE_DEAD, 2, 64, TDCL_LIFE_LAYOUT_CPU, steps};
+    run_case c2 = {"blinker", TDCL_LIFE_DEAD, 2, 64, TDCL_LIFE_LAYOUT_CPU, steps, NULL};
     double f2 = run_sparse(*state, &g, &c2);
-    run_case c3 = {"blinker", TDCL_LIFE_TORUS, 3, 64, TDCL_LIFE_LAYOUT_CPU, steps};
+    run_case c3 = {"blinker", TDCL_LIFE_TORUS, 3, 64, TDCL_LIFE_LAYOUT_CPU, steps, NULL};
     double f3 = run_sparse(*state, &g, &c3);
     if (!(f2 < f3)) fail_msg("blinker: depth 2 computed %.3g, depth 3 %.3g", f2, f3);
     tdcl_matrix_free(&g);
@@ -240,9 +258,9 @@ static void test_gun_torus(void **state)
     const int64_t steps[] = {150, 161, 0};
     tdcl_matrix g = grid_new(150, 1000);
     stamp(&g, gun, 9, 5, 880);
-    run_case c = {"gun", TDCL_LIFE_TORUS, 8, 64, TDCL_LIFE_LAYOUT_CPU, steps};
+    run_case c = {"gun", TDCL_LIFE_TORUS, 8, 64, TDCL_LIFE_LAYOUT_CPU, steps, NULL};
     run_sparse(*state, &g, &c);
-    run_case c1 = {"gun", TDCL_LIFE_CLAMP, 0, 32, TDCL_LIFE_LAYOUT_CPU, steps};
+    run_case c1 = {"gun", TDCL_LIFE_CLAMP, 0, 32, TDCL_LIFE_LAYOUT_CPU, steps, NULL};
     run_sparse(*state, &g, &c1);
     tdcl_matrix_free(&g);
 }
