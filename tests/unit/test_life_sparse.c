@@ -147,7 +147,8 @@ static void test_soups(void **state)
         run_sparse(*state, &g, &c);
         run_case c3 = {"soup 32-bit", bs[i], 3, 32, TDCL_LIFE_LAYOUT_CPU, steps3, NULL};
         run_sparse(*state, &g, &c3);
-        run_case c1 = {"soup, a generation a launch", bs[i], 0, 0, TDCL_LIFE_LAYOUT_CPU, steps3};
+        run_case c1 = {"soup, a generation a launch", bs[i],  0,   0,
+                       TDCL_LIFE_LAYOUT_CPU,          steps3, NULL};
         run_sparse(*state, &g, &c1);
         tdcl_matrix_free(&g);
     }
@@ -164,7 +165,8 @@ static void test_soups(void **state)
     tdcl_matrix g = grid_new(99, 1797); /* last tiles: 5 columns, 3 rows */
     soup_patch(&g, 4, 0.4, 0, 99, 0, 200);
     soup_patch(&g, 5, 0.4, 90, 99, 1780, 1797);
-    run_case t = {"soup, narrow last tiles", TDCL_LIFE_TORUS, 8, 64, TDCL_LIFE_LAYOUT_CPU, steps8};
+    run_case t = {"soup, narrow last tiles", TDCL_LIFE_TORUS, 8,   64,
+                  TDCL_LIFE_LAYOUT_CPU,      steps8,          NULL};
     run_sparse(*state, &g, &t);
     tdcl_matrix_free(&g);
     /* a glider crossing last tiles of one column and one row into the
@@ -184,7 +186,7 @@ static void test_soups(void **state)
     g = grid_new(250, 2000);
     soup_patch(&g, 6, 0.3, 100, 200, 900, 1000);
     for (int i = 0; i < 3; i++) {
-        run_case c = {"soup, GPU tiles", bs[i], 16, 64, TDCL_LIFE_LAYOUT_GPU, steps16};
+        run_case c = {"soup, GPU tiles", bs[i], 16, 64, TDCL_LIFE_LAYOUT_GPU, steps16, NULL};
         run_sparse(*state, &g, &c);
     }
     tdcl_matrix_free(&g);
