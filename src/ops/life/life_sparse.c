@@ -89,20 +89,25 @@ static void shape(tdcl_life_sparse *s, const tdcl_life_opts *o, int gpu)
     s->ry = s->torus && last_h < s->k ? 2 : 1;
 }
 
-/* Tiles holding a live cell, from the packed rows. */
-static int64_t live_tiles(const tdcl_life_sparse *s, const tdcl_life_sparse_grid *g)
+/* Tiles holding a live cell, from the packed rows, counted up to more
+ * than limit (a soup stops the scan early). */
+static int64_t live_tiles(const tdcl_life_sparse *s, const tdcl_life_sparse_grid *g, int64_t limit)
 {
     int64_t n = 0;
+    const size_t wbytes = (size_t)s->wb / 8;
     uint8_t *seen = calloc((size_t)(s->ntx * s->nty), 1);
     if (!seen) return s->ntx * s->nty;
-    for (int64_t y = 0; y < s->rows; y++) {
+    for (int64_t y = 0; y < s->rows && n <= limit; y++) {
         const uint8_t *row = g->host + (size_t)y * g->row_bytes;
         uint8_t *ts = seen + (y / s->oh) * s->ntx;
-        for (int64_t b = 0; b < (int64_t)g->row_bytes; b++)
-            if (row[b] && !ts[b * 8 / s->wb / s->ow]) {
-                ts[b * 8 / s->wb / s->ow] = 1;
+        for (int64_t w = 0; w < s->nw; w++) {
+            uint64_t v = 0;
+            memcpy(&v, row + (size_t)w * wbytes, wbytes);
+            if (v && !ts[w / s->ow]) {
+                ts[w / s->ow] = 1;
                 n++;
             }
+        }
     }
     free(seen);
     return n;
@@ -122,12 +127,11 @@ static int wanted(const tdcl_life_sparse *s, const tdcl_life_opts *o, const tdcl
     if (o->sparse == TDCL_LIFE_SPARSE_ON) return 1;
     int64_t tiles = s->ntx * s->nty;
     if (s->rows * s->cols < AUTO_CELLS || tiles < AUTO_TILES) return 0;
-    int64_t live = live_tiles(s, g);
-    if (live * AUTO_LIVE_DIV > tiles) {
+    int64_t limit = tiles / AUTO_LIVE_DIV;
+    if (live_tiles(s, g, limit) > limit) {
         tdcl_log(TDCL_LOG_VERBOSE,
-                 "life: dense: %" PRId64 " of %" PRId64 " tiles hold live cells (skipping "
-                 "pays below 1 in %d)",
-                 live, tiles, AUTO_LIVE_DIV);
+                 "life: dense: more than 1 in %d of the %" PRId64 " tiles hold live cells",
+                 AUTO_LIVE_DIV, tiles);
         return 0;
     }
     return 1;
