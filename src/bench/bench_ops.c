@@ -1035,7 +1035,8 @@ const char *tdcl_bench_result_json(const tdcl_bench_result *r, tdcl_jsonl *j)
     tdcl_jsonl_num(j, "download_ms", r->download_ms);
     tdcl_jsonl_num(j, "total_ms", r->total_ms);
     tdcl_jsonl_num(j, r->rate_key, r->rate);
-    if (isfinite(r->computed_rate)) tdcl_jsonl_num(j, "computed_cells_per_s", r->computed_rate);
+    if (isfinite(r->computed_rate) && r->computed_rate > 0)
+        tdcl_jsonl_num(j, "computed_cells_per_s", r->computed_rate);
     tdcl_jsonl_num(j, "copy_gbps", r->copy_gbps);
     json_frac(j, "frac_copy", r->frac_copy);
     if (strcmp(r->rate_key, "gflops") == 0) {
@@ -1055,7 +1056,7 @@ static void rate_text(const tdcl_bench_result *r, char *buf, size_t cap)
         snprintf(buf, cap, "%.4g GFLOP/s", r->rate);
     else if (strcmp(r->rate_key, "gbps") == 0)
         snprintf(buf, cap, "%.4g GB/s", r->rate);
-    else if (isfinite(r->computed_rate))
+    else if (isfinite(r->computed_rate) && r->computed_rate > 0)
         snprintf(buf, cap, "%.4g Gcells/s (of the tiles computed: %.4g, %.3g%% of the cells)",
                  r->rate / 1e9, r->computed_rate / 1e9, 100 * r->computed_rate / r->rate);
     else

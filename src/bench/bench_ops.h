@@ -86,7 +86,7 @@ typedef struct tdcl_bench_result {
     double spec_peak_gflops; /* from the vendor's specification table */
     double frac_peak, frac_spec_peak;
     double computed_rate; /* life with tiles skipped: cell updates/s of the tiles
-                             computed (rate is the whole grid's); NaN otherwise */
+                             computed (rate is the whole grid's); NaN or 0 otherwise */
     int checked;          /* 1 when the output was checked against the host */
     int tensor_cores;     /* matmul: computed on tensor cores, past the FP32 peaks */
     int cpu;              /* the device is a CPU (caches allocate on write) */

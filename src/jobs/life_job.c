@@ -330,7 +330,8 @@ static tdcl_status check_outputs(const tdcl_life_job_opts *o, tdcl_err *err)
                    (stat(o->output, &a) == 0 && stat(o->gif_path, &b) == 0 &&
                     a.st_dev == b.st_dev && a.st_ino == b.st_ino);
         if (same)
-            return tdcl_fail(err, TDCL_EINVAL, "the GIF and the output are both '%s'", o->output);
+            return tdcl_fail(err, TDCL_EINVAL, "the GIF and the output are both '%s'",
+                             o->output);
     }
     tdcl_status st = o->output ? tdcl_out_precheck(o->output, err) : TDCL_OK;
     if (!st && o->gif_path) st = tdcl_out_precheck(o->gif_path, err);

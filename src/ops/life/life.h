@@ -35,8 +35,9 @@ typedef enum tdcl_life_layout {
 
 /* Skipping tiles that do not change (life_sparse.h): AUTO skips on grids of
  * at least 2^22 cells of which at most a quarter of the tiles hold a live
- * cell; ON whenever the rule and boundary allow (no B0; dead, torus or
- * clamp; the bits kernel); OFF never. Results are identical either way. */
+ * cell, unless a tile or tune string asks for a dense shape; ON whenever
+ * the rule and boundary allow (no B0; dead, torus or clamp; the bits
+ * kernel); OFF never. Results are identical either way. */
 typedef enum tdcl_life_sparse_mode {
     TDCL_LIFE_SPARSE_AUTO = 0,
     TDCL_LIFE_SPARSE_OFF,
