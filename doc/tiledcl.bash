@@ -53,11 +53,11 @@ _tiledcl()
     matmul) opts="-o --output -t --type --precision --tile -k --kernel --params --no-tune --verify --max-alloc" ;;
     tile-avg) opts="--tile -o --output --strict --variant --verify --max-bytes" ;;
     tile-map) opts="--tile --json --color" ;;
-    life) opts="-g --gens -o --output -r --rule -b --boundary -s --size -d --density --seed --every --frames --gif --scale --kernel --tile --depth --word-bits" ;;
+    life) opts="-g --gens -o --output -r --rule -b --boundary -s --size -d --density --seed --every --frames --gif --scale --kernel --tile --depth --word-bits --sparse" ;;
     convert) opts="--dtype --coordinate --threads" ;;
     devices) opts="--json" ;;
     bench)
-        opts="--size --shape --tile --gens --reps --warmup --type --precision --params --no-tune --copy-size --seed --json --nnz --threads --dir --read --plain"
+        opts="--size --shape --tile --gens --reps --warmup --type --precision --params --no-tune --copy-size --seed --json --nnz --threads --dir --read --plain --pattern --sparse"
         if [ "$prev" = bench ]; then
             COMPREPLY=($(compgen -W "copy matmul tile-avg life all io" -- "$cur")); return
         fi ;;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/life_io.h"
 #include "ops/life/life.h"
 #include "base/log.h"
 #include "base/rng.h"
@@ -86,6 +87,7 @@ static void result_init(const bench_job *j, tdcl_bench_result *r, const char *op
     r->copy_gbps = j->copy_gbps;
     r->frac_copy = r->peak_gflops = r->spec_peak_gflops = NAN;
     r->frac_peak = r->frac_spec_peak = NAN;
+    r->computed_rate = NAN;
 }
 
 /* Rates and fractions from r->t, r->bytes and the work of one run (FLOP for
@@ -666,8 +668,122 @@ out:
     return st;
 }
 
+/* ---- life: a pattern in a large grid, tiles skipped and dense ----------- */
+
+/* One run of a pattern bench: the grid reset to the pattern (the rows
+ * written, not timed), then gens generations. */
+typedef struct life_pat_run {
+    tdcl_life_plan *p;
+    int64_t gens, rows;
+    const void *start; /* the starting grid's rows in the device layout */
+} life_pat_run;
+
+static tdcl_status life_pat_exec(void *user, double *ms, tdcl_err *err)
+{
+    life_pat_run *l = user;
+    tdcl_status st = tdcl_life_plan_write_rows(l->p, 0, l->rows, l->start, err);
+    return st ? st : tdcl_life_plan_execute(l->p, l->gens, ms, err);
+}
+
+/* pattern (its cells) centred in a new n x n grid. */
+static tdcl_status life_centre(const tdcl_matrix *pat, int64_t n, tdcl_matrix *grid, tdcl_err *err)
+{
+    if (pat->rows > n || pat->cols > n)
+        return tdcl_fail(err, TDCL_EINVAL, "bench: the pattern (%lld x %lld) is larger than %lld^2",
+                         (long long)pat->cols, (long long)pat->rows, (long long)n);
+    tdcl_status st = tdcl_matrix_alloc(grid, n, n, 1, TDCL_U8, err);
+    if (st) return st;
+    memset(grid->data, 0, (size_t)(n * n));
+    int64_t y0 = (n - pat->rows) / 2, x0 = (n - pat->cols) / 2;
+    for (int64_t y = 0; y < pat->rows; y++)
+        memcpy((uint8_t *)grid->data + (y0 + y) * n + x0,
+               (const uint8_t *)pat->data + y * pat->cols, (size_t)pat->cols);
+    return TDCL_OK;
+}
+
+/* Times grid under o (the plan's rows after the runs into *end, a new
+ * buffer, the caller's) and emits the figure. */
+static tdcl_status life_pat_time(bench_job *j, const tdcl_life_opts *o, const tdcl_matrix *grid,
+                                 void **end, size_t *end_bytes, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_ctx *ctx = j->ctx;
+    tdcl_bench_result r;
+    life_pat_run l = {NULL, j->o.gens, grid->rows, NULL};
+    void *start = NULL;
+    double c0 = 0, c1 = 0, t0 = tdcl_now_ms(), b0 = ctx->t.compile_ms;
+    result_init(j, &r, "life");
+    TDCL_TRY(tdcl_life_plan_create(ctx, o, grid, &l.p, err));
+    r.upload_ms = since_less_builds(ctx, t0, b0);
+    size_t bytes = tdcl_life_plan_row_bytes(l.p) * (size_t)grid->rows;
+    *end_bytes = bytes;
+    if (!(start = malloc(bytes)) || !(*end = malloc(bytes))) {
+        st = tdcl_fail(err, TDCL_ENOMEM, "out of memory (%zu bytes)", bytes);
+        goto out;
+    }
+    TDCL_TRY(tdcl_life_plan_read_rows(l.p, 0, grid->rows, start, err));
+    l.start = start;
+    TDCL_TRY(tdcl_life_plan_computed(l.p, &c0, err));
+    TDCL_TRY(tdcl_bench_time(j->o.warmup, j->o.reps, life_pat_exec, &l, &r.t, err));
+    TDCL_TRY(tdcl_life_plan_computed(l.p, &c1, err));
+    t0 = tdcl_now_ms();
+    TDCL_TRY(tdcl_life_plan_read_rows(l.p, 0, grid->rows, *end, err));
+    r.download_ms = tdcl_now_ms() - t0;
+    r.size = grid->rows;
+    r.gens = l.gens;
+    r.type = tdcl_dtype_name(TDCL_U8);
+    snprintf(r.plan, sizeof r.plan, "%s", tdcl_life_plan_describe(l.p));
+    r.rate_key = "cells_per_s";
+    double updates = (double)grid->rows * (double)grid->cols * (double)l.gens;
+    double per_run = (c1 - c0) / (double)(j->o.warmup + j->o.reps);
+    r.bytes = 2 * updates;
+    if (tdcl_life_plan_sparse(l.p) && r.t.median_ms > 0)
+        r.computed_rate = per_run / (r.t.median_ms / 1e3);
+    r.checked = 1; /* the caller compares the two runs before this figure counts */
+    result_emit(j, &r, updates);
+out:
+    tdcl_life_plan_destroy(l.p);
+    free(start);
+    return st;
+}
+
+/* The pattern file centred in an NxN grid, dead boundary, its own rule:
+ * timed with tiles skipped (--sparse, default automatic), then dense in
+ * the same run; both end grids must agree byte for byte. */
+static tdcl_status bench_life_pattern(bench_job *j, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_life_pattern pat;
+    tdcl_matrix grid = {0};
+    void *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    int64_t n = op_size(j, TDCL_BENCH_LIFE);
+    memset(&pat, 0, sizeof pat);
+    TDCL_TRY(tdcl_life_read(j->o.life_pattern, n * n, &pat, err));
+    TDCL_TRY(life_centre(&pat.grid, n, &grid, err));
+    tdcl_life_opts o = tdcl_life_opts_default();
+    if (pat.has_rule) o.rule = pat.rule;
+    o.tile = j->o.tile;
+    o.sparse = j->o.life_sparse;
+    TDCL_TRY(life_pat_time(j, &o, &grid, &a, &na, err));
+    o.sparse = TDCL_LIFE_SPARSE_OFF;
+    TDCL_TRY(life_pat_time(j, &o, &grid, &b, &nb, err));
+    if (na != nb || memcmp(a, b, na) != 0) /* both plans lay rows out alike */
+        st = tdcl_fail(err, TDCL_EVERIFY,
+                       "bench: life with tiles skipped differs from the dense run after %lld "
+                       "generations",
+                       (long long)j->o.gens);
+out:
+    free(a);
+    free(b);
+    tdcl_matrix_free(&grid);
+    tdcl_life_pattern_free(&pat);
+    return st;
+}
+
 static tdcl_status bench_life(bench_job *j, tdcl_err *err)
 {
+    if (j->o.life_pattern) return bench_life_pattern(j, err);
     tdcl_status st = TDCL_OK;
     tdcl_ctx *ctx = j->ctx;
     tdcl_matrix grid = {0}, last = {0};
@@ -676,13 +792,19 @@ static tdcl_status bench_life(bench_job *j, tdcl_err *err)
     int64_t n = op_size(j, TDCL_BENCH_LIFE);
     tdcl_life_opts o = tdcl_life_opts_default();
     o.tile = j->o.tile;
+    o.sparse = j->o.life_sparse;
     TDCL_TRY(tdcl_life_soup(n, n, 0.25, j->o.seed + 2, &grid, err));
     result_init(j, &r, "life");
     double t0 = tdcl_now_ms(), c0 = ctx->t.compile_ms;
     TDCL_TRY(tdcl_life_plan_create(ctx, &o, &grid, &l.p, err));
     r.upload_ms = since_less_builds(ctx, t0, c0);
     TDCL_TRY(life_check(l.p, &o, &grid, l.gens, err));
+    double u0 = 0, u1 = 0;
+    TDCL_TRY(tdcl_life_plan_computed(l.p, &u0, err));
     TDCL_TRY(tdcl_bench_time(j->o.warmup, j->o.reps, life_exec, &l, &r.t, err));
+    TDCL_TRY(tdcl_life_plan_computed(l.p, &u1, err));
+    if (tdcl_life_plan_sparse(l.p) && r.t.median_ms > 0)
+        r.computed_rate = (u1 - u0) / (double)(j->o.warmup + j->o.reps) / (r.t.median_ms / 1e3);
     t0 = tdcl_now_ms();
     TDCL_TRY(tdcl_life_plan_result(l.p, &last, err));
     r.download_ms = tdcl_now_ms() - t0;
@@ -913,6 +1035,8 @@ const char *tdcl_bench_result_json(const tdcl_bench_result *r, tdcl_jsonl *j)
     tdcl_jsonl_num(j, "download_ms", r->download_ms);
     tdcl_jsonl_num(j, "total_ms", r->total_ms);
     tdcl_jsonl_num(j, r->rate_key, r->rate);
+    if (isfinite(r->computed_rate) && r->computed_rate > 0)
+        tdcl_jsonl_num(j, "computed_cells_per_s", r->computed_rate);
     tdcl_jsonl_num(j, "copy_gbps", r->copy_gbps);
     json_frac(j, "frac_copy", r->frac_copy);
     if (strcmp(r->rate_key, "gflops") == 0) {
@@ -932,6 +1056,9 @@ static void rate_text(const tdcl_bench_result *r, char *buf, size_t cap)
         snprintf(buf, cap, "%.4g GFLOP/s", r->rate);
     else if (strcmp(r->rate_key, "gbps") == 0)
         snprintf(buf, cap, "%.4g GB/s", r->rate);
+    else if (isfinite(r->computed_rate) && r->computed_rate > 0)
+        snprintf(buf, cap, "%.4g Gcells/s (of the tiles computed: %.4g, %.3g%% of the cells)",
+                 r->rate / 1e9, r->computed_rate / 1e9, 100 * r->computed_rate / r->rate);
     else
         snprintf(buf, cap, "%.4g Gcells/s", r->rate / 1e9);
 }
@@ -949,13 +1076,12 @@ static void pct_why(double frac, const char *of, const char *why, char *buf, siz
 {
     pct_text(frac, of, buf, cap);
     size_t n = strlen(buf);
-    if (isfinite(frac) && frac > 1.0 && n < cap)
-        snprintf(buf + n, cap - n, " (above it: %s)", why);
+    if (isfinite(frac) && frac > 1.0 && n < cap) snprintf(buf + n, cap - n, " (above it: %s)", why);
 }
 
 void tdcl_bench_result_text(const tdcl_bench_result *r, char *buf, size_t cap)
 {
-    char size[64], rate[48], fc[200] = "", fp[240] = "", fs[240] = "";
+    char size[64], rate[128], fc[200] = "", fp[240] = "", fs[240] = "";
     int tc = r->tensor_cores; /* not in the FP32 peaks */
     if (r->m)
         snprintf(size, sizeof size, "%lldx%lldx%lld", (long long)r->m, (long long)r->k,

@@ -12,6 +12,7 @@
 
 #include "base/timer.h"
 #include "runtime/clrt.h"
+#include "ops/life/life.h"
 #include "ops/matmul/matmul.h"
 #include "base/matrix.h"
 #include "base/status.h"
@@ -41,6 +42,11 @@ typedef struct tdcl_bench_opts {
     tdcl_mm_params mm_par;       /* matmul kernel parameters; 0s: the plan's choice */
     int mm_no_tune;              /* matmul ignores the tuned and built-in tables */
     uint64_t seed;               /* 0: a fixed default */
+    const char *life_pattern;    /* life: a pattern file centred in the NxN grid (dead
+                                    boundary, its rule), run with life_sparse and
+                                    again dense; NULL: the soup */
+    tdcl_life_sparse_mode life_sparse; /* life: skipping tiles (the soup's and the
+                                          pattern's first run) */
 } tdcl_bench_opts;
 
 /* Fills o with the defaults above (op COPY, type F32, warm-up 1). */
@@ -79,9 +85,11 @@ typedef struct tdcl_bench_result {
     double peak_gflops;      /* the fastest run of the peak kernel in this job */
     double spec_peak_gflops; /* from the vendor's specification table */
     double frac_peak, frac_spec_peak;
-    int checked;      /* 1 when the output was checked against the host */
-    int tensor_cores; /* matmul: computed on tensor cores, past the FP32 peaks */
-    int cpu;          /* the device is a CPU (caches allocate on write) */
+    double computed_rate; /* life with tiles skipped: cell updates/s of the tiles
+                             computed (rate is the whole grid's); NaN or 0 otherwise */
+    int checked;          /* 1 when the output was checked against the host */
+    int tensor_cores;     /* matmul: computed on tensor cores, past the FP32 peaks */
+    int cpu;              /* the device is a CPU (caches allocate on write) */
 } tdcl_bench_result;
 
 typedef void (*tdcl_bench_emit_fn)(const tdcl_bench_result *r, void *user);

@@ -55,6 +55,15 @@ static void usage(FILE *fp)
                 "                    device); tile-avg also takes T rows x U columns (1x256);\n"
                 "                    for copy, the vector width 1, 4 or 8\n"
                 "  --gens G          life generations per run (default 100)\n"
+                "  --pattern FILE    life: the pattern (RLE, .cells, ... as tiledcl life reads)\n"
+                "                    centred in the NxN grid, dead boundary, its own rule, each\n"
+                "                    run from the pattern: timed with tiles skipped (--sparse),\n"
+                "                    then dense in the same run; the two end grids must agree\n"
+                "                    byte for byte. The Gosper gun at the issue's size:\n"
+                "                    --pattern data/gosper-gun.rle --size 65536 --gens 10000\n"
+                "  --sparse M        life: skip tiles that do not change: auto (default, as\n"
+                "                    tiledcl life --sparse), on or off; a run that skipped\n"
+                "                    tiles also gives cell updates/s of the tiles it computed\n"
                 "  --reps R          timed runs (default 10)\n"
                 "  --warmup W        untimed runs first (default 1)\n"
                 "  --type T          matmul element type: f32 (default), f64 or i64\n"
@@ -74,39 +83,41 @@ static void usage(FILE *fp)
                 "  --seed S          seed of the random inputs (default fixed)\n"
                 "  --json            one JSON object per line instead of text\n"
                 "\n");
-    fprintf(fp, "io: writes an NxN array file (--size, default 4000) and a coordinate file\n"
-                "(--nnz entries, default 10 million or half the cells) of float32 values in %%.9g,\n"
-                "reads them back from the page cache with 1 thread and with T, writes a\n"
-                "dense float32 matrix as array and a sparse one as coordinate in tiledcl's\n"
-                "shortest text, and times .npy both ways beside malloc + memcpy of the same\n"
-                "bytes. Medians of R runs (--reps, default 5, at most 31) after a warm-up;\n"
-                "MB are 10^6 bytes of file; MB/cpu-s counts the CPU time of all threads.\n"
-                "Writes go to a new file without fsync (the formatter's speed, not the\n"
-                "disk's); the array file written is read back and checked bit for bit.\n"
-                "  --nnz K           coordinate entries\n"
-                "  --threads T       threads of the many-thread figures (default: one per\n"
-                "                    core)\n"
-                "  --dir DIR         where the files go (default $TMPDIR, else /tmp); they\n"
-                "                    are removed at the end\n"
-                "  --read FILE       only time reading FILE (Matrix Market)\n"
-                "  --plain           also time fgets+strtod and fprintf(\"%%.9g\"), for scale\n"
-                "\n"
-                "JSON fields: op, device, type, size (null for --shape; then m, k, n), tile\n"
-                "(null when none), plan, reps, median_ms, min_ms, max_ms, host_median_ms,\n"
-                "upload_ms, download_ms, total_ms, copy_gbps, frac_copy, checked, and gbps\n"
-                "(copy, tile-avg), gflops (peak, matmul; with peak_gflops, frac_peak,\n"
-                "spec_peak_gflops, frac_spec_peak) or cells_per_s (life). Unknown values are\n"
-                "null. io: op, what, threads, mb, median_ms, cpu_median_ms, mbps, mb_per_cpu_s.\n"
-                "\n"
-                "examples:\n"
-                "  tiledcl bench copy\n"
-                "  tiledcl bench matmul --size 1600 --tile 16 --reps 5\n"
-                "  tiledcl --device gpu bench matmul --precision 3xtf32 --reps 20\n"
-                "  tiledcl --device gpu bench all --json > bench.jsonl\n"
-                "  tiledcl bench io --size 2000 --reps 3\n"
-                "\n"
-                "exit status: 0 success, 1 bad input, runtime failure or a failed output\n"
-                "             check, 2 usage error, 3 no usable device or OpenCL failure\n");
+    fprintf(fp,
+            "io: writes an NxN array file (--size, default 4000) and a coordinate file\n"
+            "(--nnz entries, default 10 million or half the cells) of float32 values in %%.9g,\n"
+            "reads them back from the page cache with 1 thread and with T, writes a\n"
+            "dense float32 matrix as array and a sparse one as coordinate in tiledcl's\n"
+            "shortest text, and times .npy both ways beside malloc + memcpy of the same\n"
+            "bytes. Medians of R runs (--reps, default 5, at most 31) after a warm-up;\n"
+            "MB are 10^6 bytes of file; MB/cpu-s counts the CPU time of all threads.\n"
+            "Writes go to a new file without fsync (the formatter's speed, not the\n"
+            "disk's); the array file written is read back and checked bit for bit.\n"
+            "  --nnz K           coordinate entries\n"
+            "  --threads T       threads of the many-thread figures (default: one per\n"
+            "                    core)\n"
+            "  --dir DIR         where the files go (default $TMPDIR, else /tmp); they\n"
+            "                    are removed at the end\n"
+            "  --read FILE       only time reading FILE (Matrix Market)\n"
+            "  --plain           also time fgets+strtod and fprintf(\"%%.9g\"), for scale\n"
+            "\n"
+            "JSON fields: op, device, type, size (null for --shape; then m, k, n), tile\n"
+            "(null when none), plan, reps, median_ms, min_ms, max_ms, host_median_ms,\n"
+            "upload_ms, download_ms, total_ms, copy_gbps, frac_copy, checked, and gbps\n"
+            "(copy, tile-avg), gflops (peak, matmul; with peak_gflops, frac_peak,\n"
+            "spec_peak_gflops, frac_spec_peak) or cells_per_s (life; with tiles skipped\n"
+            "also computed_cells_per_s). Unknown values are\n"
+            "null. io: op, what, threads, mb, median_ms, cpu_median_ms, mbps, mb_per_cpu_s.\n"
+            "\n"
+            "examples:\n"
+            "  tiledcl bench copy\n"
+            "  tiledcl bench matmul --size 1600 --tile 16 --reps 5\n"
+            "  tiledcl --device gpu bench matmul --precision 3xtf32 --reps 20\n"
+            "  tiledcl --device gpu bench all --json > bench.jsonl\n"
+            "  tiledcl bench io --size 2000 --reps 3\n"
+            "\n"
+            "exit status: 0 success, 1 bad input, runtime failure or a failed output\n"
+            "             check, 2 usage error, 3 no usable device or OpenCL failure\n");
 }
 
 enum {
@@ -123,6 +134,8 @@ enum {
     OPT_PARAMS,
     OPT_NO_TUNE,
     OPT_JSON,
+    OPT_PATTERN,
+    OPT_SPARSE,
     OPT_NNZ,
     OPT_THREADS,
     OPT_DIR,
@@ -254,6 +267,19 @@ static int take_option(int c, const char *arg, const char *name, bench_cli *b)
     case OPT_JSON:
         b->json = 1;
         return 0;
+    case OPT_PATTERN:
+        o->life_pattern = arg;
+        return 0;
+    case OPT_SPARSE:
+        if (strcmp(arg, "on") == 0)
+            o->life_sparse = TDCL_LIFE_SPARSE_ON;
+        else if (strcmp(arg, "off") == 0)
+            o->life_sparse = TDCL_LIFE_SPARSE_OFF;
+        else if (strcmp(arg, "auto") == 0)
+            o->life_sparse = TDCL_LIFE_SPARSE_AUTO;
+        else
+            return cli_usage_error("bench", "expected --sparse auto, on or off, got '%s'", arg);
+        return 0;
     }
     return CLI_EXIT_USAGE;
 }
@@ -295,6 +321,8 @@ static int check_op_options(const bench_cli *b, int io)
     if (o->m && o->op != TDCL_BENCH_MATMUL)
         return cli_usage_error("bench", "--shape is for matmul only");
     if (o->m && o->size) return cli_usage_error("bench", "give --size or --shape, not both");
+    if ((o->life_pattern || o->life_sparse) && o->op != TDCL_BENCH_LIFE)
+        return cli_usage_error("bench", "--pattern and --sparse are for life only");
     if (o->op == TDCL_BENCH_COPY && o->tile && o->tile != 1 && o->tile != 4 && o->tile != 8)
         return cli_usage_error("bench", "copy takes --tile as its vector width 1, 4 or 8, got %d",
                                o->tile);
@@ -318,6 +346,8 @@ static int parse_args(int argc, char **argv, bench_cli *b, int *io)
                                              {"params", required_argument, NULL, OPT_PARAMS},
                                              {"no-tune", no_argument, NULL, OPT_NO_TUNE},
                                              {"json", no_argument, NULL, OPT_JSON},
+                                             {"pattern", required_argument, NULL, OPT_PATTERN},
+                                             {"sparse", required_argument, NULL, OPT_SPARSE},
                                              {"nnz", required_argument, NULL, OPT_NNZ},
                                              {"threads", required_argument, NULL, OPT_THREADS},
                                              {"dir", required_argument, NULL, OPT_DIR},

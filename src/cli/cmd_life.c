@@ -84,6 +84,14 @@ static void usage(FILE *fp)
                 "                     on a CPU device). Default: half of what the host has\n"
                 "                     available; a larger grid is refused with its size, and B\n"
                 "                     goes ahead, within the process's limits (ulimit -v)\n"
+                "      --sparse M     auto (default), on or off: skip tiles that are empty or\n"
+                "                     whose neighbourhood did not change in the last launch\n"
+                "                     (the same result; far less work for a gun or glider in a\n"
+                "                     large grid). auto skips on grids of at least 2^22 cells\n"
+                "                     where at most a quarter of the tiles hold live cells\n"
+                "                     (and no --tile asks for a dense shape);\n"
+                "                     rules with B0 and Golly's bounded grids other than torus\n"
+                "                     and clamp run dense (-v says so)\n"
                 "      --halo K       with --device naming several devices (the grid split\n"
                 "                     into bands of rows, one per device): generations\n"
                 "                     between exchanges, the rows each band keeps of its\n"
@@ -91,7 +99,8 @@ static void usage(FILE *fp)
                 "\n");
     fprintf(fp,
             "With -v, or on a terminal, a closing line on stderr gives generations,\n"
-            "population, time and cell updates per second; long runs show progress.\n"
+            "population, time and cell updates per second of the whole grid (and, when\n"
+            "tiles were skipped, of the tiles computed); long runs show progress.\n"
             "\n"
             "examples:\n"
             "  tiledcl life --gens 200 -o soup.png --scale 2\n"
@@ -139,6 +148,7 @@ enum {
     OPT_WORD_BITS,
     OPT_MAX_BYTES,
     OPT_HALO,
+    OPT_SPARSE,
 };
 
 /* --boundary as Golly's bounded grid (":T64+2,48", "K64*,48"): the
@@ -256,6 +266,16 @@ static int take_option(int c, const char *arg, const char *name, life_cli *lc)
             return cli_usage_error("life", "--max-bytes needs a byte count, got '%s'", arg);
         o->max_bytes = (uint64_t)v;
         return 0;
+    case OPT_SPARSE:
+        if (strcasecmp(arg, "on") == 0)
+            o->life.sparse = TDCL_LIFE_SPARSE_ON;
+        else if (strcasecmp(arg, "off") == 0)
+            o->life.sparse = TDCL_LIFE_SPARSE_OFF;
+        else if (strcasecmp(arg, "auto") == 0)
+            o->life.sparse = TDCL_LIFE_SPARSE_AUTO;
+        else
+            return cli_usage_error("life", "--sparse is auto, on or off, got '%s'", arg);
+        return 0;
     case OPT_HALO:
         if (cli_parse_i64(arg, 1, 1 << 20, &v))
             return cli_usage_error("life", "--halo needs an integer >= 1, got '%s'", arg);
@@ -286,6 +306,7 @@ static int parse_args(int argc, char **argv, life_cli *lc)
                                              {"word-bits", required_argument, NULL, OPT_WORD_BITS},
                                              {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
                                              {"halo", required_argument, NULL, OPT_HALO},
+                                             {"sparse", required_argument, NULL, OPT_SPARSE},
                                              {"help", no_argument, NULL, 'h'},
                                              {0, 0, 0, 0}};
     int c;
@@ -344,6 +365,12 @@ static void closing_line(FILE *fp, const tdcl_life_summary *s)
             s->generations, s->cols, s->rows, tdcl_life_rule_format(&s->rule, rule, sizeof rule),
             tdcl_life_boundary_name(s->boundary), s->population, s->kernel_ms,
             ms > 0 ? cells / (ms / 1000) : 0.0);
+    if (s->computed > 0 && ms > 0)
+        fprintf(fp,
+                "tiles skipped: %.3g cell updates computed (%.2g%% of the grid's), %.3g cell "
+                "updates/s of the tiles computed\n",
+                s->computed, 100 * s->computed / (cells > 0 ? cells : 1),
+                s->computed / (ms / 1000));
 }
 
 /* The terminal summary: the closing line and, for small grids, the grid. */
@@ -396,10 +423,10 @@ int cmd_life(int argc, char **argv, const cli_globals *g)
     tdcl_matrix final = {0};
     tdcl_life_summary sum;
     tdcl_status st;
-    tdcl_life_shard_opts so = {
-        .devices = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE"),
-        .ctx = {.kernel_dir = g->kernel_dir, .no_cache = g->no_cache},
-        .halo = lc.halo};
+    tdcl_life_shard_opts so = {.devices =
+                                   g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE"),
+                               .ctx = {.kernel_dir = g->kernel_dir, .no_cache = g->no_cache},
+                               .halo = lc.halo};
     if (g->ranks > 1) { /* one of several MPI ranks: rank 0 writes and reports */
         lc.summary = 0;
         lc.job.progress = NULL;

@@ -409,6 +409,9 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
         sum->generations = o->gens;
         sum->population = tdcl_life_plan_population(p); /* counted as it was unpacked */
         sum->kernel_ms = kernel_ms;
+        sum->computed = -1;
+        if (tdcl_life_plan_sparse(p) && tdcl_life_plan_generation(p) == o->gens)
+            TDCL_TRY(tdcl_life_plan_computed(p, &sum->computed, err));
         sum->wall_ms = tdcl_now_ms() - js.t_start;
         sum->rule = lo.rule;
         sum->boundary = lo.boundary;

@@ -3,6 +3,7 @@
  * ping-ponged, several generations per launch). The file job is
  * jobs/life_job.c. */
 #include "ops/life/life.h"
+#include "ops/life/life_sparse.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -327,7 +328,8 @@ struct tdcl_life_plan {
     int cur; /* buf[cur] holds the current generation */
     size_t gws[2], lws[2];
     int64_t generation;
-    int64_t population; /* of the last grid tdcl_life_plan_result* gave, -1 before */
+    int64_t population;       /* of the last grid tdcl_life_plan_result* gave, -1 before */
+    tdcl_life_sparse *sparse; /* skipping tiles that do not change; NULL: dense */
     char desc[200];
 };
 
@@ -899,6 +901,20 @@ static tdcl_status size_buffers(tdcl_life_plan *p, tdcl_err *err)
     return TDCL_OK;
 }
 
+/* The sparse path when the options and grid take it (life_sparse.c); its
+ * tiles join the plan's description. */
+static tdcl_status sparse_create(tdcl_life_plan *p, const uint8_t *host, tdcl_err *err)
+{
+    tdcl_life_sparse_grid g = {p->rows,      p->cols, p->nw, p->c.bits ? p->c.wb : 0,
+                               p->row_bytes, host};
+    tdcl_status st = tdcl_life_sparse_create(p->ctx, &p->o, &p->rule, &g, &p->sparse, err);
+    if (!st && p->sparse) {
+        size_t n = strlen(p->desc);
+        snprintf(p->desc + n, sizeof p->desc - n, " %s", tdcl_life_sparse_describe(p->sparse));
+    }
+    return st;
+}
+
 tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const tdcl_matrix *grid,
                                   tdcl_life_plan **out, tdcl_err *err)
 {
@@ -957,6 +973,7 @@ tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const 
         clEnqueueWriteBuffer(ctx->queue, p->buf[0], CL_TRUE, 0, p->buf_bytes, host, 0, NULL, NULL),
         "clEnqueueWriteBuffer");
     ctx->t.upload_ms += tdcl_now_ms() - t0;
+    TDCL_TRY(sparse_create(p, host, err));
     if (p->c.bits && p->c.mode == MODE_GLOBAL) {
         const life_cfg *c = &p->c;
         p->lws[0] = (size_t)c->lx;
@@ -1028,9 +1045,10 @@ tdcl_status tdcl_life_plan_execute(tdcl_life_plan *p, int64_t gens, double *kern
 {
     tdcl_status st = TDCL_OK;
     cl_event first = NULL, last = NULL;
-    int64_t per = !p->c.bits || p->c.mode == MODE_GLOBAL ? 1
-                  : p->c.mode == MODE_SINGLE             ? INT32_MAX
-                                                         : p->c.k;
+    int64_t per = p->sparse                                ? tdcl_life_sparse_depth(p->sparse)
+                  : !p->c.bits || p->c.mode == MODE_GLOBAL ? 1
+                  : p->c.mode == MODE_SINGLE               ? INT32_MAX
+                                                           : p->c.k;
     if (kernel_ms) *kernel_ms = 0;
     if (gens < 0)
         return tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0, got %" PRId64, gens);
@@ -1038,11 +1056,18 @@ tdcl_status tdcl_life_plan_execute(tdcl_life_plan *p, int64_t gens, double *kern
         int n = (int)(gens - done < per ? gens - done : per);
         int is_first = done == 0, is_last = done + n == gens;
         cl_event ev = NULL;
-        TDCL_TRY(launch(p, n, (is_first || is_last) ? &ev : NULL, err));
-        if (is_first) first = ev;
-        if (is_last) {
-            last = ev;
-            if (first && ev == first) clRetainEvent(ev);
+        if (p->sparse) {
+            TDCL_TRY(tdcl_life_sparse_launch(p->sparse, p->buf[p->cur], p->buf[1 - p->cur], n,
+                                             is_first ? &first : NULL, is_last ? &last : NULL,
+                                             err));
+            p->cur = 1 - p->cur;
+        } else {
+            TDCL_TRY(launch(p, n, (is_first || is_last) ? &ev : NULL, err));
+            if (is_first) first = ev;
+            if (is_last) {
+                last = ev;
+                if (first && ev == first) clRetainEvent(ev);
+            }
         }
         done += n;
         p->generation += n;
@@ -1098,6 +1123,23 @@ const char *tdcl_life_plan_describe(const tdcl_life_plan *p)
     return p->desc;
 }
 
+tdcl_status tdcl_life_plan_computed(tdcl_life_plan *p, double *cell_updates, tdcl_err *err)
+{
+    double all = (double)p->rows * (double)p->cols * (double)p->generation;
+    if (!p->sparse) {
+        *cell_updates = all;
+        return TDCL_OK;
+    }
+    tdcl_status st = tdcl_life_sparse_computed(p->sparse, cell_updates, err);
+    if (!st && *cell_updates > all) *cell_updates = all; /* last words count whole */
+    return st;
+}
+
+int tdcl_life_plan_sparse(const tdcl_life_plan *p)
+{
+    return p->sparse != NULL;
+}
+
 int64_t tdcl_life_plan_generation(const tdcl_life_plan *p)
 {
     return p->generation;
@@ -1106,6 +1148,7 @@ int64_t tdcl_life_plan_generation(const tdcl_life_plan *p)
 void tdcl_life_plan_destroy(tdcl_life_plan *p)
 {
     if (!p) return;
+    tdcl_life_sparse_destroy(p->sparse);
     for (int i = 0; i < 2; i++)
         if (p->buf[i]) clReleaseMemObject(p->buf[i]);
     if (p->kern) clReleaseKernel(p->kern);
@@ -1166,6 +1209,7 @@ tdcl_status tdcl_life_plan_write_rows(tdcl_life_plan *p, int64_t row0, int64_t n
 {
     tdcl_status st = check_rows(p, row0, n, err);
     if (st || n == 0) return st;
+    if (p->sparse) TDCL_TRY(tdcl_life_sparse_rows_written(p->sparse, row0, n, err));
     TDCL_CL_TRY(err,
                 clEnqueueWriteBuffer(p->ctx->queue, p->buf[p->cur], CL_TRUE,
                                      (size_t)row0 * p->row_bytes, (size_t)n * p->row_bytes, src, 0,

@@ -33,6 +33,17 @@ typedef enum tdcl_life_layout {
     TDCL_LIFE_LAYOUT_GPU,
 } tdcl_life_layout;
 
+/* Skipping tiles that do not change (life_sparse.h): AUTO skips on grids of
+ * at least 2^22 cells of which at most a quarter of the tiles hold a live
+ * cell, unless a tile or tune string asks for a dense shape; ON whenever
+ * the rule and boundary allow (no B0; dead, torus or clamp; the bits
+ * kernel); OFF never. Results are identical either way. */
+typedef enum tdcl_life_sparse_mode {
+    TDCL_LIFE_SPARSE_AUTO = 0,
+    TDCL_LIFE_SPARSE_OFF,
+    TDCL_LIFE_SPARSE_ON,
+} tdcl_life_sparse_mode;
+
 typedef struct tdcl_life_opts {
     tdcl_life_rule rule; /* a zeroed rule means B3/S23 */
     tdcl_life_boundary boundary;
@@ -54,6 +65,7 @@ typedef struct tdcl_life_opts {
      * (tiles, bands, single, global), w, lx, ly, s, k, vx, dbuf, vw; see
      * cl/life.cl. NULL: automatic. Not kept past plan creation. */
     const char *tune;
+    tdcl_life_sparse_mode sparse;
 } tdcl_life_opts;
 
 /* The B3/S23, dead-boundary, automatic-everything options. */
@@ -134,6 +146,14 @@ int64_t tdcl_life_plan_population(const tdcl_life_plan *p);
 
 /* "kernel=bits w=64 wg=8x8 rows/item=8 depth=8", valid while p lives. */
 const char *tdcl_life_plan_describe(const tdcl_life_plan *p);
+
+/* Cell updates the plan computed since it was created: the whole grid's
+ * per generation on the dense path, the computed tiles' when it skips
+ * tiles (tdcl_life_plan_sparse). Waits for the device. */
+tdcl_status tdcl_life_plan_computed(tdcl_life_plan *p, double *cell_updates, tdcl_err *err);
+
+/* 1 if the plan skips tiles that do not change, else 0. */
+int tdcl_life_plan_sparse(const tdcl_life_plan *p);
 
 /* Generations advanced since the plan was created. */
 int64_t tdcl_life_plan_generation(const tdcl_life_plan *p);

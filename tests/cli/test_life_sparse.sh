@@ -1,0 +1,77 @@
+# tiledcl life --sparse and bench life --pattern: tiles skipped give the
+# same grids as dense runs (a gun and a glider among still lifes in grids
+# of no whole number of tiles, each boundary, several depths), -v reports
+# both rates, and the options are checked.
+. "$(dirname "$0")/lib.sh"
+need_device
+
+G="$TDCL_DATA/gosper-gun.rle"
+
+run life --help
+expect_contains "$OUT" "--sparse M" "--help documents --sparse"
+
+for b in dead torus clamp; do
+    for d in "" "--depth 5" "--depth 8 --word-bits 32"; do
+        run life "$G" --size 1500x300 --boundary $b $d --gens 157 --sparse off -o "$T/dense.rle"
+        expect_rc 0 "gun, $b $d: dense runs"
+        run life "$G" --size 1500x300 --boundary $b $d --gens 157 --sparse on -o "$T/sparse.rle"
+        expect_rc 0 "gun, $b $d: tiles skipped runs"
+        expect_same_file "$T/sparse.rle" "$T/dense.rle" "gun, $b $d: tiles skipped = dense"
+    done
+done
+
+# a glider crosses empty tiles into a block (a settled region), a blinker ticks
+cat > "$T/scene.rle" <<'RLE'
+x = 900, y = 130, rule = B3/S23
+bo$2bo$3o98$100b2o$100b2o9$540b3o19$897b3o!
+RLE
+run life "$T/scene.rle" --size 1100x210 --gens 611 --sparse off -o "$T/d.rle"
+expect_rc 0 "glider into a block: dense runs"
+run life "$T/scene.rle" --size 1100x210 --gens 611 --sparse on -v -o "$T/s.rle"
+expect_rc 0 "glider into a block: tiles skipped runs"
+expect_same_file "$T/s.rle" "$T/d.rle" "glider into a block: tiles skipped = dense"
+expect_contains "$ERR" "of the tiles computed" "-v gives the rate of the tiles computed"
+expect_contains "$ERR" "sparse tiles=" "-v names the sparse tiles"
+
+# fallbacks: B0 and Golly's Klein bottle run dense, say so with -v, and agree
+run life --size 300x200 --rule B0123478/S01234678 --boundary torus --gens 9 --sparse on -v -o "$T/b0s.rle"
+expect_rc 0 "a B0 rule with --sparse on runs"
+expect_contains "$ERR" "dense, no tiles skipped" "-v says a B0 rule runs dense"
+run life --size 300x200 --rule B0123478/S01234678 --boundary torus --gens 9 --sparse off -o "$T/b0d.rle"
+expect_same_file "$T/b0s.rle" "$T/b0d.rle" "B0: the same as dense"
+run life "$G" --boundary :K200,100 --gens 50 --sparse on -v -o "$T/k.rle"
+expect_rc 0 "a Klein bottle with --sparse on runs"
+expect_contains "$ERR" "dense, no tiles skipped" "-v says a Klein bottle runs dense"
+
+run life --sparse sometimes --gens 1
+expect_rc 2 "--sparse takes auto, on or off"
+expect_contains "$ERR" "--sparse is auto, on or off" "the message names the values"
+
+# bench life --pattern: tiles skipped and dense in one run, compared
+run bench life --pattern "$G" --size 2048 --gens 64 --reps 1 --warmup 0 --json
+expect_rc 0 "bench life --pattern runs"
+expect_contains "$OUT" '"computed_cells_per_s"' "bench gives the rate of the tiles computed"
+expect_contains "$OUT" 'sparse tiles=' "bench names the sparse tiles"
+n=$(printf '%s\n' "$OUT" | grep -c '"op": "life"')
+expect_eq "$n" "2" "bench gives the skipping and the dense figure"
+run bench copy --pattern "$G"
+expect_rc 2 "--pattern is for life only"
+
+# over two devices (bands of rows, halos written each round): the written
+# rows' tiles are recomputed, the rest still skipped
+export POCL_DEVICES="pthread pthread" POCL_MAX_PTHREAD_COUNT=1 POCL_CPU_MAX_CU_COUNT=1
+run devices
+ids=$(printf '%s\n' "$OUT" | sed -n 's/^ *\*\? *\([0-9]*:[0-9]*\)  .*/\1/p' | head -2)
+if [ "$(echo "$ids" | wc -l)" -ge 2 ]; then
+    D0=$(echo "$ids" | sed -n 1p) D1=$(echo "$ids" | sed -n 2p)
+    for b in dead torus; do
+        run --device "$D0" life "$G" --size 1500x300 --boundary $b --gens 157 --sparse off -o "$T/one.rle"
+        run --device "$D0,$D1" life "$G" --size 1500x300 --boundary $b --gens 157 --halo 8 --sparse on -o "$T/two.rle"
+        expect_rc 0 "gun, $b, two devices, tiles skipped: runs"
+        expect_same_file "$T/two.rle" "$T/one.rle" "gun, $b, two devices, tiles skipped = one device dense"
+    done
+else
+    ok "# SKIP two PoCL devices for the sharded check"
+fi
+
+done_testing
