@@ -296,6 +296,60 @@ inline lword apply_rule(lword alive, lword s0, lword s1, lword s2, lword s3)
     return (alive & stay) | (~alive & born);
 }
 
+/* ---- the rule from a 3-input view of the count (NET 1) ----
+ * The count n of a 3x3 block is s0 + 2 (k0 + x) + 4 y (its bits as the
+ * adder leaves them: k0 and x both weigh 2). For each s0 and state, the
+ * rule is a function of the three bits k0, x, y: a truth table of 8 bits,
+ * worked out here by the preprocessor, which a compiler maps to one
+ * 3-input instruction (NVIDIA's LOP3, AVX-512's vpternlog). The next
+ * state picks among the four tables by the state and s0; tables that are
+ * equal or empty (B3/S23: births need an odd count, survival at odd counts
+ * is birth's table) drop their selects. */
+#ifndef NET
+#define NET 1 /* 1: this network; 0: the 4-bit count and apply_rule */
+#endif
+/* majority, written apart from the sum's a ^ b so that each is one
+ * 3-input operation of its own */
+#define MAJ(a, b, c) (((a) & (b)) | ((c) & ((a) | (b))))
+#define NCOUNT(s, i) ((s) + 2 * ((((i) >> 2) & 1) + (((i) >> 1) & 1)) + 4 * ((i) & 1))
+#define TBIT(mask, s, i) ((((mask) >> NCOUNT(s, i)) & 1) << (i))
+#define TABLE(mask, s)                                                                             \
+    (TBIT(mask, s, 0) | TBIT(mask, s, 1) | TBIT(mask, s, 2) | TBIT(mask, s, 3) |                   \
+     TBIT(mask, s, 4) | TBIT(mask, s, 5) | TBIT(mask, s, 6) | TBIT(mask, s, 7))
+#define TB0 TABLE(BIRTH, 0)
+#define TB1 TABLE(BIRTH, 1)
+#define TS0 TABLE(SURVIVE9, 0)
+#define TS1 TABLE(SURVIVE9, 1)
+
+/* The function with truth table t (bit 4a + 2b + c) of a, b, c; the
+ * constant t folds it to the minterms it has. */
+inline lword lut3(uint t, lword a, lword b, lword c)
+{
+    const lword z = (lword)(0);
+    return ((t & 1) ? ~a & ~b & ~c : z) | ((t & 2) ? ~a & ~b & c : z) |
+           ((t & 4) ? ~a & b & ~c : z) | ((t & 8) ? ~a & b & c : z) | ((t & 16) ? a & ~b & ~c : z) |
+           ((t & 32) ? a & ~b & c : z) | ((t & 64) ? a & b & ~c : z) | ((t & 128) ? a & b & c : z);
+}
+
+/* The next state of cells with count parity s (0 or 1) given the weight-2
+ * bits k0, x and the weight-4 bit y: births by table tb, survival by ts. */
+inline lword rule_half(uint tb, uint ts, lword alive, lword k0, lword x, lword y)
+{
+    if (tb == ts) return lut3(tb, k0, x, y);
+    if (tb == 0) return alive & lut3(ts, k0, x, y);
+    if (ts == 0) return ~alive & lut3(tb, k0, x, y);
+    return bitselect(lut3(tb, k0, x, y), lut3(ts, k0, x, y), alive);
+}
+
+inline lword rule3(lword alive, lword s0, lword k0, lword x, lword y)
+{
+    const lword even = rule_half(TB0, TS0, alive, k0, x, y);
+    const lword odd = rule_half(TB1, TS1, alive, k0, x, y);
+    if (TB0 == 0 && TS0 == 0) return s0 & odd;
+    if (TB1 == 0 && TS1 == 0) return ~s0 & even;
+    return bitselect(even, odd, s0);
+}
+
 /* Word C (in [-1, nw]) of a row as the boundary says, given the stored
  * word w at C (any value when C is outside), and the row's first and last
  * words. Only the bits next to the grid's cells matter outside it: the top
@@ -390,11 +444,19 @@ inline lword next_word(lword a0, lword a1, lword b0, lword b1, lword c0, lword c
 #else
     (void)amid;
     (void)cmid;
+#if NET == 0
     const lword t0 = a0 ^ b0, t1 = a1 ^ b1;
     const lword s0 = t0 ^ c0, k0 = (a0 & b0) | (c0 & t0); /* weight 1, carry 2 */
     const lword x = t1 ^ c1, y = (a1 & b1) | (c1 & t1);   /* weight 2, carry 4 */
     const lword s1 = x ^ k0, z = x & k0;
     return apply_rule(alive, s0, s1, y ^ z, y & z);
+#else
+    /* the count of the 9 cells is s0 + 2 (k0 + x) + 4 y: four 3-input
+     * operations (sum and majority of each weight), no carry chain */
+    const lword s0 = a0 ^ b0 ^ c0, k0 = MAJ(a0, b0, c0);
+    const lword x = a1 ^ b1 ^ c1, y = MAJ(a1, b1, c1);
+    return rule3(alive, s0, k0, x, y);
+#endif
 #endif
 }
 #if LIFE_KERNEL != 1 && LIFE_KERNEL != 3
@@ -789,6 +851,38 @@ inline void store_edge(__global word *out, int nw, int rem, int R, int C0, lword
     }
 }
 
+/* Row sums of the VW words at p, read plainly (words p[-1] .. p[VW]). */
+inline void plain_row_sum(__global const word *p, lword *s0, lword *s1, lword *mid)
+{
+    const lword c = VLOAD(p);
+    row_sum3(VLOAD(p - 1), c, VLOAD(p + 1), s0, s1);
+    *mid = c;
+}
+
+/* Rows r0 .. rend-1 of the VW words from C0, all of whose neighbours are
+ * inside the grid: a loop of loads, logic and a store (the mapped loop
+ * below, left to itself, keeps the compiler from inlining the row sums). */
+inline void rows_plain(__global const word *in, __global word *out, int nw, int r0, int rend,
+                       int C0)
+{
+    __global const word *p = in + (size_t)(r0 - 1) * (size_t)nw + (size_t)C0;
+    __global word *q = out + (size_t)r0 * (size_t)nw + (size_t)C0;
+    lword a0, a1, b0, b1, c0, c1, alive, nxt, amid;
+    plain_row_sum(p, &a0, &a1, &amid);
+    plain_row_sum(p + nw, &b0, &b1, &alive);
+    p += 2 * (size_t)nw;
+    for (int R = r0; R < rend; R++, p += nw, q += nw) {
+        plain_row_sum(p, &c0, &c1, &nxt);
+        VSTORE(next_word(a0, a1, b0, b1, c0, c1, alive, amid, nxt), q);
+        a0 = b0;
+        a1 = b1;
+        b0 = c0;
+        b1 = c1;
+        amid = alive;
+        alive = nxt;
+    }
+}
+
 __kernel void life_bits1(__global const word *restrict in, __global word *restrict out,
                          const int rows, const int cols, const int bnd, const int nw)
 {
@@ -796,6 +890,10 @@ __kernel void life_bits1(__global const word *restrict in, __global word *restri
     if (C0 >= nw || r0 >= rows) return;
     const int rem = cols % WBITS, edge = C0 == 0 || C0 + VW >= nw;
     const int rend = min(r0 + S, rows);
+    if (!edge && r0 > 0 && rend < rows) {
+        rows_plain(in, out, nw, r0, rend, C0);
+        return;
+    }
     lword a0, a1, b0, b1, c0, c1, alive, nxt, amid;
     grid_row_sum(in, bnd, rows, nw, rem, r0 - 1, C0, edge, &a0, &a1, &amid);
     grid_row_sum(in, bnd, rows, nw, rem, r0, C0, edge, &b0, &b1, &alive);

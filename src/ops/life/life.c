@@ -312,6 +312,7 @@ typedef struct life_cfg {
     int dbuf;             /* life_bits: two tile buffers, one barrier per generation */
     int vw;               /* life_bits1: words per work-item (a vector) */
     int regs;             /* life_bits on NVIDIA: register cap per work-item; 0: by the group */
+    int net0; /* bits: the 4-bit count network (cl/life.cl's NET 0), else the 3-input one */
 } life_cfg;
 
 struct tdcl_life_plan {
@@ -550,9 +551,9 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
 static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64_t rows,
                               int64_t cols, life_cfg *c, tdcl_err *err)
 {
-    enum { W, LX, LY, S, K, VX, DBUF, VW, G, REGS, NKEYS };
-    static const char *const keys[NKEYS] = {"w",  "lx",   "ly", "s", "k",
-                                            "vx", "dbuf", "vw", "g", "regs"};
+    enum { W, LX, LY, S, K, VX, DBUF, VW, G, REGS, NET, NKEYS };
+    static const char *const keys[NKEYS] = {"w",    "lx", "ly", "s",    "k",  "vx",
+                                            "dbuf", "vw", "g",  "regs", "net"};
     int val[NKEYS], given[NKEYS] = {0}, mode = -1;
     for (const char *p = tune; *p;) {
         size_t n = strcspn(p, ","), klen = strcspn(p, "=,");
@@ -576,7 +577,7 @@ static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64
         if (!done)
             return tdcl_fail(err, TDCL_EINVAL,
                              "life tune: expected key=value (mode, w, lx, ly, s, k, vx, dbuf, vw, "
-                             "g, regs), got '%.*s'",
+                             "g, regs, net), got '%.*s'",
                              (int)n, p);
         p += n + (p[n] == ',');
     }
@@ -591,10 +592,11 @@ static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64
             return tdcl_fail(err, TDCL_ELIMIT, "life tune: no bands of %d rows and depth %d",
                              (int)((rows + g - 1) / g), k);
     }
-    int *const fields[NKEYS] = {&c->wb, &c->lx,   &c->ly, &c->s, &c->k,
-                                &c->vx, &c->dbuf, &c->vw, NULL,  &c->regs};
+    int *const fields[NKEYS] = {&c->wb,   &c->lx, &c->ly, &c->s,    &c->k, &c->vx,
+                                &c->dbuf, &c->vw, NULL,   &c->regs, NULL};
     for (int i = 0; i < NKEYS; i++)
         if (given[i] && fields[i]) *fields[i] = val[i];
+    if (given[NET]) c->net0 = val[NET] == 0;
     if (mode >= 0) c->mode = (life_mode)mode;
     c->bits = 1;
     return TDCL_OK;
@@ -680,6 +682,7 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DTS_X=%d -DTS_Y=%d", c->ts, c->ts);
     if (p->rule.nbhd) /* only when not Moore: equal programs share a cache entry */
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNBHD=%d", p->rule.nbhd);
+    if (c->bits && c->net0) n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNET=0");
     if (!c->bits && edges_mapped(&p->o)) {
         const tdcl_life_edges *e = &p->o.edges;
         n += snprintf(opts + n, sizeof opts - (size_t)n,
