@@ -386,14 +386,33 @@ inline word fix_word(int bnd, int C, word w, word first, word lastw, int nw, int
 #if NBHD == 0
 /* Two-bit sums (s0 + 2*s1) of the west, centre and east neighbours of
  * every cell of word c, with l and r the words beside it. */
+#if NV == 1 && WBITS == 64 && defined(HALVES)
+/* The same for one 64-bit word from the west word's high half and the
+ * east word's low half (the only bits it needs), each half of w and e a
+ * 32-bit funnel shift: one instruction on a GPU (NVIDIA's SHF), where a
+ * 64-bit shift and an or take three or four. */
+inline void row_sum3_halves(uint lhi, ulong c, uint rlo, ulong *s0, ulong *s1)
+{
+    const uint2 h = as_uint2(c);
+    const ulong w = as_ulong((uint2)((h.x << 1) | (lhi >> 31), (h.y << 1) | (h.x >> 31)));
+    const ulong e = as_ulong((uint2)((h.x >> 1) | (h.y << 31), (h.y >> 1) | (rlo << 31)));
+    *s0 = w ^ c ^ e;
+    *s1 = MAJ(w, c, e);
+}
+
+inline void row_sum3(ulong l, ulong c, ulong r, ulong *s0, ulong *s1)
+{
+    row_sum3_halves((uint)(l >> 32), c, (uint)r, s0, s1);
+}
+#else
 inline void row_sum3(lword l, lword c, lword r, lword *s0, lword *s1)
 {
     const lword w = (c << 1) | (l >> (WBITS - 1));
     const lword e = (c >> 1) | (r << (WBITS - 1));
-    const lword t = w ^ c;
-    *s0 = t ^ e;
-    *s1 = (w & c) | (e & t);
+    *s0 = w ^ c ^ e;
+    *s1 = MAJ(w, c, e);
 }
+#endif
 #else
 /* Hexagonal and von Neumann: a row's part depends on whether it is above,
  * at or below the cell, so a row keeps its west and east neighbour words
@@ -539,7 +558,13 @@ inline void sums_plain(__local const word *t, int lr, int x0, int xl, int xr, lw
                        lword *mid)
 {
     const lword c = TV(t, lr, x0);
+#if NBHD == 0 && NV == 1 && WBITS == 64 && defined(HALVES)
+    /* 32-bit loads of the halves next to c: less of local memory's bandwidth */
+    row_sum3_halves(((__local const uint *)&T(t, lr, xl))[1], c,
+                    ((__local const uint *)&T(t, lr, xr))[0], s0, s1);
+#else
     row_sum3(WEST_OF(T(t, lr, xl), c), c, EAST_OF(c, T(t, lr, xr)), s0, s1);
+#endif
     *mid = c;
 }
 

@@ -313,7 +313,8 @@ typedef struct life_cfg {
     int dbuf;             /* life_bits: two tile buffers, one barrier per generation */
     int vw;               /* life_bits1: words per work-item (a vector) */
     int regs;             /* life_bits on NVIDIA: register cap per work-item; 0: by the group */
-    int net0; /* bits: the 4-bit count network (cl/life.cl's NET 0), else the 3-input one */
+    int net0;   /* bits: the 4-bit count network (cl/life.cl's NET 0), else the 3-input one */
+    int halves; /* life_bits, 64-bit words: row sums from 32-bit halves (cl/life.cl's HALVES) */
 } life_cfg;
 
 struct tdcl_life_plan {
@@ -562,10 +563,13 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
     c.bits = 1;
     c.vx = 1;
     c.dbuf = 1;
+    c.halves = gpu;
     c.wb = o->word_bits ? o->word_bits : (gpu ? GPU_WB : 64);
     int64_t nw = (cols + c.wb - 1) / c.wb;
-    if (allow_single && gpu && !o->tile && !o->depth && choose_small(d, rows, nw, c.wb, &c))
+    if (allow_single && gpu && !o->tile && !o->depth && choose_small(d, rows, nw, c.wb, &c)) {
+        c.halves = 1;
         return c;
+    }
     c.k = o->depth ? o->depth : (gpu ? deep_enough(d, rows, nw, c.wb) : CPU_K);
     if (!gpu && c.k > 1) {
         c.mode = MODE_BLOCK;
@@ -599,9 +603,9 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
 static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64_t rows,
                               int64_t cols, life_cfg *c, tdcl_err *err)
 {
-    enum { W, LX, LY, S, K, VX, DBUF, VW, G, REGS, NET, NKEYS };
-    static const char *const keys[NKEYS] = {"w",    "lx", "ly", "s",    "k",  "vx",
-                                            "dbuf", "vw", "g",  "regs", "net"};
+    enum { W, LX, LY, S, K, VX, DBUF, VW, G, REGS, NET, HALVES, NKEYS };
+    static const char *const keys[NKEYS] = {"w",    "lx", "ly", "s",    "k",   "vx",
+                                            "dbuf", "vw", "g",  "regs", "net", "halves"};
     int val[NKEYS], given[NKEYS] = {0}, mode = -1;
     for (const char *p = tune; *p;) {
         size_t n = strcspn(p, ","), klen = strcspn(p, "=,");
@@ -625,7 +629,7 @@ static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64
         if (!done)
             return tdcl_fail(err, TDCL_EINVAL,
                              "life tune: expected key=value (mode, w, lx, ly, s, k, vx, dbuf, vw, "
-                             "g, regs, net), got '%.*s'",
+                             "g, regs, net, halves), got '%.*s'",
                              (int)n, p);
         p += n + (p[n] == ',');
     }
@@ -641,7 +645,7 @@ static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64
                              (int)((rows + g - 1) / g), k);
     }
     int *const fields[NKEYS] = {&c->wb,   &c->lx, &c->ly, &c->s,    &c->k, &c->vx,
-                                &c->dbuf, &c->vw, NULL,   &c->regs, NULL};
+                                &c->dbuf, &c->vw, NULL,   &c->regs, NULL,  &c->halves};
     for (int i = 0; i < NKEYS; i++)
         if (given[i] && fields[i]) *fields[i] = val[i];
     if (given[NET]) c->net0 = val[NET] == 0;
@@ -748,6 +752,8 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
     if (p->rule.nbhd) /* only when not Moore: equal programs share a cache entry */
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNBHD=%d", p->rule.nbhd);
     if (c->bits && c->net0) n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNET=0");
+    if (kid == 2 && c->halves && c->wb == 64 && c->vx == 1)
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " -DHALVES=1");
     if (!c->bits && edges_mapped(&p->o)) {
         const tdcl_life_edges *e = &p->o.edges;
         n += snprintf(opts + n, sizeof opts - (size_t)n,
