@@ -394,8 +394,13 @@ inline word fix_word(int bnd, int C, word w, word first, word lastw, int nw, int
 inline void row_sum3_halves(uint lhi, ulong c, uint rlo, ulong *s0, ulong *s1)
 {
     const uint2 h = as_uint2(c);
+#if HALVES == 2 /* each half the low word of a 64-bit shift of a register pair */
+    const ulong w = as_ulong((uint2)((uint)(upsample(h.x, lhi) >> 31), (uint)(c >> 31)));
+    const ulong e = as_ulong((uint2)((uint)(c >> 1), (uint)(upsample(rlo, h.y) >> 1)));
+#else
     const ulong w = as_ulong((uint2)((h.x << 1) | (lhi >> 31), (h.y << 1) | (h.x >> 31)));
     const ulong e = as_ulong((uint2)((h.x >> 1) | (h.y << 31), (h.y >> 1) | (rlo << 31)));
+#endif
     *s0 = w ^ c ^ e;
     *s1 = MAJ(w, c, e);
 }

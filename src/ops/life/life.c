@@ -753,7 +753,7 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNBHD=%d", p->rule.nbhd);
     if (c->bits && c->net0) n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNET=0");
     if (kid == 2 && c->halves && c->wb == 64 && c->vx == 1)
-        n += snprintf(opts + n, sizeof opts - (size_t)n, " -DHALVES=1");
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " -DHALVES=%d", c->halves);
     if (!c->bits && edges_mapped(&p->o)) {
         const tdcl_life_edges *e = &p->o.edges;
         n += snprintf(opts + n, sizeof opts - (size_t)n,
