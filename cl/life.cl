@@ -308,6 +308,9 @@ inline lword apply_rule(lword alive, lword s0, lword s1, lword s2, lword s3)
 #ifndef NET
 #define NET 1 /* 1: this network; 0: the 4-bit count and apply_rule */
 #endif
+#ifndef LOP3ASM
+#define LOP3ASM 0 /* 1: NVIDIA, the tables as inline PTX lop3 */
+#endif
 /* majority, written apart from the sum's a ^ b so that each is one
  * 3-input operation of its own */
 #define MAJ(a, b, c) (((a) & (b)) | ((c) & ((a) | (b))))
@@ -331,14 +334,69 @@ inline lword lut3(uint t, lword a, lword b, lword c)
            ((t & 32) ? a & ~b & c : z) | ((t & 64) ? a & b & ~c : z) | ((t & 128) ? a & b & c : z);
 }
 
+#if LOP3ASM
+/* NVIDIA: each table as one lop3 of its own. Written as logic, the
+ * compiler shares parts between tables (they have the same inputs), and
+ * its 3-input fusion then takes two or three operations for a table. The
+ * host passes the tables as literals (LUT_*), since PTX takes the
+ * immediate as text; they must be what the preprocessor works out. */
+#if NV != 1 || LUT_B0 != TB0 || LUT_B1 != TB1 || LUT_S0 != TS0 || LUT_S1 != TS1
+#error "LOP3ASM needs one word per work-item and LUT_* equal to the rule's tables"
+#endif
+#ifndef ASM
+#define ASM asm /* NVIDIA's OpenCL C takes asm (clang's: __asm__) */
+#endif
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#if WBITS == 64
+#define LOP3(d, a, b, c, imm)                                                                      \
+    do {                                                                                           \
+        const uint2 a_ = as_uint2(a), b_ = as_uint2(b), c_ = as_uint2(c);                         \
+        uint2 d_;                                                                                  \
+        ASM("lop3.b32 %0, %1, %2, %3, " STR(imm) ";"                                              \
+            : "=r"(d_.x)                                                                           \
+            : "r"(a_.x), "r"(b_.x), "r"(c_.x));                                                    \
+        ASM("lop3.b32 %0, %1, %2, %3, " STR(imm) ";"                                              \
+            : "=r"(d_.y)                                                                           \
+            : "r"(a_.y), "r"(b_.y), "r"(c_.y));                                                    \
+        d = as_ulong(d_);                                                                          \
+    } while (0)
+#else
+#define LOP3(d, a, b, c, imm)                                                                      \
+    ASM("lop3.b32 %0, %1, %2, %3, " STR(imm) ";" : "=r"(d) : "r"(a), "r"(b), "r"(c))
+#endif
+#define LUT_FN(name, imm)                                                                          \
+    inline lword name(lword a, lword b, lword c)                                                   \
+    {                                                                                              \
+        lword d;                                                                                   \
+        LOP3(d, a, b, c, imm);                                                                     \
+        return d;                                                                                  \
+    }
+LUT_FN(lut_b0, LUT_B0)
+LUT_FN(lut_b1, LUT_B1)
+LUT_FN(lut_s0, LUT_S0)
+LUT_FN(lut_s1, LUT_S1)
+
+/* table t, one of the four */
+inline lword lut(uint t, lword a, lword b, lword c)
+{
+    return t == TB0 ? lut_b0(a, b, c)
+           : t == TB1 ? lut_b1(a, b, c)
+           : t == TS0 ? lut_s0(a, b, c)
+                      : lut_s1(a, b, c);
+}
+#else
+#define lut lut3
+#endif
+
 /* The next state of cells with count parity s (0 or 1) given the weight-2
  * bits k0, x and the weight-4 bit y: births by table tb, survival by ts. */
 inline lword rule_half(uint tb, uint ts, lword alive, lword k0, lword x, lword y)
 {
-    if (tb == ts) return lut3(tb, k0, x, y);
-    if (tb == 0) return alive & lut3(ts, k0, x, y);
-    if (ts == 0) return ~alive & lut3(tb, k0, x, y);
-    return bitselect(lut3(tb, k0, x, y), lut3(ts, k0, x, y), alive);
+    if (tb == ts) return lut(tb, k0, x, y);
+    if (tb == 0) return alive & lut(ts, k0, x, y);
+    if (ts == 0) return ~alive & lut(tb, k0, x, y);
+    return bitselect(lut(tb, k0, x, y), lut(ts, k0, x, y), alive);
 }
 
 inline lword rule3(lword alive, lword s0, lword k0, lword x, lword y)

@@ -315,6 +315,7 @@ typedef struct life_cfg {
     int regs;             /* life_bits on NVIDIA: register cap per work-item; 0: by the group */
     int net0;   /* bits: the 4-bit count network (cl/life.cl's NET 0), else the 3-input one */
     int halves; /* life_bits, 64-bit words: row sums from 32-bit halves (cl/life.cl's HALVES) */
+    int lop3;   /* life_bits on NVIDIA: the rule's tables as inline PTX lop3 (LOP3ASM) */
 } life_cfg;
 
 struct tdcl_life_plan {
@@ -564,10 +565,11 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
     c.vx = 1;
     c.dbuf = 1;
     c.halves = gpu;
+    c.lop3 = 1; /* taken where the device takes NVIDIA's compiler options */
     c.wb = o->word_bits ? o->word_bits : (gpu ? GPU_WB : 64);
     int64_t nw = (cols + c.wb - 1) / c.wb;
     if (allow_single && gpu && !o->tile && !o->depth && choose_small(d, rows, nw, c.wb, &c)) {
-        c.halves = 1;
+        c.halves = c.lop3 = 1;
         return c;
     }
     c.k = o->depth ? o->depth : (gpu ? deep_enough(d, rows, nw, c.wb) : CPU_K);
@@ -603,9 +605,9 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
 static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64_t rows,
                               int64_t cols, life_cfg *c, tdcl_err *err)
 {
-    enum { W, LX, LY, S, K, VX, DBUF, VW, G, REGS, NET, HALVES, NKEYS };
-    static const char *const keys[NKEYS] = {"w",    "lx", "ly", "s",    "k",   "vx",
-                                            "dbuf", "vw", "g",  "regs", "net", "halves"};
+    enum { W, LX, LY, S, K, VX, DBUF, VW, G, REGS, NET, HALVES, LOP3, NKEYS };
+    static const char *const keys[NKEYS] = {"w",  "lx", "ly",   "s",   "k",      "vx",  "dbuf",
+                                            "vw", "g",  "regs", "net", "halves", "lop3"};
     int val[NKEYS], given[NKEYS] = {0}, mode = -1;
     for (const char *p = tune; *p;) {
         size_t n = strcspn(p, ","), klen = strcspn(p, "=,");
@@ -629,7 +631,7 @@ static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64
         if (!done)
             return tdcl_fail(err, TDCL_EINVAL,
                              "life tune: expected key=value (mode, w, lx, ly, s, k, vx, dbuf, vw, "
-                             "g, regs, net, halves), got '%.*s'",
+                             "g, regs, net, halves, lop3), got '%.*s'",
                              (int)n, p);
         p += n + (p[n] == ',');
     }
@@ -644,8 +646,8 @@ static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64
             return tdcl_fail(err, TDCL_ELIMIT, "life tune: no bands of %d rows and depth %d",
                              (int)((rows + g - 1) / g), k);
     }
-    int *const fields[NKEYS] = {&c->wb,   &c->lx, &c->ly, &c->s,    &c->k, &c->vx,
-                                &c->dbuf, &c->vw, NULL,   &c->regs, NULL,  &c->halves};
+    int *const fields[NKEYS] = {&c->wb, &c->lx, &c->ly,   &c->s, &c->k,      &c->vx,  &c->dbuf,
+                                &c->vw, NULL,   &c->regs, NULL,  &c->halves, &c->lop3};
     for (int i = 0; i < NKEYS; i++)
         if (given[i] && fields[i]) *fields[i] = val[i];
     if (given[NET]) c->net0 = val[NET] == 0;
@@ -722,6 +724,19 @@ static int edges_mapped(const tdcl_life_opts *o)
            (o->boundary == TDCL_LIFE_TORUS && tdcl_life_edges_any(&o->edges));
 }
 
+/* cl/life.cl's TABLE(mask, s): bit 4a + 2b + c set when a count of s +
+ * 2 (a + b) + 4 c is in mask (a 3x3 block's count, self included for
+ * survival). */
+static unsigned rule_table(unsigned mask, int s)
+{
+    unsigned t = 0;
+    for (int i = 0; i < 8; i++) {
+        int n = s + 2 * (((i >> 2) & 1) + ((i >> 1) & 1)) + 4 * (i & 1);
+        t |= ((mask >> n) & 1u) << i;
+    }
+    return t;
+}
+
 static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
 {
     char opts[512];
@@ -752,6 +767,12 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
     if (p->rule.nbhd) /* only when not Moore: equal programs share a cache entry */
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNBHD=%d", p->rule.nbhd);
     if (c->bits && c->net0) n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNET=0");
+    if (kid == 2 && c->lop3 && c->vx == 1 && !c->net0 && !p->rule.nbhd && nv_compiler_options(d))
+        n += snprintf(opts + n, sizeof opts - (size_t)n,
+                      " -DLOP3ASM=1 -DLUT_B0=0x%x -DLUT_B1=0x%x -DLUT_S0=0x%x -DLUT_S1=0x%x",
+                      rule_table(p->rule.birth, 0), rule_table(p->rule.birth, 1),
+                      rule_table((unsigned)p->rule.survive << 1, 0),
+                      rule_table((unsigned)p->rule.survive << 1, 1));
     if (kid == 2 && c->halves && c->wb == 64 && c->vx == 1)
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DHALVES=%d", c->halves);
     if (!c->bits && edges_mapped(&p->o)) {
