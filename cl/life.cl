@@ -1,5 +1,5 @@
 /* Life-like cellular automata: one generation of any B/S rule per cell,
- * with dead, torus or clamp boundaries. Two kernels:
+ * with dead, torus or clamp boundaries. Four kernels:
  *
  * life_bytes: one byte per cell, one generation per launch. A work-group
  *   is TS_X x TS_Y work-items, one cell each. The group stages its tile plus
@@ -19,8 +19,10 @@
  *   output is the interior: all but HW words on each side and all but K
  *   rows on each side. Each generation a work-item slides down its rows
  *   keeping three row sums (a bit-sliced full adder of west, centre and
- *   east), adds them into the 4-bit count of the 9 cells, and applies the
- *   rule as a boolean function of the count bits. Wrong values creep in
+ *   east), adds them into the count of the 9 cells, and applies the rule
+ *   as a boolean function of the count bits (NET 1: four 3-input sums and
+ *   majorities, then the rule as four 3-input tables and two selects;
+ *   about 12.5 instructions per 32 cells on an H200, see NET below). Wrong values creep in
  *   from the tile's sides one cell per generation, so after K generations
  *   the interior is exact; rows the creep has reached are not computed.
  *   Barriers: after loading the tile (all of it is read by neighbours);
@@ -35,7 +37,10 @@
  *
  * life_bits1: the same words and adder network, one generation per launch
  *   straight from global memory, VW words per work-item as one vector; see
- *   its own comment below. The choice on CPUs.
+ *   its own comment below. The choice on CPUs for a depth of 1.
+ *
+ * life_band: bands of whole rows, K generations per launch, in a CPU's
+ *   cache; see its own comment below. The choice on CPUs.
  *
  * Boundaries, the kernel argument bnd: 0 dead (outside is dead), 1 torus
  * (wrap around), 2 clamp (an index past the edge is clamped to the edge, so
