@@ -22,9 +22,10 @@
  *   east), adds them into the count of the 9 cells, and applies the rule
  *   as a boolean function of the count bits (NET 1: four 3-input sums and
  *   majorities, then the rule as four 3-input tables and two selects;
- *   about 12.5 instructions per 32 cells on an H200, see NET below). Wrong values creep in
- *   from the tile's sides one cell per generation, so after K generations
- *   the interior is exact; rows the creep has reached are not computed.
+ *   about 12.5 instructions per 32 cells on an H200, see NET below).
+ *   Wrong values creep in from the tile's sides one cell per generation,
+ *   so after K generations the interior is exact; rows the creep has
+ *   reached are not computed.
  *   Barriers: after loading the tile (all of it is read by neighbours);
  *   with DBUF, after each generation (it reads one buffer and writes the
  *   other: the next generation reads the neighbours' new words); without,
