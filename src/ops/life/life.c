@@ -748,12 +748,10 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
     const int kid = !c->bits ? 1 : c->mode == MODE_GLOBAL ? 3 : c->mode == MODE_BLOCK ? 4 : 2;
     int n = snprintf(opts, sizeof opts, "-DLIFE_KERNEL=%d -DBIRTH=0x%x -DSURVIVE=0x%x", kid,
                      p->rule.birth, p->rule.survive);
-    if (kid == 4) {
-        int64_t nw = (p->cols + c->wb - 1) / c->wb;
-        n += snprintf(opts + n, sizeof opts - (size_t)n,
-                      " -DWBITS=%d -DS=%d -DK=%d -DVW=%d -DNVW=%d", c->wb, c->s, c->k, c->vw,
-                      (int)((nw + c->vw - 1) / c->vw));
-    } else if (c->bits && c->mode == MODE_GLOBAL)
+    if (kid == 4) /* the band's rows and width are arguments: one program for all grids */
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " -DWBITS=%d -DK=%d -DVW=%d", c->wb, c->k,
+                      c->vw);
+    else if (c->bits && c->mode == MODE_GLOBAL)
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DWBITS=%d -DS=%d -DVW=%d", c->wb, c->s,
                       c->vw);
     else if (c->bits)
@@ -1106,6 +1104,11 @@ static tdcl_status launch(tdcl_life_plan *p, int n, cl_event *ev, tdcl_err *err)
     if (p->c.bits) TDCL_CL_TRY(err, clSetKernelArg(k, 5, sizeof nw, &nw), "clSetKernelArg");
     if (p->c.bits && p->c.mode != MODE_GLOBAL)
         TDCL_CL_TRY(err, clSetKernelArg(k, 6, sizeof gens, &gens), "clSetKernelArg");
+    if (p->c.bits && p->c.mode == MODE_BLOCK) { /* life_band: its two bands, its rows */
+        cl_int s = p->c.s;
+        TDCL_CL_TRY(err, clSetKernelArg(k, 7, block_local(&p->c, p->nw), NULL), "clSetKernelArg");
+        TDCL_CL_TRY(err, clSetKernelArg(k, 8, sizeof s, &s), "clSetKernelArg");
+    }
     TDCL_CL_TRY(err, clEnqueueNDRangeKernel(p->ctx->queue, k, 2, NULL, p->gws, p->lws, 0, NULL, ev),
                 "clEnqueueNDRangeKernel");
     p->cur = 1 - p->cur;
