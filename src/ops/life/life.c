@@ -535,9 +535,9 @@ static void global_cfg(life_cfg *c, int gpu, int64_t nw, int tile)
     c->s = tile ? tile : (gpu ? 16 : 64);
 }
 
-static int block_rows(const tdcl_device_info *d, int64_t rows, int64_t nw, int vw, int k)
+static int block_rows(const tdcl_device_info *d, int64_t rows, int64_t nw, int wb, int vw, int k)
 {
-    int64_t row_bytes = ((nw + vw - 1) / vw + 2) * vw * 8;
+    int64_t row_bytes = ((nw + vw - 1) / vw + 2) * vw * (wb / 8);
     int64_t fit = CPU_BAND_BYTES / (2 * row_bytes) - 2 * k - 1;
     int64_t cu = d->compute_units ? (int64_t)d->compute_units : 1;
     int64_t bal = (rows + 4 * cu - 1) / (4 * cu), s = CPU_S;
@@ -577,7 +577,7 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
         c.mode = MODE_BLOCK;
         c.vw = 8;
         c.lx = c.ly = 1;
-        c.s = o->tile ? o->tile : block_rows(d, rows, nw, c.vw, c.k);
+        c.s = o->tile ? o->tile : block_rows(d, rows, nw, c.wb, c.vw, c.k);
         return c;
     }
     if (c.k == 1) {
@@ -654,9 +654,10 @@ static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64
     if (mode >= 0) c->mode = (life_mode)mode;
     if (c->mode == MODE_BLOCK) { /* one work-item per group; the rest as the CPU's default */
         c->lx = c->ly = 1;
+        if (!c->wb) c->wb = wb;
         if (!given[VW] && c->vw < 1) c->vw = 8;
         if (!given[K] && c->k < 2) c->k = CPU_K;
-        if (!given[S]) c->s = block_rows(d, rows, nw, c->vw, c->k);
+        if (!given[S]) c->s = block_rows(d, rows, nw, wb, c->vw, c->k);
     }
     c->bits = 1;
     return TDCL_OK;
