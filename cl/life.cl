@@ -1,5 +1,5 @@
 /* Life-like cellular automata: one generation of any B/S rule per cell,
- * with dead, torus or clamp boundaries. Two kernels:
+ * with dead, torus or clamp boundaries. Four kernels:
  *
  * life_bytes: one byte per cell, one generation per launch. A work-group
  *   is TS_X x TS_Y work-items, one cell each. The group stages its tile plus
@@ -19,10 +19,13 @@
  *   output is the interior: all but HW words on each side and all but K
  *   rows on each side. Each generation a work-item slides down its rows
  *   keeping three row sums (a bit-sliced full adder of west, centre and
- *   east), adds them into the 4-bit count of the 9 cells, and applies the
- *   rule as a boolean function of the count bits. Wrong values creep in
- *   from the tile's sides one cell per generation, so after K generations
- *   the interior is exact; rows the creep has reached are not computed.
+ *   east), adds them into the count of the 9 cells, and applies the rule
+ *   as a boolean function of the count bits (NET 1: four 3-input sums and
+ *   majorities, then the rule as four 3-input tables and two selects;
+ *   about 12.5 instructions per 32 cells on an H200, see NET below).
+ *   Wrong values creep in from the tile's sides one cell per generation,
+ *   so after K generations the interior is exact; rows the creep has
+ *   reached are not computed.
  *   Barriers: after loading the tile (all of it is read by neighbours);
  *   with DBUF, after each generation (it reads one buffer and writes the
  *   other: the next generation reads the neighbours' new words); without,
@@ -35,7 +38,10 @@
  *
  * life_bits1: the same words and adder network, one generation per launch
  *   straight from global memory, VW words per work-item as one vector; see
- *   its own comment below. The choice on CPUs.
+ *   its own comment below. The choice on CPUs for a depth of 1.
+ *
+ * life_band: bands of whole rows, K generations per launch, in a CPU's
+ *   cache; see its own comment below. The choice on CPUs.
  *
  * Boundaries, the kernel argument bnd: 0 dead (outside is dead), 1 torus
  * (wrap around), 2 clamp (an index past the edge is clamped to the edge, so
@@ -228,7 +234,7 @@ typedef uint word;
 #ifndef VW
 #define VW 1 /* life_bits1: words per work-item, handled as one vector */
 #endif
-#if LIFE_KERNEL == 3
+#if LIFE_KERNEL == 3 || LIFE_KERNEL == 4
 #define NV VW
 #else
 #define NV VX
@@ -296,6 +302,118 @@ inline lword apply_rule(lword alive, lword s0, lword s1, lword s2, lword s3)
     return (alive & stay) | (~alive & born);
 }
 
+/* ---- the rule from a 3-input view of the count (NET 1) ----
+ * The count n of a 3x3 block is s0 + 2 (k0 + x) + 4 y (its bits as the
+ * adder leaves them: k0 and x both weigh 2). For each s0 and state, the
+ * rule is a function of the three bits k0, x, y: a truth table of 8 bits,
+ * worked out here by the preprocessor, which a compiler maps to one
+ * 3-input instruction (NVIDIA's LOP3, AVX-512's vpternlog). The next
+ * state picks among the four tables by the state and s0; tables that are
+ * equal or empty (B3/S23: births need an odd count, survival at odd counts
+ * is birth's table) drop their selects. */
+#ifndef NET
+#define NET 1 /* 1: this network; 0: the 4-bit count and apply_rule */
+#endif
+#ifndef LOP3ASM
+#define LOP3ASM 0 /* 1: NVIDIA, the tables as inline PTX lop3 */
+#endif
+/* majority, written apart from the sum's a ^ b so that each is one
+ * 3-input operation of its own */
+#define MAJ(a, b, c) (((a) & (b)) | ((c) & ((a) | (b))))
+#define NCOUNT(s, i) ((s) + 2 * ((((i) >> 2) & 1) + (((i) >> 1) & 1)) + 4 * ((i) & 1))
+#define TBIT(mask, s, i) ((((mask) >> NCOUNT(s, i)) & 1) << (i))
+#define TABLE(mask, s)                                                                             \
+    (TBIT(mask, s, 0) | TBIT(mask, s, 1) | TBIT(mask, s, 2) | TBIT(mask, s, 3) |                   \
+     TBIT(mask, s, 4) | TBIT(mask, s, 5) | TBIT(mask, s, 6) | TBIT(mask, s, 7))
+#define TB0 TABLE(BIRTH, 0)
+#define TB1 TABLE(BIRTH, 1)
+#define TS0 TABLE(SURVIVE9, 0)
+#define TS1 TABLE(SURVIVE9, 1)
+
+/* The function with truth table t (bit 4a + 2b + c) of a, b, c; the
+ * constant t folds it to the minterms it has. */
+inline lword lut3(uint t, lword a, lword b, lword c)
+{
+    const lword z = (lword)(0);
+    return ((t & 1) ? ~a & ~b & ~c : z) | ((t & 2) ? ~a & ~b & c : z) |
+           ((t & 4) ? ~a & b & ~c : z) | ((t & 8) ? ~a & b & c : z) | ((t & 16) ? a & ~b & ~c : z) |
+           ((t & 32) ? a & ~b & c : z) | ((t & 64) ? a & b & ~c : z) | ((t & 128) ? a & b & c : z);
+}
+
+#if LOP3ASM
+/* NVIDIA: each table as one lop3 of its own. Written as logic, the
+ * compiler shares parts between tables (they have the same inputs), and
+ * its 3-input fusion then takes two or three operations for a table. The
+ * host passes the tables as literals (LUT_*), since PTX takes the
+ * immediate as text; they must be what the preprocessor works out. */
+#if NV != 1 || LUT_B0 != TB0 || LUT_B1 != TB1 || LUT_S0 != TS0 || LUT_S1 != TS1
+#error "LOP3ASM needs one word per work-item and LUT_* equal to the rule's tables"
+#endif
+#ifndef ASM
+#define ASM asm /* NVIDIA's OpenCL C takes asm (clang's: __asm__) */
+#endif
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#if WBITS == 64
+#define LOP3(d, a, b, c, imm)                                                                      \
+    do {                                                                                           \
+        const uint2 a_ = as_uint2(a), b_ = as_uint2(b), c_ = as_uint2(c);                         \
+        uint2 d_;                                                                                  \
+        ASM("lop3.b32 %0, %1, %2, %3, " STR(imm) ";"                                              \
+            : "=r"(d_.x)                                                                           \
+            : "r"(a_.x), "r"(b_.x), "r"(c_.x));                                                    \
+        ASM("lop3.b32 %0, %1, %2, %3, " STR(imm) ";"                                              \
+            : "=r"(d_.y)                                                                           \
+            : "r"(a_.y), "r"(b_.y), "r"(c_.y));                                                    \
+        d = as_ulong(d_);                                                                          \
+    } while (0)
+#else
+#define LOP3(d, a, b, c, imm)                                                                      \
+    ASM("lop3.b32 %0, %1, %2, %3, " STR(imm) ";" : "=r"(d) : "r"(a), "r"(b), "r"(c))
+#endif
+#define LUT_FN(name, imm)                                                                          \
+    inline lword name(lword a, lword b, lword c)                                                   \
+    {                                                                                              \
+        lword d;                                                                                   \
+        LOP3(d, a, b, c, imm);                                                                     \
+        return d;                                                                                  \
+    }
+LUT_FN(lut_b0, LUT_B0)
+LUT_FN(lut_b1, LUT_B1)
+LUT_FN(lut_s0, LUT_S0)
+LUT_FN(lut_s1, LUT_S1)
+
+/* table t, one of the four */
+inline lword lut(uint t, lword a, lword b, lword c)
+{
+    return t == TB0 ? lut_b0(a, b, c)
+           : t == TB1 ? lut_b1(a, b, c)
+           : t == TS0 ? lut_s0(a, b, c)
+                      : lut_s1(a, b, c);
+}
+#else
+#define lut lut3
+#endif
+
+/* The next state of cells with count parity s (0 or 1) given the weight-2
+ * bits k0, x and the weight-4 bit y: births by table tb, survival by ts. */
+inline lword rule_half(uint tb, uint ts, lword alive, lword k0, lword x, lword y)
+{
+    if (tb == ts) return lut(tb, k0, x, y);
+    if (tb == 0) return alive & lut(ts, k0, x, y);
+    if (ts == 0) return ~alive & lut(tb, k0, x, y);
+    return bitselect(lut(tb, k0, x, y), lut(ts, k0, x, y), alive);
+}
+
+inline lword rule3(lword alive, lword s0, lword k0, lword x, lword y)
+{
+    const lword even = rule_half(TB0, TS0, alive, k0, x, y);
+    const lword odd = rule_half(TB1, TS1, alive, k0, x, y);
+    if (TB0 == 0 && TS0 == 0) return s0 & odd;
+    if (TB1 == 0 && TS1 == 0) return ~s0 & even;
+    return bitselect(even, odd, s0);
+}
+
 /* Word C (in [-1, nw]) of a row as the boundary says, given the stored
  * word w at C (any value when C is outside), and the row's first and last
  * words. Only the bits next to the grid's cells matter outside it: the top
@@ -332,14 +450,38 @@ inline word fix_word(int bnd, int C, word w, word first, word lastw, int nw, int
 #if NBHD == 0
 /* Two-bit sums (s0 + 2*s1) of the west, centre and east neighbours of
  * every cell of word c, with l and r the words beside it. */
+#if NV == 1 && WBITS == 64 && defined(HALVES)
+/* The same for one 64-bit word from the west word's high half and the
+ * east word's low half (the only bits it needs), each half of w and e a
+ * 32-bit funnel shift: one instruction on a GPU (NVIDIA's SHF), where a
+ * 64-bit shift and an or take three or four. */
+inline void row_sum3_halves(uint lhi, ulong c, uint rlo, ulong *s0, ulong *s1)
+{
+    const uint2 h = as_uint2(c);
+#if HALVES == 2 /* each half the low word of a 64-bit shift of a register pair */
+    const ulong w = as_ulong((uint2)((uint)(upsample(h.x, lhi) >> 31), (uint)(c >> 31)));
+    const ulong e = as_ulong((uint2)((uint)(c >> 1), (uint)(upsample(rlo, h.y) >> 1)));
+#else
+    const ulong w = as_ulong((uint2)((h.x << 1) | (lhi >> 31), (h.y << 1) | (h.x >> 31)));
+    const ulong e = as_ulong((uint2)((h.x >> 1) | (h.y << 31), (h.y >> 1) | (rlo << 31)));
+#endif
+    *s0 = w ^ c ^ e;
+    *s1 = MAJ(w, c, e);
+}
+
+inline void row_sum3(ulong l, ulong c, ulong r, ulong *s0, ulong *s1)
+{
+    row_sum3_halves((uint)(l >> 32), c, (uint)r, s0, s1);
+}
+#else
 inline void row_sum3(lword l, lword c, lword r, lword *s0, lword *s1)
 {
     const lword w = (c << 1) | (l >> (WBITS - 1));
     const lword e = (c >> 1) | (r << (WBITS - 1));
-    const lword t = w ^ c;
-    *s0 = t ^ e;
-    *s1 = (w & c) | (e & t);
+    *s0 = w ^ c ^ e;
+    *s1 = MAJ(w, c, e);
 }
+#endif
 #else
 /* Hexagonal and von Neumann: a row's part depends on whether it is above,
  * at or below the cell, so a row keeps its west and east neighbour words
@@ -390,14 +532,22 @@ inline lword next_word(lword a0, lword a1, lword b0, lword b1, lword c0, lword c
 #else
     (void)amid;
     (void)cmid;
+#if NET == 0
     const lword t0 = a0 ^ b0, t1 = a1 ^ b1;
     const lword s0 = t0 ^ c0, k0 = (a0 & b0) | (c0 & t0); /* weight 1, carry 2 */
     const lword x = t1 ^ c1, y = (a1 & b1) | (c1 & t1);   /* weight 2, carry 4 */
     const lword s1 = x ^ k0, z = x & k0;
     return apply_rule(alive, s0, s1, y ^ z, y & z);
+#else
+    /* the count of the 9 cells is s0 + 2 (k0 + x) + 4 y: four 3-input
+     * operations (sum and majority of each weight), no carry chain */
+    const lword s0 = a0 ^ b0 ^ c0, k0 = MAJ(a0, b0, c0);
+    const lword x = a1 ^ b1 ^ c1, y = MAJ(a1, b1, c1);
+    return rule3(alive, s0, k0, x, y);
+#endif
 #endif
 }
-#if LIFE_KERNEL != 1 && LIFE_KERNEL != 3
+#if LIFE_KERNEL == 0 || LIFE_KERNEL == 2
 
 /* What a work-group needs to read its tile through the boundary. */
 typedef struct {
@@ -477,7 +627,13 @@ inline void sums_plain(__local const word *t, int lr, int x0, int xl, int xr, lw
                        lword *mid)
 {
     const lword c = TV(t, lr, x0);
+#if NBHD == 0 && NV == 1 && WBITS == 64 && defined(HALVES)
+    /* 32-bit loads of the halves next to c: less of local memory's bandwidth */
+    row_sum3_halves(((__local const uint *)&T(t, lr, xl))[1], c,
+                    ((__local const uint *)&T(t, lr, xr))[0], s0, s1);
+#else
     row_sum3(WEST_OF(T(t, lr, xl), c), c, EAST_OF(c, T(t, lr, xr)), s0, s1);
+#endif
     *mid = c;
 }
 
@@ -731,6 +887,115 @@ life_bits(__global const word *restrict in, __global word *restrict out, const i
 }
 #endif /* life_bits */
 
+/* ---- bit-packed, bands of whole rows blocked in a CPU's cache -------------- */
+/* life_band: one work-item per work-group; group y owns the s grid rows
+ * from y*s and copies them with K rows above and below (be = s + 2K rows of
+ * nvw vectors of VW words, one vector of pad each side) into __local
+ * memory, which on a CPU is a block of its cache: two such bands,
+ * ping-ponged, and a zero row each, given by the host (band_v). Each
+ * generation slides down every vector column of the rows the creep from
+ * the band's top and bottom has not reached, three row sums at a time as
+ * life_bits1 does, into the other band; then each row's pad words and last
+ * word are set as the boundary says (fix_word), and rows past the grid's
+ * top or bottom are read from the zero row (dead) or the edge row (clamp);
+ * a torus's are real rows, fetched wrapped. After gens <= K generations the
+ * s rows go out. No barrier (one work-item), and a whole row per vector
+ * loop: the grid crosses memory once per K generations. The band's rows
+ * and width are arguments, so one program serves every grid. */
+#if LIFE_KERNEL == 4
+/* word 0 of band row r of band b, rows of brw words */
+#define BROW(b, r, brw) ((b) + (r) * (brw) + VW)
+
+/* The band row to read for band row r (grid row R0 + r); be: the zero row. */
+inline int band_src(int r, int R0, int rows, int bnd, int be)
+{
+    const int R = R0 + r;
+    if (bnd == B_TORUS || (R >= 0 && R < rows)) return r;
+    return bnd == B_DEAD ? be : clamp(R, 0, rows - 1) - R0;
+}
+
+/* Pad words and the last word of a band row, as the boundary says. */
+inline void band_fix(__local word *p, int bnd, int nw, int rem)
+{
+    const word first = p[0], lastw = p[nw - 1];
+    p[-1] = fix_word(bnd, -1, 0, first, lastw, nw, rem);
+    p[nw - 1] = fix_word(bnd, nw - 1, lastw, first, lastw, nw, rem);
+    p[nw] = fix_word(bnd, nw, 0, first, lastw, nw, rem);
+}
+
+inline void band_sums(__local const word *p, lword *s0, lword *s1, lword *mid)
+{
+    const lword c = VLOAD(p);
+    row_sum3(VLOAD(p - 1), c, VLOAD(p + 1), s0, s1);
+    *mid = c;
+}
+
+/* One generation of band rows lo .. hi-1 from src into dst, nvw vectors a
+ * row. */
+inline void band_step(__local const word *src, __local word *dst, int lo, int hi, int R0, int rows,
+                      int bnd, int nvw, int brw, int be)
+{
+    for (int j = 0; j < nvw * VW; j += VW) {
+        lword a0, a1, b0, b1, c0, c1, alive, nxt, amid;
+        band_sums(BROW(src, band_src(lo - 1, R0, rows, bnd, be), brw) + j, &a0, &a1, &amid);
+        band_sums(BROW(src, band_src(lo, R0, rows, bnd, be), brw) + j, &b0, &b1, &alive);
+        for (int r = lo; r < hi; r++) {
+            band_sums(BROW(src, band_src(r + 1, R0, rows, bnd, be), brw) + j, &c0, &c1, &nxt);
+            VSTORE(next_word(a0, a1, b0, b1, c0, c1, alive, amid, nxt), BROW(dst, r, brw) + j);
+            a0 = b0;
+            a1 = b1;
+            b0 = c0;
+            b1 = c1;
+            amid = alive;
+            alive = nxt;
+        }
+    }
+}
+
+/* band_v: 2 (s + 2K + 1) (nvw + 2) VW words, nvw = ceil(nw / VW). */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
+life_band(__global const word *restrict in, __global word *restrict out, const int rows,
+          const int cols, const int bnd, const int nw, const int gens, __local lword *band_v,
+          const int s)
+{
+    __local word *band = (__local word *)band_v;
+    const int nvw = (nw + VW - 1) / VW, brw = (nvw + 2) * VW, be = s + 2 * K;
+    const int bbuf = (be + 1) * brw;
+    const int R0 = (int)get_group_id(1) * s - K, rem = cols % WBITS, full = nw / VW * VW;
+    for (int i = 0; i < brw; i++) /* the zero rows */
+        band[be * brw + i] = band[bbuf + be * brw + i] = 0;
+    for (int r = 0; r < be; r++) {
+        int R = R0 + r;
+        R = bnd == B_TORUS ? (R % rows + rows) % rows : clamp(R, 0, rows - 1);
+        __global const word *g = in + (size_t)R * (size_t)nw;
+        __local word *p = BROW(band, r, brw);
+        for (int c = 0; c < full; c += VW)
+            VSTORE(VLOAD(g + c), p + c);
+        for (int c = full; c < nw; c++)
+            p[c] = g[c];
+        band_fix(p, bnd, nw, rem);
+    }
+    for (int gen = 1; gen <= gens; gen++) {
+        __local const word *src = band + ((gen - 1) & 1) * bbuf;
+        __local word *dst = band + (gen & 1) * bbuf;
+        band_step(src, dst, gen, be - gen, R0, rows, bnd, nvw, brw, be);
+        for (int r = gen; r < be - gen; r++)
+            band_fix(BROW(dst, r, brw), bnd, nw, rem);
+    }
+    __local const word *fin = band + (gens & 1) * bbuf;
+    const word keep = rem ? ((word)1 << rem) - 1 : ONES;
+    for (int r = K; r < K + s && R0 + r < rows; r++) {
+        __global word *g = out + (size_t)(R0 + r) * (size_t)nw;
+        __local const word *p = BROW(fin, r, brw);
+        for (int c = 0; c < full; c += VW)
+            VSTORE(VLOAD(p + c), g + c);
+        for (int c = full; c < nw; c++)
+            g[c] = p[c];
+        g[nw - 1] = p[nw - 1] & keep;
+    }
+}
+#endif
+
 /* ---- bit-packed, one generation per launch, straight from global memory ---- */
 /* life_bits1: work-item (x, y) owns VW words from word x*VW, as one vector,
  * in the S rows from y*S, and slides down them keeping three row sums. No
@@ -789,6 +1054,38 @@ inline void store_edge(__global word *out, int nw, int rem, int R, int C0, lword
     }
 }
 
+/* Row sums of the VW words at p, read plainly (words p[-1] .. p[VW]). */
+inline void plain_row_sum(__global const word *p, lword *s0, lword *s1, lword *mid)
+{
+    const lword c = VLOAD(p);
+    row_sum3(VLOAD(p - 1), c, VLOAD(p + 1), s0, s1);
+    *mid = c;
+}
+
+/* Rows r0 .. rend-1 of the VW words from C0, all of whose neighbours are
+ * inside the grid: a loop of loads, logic and a store (the mapped loop
+ * below, left to itself, keeps the compiler from inlining the row sums). */
+inline void rows_plain(__global const word *in, __global word *out, int nw, int r0, int rend,
+                       int C0)
+{
+    __global const word *p = in + (size_t)(r0 - 1) * (size_t)nw + (size_t)C0;
+    __global word *q = out + (size_t)r0 * (size_t)nw + (size_t)C0;
+    lword a0, a1, b0, b1, c0, c1, alive, nxt, amid;
+    plain_row_sum(p, &a0, &a1, &amid);
+    plain_row_sum(p + nw, &b0, &b1, &alive);
+    p += 2 * (size_t)nw;
+    for (int R = r0; R < rend; R++, p += nw, q += nw) {
+        plain_row_sum(p, &c0, &c1, &nxt);
+        VSTORE(next_word(a0, a1, b0, b1, c0, c1, alive, amid, nxt), q);
+        a0 = b0;
+        a1 = b1;
+        b0 = c0;
+        b1 = c1;
+        amid = alive;
+        alive = nxt;
+    }
+}
+
 __kernel void life_bits1(__global const word *restrict in, __global word *restrict out,
                          const int rows, const int cols, const int bnd, const int nw)
 {
@@ -796,6 +1093,10 @@ __kernel void life_bits1(__global const word *restrict in, __global word *restri
     if (C0 >= nw || r0 >= rows) return;
     const int rem = cols % WBITS, edge = C0 == 0 || C0 + VW >= nw;
     const int rend = min(r0 + S, rows);
+    if (!edge && r0 > 0 && rend < rows) {
+        rows_plain(in, out, nw, r0, rend, C0);
+        return;
+    }
     lword a0, a1, b0, b1, c0, c1, alive, nxt, amid;
     grid_row_sum(in, bnd, rows, nw, rem, r0 - 1, C0, edge, &a0, &a1, &amid);
     grid_row_sum(in, bnd, rows, nw, rem, r0, C0, edge, &b0, &b1, &alive);

@@ -267,6 +267,7 @@ static const cfg cfgs[] = {
     {"gpu", TDCL_LIFE_KERNEL_AUTO, TDCL_LIFE_LAYOUT_GPU, 0, 0, 0},
     {"gpu depth 8", TDCL_LIFE_KERNEL_BITS, TDCL_LIFE_LAYOUT_GPU, 0, 8, 0},
     {"gpu depth 1", TDCL_LIFE_KERNEL_BITS, TDCL_LIFE_LAYOUT_GPU, 0, 1, 0},
+    {"cpu depth 1", TDCL_LIFE_KERNEL_BITS, TDCL_LIFE_LAYOUT_CPU, 0, 1, 0},
 };
 
 static tdcl_life_opts opts_for(const cfg *c, const char *r, int b)
@@ -321,6 +322,45 @@ static void test_rules_vs_host(void **state)
             }
             tdcl_matrix_free(&g);
         }
+}
+
+/* The rule's two adder networks (the 3-input one, and the 4-bit count
+ * with apply_rule: tune net=0) on the CPU's bands and the GPU's tiles (and
+ * its row sums' other funnel form, halves=2),
+ * against the host, for named rules and random ones (any birth and
+ * survival masks; B0 only where it is defined), every boundary in turn. */
+static void test_rule_nets_vs_host(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    static const char *named[] = {"B36/S23", "B2/S", "B1357/S1357", "B3678/S34678", "B45678/S2345"};
+    static const char *const tunes[] = {NULL, "net=0", "mode=block,s=7,k=3,vw=2",
+                                        NULL, "net=0", "halves=2"};
+    uint64_t seed = 12345;
+    for (int i = 0; i < 11; i++) {
+        tdcl_life_rule r;
+        if (i < 5) {
+            r = rule(named[i]);
+        } else {
+            r.birth = (uint16_t)(tdcl_test_rand(&seed) & 0x1ff);
+            r.survive = (uint16_t)(tdcl_test_rand(&seed) & 0x1ff);
+            r.nbhd = 0;
+        }
+        int b = i % 3;
+        if ((r.birth & 1) && b == TDCL_LIFE_DEAD) b = TDCL_LIFE_TORUS;
+        tdcl_matrix g = random_grid(37 + i, 150 + 13 * i, 77 + (uint64_t)i, 0.35);
+        for (int t = 0; t < 6; t++) {
+            tdcl_life_opts o = opts_for(&cfgs[t < 3 ? 1 : 4], "B3/S23", b);
+            o.rule = r;
+            o.tune = tunes[t];
+            if (t > 3 && t - 4 != i % 2) continue; /* the GPU's variants on half the rules each */
+            char what[96];
+            snprintf(what, sizeof what, "B%x/S%x %s layout, tune %s", r.birth, r.survive,
+                     t < 3 ? "cpu" : "gpu", o.tune ? o.tune : "none");
+            check_device(ctx, &o, &g, 9, what);
+        }
+        tdcl_matrix_free(&g);
+    }
 }
 
 /* The packed kernel against the byte-per-cell one directly, on odd sizes
@@ -742,13 +782,21 @@ int main(void)
         cmocka_unit_test(test_edge_map_golly_pictures),
     };
     const struct CMUnitTest dev[] = {
-        cmocka_unit_test(test_kernels_vs_host),    cmocka_unit_test(test_rules_vs_host),
-        cmocka_unit_test(test_bits_vs_bytes),      cmocka_unit_test(test_b0_on_device),
-        cmocka_unit_test(test_glider_torus),       cmocka_unit_test(test_oscillators_device),
-        cmocka_unit_test(test_replicator),         cmocka_unit_test(test_larger),
-        cmocka_unit_test(test_one_group_limit),    cmocka_unit_test(test_one_group_local_limit),
-        cmocka_unit_test(test_shapes_vs_host),     cmocka_unit_test(test_plan_errors),
-        cmocka_unit_test(test_topologies_vs_host), cmocka_unit_test(test_nbhd_every_layout),
+        cmocka_unit_test(test_kernels_vs_host),
+        cmocka_unit_test(test_rules_vs_host),
+        cmocka_unit_test(test_rule_nets_vs_host),
+        cmocka_unit_test(test_bits_vs_bytes),
+        cmocka_unit_test(test_b0_on_device),
+        cmocka_unit_test(test_glider_torus),
+        cmocka_unit_test(test_oscillators_device),
+        cmocka_unit_test(test_replicator),
+        cmocka_unit_test(test_larger),
+        cmocka_unit_test(test_one_group_limit),
+        cmocka_unit_test(test_one_group_local_limit),
+        cmocka_unit_test(test_shapes_vs_host),
+        cmocka_unit_test(test_plan_errors),
+        cmocka_unit_test(test_topologies_vs_host),
+        cmocka_unit_test(test_nbhd_every_layout),
     };
     int rc = cmocka_run_group_tests_name("life_host", host, NULL, NULL);
     return tdcl_test_exit(rc | cmocka_run_group_tests_name("life_device", dev, tdcl_test_ctx_setup,

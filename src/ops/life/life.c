@@ -300,9 +300,10 @@ typedef enum life_mode {
     MODE_BANDS,  /* life_bits: bands of whole rows, K generations per launch */
     MODE_SINGLE, /* life_bits: the whole grid in one work-group, a run per launch */
     MODE_GLOBAL, /* life_bits1: one generation per launch from global memory */
+    MODE_BLOCK,  /* life_band: bands of whole rows in a CPU's cache, K generations per launch */
 } life_mode;
 
-static const char *const mode_names[] = {"tiles", "bands", "single", "global"};
+static const char *const mode_names[] = {"tiles", "bands", "single", "global", "block"};
 
 typedef struct life_cfg {
     int bits;             /* 1: life_bits or life_bits1, 0: life_bytes */
@@ -313,6 +314,9 @@ typedef struct life_cfg {
     int dbuf;             /* life_bits: two tile buffers, one barrier per generation */
     int vw;               /* life_bits1: words per work-item (a vector) */
     int regs;             /* life_bits on NVIDIA: register cap per work-item; 0: by the group */
+    int net0;   /* bits: the 4-bit count network (cl/life.cl's NET 0), else the 3-input one */
+    int halves; /* life_bits, 64-bit words: row sums from 32-bit halves (cl/life.cl's HALVES) */
+    int lop3;   /* life_bits on NVIDIA: the rule's tables as inline PTX lop3 (LOP3ASM) */
 } life_cfg;
 
 struct tdcl_life_plan {
@@ -341,6 +345,15 @@ static size_t bits_local(const life_cfg *c)
            (size_t)(c->wb / 8);
 }
 
+/* Local memory life_band's two bands take: s + 2k rows and a zero row,
+ * each of the row's vectors and a vector of pad each side. */
+static size_t block_local(const life_cfg *c, int64_t nw)
+{
+    int64_t nvw = (nw + c->vw - 1) / c->vw;
+    return (size_t)2 * (size_t)(c->s + 2 * c->k + 1) * (size_t)(nvw + 2) * (size_t)c->vw *
+           (size_t)(c->wb / 8);
+}
+
 /* Local memory a compiler may add to the tile's (NVIDIA's adds 8 bytes to
  * life_bits): a shape that fills the device to the byte would be refused
  * after its build. */
@@ -358,6 +371,9 @@ static int cfg_fits(const tdcl_device_info *d, const life_cfg *c, int64_t rows, 
         (size_t)c->lx > d->max_item_sizes[0] || (size_t)c->ly > d->max_item_sizes[1])
         return 0;
     if (c->mode == MODE_GLOBAL) return c->vw == 1 || c->vw == 2 || c->vw == 4 || c->vw == 8;
+    if (c->mode == MODE_BLOCK)
+        return (c->vw == 1 || c->vw == 2 || c->vw == 4 || c->vw == 8) && c->k >= 1 &&
+               block_local(c, nw) + LOCAL_SLACK <= d->local_mem;
     const int64_t er = (int64_t)c->ly * c->s, tw = (int64_t)c->lx * c->vx;
     if ((c->vx != 1 && c->vx != 2 && c->vx != 4) || bits_local(c) + LOCAL_SLACK > d->local_mem)
         return 0;
@@ -499,12 +515,45 @@ int tdcl_life_one_group_fits(const tdcl_device_info *d, int64_t rows, int64_t co
     return rows >= 1 && cols >= 1 && choose_single(d, rows, (cols + 63) / 64, 64, &c);
 }
 
+/* The CPU's bands (life_band): CPU_K generations per launch, two bands of
+ * about CPU_BAND_BYTES (a part of a core's L2, which the grid's rows
+ * stream through), at most CPU_S rows each and at least 4 bands per
+ * compute unit so that every thread has work. 4096^2 on 2 cores: 32 bands
+ * of 128 rows (144 with the halo), 185 KiB each pair. (This CPU, 2
+ * cores, PoCL 3.1: life_bits's tiles with barriers ran at 7e9-1.4e10, one
+ * generation per launch from global memory at 6.5e10.) */
+enum { CPU_K = 8, CPU_S = 128, CPU_BAND_BYTES = 256 * 1024 };
+
+/* One generation per launch straight from global memory (life_bits1): no
+ * halo to recompute. */
+static void global_cfg(life_cfg *c, int gpu, int64_t nw, int tile)
+{
+    c->mode = MODE_GLOBAL;
+    c->k = 1;
+    c->vw = gpu ? 1 : 8; /* a CPU's SIMD register holds 8 64-bit words */
+    int64_t nv = (nw + c->vw - 1) / c->vw;
+    c->lx = gpu ? 64 : (int)(nv < 64 ? nv : 64);
+    c->ly = gpu ? 4 : 1;
+    c->s = tile ? tile : (gpu ? 16 : 64);
+}
+
+static int block_rows(const tdcl_device_info *d, int64_t rows, int64_t nw, int wb, int vw, int k)
+{
+    int64_t row_bytes = ((nw + vw - 1) / vw + 2) * vw * (wb / 8);
+    int64_t fit = CPU_BAND_BYTES / (2 * row_bytes) - 2 * k - 1;
+    int64_t cu = d->compute_units ? (int64_t)d->compute_units : 1;
+    int64_t bal = (rows + 4 * cu - 1) / (4 * cu), s = CPU_S;
+    s = fit < s ? fit : s;
+    s = bal < s ? bal : s;
+    return (int)(s < 2 * k ? 2 * k : s);
+}
+
 /* The starting configuration; choose() shrinks it while it does not fit.
  * GPU layout: 64-bit words; a small grid in one work-group or in bands,
  * else tiles of 16 words by 128 rows advancing 8 or 16 generations per
- * launch. CPU layout: 64-bit words, 8 to a vector, one generation per
- * launch straight from global memory (the caches hold the rows; a barrier
- * costs more than the halo saves). */
+ * launch. CPU layout: 64-bit words, 8 to a vector, in bands of whole rows
+ * CPU_K generations per launch (life_band), or with a depth of 1 one
+ * generation per launch straight from global memory (life_bits1). */
 static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, int64_t rows,
                             int64_t cols, int allow_single)
 {
@@ -517,18 +566,24 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
     c.bits = 1;
     c.vx = 1;
     c.dbuf = 1;
+    c.halves = gpu;
+    c.lop3 = 1; /* taken where the device takes NVIDIA's compiler options */
     c.wb = o->word_bits ? o->word_bits : (gpu ? GPU_WB : 64);
     int64_t nw = (cols + c.wb - 1) / c.wb;
-    if (allow_single && gpu && !o->tile && !o->depth && choose_small(d, rows, nw, c.wb, &c))
+    if (allow_single && gpu && !o->tile && !o->depth && choose_small(d, rows, nw, c.wb, &c)) {
+        c.halves = c.lop3 = 1;
         return c;
-    c.k = o->depth ? o->depth : (gpu ? deep_enough(d, rows, nw, c.wb) : 1);
-    if (c.k == 1) { /* no halo to recompute: straight from global memory */
-        c.mode = MODE_GLOBAL;
-        c.vw = gpu ? 1 : 8; /* a CPU's SIMD register holds 8 64-bit words */
-        int64_t nv = (nw + c.vw - 1) / c.vw;
-        c.lx = gpu ? 64 : (int)(nv < 64 ? nv : 64);
-        c.ly = gpu ? 4 : 1;
-        c.s = o->tile ? o->tile : (gpu ? 16 : 64);
+    }
+    c.k = o->depth ? o->depth : (gpu ? deep_enough(d, rows, nw, c.wb) : CPU_K);
+    if (!gpu && c.k > 1) {
+        c.mode = MODE_BLOCK;
+        c.vw = 8;
+        c.lx = c.ly = 1;
+        c.s = o->tile ? o->tile : block_rows(d, rows, nw, c.wb, c.vw, c.k);
+        return c;
+    }
+    if (c.k == 1) {
+        global_cfg(&c, gpu, nw, o->tile);
         return c;
     }
     c.mode = MODE_TILES;
@@ -552,16 +607,16 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
 static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64_t rows,
                               int64_t cols, life_cfg *c, tdcl_err *err)
 {
-    enum { W, LX, LY, S, K, VX, DBUF, VW, G, REGS, NKEYS };
-    static const char *const keys[NKEYS] = {"w",  "lx",   "ly", "s", "k",
-                                            "vx", "dbuf", "vw", "g", "regs"};
+    enum { W, LX, LY, S, K, VX, DBUF, VW, G, REGS, NET, HALVES, LOP3, NKEYS };
+    static const char *const keys[NKEYS] = {"w",  "lx", "ly",   "s",   "k",      "vx",  "dbuf",
+                                            "vw", "g",  "regs", "net", "halves", "lop3"};
     int val[NKEYS], given[NKEYS] = {0}, mode = -1;
     for (const char *p = tune; *p;) {
         size_t n = strcspn(p, ","), klen = strcspn(p, "=,");
         char v[24] = "";
         if (klen < n && n - klen - 1 < sizeof v) memcpy(v, p + klen + 1, n - klen - 1);
         int done = 0;
-        for (int m = 0; m <= MODE_GLOBAL && klen == 4 && !strncmp(p, "mode", 4); m++)
+        for (int m = 0; m <= MODE_BLOCK && klen == 4 && !strncmp(p, "mode", 4); m++)
             if (!strcmp(v, mode_names[m])) {
                 mode = m;
                 done = 1;
@@ -578,7 +633,7 @@ static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64
         if (!done)
             return tdcl_fail(err, TDCL_EINVAL,
                              "life tune: expected key=value (mode, w, lx, ly, s, k, vx, dbuf, vw, "
-                             "g, regs), got '%.*s'",
+                             "g, regs, net, halves, lop3), got '%.*s'",
                              (int)n, p);
         p += n + (p[n] == ',');
     }
@@ -593,11 +648,19 @@ static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64
             return tdcl_fail(err, TDCL_ELIMIT, "life tune: no bands of %d rows and depth %d",
                              (int)((rows + g - 1) / g), k);
     }
-    int *const fields[NKEYS] = {&c->wb, &c->lx,   &c->ly, &c->s, &c->k,
-                                &c->vx, &c->dbuf, &c->vw, NULL,  &c->regs};
+    int *const fields[NKEYS] = {&c->wb, &c->lx, &c->ly,   &c->s, &c->k,      &c->vx,  &c->dbuf,
+                                &c->vw, NULL,   &c->regs, NULL,  &c->halves, &c->lop3};
     for (int i = 0; i < NKEYS; i++)
         if (given[i] && fields[i]) *fields[i] = val[i];
+    if (given[NET]) c->net0 = val[NET] == 0;
     if (mode >= 0) c->mode = (life_mode)mode;
+    if (c->mode == MODE_BLOCK) { /* one work-item per group; the rest as the CPU's default */
+        c->lx = c->ly = 1;
+        if (!c->wb) c->wb = wb;
+        if (!given[VW] && c->vw < 1) c->vw = 8;
+        if (!given[K] && c->k < 2) c->k = CPU_K;
+        if (!given[S]) c->s = block_rows(d, rows, nw, wb, c->vw, c->k);
+    }
     c->bits = 1;
     return TDCL_OK;
 }
@@ -610,6 +673,10 @@ static void describe(tdcl_life_plan *p)
     if (!c->bits)
         snprintf(p->desc, sizeof p->desc, "kernel=bytes tile=%dx%d rule=%s boundary=%s", c->ts,
                  c->ts, rule, tdcl_life_boundary_name(p->o.boundary));
+    else if (c->mode == MODE_BLOCK)
+        snprintf(p->desc, sizeof p->desc,
+                 "kernel=bits w=%dx%d band=%d rows depth=%d block rule=%s boundary=%s", c->vw,
+                 c->wb, c->s, c->k, rule, tdcl_life_boundary_name(p->o.boundary));
     else if (c->mode == MODE_GLOBAL)
         snprintf(p->desc, sizeof p->desc,
                  "kernel=bits w=%dx%d wg=%dx%d rows/item=%d depth=1 global rule=%s boundary=%s",
@@ -660,16 +727,34 @@ static int edges_mapped(const tdcl_life_opts *o)
            (o->boundary == TDCL_LIFE_TORUS && tdcl_life_edges_any(&o->edges));
 }
 
+/* cl/life.cl's TABLE(mask, s): bit 4a + 2b + c set when a count of s +
+ * 2 (a + b) + 4 c is in mask (a 3x3 block's count, self included for
+ * survival). */
+static unsigned rule_table(unsigned mask, int s)
+{
+    unsigned t = 0;
+    for (int i = 0; i < 8; i++) {
+        int n = s + 2 * (((i >> 2) & 1) + ((i >> 1) & 1)) + 4 * (i & 1);
+        t |= ((mask >> n) & 1u) << i;
+    }
+    return t;
+}
+
 static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
 {
     char opts[512];
     tdcl_status st = TDCL_OK;
     const tdcl_device_info *d = &p->ctx->dev;
-    /* only the macros the kernel uses, so equal programs share a cache entry */
-    int n =
-        snprintf(opts, sizeof opts, "-DLIFE_KERNEL=%d -DBIRTH=0x%x -DSURVIVE=0x%x",
-                 c->bits ? (c->mode == MODE_GLOBAL ? 3 : 2) : 1, p->rule.birth, p->rule.survive);
-    if (c->bits && c->mode == MODE_GLOBAL)
+    /* only the macros the kernel uses, so equal programs share a cache entry;
+     * cl/life.cl's LIFE_KERNEL: 1 life_bytes, 2 life_bits, 3 life_bits1, 4 life_band */
+    static const char *const names[] = {"", "life_bytes", "life_bits", "life_bits1", "life_band"};
+    const int kid = !c->bits ? 1 : c->mode == MODE_GLOBAL ? 3 : c->mode == MODE_BLOCK ? 4 : 2;
+    int n = snprintf(opts, sizeof opts, "-DLIFE_KERNEL=%d -DBIRTH=0x%x -DSURVIVE=0x%x", kid,
+                     p->rule.birth, p->rule.survive);
+    if (kid == 4) /* the band's rows and width are arguments: one program for all grids */
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " -DWBITS=%d -DK=%d -DVW=%d", c->wb, c->k,
+                      c->vw);
+    else if (c->bits && c->mode == MODE_GLOBAL)
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DWBITS=%d -DS=%d -DVW=%d", c->wb, c->s,
                       c->vw);
     else if (c->bits)
@@ -682,6 +767,15 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DTS_X=%d -DTS_Y=%d", c->ts, c->ts);
     if (p->rule.nbhd) /* only when not Moore: equal programs share a cache entry */
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNBHD=%d", p->rule.nbhd);
+    if (c->bits && c->net0) n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNET=0");
+    if (kid == 2 && c->lop3 && c->vx == 1 && !c->net0 && !p->rule.nbhd && nv_compiler_options(d))
+        n += snprintf(opts + n, sizeof opts - (size_t)n,
+                      " -DLOP3ASM=1 -DLUT_B0=0x%x -DLUT_B1=0x%x -DLUT_S0=0x%x -DLUT_S1=0x%x",
+                      rule_table(p->rule.birth, 0), rule_table(p->rule.birth, 1),
+                      rule_table((unsigned)p->rule.survive << 1, 0),
+                      rule_table((unsigned)p->rule.survive << 1, 1));
+    if (kid == 2 && c->halves && c->wb == 64 && c->vx == 1)
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " -DHALVES=%d", c->halves);
     if (!c->bits && edges_mapped(&p->o)) {
         const tdcl_life_edges *e = &p->o.edges;
         n += snprintf(opts + n, sizeof opts - (size_t)n,
@@ -690,18 +784,14 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
                       (int)p->o.boundary, e->shift_h, e->shift_v, e->twist_h, e->twist_v, e->open_x,
                       e->open_y);
     }
-    if (c->bits && c->mode != MODE_GLOBAL && nv_compiler_options(d))
+    if (kid == 2 && nv_compiler_options(d))
         snprintf(opts + n, sizeof opts - (size_t)n, " -cl-nv-maxrregcount=%d", reg_cap(c));
     if (p->kern) clReleaseKernel(p->kern);
     if (p->prog) clReleaseProgram(p->prog);
     p->kern = NULL;
     p->prog = NULL;
     TDCL_TRY(tdcl_ctx_program(p->ctx, "life.cl", opts, &p->prog, err));
-    TDCL_TRY(tdcl_ctx_kernel(p->prog,
-                             !c->bits                 ? "life_bytes"
-                             : c->mode == MODE_GLOBAL ? "life_bits1"
-                                                      : "life_bits",
-                             &p->kern, err));
+    TDCL_TRY(tdcl_ctx_kernel(p->prog, names[kid], &p->kern, err));
     size_t wg = 0;
     cl_ulong lmem = 0, pmem = 0;
     TDCL_CL_TRY(err,
@@ -745,6 +835,11 @@ static int shrink(life_cfg *c)
         if (c->ly <= 1 || c->s * 2 > 64) return 0;
         c->ly = (c->ly + 1) / 2;
         c->s *= 2;
+        return 1;
+    }
+    if (c->mode == MODE_BLOCK) {
+        if (c->s <= 1) return 0;
+        c->s /= 2;
         return 1;
     }
     if (c->mode == MODE_GLOBAL) {
@@ -805,6 +900,10 @@ static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
                 "that fits",
                 p->o.tile, d->device_name, d->max_wg, (unsigned long long)d->local_mem);
         if (shrink(&c)) continue;
+        if (c.mode == MODE_BLOCK) { /* not even a band of one row fits: no bands */
+            global_cfg(&c, 0, (p->cols + c.wb - 1) / c.wb, 0);
+            continue;
+        }
         if (c.mode == MODE_SINGLE || c.mode == MODE_BANDS) { /* whole rows do not fit: tiles */
             c = initial_cfg(d, &p->o, p->rows, p->cols, 0);
             continue;
@@ -974,7 +1073,10 @@ tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const 
         "clEnqueueWriteBuffer");
     ctx->t.upload_ms += tdcl_now_ms() - t0;
     TDCL_TRY(sparse_create(p, host, err));
-    if (p->c.bits && p->c.mode == MODE_GLOBAL) {
+    if (p->c.bits && p->c.mode == MODE_BLOCK) {
+        p->lws[0] = p->lws[1] = p->gws[0] = 1;
+        p->gws[1] = (size_t)((p->rows + p->c.s - 1) / p->c.s);
+    } else if (p->c.bits && p->c.mode == MODE_GLOBAL) {
         const life_cfg *c = &p->c;
         p->lws[0] = (size_t)c->lx;
         p->lws[1] = (size_t)c->ly;
@@ -1020,6 +1122,11 @@ static tdcl_status launch(tdcl_life_plan *p, int n, cl_event *ev, tdcl_err *err)
     if (p->c.bits) TDCL_CL_TRY(err, clSetKernelArg(k, 5, sizeof nw, &nw), "clSetKernelArg");
     if (p->c.bits && p->c.mode != MODE_GLOBAL)
         TDCL_CL_TRY(err, clSetKernelArg(k, 6, sizeof gens, &gens), "clSetKernelArg");
+    if (p->c.bits && p->c.mode == MODE_BLOCK) { /* life_band: its two bands, its rows */
+        cl_int s = p->c.s;
+        TDCL_CL_TRY(err, clSetKernelArg(k, 7, block_local(&p->c, p->nw), NULL), "clSetKernelArg");
+        TDCL_CL_TRY(err, clSetKernelArg(k, 8, sizeof s, &s), "clSetKernelArg");
+    }
     TDCL_CL_TRY(err, clEnqueueNDRangeKernel(p->ctx->queue, k, 2, NULL, p->gws, p->lws, 0, NULL, ev),
                 "clEnqueueNDRangeKernel");
     p->cur = 1 - p->cur;
