@@ -66,7 +66,8 @@
 #endif
 
 #ifndef LIFE_KERNEL
-#define LIFE_KERNEL 0 /* 0 both kernels, 1 life_bytes only, 2 life_bits only */
+#define LIFE_KERNEL 0 /* 0 both kernels, 1 life_bytes only, 2 life_bits only (3 life_bits1,
+                         4 life_band, 5 life_sparse: see life.c) */
 #endif
 
 #define B_DEAD 0
@@ -547,7 +548,7 @@ inline lword next_word(lword a0, lword a1, lword b0, lword b1, lword c0, lword c
 #endif
 #endif
 }
-#if LIFE_KERNEL == 0 || LIFE_KERNEL == 2
+#if LIFE_KERNEL == 0 || LIFE_KERNEL == 2 || LIFE_KERNEL == 5
 
 /* What a work-group needs to read its tile through the boundary. */
 typedef struct {
@@ -1139,7 +1140,7 @@ __kernel void life_bits1(__global const word *restrict in, __global word *restri
  * (no ACT_CHG, ACT_LIVE as its unchanged cells say) stays right. The host
  * (src/ops/life/life_sparse.c) makes the first launch, and any after rows
  * were written from outside, compute every tile. */
-#if LIFE_KERNEL == 4 || defined(SPARSE1)
+#if LIFE_KERNEL == 5 || defined(SPARSE1)
 
 #define ACT_CHG 1
 #define ACT_LIVE 2
@@ -1153,7 +1154,7 @@ __kernel void life_bits1(__global const word *restrict in, __global word *restri
 #ifndef LIST_TPI
 #define LIST_TPI 1 /* tiles per work-item of life_sparse_list, at most 32 */
 #endif
-#if LIFE_KERNEL == 4
+#if LIFE_KERNEL == 5
 #define OW (TW - 2)     /* output words of a tile */
 #define OH (ER - 2 * K) /* output rows of a tile */
 #else
@@ -1240,7 +1241,7 @@ life_sparse_list(__global const uchar *restrict act, __global int *restrict list
 }
 
 #endif /* the list */
-#if LIFE_KERNEL == 4
+#if LIFE_KERNEL == 5
 
 /* K generations of the tile (tx, ty) as life_bits computes its group's
  * tile; the interior goes to out, and ACT_CHG / ACT_LIVE of what this

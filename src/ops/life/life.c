@@ -746,7 +746,8 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
     tdcl_status st = TDCL_OK;
     const tdcl_device_info *d = &p->ctx->dev;
     /* only the macros the kernel uses, so equal programs share a cache entry;
-     * cl/life.cl's LIFE_KERNEL: 1 life_bytes, 2 life_bits, 3 life_bits1, 4 life_band */
+     * cl/life.cl's LIFE_KERNEL: 1 life_bytes, 2 life_bits, 3 life_bits1, 4 life_band (5,
+     * life_sparse, is life_sparse.c's) */
     static const char *const names[] = {"", "life_bytes", "life_bits", "life_bits1", "life_band"};
     const int kid = !c->bits ? 1 : c->mode == MODE_GLOBAL ? 3 : c->mode == MODE_BLOCK ? 4 : 2;
     int n = snprintf(opts, sizeof opts, "-DLIFE_KERNEL=%d -DBIRTH=0x%x -DSURVIVE=0x%x", kid,

@@ -162,7 +162,7 @@ static tdcl_status build(tdcl_life_sparse *s, const tdcl_life_rule *rule, tdcl_e
                       " -DLIFE_KERNEL=3 -DSPARSE1=1 -DS=%d -DVW=%d", ONE_S, ONE_VW);
     else
         n += snprintf(opts + n, sizeof opts - (size_t)n,
-                      " -DLIFE_KERNEL=4 -DLX=%d -DLY=%d -DS=%d -DK=%d -DVX=1 -DDBUF=%d "
+                      " -DLIFE_KERNEL=5 -DLX=%d -DLY=%d -DS=%d -DK=%d -DVX=1 -DDBUF=%d "
                       "-DFULLW=0 -DSINGLE=0",
                       s->lx, s->ly, s->s, s->k, s->dbuf);
     if (s->tpi > 1) n += snprintf(opts + n, sizeof opts - (size_t)n, " -DLIST_TPI=%d", s->tpi);
