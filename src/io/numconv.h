@@ -183,6 +183,87 @@ static inline const char *tdcl_nc_parse_f64_simd(const char *p, double *out)
     *out = neg ? -v : v;
     return s;
 }
+__extension__ typedef unsigned __int128 tdcl_nc_u128;
+
+/* tdcl_nc_parse8 for bytes that hold digit values 0..9 already. */
+static inline uint32_t tdcl_nc_parse8_values(uint64_t x)
+{
+    const uint64_t mask = 0x000000FF000000FFULL;
+    x = x * 10 + (x >> 8);
+    x = (((x & mask) * 0x000F424000000064ULL) + (((x >> 16) & mask) * 0x0000271000000001ULL)) >> 32;
+    return (uint32_t)x;
+}
+
+/* The digits of [p, p + 16) as a 16-digit number, given the end of the
+ * mantissa pe (1..16) and its point pd (pd >= pe: none): every other byte
+ * is read as a 0, the text is moved so that its last digit is the last of
+ * 16, and the digits before the point move up into its place. */
+static inline uint64_t tdcl_nc_mantissa16(__m128i digits, unsigned pe, unsigned pd)
+{
+    tdcl_nc_u128 t;
+    _mm_storeu_si128((__m128i *)(void *)&t, digits);
+    t <<= 128 - 8 * pe;
+    unsigned dp = pd < pe ? 16 - pe + pd : 0; /* the point's byte now */
+    tdcl_nc_u128 low = ((tdcl_nc_u128)1 << (8 * dp)) - 1;
+    t = (t & ~low) | ((t & low) << 8);
+    return (uint64_t)tdcl_nc_parse8_values((uint64_t)t) * 100000000u +
+           tdcl_nc_parse8_values((uint64_t)(t >> 64));
+}
+
+/* The value of the n <= 4 digits at p (4 readable bytes; 0 when n = 0). */
+static inline int tdcl_nc_small4(const char *p, unsigned n)
+{
+    uint32_t w;
+    memcpy(&w, p, 4);
+    w = (uint32_t)((uint64_t)(w - 0x30303030u) << (8 * (4 - n))); /* right-aligned */
+    return (int)((w & 0xff) * 1000 + ((w >> 8) & 0xff) * 100 + ((w >> 16) & 0xff) * 10 + (w >> 24));
+}
+
+/* Parses the whole of [p, p + len), a line without its line end, as one
+ * real number of the usual short form: an optional '-', 1 to 15 digits
+ * with an optional point, and an optional exponent ('e' or 'E', an
+ * optional sign, 1 to 3 digits), at most 16 bytes in all, with a decimal
+ * exponent within +-22 once the point is moved. No branch depends on the
+ * digit counts: the bytes are classed by three 16-byte compares, the point
+ * is cut out with 128-bit shifts, the digits are read eight at a time.
+ * The mantissa m < 10^15 is exact, so m * 10^e or m / 10^-e is one
+ * correctly rounded operation (Clinger). Returns 1 with *out set, or 0
+ * with *out untouched for any other text (the caller's general path
+ * parses it or names what is wrong). p must have 32 readable bytes. */
+static inline int tdcl_nc_parse_f64_line(const char *p, size_t len, double *out)
+{
+    static const double pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    if (len - 1 >= 16) return 0; /* also len == 0 */
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i d = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+    __m128i isd = _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d);
+    unsigned dig = (unsigned)_mm_movemask_epi8(isd);
+    unsigned dot = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('.')));
+    unsigned ex = (unsigned)_mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_or_si128(x, _mm_set1_epi8(0x20)), _mm_set1_epi8('e')));
+    unsigned L = (unsigned)len, neg = p[0] == '-';
+    unsigned pe = (unsigned)__builtin_ctz(ex | (1u << L));   /* L: no exponent */
+    unsigned pd = (unsigned)__builtin_ctz(dot | (1u << pe)); /* pe: no point */
+    unsigned hasdot = pd < pe, nd = pe - neg - hasdot;
+    unsigned mant = ((1u << pe) - 1) & ~((1u << neg) - 1);
+    unsigned has_e = pe < L, xs = pe + 1;
+    unsigned esign = has_e & (p[xs] == '-' || p[xs] == '+'), eneg = has_e & (p[xs] == '-');
+    unsigned ds = has_e ? xs + esign : L, ne = L - ds;
+    unsigned edig = ((1u << L) - 1) & ~((1u << ds) - 1);
+    if ((dig & mant) != (mant & ~(1u << pd)) || (dig & edig) != edig || nd - 1 >= 15 || ne > 3 ||
+        (has_e && ne == 0))
+        return 0;
+    uint64_t m = tdcl_nc_mantissa16(_mm_and_si128(d, isd), pe, pd);
+    int ev = tdcl_nc_small4(p + ds, ne);
+    int e10 = (eneg ? -ev : ev) - (int)(hasdot ? pe - pd - 1 : 0);
+    if (e10 < -22 || e10 > 22) return 0;
+    double v = (double)m;
+    v = e10 < 0 ? v / pow10[-e10] : v * pow10[e10];
+    *out = neg ? -v : v;
+    return 1;
+}
 #endif
 
 /* tdcl_nc_parse_f64 with Clinger's fast path inlined in front: a decimal
