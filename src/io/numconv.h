@@ -183,31 +183,21 @@ static inline const char *tdcl_nc_parse_f64_simd(const char *p, double *out)
     *out = neg ? -v : v;
     return s;
 }
-__extension__ typedef unsigned __int128 tdcl_nc_u128;
-
-/* tdcl_nc_parse8 for bytes that hold digit values 0..9 already. */
-static inline uint32_t tdcl_nc_parse8_values(uint64_t x)
+/* The value of the 16 digit values (0..9, most significant first) in d:
+ * pairs, fours and eights of digits by three multiply-adds of 16-bit
+ * lanes, no loop and no shift by a count. */
+static inline uint64_t tdcl_nc_digits16(__m128i d)
 {
-    const uint64_t mask = 0x000000FF000000FFULL;
-    x = x * 10 + (x >> 8);
-    x = (((x & mask) * 0x000F424000000064ULL) + (((x >> 16) & mask) * 0x0000271000000001ULL)) >> 32;
-    return (uint32_t)x;
-}
-
-/* The digits of [p, p + 16) as a 16-digit number, given the end of the
- * mantissa pe (1..16) and its point pd (pd >= pe: none): every other byte
- * is read as a 0, the text is moved so that its last digit is the last of
- * 16, and the digits before the point move up into its place. */
-static inline uint64_t tdcl_nc_mantissa16(__m128i digits, unsigned pe, unsigned pd)
-{
-    tdcl_nc_u128 t;
-    _mm_storeu_si128((__m128i *)(void *)&t, digits);
-    t <<= 128 - 8 * pe;
-    unsigned dp = pd < pe ? 16 - pe + pd : 0; /* the point's byte now */
-    tdcl_nc_u128 low = ((tdcl_nc_u128)1 << (8 * dp)) - 1;
-    t = (t & ~low) | ((t & low) << 8);
-    return (uint64_t)tdcl_nc_parse8_values((uint64_t)t) * 100000000u +
-           tdcl_nc_parse8_values((uint64_t)(t >> 64));
+    const __m128i z = _mm_setzero_si128();
+    const __m128i w10 = _mm_set_epi16(1, 10, 1, 10, 1, 10, 1, 10);
+    __m128i a = _mm_madd_epi16(_mm_unpacklo_epi8(d, z), w10);
+    __m128i b = _mm_madd_epi16(_mm_unpackhi_epi8(d, z), w10);
+    __m128i c =
+        _mm_madd_epi16(_mm_packs_epi32(a, b), _mm_set_epi16(1, 100, 1, 100, 1, 100, 1, 100));
+    __m128i e = _mm_madd_epi16(_mm_packs_epi32(c, c),
+                               _mm_set_epi16(1, 10000, 1, 10000, 1, 10000, 1, 10000));
+    uint64_t g = (uint64_t)_mm_cvtsi128_si64(e);
+    return (g & 0xffffffffu) * 100000000u + (g >> 32);
 }
 
 /* The value of the n <= 4 digits at p (4 readable bytes; 0 when n = 0). */
@@ -219,17 +209,45 @@ static inline int tdcl_nc_small4(const char *p, unsigned n)
     return (int)((w & 0xff) * 1000 + ((w >> 8) & 0xff) * 100 + ((w >> 16) & 0xff) * 10 + (w >> 24));
 }
 
+/* The exponent of a line whose 'e' is at pe < L (dig: the digit bytes):
+ * an optional sign and 1 to 3 digits up to the end. Returns 0 for any
+ * other text. */
+static inline int tdcl_nc_line_exponent(const char *p, unsigned pe, unsigned L, unsigned dig,
+                                        int *ev)
+{
+    unsigned xs = pe + 1, sign = p[xs] == '-' || p[xs] == '+';
+    unsigned ds = xs + sign, ne = L - ds;
+    unsigned edig = ((1u << L) - 1) & ~((1u << ds) - 1);
+    if ((dig & edig) != edig || ne - 1 >= 3) return 0;
+    int v = tdcl_nc_small4(p + ds, ne);
+    *ev = p[xs] == '-' ? -v : v;
+    return 1;
+}
+
+/* The digit values of d before pe, others 0, with those before the point
+ * at pd (pd >= pe: none) moved up one byte into its place: the mantissa's
+ * digits as 16 digits ending at byte pe, whatever the point's place. */
+static inline __m128i tdcl_nc_close_point(__m128i d, __m128i isd, unsigned pe, unsigned pd)
+{
+    const __m128i idx = _mm_set_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    __m128i keep = _mm_and_si128(isd, _mm_cmplt_epi8(idx, _mm_set1_epi8((char)pe)));
+    __m128i dz = _mm_and_si128(d, keep);
+    __m128i up = _mm_cmplt_epi8(idx, _mm_set1_epi8((char)(pd < pe ? pd + 1 : 0)));
+    return _mm_or_si128(_mm_and_si128(up, _mm_slli_si128(dz, 1)), _mm_andnot_si128(up, dz));
+}
+
 /* Parses the whole of [p, p + len), a line without its line end, as one
  * real number of the usual short form: an optional '-', 1 to 15 digits
  * with an optional point, and an optional exponent ('e' or 'E', an
- * optional sign, 1 to 3 digits), at most 16 bytes in all, with a decimal
- * exponent within +-22 once the point is moved. No branch depends on the
- * digit counts: the bytes are classed by three 16-byte compares, the point
- * is cut out with 128-bit shifts, the digits are read eight at a time.
- * The mantissa m < 10^15 is exact, so m * 10^e or m / 10^-e is one
- * correctly rounded operation (Clinger). Returns 1 with *out set, or 0
- * with *out untouched for any other text (the caller's general path
- * parses it or names what is wrong). p must have 32 readable bytes. */
+ * optional sign, 1 to 3 digits), at most 16 bytes in all. No branch
+ * depends on the digit counts: the bytes are classed by three 16-byte
+ * compares, the point is closed up by a byte shift and a select, and the
+ * 16 digit places become V = m * 10^(16 - end of mantissa) by multiply-
+ * adds. V < 2^53 and 10^k for |k| <= 22 are exact doubles, so V * 10^k or
+ * V / 10^-k is one correctly rounded operation (Clinger). Returns 1 with
+ * *out set, or 0 with *out untouched for any other text or a V or k out of
+ * that range (the caller's general path parses it or names what is
+ * wrong). p must have 32 readable bytes. */
 static inline int tdcl_nc_parse_f64_line(const char *p, size_t len, double *out)
 {
     static const double pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
@@ -247,20 +265,18 @@ static inline int tdcl_nc_parse_f64_line(const char *p, size_t len, double *out)
     unsigned pe = (unsigned)__builtin_ctz(ex | (1u << L));   /* L: no exponent */
     unsigned pd = (unsigned)__builtin_ctz(dot | (1u << pe)); /* pe: no point */
     unsigned hasdot = pd < pe, nd = pe - neg - hasdot;
-    unsigned mant = ((1u << pe) - 1) & ~((1u << neg) - 1);
-    unsigned has_e = pe < L, xs = pe + 1;
-    unsigned esign = has_e & (p[xs] == '-' || p[xs] == '+'), eneg = has_e & (p[xs] == '-');
-    unsigned ds = has_e ? xs + esign : L, ne = L - ds;
-    unsigned edig = ((1u << L) - 1) & ~((1u << ds) - 1);
-    if ((dig & mant) != (mant & ~(1u << pd)) || (dig & edig) != edig || nd - 1 >= 15 || ne > 3 ||
-        (has_e && ne == 0))
-        return 0;
-    uint64_t m = tdcl_nc_mantissa16(_mm_and_si128(d, isd), pe, pd);
-    int ev = tdcl_nc_small4(p + ds, ne);
-    int e10 = (eneg ? -ev : ev) - (int)(hasdot ? pe - pd - 1 : 0);
-    if (e10 < -22 || e10 > 22) return 0;
-    double v = (double)m;
-    v = e10 < 0 ? v / pow10[-e10] : v * pow10[e10];
+    unsigned mant = ((1u << pe) - 1) >> neg << neg;
+    if ((dig & mant) != (mant & ~(1u << pd)) || nd - 1 >= 15) return 0;
+    int k = -(int)(hasdot ? pe - pd - 1 : 0) - (int)(16 - pe);
+    if (__builtin_expect(pe < L, 0)) { /* an exponent: rare in most files */
+        int ev;
+        if (!tdcl_nc_line_exponent(p, pe, L, dig, &ev)) return 0;
+        k += ev;
+    }
+    uint64_t V = tdcl_nc_digits16(tdcl_nc_close_point(d, isd, pe, pd));
+    if (V > ((uint64_t)1 << 53) || k < -22 || k > 22) return 0;
+    double v = (double)V;
+    v = k < 0 ? v / pow10[-k] : v * pow10[k];
     *out = neg ? -v : v;
     return 1;
 }
