@@ -704,7 +704,10 @@ static int fast_coord_line(const mtx_hdr *h, const char *p, const char *le, cent
     } else if (*p++ != ' ') {
         return 0;
     } else if (h->field == F_REAL) {
-        if (!(p = tdcl_nc_parse_f64_simd(p, &c->v.f))) return 0;
+        size_t len = (size_t)(le - p); /* the value runs to the line end */
+        len -= len > 0 && le[-1] == '\r';
+        if (!tdcl_nc_parse_f64_line(p, len, &c->v.f)) return 0;
+        p += len;
     } else {
         int neg = *p == '-';
         p += neg;
