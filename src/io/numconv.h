@@ -248,7 +248,8 @@ static inline __m128i tdcl_nc_close_point(__m128i d, __m128i isd, unsigned pe, u
  * *out set, or 0 with *out untouched for any other text or a V or k out of
  * that range (the caller's general path parses it or names what is
  * wrong). p must have 32 readable bytes. */
-static inline int tdcl_nc_parse_f64_line(const char *p, size_t len, double *out)
+__attribute__((always_inline)) static inline int tdcl_nc_parse_f64_line(const char *p, size_t len,
+                                                                        double *out)
 {
     static const double pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
