@@ -554,9 +554,9 @@ static const char *end_of_entry(part *t, const char *p, const char *e, const cha
     return p;
 }
 
-static void parse_array_part(part *t)
+/* Parses the array entries of [p, e), one value per line, into t->v. */
+static void parse_array_text(part *t, const char *p, const char *e)
 {
-    const char *p = t->p, *e = t->e;
     while (p < e) {
         while (p < e && is_blank(*p))
             p++;
@@ -704,7 +704,10 @@ static int fast_coord_line(const mtx_hdr *h, const char *p, const char *le, cent
     } else if (*p++ != ' ') {
         return 0;
     } else if (h->field == F_REAL) {
-        if (!(p = tdcl_nc_parse_f64_simd(p, &c->v.f))) return 0;
+        size_t len = (size_t)(le - p); /* the value runs to the line end */
+        len -= len > 0 && le[-1] == '\r';
+        if (!tdcl_nc_parse_f64_line(p, len, &c->v.f)) return 0;
+        p += len;
     } else {
         int neg = *p == '-';
         p += neg;
@@ -770,6 +773,71 @@ oom:
     return -1;
 }
 #endif
+
+#ifdef __SSE2__
+/* One array line [p, le) the fast path did not take: a blank line, or
+ * an entry for the general parser (which names what is wrong). Returns
+ * -1 on a part error. */
+static int array_line_slow(part *t, const char *p, const char *le, const char *e)
+{
+    const char *q = p;
+    while (q < le && is_blank(*q))
+        q++;
+    if (q == le) { /* a blank line */
+        t->lines++;
+        return 0;
+    }
+    if (!(q = parse_value(t, q, e, &t->v[t->n]))) return -1;
+    t->n++;
+    return end_of_entry(t, q, e, "the value") ? 0 : -1;
+}
+
+/* parse_coord_lines for a real array file: the lines of [*pp, e) that
+ * start at least 128 bytes before e, each found from the line ends of 64
+ * bytes at a time and parsed whole by tdcl_nc_parse_f64_line, so the
+ * parse of a line never waits for the one before it. */
+static int parse_array_lines(part *t, const char **pp, const char *e)
+{
+    const char *p = *pp, *blk = p;
+    if (e - p < 192) return 0;
+    const char *stop = e - 128;
+    uint64_t bits = newline_bits(blk);
+    while (p < stop) {
+        while (!bits) {
+            blk += 64;
+            if (blk > e - 64) goto out;
+            bits = newline_bits(blk);
+        }
+        const char *le = blk + __builtin_ctzll(bits);
+        bits &= bits - 1;
+        if (__builtin_expect(t->n == t->cap, 0) && part_grow(t)) {
+            part_fail(t, TDCL_ENOMEM, t->lines + 1, "out of memory");
+            return -1;
+        }
+        size_t len = (size_t)(le - p);
+        len -= len > 0 && le[-1] == '\r'; /* CRLF files too */
+        if (tdcl_nc_parse_f64_line(p, len, &t->v[t->n].f)) {
+            t->n++;
+            t->lines++;
+        } else if (array_line_slow(t, p, le, e)) {
+            return -1;
+        }
+        p = le + 1;
+    }
+out:
+    *pp = p;
+    return 0;
+}
+#endif
+
+static void parse_array_part(part *t)
+{
+    const char *p = t->p;
+#ifdef __SSE2__
+    if (t->h->field == F_REAL && parse_array_lines(t, &p, t->e)) return;
+#endif
+    parse_array_text(t, p, t->e);
+}
 
 static void parse_coord_part(part *t)
 {

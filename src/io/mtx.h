@@ -6,8 +6,10 @@
  * summed); fields real/double (TDCL_F64), integer (TDCL_I64), pattern
  * (TDCL_F64 ones); symmetries general, symmetric and skew-symmetric (the
  * stored triangle mirrored). complex and hermitian are refused. The body is
- * parsed in chunks split at line ends, on several threads. Every error names
- * "path:line" and what was expected.
+ * parsed in chunks split at line ends, on several threads; a line holding
+ * the usual short real value is parsed whole by tdcl_nc_parse_f64_line,
+ * anything else by the general parser. Every error names "path:line" and
+ * what was expected.
  *
  * Writing: the integer field for integer dtypes, else real with the
  * shortest text that reads back bit-identical (float32 as float32). */

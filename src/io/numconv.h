@@ -183,6 +183,104 @@ static inline const char *tdcl_nc_parse_f64_simd(const char *p, double *out)
     *out = neg ? -v : v;
     return s;
 }
+/* The value of the 16 digit values (0..9, most significant first) in d:
+ * pairs, fours and eights of digits by three multiply-adds of 16-bit
+ * lanes, no loop and no shift by a count. */
+static inline uint64_t tdcl_nc_digits16(__m128i d)
+{
+    const __m128i z = _mm_setzero_si128();
+    const __m128i w10 = _mm_set_epi16(1, 10, 1, 10, 1, 10, 1, 10);
+    __m128i a = _mm_madd_epi16(_mm_unpacklo_epi8(d, z), w10);
+    __m128i b = _mm_madd_epi16(_mm_unpackhi_epi8(d, z), w10);
+    __m128i c =
+        _mm_madd_epi16(_mm_packs_epi32(a, b), _mm_set_epi16(1, 100, 1, 100, 1, 100, 1, 100));
+    __m128i e = _mm_madd_epi16(_mm_packs_epi32(c, c),
+                               _mm_set_epi16(1, 10000, 1, 10000, 1, 10000, 1, 10000));
+    uint64_t g = (uint64_t)_mm_cvtsi128_si64(e);
+    return (g & 0xffffffffu) * 100000000u + (g >> 32);
+}
+
+/* The value of the n <= 4 digits at p (4 readable bytes; 0 when n = 0). */
+static inline int tdcl_nc_small4(const char *p, unsigned n)
+{
+    uint32_t w;
+    memcpy(&w, p, 4);
+    w = (uint32_t)((uint64_t)(w - 0x30303030u) << (8 * (4 - n))); /* right-aligned */
+    return (int)((w & 0xff) * 1000 + ((w >> 8) & 0xff) * 100 + ((w >> 16) & 0xff) * 10 + (w >> 24));
+}
+
+/* The exponent of a line whose 'e' is at pe < L (dig: the digit bytes):
+ * an optional sign and 1 to 3 digits up to the end. Returns 0 for any
+ * other text. */
+static inline int tdcl_nc_line_exponent(const char *p, unsigned pe, unsigned L, unsigned dig,
+                                        int *ev)
+{
+    unsigned xs = pe + 1, sign = p[xs] == '-' || p[xs] == '+';
+    unsigned ds = xs + sign, ne = L - ds;
+    unsigned edig = ((1u << L) - 1) & ~((1u << ds) - 1);
+    if ((dig & edig) != edig || ne - 1 >= 3) return 0;
+    int v = tdcl_nc_small4(p + ds, ne);
+    *ev = p[xs] == '-' ? -v : v;
+    return 1;
+}
+
+/* The digit values of d before pe, others 0, with those before the point
+ * at pd (pd >= pe: none) moved up one byte into its place: the mantissa's
+ * digits as 16 digits ending at byte pe, whatever the point's place. */
+static inline __m128i tdcl_nc_close_point(__m128i d, __m128i isd, unsigned pe, unsigned pd)
+{
+    const __m128i idx = _mm_set_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    __m128i keep = _mm_and_si128(isd, _mm_cmplt_epi8(idx, _mm_set1_epi8((char)pe)));
+    __m128i dz = _mm_and_si128(d, keep);
+    __m128i up = _mm_cmplt_epi8(idx, _mm_set1_epi8((char)(pd < pe ? pd + 1 : 0)));
+    return _mm_or_si128(_mm_and_si128(up, _mm_slli_si128(dz, 1)), _mm_andnot_si128(up, dz));
+}
+
+/* Parses the whole of [p, p + len), a line without its line end, as one
+ * real number of the usual short form: an optional '-', 1 to 15 digits
+ * with an optional point, and an optional exponent ('e' or 'E', an
+ * optional sign, 1 to 3 digits), at most 16 bytes in all. No branch
+ * depends on the digit counts: the bytes are classed by three 16-byte
+ * compares, the point is closed up by a byte shift and a select, and the
+ * 16 digit places become V = m * 10^(16 - end of mantissa) by multiply-
+ * adds. V < 2^53 and 10^k for |k| <= 22 are exact doubles, so V * 10^k or
+ * V / 10^-k is one correctly rounded operation (Clinger). Returns 1 with
+ * *out set, or 0 with *out untouched for any other text or a V or k out of
+ * that range (the caller's general path parses it or names what is
+ * wrong). p must have 32 readable bytes. */
+__attribute__((always_inline)) static inline int tdcl_nc_parse_f64_line(const char *p, size_t len,
+                                                                        double *out)
+{
+    static const double pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    if (len - 1 >= 16) return 0; /* also len == 0 */
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i d = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+    __m128i isd = _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d);
+    unsigned dig = (unsigned)_mm_movemask_epi8(isd);
+    unsigned dot = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('.')));
+    unsigned ex = (unsigned)_mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_or_si128(x, _mm_set1_epi8(0x20)), _mm_set1_epi8('e')));
+    unsigned L = (unsigned)len, neg = p[0] == '-';
+    unsigned pe = (unsigned)__builtin_ctz(ex | (1u << L));   /* L: no exponent */
+    unsigned pd = (unsigned)__builtin_ctz(dot | (1u << pe)); /* pe: no point */
+    unsigned hasdot = pd < pe, nd = pe - neg - hasdot;
+    unsigned mant = ((1u << pe) - 1) >> neg << neg;
+    if ((dig & mant) != (mant & ~(1u << pd)) || nd - 1 >= 15) return 0;
+    int k = -(int)(hasdot ? pe - pd - 1 : 0) - (int)(16 - pe);
+    if (__builtin_expect(pe < L, 0)) { /* an exponent: rare in most files */
+        int ev;
+        if (!tdcl_nc_line_exponent(p, pe, L, dig, &ev)) return 0;
+        k += ev;
+    }
+    uint64_t V = tdcl_nc_digits16(tdcl_nc_close_point(d, isd, pe, pd));
+    if (V > ((uint64_t)1 << 53) || k < -22 || k > 22) return 0;
+    double v = (double)V;
+    v = k < 0 ? v / pow10[-k] : v * pow10[k];
+    *out = neg ? -v : v;
+    return 1;
+}
 #endif
 
 /* tdcl_nc_parse_f64 with Clinger's fast path inlined in front: a decimal

@@ -975,6 +975,121 @@ static void test_narrow(void **state)
     tdcl_matrix_free(&f);
 }
 
+/* One array value's line in the spellings real files use: mostly the
+ * short form of the fast line parser, and now and then CRLF, blanks, a
+ * '+', 17-digit values, far exponents, blank lines before it. *v is what
+ * strtod makes of the value. */
+static void spell_array_value(char *o, size_t cap, uint64_t *seed, double *v)
+{
+    uint64_t r = tdcl_test_rand(seed);
+    double x = ((double)(r >> 11) / 9007199254740992.0 * 2 - 1) * pow(10, (int)(r % 13) - 6);
+    char val[48];
+    const char *fmt = (r >> 4) % 5 == 0 ? "%.17g" : (r >> 4) % 5 == 1 ? "%+.6e" : "%.9g";
+    snprintf(val, sizeof val, fmt, (r >> 7) % 97 == 0 ? x * 1e200 : x);
+    *v = strtod(val, NULL);
+    snprintf(o, cap, "%s%s%s%s%s", (r >> 8) % 31 == 0 ? "\n \n" : "",
+             (r >> 9) % 37 == 0 ? "  " : "", val, (r >> 10) % 41 == 0 ? "\t " : "",
+             (r >> 12) % 11 == 0 ? "\r\n" : "\n");
+}
+
+/* Writes a real array file (general, or symmetric when rows == cols and
+ * sym) whose values, in want (row-major), are strtod's. */
+static void array_file(const char *path, int64_t rows, int64_t cols, int sym, double *want)
+{
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    fprintf(fp, "%%%%MatrixMarket matrix array real %s\n%% a comment\n%%\n\n%lld %lld\n",
+            sym ? "symmetric" : "general", (long long)rows, (long long)cols);
+    uint64_t seed = 31337;
+    char line[128];
+    for (int64_t j = 0; j < cols; j++)
+        for (int64_t i = sym ? j : 0; i < rows; i++) {
+            double v;
+            spell_array_value(line, sizeof line, &seed, &v);
+            fputs(line, fp);
+            want[i * cols + j] = v;
+            if (sym) want[j * cols + i] = v;
+        }
+    fclose(fp);
+}
+
+/* Real array files through the fast line parser and the general one, split
+ * into parts and rounds at every sort of place (inside numbers, between
+ * the CR and LF of a line, in blank lines): every thread count, chunk
+ * size and source gives strtod's bits for every value. */
+static void test_array_lines_against_strtod(void **state)
+{
+    (void)state;
+    static const int64_t shapes[2][3] = {{173, 117, 0}, {150, 150, 1}};
+    static const size_t chunks[] = {0, 200, 201, 203, 207, 215, 999, 4096, 16384, 131072};
+    for (int s = 0; s < 2; s++) {
+        int64_t rows = shapes[s][0], cols = shapes[s][1];
+        double *want = malloc((size_t)(rows * cols) * sizeof *want);
+        assert_non_null(want);
+        array_file(tmp("lines.mtx"), rows, cols, (int)shapes[s][2], want);
+        char cmd[9000];
+        snprintf(cmd, sizeof cmd, "gzip -c '%s' > '%s'", tmp("lines.mtx"), tmp("lines.mtx.gz"));
+        assert_int_equal(system(cmd), 0);
+        for (int t = 1; t <= 3; t++)
+            for (size_t c = 0; c < 2 * sizeof chunks / sizeof chunks[0]; c++) {
+                tdcl_mtx_read_opts ro = {.threads = t, .chunk = chunks[c / 2]};
+                tdcl_matrix m;
+                tdcl_err e;
+                tdcl_status st =
+                    tdcl_mtx_read_path(tmp(c % 2 ? "lines.mtx.gz" : "lines.mtx"), &ro, &m, &e);
+                if (st) fail_msg("%d threads, chunk %zu: %s", t, chunks[c / 2], e.msg);
+                for (int64_t k = 0; k < rows * cols; k++)
+                    if (memcmp(&((double *)m.data)[k], &want[k], sizeof want[k]) != 0)
+                        fail_msg("%d threads, chunk %zu%s: cell %lld is %.17g, want %.17g", t,
+                                 chunks[c / 2], c % 2 ? ", gzip" : "", (long long)k,
+                                 ((double *)m.data)[k], want[k]);
+                tdcl_matrix_free(&m);
+            }
+        free(want);
+    }
+}
+
+/* A bad value anywhere in a real array file, the first part of a round or
+ * a later one (another thread's), inside the lines the fast parser takes
+ * or in a part's last bytes, is named by its own line. */
+static void test_array_error_line_in_any_part(void **state)
+{
+    (void)state;
+    enum { N = 20000 };
+    static const int bad_at[] = {0, 5, 3000, 9999, 10000, 10001, 15000, 19990, N - 1};
+    static const char *bad[] = {"1..5", "x7", "% no comment here", "-1.5e"};
+    static const char *says[] = {"expected the end of the line after the value, got '.5'",
+                                 "expected a real number, got 'x7'",
+                                 "expected a real number, got '%'",
+                                 "expected the end of the line after the value, got 'e'"};
+    static const size_t chunks[] = {0, 4096, 16384, 131072};
+    for (size_t b = 0; b < sizeof bad_at / sizeof bad_at[0]; b++) {
+        FILE *fp = fopen(tmp("bad.mtx"), "wb");
+        assert_non_null(fp);
+        fprintf(fp, "%%%%MatrixMarket matrix array real general\n%% c\n%d 1\n", N);
+        uint64_t seed = 5;
+        for (int k = 0; k < N; k++) {
+            double x = (double)(tdcl_test_rand(&seed) >> 11) / 9007199254740992.0 - 0.5;
+            if (k == bad_at[b])
+                fprintf(fp, "%s%s", bad[b % 4], b % 3 == 0 ? "\r\n" : "\n");
+            else
+                fprintf(fp, "%.9g\n", x);
+        }
+        fclose(fp);
+        char want[160];
+        snprintf(want, sizeof want, "bad.mtx:%d: %s", bad_at[b] + 4, says[b % 4]);
+        for (int t = 1; t <= 3; t++)
+            for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+                tdcl_mtx_read_opts ro = {.threads = t, .chunk = chunks[c]};
+                tdcl_matrix m;
+                tdcl_err e;
+                assert_int_equal(tdcl_mtx_read_path(tmp("bad.mtx"), &ro, &m, &e), TDCL_EPARSE);
+                if (!strstr(e.msg, want))
+                    fail_msg("%d threads, chunk %zu: '%s', want '%s'", t, chunks[c], e.msg, want);
+            }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -996,6 +1111,8 @@ int main(void)
         cmocka_unit_test(test_gzip_input),
         cmocka_unit_test(test_chunks_and_threads_agree),
         cmocka_unit_test(test_error_line_across_chunks),
+        cmocka_unit_test(test_array_lines_against_strtod),
+        cmocka_unit_test(test_array_error_line_in_any_part),
         cmocka_unit_test(test_duplicates_sum_in_file_order),
         cmocka_unit_test(test_integer_entries_fast_and_general),
         cmocka_unit_test(test_overflow_first_in_file_order),

@@ -420,6 +420,108 @@ static void test_integers(void **state)
     assert_true(u == UINT64_MAX);
 }
 
+#ifdef __SSE2__
+/* 1 when the line parser must take txt: an optional '-', 1 to 15 digits
+ * with at most one point, an optional exponent of 1 to 3 digits, 16 bytes
+ * at most, and once the mantissa's digits are read as the 16 digit places
+ * V = m * 10^(16 - its end), V below 2^53 (with a margin) and V's decimal
+ * exponent within +-22. */
+static int line_form(const char *txt, int nd, int has_point, int ex_digits, int e10)
+{
+    size_t len = strlen(txt), pe = strcspn(txt, "eE");
+    double m = 0;
+    for (size_t i = 0; i < pe; i++)
+        if (txt[i] >= '0' && txt[i] <= '9') m = m * 10 + (txt[i] - '0');
+    int k = e10 - (16 - (int)pe);
+    return len <= 16 && txt[0] != '+' && nd >= 1 && nd <= 15 && has_point <= 1 && ex_digits <= 3 &&
+           m * pow(10, 16 - (double)pe) < 9.0e15 && k >= -22 && k <= 22;
+}
+
+/* tdcl_nc_parse_f64_line against strtod: every text it takes must be
+ * read whole and to strtod's bits, every text of its form must be taken,
+ * and what it refuses leaves the output alone. */
+static void test_line_parser_matches_strtod(void **state)
+{
+    (void)state;
+    uint64_t seed = 4242;
+    char big[64];
+    int taken = 0;
+    for (int i = 0; i < 400000; i++) {
+        uint64_t r = tdcl_test_rand(&seed);
+        char txt[48];
+        int len = 0, nd = 1 + (int)(r % 17), point = (int)((r >> 8) % (unsigned)(nd + 3)) - 1;
+        int has_point = point >= 0 && point <= nd, e10 = 0, ex_digits = 0;
+        if ((r >> 16) % 4 == 0) txt[len++] = (r >> 18) & 1 ? '-' : '+';
+        if ((r >> 16) % 4 == 1) txt[len++] = '-';
+        for (int k = 0; k <= nd; k++) {
+            if (k == point) txt[len++] = '.';
+            if (k == nd) break;
+            uint64_t d = tdcl_test_rand(&seed);
+            txt[len++] = (char)('0' + (d % 4 == 0 ? 0 : d % 10));
+        }
+        if (has_point) e10 -= nd - point;
+        if ((r >> 20) % 3 == 0) {
+            int ex = (int)((r >> 24) % 61) - 30;
+            const char *sg = ex < 0 ? "-" : (r >> 33) & 1 ? "+" : "";
+            ex_digits = (r >> 34) % 5 == 0 ? 3 : ex < -9 || ex > 9 ? 2 : 1;
+            len += snprintf(txt + len, sizeof txt - (size_t)len, "%c%s%0*d",
+                            (r >> 32) & 1 ? 'e' : 'E', sg, ex_digits, ex < 0 ? -ex : ex);
+            e10 += ex;
+        }
+        txt[len] = '\0';
+        /* in a longer buffer, as in a file: what follows the line is read */
+        memset(big, (r >> 40) & 1 ? '7' : '\n', sizeof big);
+        memcpy(big, txt, (size_t)len);
+        double got = 12345;
+        int ok = tdcl_nc_parse_f64_line(big, (size_t)len, &got);
+        char *end;
+        double want = strtod(txt, &end);
+        if (ok) {
+            taken++;
+            if (bits64(got) != bits64(want) || *end)
+                fail_msg("'%s': line parser %.17g, strtod %.17g", txt, got, want);
+        } else {
+            assert_true(got == 12345);
+        }
+        if (!ok && line_form(txt, nd, has_point, ex_digits, e10))
+            fail_msg("'%s' is of the line parser's form but was refused", txt);
+    }
+    assert_true(taken > 50000);
+    static const char *refused[] = {"",
+                                    "-",
+                                    ".",
+                                    "-.",
+                                    "+1",
+                                    " 1",
+                                    "1 ",
+                                    "1e",
+                                    "1e+",
+                                    "1E-",
+                                    "e5",
+                                    "1.2.3",
+                                    "1e5.",
+                                    "1e5e",
+                                    "--1",
+                                    "1-2",
+                                    "nan",
+                                    "-inf",
+                                    "0x1p3",
+                                    "1e1234",
+                                    "1e40",
+                                    "1e-23",
+                                    "1234567890123456",
+                                    "1.5\r",
+                                    "12345678901234567"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        memset(big, '\n', sizeof big);
+        memcpy(big, refused[i], strlen(refused[i]));
+        double got = 7;
+        if (tdcl_nc_parse_f64_line(big, strlen(refused[i]), &got))
+            fail_msg("'%s' taken as %.17g", refused[i], got);
+    }
+}
+#endif
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -432,6 +534,9 @@ int main(void)
         cmocka_unit_test(test_f32_matches_to_chars),
         cmocka_unit_test(test_f32_text_survives_double_read),
         cmocka_unit_test(test_integers),
+#ifdef __SSE2__
+        cmocka_unit_test(test_line_parser_matches_strtod),
+#endif
     };
     return cmocka_run_group_tests_name("numconv", tests, NULL, NULL);
 }
