@@ -15,7 +15,7 @@
 #include "runtime/devset.h"
 
 static const cli_command commands[] = {
-    {"matmul", cmd_matmul, NEEDS_DEVICE, "dense matrix product C = A*B"},
+    {"matmul", cmd_matmul, NEEDS_DEVICE | SHARDS | RANKS, "dense matrix product C = A*B"},
     {"tile-avg", cmd_tile_avg, NEEDS_DEVICE | SHARDS, "mean of each tile of a matrix or image"},
     {"tile-map", cmd_tile_map, NEEDS_DEVICE, "how a tiled launch numbers its work-items"},
     {"life", cmd_life, NEEDS_DEVICE | SHARDS | RANKS, "Game of Life and Life-like rules"},

@@ -35,6 +35,17 @@ void tdcl_mpi_finalize(void);
 int tdcl_mpi_rank(void);
 int tdcl_mpi_size(void);
 
+/* For the jobs over ranks (MPI builds only): every rank's status agreed.
+ * Returns the lowest failing rank, or -1; a rank that did not fail gets
+ * TDCL_EIO and an empty message in *err, and a failing rank that is not
+ * the lowest clears its message (one message for the job). */
+int tdcl_mpi_agree(tdcl_status *st, tdcl_err *err);
+
+/* For the jobs over ranks (MPI builds only): opens the device that node-
+ * local rank `local` takes among spec's (a set, one device, or NULL:
+ * every GPU, else every device), round robin. */
+tdcl_status tdcl_mpi_open_device(const char *spec, int local, tdcl_ctx **ctx, tdcl_err *err);
+
 /* The life job over the ranks: every rank reads (or seeds) the grid, runs
  * its band on the device its node-local rank picks among so->devices (a
  * set spec, a single device, or NULL: every GPU, else every device), and

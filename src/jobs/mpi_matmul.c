@@ -1,0 +1,523 @@
+/* matmul over MPI ranks: SUMMA on a 2D grid of ranks (tdcl_mm_mpi_job in
+ * jobs/shard_matmul.h).
+ *
+ * Rank (p, q) of a P x Q grid owns C's block (rows band p, columns band
+ * q), A's block (rows band p, K band q of Q) and B's block (K band p of P,
+ * columns band q). K is cut at both splits' bounds and into panels of at
+ * most w columns of A (rows of B); for each panel the owner of its A part
+ * broadcasts it along grid row p, the owner of its B part along grid
+ * column q, and every rank adds A_panel * B_panel into its C block on its
+ * device (tdcl_mm_plan_execute_with, accumulating). A short panel is
+ * padded with zeros to w (0 * 0 adds nothing, exactly), so one plan of
+ * shape mi x w x nj serves every panel. Panels travel through pinned host
+ * buffers, two of each, so that panel s + 1's broadcast runs while the
+ * device computes panel s: the main thread (the only one calling MPI)
+ * waits on the broadcast while a second thread drives the device. */
+#include "jobs/shard_matmul.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/fileio.h"
+#include "base/log.h"
+#include "base/pool.h"
+#include "jobs/mpi.h"
+#include "jobs/shard.h"
+
+#if TDCL_HAVE_MPI
+#include <mpi.h>
+#endif
+
+#if !TDCL_HAVE_MPI
+
+tdcl_status tdcl_mm_mpi_job(const tdcl_mm_shard_opts *so, const tdcl_mm_job_opts *o, tdcl_err *err)
+{
+    (void)so;
+    (void)o;
+    return tdcl_fail(err, TDCL_EUNSUPPORTED, "built without MPI");
+}
+
+#else
+
+#define SYNC(expr)                                                                                 \
+    do {                                                                                           \
+        st = (expr);                                                                               \
+        if (tdcl_mpi_agree(&st, err) >= 0) goto out;                                               \
+    } while (0)
+
+/* Messages move in pieces of at most this many bytes (MPI counts are int). */
+#define PIECE ((size_t)1 << 30)
+
+typedef struct summa {
+    int rank, size, pr, pc, p, q;
+    MPI_Comm row, col; /* this grid row (A's panels), this grid column (B's) */
+    int64_t M, K, N, mi, nj;
+    tdcl_dtype type;
+    size_t esz;
+    int64_t *rb, *cb, *ka, *kb; /* C's row and column bands; K split over Q and over P */
+    int64_t *pk, npan, w;       /* panel s is K's [pk[s], pk[s + 1]), padded to w */
+    void *ablk, *bblk;          /* this rank's blocks of A and B */
+    tdcl_pinned ap[2], bp[2];   /* panels: mi x w of A, w x nj of B */
+    MPI_Request req[2];
+    int posted;
+    tdcl_ctx *ctx;
+    tdcl_mm_opts mm;
+    tdcl_mm_plan *plan; /* NULL: each panel's product added on the host into cblk */
+    tdcl_matrix cblk;
+    int64_t cur; /* the panel the device computes */
+    tdcl_status dev_st;
+    tdcl_err dev_err;
+    double compute_ms, kernel_ms, exchange_ms, scatter_ms, gather_ms;
+} summa;
+
+static int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* K split evenly into n parts, some possibly empty. */
+static void even_split(int64_t K, int n, int64_t *b)
+{
+    for (int i = 0; i <= n; i++)
+        b[i] = K * i / n;
+}
+
+/* The part of split b (n parts) holding k. */
+static int owner(const int64_t *b, int n, int64_t k)
+{
+    int i = 0;
+    while (i + 1 < n && b[i + 1] <= k)
+        i++;
+    return i;
+}
+
+static tdcl_status send_bytes(const void *buf, size_t bytes, int to, tdcl_err *err)
+{
+    for (size_t at = 0; at < bytes; at += PIECE)
+        if (MPI_Send((const char *)buf + at, (int)min64((int64_t)PIECE, (int64_t)(bytes - at)),
+                     MPI_BYTE, to, 7, MPI_COMM_WORLD) != MPI_SUCCESS)
+            return tdcl_fail(err, TDCL_EIO, "sending a block to rank %d failed", to);
+    return TDCL_OK;
+}
+
+static tdcl_status recv_bytes(void *buf, size_t bytes, int from, tdcl_err *err)
+{
+    for (size_t at = 0; at < bytes; at += PIECE)
+        if (MPI_Recv((char *)buf + at, (int)min64((int64_t)PIECE, (int64_t)(bytes - at)), MPI_BYTE,
+                     from, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return tdcl_fail(err, TDCL_EIO, "receiving a block from rank %d failed", from);
+    return TDCL_OK;
+}
+
+/* Copies rows x cols elements at (r0, c0) of a row-major matrix with ld
+ * columns into dense dst (to = 0), or from dense dst into it (to = 1). */
+static void copy_block(void *m, int64_t ld, int64_t r0, int64_t c0, int64_t rows, int64_t cols,
+                       void *dst, size_t esz, int to)
+{
+    size_t w = (size_t)cols * esz;
+    for (int64_t r = 0; r < rows; r++) {
+        char *in = (char *)m + ((size_t)(r0 + r) * (size_t)ld + (size_t)c0) * esz;
+        char *d = (char *)dst + (size_t)r * w;
+        memcpy(to ? in : d, to ? d : in, w);
+    }
+}
+
+/* Rank 0: A and B read and converted, overflow ruled out or refused. */
+static tdcl_status root_inputs(const tdcl_mm_job_opts *o, tdcl_matrix *a, tdcl_matrix *b,
+                               tdcl_matrix *at, tdcl_matrix *bt, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    int64_t r, c;
+    TDCL_TRY(tdcl_out_precheck(o->out_path, err));
+    TDCL_TRY(tdcl_mm_shard_inputs(o, a, b, err));
+    tdcl_dtype type = tdcl_mm_job_type(o, a, b);
+    TDCL_TRY(tdcl_matrix_narrow(a, type, 0, at, err));
+    TDCL_TRY(tdcl_matrix_narrow(b, type, 0, bt, err));
+    /* the ranks add wrapped panel sums: the whole product is checked here,
+     * as a single device does for a product in panels */
+    if (type == TDCL_I64 && !o->mm.wrap &&
+        !tdcl_mm_i64_bound_ok(at->data, bt->data, a->rows, a->cols, b->cols) &&
+        tdcl_mm_i64_first_overflow(at->data, bt->data, a->rows, a->cols, b->cols, &r, &c))
+        st = tdcl_mm_fail_overflow(r, c, err);
+out:
+    return st;
+}
+
+/* The splits and panels, the same on every rank. */
+static tdcl_status plan_grid(summa *S, int64_t panel, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    int64_t n = 4 * ((int64_t)S->pr + S->pc + 2);
+    if (!(S->rb = calloc((size_t)n, sizeof *S->rb)))
+        return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    S->cb = S->rb + S->pr + 1, S->ka = S->cb + S->pc + 1, S->kb = S->ka + S->pc + 1;
+    TDCL_TRY(tdcl_mm_shard_split(S->M, S->N, S->pr, S->pc, S->rb, S->cb, err));
+    even_split(S->K, S->pc, S->ka);
+    even_split(S->K, S->pr, S->kb);
+    S->mi = S->rb[S->p + 1] - S->rb[S->p];
+    S->nj = S->cb[S->q + 1] - S->cb[S->q];
+    /* segments between both splits' bounds, then panels of at most w */
+    int64_t seg = 0, maxm = 0, maxn = 0;
+    for (int64_t k = 0; k < S->K;) {
+        int64_t e = min64(S->ka[owner(S->ka, S->pc, k) + 1], S->kb[owner(S->kb, S->pr, k) + 1]);
+        seg = e - k > seg ? e - k : seg;
+        k = e;
+    }
+    for (int i = 0; i < S->pr; i++)
+        maxm = S->rb[i + 1] - S->rb[i] > maxm ? S->rb[i + 1] - S->rb[i] : maxm;
+    for (int j = 0; j < S->pc; j++)
+        maxn = S->cb[j + 1] - S->cb[j] > maxn ? S->cb[j + 1] - S->cb[j] : maxn;
+    int64_t w = panel > 0 ? panel : ((seg + 3) / 4 + 15) / 16 * 16;
+    int64_t lim = (int64_t)INT_MAX / (int64_t)S->esz / (maxm > maxn ? maxm : maxn);
+    S->w = w = min64(min64(w, seg), lim > 0 ? lim : 1);
+    S->npan = 0;
+    for (int64_t k = 0; k < S->K; S->npan++)
+        k = min64(k + w,
+                  min64(S->ka[owner(S->ka, S->pc, k) + 1], S->kb[owner(S->kb, S->pr, k) + 1]));
+    if (!(S->pk = malloc(sizeof *S->pk * (size_t)(S->npan + 1))))
+        return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    S->pk[0] = 0;
+    for (int64_t s = 0; s < S->npan; s++) {
+        int64_t k = S->pk[s];
+        S->pk[s + 1] = min64(
+            k + w, min64(S->ka[owner(S->ka, S->pc, k) + 1], S->kb[owner(S->kb, S->pr, k) + 1]));
+    }
+out:
+    return st;
+}
+
+static size_t ablk_bytes(const summa *S, int p, int q)
+{
+    return (size_t)(S->rb[p + 1] - S->rb[p]) * (size_t)(S->ka[q + 1] - S->ka[q]) * S->esz;
+}
+
+static size_t bblk_bytes(const summa *S, int p, int q)
+{
+    return (size_t)(S->kb[p + 1] - S->kb[p]) * (size_t)(S->cb[q + 1] - S->cb[q]) * S->esz;
+}
+
+/* Rank 0 sends every rank its blocks of A and B; the others receive. */
+static tdcl_status scatter(summa *S, const tdcl_matrix *at, const tdcl_matrix *bt, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    void *tmp = NULL;
+    S->ablk = malloc(ablk_bytes(S, S->p, S->q) + 1);
+    S->bblk = malloc(bblk_bytes(S, S->p, S->q) + 1);
+    if (!S->ablk || !S->bblk) return tdcl_fail(err, TDCL_ENOMEM, "out of memory for the blocks");
+    if (S->rank != 0) {
+        TDCL_TRY(recv_bytes(S->ablk, ablk_bytes(S, S->p, S->q), 0, err));
+        TDCL_TRY(recv_bytes(S->bblk, bblk_bytes(S, S->p, S->q), 0, err));
+        goto out;
+    }
+    for (int r = S->size - 1; r >= 0; r--) {
+        int p = r / S->pc, q = r % S->pc;
+        void *a = r ? (tmp = malloc(ablk_bytes(S, p, q) + 1)) : S->ablk;
+        if (!a) return tdcl_fail(err, TDCL_ENOMEM, "out of memory for the blocks");
+        copy_block(at->data, S->K, S->rb[p], S->ka[q], S->rb[p + 1] - S->rb[p],
+                   S->ka[q + 1] - S->ka[q], a, S->esz, 0);
+        if (r) TDCL_TRY(send_bytes(a, ablk_bytes(S, p, q), r, err));
+        free(tmp), tmp = NULL;
+        void *b = r ? (tmp = malloc(bblk_bytes(S, p, q) + 1)) : S->bblk;
+        if (!b) return tdcl_fail(err, TDCL_ENOMEM, "out of memory for the blocks");
+        copy_block(bt->data, S->N, S->kb[p], S->cb[q], S->kb[p + 1] - S->kb[p],
+                   S->cb[q + 1] - S->cb[q], b, S->esz, 0);
+        if (r) TDCL_TRY(send_bytes(b, bblk_bytes(S, p, q), r, err));
+        free(tmp), tmp = NULL;
+    }
+out:
+    free(tmp);
+    return st;
+}
+
+/* Starts panel s's broadcasts into buffers s % 2: the owners pack theirs
+ * (zeros past the panel's width), everyone posts MPI_Ibcast. */
+static tdcl_status post(summa *S, int64_t s, tdcl_err *err)
+{
+    int64_t k0 = S->pk[s], len = S->pk[s + 1] - k0;
+    int qa = owner(S->ka, S->pc, k0), pb = owner(S->kb, S->pr, k0), i = (int)(s % 2);
+    double t0 = tdcl_now_ms();
+    if (S->q == qa) {
+        int64_t ld = S->ka[S->q + 1] - S->ka[S->q];
+        memset(S->ap[i].ptr, 0, S->ap[i].bytes);
+        for (int64_t r = 0; r < S->mi; r++)
+            memcpy((char *)S->ap[i].ptr + (size_t)(r * S->w) * S->esz,
+                   (char *)S->ablk + (size_t)(r * ld + k0 - S->ka[S->q]) * S->esz,
+                   (size_t)len * S->esz);
+    }
+    if (S->p == pb) {
+        size_t have = (size_t)(len * S->nj) * S->esz;
+        memcpy(S->bp[i].ptr, (char *)S->bblk + (size_t)((k0 - S->kb[S->p]) * S->nj) * S->esz, have);
+        memset((char *)S->bp[i].ptr + have, 0, S->bp[i].bytes - have);
+    }
+    int rc = MPI_Ibcast(S->ap[i].ptr, (int)S->ap[i].bytes, MPI_BYTE, qa, S->row, &S->req[0]);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Ibcast(S->bp[i].ptr, (int)S->bp[i].bytes, MPI_BYTE, pb, S->col, &S->req[1]);
+    S->posted = rc == MPI_SUCCESS;
+    S->exchange_ms += tdcl_now_ms() - t0;
+    return rc == MPI_SUCCESS
+               ? TDCL_OK
+               : tdcl_fail(err, TDCL_EIO, "rank %d: a panel broadcast failed", S->rank);
+}
+
+static tdcl_status wait_posted(summa *S, tdcl_err *err)
+{
+    double t0 = tdcl_now_ms();
+    int rc = S->posted ? MPI_Waitall(2, S->req, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+    S->posted = 0;
+    S->exchange_ms += tdcl_now_ms() - t0;
+    return rc == MPI_SUCCESS
+               ? TDCL_OK
+               : tdcl_fail(err, TDCL_EIO, "rank %d: a panel broadcast failed", S->rank);
+}
+
+/* Adds the product of one panel (host mode: tensor cores, a plan in
+ * pieces) into cblk. */
+static tdcl_status host_add(summa *S, const tdcl_matrix *a, const tdcl_matrix *b, tdcl_err *err)
+{
+    tdcl_matrix part = {0};
+    tdcl_status st = tdcl_mm_run(S->ctx, &S->mm, a, b, &part, err);
+    if (st) return st;
+    size_t n = (size_t)(S->mi * S->nj);
+    if (S->type == TDCL_F32)
+        for (size_t k = 0; k < n; k++)
+            ((float *)S->cblk.data)[k] += ((const float *)part.data)[k];
+    else if (S->type == TDCL_F64)
+        for (size_t k = 0; k < n; k++)
+            ((double *)S->cblk.data)[k] += ((const double *)part.data)[k];
+    else /* int64 modulo 2^64: rank 0 ruled overflow out, or wrap was asked */
+        for (size_t k = 0; k < n; k++)
+            ((uint64_t *)S->cblk.data)[k] += ((const uint64_t *)part.data)[k];
+    tdcl_matrix_free(&part);
+    return TDCL_OK;
+}
+
+/* The device's part of a step: panel S->cur into C's block. */
+static void device_step(summa *S)
+{
+    int i = (int)(S->cur % 2);
+    tdcl_matrix a = {S->mi, S->w, 1, S->type, S->ap[i].ptr};
+    tdcl_matrix b = {S->w, S->nj, 1, S->type, S->bp[i].ptr};
+    double t0 = tdcl_now_ms(), ms = 0;
+    if (S->plan)
+        S->dev_st = tdcl_mm_plan_execute_with(S->plan, &a, &b, S->cur > 0, &ms, &S->dev_err);
+    else
+        S->dev_st = host_add(S, &a, &b, &S->dev_err);
+    S->kernel_ms += ms;
+    S->compute_ms += tdcl_now_ms() - t0;
+}
+
+/* Index 0 (the calling thread, MPI's): the next panel's broadcast; index
+ * 1: the device on this one. */
+static void step_task(void *arg, int i)
+{
+    summa *S = arg;
+    if (i == 1) {
+        device_step(S);
+        return;
+    }
+    tdcl_err e = {0};
+    if (wait_posted(S, &e) && S->dev_st == TDCL_OK) { /* the device's failure comes first */
+        S->dev_st = e.status ? e.status : TDCL_EIO;
+        S->dev_err = e;
+    }
+}
+
+/* The device's plan over the first panel's shape, or host mode. */
+static tdcl_status make_plan(summa *S, const tdcl_mm_job_opts *o, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_mm_plan_info info;
+    S->mm = o->mm;
+    S->mm.type = S->type;
+    S->mm.wrap = 1; /* overflow is rank 0's check, over the whole product */
+    S->mm.borrow_inputs = 0;
+    for (int i = 0; i < 2; i++) {
+        TDCL_TRY(tdcl_pinned_alloc(S->ctx, (size_t)(S->mi * S->w) * S->esz, &S->ap[i], err));
+        TDCL_TRY(tdcl_pinned_alloc(S->ctx, (size_t)(S->w * S->nj) * S->esz, &S->bp[i], err));
+        memset(S->ap[i].ptr, 0, S->ap[i].bytes);
+        memset(S->bp[i].ptr, 0, S->bp[i].bytes);
+    }
+    tdcl_matrix a = {S->mi, S->w, 1, S->type, S->ap[0].ptr};
+    tdcl_matrix b = {S->w, S->nj, 1, S->type, S->bp[0].ptr};
+    TDCL_TRY(tdcl_mm_plan_create(S->ctx, &S->mm, &a, &b, &S->plan, err));
+    tdcl_mm_plan_get_info(S->plan, &info);
+    if (info.tensor_cores || info.panels_m * info.panels_k * info.panels_n != 1) {
+        tdcl_mm_plan_destroy(S->plan);
+        S->plan = NULL;
+        TDCL_TRY(tdcl_matrix_alloc(&S->cblk, S->mi, S->nj, 1, S->type, err));
+        memset(S->cblk.data, 0, (size_t)(S->mi * S->nj) * S->esz);
+    }
+out:
+    return st;
+}
+
+/* The panels, each broadcast while the previous one is computed. */
+static tdcl_status run_panels(summa *S, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    SYNC(post(S, 0, err));
+    SYNC(wait_posted(S, err));
+    for (S->cur = 0; S->cur < S->npan; S->cur++) {
+        st = S->cur + 1 < S->npan ? post(S, S->cur + 1, err) : TDCL_OK;
+        S->dev_st = TDCL_OK;
+        if (st == TDCL_OK) {
+            tdcl_pool_run(2, step_task, S);
+            if ((st = S->dev_st)) *err = S->dev_err;
+        }
+        SYNC(st);
+    }
+out:
+    if (S->posted) MPI_Waitall(2, S->req, MPI_STATUSES_IGNORE);
+    S->posted = 0;
+    return st;
+}
+
+/* Rank 0 receives every block of C into c (allocated there). */
+static tdcl_status gather(summa *S, tdcl_matrix *c, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    void *tmp = NULL;
+    tdcl_matrix mine = {0};
+    double t0 = tdcl_now_ms();
+    if (S->plan)
+        st = tdcl_mm_plan_result(S->plan, &mine, err);
+    else
+        mine = S->cblk, memset(&S->cblk, 0, sizeof S->cblk);
+    if (st == TDCL_OK && S->rank == 0) st = tdcl_matrix_alloc(c, S->M, S->N, 1, S->type, err);
+    SYNC(st);
+    if (S->rank != 0) {
+        st = send_bytes(mine.data, (size_t)(S->mi * S->nj) * S->esz, 0, err);
+        goto done;
+    }
+    for (int r = 0; r < S->size && st == TDCL_OK; r++) {
+        int p = r / S->pc, q = r % S->pc;
+        int64_t m = S->rb[p + 1] - S->rb[p], n = S->cb[q + 1] - S->cb[q];
+        void *blk = r ? (tmp = malloc((size_t)(m * n) * S->esz)) : mine.data;
+        if (!blk) st = tdcl_fail(err, TDCL_ENOMEM, "out of memory gathering C");
+        if (st == TDCL_OK && r) st = recv_bytes(blk, (size_t)(m * n) * S->esz, r, err);
+        if (st == TDCL_OK) copy_block(c->data, S->N, S->rb[p], S->cb[q], m, n, blk, S->esz, 1);
+        free(tmp), tmp = NULL;
+    }
+done:
+    SYNC(st);
+out:
+    S->gather_ms = tdcl_now_ms() - t0;
+    tdcl_matrix_free(&mine);
+    return st;
+}
+
+static void log_rank(const summa *S, int after)
+{
+    if (!after) {
+        tdcl_log(
+            TDCL_LOG_VERBOSE,
+            "rank %d of %d: grid position %d,%d of %dx%d, rows %" PRId64 "-%" PRId64
+            ", columns %" PRId64 "-%" PRId64 ", %" PRId64 " panels of %" PRId64 " on %u:%u %s%s",
+            S->rank, S->size, S->p, S->q, S->pr, S->pc, S->rb[S->p], S->rb[S->p + 1] - 1,
+            S->cb[S->q], S->cb[S->q + 1] - 1, S->npan, S->w, S->ctx->dev.pidx, S->ctx->dev.didx,
+            S->ctx->dev.device_name, S->plan ? "" : " (panel products added on the host)");
+        return;
+    }
+    tdcl_log(TDCL_LOG_VERBOSE,
+             "rank %d: compute %.3f ms (device %.3f ms), exchange %.3f ms (blocks from rank 0 "
+             "%.3f ms, panels %.3f ms, C to rank 0 %.3f ms)",
+             S->rank, S->compute_ms, S->kernel_ms, S->scatter_ms + S->exchange_ms + S->gather_ms,
+             S->scatter_ms, S->exchange_ms, S->gather_ms);
+}
+
+/* Rank 0's inputs and the shape every rank learns from it. */
+static tdcl_status setup(summa *S, const tdcl_mm_shard_opts *so, const tdcl_mm_job_opts *o,
+                         tdcl_matrix *in, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    int64_t h[4] = {0};
+    if (S->rank == 0) st = root_inputs(o, &in[0], &in[1], &in[2], &in[3], err);
+    if (st == TDCL_OK && S->rank == 0)
+        h[0] = in[0].rows, h[1] = in[0].cols, h[2] = in[1].cols, h[3] = in[2].dtype;
+    SYNC(st);
+    MPI_Bcast(h, 4, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    S->M = h[0], S->K = h[1], S->N = h[2], S->type = (tdcl_dtype)h[3];
+    S->esz = tdcl_dtype_size(S->type);
+    SYNC(plan_grid(S, so->panel, err));
+    double t0 = tdcl_now_ms();
+    SYNC(scatter(S, &in[2], &in[3], err));
+    S->scatter_ms = tdcl_now_ms() - t0;
+    tdcl_matrix_free(&in[2]); /* the converted copies: rank 0 keeps A and B for --verify */
+    tdcl_matrix_free(&in[3]);
+out:
+    return st;
+}
+
+static tdcl_status open_rank(summa *S, const tdcl_mm_shard_opts *so, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    MPI_Comm node = MPI_COMM_NULL;
+    int local = 0;
+    S->rank = tdcl_mpi_rank();
+    S->size = tdcl_mpi_size();
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, S->rank, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS)
+        MPI_Comm_rank(node, &local);
+    if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
+    SYNC(tdcl_mm_shard_grid((size_t)S->size, so->grid_rows, so->grid_cols, &S->pr, &S->pc, err));
+    S->p = S->rank / S->pc;
+    S->q = S->rank % S->pc;
+    MPI_Comm_split(MPI_COMM_WORLD, S->p, S->q, &S->row);
+    MPI_Comm_split(MPI_COMM_WORLD, S->q, S->p, &S->col);
+    SYNC(tdcl_mpi_open_device(so->devices, local, &S->ctx, err));
+out:
+    return st;
+}
+
+static void summa_free(summa *S)
+{
+    for (int i = 0; i < 2; i++) {
+        tdcl_pinned_free(&S->ap[i]);
+        tdcl_pinned_free(&S->bp[i]);
+    }
+    tdcl_mm_plan_destroy(S->plan);
+    tdcl_matrix_free(&S->cblk);
+    tdcl_ctx_close(S->ctx);
+    if (S->row != MPI_COMM_NULL) MPI_Comm_free(&S->row);
+    if (S->col != MPI_COMM_NULL) MPI_Comm_free(&S->col);
+    free(S->rb);
+    free(S->pk);
+    free(S->ablk);
+    free(S->bblk);
+    free(S);
+}
+
+tdcl_status tdcl_mm_mpi_job(const tdcl_mm_shard_opts *so, const tdcl_mm_job_opts *o, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix in[4] = {{0}}, c = {0}; /* rank 0: A, B, and both converted */
+    summa *S = calloc(1, sizeof *S);
+    if (!S) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    S->row = S->col = MPI_COMM_NULL;
+    TDCL_TRY(open_rank(S, so, err));
+    TDCL_TRY(setup(S, so, o, in, err));
+    SYNC(make_plan(S, o, err));
+    log_rank(S, 0);
+    TDCL_TRY(run_panels(S, err));
+    TDCL_TRY(gather(S, &c, err));
+    log_rank(S, 1);
+    if (S->rank == 0 && o->verify) st = tdcl_mm_job_verify(o, &in[0], &in[1], &c, err);
+    if (S->rank == 0 && st == TDCL_OK) {
+        char where[96];
+        snprintf(where, sizeof where, "%d MPI ranks (%dx%d)", S->size, S->pr, S->pc);
+        st = tdcl_mm_shard_write(o, &in[0], &c, where, err);
+    }
+    SYNC(st);
+out:
+    for (int i = 0; i < 4; i++)
+        tdcl_matrix_free(&in[i]);
+    tdcl_matrix_free(&c);
+    summa_free(S);
+    return st;
+}
+
+#endif
