@@ -87,6 +87,9 @@ static void usage(FILE *fp)
             "                     4: 2x2). Several devices of one process each compute\n"
             "                     their block from A and B in host memory; MPI ranks run\n"
             "                     SUMMA (rank 0 reads and writes the files)\n"
+            "      --panel W      MPI ranks: SUMMA's panels are W columns of A (rows of B)\n"
+            "                     wide; default: a quarter of the longest stretch of K one\n"
+            "                     rank owns, in multiples of 16\n"
             "  -h, --help         this help\n"
             "\n"
             "examples:\n"
@@ -130,6 +133,7 @@ static int parse(int argc, char **argv, tdcl_mm_job_opts *j, tdcl_mm_shard_opts 
                                              {"no-tune", no_argument, NULL, 'N'},
                                              {"wrap", no_argument, NULL, 'W'},
                                              {"shards", required_argument, NULL, 'S'},
+                                             {"panel", required_argument, NULL, 'w'},
                                              {"help", no_argument, NULL, 'h'},
                                              {0, 0, 0, 0}};
     int c;
@@ -188,6 +192,12 @@ static int parse(int argc, char **argv, tdcl_mm_job_opts *j, tdcl_mm_shard_opts 
                                        "--shards needs ROWSxCOLS, e.g. 2x2 (each 1 to %d), got "
                                        "'%s'",
                                        TDCL_DEVSET_MAX, optarg);
+            break;
+        case 'w':
+            if (cli_parse_i64(optarg, 1, INT32_MAX, &v))
+                return cli_usage_error("matmul", "--panel needs a width of 1 or more, got '%s'",
+                                       optarg);
+            so->panel = v;
             break;
         case 'h':
             usage(stdout);

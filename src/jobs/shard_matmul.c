@@ -49,6 +49,7 @@ tdcl_status tdcl_mm_shard_split(int64_t M, int64_t N, int rows, int cols, int64_
 typedef struct mm_shard {
     tdcl_shard_stat stat; /* first: tdcl_shard_run reads it */
     int64_t r0, r1, c0, c1;
+    tdcl_mm_plan *plan;
     tdcl_matrix part; /* its block of C */
     int ovf;          /* TDCL_ERANGE: the first element outside int64, in C */
     int64_t ovf_row, ovf_col;
@@ -76,10 +77,13 @@ static tdcl_status column_band(const tdcl_matrix *b, int64_t c0, int64_t c1, tdc
     return TDCL_OK;
 }
 
-static tdcl_status shard_product(mm_run *R, mm_shard *sh, tdcl_ctx *ctx, tdcl_err *err)
+/* The shard's plan over A's rows and B's columns, made on the calling
+ * thread: PoCL 3.1 builds and releases programs of several devices at
+ * once unsafely (an assertion in its dlhandle cache, seen with 4 devices),
+ * so plans are made and destroyed one at a time, and only run at once. */
+static tdcl_status shard_plan(mm_run *R, mm_shard *sh, tdcl_ctx *ctx, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    tdcl_mm_plan *p = NULL;
     tdcl_matrix bband = {0}, a = *R->a; /* a: A's rows of the shard, not owned */
     const tdcl_matrix *b = R->b;
     a.rows = sh->r1 - sh->r0;
@@ -89,23 +93,28 @@ static tdcl_status shard_product(mm_run *R, mm_shard *sh, tdcl_ctx *ctx, tdcl_er
         TDCL_TRY(column_band(R->b, sh->c0, sh->c1, &bband, err));
         b = &bband;
     }
-    TDCL_TRY(tdcl_mm_plan_create(ctx, &R->o, &a, b, &p, err));
-    double t1 = tdcl_now_ms();
-    sh->setup_ms = t1 - t0;
-    st = tdcl_mm_plan_execute(p, &sh->kernel_ms, err);
-    sh->stat.compute_ms = tdcl_now_ms() - t1;
-    if (st == TDCL_ERANGE && tdcl_mm_plan_overflow(p, &sh->ovf_row, &sh->ovf_col)) {
+    TDCL_TRY(tdcl_mm_plan_create(ctx, &R->o, &a, b, &sh->plan, err));
+    sh->setup_ms = tdcl_now_ms() - t0;
+out:
+    tdcl_matrix_free(&bband);
+    return st;
+}
+
+static tdcl_status shard_product(mm_shard *sh, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    double t0 = tdcl_now_ms();
+    st = tdcl_mm_plan_execute(sh->plan, &sh->kernel_ms, err);
+    sh->stat.compute_ms = tdcl_now_ms() - t0;
+    if (st == TDCL_ERANGE && tdcl_mm_plan_overflow(sh->plan, &sh->ovf_row, &sh->ovf_col)) {
         sh->ovf = 1;
         sh->ovf_row += sh->r0;
         sh->ovf_col += sh->c0;
     }
-    if (st) goto out;
-    t1 = tdcl_now_ms();
-    TDCL_TRY(tdcl_mm_plan_result(p, &sh->part, err));
-    sh->stat.exchange_ms = tdcl_now_ms() - t1;
-out:
-    tdcl_mm_plan_destroy(p);
-    tdcl_matrix_free(&bband);
+    if (st) return st;
+    t0 = tdcl_now_ms();
+    st = tdcl_mm_plan_result(sh->plan, &sh->part, err);
+    sh->stat.exchange_ms = tdcl_now_ms() - t0;
     return st;
 }
 
@@ -113,7 +122,7 @@ static void mm_task(void *arg, int i)
 {
     mm_run *R = arg;
     mm_shard *sh = &R->s[i];
-    sh->stat.st = shard_product(R, sh, R->set->ctx[i], &sh->stat.err);
+    sh->stat.st = shard_product(sh, &sh->stat.err);
 }
 
 /* An int64 overflow in several shards: the first element in C's order. */
@@ -197,14 +206,18 @@ tdcl_status tdcl_mm_shard_run(tdcl_devset *set, const tdcl_mm_opts *o, int rows,
         R->s[i].c0 = cb[q], R->s[i].c1 = cb[q + 1];
     }
     log_layout(R, n, rows, cols);
+    for (size_t i = 0; i < n; i++)
+        TDCL_TRY(shard_plan(R, &R->s[i], set->ctx[i], err));
     st = tdcl_shard_run(n, mm_task, R, &R->s[0].stat, sizeof R->s[0], err);
     if (st == TDCL_ERANGE) st = first_overflow(R, n, err);
     if (st) goto out;
     log_times(R, n);
     st = assemble(R, n, a->rows, b->cols, c, err);
 out:
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        tdcl_mm_plan_destroy(R->s[i].plan);
         tdcl_matrix_free(&R->s[i].part);
+    }
     free(R);
     return st;
 }

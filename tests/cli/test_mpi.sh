@@ -87,7 +87,7 @@ mrun 3 life --size 10x2 --gens 3 -o "$T/x.rle"
 if [ "$RC" -ne 0 ]; then ok "more ranks than rows is refused"; else not_ok "more ranks than rows is refused"; fi
 expect_eq "$(printf '%s\n' "$ERR" | grep -c 'shards for a grid of 2 rows')" 1 "... with one message"
 [ ! -e "$T/x.rle" ] && ok "... writing nothing" || not_ok "... writing nothing"
-mrun 2 matmul --help
+mrun 2 tile-map --help
 if [ "$RC" -ne 0 ]; then ok "a one-process command refuses several ranks"; else not_ok "a one-process command refuses several ranks"; fi
 expect_contains "$ERR" "not as 2 MPI ranks" "... saying so"
 
