@@ -60,7 +60,8 @@ typedef struct mm_run {
     tdcl_devset *set;
     tdcl_mm_opts o;
     const tdcl_matrix *a, *b;
-    int cols; /* of the grid */
+    int cols;      /* of the grid */
+    tdcl_matrix c; /* the product, allocated before the shards run */
     mm_shard s[TDCL_DEVSET_MAX];
 } mm_run;
 
@@ -100,7 +101,24 @@ out:
     return st;
 }
 
-static tdcl_status shard_product(mm_shard *sh, tdcl_err *err)
+/* The shard's block of C: straight into its rows of c when they are
+ * whole rows (a grid of one column), else into part. */
+static tdcl_status shard_download(const mm_run *R, mm_shard *sh, tdcl_err *err)
+{
+    tdcl_err e = {0};
+    if (R->cols == 1) {
+        size_t row = (size_t)R->c.cols * tdcl_dtype_size(R->c.dtype);
+        tdcl_status st =
+            tdcl_mm_plan_result_into(sh->plan, (char *)R->c.data + (size_t)sh->r0 * row, &e);
+        if (st != TDCL_EUNSUPPORTED) {
+            if (st && err) *err = e;
+            return st;
+        }
+    }
+    return tdcl_mm_plan_result(sh->plan, &sh->part, err);
+}
+
+static tdcl_status shard_product(const mm_run *R, mm_shard *sh, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     double t0 = tdcl_now_ms();
@@ -113,7 +131,7 @@ static tdcl_status shard_product(mm_shard *sh, tdcl_err *err)
     }
     if (st) return st;
     t0 = tdcl_now_ms();
-    st = tdcl_mm_plan_result(sh->plan, &sh->part, err);
+    st = shard_download(R, sh, err);
     sh->stat.exchange_ms = tdcl_now_ms() - t0;
     return st;
 }
@@ -122,7 +140,7 @@ static void mm_task(void *arg, int i)
 {
     mm_run *R = arg;
     mm_shard *sh = &R->s[i];
-    sh->stat.st = shard_product(sh, &sh->stat.err);
+    sh->stat.st = shard_product(R, sh, &sh->stat.err);
 }
 
 /* An int64 overflow in several shards: the first element in C's order. */
@@ -138,22 +156,17 @@ static tdcl_status first_overflow(const mm_run *R, size_t n, tdcl_err *err)
     return tdcl_mm_fail_overflow(f->ovf_row, f->ovf_col, err);
 }
 
-/* Copies each shard's block into c (allocated here). */
-static tdcl_status assemble(mm_run *R, size_t n, int64_t M, int64_t N, tdcl_matrix *c,
-                            tdcl_err *err)
+/* Copies the blocks not downloaded in place into R->c. */
+static void assemble(mm_run *R, size_t n)
 {
-    const tdcl_matrix *p0 = &R->s[0].part;
-    tdcl_status st = tdcl_matrix_alloc(c, M, N, 1, p0->dtype, err);
-    if (st) return st;
-    size_t esz = tdcl_dtype_size(p0->dtype);
+    size_t esz = tdcl_dtype_size(R->c.dtype), N = (size_t)R->c.cols;
     for (size_t i = 0; i < n; i++) {
         const mm_shard *s = &R->s[i];
         size_t w = (size_t)(s->c1 - s->c0) * esz;
-        for (int64_t r = s->r0; r < s->r1; r++)
-            memcpy((char *)c->data + ((size_t)r * (size_t)N + (size_t)s->c0) * esz,
+        for (int64_t r = s->r0; s->part.data && r < s->r1; r++)
+            memcpy((char *)R->c.data + ((size_t)r * N + (size_t)s->c0) * esz,
                    (const char *)s->part.data + (size_t)(r - s->r0) * w, w);
     }
-    return TDCL_OK;
 }
 
 static void log_layout(const mm_run *R, size_t n, int rows, int cols)
@@ -208,16 +221,20 @@ tdcl_status tdcl_mm_shard_run(tdcl_devset *set, const tdcl_mm_opts *o, int rows,
     log_layout(R, n, rows, cols);
     for (size_t i = 0; i < n; i++)
         TDCL_TRY(shard_plan(R, &R->s[i], set->ctx[i], err));
+    TDCL_TRY(tdcl_matrix_alloc(&R->c, a->rows, b->cols, 1, o->type, err));
     st = tdcl_shard_run(n, mm_task, R, &R->s[0].stat, sizeof R->s[0], err);
     if (st == TDCL_ERANGE) st = first_overflow(R, n, err);
     if (st) goto out;
     log_times(R, n);
-    st = assemble(R, n, a->rows, b->cols, c, err);
+    assemble(R, n);
+    *c = R->c;
+    memset(&R->c, 0, sizeof R->c);
 out:
     for (size_t i = 0; i < n; i++) {
         tdcl_mm_plan_destroy(R->s[i].plan);
         tdcl_matrix_free(&R->s[i].part);
     }
+    tdcl_matrix_free(&R->c);
     free(R);
     return st;
 }

@@ -126,6 +126,10 @@ expect_rc 1 "--shards on one device is refused"
 run matmul "$T/a.npy" "$T/b.npy" --shards 2y2
 expect_rc 2 "--shards needs RxC"
 
+run --device "$D0,$D1" bench matmul --size 64 --reps 1 --json
+expect_contains "$OUT" '"shards":2,"grid":"2x1"' "bench matmul over 2 devices: one line of JSON"
+expect_contains "$OUT" '"checked":true' "... after the products were compared"
+
 # ---- MPI ranks: SUMMA ------------------------------------------------------
 run --version
 if printf '%s\n' "$OUT" | grep -q '^mpi: no'; then
