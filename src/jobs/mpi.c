@@ -63,6 +63,12 @@ int tdcl_mpi_size(void)
     return 1;
 }
 
+int tdcl_mpi_agree(tdcl_status *st, tdcl_err *err)
+{
+    (void)err;
+    return *st ? 0 : -1; /* one rank: its own status */
+}
+
 tdcl_status tdcl_life_mpi_job(const tdcl_life_shard_opts *so, const tdcl_life_job_opts *o,
                               tdcl_life_summary *sum, tdcl_err *err)
 {

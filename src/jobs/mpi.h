@@ -35,7 +35,8 @@ void tdcl_mpi_finalize(void);
 int tdcl_mpi_rank(void);
 int tdcl_mpi_size(void);
 
-/* For the jobs over ranks (MPI builds only): every rank's status agreed.
+/* For the jobs over ranks: every rank's status agreed (built without MPI:
+ * the one rank's).
  * Returns the lowest failing rank, or -1; a rank that did not fail gets
  * TDCL_EIO and an empty message in *err, and a failing rank that is not
  * the lowest clears its message (one message for the job). */

@@ -41,6 +41,21 @@ tdcl_status tdcl_mm_mpi_job(const tdcl_mm_shard_opts *so, const tdcl_mm_job_opts
     return tdcl_fail(err, TDCL_EUNSUPPORTED, "built without MPI");
 }
 
+tdcl_status tdcl_mm_mpi_open(const tdcl_mm_shard_opts *so, tdcl_ctx **ctx, tdcl_err *err)
+{
+    (void)so;
+    *ctx = NULL;
+    return tdcl_fail(err, TDCL_EUNSUPPORTED, "built without MPI");
+}
+
+tdcl_status tdcl_mm_mpi_run(tdcl_ctx *ctx, const tdcl_mm_shard_opts *so, const tdcl_mm_opts *mm,
+                            tdcl_status in_st, const tdcl_matrix *a, const tdcl_matrix *b,
+                            tdcl_matrix *c, tdcl_err *err)
+{
+    (void)ctx, (void)so, (void)mm, (void)in_st, (void)a, (void)b, (void)c;
+    return tdcl_fail(err, TDCL_EUNSUPPORTED, "built without MPI");
+}
+
 #else
 
 #define SYNC(expr)                                                                                 \
@@ -126,20 +141,22 @@ static void copy_block(void *m, int64_t ld, int64_t r0, int64_t c0, int64_t rows
     }
 }
 
-/* Rank 0: A and B read and converted, overflow ruled out or refused. */
-static tdcl_status root_inputs(const tdcl_mm_job_opts *o, tdcl_matrix *a, tdcl_matrix *b,
-                               tdcl_matrix *at, tdcl_matrix *bt, tdcl_err *err)
+/* Rank 0: A and B converted to type, overflow ruled out or refused. */
+static tdcl_status root_convert(const tdcl_mm_opts *mm, const tdcl_matrix *a, const tdcl_matrix *b,
+                                tdcl_matrix *at, tdcl_matrix *bt, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     int64_t r, c;
-    TDCL_TRY(tdcl_out_precheck(o->out_path, err));
-    TDCL_TRY(tdcl_mm_shard_inputs(o, a, b, err));
-    tdcl_dtype type = tdcl_mm_job_type(o, a, b);
-    TDCL_TRY(tdcl_matrix_narrow(a, type, 0, at, err));
-    TDCL_TRY(tdcl_matrix_narrow(b, type, 0, bt, err));
+    if (a->cols != b->rows)
+        return tdcl_fail(err, TDCL_EINVAL,
+                         "cannot multiply a %" PRId64 "x%" PRId64 " matrix by a %" PRId64
+                         "x%" PRId64 " one",
+                         a->rows, a->cols, b->rows, b->cols);
+    TDCL_TRY(tdcl_matrix_narrow(a, mm->type, 0, at, err));
+    TDCL_TRY(tdcl_matrix_narrow(b, mm->type, 0, bt, err));
     /* the ranks add wrapped panel sums: the whole product is checked here,
      * as a single device does for a product in panels */
-    if (type == TDCL_I64 && !o->mm.wrap &&
+    if (mm->type == TDCL_I64 && !mm->wrap &&
         !tdcl_mm_i64_bound_ok(at->data, bt->data, a->rows, a->cols, b->cols) &&
         tdcl_mm_i64_first_overflow(at->data, bt->data, a->rows, a->cols, b->cols, &r, &c))
         st = tdcl_mm_fail_overflow(r, c, err);
@@ -327,11 +344,11 @@ static void step_task(void *arg, int i)
 }
 
 /* The device's plan over the first panel's shape, or host mode. */
-static tdcl_status make_plan(summa *S, const tdcl_mm_job_opts *o, tdcl_err *err)
+static tdcl_status make_plan(summa *S, const tdcl_mm_opts *mm, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_mm_plan_info info;
-    S->mm = o->mm;
+    S->mm = *mm;
     S->mm.type = S->type;
     S->mm.wrap = 1; /* overflow is rank 0's check, over the whole product */
     S->mm.borrow_inputs = 0;
@@ -429,46 +446,57 @@ static void log_rank(const summa *S, int after)
              S->scatter_ms, S->exchange_ms, S->gather_ms);
 }
 
-/* Rank 0's inputs and the shape every rank learns from it. */
-static tdcl_status setup(summa *S, const tdcl_mm_shard_opts *so, const tdcl_mm_job_opts *o,
-                         tdcl_matrix *in, tdcl_err *err)
+/* Rank 0's inputs converted, the shape every rank learns from it, the
+ * grid and the blocks sent out. */
+static tdcl_status setup(summa *S, const tdcl_mm_shard_opts *so, const tdcl_mm_opts *mm,
+                         tdcl_status in_st, const tdcl_matrix *a, const tdcl_matrix *b,
+                         tdcl_err *err)
 {
-    tdcl_status st = TDCL_OK;
+    tdcl_status st = in_st;
+    tdcl_matrix at = {0}, bt = {0};
     int64_t h[4] = {0};
-    if (S->rank == 0) st = root_inputs(o, &in[0], &in[1], &in[2], &in[3], err);
-    if (st == TDCL_OK && S->rank == 0)
-        h[0] = in[0].rows, h[1] = in[0].cols, h[2] = in[1].cols, h[3] = in[2].dtype;
+    if (S->rank == 0 && st == TDCL_OK) st = root_convert(mm, a, b, &at, &bt, err);
+    if (st == TDCL_OK && S->rank == 0) h[0] = a->rows, h[1] = a->cols, h[2] = b->cols;
+    h[3] = mm->type;
     SYNC(st);
     MPI_Bcast(h, 4, MPI_INT64_T, 0, MPI_COMM_WORLD);
     S->M = h[0], S->K = h[1], S->N = h[2], S->type = (tdcl_dtype)h[3];
     S->esz = tdcl_dtype_size(S->type);
     SYNC(plan_grid(S, so->panel, err));
     double t0 = tdcl_now_ms();
-    SYNC(scatter(S, &in[2], &in[3], err));
+    SYNC(scatter(S, &at, &bt, err));
     S->scatter_ms = tdcl_now_ms() - t0;
-    tdcl_matrix_free(&in[2]); /* the converted copies: rank 0 keeps A and B for --verify */
-    tdcl_matrix_free(&in[3]);
 out:
+    tdcl_matrix_free(&at);
+    tdcl_matrix_free(&bt);
     return st;
 }
 
-static tdcl_status open_rank(summa *S, const tdcl_mm_shard_opts *so, tdcl_err *err)
+static tdcl_status grid_comms(summa *S, const tdcl_mm_shard_opts *so, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    MPI_Comm node = MPI_COMM_NULL;
-    int local = 0;
     S->rank = tdcl_mpi_rank();
     S->size = tdcl_mpi_size();
-    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, S->rank, MPI_INFO_NULL, &node) ==
-        MPI_SUCCESS)
-        MPI_Comm_rank(node, &local);
-    if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
     SYNC(tdcl_mm_shard_grid((size_t)S->size, so->grid_rows, so->grid_cols, &S->pr, &S->pc, err));
     S->p = S->rank / S->pc;
     S->q = S->rank % S->pc;
     MPI_Comm_split(MPI_COMM_WORLD, S->p, S->q, &S->row);
     MPI_Comm_split(MPI_COMM_WORLD, S->q, S->p, &S->col);
-    SYNC(tdcl_mpi_open_device(so->devices, local, &S->ctx, err));
+out:
+    return st;
+}
+
+tdcl_status tdcl_mm_mpi_open(const tdcl_mm_shard_opts *so, tdcl_ctx **ctx, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    MPI_Comm node = MPI_COMM_NULL;
+    int local = 0;
+    *ctx = NULL;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, tdcl_mpi_rank(), MPI_INFO_NULL,
+                            &node) == MPI_SUCCESS)
+        MPI_Comm_rank(node, &local);
+    if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
+    SYNC(tdcl_mpi_open_device(so->devices, local, ctx, err));
 out:
     return st;
 }
@@ -481,7 +509,6 @@ static void summa_free(summa *S)
     }
     tdcl_mm_plan_destroy(S->plan);
     tdcl_matrix_free(&S->cblk);
-    tdcl_ctx_close(S->ctx);
     if (S->row != MPI_COMM_NULL) MPI_Comm_free(&S->row);
     if (S->col != MPI_COMM_NULL) MPI_Comm_free(&S->col);
     free(S->rb);
@@ -491,32 +518,57 @@ static void summa_free(summa *S)
     free(S);
 }
 
-tdcl_status tdcl_mm_mpi_job(const tdcl_mm_shard_opts *so, const tdcl_mm_job_opts *o, tdcl_err *err)
+tdcl_status tdcl_mm_mpi_run(tdcl_ctx *ctx, const tdcl_mm_shard_opts *so, const tdcl_mm_opts *mm,
+                            tdcl_status in_st, const tdcl_matrix *a, const tdcl_matrix *b,
+                            tdcl_matrix *c, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    tdcl_matrix in[4] = {{0}}, c = {0}; /* rank 0: A, B, and both converted */
     summa *S = calloc(1, sizeof *S);
-    if (!S) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    memset(c, 0, sizeof *c);
+    if (!S) st = tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    SYNC(st);
     S->row = S->col = MPI_COMM_NULL;
-    TDCL_TRY(open_rank(S, so, err));
-    TDCL_TRY(setup(S, so, o, in, err));
-    SYNC(make_plan(S, o, err));
+    S->ctx = ctx;
+    TDCL_TRY(grid_comms(S, so, err));
+    TDCL_TRY(setup(S, so, mm, in_st, a, b, err));
+    SYNC(make_plan(S, mm, err));
     log_rank(S, 0);
     TDCL_TRY(run_panels(S, err));
-    TDCL_TRY(gather(S, &c, err));
+    TDCL_TRY(gather(S, c, err));
     log_rank(S, 1);
-    if (S->rank == 0 && o->verify) st = tdcl_mm_job_verify(o, &in[0], &in[1], &c, err);
-    if (S->rank == 0 && st == TDCL_OK) {
+out:
+    if (st) tdcl_matrix_free(c);
+    if (S) summa_free(S);
+    return st;
+}
+
+tdcl_status tdcl_mm_mpi_job(const tdcl_mm_shard_opts *so, const tdcl_mm_job_opts *o, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK, in_st = TDCL_OK;
+    tdcl_matrix a = {0}, b = {0}, c = {0};
+    tdcl_ctx *ctx = NULL;
+    int root = tdcl_mpi_rank() == 0;
+    tdcl_mm_opts mm = o->mm;
+    TDCL_TRY(tdcl_mm_mpi_open(so, &ctx, err));
+    if (root) in_st = tdcl_out_precheck(o->out_path, err);
+    if (root && in_st == TDCL_OK) in_st = tdcl_mm_shard_inputs(o, &a, &b, err);
+    if (root && in_st == TDCL_OK) mm.type = tdcl_mm_job_type(o, &a, &b);
+    int64_t t = mm.type; /* the other ranks learn the type in the run */
+    MPI_Bcast(&t, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    mm.type = (tdcl_dtype)t;
+    TDCL_TRY(tdcl_mm_mpi_run(ctx, so, &mm, in_st, &a, &b, &c, err));
+    if (root && o->verify) st = tdcl_mm_job_verify(o, &a, &b, &c, err);
+    if (root && st == TDCL_OK) {
         char where[96];
-        snprintf(where, sizeof where, "%d MPI ranks (%dx%d)", S->size, S->pr, S->pc);
-        st = tdcl_mm_shard_write(o, &in[0], &c, where, err);
+        snprintf(where, sizeof where, "%d MPI ranks", tdcl_mpi_size());
+        st = tdcl_mm_shard_write(o, &a, &c, where, err);
     }
     SYNC(st);
 out:
-    for (int i = 0; i < 4; i++)
-        tdcl_matrix_free(&in[i]);
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&b);
     tdcl_matrix_free(&c);
-    summa_free(S);
+    tdcl_ctx_close(ctx);
     return st;
 }
 

@@ -68,6 +68,20 @@ tdcl_status tdcl_mm_shard_job(const tdcl_mm_shard_opts *so, const tdcl_mm_job_op
  * empty one). TDCL_EUNSUPPORTED when built without MPI. */
 tdcl_status tdcl_mm_mpi_job(const tdcl_mm_shard_opts *so, const tdcl_mm_job_opts *o, tdcl_err *err);
 
+/* Every rank: opens the device this rank's node-local rank picks among
+ * so->devices into *ctx (the caller's, tdcl_ctx_close); agreed over the
+ * ranks as tdcl_mm_mpi_job's steps are. */
+tdcl_status tdcl_mm_mpi_open(const tdcl_mm_shard_opts *so, tdcl_ctx **ctx, tdcl_err *err);
+
+/* Every rank: c = a*b by SUMMA over the ranks, as tdcl_mm_mpi_job does it
+ * without the files. Rank 0 passes a and b (any dtypes, converted to
+ * mm->type there) and in_st (a failure it had getting them, which stops
+ * every rank); the other ranks pass empty matrices, TDCL_OK and the same
+ * mm. c (new) is rank 0's; the others' stays empty. */
+tdcl_status tdcl_mm_mpi_run(tdcl_ctx *ctx, const tdcl_mm_shard_opts *so, const tdcl_mm_opts *mm,
+                            tdcl_status in_st, const tdcl_matrix *a, const tdcl_matrix *b,
+                            tdcl_matrix *c, tdcl_err *err);
+
 /* Reads o's A and B and checks that they multiply. */
 tdcl_status tdcl_mm_shard_inputs(const tdcl_mm_job_opts *o, tdcl_matrix *a, tdcl_matrix *b,
                                  tdcl_err *err);

@@ -1,7 +1,8 @@
 # tiledcl matmul over several devices (--device LIST, the local transport)
 # and over MPI ranks (SUMMA): every grid shape and type against one device
 # (int64: byte for byte) and against numpy; uneven splits, non-square
-# products, int64 overflow across shards; refusals.
+# products, int64 overflow across shards; refusals. tile-avg over MPI ranks
+# byte for byte against one device.
 . "$(dirname "$0")/lib.sh"
 
 # Four PoCL CPU devices of one core each (PoCL 3.1 reads
@@ -86,11 +87,12 @@ same() {
     fi
 }
 
-for t in "" 64 i; do
-    for devs in "$D0,$D1" "$D0,$D1,$D2" "$D0,$D1,$D2,$D3"; do
-        same "local ${t:-f32} 37x23*23x29 on $devs (default grid)" "a$t.npy" "b$t.npy" \
-            --device "$D0" -- --device "$devs" matmul
-    done
+for c in ":$D0,$D1" ":$D0,$D1,$D2" ":$D0,$D1,$D2,$D3" "64:$D0,$D1,$D2" "i:$D0,$D1" "i:$D0,$D1,$D2,$D3"; do
+    t=${c%%:*} devs=${c#*:}
+    same "local ${t:-f32} 37x23*23x29 on $devs (default grid)" "a$t.npy" "b$t.npy" \
+        --device "$D0" -- --device "$devs" matmul
+done
+for t in "" i; do
     for g in 1x3 3x1; do
         same "local ${t:-f32} 13x61*61x5, --shards $g" "as$t.npy" "bs$t.npy" \
             --device "$D0" -- --device "$D0,$D1,$D2" matmul --shards "$g"
@@ -174,10 +176,9 @@ msame() {
     fi
 }
 msame 2 "2 ranks, f32 37x23*23x29, --verify" a.npy b.npy --verify
-msame 3 "3 ranks, f64 13x61*61x5" as64.npy bs64.npy
 msame 3 "3 ranks, int64, panels of 5 (padded, across both splits)" ai.npy bi.npy --panel 5
 msame 2 "2 ranks, int64, --shards 1x2" asi.npy bsi.npy --shards 1x2
-msame 3 "3 ranks, f32, --shards 1x3, panels of 7" a.npy b.npy --shards 1x3 --panel 7
+msame 3 "3 ranks, f64 13x61*61x5, --shards 1x3, panels of 7" as64.npy bs64.npy --shards 1x3 --panel 7
 
 mrun 2 -v matmul "$T/a.npy" "$T/b.npy" -o "$T/v.npy"
 expect_contains "$ERR" "rank 1 of 2: grid position 1,0 of 2x1, rows 19-36" "mpi -v: each rank's block and device"
@@ -190,6 +191,26 @@ expect_eq "$(printf '%s\n' "$ERR" | grep -c 'element (3, 4) of C')" 1 "... one m
 mrun 3 matmul "$T/tinya.npy" "$T/tinyb.npy" -o "$T/x.npy"
 if [ "$RC" -ne 0 ]; then ok "mpi: more ranks than rows is refused"; else not_ok "mpi: more ranks than rows is refused"; fi
 expect_eq "$(printf '%s\n' "$ERR" | grep -c 'grid of shards for a 2x3 product')" 1 "... with one message"
+
+mrun 2 bench matmul --size 48 --reps 1 --json
+expect_contains "$OUT" '"ranks":2,"grid":"2x1"' "bench matmul under mpirun -n 2: one line of JSON"
+expect_contains "$OUT" '"checked":true' "... after rank 0's product alone and SUMMA's were compared"
+
+# tile-avg over ranks: bands of whole blocks of 8 tile rows, rank 0 reads
+# and writes; byte-identical to one device
+python3 -c "import numpy as np; np.save('$T/ta.npy', np.random.default_rng(5).standard_normal((300, 500)).astype(np.float32))"
+run --device "$D0" tile-avg "$T/ta.npy" --tile 7x9 -o "$T/ta1.npy"
+mrun 3 -v tile-avg "$T/ta.npy" --tile 7x9 --verify -o "$T/ta3.npy"
+expect_rc 0 "mpi tile-avg, 3 ranks, 7x9 tiles, --verify"
+expect_same_file "$T/ta1.npy" "$T/ta3.npy" "... .npy identical to one device"
+expect_contains "$ERR" "rank 2 of 3: rows 224-299" "... -v: each rank's rows"
+run --device "$D0" tile-avg "$TDCL_DATA/rings-rgb.png" --tile 3x7 -o "$T/r1.png"
+mrun 2 tile-avg "$TDCL_DATA/rings-rgb.png" --tile 3x7 -o "$T/r2.png"
+expect_same_file "$T/r1.png" "$T/r2.png" "mpi tile-avg, 2 ranks, an RGB image: .png identical"
+mrun 3 tile-avg "$T/ta.npy" --tile 40x4 -o "$T/tx.npy"
+if [ "$RC" -ne 0 ]; then ok "mpi tile-avg: fewer blocks than ranks is refused"; else not_ok "mpi tile-avg: fewer blocks than ranks is refused"; fi
+expect_eq "$(printf '%s\n' "$ERR" | grep -c '3 shards for 300 rows in tiles of 40 rows')" 1 "... with one message"
+[ ! -e "$T/tx.npy" ] && ok "... writing nothing" || not_ok "... writing nothing"
 
 # kill one rank mid-run: the others stop within seconds, nothing is written
 python3 -c "import numpy as np; np.save('$T/big.npy', np.ones((1024, 1024), np.float32))"
