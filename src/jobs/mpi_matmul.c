@@ -533,7 +533,9 @@ tdcl_status tdcl_mm_mpi_run(tdcl_ctx *ctx, const tdcl_mm_shard_opts *so, const t
     TDCL_TRY(setup(S, so, mm, in_st, a, b, err));
     SYNC(make_plan(S, mm, err));
     log_rank(S, 0);
+    double t0 = tdcl_now_ms();
     TDCL_TRY(run_panels(S, err));
+    if (so->panels_ms) *so->panels_ms = tdcl_now_ms() - t0;
     TDCL_TRY(gather(S, c, err));
     log_rank(S, 1);
 out:

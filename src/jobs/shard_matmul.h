@@ -23,6 +23,8 @@ typedef struct tdcl_mm_shard_opts {
     const char *devices;      /* mpi: the set spec the ranks' devices come from */
     int grid_rows, grid_cols; /* the grid of shards; 0 x 0: the most square one */
     int64_t panel;            /* mpi: SUMMA's panel width along K; 0 = chosen */
+    double *panels_ms;        /* mpi, if non-NULL: set to this rank's wall time of the
+                                 panel phase (after the scatter, before the gather) */
 } tdcl_mm_shard_opts;
 
 /* The grid for n shards: *rows x *cols = given (rows, cols) when both are
