@@ -129,11 +129,22 @@ int tdcl_mpi_agree(tdcl_status *st, tdcl_err *err)
     return first;
 }
 
-#define SYNC(expr)                                                                                 \
-    do {                                                                                           \
-        st = (expr);                                                                               \
-        if (tdcl_mpi_agree(&st, err) >= 0) goto out;                                               \
-    } while (0)
+#define SYNC TDCL_MPI_SYNC
+
+tdcl_status tdcl_mpi_move(int send, void *buf, size_t bytes, int peer, tdcl_err *err)
+{
+    const size_t piece = (size_t)1 << 30;
+    for (size_t at = 0; at < bytes; at += piece) {
+        int n = (int)(bytes - at < piece ? bytes - at : piece);
+        int rc = send ? MPI_Send((char *)buf + at, n, MPI_BYTE, peer, 9, MPI_COMM_WORLD)
+                      : MPI_Recv((char *)buf + at, n, MPI_BYTE, peer, 9, MPI_COMM_WORLD,
+                                 MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS)
+            return tdcl_fail(err, TDCL_EIO, "rank %d: %s rank %d failed", g_rank,
+                             send ? "sending to" : "receiving from", peer);
+    }
+    return TDCL_OK;
+}
 
 /* The device of this rank: the node-local rank's pick among the spec's. */
 tdcl_status tdcl_mpi_open_device(const char *spec, int local, tdcl_ctx **ctx, tdcl_err *err)

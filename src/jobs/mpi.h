@@ -42,6 +42,20 @@ int tdcl_mpi_size(void);
  * the lowest clears its message (one message for the job). */
 int tdcl_mpi_agree(tdcl_status *st, tdcl_err *err);
 
+/* In a job over ranks (a function with `tdcl_status st`, `tdcl_err *err`
+ * and an `out:` label): st = expr, agreed over the ranks, so that a
+ * failure on any rank sends every rank to out. */
+#define TDCL_MPI_SYNC(expr)                                                                        \
+    do {                                                                                           \
+        st = (expr);                                                                               \
+        if (tdcl_mpi_agree(&st, err) >= 0) goto out;                                               \
+    } while (0)
+
+/* For the jobs over ranks (MPI builds only): sends (send = 1) bytes to
+ * rank peer or receives them from it, in pieces of at most 1 GiB (MPI
+ * counts are int); TDCL_EIO naming the peer when MPI fails. */
+tdcl_status tdcl_mpi_move(int send, void *buf, size_t bytes, int peer, tdcl_err *err);
+
 /* For the jobs over ranks (MPI builds only): opens the device that node-
  * local rank `local` takes among spec's (a set, one device, or NULL:
  * every GPU, else every device), round robin. */

@@ -25,6 +25,7 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/pool.h"
+#include "io/npy.h"
 #include "jobs/mpi.h"
 #include "jobs/shard.h"
 
@@ -58,14 +59,7 @@ tdcl_status tdcl_mm_mpi_run(tdcl_ctx *ctx, const tdcl_mm_shard_opts *so, const t
 
 #else
 
-#define SYNC(expr)                                                                                 \
-    do {                                                                                           \
-        st = (expr);                                                                               \
-        if (tdcl_mpi_agree(&st, err) >= 0) goto out;                                               \
-    } while (0)
-
-/* Messages move in pieces of at most this many bytes (MPI counts are int). */
-#define PIECE ((size_t)1 << 30)
+#define SYNC TDCL_MPI_SYNC
 
 typedef struct summa {
     int rank, size, pr, pc, p, q;
@@ -84,6 +78,7 @@ typedef struct summa {
     tdcl_mm_plan *plan; /* NULL: each panel's product added on the host into cblk */
     tdcl_matrix cblk;
     int64_t cur; /* the panel the device computes */
+    int npy;     /* each rank read its blocks from the .npy files */
     tdcl_status dev_st;
     tdcl_err dev_err;
     double compute_ms, kernel_ms, exchange_ms, scatter_ms, gather_ms;
@@ -110,22 +105,10 @@ static int owner(const int64_t *b, int n, int64_t k)
     return i;
 }
 
-static tdcl_status send_bytes(const void *buf, size_t bytes, int to, tdcl_err *err)
+/* Where the stretch of K holding k ends: the next bound of either split. */
+static int64_t stretch_end(const summa *S, int64_t k)
 {
-    for (size_t at = 0; at < bytes; at += PIECE)
-        if (MPI_Send((const char *)buf + at, (int)min64((int64_t)PIECE, (int64_t)(bytes - at)),
-                     MPI_BYTE, to, 7, MPI_COMM_WORLD) != MPI_SUCCESS)
-            return tdcl_fail(err, TDCL_EIO, "sending a block to rank %d failed", to);
-    return TDCL_OK;
-}
-
-static tdcl_status recv_bytes(void *buf, size_t bytes, int from, tdcl_err *err)
-{
-    for (size_t at = 0; at < bytes; at += PIECE)
-        if (MPI_Recv((char *)buf + at, (int)min64((int64_t)PIECE, (int64_t)(bytes - at)), MPI_BYTE,
-                     from, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-            return tdcl_fail(err, TDCL_EIO, "receiving a block from rank %d failed", from);
-    return TDCL_OK;
+    return min64(S->ka[owner(S->ka, S->pc, k) + 1], S->kb[owner(S->kb, S->pr, k) + 1]);
 }
 
 /* Copies rows x cols elements at (r0, c0) of a row-major matrix with ld
@@ -180,7 +163,7 @@ static tdcl_status plan_grid(summa *S, int64_t panel, tdcl_err *err)
     /* segments between both splits' bounds, then panels of at most w */
     int64_t seg = 0, maxm = 0, maxn = 0;
     for (int64_t k = 0; k < S->K;) {
-        int64_t e = min64(S->ka[owner(S->ka, S->pc, k) + 1], S->kb[owner(S->kb, S->pr, k) + 1]);
+        int64_t e = stretch_end(S, k);
         seg = e - k > seg ? e - k : seg;
         k = e;
     }
@@ -193,15 +176,13 @@ static tdcl_status plan_grid(summa *S, int64_t panel, tdcl_err *err)
     S->w = w = min64(min64(w, seg), lim > 0 ? lim : 1);
     S->npan = 0;
     for (int64_t k = 0; k < S->K; S->npan++)
-        k = min64(k + w,
-                  min64(S->ka[owner(S->ka, S->pc, k) + 1], S->kb[owner(S->kb, S->pr, k) + 1]));
+        k = min64(k + w, stretch_end(S, k));
     if (!(S->pk = malloc(sizeof *S->pk * (size_t)(S->npan + 1))))
         return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
     S->pk[0] = 0;
     for (int64_t s = 0; s < S->npan; s++) {
         int64_t k = S->pk[s];
-        S->pk[s + 1] = min64(
-            k + w, min64(S->ka[owner(S->ka, S->pc, k) + 1], S->kb[owner(S->kb, S->pr, k) + 1]));
+        S->pk[s + 1] = min64(k + w, stretch_end(S, k));
     }
 out:
     return st;
@@ -226,8 +207,8 @@ static tdcl_status scatter(summa *S, const tdcl_matrix *at, const tdcl_matrix *b
     S->bblk = malloc(bblk_bytes(S, S->p, S->q) + 1);
     if (!S->ablk || !S->bblk) return tdcl_fail(err, TDCL_ENOMEM, "out of memory for the blocks");
     if (S->rank != 0) {
-        TDCL_TRY(recv_bytes(S->ablk, ablk_bytes(S, S->p, S->q), 0, err));
-        TDCL_TRY(recv_bytes(S->bblk, bblk_bytes(S, S->p, S->q), 0, err));
+        TDCL_TRY(tdcl_mpi_move(0, S->ablk, ablk_bytes(S, S->p, S->q), 0, err));
+        TDCL_TRY(tdcl_mpi_move(0, S->bblk, bblk_bytes(S, S->p, S->q), 0, err));
         goto out;
     }
     for (int r = S->size - 1; r >= 0; r--) {
@@ -236,13 +217,13 @@ static tdcl_status scatter(summa *S, const tdcl_matrix *at, const tdcl_matrix *b
         if (!a) return tdcl_fail(err, TDCL_ENOMEM, "out of memory for the blocks");
         copy_block(at->data, S->K, S->rb[p], S->ka[q], S->rb[p + 1] - S->rb[p],
                    S->ka[q + 1] - S->ka[q], a, S->esz, 0);
-        if (r) TDCL_TRY(send_bytes(a, ablk_bytes(S, p, q), r, err));
+        if (r) TDCL_TRY(tdcl_mpi_move(1, a, ablk_bytes(S, p, q), r, err));
         free(tmp), tmp = NULL;
         void *b = r ? (tmp = malloc(bblk_bytes(S, p, q) + 1)) : S->bblk;
         if (!b) return tdcl_fail(err, TDCL_ENOMEM, "out of memory for the blocks");
         copy_block(bt->data, S->N, S->kb[p], S->cb[q], S->kb[p + 1] - S->kb[p],
                    S->cb[q + 1] - S->cb[q], b, S->esz, 0);
-        if (r) TDCL_TRY(send_bytes(b, bblk_bytes(S, p, q), r, err));
+        if (r) TDCL_TRY(tdcl_mpi_move(1, b, bblk_bytes(S, p, q), r, err));
         free(tmp), tmp = NULL;
     }
 out:
@@ -407,7 +388,7 @@ static tdcl_status gather(summa *S, tdcl_matrix *c, tdcl_err *err)
     if (st == TDCL_OK && S->rank == 0) st = tdcl_matrix_alloc(c, S->M, S->N, 1, S->type, err);
     SYNC(st);
     if (S->rank != 0) {
-        st = send_bytes(mine.data, (size_t)(S->mi * S->nj) * S->esz, 0, err);
+        st = tdcl_mpi_move(1, mine.data, (size_t)(S->mi * S->nj) * S->esz, 0, err);
         goto done;
     }
     for (int r = 0; r < S->size && st == TDCL_OK; r++) {
@@ -415,7 +396,7 @@ static tdcl_status gather(summa *S, tdcl_matrix *c, tdcl_err *err)
         int64_t m = S->rb[p + 1] - S->rb[p], n = S->cb[q + 1] - S->cb[q];
         void *blk = r ? (tmp = malloc((size_t)(m * n) * S->esz)) : mine.data;
         if (!blk) st = tdcl_fail(err, TDCL_ENOMEM, "out of memory gathering C");
-        if (st == TDCL_OK && r) st = recv_bytes(blk, (size_t)(m * n) * S->esz, r, err);
+        if (st == TDCL_OK && r) st = tdcl_mpi_move(0, blk, (size_t)(m * n) * S->esz, r, err);
         if (st == TDCL_OK) copy_block(c->data, S->N, S->rb[p], S->cb[q], m, n, blk, S->esz, 1);
         free(tmp), tmp = NULL;
     }
@@ -440,10 +421,80 @@ static void log_rank(const summa *S, int after)
         return;
     }
     tdcl_log(TDCL_LOG_VERBOSE,
-             "rank %d: compute %.3f ms (device %.3f ms), exchange %.3f ms (blocks from rank 0 "
-             "%.3f ms, panels %.3f ms, C to rank 0 %.3f ms)",
+             "rank %d: compute %.3f ms (device %.3f ms), exchange %.3f ms (blocks %s %.3f ms, "
+             "panels %.3f ms, C to rank 0 %.3f ms)",
              S->rank, S->compute_ms, S->kernel_ms, S->scatter_ms + S->exchange_ms + S->gather_ms,
-             S->scatter_ms, S->exchange_ms, S->gather_ms);
+             S->npy ? "read from the .npy files" : "from rank 0", S->scatter_ms, S->exchange_ms,
+             S->gather_ms);
+}
+
+/* Both .npy headers, read on every rank. */
+static tdcl_status npy_shape(const tdcl_mm_shard_opts *so, tdcl_npy_info *ia, tdcl_npy_info *ib,
+                             tdcl_err *err)
+{
+    tdcl_status st = tdcl_npy_probe(so->a_npy, ia, err);
+    if (st == TDCL_OK) st = tdcl_npy_probe(so->b_npy, ib, err);
+    if (st == TDCL_OK && ia->cols != ib->rows)
+        st = tdcl_fail(err, TDCL_EINVAL,
+                       "cannot multiply '%s' (%" PRId64 "x%" PRId64 ") by '%s' (%" PRId64
+                       "x%" PRId64 "): A's columns are not B's rows",
+                       so->a_npy, ia->rows, ia->cols, so->b_npy, ib->rows, ib->cols);
+    return st;
+}
+
+/* This rank's block of a .npy file, converted to the type, into *blk
+ * (malloc'd; a byte for an empty block). */
+static tdcl_status npy_block(const summa *S, const char *path, const tdcl_npy_info *info,
+                             int64_t r0, int64_t r1, int64_t c0, int64_t c1, void **blk,
+                             tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix raw = {0}, t = {0};
+    if (r1 <= r0 || c1 <= c0)
+        return (*blk = malloc(1)) ? TDCL_OK : tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    TDCL_TRY(tdcl_npy_read_block(path, info, r0, r1, c0, c1, &raw, err));
+    TDCL_TRY(tdcl_matrix_narrow(&raw, S->type, 0, &t, err));
+    *blk = t.data;
+out:
+    tdcl_matrix_free(&raw);
+    return st;
+}
+
+/* Each rank reads its own blocks of A and B. */
+static tdcl_status read_blocks(summa *S, const tdcl_mm_shard_opts *so, const tdcl_npy_info *ia,
+                               const tdcl_npy_info *ib, tdcl_err *err)
+{
+    int p = S->p, q = S->q;
+    tdcl_status st =
+        npy_block(S, so->a_npy, ia, S->rb[p], S->rb[p + 1], S->ka[q], S->ka[q + 1], &S->ablk, err);
+    return st ? st
+              : npy_block(S, so->b_npy, ib, S->kb[p], S->kb[p + 1], S->cb[q], S->cb[q + 1],
+                          &S->bblk, err);
+}
+
+/* The shape from both .npy files, rank 0's check of A and B if it holds
+ * them, the grid, and each rank's blocks read. */
+static tdcl_status setup_npy(summa *S, const tdcl_mm_shard_opts *so, const tdcl_mm_opts *mm,
+                             tdcl_status in_st, const tdcl_matrix *a, const tdcl_matrix *b,
+                             tdcl_err *err)
+{
+    tdcl_status st = in_st;
+    tdcl_matrix at = {0}, bt = {0};
+    tdcl_npy_info ia, ib;
+    if (S->rank == 0 && st == TDCL_OK && a->data) st = root_convert(mm, a, b, &at, &bt, err);
+    tdcl_matrix_free(&at);
+    tdcl_matrix_free(&bt);
+    if (st == TDCL_OK) st = npy_shape(so, &ia, &ib, err);
+    SYNC(st);
+    S->M = ia.rows, S->K = ia.cols, S->N = ib.cols, S->type = mm->type;
+    S->esz = tdcl_dtype_size(S->type);
+    SYNC(plan_grid(S, so->panel, err));
+    double t0 = tdcl_now_ms();
+    S->npy = 1;
+    SYNC(read_blocks(S, so, &ia, &ib, err));
+    S->scatter_ms = tdcl_now_ms() - t0;
+out:
+    return st;
 }
 
 /* Rank 0's inputs converted, the shape every rank learns from it, the
@@ -530,7 +581,10 @@ tdcl_status tdcl_mm_mpi_run(tdcl_ctx *ctx, const tdcl_mm_shard_opts *so, const t
     S->row = S->col = MPI_COMM_NULL;
     S->ctx = ctx;
     TDCL_TRY(grid_comms(S, so, err));
-    TDCL_TRY(setup(S, so, mm, in_st, a, b, err));
+    if (so->a_npy && so->b_npy)
+        TDCL_TRY(setup_npy(S, so, mm, in_st, a, b, err));
+    else
+        TDCL_TRY(setup(S, so, mm, in_st, a, b, err));
     SYNC(make_plan(S, mm, err));
     log_rank(S, 0);
     double t0 = tdcl_now_ms();
@@ -544,6 +598,24 @@ out:
     return st;
 }
 
+/* Whether every rank can read its own blocks: A and B are plain .npy
+ * files on every rank. Then sl names them and mm->type is chosen from
+ * their dtypes. */
+static int npy_slabs(const tdcl_mm_job_opts *o, tdcl_mm_shard_opts *sl, tdcl_mm_opts *mm)
+{
+    tdcl_npy_info ia, ib;
+    int mine = o->a_path && o->b_path && tdcl_npy_probe(o->a_path, &ia, NULL) == TDCL_OK &&
+               tdcl_npy_probe(o->b_path, &ib, NULL) == TDCL_OK,
+        all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all) return 0;
+    tdcl_matrix da = {.dtype = ia.dtype}, db = {.dtype = ib.dtype};
+    mm->type = tdcl_mm_job_type(o, &da, &db);
+    sl->a_npy = o->a_path;
+    sl->b_npy = o->b_path;
+    return 1;
+}
+
 tdcl_status tdcl_mm_mpi_job(const tdcl_mm_shard_opts *so, const tdcl_mm_job_opts *o, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK, in_st = TDCL_OK;
@@ -551,14 +623,17 @@ tdcl_status tdcl_mm_mpi_job(const tdcl_mm_shard_opts *so, const tdcl_mm_job_opts
     tdcl_ctx *ctx = NULL;
     int root = tdcl_mpi_rank() == 0;
     tdcl_mm_opts mm = o->mm;
+    tdcl_mm_shard_opts sl = *so;
     TDCL_TRY(tdcl_mm_mpi_open(so, &ctx, err));
+    int whole = !npy_slabs(o, &sl, &mm); /* else each rank reads its own blocks */
     if (root) in_st = tdcl_out_precheck(o->out_path, err);
-    if (root && in_st == TDCL_OK) in_st = tdcl_mm_shard_inputs(o, &a, &b, err);
-    if (root && in_st == TDCL_OK) mm.type = tdcl_mm_job_type(o, &a, &b);
+    if (root && in_st == TDCL_OK && (whole || o->verify || (mm.type == TDCL_I64 && !mm.wrap)))
+        in_st = tdcl_mm_shard_inputs(o, &a, &b, err);
+    if (root && in_st == TDCL_OK && whole) mm.type = tdcl_mm_job_type(o, &a, &b);
     int64_t t = mm.type; /* the other ranks learn the type in the run */
     MPI_Bcast(&t, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
     mm.type = (tdcl_dtype)t;
-    TDCL_TRY(tdcl_mm_mpi_run(ctx, so, &mm, in_st, &a, &b, &c, err));
+    TDCL_TRY(tdcl_mm_mpi_run(ctx, &sl, &mm, in_st, &a, &b, &c, err));
     if (root && o->verify) st = tdcl_mm_job_verify(o, &a, &b, &c, err);
     if (root && st == TDCL_OK) {
         char where[96];

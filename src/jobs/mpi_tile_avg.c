@@ -26,28 +26,7 @@ tdcl_status tdcl_ta_mpi_run(const char *devices, const tdcl_ta_opts *o, tdcl_sta
 
 #else
 
-#define SYNC(expr)                                                                                 \
-    do {                                                                                           \
-        st = (expr);                                                                               \
-        if (tdcl_mpi_agree(&st, err) >= 0) goto out;                                               \
-    } while (0)
-
-#define PIECE ((size_t)1 << 30)
-
-/* Sends (to >= 0) or receives (from rank `peer`) bytes in pieces. */
-static tdcl_status move_bytes(int send, void *buf, size_t bytes, int peer, tdcl_err *err)
-{
-    for (size_t at = 0; at < bytes; at += PIECE) {
-        int n = (int)(bytes - at < PIECE ? bytes - at : PIECE);
-        int rc = send ? MPI_Send((char *)buf + at, n, MPI_BYTE, peer, 8, MPI_COMM_WORLD)
-                      : MPI_Recv((char *)buf + at, n, MPI_BYTE, peer, 8, MPI_COMM_WORLD,
-                                 MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS)
-            return tdcl_fail(err, TDCL_EIO, "moving a band %s rank %d failed", send ? "to" : "from",
-                             peer);
-    }
-    return TDCL_OK;
-}
+#define SYNC TDCL_MPI_SYNC
 
 static size_t row_bytes(const tdcl_matrix *m)
 {
@@ -62,11 +41,11 @@ static tdcl_status scatter(const tdcl_matrix *in, const int64_t *begin, int rank
     int64_t rows = begin[rank + 1] - begin[rank];
     if (rank != 0) {
         st = tdcl_matrix_alloc(band, rows, band->cols, band->channels, band->dtype, err);
-        return st ? st : move_bytes(0, band->data, (size_t)rows * row_bytes(band), 0, err);
+        return st ? st : tdcl_mpi_move(0, band->data, (size_t)rows * row_bytes(band), 0, err);
     }
     for (int r = 1; r < size && st == TDCL_OK; r++)
-        st = move_bytes(1, (char *)in->data + (size_t)begin[r] * row_bytes(in),
-                        (size_t)(begin[r + 1] - begin[r]) * row_bytes(in), r, err);
+        st = tdcl_mpi_move(1, (char *)in->data + (size_t)begin[r] * row_bytes(in),
+                           (size_t)(begin[r + 1] - begin[r]) * row_bytes(in), r, err);
     *band = *in; /* rank 0's band: a view of its rows */
     band->rows = rows;
     return st;
@@ -78,15 +57,16 @@ static tdcl_status gather(const tdcl_ta_opts *o, const tdcl_matrix *part, const 
                           tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    if (rank != 0) return move_bytes(1, part->data, (size_t)part->rows * row_bytes(part), 0, err);
+    if (rank != 0)
+        return tdcl_mpi_move(1, part->data, (size_t)part->rows * row_bytes(part), 0, err);
     TDCL_TRY(tdcl_matrix_alloc(out, orows, ocols, part->channels, part->dtype, err));
     size_t orow = row_bytes(out);
     memcpy(out->data, part->data, (size_t)part->rows * orow);
     for (int r = 1; r < size; r++) {
         int64_t o0 = begin[r] / o->tile_rows;
         int64_t o1 = r + 1 < size ? begin[r + 1] / o->tile_rows : orows;
-        TDCL_TRY(
-            move_bytes(0, (char *)out->data + (size_t)o0 * orow, (size_t)(o1 - o0) * orow, r, err));
+        TDCL_TRY(tdcl_mpi_move(0, (char *)out->data + (size_t)o0 * orow, (size_t)(o1 - o0) * orow,
+                               r, err));
     }
 out:
     return st;

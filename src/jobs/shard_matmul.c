@@ -153,7 +153,7 @@ static tdcl_status first_overflow(const mm_run *R, size_t n, tdcl_err *err)
                        (s->ovf_row == f->ovf_row && s->ovf_col < f->ovf_col)))
             f = s;
     }
-    return tdcl_mm_fail_overflow(f->ovf_row, f->ovf_col, err);
+    return f ? tdcl_mm_fail_overflow(f->ovf_row, f->ovf_col, err) : TDCL_ERANGE;
 }
 
 /* Copies the blocks not downloaded in place into R->c. */
@@ -258,9 +258,11 @@ out:
 tdcl_status tdcl_mm_shard_write(const tdcl_mm_job_opts *o, const tdcl_matrix *a,
                                 const tdcl_matrix *c, const char *where, tdcl_err *err)
 {
-    char comment[512];
-    snprintf(comment, sizeof comment, "C = A*B, A = %s (%" PRId64 "x%" PRId64 "), B = %s, %s on %s",
-             tdcl_path_display(o->a_path), a->rows, a->cols, tdcl_path_display(o->b_path),
+    char comment[512], shape[48] = "";
+    if (a->data) /* MPI ranks reading .npy blocks leave A unread on rank 0 */
+        snprintf(shape, sizeof shape, " (%" PRId64 "x%" PRId64 ")", a->rows, a->cols);
+    snprintf(comment, sizeof comment, "C = A*B, A = %s%s, B = %s, %s on %s",
+             tdcl_path_display(o->a_path), shape, tdcl_path_display(o->b_path),
              tdcl_dtype_name(c->dtype), where);
     return tdcl_matrix_write(o->out_path, c, comment, err);
 }

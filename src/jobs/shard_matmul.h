@@ -19,12 +19,15 @@
 #include "runtime/devset.h"
 
 typedef struct tdcl_mm_shard_opts {
-    tdcl_devset *set;         /* local: the devices, one shard each (may be opening) */
-    const char *devices;      /* mpi: the set spec the ranks' devices come from */
-    int grid_rows, grid_cols; /* the grid of shards; 0 x 0: the most square one */
-    int64_t panel;            /* mpi: SUMMA's panel width along K; 0 = chosen */
-    double *panels_ms;        /* mpi, if non-NULL: set to this rank's wall time of the
-                                 panel phase (after the scatter, before the gather) */
+    tdcl_devset *set;          /* local: the devices, one shard each (may be opening) */
+    const char *devices;       /* mpi: the set spec the ranks' devices come from */
+    int grid_rows, grid_cols;  /* the grid of shards; 0 x 0: the most square one */
+    int64_t panel;             /* mpi: SUMMA's panel width along K; 0 = chosen */
+    const char *a_npy, *b_npy; /* mpi, both non-NULL: plain .npy files of A and B of
+                                  which each rank reads its own blocks (tdcl_npy_probe
+                                  accepts them); rank 0 then sends no blocks */
+    double *panels_ms;         /* mpi, if non-NULL: set to this rank's wall time of the
+                                  panel phase (after the scatter, before the gather) */
 } tdcl_mm_shard_opts;
 
 /* The grid for n shards: *rows x *cols = given (rows, cols) when both are

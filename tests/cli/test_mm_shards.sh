@@ -183,6 +183,15 @@ msame 3 "3 ranks, f64 13x61*61x5, --shards 1x3, panels of 7" as64.npy bs64.npy -
 mrun 2 -v matmul "$T/a.npy" "$T/b.npy" -o "$T/v.npy"
 expect_contains "$ERR" "rank 1 of 2: grid position 1,0 of 2x1, rows 19-36" "mpi -v: each rank's block and device"
 expect_contains "$ERR" "exchange" "mpi -v: each rank's exchange time"
+expect_contains "$ERR" "blocks read from the .npy files" "mpi: .npy inputs are read by each rank, its blocks only"
+
+# Matrix Market inputs: rank 0 reads them and sends each rank its blocks
+run convert "$T/asi.npy" "$T/asi.mtx"
+run convert "$T/bsi.npy" "$T/bsi.mtx"
+run --device "$D0" matmul "$T/asi.mtx" "$T/bsi.mtx" -o "$T/one.npy"
+mrun 3 -v matmul "$T/asi.mtx" "$T/bsi.mtx" -o "$T/mtx3.npy" --panel 9
+expect_same_file "$T/one.npy" "$T/mtx3.npy" "mpi: .mtx inputs over 3 ranks, int64 identical to one device"
+expect_contains "$ERR" "blocks from rank 0" "... the blocks sent by rank 0"
 
 mrun 3 matmul "$T/ao.npy" "$T/bo.npy" -o "$T/x.npy"
 if [ "$RC" -ne 0 ]; then ok "mpi: int64 overflow is an error"; else not_ok "mpi: int64 overflow is an error"; fi
