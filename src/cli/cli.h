@@ -63,6 +63,7 @@ int cmd_bench_e2e(int argc, char **argv, const cli_globals *g); /* bench e2e */
 int cmd_bench_shards(const tdcl_bench_opts *o, int json, const cli_globals *g);
 int cmd_bench_mm_shards(const tdcl_bench_opts *o, int json, const cli_globals *g);
 int cmd_bench_mm_mpi(const tdcl_bench_opts *o, int json, const cli_globals *g);
+int cmd_bench_ta_shards(const tdcl_bench_opts *o, int json, const cli_globals *g);
 
 /* Prints "tiledcl: MSG" to stderr, followed by " (--FLAG)" when the error
  * is about an option (err->param), and returns the exit code for err. */
