@@ -240,7 +240,7 @@ static tdcl_status post(summa *S, int64_t s, tdcl_err *err)
     double t0 = tdcl_now_ms();
     if (S->q == qa) {
         int64_t ld = S->ka[S->q + 1] - S->ka[S->q];
-        memset(S->ap[i].ptr, 0, S->ap[i].bytes);
+        if (len < S->w) memset(S->ap[i].ptr, 0, S->ap[i].bytes); /* the padding */
         for (int64_t r = 0; r < S->mi; r++)
             memcpy((char *)S->ap[i].ptr + (size_t)(r * S->w) * S->esz,
                    (char *)S->ablk + (size_t)(r * ld + k0 - S->ka[S->q]) * S->esz,
