@@ -375,7 +375,8 @@ static const char *descr_of(tdcl_dtype t)
     return "?";
 }
 
-tdcl_status tdcl_npy_write(FILE *fp, const char *name, const tdcl_matrix *m, tdcl_err *err)
+tdcl_status tdcl_npy_write_header(FILE *fp, const char *name, const tdcl_matrix *m, size_t *off,
+                                  tdcl_err *err)
 {
     if (m->channels != 1)
         return tdcl_fail(err, TDCL_EUNSUPPORTED,
@@ -393,8 +394,17 @@ tdcl_status tdcl_npy_write(FILE *fp, const char *name, const tdcl_matrix *m, tdc
     memcpy(hdr, "\x93NUMPY\x01\x00", 8);
     hdr[8] = (char)((total - 10) & 0xff);
     hdr[9] = (char)((total - 10) >> 8);
-    size_t bytes = tdcl_matrix_count(m) * tdcl_dtype_size(m->dtype);
-    if (fwrite(hdr, 1, total, fp) != total || fwrite(m->data, 1, bytes, fp) != bytes)
+    if (off) *off = total;
+    if (fwrite(hdr, 1, total, fp) != total)
         return tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", name, strerror(errno));
     return TDCL_OK;
+}
+
+tdcl_status tdcl_npy_write(FILE *fp, const char *name, const tdcl_matrix *m, tdcl_err *err)
+{
+    tdcl_status st = tdcl_npy_write_header(fp, name, m, NULL, err);
+    size_t bytes = tdcl_matrix_count(m) * tdcl_dtype_size(m->dtype);
+    if (st == TDCL_OK && fwrite(m->data, 1, bytes, fp) != bytes)
+        return tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", name, strerror(errno));
+    return st;
 }

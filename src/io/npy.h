@@ -41,6 +41,12 @@ tdcl_status tdcl_npy_probe(const char *path, tdcl_npy_info *info, tdcl_err *err)
 tdcl_status tdcl_npy_read_block(const char *path, const tdcl_npy_info *info, int64_t r0, int64_t r1,
                                 int64_t c0, int64_t c1, tdcl_matrix *out, tdcl_err *err);
 
+/* Writes only the version 1.0 header of an array of m's shape and dtype
+ * (m->data is not read) to fp; *off (if non-NULL) gets its length, where
+ * the data starts. */
+tdcl_status tdcl_npy_write_header(FILE *fp, const char *name, const tdcl_matrix *m, size_t *off,
+                                  tdcl_err *err);
+
 /* Writes m (1 channel) as a version 1.0 .npy file, C order, to fp. */
 tdcl_status tdcl_npy_write(FILE *fp, const char *name, const tdcl_matrix *m, tdcl_err *err);
 

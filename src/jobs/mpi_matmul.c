@@ -20,11 +20,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/clock.h"
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/pool.h"
+#include "base/fileio.h"
 #include "io/npy.h"
 #include "jobs/mpi.h"
 #include "jobs/shard.h"
@@ -79,6 +84,7 @@ typedef struct summa {
     tdcl_matrix cblk;
     int64_t cur; /* the panel the device computes */
     int npy;     /* each rank read its blocks from the .npy files */
+    int wrote;   /* each rank wrote its block of C into the output */
     tdcl_status dev_st;
     tdcl_err dev_err;
     double compute_ms, kernel_ms, exchange_ms, scatter_ms, gather_ms;
@@ -374,27 +380,30 @@ out:
     return st;
 }
 
+/* This rank's block of C, from the device or the host sums. */
+static tdcl_status my_block(summa *S, tdcl_matrix *mine, tdcl_err *err)
+{
+    if (S->plan) return tdcl_mm_plan_result(S->plan, mine, err);
+    *mine = S->cblk;
+    memset(&S->cblk, 0, sizeof S->cblk);
+    return TDCL_OK;
+}
+
 /* Rank 0 receives every block of C into c (allocated there). */
-static tdcl_status gather(summa *S, tdcl_matrix *c, tdcl_err *err)
+static tdcl_status gather(summa *S, const tdcl_matrix *mine, tdcl_matrix *c, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     void *tmp = NULL;
-    tdcl_matrix mine = {0};
-    double t0 = tdcl_now_ms();
-    if (S->plan)
-        st = tdcl_mm_plan_result(S->plan, &mine, err);
-    else
-        mine = S->cblk, memset(&S->cblk, 0, sizeof S->cblk);
-    if (st == TDCL_OK && S->rank == 0) st = tdcl_matrix_alloc(c, S->M, S->N, 1, S->type, err);
+    if (S->rank == 0) st = tdcl_matrix_alloc(c, S->M, S->N, 1, S->type, err);
     SYNC(st);
     if (S->rank != 0) {
-        st = tdcl_mpi_move(1, mine.data, (size_t)(S->mi * S->nj) * S->esz, 0, err);
+        st = tdcl_mpi_move(1, mine->data, (size_t)(S->mi * S->nj) * S->esz, 0, err);
         goto done;
     }
     for (int r = 0; r < S->size && st == TDCL_OK; r++) {
         int p = r / S->pc, q = r % S->pc;
         int64_t m = S->rb[p + 1] - S->rb[p], n = S->cb[q + 1] - S->cb[q];
-        void *blk = r ? (tmp = malloc((size_t)(m * n) * S->esz)) : mine.data;
+        void *blk = r ? (tmp = malloc((size_t)(m * n) * S->esz)) : mine->data;
         if (!blk) st = tdcl_fail(err, TDCL_ENOMEM, "out of memory gathering C");
         if (st == TDCL_OK && r) st = tdcl_mpi_move(0, blk, (size_t)(m * n) * S->esz, r, err);
         if (st == TDCL_OK) copy_block(c->data, S->N, S->rb[p], S->cb[q], m, n, blk, S->esz, 1);
@@ -402,6 +411,96 @@ static tdcl_status gather(summa *S, tdcl_matrix *c, tdcl_err *err)
     }
 done:
     SYNC(st);
+out:
+    return st;
+}
+
+/* Rank 0: the temporary output with the header written and the file at
+ * its full size; *off where the data starts. *direct when the output
+ * cannot be written by offset (a FIFO, a device). */
+static tdcl_status open_output(summa *S, const char *path, tdcl_outfile *of, size_t *off,
+                               int *direct, tdcl_err *err)
+{
+    tdcl_status st = tdcl_out_open(of, path, err);
+    tdcl_matrix shape = {S->M, S->N, 1, S->type, NULL};
+    if (st) return st;
+    if ((*direct = of->direct || !of->tmp)) return TDCL_OK;
+    st = tdcl_npy_write_header(of->fp, path, &shape, off, err);
+    if (st == TDCL_OK &&
+        (fflush(of->fp) != 0 ||
+         ftruncate(fileno(of->fp), (off_t)(*off + (size_t)(S->M * S->N) * S->esz)) != 0))
+        st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", path, strerror(errno));
+    return st;
+}
+
+/* This rank's rows of C at their offsets in the file open as fd. */
+static tdcl_status write_rows(const summa *S, int fd, size_t off, const tdcl_matrix *blk,
+                              tdcl_err *err)
+{
+    size_t w = (size_t)S->nj * S->esz;
+    for (int64_t r = 0; r < S->mi; r++) {
+        const char *src = (const char *)blk->data + (size_t)r * w;
+        off_t at = (off_t)(off + ((size_t)(S->rb[S->p] + r) * (size_t)S->N + (size_t)S->cb[S->q]) *
+                                     S->esz);
+        for (size_t done = 0; done < w;) {
+            ssize_t n = pwrite(fd, src + done, w - done, at + (off_t)done);
+            if (n <= 0)
+                return tdcl_fail(err, TDCL_EIO, "rank %d: writing its block of C: %s", S->rank,
+                                 strerror(errno));
+            done += (size_t)n;
+        }
+    }
+    if (fsync(fd) != 0)
+        return tdcl_fail(err, TDCL_EIO, "rank %d: syncing its block of C: %s", S->rank,
+                         strerror(errno));
+    return TDCL_OK;
+}
+
+/* Every rank writes its block into rank 0's temporary file, which rank 0
+ * commits when all succeeded. Returns 0 (nothing done) when the file
+ * cannot take it (a FIFO, a rank that cannot open it): the caller gathers
+ * C instead; else 1, with the outcome in *res. */
+static int write_blocks(summa *S, const char *path, const tdcl_matrix *mine, tdcl_status *res,
+                        tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_outfile of = {0};
+    size_t off = 0;
+    int direct = 1, fd = -1, can, all = 1;
+    char tmp[4096] = "";
+    if (S->rank == 0) st = open_output(S, path, &of, &off, &direct, err);
+    if (S->rank == 0 && st == TDCL_OK && !direct) snprintf(tmp, sizeof tmp, "%s", of.tmp);
+    SYNC(st);
+    uint64_t h[2] = {(uint64_t)direct, off};
+    MPI_Bcast(h, 2, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    MPI_Bcast(tmp, sizeof tmp, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (!h[0]) fd = open(tmp, O_WRONLY | O_CLOEXEC);
+    can = fd >= 0;
+    MPI_Allreduce(&can, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all) goto out; /* gather instead */
+    st = write_rows(S, fd, (size_t)h[1], mine, err);
+    close(fd), fd = -1;
+    SYNC(st);
+    if (S->rank == 0) st = tdcl_out_commit(&of, err);
+    SYNC(st);
+    S->wrote = 1;
+out:
+    if (fd >= 0) close(fd);
+    if (S->rank == 0) tdcl_out_abort(&of);
+    *res = st;
+    return st != TDCL_OK || all;
+}
+
+/* C written into path (so->npy_out) by every rank, or gathered into c on
+ * rank 0. */
+static tdcl_status finish(summa *S, const tdcl_mm_shard_opts *so, tdcl_matrix *c, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix mine = {0};
+    double t0 = tdcl_now_ms();
+    SYNC(my_block(S, &mine, err));
+    if (!so->npy_out || !write_blocks(S, so->npy_out, &mine, &st, err))
+        st = gather(S, &mine, c, err);
 out:
     S->gather_ms = tdcl_now_ms() - t0;
     tdcl_matrix_free(&mine);
@@ -422,10 +521,10 @@ static void log_rank(const summa *S, int after)
     }
     tdcl_log(TDCL_LOG_VERBOSE,
              "rank %d: compute %.3f ms (device %.3f ms), exchange %.3f ms (blocks %s %.3f ms, "
-             "panels %.3f ms, C to rank 0 %.3f ms)",
+             "panels %.3f ms, C %s %.3f ms)",
              S->rank, S->compute_ms, S->kernel_ms, S->scatter_ms + S->exchange_ms + S->gather_ms,
              S->npy ? "read from the .npy files" : "from rank 0", S->scatter_ms, S->exchange_ms,
-             S->gather_ms);
+             S->wrote ? "written into the output by offset" : "to rank 0", S->gather_ms);
 }
 
 /* Both .npy headers, read on every rank. */
@@ -590,12 +689,23 @@ tdcl_status tdcl_mm_mpi_run(tdcl_ctx *ctx, const tdcl_mm_shard_opts *so, const t
     double t0 = tdcl_now_ms();
     TDCL_TRY(run_panels(S, err));
     if (so->panels_ms) *so->panels_ms = tdcl_now_ms() - t0;
-    TDCL_TRY(gather(S, c, err));
+    TDCL_TRY(finish(S, so, c, err));
     log_rank(S, 1);
 out:
     if (st) tdcl_matrix_free(c);
     if (S) summa_free(S);
     return st;
+}
+
+/* Whether the ranks may write C into the output by offset: a .npy file
+ * that is new or a regular file, and no check of the whole C first. */
+static int by_offset(const tdcl_mm_job_opts *o)
+{
+    struct stat sb;
+    const char *p = o->out_path;
+    if (!p || tdcl_path_is_stdout(p) || !tdcl_path_has_ext(p, ".npy") || o->verify || o->product)
+        return 0;
+    return stat(p, &sb) != 0 ? errno == ENOENT : S_ISREG(sb.st_mode);
 }
 
 /* Whether every rank can read its own blocks: A and B are plain .npy
@@ -633,9 +743,10 @@ tdcl_status tdcl_mm_mpi_job(const tdcl_mm_shard_opts *so, const tdcl_mm_job_opts
     int64_t t = mm.type; /* the other ranks learn the type in the run */
     MPI_Bcast(&t, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
     mm.type = (tdcl_dtype)t;
+    sl.npy_out = by_offset(o) ? o->out_path : NULL;
     TDCL_TRY(tdcl_mm_mpi_run(ctx, &sl, &mm, in_st, &a, &b, &c, err));
     if (root && o->verify) st = tdcl_mm_job_verify(o, &a, &b, &c, err);
-    if (root && st == TDCL_OK) {
+    if (root && st == TDCL_OK && c.data) { /* else the ranks wrote it */
         char where[96];
         snprintf(where, sizeof where, "%d MPI ranks", tdcl_mpi_size());
         st = tdcl_mm_shard_write(o, &a, &c, where, err);

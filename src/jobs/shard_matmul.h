@@ -26,6 +26,10 @@ typedef struct tdcl_mm_shard_opts {
     const char *a_npy, *b_npy; /* mpi, both non-NULL: plain .npy files of A and B of
                                   which each rank reads its own blocks (tdcl_npy_probe
                                   accepts them); rank 0 then sends no blocks */
+    const char *npy_out;       /* mpi: a .npy output every rank writes its block of C
+                                  into by offset (c then stays empty) when its
+                                  temporary file is a plain file every rank can open;
+                                  else C is gathered to rank 0 as without it */
     double *panels_ms;         /* mpi, if non-NULL: set to this rank's wall time of the
                                   panel phase (after the scatter, before the gather) */
 } tdcl_mm_shard_opts;

@@ -193,6 +193,7 @@ run --device "$D0" matmul "$T/asi.mtx" "$T/bsi.mtx" -o "$T/one.npy"
 mrun 2 -v matmul "$T/asi.mtx" "$T/bsi.mtx" -o "$T/mtx2.npy" --panel 9 --shards 1x2
 expect_same_file "$T/one.npy" "$T/mtx2.npy" "mpi: .mtx inputs over a 1x2 grid, int64 identical to one device"
 expect_contains "$ERR" "blocks from rank 0" "... the blocks sent by rank 0"
+expect_contains "$ERR" "C written into the output by offset" "... C written by every rank into the .npy by offset"
 
 mrun 3 matmul "$T/ao.npy" "$T/bo.npy" -o "$T/x.npy"
 if [ "$RC" -ne 0 ]; then ok "mpi: int64 overflow is an error"; else not_ok "mpi: int64 overflow is an error"; fi
