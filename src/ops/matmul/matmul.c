@@ -1329,30 +1329,45 @@ out:
     return st;
 }
 
+/* The whole product in one piece, C = A*B or C += A*B, waited for. */
+static tdcl_status execute_whole(tdcl_mm_plan *p, int accumulate, mm_events *e, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    mm_panel x = {p->M, p->K, p->N, accumulate};
+    TDCL_TRY(run_panel(p, &x, e, err));
+    if (p->range_check && !accumulate) TDCL_TRY(range_device(p, e, err));
+    TDCL_CL_TRY(err, clFinish(p->ctx->queue), "clFinish");
+out:
+    return st;
+}
+
+/* Waits for and times the events; on success adds their device time. */
+static tdcl_status events_done(tdcl_mm_plan *p, mm_events *e, tdcl_status st, double *kernel_ms)
+{
+    events_flush(e);
+    if (st == TDCL_OK) {
+        p->ctx->t.kernel_ms += e->ms;
+        if (kernel_ms) *kernel_ms = e->ms;
+    }
+    return st;
+}
+
 tdcl_status tdcl_mm_plan_execute(tdcl_mm_plan *p, double *kernel_ms, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     mm_events e = {.n = 0};
+    int64_t r, c;
     if (p->tc) return tdcl_mm_tc_execute(p->tc, kernel_ms, err);
     if (p->npm * p->npk * p->npn == 1) {
-        mm_panel x = {p->M, p->K, p->N, 0};
-        TDCL_TRY(run_panel(p, &x, &e, err));
-        if (p->range_check) TDCL_TRY(range_device(p, &e, err));
-        TDCL_CL_TRY(err, clFinish(p->ctx->queue), "clFinish");
+        st = execute_whole(p, 0, &e, err);
     } else {
-        int64_t r, c;
-        TDCL_TRY(execute_panels(p, &e, err));
+        st = execute_panels(p, &e, err);
         /* the panels are not on the device together: search on the host */
-        if (p->range_check && tdcl_mm_i64_first_overflow(p->ha, p->hb, p->M, p->K, p->N, &r, &c))
+        if (st == TDCL_OK && p->range_check &&
+            tdcl_mm_i64_first_overflow(p->ha, p->hb, p->M, p->K, p->N, &r, &c))
             st = overflow_at(p, r, c, err);
     }
-out:
-    events_flush(&e);
-    if (st == TDCL_OK) {
-        p->ctx->t.kernel_ms += e.ms;
-        if (kernel_ms) *kernel_ms = e.ms;
-    }
-    return st;
+    return events_done(p, &e, st, kernel_ms);
 }
 
 int tdcl_mm_plan_overflow(const tdcl_mm_plan *p, int64_t *row, int64_t *col)
@@ -1366,26 +1381,16 @@ int tdcl_mm_plan_overflow(const tdcl_mm_plan *p, int64_t *row, int64_t *col)
 tdcl_status tdcl_mm_plan_execute_with(tdcl_mm_plan *p, const tdcl_matrix *a, const tdcl_matrix *b,
                                       int accumulate, double *kernel_ms, tdcl_err *err)
 {
-    tdcl_status st = TDCL_OK;
     mm_events e = {.n = 0};
     if (p->tc || p->npm * p->npk * p->npn != 1 || p->borrowed[0] || p->borrowed[1])
         return tdcl_fail(err, TDCL_EUNSUPPORTED, "this plan cannot take new inputs");
     if (a->rows != p->M || a->cols != p->K || b->rows != p->K || b->cols != p->N)
         return tdcl_fail(err, TDCL_EINVAL, "new inputs of another shape than the plan's");
     double t0 = tdcl_now_ms();
-    TDCL_TRY(upload_whole(p, a, b, err));
+    tdcl_status st = upload_whole(p, a, b, err);
     p->ctx->t.upload_ms += tdcl_now_ms() - t0;
-    mm_panel x = {p->M, p->K, p->N, accumulate};
-    TDCL_TRY(run_panel(p, &x, &e, err));
-    if (p->range_check && !accumulate) TDCL_TRY(range_device(p, &e, err));
-    TDCL_CL_TRY(err, clFinish(p->ctx->queue), "clFinish");
-out:
-    events_flush(&e);
-    if (st == TDCL_OK) {
-        p->ctx->t.kernel_ms += e.ms;
-        if (kernel_ms) *kernel_ms = e.ms;
-    }
-    return st;
+    if (st == TDCL_OK) st = execute_whole(p, accumulate, &e, err);
+    return events_done(p, &e, st, kernel_ms);
 }
 
 tdcl_status tdcl_mm_plan_result(tdcl_mm_plan *p, tdcl_matrix *c, tdcl_err *err)
