@@ -9,6 +9,8 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "io/matio.h"
+#include "io/npy.h"
 #include "jobs/mpi.h"
 
 #if TDCL_HAVE_MPI
@@ -18,9 +20,10 @@
 #if !TDCL_HAVE_MPI
 
 tdcl_status tdcl_ta_mpi_run(const char *devices, const tdcl_ta_opts *o, tdcl_status in_st,
-                            const tdcl_matrix *in, tdcl_matrix *out, tdcl_err *err)
+                            const tdcl_matrix *in, const char *npy_path, tdcl_matrix *out,
+                            tdcl_err *err)
 {
-    (void)devices, (void)o, (void)in_st, (void)in, (void)out;
+    (void)devices, (void)o, (void)in_st, (void)in, (void)npy_path, (void)out;
     return tdcl_fail(err, TDCL_EUNSUPPORTED, "built without MPI");
 }
 
@@ -72,6 +75,15 @@ out:
     return st;
 }
 
+/* 1 when every rank can read its band from the .npy file path itself
+ * (info: its header), else 0. */
+static int npy_bands(const char *path, tdcl_npy_info *info)
+{
+    int mine = path && tdcl_npy_probe(path, info, NULL) == TDCL_OK, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all;
+}
+
 /* The matrix's shape and type, from rank 0. */
 static void share_shape(const tdcl_matrix *in, tdcl_matrix *band)
 {
@@ -82,13 +94,14 @@ static void share_shape(const tdcl_matrix *in, tdcl_matrix *band)
 }
 
 tdcl_status tdcl_ta_mpi_run(const char *devices, const tdcl_ta_opts *o, tdcl_status in_st,
-                            const tdcl_matrix *in, tdcl_matrix *out, tdcl_err *err)
+                            const tdcl_matrix *in, const char *npy_path, tdcl_matrix *out,
+                            tdcl_err *err)
 {
     tdcl_status st = in_st;
     int rank = tdcl_mpi_rank(), size = tdcl_mpi_size(), local = 0, dt[2];
     int64_t *begin = NULL, orows = 0, ocols = 0;
     tdcl_ctx *ctx = NULL;
-    tdcl_matrix band = {0}, part = {0};
+    tdcl_matrix band = {0}, part = {0}, whole = {0};
     MPI_Comm node = MPI_COMM_NULL;
     memset(out, 0, sizeof *out);
     SYNC(st);
@@ -96,17 +109,30 @@ tdcl_status tdcl_ta_mpi_run(const char *devices, const tdcl_ta_opts *o, tdcl_sta
         MPI_SUCCESS)
         MPI_Comm_rank(node, &local);
     SYNC(tdcl_mpi_open_device(devices, local, &ctx, err));
-    share_shape(in, &band);
+    tdcl_npy_info info;
+    int slabs = npy_bands(npy_path, &info);
+    if (!slabs && rank == 0 && !in->data) { /* rank 0 left the file to the ranks */
+        SYNC(tdcl_matrix_read(npy_path, 0, &whole, err));
+        in = &whole;
+    } else if (!slabs) {
+        SYNC(TDCL_OK);
+    }
+    if (slabs)
+        band = (tdcl_matrix){info.rows, info.cols, 1, info.dtype, NULL};
+    else
+        share_shape(in, &band);
     st = (begin = malloc(sizeof *begin * (size_t)(size + 1)))
              ? tdcl_ta_shards_split(o, band.rows, (size_t)size, begin, err)
              : tdcl_fail(err, TDCL_ENOMEM, "out of memory");
     if (st == TDCL_OK) st = tdcl_ta_shape(o, band.rows, band.cols, &orows, &ocols, err);
     SYNC(st);
-    tdcl_log(TDCL_LOG_VERBOSE, "rank %d of %d: rows %" PRId64 "-%" PRId64 " on %u:%u %s", rank,
+    tdcl_log(TDCL_LOG_VERBOSE, "rank %d of %d: rows %" PRId64 "-%" PRId64 " on %u:%u %s%s", rank,
              size, begin[rank], begin[rank + 1] - 1, ctx->dev.pidx, ctx->dev.didx,
-             ctx->dev.device_name);
+             ctx->dev.device_name, slabs ? ", read from the .npy file" : "");
     double t0 = tdcl_now_ms();
-    SYNC(scatter(in, begin, rank, size, &band, err));
+    SYNC(slabs ? tdcl_npy_read_block(npy_path, &info, begin[rank], begin[rank + 1], 0, info.cols,
+                                     &band, err)
+               : scatter(in, begin, rank, size, &band, err));
     double t1 = tdcl_now_ms();
     SYNC(tdcl_ta_run(ctx, o, &band, &part, err));
     double t2 = tdcl_now_ms();
@@ -124,7 +150,8 @@ tdcl_status tdcl_ta_mpi_run(const char *devices, const tdcl_ta_opts *o, tdcl_sta
              t2 - t1, ctx->t.kernel_ms, t1 - t0 + tdcl_now_ms() - t2);
 out:
     if (st) tdcl_matrix_free(out);
-    if (rank != 0) tdcl_matrix_free(&band);
+    if (band.data && band.data != in->data) tdcl_matrix_free(&band); /* not rank 0's view */
+    tdcl_matrix_free(&whole);
     tdcl_matrix_free(&part);
     tdcl_ctx_close(ctx);
     if (node != MPI_COMM_NULL) MPI_Comm_free(&node);

@@ -34,8 +34,11 @@ tdcl_status tdcl_ta_shards_run(tdcl_devset *set, const tdcl_ta_opts *o, const td
  * picks among devices (as tdcl_mpi_open_device), and rank 0 receives all
  * the means into out (new, rank 0's). A failure on any rank stops every
  * rank (the lowest failing rank's message; the others TDCL_EIO with an
- * empty one). TDCL_EUNSUPPORTED when built without MPI. */
+ * empty one). With npy_path (a plain .npy file every rank can read:
+ * tdcl_npy_probe) each rank reads its own band from it by offset, and
+ * rank 0 may pass an empty in. TDCL_EUNSUPPORTED when built without MPI. */
 tdcl_status tdcl_ta_mpi_run(const char *devices, const tdcl_ta_opts *o, tdcl_status in_st,
-                            const tdcl_matrix *in, tdcl_matrix *out, tdcl_err *err);
+                            const tdcl_matrix *in, const char *npy_path, tdcl_matrix *out,
+                            tdcl_err *err);
 
 #endif
