@@ -202,6 +202,7 @@ int cmd_bench_mm_mpi(const tdcl_bench_opts *o, int json, const cli_globals *g)
     if (root && st == TDCL_OK)
         st = random_matrix(k, n, o->type, (o->seed ? o->seed : 1) + 1, &b, &err);
     if (root && st == TDCL_OK) st = tdcl_bench_time(warm, reps, run_alone, &one, &t1, &err);
+    tdcl_mpi_quiet_barrier(); /* the others wait without taking rank 0's CPU */
     SYNC(st);
     SYNC(tdcl_bench_time(warm, reps, run_product, &all, &tn, &err));
     if (root) st = agree(&one.c, &all.c, k, &err);

@@ -35,6 +35,12 @@ void tdcl_mpi_finalize(void);
 int tdcl_mpi_rank(void);
 int tdcl_mpi_size(void);
 
+/* Waits until every rank has called it, sleeping between looks rather
+ * than spinning as MPI's own waits do (a benchmark's idle ranks would
+ * otherwise take the CPU from the one it times); returns at once when
+ * built without MPI. */
+void tdcl_mpi_quiet_barrier(void);
+
 /* For the jobs over ranks: every rank's status agreed (built without MPI:
  * the one rank's).
  * Returns the lowest failing rank, or -1; a rank that did not fail gets
