@@ -50,7 +50,7 @@ _tiledcl()
     local opts
     case $cmd in
     "") COMPREPLY=($(compgen -W "$commands $globals" -- "$cur")); return ;;
-    matmul) opts="-o --output -t --type --precision --tile -k --kernel --params --no-tune --verify --max-alloc" ;;
+    matmul) opts="-o --output -t --type --precision --tile -k --kernel --params --no-tune --verify --max-alloc --wrap --shards --panel" ;;
     tile-avg) opts="--tile -o --output --strict --variant --verify --max-bytes" ;;
     tile-map) opts="--tile --json --color" ;;
     life) opts="-g --gens -o --output -r --rule -b --boundary -s --size -d --density --seed --every --frames --gif --scale --kernel --tile --depth --word-bits --sparse" ;;

@@ -407,9 +407,10 @@ int cmd_bench(int argc, char **argv, const cli_globals *g)
     tdcl_ctx *ctx = NULL;
     int io = 0, rc;
     tdcl_bench_opts_init(&b.dev);
-    for (int i = 1; i < argc; i++) /* e2e has options of its own */
+    for (int i = 1; i < argc && !g->ranks; i++) /* e2e has options of its own */
         if (strcmp(argv[i], "e2e") == 0) return cmd_bench_e2e(argc, argv, g);
     if ((rc = parse_args(argc, argv, &b, &io)) >= 0) return rc;
+    if (g->ranks > 1) return cmd_bench_mm_mpi(&b.dev, b.json, g); /* one of several MPI ranks */
     if (io) return bench_io(&b);
     if (!g->ctx) return cmd_bench_shards(&b.dev, b.json, g); /* --device names a set */
     if (cli_device(g, &ctx, &err) != TDCL_OK) return cli_report(&err);

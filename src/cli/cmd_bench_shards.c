@@ -48,8 +48,11 @@ int cmd_bench_shards(const tdcl_bench_opts *o, int json, const cli_globals *g)
     tdcl_matrix grid = {0}, one_out = {0}, all_out = {0};
     tdcl_bench_stats t1 = {0}, tn = {0};
     int halo1 = 0, halon = 0;
+    if (o->op == TDCL_BENCH_MATMUL) return cmd_bench_mm_shards(o, json, g);
+    if (o->op == TDCL_BENCH_TILE_AVG) return cmd_bench_ta_shards(o, json, g);
     if (o->op != TDCL_BENCH_LIFE)
-        return cli_usage_error("bench", "over several devices, bench measures life only");
+        return cli_usage_error("bench", "over several devices, bench measures life, matmul and "
+                                        "tile-avg only");
     tdcl_ctx_opts co = {.kernel_dir = g->kernel_dir, .no_cache = g->no_cache};
     const char *spec = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE");
     TDCL_TRY(tdcl_devset_open_async(spec, &co, &set, &err));

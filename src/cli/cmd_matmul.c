@@ -2,6 +2,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -9,6 +10,8 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "jobs/matmul_job.h"
+#include "jobs/mpi.h"
+#include "jobs/shard_matmul.h"
 #include "ops/matmul/matmul_tc.h"
 
 static void usage(FILE *fp)
@@ -16,6 +19,7 @@ static void usage(FILE *fp)
     fprintf(fp,
             "usage: tiledcl matmul A B [-o C] [--type TYPE] [--precision P] [--tile T]\n"
             "                      [--kernel K] [--params P] [--no-tune] [--verify] [--wrap]\n"
+            "                      [--shards RxC]\n"
             "\n"
             "Computes C = A*B for A of M x K and B of K x N on an OpenCL device, with a\n"
             "tiled kernel: local-memory tiles and barriers, or register blocks shaped for\n"
@@ -78,6 +82,15 @@ static void usage(FILE *fp)
             "                     match exactly and fit in int64 (modulo 2^64 with --wrap)\n"
             "      --max-alloc B  use device buffers of at most B bytes (default: the\n"
             "                     device's limit); smaller values force panels\n"
+            "      --shards RxC   over several devices (--device all, gpu:all or a list, or\n"
+            "                     mpirun -n R*C): C in an R x C grid of blocks, one per\n"
+            "                     device or rank; default: the most square grid (2: 2x1,\n"
+            "                     4: 2x2). Several devices of one process each compute\n"
+            "                     their block from A and B in host memory; MPI ranks run\n"
+            "                     SUMMA (rank 0 reads and writes the files)\n"
+            "      --panel W      MPI ranks: SUMMA's panels are W columns of A (rows of B)\n"
+            "                     wide; default: a quarter of the longest stretch of K one\n"
+            "                     rank owns, in multiples of 16\n"
             "  -h, --help         this help\n"
             "\n"
             "examples:\n"
@@ -85,6 +98,8 @@ static void usage(FILE *fp)
             "  tiledcl -v matmul data/ai.mtx data/bi.mtx        # exact integers, to stdout\n"
             "  tiledcl --device cpu matmul a.npy b.npy --type f64 --tile 8 -o c.mtx\n"
             "  tiledcl --device gpu matmul a.npy b.npy --precision 3xtf32 -o c.npy\n"
+            "  tiledcl --device gpu:all matmul a.npy b.npy --shards 2x2 -o c.npy\n"
+            "  mpirun -n 4 tiledcl matmul a.npy b.npy -o c.npy --verify\n"
             "\n"
             "exit status: 0 success, 1 bad input, shape mismatch, failed --verify or other\n"
             "runtime failure, 2 usage error, 3 no usable device or OpenCL failure\n");
@@ -93,8 +108,20 @@ static void usage(FILE *fp)
 /* The types a product is computed in. */
 static const tdcl_dtype mm_types[] = {TDCL_F32, TDCL_F64, TDCL_I64};
 
+/* "RxC" into the shard options' grid; 0 when it parses. */
+static int parse_grid(const char *s, tdcl_mm_shard_opts *so)
+{
+    int r = 0, c = 0, used = 0;
+    if (sscanf(s, "%d%*[xX]%d%n", &r, &c, &used) != 2 || s[used] || r < 1 || c < 1 ||
+        r > TDCL_DEVSET_MAX || c > TDCL_DEVSET_MAX)
+        return -1;
+    so->grid_rows = r;
+    so->grid_cols = c;
+    return 0;
+}
+
 /* Parses argv into j; returns -1 when done, else the exit code to return. */
-static int parse(int argc, char **argv, tdcl_mm_job_opts *j)
+static int parse(int argc, char **argv, tdcl_mm_job_opts *j, tdcl_mm_shard_opts *so)
 {
     static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
                                              {"type", required_argument, NULL, 't'},
@@ -106,6 +133,8 @@ static int parse(int argc, char **argv, tdcl_mm_job_opts *j)
                                              {"params", required_argument, NULL, 'p'},
                                              {"no-tune", no_argument, NULL, 'N'},
                                              {"wrap", no_argument, NULL, 'W'},
+                                             {"shards", required_argument, NULL, 'S'},
+                                             {"panel", required_argument, NULL, 'w'},
                                              {"help", no_argument, NULL, 'h'},
                                              {0, 0, 0, 0}};
     int c;
@@ -157,6 +186,19 @@ static int parse(int argc, char **argv, tdcl_mm_job_opts *j)
                 return cli_usage_error("matmul", "--max-alloc needs a byte count, got '%s'",
                                        optarg);
             j->mm.max_alloc = (size_t)v;
+            break;
+        case 'S':
+            if (parse_grid(optarg, so))
+                return cli_usage_error("matmul",
+                                       "--shards needs ROWSxCOLS, e.g. 2x2 (each 1 to %d), got "
+                                       "'%s'",
+                                       TDCL_DEVSET_MAX, optarg);
+            break;
+        case 'w':
+            if (cli_parse_i64(optarg, 1, INT32_MAX, &v))
+                return cli_usage_error("matmul", "--panel needs a width of 1 or more, got '%s'",
+                                       optarg);
+            so->panel = v;
             break;
         case 'h':
             usage(stdout);
@@ -217,6 +259,30 @@ static void print_corner(const tdcl_matrix *c, const tdcl_mm_job_opts *j)
                nrow, ncol, c->rows, c->cols);
 }
 
+/* One device (main opened it), a set of devices (main opened none) or
+ * one of several MPI ranks. */
+static tdcl_status run_job(const cli_globals *g, tdcl_mm_job_opts *j, tdcl_mm_shard_opts *so,
+                           tdcl_err *err)
+{
+    if (g->ranks > 1) {
+        j->product = NULL; /* rank 0 writes, to stdout too */
+        return tdcl_mm_mpi_job(so, j, err);
+    }
+    if (g->ctx) {
+        if (so->grid_rows * so->grid_cols > 1)
+            return tdcl_fail(err, TDCL_EINVAL,
+                             "--shards %dx%d needs %d devices (--device all or a list) or MPI "
+                             "ranks",
+                             so->grid_rows, so->grid_cols, so->grid_rows * so->grid_cols);
+        return tdcl_mm_job(g->ctx, j, err);
+    }
+    tdcl_ctx_opts co = {.kernel_dir = g->kernel_dir, .no_cache = g->no_cache};
+    tdcl_status st = tdcl_devset_open_async(so->devices, &co, &so->set, err);
+    if (st == TDCL_OK) st = tdcl_mm_shard_job(so, j, err);
+    tdcl_devset_close(so->set);
+    return st;
+}
+
 int cmd_matmul(int argc, char **argv, const cli_globals *g)
 {
     tdcl_mm_job_opts j;
@@ -224,7 +290,8 @@ int cmd_matmul(int argc, char **argv, const cli_globals *g)
     memset(&j, 0, sizeof j);
     memset(&chk, 0, sizeof chk);
     j.check = &chk;
-    int rc = parse(argc, argv, &j);
+    tdcl_mm_shard_opts so = {.devices = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE")};
+    int rc = parse(argc, argv, &j, &so);
     if (rc >= 0) return rc;
     tdcl_err err = {0};
     /* a terminal gets a summary and a corner, not M*N numbers; pipes and
@@ -232,7 +299,9 @@ int cmd_matmul(int argc, char **argv, const cli_globals *g)
     tdcl_matrix c = {0};
     if (tdcl_path_is_stdout(j.out_path) && isatty(STDOUT_FILENO)) j.product = &c;
     /* the job reads A and B before it waits for the device */
-    tdcl_status st = tdcl_mm_job(g->ctx, &j, &err);
+    tdcl_status st = run_job(g, &j, &so, &err);
+    if (st && !err.msg[0]) return tdcl_exit_code(st); /* another MPI rank reported it */
+    if (g->ranks > 1 && tdcl_mpi_rank() != 0) j.verify = 0, j.product = NULL; /* rank 0 reports */
     if (st == TDCL_OK && j.product) print_corner(&c, &j);
     tdcl_matrix_free(&c);
     /* a failed check is reported by the job's error message */

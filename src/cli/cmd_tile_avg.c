@@ -150,6 +150,13 @@ int cmd_tile_avg(int argc, char **argv, const cli_globals *g)
     if (rc >= 0) return rc;
     tdcl_err err = {0};
     /* the job reads its input before it waits for the device */
+    if (g->ranks > 1) { /* one of several MPI ranks: rank 0 reads and writes */
+        jo.mpi = 1;
+        jo.devices = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE");
+        tdcl_status st = tdcl_ta_job(NULL, &jo, &err);
+        if (st && !err.msg[0]) return tdcl_exit_code(st); /* another rank reported it */
+        return st ? cli_report(&err) : 0;
+    }
     if (!g->ctx) { /* main opened nothing: --device names a set */
         tdcl_ctx_opts co = {.kernel_dir = g->kernel_dir, .no_cache = g->no_cache};
         const char *spec = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE");

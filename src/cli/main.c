@@ -15,13 +15,13 @@
 #include "runtime/devset.h"
 
 static const cli_command commands[] = {
-    {"matmul", cmd_matmul, NEEDS_DEVICE, "dense matrix product C = A*B"},
-    {"tile-avg", cmd_tile_avg, NEEDS_DEVICE | SHARDS, "mean of each tile of a matrix or image"},
+    {"matmul", cmd_matmul, NEEDS_DEVICE | SHARDS | RANKS, "dense matrix product C = A*B"},
+    {"tile-avg", cmd_tile_avg, NEEDS_DEVICE | SHARDS | RANKS, "mean of each tile of a matrix or image"},
     {"tile-map", cmd_tile_map, NEEDS_DEVICE, "how a tiled launch numbers its work-items"},
     {"life", cmd_life, NEEDS_DEVICE | SHARDS | RANKS, "Game of Life and Life-like rules"},
     {"convert", cmd_convert, 0, "convert between matrix, image and Life file formats"},
     {"devices", cmd_devices, 0, "list OpenCL platforms and devices"},
-    {"bench", cmd_bench, NEEDS_DEVICE | SHARDS, "measure the operations on a device"},
+    {"bench", cmd_bench, NEEDS_DEVICE | SHARDS | RANKS, "measure the operations on a device"},
     {"tune", cmd_tune, NEEDS_DEVICE, "search and store the fastest matmul kernel parameters"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -2,8 +2,10 @@
 #include "io/npy.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "io/numconv.h"
 
@@ -240,6 +242,61 @@ static tdcl_status check_data_size(tdcl_src *s, const npy_hdr *h, uint64_t off, 
                      tdcl_dtype_name(h->dtype), bytes, (unsigned long long)held);
 }
 
+tdcl_status tdcl_npy_probe(const char *path, tdcl_npy_info *info, tdcl_err *err)
+{
+    tdcl_src s;
+    npy_hdr h = {0};
+    uint64_t off = 0;
+    size_t bytes;
+    memset(info, 0, sizeof *info);
+    tdcl_status st = tdcl_src_open(&s, path, err);
+    if (st) return st;
+    if (s.is_stdin || !s.regular || s.gz || !tdcl_npy_magic(&s)) {
+        st = tdcl_fail(err, TDCL_EUNSUPPORTED, "'%s' is not a plain .npy file", s.name);
+        goto out;
+    }
+    TDCL_TRY(read_header(&s, &h, &off, err));
+    TDCL_TRY(tdcl_src_check_size(s.name, h.shape[0], h.shape[1], (int)h.dtype, 0, &bytes, err));
+    TDCL_TRY(check_data_size(&s, &h, off, bytes, err));
+    if (h.fortran && h.shape[0] > 1 && h.shape[1] > 1) {
+        st = tdcl_fail(err, TDCL_EUNSUPPORTED, "'%s' is in Fortran order", s.name);
+        goto out;
+    }
+    *info = (tdcl_npy_info){h.shape[0], h.shape[1], h.dtype, off};
+out:
+    tdcl_src_close(&s);
+    return st;
+}
+
+tdcl_status tdcl_npy_read_block(const char *path, const tdcl_npy_info *info, int64_t r0, int64_t r1,
+                                int64_t c0, int64_t c1, tdcl_matrix *out, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    size_t es = tdcl_dtype_size(info->dtype), w = (size_t)(c1 - c0) * es;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    memset(out, 0, sizeof *out);
+    if (fd < 0) return tdcl_fail(err, TDCL_EIO, "cannot open '%s': %s", path, strerror(errno));
+    TDCL_TRY(tdcl_matrix_alloc(out, r1 - r0, c1 - c0, 1, info->dtype, err));
+    for (int64_t r = r0; r < r1; r++) {
+        char *dst = (char *)out->data + (size_t)(r - r0) * w;
+        off_t at =
+            (off_t)(info->data_off + ((uint64_t)r * (uint64_t)info->cols + (uint64_t)c0) * es);
+        for (size_t got = 0; got < w;) {
+            ssize_t n = pread(fd, dst + got, w - got, at + (off_t)got);
+            if (n <= 0) {
+                st = tdcl_fail(err, TDCL_EIO, "reading '%s': %s", path,
+                               n < 0 ? strerror(errno) : "the file ended early");
+                goto out;
+            }
+            got += (size_t)n;
+        }
+    }
+out:
+    close(fd);
+    if (st) tdcl_matrix_free(out);
+    return st;
+}
+
 /* Column-major src (rows x cols, element size es) into row-major dst. */
 static void transpose(const tdcl_matrix *m, const unsigned char *src, unsigned char *dst)
 {
@@ -318,7 +375,8 @@ static const char *descr_of(tdcl_dtype t)
     return "?";
 }
 
-tdcl_status tdcl_npy_write(FILE *fp, const char *name, const tdcl_matrix *m, tdcl_err *err)
+tdcl_status tdcl_npy_write_header(FILE *fp, const char *name, const tdcl_matrix *m, size_t *off,
+                                  tdcl_err *err)
 {
     if (m->channels != 1)
         return tdcl_fail(err, TDCL_EUNSUPPORTED,
@@ -336,8 +394,17 @@ tdcl_status tdcl_npy_write(FILE *fp, const char *name, const tdcl_matrix *m, tdc
     memcpy(hdr, "\x93NUMPY\x01\x00", 8);
     hdr[8] = (char)((total - 10) & 0xff);
     hdr[9] = (char)((total - 10) >> 8);
-    size_t bytes = tdcl_matrix_count(m) * tdcl_dtype_size(m->dtype);
-    if (fwrite(hdr, 1, total, fp) != total || fwrite(m->data, 1, bytes, fp) != bytes)
+    if (off) *off = total;
+    if (fwrite(hdr, 1, total, fp) != total)
         return tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", name, strerror(errno));
     return TDCL_OK;
+}
+
+tdcl_status tdcl_npy_write(FILE *fp, const char *name, const tdcl_matrix *m, tdcl_err *err)
+{
+    tdcl_status st = tdcl_npy_write_header(fp, name, m, NULL, err);
+    size_t bytes = tdcl_matrix_count(m) * tdcl_dtype_size(m->dtype);
+    if (st == TDCL_OK && fwrite(m->data, 1, bytes, fp) != bytes)
+        return tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", name, strerror(errno));
+    return st;
 }

@@ -22,6 +22,31 @@ int tdcl_npy_magic(const tdcl_src *src);
  * arrays before allocating. */
 tdcl_status tdcl_npy_read(tdcl_src *src, size_t max_bytes, tdcl_matrix *out, tdcl_err *err);
 
+/* A plain .npy file's array as its header describes it. */
+typedef struct tdcl_npy_info {
+    int64_t rows, cols;
+    tdcl_dtype dtype;
+    uint64_t data_off; /* where the data starts in the file */
+} tdcl_npy_info;
+
+/* Reads only the header of path, a .npy file on disk (not stdin, not
+ * gzip), in C order, whose size matches its header. TDCL_EUNSUPPORTED
+ * when it is not such a file (the caller reads it whole instead), the
+ * header's errors otherwise. */
+tdcl_status tdcl_npy_probe(const char *path, tdcl_npy_info *info, tdcl_err *err);
+
+/* Reads rows [r0, r1) and columns [c0, c1) of the array tdcl_npy_probe
+ * described into out (new, the array's dtype): one positioned read per
+ * row, so that each of several processes reads only its block. */
+tdcl_status tdcl_npy_read_block(const char *path, const tdcl_npy_info *info, int64_t r0, int64_t r1,
+                                int64_t c0, int64_t c1, tdcl_matrix *out, tdcl_err *err);
+
+/* Writes only the version 1.0 header of an array of m's shape and dtype
+ * (m->data is not read) to fp; *off (if non-NULL) gets its length, where
+ * the data starts. */
+tdcl_status tdcl_npy_write_header(FILE *fp, const char *name, const tdcl_matrix *m, size_t *off,
+                                  tdcl_err *err);
+
 /* Writes m (1 channel) as a version 1.0 .npy file, C order, to fp. */
 tdcl_status tdcl_npy_write(FILE *fp, const char *name, const tdcl_matrix *m, tdcl_err *err);
 

@@ -45,15 +45,15 @@ out:
 
 /* Two integer inputs multiply exactly; anything with a float in it is
  * computed in float32 unless the user asked for another type. */
-static tdcl_dtype job_type(const tdcl_mm_job_opts *o, const tdcl_matrix *a, const tdcl_matrix *b)
+tdcl_dtype tdcl_mm_job_type(const tdcl_mm_job_opts *o, const tdcl_matrix *a, const tdcl_matrix *b)
 {
     if (o->type_given) return o->mm.type;
     if (o->mm.precision == TDCL_MM_TF32 || o->mm.precision == TDCL_MM_3XTF32) return TDCL_F32;
     return tdcl_dtype_is_int(a->dtype) && tdcl_dtype_is_int(b->dtype) ? TDCL_I64 : TDCL_F32;
 }
 
-static tdcl_status verify(const tdcl_mm_job_opts *o, const tdcl_matrix *a, const tdcl_matrix *b,
-                          const tdcl_matrix *c, tdcl_err *err)
+tdcl_status tdcl_mm_job_verify(const tdcl_mm_job_opts *o, const tdcl_matrix *a,
+                               const tdcl_matrix *b, const tdcl_matrix *c, tdcl_err *err)
 {
     tdcl_mm_check chk;
     double t0 = tdcl_now_ms();
@@ -155,7 +155,7 @@ tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
     TDCL_TRY(read_inputs(ctx, o, &a, &b, err));
     TDCL_TRY(tdcl_ctx_wait(ctx, err));
     tdcl_mm_opts mm = o->mm;
-    mm.type = job_type(o, &a, &b);
+    mm.type = tdcl_mm_job_type(o, &a, &b);
     /* a and b live until the plan is destroyed: a CPU device computes on
      * them in place; TILEDCL_MAPPED=0 copies them as other devices do */
     const char *env = getenv("TILEDCL_MAPPED");
@@ -173,7 +173,7 @@ tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
         TDCL_TRY(write_product(ctx, o, &view, &a, err));
     } else {
         TDCL_TRY(tdcl_mm_plan_result(p, &c, err));
-        if (o->verify) TDCL_TRY(verify(o, &a, &b, &c, err));
+        if (o->verify) TDCL_TRY(tdcl_mm_job_verify(o, &a, &b, &c, err));
         if (o->product) {
             *o->product = c;
             memset(&c, 0, sizeof c);

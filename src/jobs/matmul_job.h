@@ -28,4 +28,15 @@ typedef struct tdcl_mm_job_opts {
  * opening (tdcl_ctx_open_async): the job reads A and B first, then waits. */
 tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err);
 
+/* The type the job computes in for inputs a and b: o->mm.type when given,
+ * float32 for the tensor-core precisions, int64 for two integer inputs,
+ * else float32. */
+tdcl_dtype tdcl_mm_job_type(const tdcl_mm_job_opts *o, const tdcl_matrix *a, const tdcl_matrix *b);
+
+/* --verify's check of c against a*b on the host (tdcl_mm_check_product,
+ * widened for tf32 and wrap-around as o asks); fills *o->check if set.
+ * TDCL_EVERIFY saying what failed. */
+tdcl_status tdcl_mm_job_verify(const tdcl_mm_job_opts *o, const tdcl_matrix *a,
+                               const tdcl_matrix *b, const tdcl_matrix *c, tdcl_err *err);
+
 #endif

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/clock.h"
 #include "base/log.h"
@@ -63,6 +64,14 @@ int tdcl_mpi_size(void)
     return 1;
 }
 
+int tdcl_mpi_agree(tdcl_status *st, tdcl_err *err)
+{
+    (void)err;
+    return *st ? 0 : -1; /* one rank: its own status */
+}
+
+void tdcl_mpi_quiet_barrier(void) {}
+
 tdcl_status tdcl_life_mpi_job(const tdcl_life_shard_opts *so, const tdcl_life_job_opts *o,
                               tdcl_life_summary *sum, tdcl_err *err)
 {
@@ -108,7 +117,7 @@ int tdcl_mpi_size(void)
 /* Every rank's status: returns the lowest failing rank, or -1. A rank that
  * did not fail gets TDCL_EIO and an empty message in *err; a failing rank
  * that is not the lowest clears its message (one message for the job). */
-static int agree(tdcl_status *st, tdcl_err *err)
+int tdcl_mpi_agree(tdcl_status *st, tdcl_err *err)
 {
     int mine = *st ? g_rank : INT_MAX, first = INT_MAX;
     if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS) {
@@ -123,14 +132,34 @@ static int agree(tdcl_status *st, tdcl_err *err)
     return first;
 }
 
-#define SYNC(expr)                                                                                 \
-    do {                                                                                           \
-        st = (expr);                                                                               \
-        if (agree(&st, err) >= 0) goto out;                                                        \
-    } while (0)
+#define SYNC TDCL_MPI_SYNC
+
+void tdcl_mpi_quiet_barrier(void)
+{
+    MPI_Request req;
+    int done = 0;
+    if (MPI_Ibarrier(MPI_COMM_WORLD, &req) != MPI_SUCCESS) return;
+    while (MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
+        nanosleep(&(struct timespec){0, 200000}, NULL);
+}
+
+tdcl_status tdcl_mpi_move(int send, void *buf, size_t bytes, int peer, tdcl_err *err)
+{
+    const size_t piece = (size_t)1 << 30;
+    for (size_t at = 0; at < bytes; at += piece) {
+        int n = (int)(bytes - at < piece ? bytes - at : piece);
+        int rc = send ? MPI_Send((char *)buf + at, n, MPI_BYTE, peer, 9, MPI_COMM_WORLD)
+                      : MPI_Recv((char *)buf + at, n, MPI_BYTE, peer, 9, MPI_COMM_WORLD,
+                                 MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS)
+            return tdcl_fail(err, TDCL_EIO, "rank %d: %s rank %d failed", g_rank,
+                             send ? "sending to" : "receiving from", peer);
+    }
+    return TDCL_OK;
+}
 
 /* The device of this rank: the node-local rank's pick among the spec's. */
-static tdcl_status open_device(const char *spec, int local, tdcl_ctx **ctx, tdcl_err *err)
+tdcl_status tdcl_mpi_open_device(const char *spec, int local, tdcl_ctx **ctx, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_device_info *list = NULL;
@@ -227,7 +256,7 @@ static tdcl_status band_population(mpi_band *b, int64_t cols, int64_t *pop, tdcl
     for (int64_t k = 0; st == TDCL_OK && k < band * cols; k++)
         mine += cells[k];
     free(cells);
-    if (agree(&st, err) >= 0) return st;
+    if (tdcl_mpi_agree(&st, err) >= 0) return st;
     MPI_Allreduce(&mine, pop, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     return TDCL_OK;
 }
@@ -248,7 +277,7 @@ static tdcl_status gather(mpi_band *b, const int64_t *begin, int64_t rows, int64
     if (st == TDCL_OK)
         st = tdcl_life_plan_cells(b->plan, b->top, band, g_rank == 0 ? (uint8_t *)grid->data : mine,
                                   err);
-    if (agree(&st, err) >= 0) goto out;
+    if (tdcl_mpi_agree(&st, err) >= 0) goto out;
     for (int r = 1; r < g_size; r++)
         for (int64_t y = begin[r]; y < begin[r + 1]; y += piece) {
             int64_t n = begin[r + 1] - y < piece ? begin[r + 1] - y : piece;
@@ -260,7 +289,7 @@ static tdcl_status gather(mpi_band *b, const int64_t *begin, int64_t rows, int64
             if (rc != MPI_SUCCESS && st == TDCL_OK)
                 st = tdcl_fail(err, TDCL_EIO, "rank %d: gathering the grid failed", g_rank);
         }
-    agree(&st, err);
+    tdcl_mpi_agree(&st, err);
 out:
     free(mine);
     if (st && g_rank == 0) tdcl_matrix_free(grid);
@@ -284,10 +313,11 @@ tdcl_status tdcl_life_mpi_job(const tdcl_life_shard_opts *so, const tdcl_life_jo
         MPI_Comm_rank(node, &local);
     lo.rule = tdcl_life_opts_rule(&lo);
     SYNC(o->frames_dir || o->gif_path
-             ? tdcl_fail(err, TDCL_EUNSUPPORTED, "frames and GIFs are not written over MPI ranks yet")
+             ? tdcl_fail(err, TDCL_EUNSUPPORTED,
+                         "frames and GIFs are not written over MPI ranks yet")
          : o->gens < 0 ? tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0")
                        : TDCL_OK);
-    SYNC(open_device(so->devices, local, &ctx, err));
+    SYNC(tdcl_mpi_open_device(so->devices, local, &ctx, err));
     SYNC(tdcl_life_shard_input(o, &lo, &grid, &gen0, err));
     SYNC(tdcl_life_check(&lo, err));
     if (!(begin = malloc(sizeof *begin * (size_t)(g_size + 1))))

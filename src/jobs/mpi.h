@@ -35,6 +35,38 @@ void tdcl_mpi_finalize(void);
 int tdcl_mpi_rank(void);
 int tdcl_mpi_size(void);
 
+/* Waits until every rank has called it, sleeping between looks rather
+ * than spinning as MPI's own waits do (a benchmark's idle ranks would
+ * otherwise take the CPU from the one it times); returns at once when
+ * built without MPI. */
+void tdcl_mpi_quiet_barrier(void);
+
+/* For the jobs over ranks: every rank's status agreed (built without MPI:
+ * the one rank's).
+ * Returns the lowest failing rank, or -1; a rank that did not fail gets
+ * TDCL_EIO and an empty message in *err, and a failing rank that is not
+ * the lowest clears its message (one message for the job). */
+int tdcl_mpi_agree(tdcl_status *st, tdcl_err *err);
+
+/* In a job over ranks (a function with `tdcl_status st`, `tdcl_err *err`
+ * and an `out:` label): st = expr, agreed over the ranks, so that a
+ * failure on any rank sends every rank to out. */
+#define TDCL_MPI_SYNC(expr)                                                                        \
+    do {                                                                                           \
+        st = (expr);                                                                               \
+        if (tdcl_mpi_agree(&st, err) >= 0) goto out;                                               \
+    } while (0)
+
+/* For the jobs over ranks (MPI builds only): sends (send = 1) bytes to
+ * rank peer or receives them from it, in pieces of at most 1 GiB (MPI
+ * counts are int); TDCL_EIO naming the peer when MPI fails. */
+tdcl_status tdcl_mpi_move(int send, void *buf, size_t bytes, int peer, tdcl_err *err);
+
+/* For the jobs over ranks (MPI builds only): opens the device that node-
+ * local rank `local` takes among spec's (a set, one device, or NULL:
+ * every GPU, else every device), round robin. */
+tdcl_status tdcl_mpi_open_device(const char *spec, int local, tdcl_ctx **ctx, tdcl_err *err);
+
 /* The life job over the ranks: every rank reads (or seeds) the grid, runs
  * its band on the device its node-local rank picks among so->devices (a
  * set spec, a single device, or NULL: every GPU, else every device), and

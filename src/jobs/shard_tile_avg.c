@@ -35,6 +35,28 @@ static void ta_task(void *arg, int i)
     sh->stat.compute_ms = tdcl_now_ms() - t0;
 }
 
+tdcl_status tdcl_ta_shards_split(const tdcl_ta_opts *o, int64_t rows, size_t n, int64_t *begin,
+                                 tdcl_err *err)
+{
+    /* Blocks of TA_GROUP tile rows split over the shards; the last also
+     * takes the rows past the last whole block. A kernel's work-item adds
+     * up to 8 tile rows side by side (rows per item 1, 2, 4 or 8 in the cpu
+     * and gpu variants), and its float rounding can depend on whether the
+     * item's other tile rows exist: a band that starts on a multiple of 8
+     * tile rows and holds whole blocks groups them as one device does. */
+    enum { TA_GROUP = 8 };
+    int64_t block = TA_GROUP * o->tile_rows, whole = rows / block;
+    if ((int64_t)n > whole)
+        return tdcl_fail(err, TDCL_EINVAL,
+                         "%zu shards for %" PRId64 " rows in tiles of %" PRId64
+                         " rows: each shard needs %d whole tile rows (%" PRId64
+                         " rows); use fewer devices",
+                         n, rows, o->tile_rows, TA_GROUP, block);
+    tdcl_status st = tdcl_shard_split(whole * block, n, block, begin, err);
+    begin[n] = rows;
+    return st;
+}
+
 tdcl_status tdcl_ta_shards_run(tdcl_devset *set, const tdcl_ta_opts *o, const tdcl_matrix *in,
                                tdcl_matrix *out, tdcl_err *err)
 {
@@ -43,24 +65,7 @@ tdcl_status tdcl_ta_shards_run(tdcl_devset *set, const tdcl_ta_opts *o, const td
     ta_run R = {.set = set, .o = o, .in = in};
     memset(out, 0, sizeof *out);
     TDCL_TRY(tdcl_ta_shape(o, in->rows, in->cols, &orows, &ocols, err));
-    /* Blocks of TA_GROUP tile rows split over the shards; the last also
-     * takes the rows past the last whole block. A kernel's work-item adds
-     * up to 8 tile rows side by side (rows per item 1, 2, 4 or 8 in the cpu
-     * and gpu variants), and its float rounding can depend on whether the
-     * item's other tile rows exist: a band that starts on a multiple of 8
-     * tile rows and holds whole blocks groups them as one device does. */
-    enum { TA_GROUP = 8 };
-    int64_t block = TA_GROUP * o->tile_rows, whole = in->rows / block;
-    if ((int64_t)set->n > whole) {
-        st = tdcl_fail(err, TDCL_EINVAL,
-                       "%zu shards for %" PRId64 " rows in tiles of %" PRId64
-                       " rows: each shard needs %d whole tile rows (%" PRId64
-                       " rows); use fewer devices",
-                       set->n, in->rows, o->tile_rows, TA_GROUP, block);
-        goto out;
-    }
-    TDCL_TRY(tdcl_shard_split(whole * block, set->n, block, begin, err));
-    begin[set->n] = in->rows;
+    TDCL_TRY(tdcl_ta_shards_split(o, in->rows, set->n, begin, err));
     for (size_t i = 0; i < set->n; i++) {
         R.s[i].begin = begin[i];
         R.s[i].end = begin[i + 1];

@@ -10,6 +10,13 @@
 #include "ops/tile_avg/tile_avg.h"
 #include "runtime/devset.h"
 
+/* The bands of rows for n shards: band i is [begin[i], begin[i + 1])
+ * (begin has n + 1 entries), whole blocks of 8 tile rows each, the last
+ * also taking the rows past the last block. TDCL_EINVAL when there are
+ * fewer blocks than shards. */
+tdcl_status tdcl_ta_shards_split(const tdcl_ta_opts *o, int64_t rows, size_t n, int64_t *begin,
+                                 tdcl_err *err);
+
 /* out (new, the caller's) = the tile means of in, computed over the set's
  * devices (opened: tdcl_devset_wait first), in bands of whole blocks of 8
  * tile rows (the kernels' rows per work-item divide 8, so each band adds
@@ -19,5 +26,19 @@
  * is added to its context's timing. */
 tdcl_status tdcl_ta_shards_run(tdcl_devset *set, const tdcl_ta_opts *o, const tdcl_matrix *in,
                                tdcl_matrix *out, tdcl_err *err);
+
+/* tile-avg over MPI ranks (jobs/mpi_tile_avg.c; every rank calls it):
+ * rank 0 passes its input (read with status in_st; the others pass an
+ * empty matrix and TDCL_OK), each rank runs the band of
+ * tdcl_ta_shards_split for its rank on the device its node-local rank
+ * picks among devices (as tdcl_mpi_open_device), and rank 0 receives all
+ * the means into out (new, rank 0's). A failure on any rank stops every
+ * rank (the lowest failing rank's message; the others TDCL_EIO with an
+ * empty one). With npy_path (a plain .npy file every rank can read:
+ * tdcl_npy_probe) each rank reads its own band from it by offset, and
+ * rank 0 may pass an empty in. TDCL_EUNSUPPORTED when built without MPI. */
+tdcl_status tdcl_ta_mpi_run(const char *devices, const tdcl_ta_opts *o, tdcl_status in_st,
+                            const tdcl_matrix *in, const char *npy_path, tdcl_matrix *out,
+                            tdcl_err *err);
 
 #endif

@@ -12,6 +12,8 @@
 #include "base/log.h"
 #include "io/image.h"
 #include "io/matio.h"
+#include "io/npy.h"
+#include "jobs/mpi.h"
 #include "jobs/shard_tile_avg.h"
 
 /* Reads the input: an image by its extension, else a matrix file. *bits
@@ -90,8 +92,32 @@ static tdcl_status verify(const tdcl_ta_job_opts *jo, const tdcl_matrix *in, con
     return TDCL_OK;
 }
 
+/* One of several MPI ranks: rank 0 reads, verifies and writes. */
+static tdcl_status mpi_job(const tdcl_ta_job_opts *jo, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix in = {0}, res = {0};
+    int bits = 8, maxval = 0, root = tdcl_mpi_rank() == 0;
+    tdcl_npy_info info;
+    /* a plain .npy: each rank reads its own band (rank 0 the whole for
+     * --verify) */
+    const char *npy = tdcl_npy_probe(jo->in_path, &info, NULL) == TDCL_OK ? jo->in_path : NULL;
+    if (root) st = tdcl_out_precheck(jo->out_path, err);
+    if (root && st == TDCL_OK && (!npy || jo->verify))
+        st = read_input(jo, &in, &bits, &maxval, err);
+    TDCL_TRY(tdcl_ta_mpi_run(jo->devices, &jo->ta, st, &in, npy, &res, err));
+    if (root && jo->verify) st = verify(jo, &in, &res, err);
+    if (root && st == TDCL_OK) st = write_output(jo, &res, bits, maxval, err);
+    tdcl_mpi_agree(&st, err);
+out:
+    tdcl_matrix_free(&in);
+    tdcl_matrix_free(&res);
+    return st;
+}
+
 tdcl_status tdcl_ta_job(tdcl_ctx *ctx, const tdcl_ta_job_opts *jo, tdcl_err *err)
 {
+    if (jo->mpi) return mpi_job(jo, err);
     tdcl_status st = TDCL_OK;
     tdcl_matrix in = {0}, res = {0};
     int bits = 8, maxval = 0;

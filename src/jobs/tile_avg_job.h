@@ -14,12 +14,15 @@ typedef struct tdcl_ta_job_opts {
     const char *in_path;  /* .mtx, .mtx.gz, .npy, or an image (.pgm, .pbm, .png); "-" stdin */
     const char *out_path; /* NULL or "-": Matrix Market on stdout; else by extension */
     tdcl_ta_opts ta;
-    size_t max_bytes; /* refuse inputs whose dense size exceeds this (0: no limit) */
-    int verify;       /* check against tdcl_ta_reference; TDCL_EVERIFY past 1e-6 */
-    int clip;         /* image outputs: clamp means past the samples' range (else an
-                         error naming the first) */
-    tdcl_devset *set; /* non-NULL: run over these devices in bands of tile rows
-                         (jobs/shard_tile_avg.h; may still be opening), ctx NULL */
+    size_t max_bytes;    /* refuse inputs whose dense size exceeds this (0: no limit) */
+    int verify;          /* check against tdcl_ta_reference; TDCL_EVERIFY past 1e-6 */
+    int clip;            /* image outputs: clamp means past the samples' range (else an
+                            error naming the first) */
+    tdcl_devset *set;    /* non-NULL: run over these devices in bands of tile rows
+                            (jobs/shard_tile_avg.h; may still be opening), ctx NULL */
+    int mpi;             /* one of several MPI ranks (ctx NULL): rank 0 reads, the
+                            ranks compute a band each, rank 0 verifies and writes */
+    const char *devices; /* mpi: the device spec the ranks' devices come from */
 } tdcl_ta_job_opts;
 
 /* The tile-avg command: reads the input (an image by its magic bytes or

@@ -68,6 +68,40 @@ need_device() {
     fi
 }
 
+# kill_a_rank DESC OUT CMD...: starts CMD (timeout N mpirun -n R ...) in
+# the background, waits (up to 30 s) for the launcher's ranks, kills the
+# last one with SIGKILL, and checks that the job ends non-zero within 10 s
+# and that OUT was not written.
+kill_a_rank() {
+    _desc=$1 _out=$2
+    shift 2
+    "$@" >"$T/k.log" 2>&1 </dev/null &
+    _mp=$!
+    _victim=""
+    for _ in $(seq 300); do
+        sleep 0.1
+        _launcher=$(ps -o pid= --ppid "$_mp" 2>/dev/null | head -1 | tr -d ' ')
+        [ -n "$_launcher" ] || continue
+        _ranks=$(ps -o pid= --ppid "$_launcher" 2>/dev/null | tr -d ' ')
+        if [ "$(printf '%s\n' "$_ranks" | grep -c .)" -ge 2 ]; then
+            _victim=$(printf '%s\n' "$_ranks" | tail -1)
+            break
+        fi
+    done
+    sleep 1.5
+    _t0=$(date +%s)
+    [ -n "$_victim" ] && kill -9 "$_victim"
+    wait "$_mp"
+    _rc=$?
+    _t1=$(date +%s)
+    if [ -n "$_victim" ] && [ "$_rc" -ne 0 ] && [ $((_t1 - _t0)) -le 10 ]; then
+        ok "$_desc ($((_t1 - _t0)) s, exit $_rc)"
+    else
+        not_ok "$_desc" "victim '$_victim', exit $_rc after $((_t1 - _t0)) s"
+    fi
+    [ ! -e "$_out" ] && ok "... and nothing is written" || not_ok "... and nothing is written"
+}
+
 # skip_ok DESC WHY: one check skipped (TAP "# SKIP"), counted but not run.
 skip_ok() { _n=$((_n + 1)); echo "ok $_n - $1 # SKIP $2"; }
 

@@ -109,7 +109,7 @@ expect_contains "$ERR" "3 shards for a grid of 2 rows" "... saying so"
 run --device "$D0,$D1" life --size 10x8 --gens 3 --halo 5 -o "$T/x.rle"
 expect_rc 1 "a halo thicker than a band is refused"
 expect_contains "$ERR" "halo of 5 rows is more than the 4 rows" "... saying so"
-run --device "$D0,$D1" matmul --help
+run --device "$D0,$D1" tile-map --help
 expect_rc 2 "a command that runs on one device refuses a set"
 expect_contains "$ERR" "runs on one device" "... saying so"
 run --device "$D0,,$D1" life --gens 1 -o "$T/x.rle"

@@ -1,4 +1,5 @@
 /* Shards: band splits, device-set specs and their resolution (pure), and
+ * matmul's grids; matmul's accumulating plan and its local transport, and
  * life over 2 and 3 devices against the host reference for every boundary,
  * odd shapes and halos (PoCL shows several CPU devices with POCL_DEVICES,
  * set here before OpenCL starts; skipped with fewer than two devices). */
@@ -10,6 +11,7 @@
 
 #include "jobs/shard.h"
 #include "jobs/shard_life.h"
+#include "jobs/shard_matmul.h"
 #include "jobs/shard_tile_avg.h"
 #include "ops/life/life.h"
 #include "runtime/devset.h"
@@ -297,6 +299,117 @@ static void tile_avg_bands(void **state)
     tdcl_devset_close(set);
 }
 
+/* ---- matmul: grids, the plan's accumulation, the local transport ------- */
+
+static void mm_grids(void **state)
+{
+    (void)state;
+    static const int want[][2] = {{1, 1}, {2, 1}, {3, 1}, {2, 2}, {5, 1}, {3, 2}, {7, 1}, {4, 2}};
+    int r, c;
+    tdcl_err err;
+    for (size_t n = 1; n <= 8; n++) {
+        assert_int_equal(tdcl_mm_shard_grid(n, 0, 0, &r, &c, &err), TDCL_OK);
+        assert_int_equal(r, want[n - 1][0]);
+        assert_int_equal(c, want[n - 1][1]);
+    }
+    assert_int_equal(tdcl_mm_shard_grid(3, 1, 3, &r, &c, &err), TDCL_OK);
+    assert_true(r == 1 && c == 3);
+    assert_int_equal(tdcl_mm_shard_grid(3, 2, 2, &r, &c, &err), TDCL_EINVAL);
+    int64_t rb[4], cb[4];
+    assert_int_equal(tdcl_mm_shard_split(7, 5, 3, 2, rb, cb, &err), TDCL_OK);
+    assert_true(rb[0] == 0 && rb[3] == 7 && cb[0] == 0 && cb[1] == 3 && cb[2] == 5);
+    assert_int_equal(tdcl_mm_shard_split(2, 5, 3, 1, rb, cb, &err), TDCL_EINVAL);
+    assert_non_null(strstr(err.msg, "a 3x1 grid of shards for a 2x5 product"));
+}
+
+static tdcl_matrix small_ints(int64_t rows, int64_t cols, tdcl_dtype t, uint64_t seed)
+{
+    tdcl_matrix m = {0};
+    assert_int_equal(tdcl_matrix_alloc(&m, rows, cols, 1, t, NULL), TDCL_OK);
+    uint64_t s = seed * 104729 + 1;
+    for (int64_t k = 0; k < rows * cols; k++) {
+        int64_t v = (int64_t)tdcl_test_uniform(&s, -50, 50);
+        if (t == TDCL_I64)
+            ((int64_t *)m.data)[k] = v;
+        else
+            ((double *)m.data)[k] = (double)v;
+    }
+    return m;
+}
+
+/* C = A1*B1, then C += A2*B2 with new inputs: exact for small integers
+ * in float64, on every kernel shape. */
+static void mm_accumulate(void **state)
+{
+    (void)state;
+    tdcl_ctx *ctx = tdcl_test_ctx();
+    if (!ctx) skip();
+    static const tdcl_mm_kernel kinds[] = {TDCL_MM_TILED, TDCL_MM_CPU, TDCL_MM_GPU};
+    tdcl_matrix a1 = small_ints(9, 6, TDCL_F64, 1), b1 = small_ints(6, 7, TDCL_F64, 2);
+    tdcl_matrix a2 = small_ints(9, 6, TDCL_F64, 3), b2 = small_ints(6, 7, TDCL_F64, 4), c;
+    tdcl_err err = {0};
+    for (size_t i = 0; i < 3; i++) {
+        tdcl_mm_opts o = {.type = TDCL_F64, .kernel = kinds[i]};
+        tdcl_mm_plan *p = NULL;
+        assert_int_equal(tdcl_mm_plan_create(ctx, &o, &a1, &b1, &p, &err), TDCL_OK);
+        assert_int_equal(tdcl_mm_plan_execute_with(p, &a1, &b1, 0, NULL, &err), TDCL_OK);
+        assert_int_equal(tdcl_mm_plan_execute_with(p, &a2, &b2, 1, NULL, &err), TDCL_OK);
+        assert_int_equal(tdcl_mm_plan_result(p, &c, &err), TDCL_OK);
+        for (int r = 0; r < 9; r++)
+            for (int j = 0; j < 7; j++) {
+                double want = 0;
+                for (int k = 0; k < 6; k++)
+                    want += ((double *)a1.data)[r * 6 + k] * ((double *)b1.data)[k * 7 + j] +
+                            ((double *)a2.data)[r * 6 + k] * ((double *)b2.data)[k * 7 + j];
+                assert_true(((double *)c.data)[r * 7 + j] == want);
+            }
+        tdcl_matrix_free(&c);
+        tdcl_mm_plan_destroy(p);
+    }
+    tdcl_matrix_free(&a1);
+    tdcl_matrix_free(&b1);
+    tdcl_matrix_free(&a2);
+    tdcl_matrix_free(&b2);
+    tdcl_ctx_close(ctx);
+}
+
+/* int64 over 3 devices in 3x1 and 1x3 grids: exact; an overflow in two
+ * shards is reported at the first element of the whole C. */
+static void mm_local(void **state)
+{
+    (void)state;
+    tdcl_devset *set = open_set(3);
+    if (!set) skip();
+    tdcl_matrix a = small_ints(8, 11, TDCL_I64, 5), b = small_ints(11, 10, TDCL_I64, 6), c;
+    tdcl_err err = {0};
+    tdcl_mm_opts o = {.type = TDCL_I64};
+    static const int grids[][2] = {{3, 1}, {1, 3}};
+    for (int g = 0; g < 2; g++) {
+        assert_int_equal(tdcl_mm_shard_run(set, &o, grids[g][0], grids[g][1], &a, &b, &c, &err),
+                         TDCL_OK);
+        for (int r = 0; r < 8; r++)
+            for (int j = 0; j < 10; j++) {
+                int64_t want = 0;
+                for (int k = 0; k < 11; k++)
+                    want += ((int64_t *)a.data)[r * 11 + k] * ((int64_t *)b.data)[k * 10 + j];
+                assert_int_equal(((int64_t *)c.data)[r * 10 + j], want);
+            }
+        tdcl_matrix_free(&c);
+    }
+    /* row 5 and row 1 overflow in columns 8 (third shard) and 2 (first) */
+    for (int k = 0; k < 11; k++) {
+        ((int64_t *)a.data)[5 * 11 + k] = INT64_C(1) << 40;
+        ((int64_t *)a.data)[1 * 11 + k] = INT64_C(1) << 20;
+        ((int64_t *)b.data)[k * 10 + 8] = INT64_C(1) << 40;
+        ((int64_t *)b.data)[k * 10 + 2] = INT64_C(1) << 45;
+    }
+    assert_int_equal(tdcl_mm_shard_run(set, &o, 1, 3, &a, &b, &c, &err), TDCL_ERANGE);
+    assert_non_null(strstr(err.msg, "element (2, 3) of C"));
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&b);
+    tdcl_devset_close(set);
+}
+
 int main(void)
 {
     /* PoCL 3.1 reads POCL_MAX_PTHREAD_COUNT, later ones POCL_CPU_MAX_CU_COUNT */
@@ -308,12 +421,12 @@ int main(void)
         cmocka_unit_test(split_refuses_empty_bands),
         cmocka_unit_test(spec_is_set),
         cmocka_unit_test(pick_sets),
+        cmocka_unit_test(mm_grids),
     };
     const struct CMUnitTest dev[] = {
-        cmocka_unit_test(life_two),
-        cmocka_unit_test(life_three),
-        cmocka_unit_test(life_refusals),
-        cmocka_unit_test(tile_avg_bands),
+        cmocka_unit_test(life_two),      cmocka_unit_test(life_three),
+        cmocka_unit_test(life_refusals), cmocka_unit_test(tile_avg_bands),
+        cmocka_unit_test(mm_accumulate), cmocka_unit_test(mm_local),
     };
     int rc = cmocka_run_group_tests_name("shard", pure, NULL, NULL);
     return rc | cmocka_run_group_tests_name("shard_device", dev, NULL, NULL);

@@ -42,13 +42,14 @@ struct tdcl_mm_plan {
     int poison;
     int wrap;        /* int64: wrap-around accepted */
     int range_check; /* int64: the inputs' bound cannot rule overflow out */
+    int64_t ovf[2];  /* the first element found outside int64, or -1 */
     cl_program prog;
     cl_kernel k_mm, k_pack_a, k_pack_b, k_tr, k_red, k_range;
     cl_mem a, b, c, ap, bp, at, w;
     char desc[384];
-    tdcl_mm_tc *tc; /* tf32 / 3xtf32: the tensor-core plan does the work */
-    int zero_copy;  /* o->borrow_inputs on a CPU device, one panel: A and B are the
-                       caller's memory in place, C the driver's host memory */
+    tdcl_mm_tc *tc;  /* tf32 / 3xtf32: the tensor-core plan does the work */
+    int zero_copy;   /* o->borrow_inputs on a CPU device, one panel: A and B are the
+                        caller's memory in place, C the driver's host memory */
     int borrowed[2]; /* A, B were created on the caller's memory: nothing to upload */
     void *c_ptr;     /* C mapped by tdcl_mm_plan_map_result */
 };
@@ -980,6 +981,7 @@ tdcl_status tdcl_mm_plan_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl
     p->poison = o->poison;
     p->wrap = o->wrap;
     p->up_a[0] = p->up_b[0] = -1;
+    p->ovf[0] = p->ovf[1] = -1;
     p->zero_copy = o->borrow_inputs && (ctx->dev.type & CL_DEVICE_TYPE_CPU);
     tdcl_mm_precision prec = TDCL_MM_FP32;
     tdcl_status st = check_inputs(p, a, b, err);
@@ -1320,7 +1322,7 @@ out:
     return st;
 }
 
-static tdcl_status overflow_at(int64_t row, int64_t col, tdcl_err *err)
+tdcl_status tdcl_mm_fail_overflow(int64_t row, int64_t col, tdcl_err *err)
 {
     return tdcl_fail_param(err, TDCL_ERANGE, TDCL_PARAM_WRAP,
                            "the exact int64 product overflows: element (%" PRId64 ", %" PRId64
@@ -1330,6 +1332,13 @@ static tdcl_status overflow_at(int64_t row, int64_t col, tdcl_err *err)
 
 /* The device's search for elements outside int64 (mm_i64_range) over the
  * whole A and B in their buffers: the first in row-major order, if any. */
+static tdcl_status overflow_at(tdcl_mm_plan *p, int64_t row, int64_t col, tdcl_err *err)
+{
+    p->ovf[0] = row;
+    p->ovf[1] = col;
+    return tdcl_mm_fail_overflow(row, col, err);
+}
+
 static tdcl_status range_device(tdcl_mm_plan *p, mm_events *e, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
@@ -1359,7 +1368,7 @@ static tdcl_status range_device(tdcl_mm_plan *p, mm_events *e, tdcl_err *err)
                 "clEnqueueReadBuffer");
     for (int64_t i = 0; i < p->M; i++)
         if (first[i] < n) {
-            st = overflow_at(i, first[i], err);
+            st = overflow_at(p, i, first[i], err);
             break;
         }
 out:
@@ -1368,30 +1377,68 @@ out:
     return st;
 }
 
+/* The whole product in one piece, C = A*B or C += A*B, waited for. */
+static tdcl_status execute_whole(tdcl_mm_plan *p, int accumulate, mm_events *e, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    mm_panel x = {p->M, p->K, p->N, accumulate};
+    TDCL_TRY(run_panel(p, &x, e, err));
+    if (p->range_check && !accumulate) TDCL_TRY(range_device(p, e, err));
+    TDCL_CL_TRY(err, clFinish(p->ctx->queue), "clFinish");
+out:
+    return st;
+}
+
+/* Waits for and times the events; on success adds their device time. */
+static tdcl_status events_done(tdcl_mm_plan *p, mm_events *e, tdcl_status st, double *kernel_ms)
+{
+    events_flush(e);
+    if (st == TDCL_OK) {
+        p->ctx->t.kernel_ms += e->ms;
+        if (kernel_ms) *kernel_ms = e->ms;
+    }
+    return st;
+}
+
 tdcl_status tdcl_mm_plan_execute(tdcl_mm_plan *p, double *kernel_ms, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     mm_events e = {.n = 0};
+    int64_t r, c;
     if (p->tc) return tdcl_mm_tc_execute(p->tc, kernel_ms, err);
     if (p->npm * p->npk * p->npn == 1) {
-        mm_panel x = {p->M, p->K, p->N, 0};
-        TDCL_TRY(run_panel(p, &x, &e, err));
-        if (p->range_check) TDCL_TRY(range_device(p, &e, err));
-        TDCL_CL_TRY(err, clFinish(p->ctx->queue), "clFinish");
+        st = execute_whole(p, 0, &e, err);
     } else {
-        int64_t r, c;
-        TDCL_TRY(execute_panels(p, &e, err));
+        st = execute_panels(p, &e, err);
         /* the panels are not on the device together: search on the host */
-        if (p->range_check && tdcl_mm_i64_first_overflow(p->ha, p->hb, p->M, p->K, p->N, &r, &c))
-            st = overflow_at(r, c, err);
+        if (st == TDCL_OK && p->range_check &&
+            tdcl_mm_i64_first_overflow(p->ha, p->hb, p->M, p->K, p->N, &r, &c))
+            st = overflow_at(p, r, c, err);
     }
-out:
-    events_flush(&e);
-    if (st == TDCL_OK) {
-        p->ctx->t.kernel_ms += e.ms;
-        if (kernel_ms) *kernel_ms = e.ms;
-    }
-    return st;
+    return events_done(p, &e, st, kernel_ms);
+}
+
+int tdcl_mm_plan_overflow(const tdcl_mm_plan *p, int64_t *row, int64_t *col)
+{
+    if (p->ovf[0] < 0) return 0;
+    *row = p->ovf[0];
+    *col = p->ovf[1];
+    return 1;
+}
+
+tdcl_status tdcl_mm_plan_execute_with(tdcl_mm_plan *p, const tdcl_matrix *a, const tdcl_matrix *b,
+                                      int accumulate, double *kernel_ms, tdcl_err *err)
+{
+    mm_events e = {.n = 0};
+    if (p->tc || p->npm * p->npk * p->npn != 1 || p->borrowed[0] || p->borrowed[1])
+        return tdcl_fail(err, TDCL_EUNSUPPORTED, "this plan cannot take new inputs");
+    if (a->rows != p->M || a->cols != p->K || b->rows != p->K || b->cols != p->N)
+        return tdcl_fail(err, TDCL_EINVAL, "new inputs of another shape than the plan's");
+    double t0 = tdcl_now_ms();
+    tdcl_status st = upload_whole(p, a, b, err);
+    p->ctx->t.upload_ms += tdcl_now_ms() - t0;
+    if (st == TDCL_OK) st = execute_whole(p, accumulate, &e, err);
+    return events_done(p, &e, st, kernel_ms);
 }
 
 tdcl_status tdcl_mm_plan_result(tdcl_mm_plan *p, tdcl_matrix *c, tdcl_err *err)

@@ -141,6 +141,25 @@ tdcl_status tdcl_mm_plan_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl
  * TDCL_ERANGE naming the first such element, unless o->wrap. */
 tdcl_status tdcl_mm_plan_execute(tdcl_mm_plan *p, double *kernel_ms, tdcl_err *err);
 
+/* For a plan that computes a part of a larger product (a shard's): after
+ * create, replaces A and B by a and b (the plan's shapes, any dtype as
+ * create takes them) and computes C = A*B, or C += A*B with accumulate;
+ * waits; *kernel_ms (if non-NULL) as tdcl_mm_plan_execute. The int64
+ * range check covers only a product that does not accumulate (ask for wrap
+ * and check the whole product elsewhere). TDCL_EUNSUPPORTED for a plan in
+ * panels, on the tensor cores or computing on borrowed inputs: the caller
+ * then adds products on the host. */
+tdcl_status tdcl_mm_plan_execute_with(tdcl_mm_plan *p, const tdcl_matrix *a, const tdcl_matrix *b,
+                                      int accumulate, double *kernel_ms, tdcl_err *err);
+
+/* After execute failed with TDCL_ERANGE: 1 and the element (from 0) the
+ * message names, else 0. */
+int tdcl_mm_plan_overflow(const tdcl_mm_plan *p, int64_t *row, int64_t *col);
+
+/* The TDCL_ERANGE failure an int64 product whose element (row, col),
+ * from 0, leaves int64 reports; returns TDCL_ERANGE. */
+tdcl_status tdcl_mm_fail_overflow(int64_t row, int64_t col, tdcl_err *err);
+
 /* Downloads C into a new M x N matrix of the plan's type (c is overwritten;
  * the caller frees it with tdcl_matrix_free). */
 tdcl_status tdcl_mm_plan_result(tdcl_mm_plan *p, tdcl_matrix *c, tdcl_err *err);

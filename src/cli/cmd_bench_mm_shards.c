@@ -1,0 +1,219 @@
+/* tiledcl bench matmul --device LIST: the product over the set's devices
+ * (jobs/shard_matmul.h) against one shard on its first device, measured in
+ * the same invocation: aggregate GFLOP/s, speedup and parallel efficiency,
+ * after a check that both give the same C (within --verify's bound for
+ * floats, exactly for int64). Each repetition is the whole sharded call:
+ * plans (kernels from the cache), uploads, products, downloads, assembly. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/rng.h"
+#include "cli/cli.h"
+#include "jobs/mpi.h"
+#include "jobs/shard_matmul.h"
+
+typedef struct mm_bench {
+    tdcl_devset *set; /* NULL: MPI ranks */
+    tdcl_ctx *ctx;    /* MPI: this rank's device */
+    tdcl_mm_shard_opts so;
+    const tdcl_mm_opts *o;
+    const tdcl_matrix *a, *b;
+    int rows, cols;
+    tdcl_matrix c;
+} mm_bench;
+
+/* tdcl_bench_fn: one sharded product; host time only */
+static tdcl_status run_product(void *user, double *device_ms, tdcl_err *err)
+{
+    mm_bench *r = user;
+    *device_ms = 0;
+    tdcl_matrix_free(&r->c);
+    r->so.panels_ms = device_ms; /* MPI: the panel phase in the device slot */
+    if (!r->set) return tdcl_mm_mpi_run(r->ctx, &r->so, r->o, TDCL_OK, r->a, r->b, &r->c, err);
+    return tdcl_mm_shard_run(r->set, r->o, r->rows, r->cols, r->a, r->b, &r->c, err);
+}
+
+/* tdcl_bench_fn: the product on one device (MPI: rank 0's, alone) */
+static tdcl_status run_alone(void *user, double *device_ms, tdcl_err *err)
+{
+    mm_bench *r = user;
+    double k0 = r->ctx->t.kernel_ms;
+    tdcl_matrix_free(&r->c);
+    tdcl_status st = tdcl_mm_run(r->ctx, r->o, r->a, r->b, &r->c, err);
+    *device_ms = r->ctx->t.kernel_ms - k0; /* its kernels alone */
+    return st;
+}
+
+static tdcl_status random_matrix(int64_t rows, int64_t cols, tdcl_dtype t, uint64_t seed,
+                                 tdcl_matrix *m, tdcl_err *err)
+{
+    tdcl_status st = tdcl_matrix_alloc(m, rows, cols, 1, t, err);
+    uint64_t s = seed;
+    for (size_t i = 0; st == TDCL_OK && i < (size_t)(rows * cols); i++) {
+        double v = tdcl_rng_uniform(&s, -1, 1);
+        if (t == TDCL_I64)
+            ((int64_t *)m->data)[i] = (int64_t)(v * 1000);
+        else if (t == TDCL_F64)
+            ((double *)m->data)[i] = v;
+        else
+            ((float *)m->data)[i] = (float)v;
+    }
+    return st;
+}
+
+/* The two products agree: int64 exactly, floats within the bound of
+ * both against each other (twice --verify's). */
+static tdcl_status agree(const tdcl_matrix *x, const tdcl_matrix *y, int64_t k, tdcl_err *err)
+{
+    size_t n = tdcl_matrix_count(x);
+    if (x->dtype == TDCL_I64)
+        return memcmp(x->data, y->data, n * 8) == 0
+                   ? TDCL_OK
+                   : tdcl_fail(err, TDCL_EVERIFY, "the shards' int64 product differs from one's");
+    double d = 0, r = 0, u = x->dtype == TDCL_F64 ? ldexp(1, -53) : ldexp(1, -24);
+    for (size_t i = 0; i < n; i++) {
+        double p = tdcl_matrix_get_f64(x, i), q = tdcl_matrix_get_f64(y, i);
+        d += (p - q) * (p - q);
+        r += p * p;
+    }
+    /* |A| |B| of uniform [-1, 1] entries is about K sqrt(M N) / 3 >= |C| */
+    double bound = 4.0 * (double)(k + 2) * u * sqrt((double)k) * sqrt(r) + 1e-300;
+    return sqrt(d) <= bound ? TDCL_OK
+                            : tdcl_fail(err, TDCL_EVERIFY,
+                                        "the shards' product differs from one's by %.3g (bound "
+                                        "%.3g)",
+                                        sqrt(d), bound);
+}
+
+/* What ran where: the set's devices, or the ranks. */
+static void print_where(const mm_bench *all, size_t n)
+{
+    if (!all->set) {
+        printf("%zu MPI ranks, SUMMA\n", n);
+        return;
+    }
+    printf("devices:");
+    for (size_t i = 0; i < n; i++)
+        printf("%s %u:%u %s", i ? "," : "", all->set->ctx[i]->dev.pidx, all->set->ctx[i]->dev.didx,
+               all->set->ctx[i]->dev.device_name);
+    printf("\n");
+}
+
+static void report(const tdcl_bench_opts *o, const mm_bench *all, size_t shards, int64_t m,
+                   int64_t k, int64_t n, const tdcl_bench_stats *t1, const tdcl_bench_stats *tn,
+                   int json)
+{
+    double flops = 2.0 * (double)m * (double)k * (double)n;
+    double r1 = flops / t1->host_median_ms / 1e6, rn = flops / tn->host_median_ms / 1e6;
+    double speedup = rn / r1, eff = speedup / (double)shards;
+    if (json) {
+        printf("{\"op\":\"matmul\",\"m\":%lld,\"k\":%lld,\"n\":%lld,\"type\":\"%s\",\"%s\":%zu,"
+               "\"grid\":\"%dx%d\",\"reps\":%d,\"one_ms\":%.4f,\"ms\":%.4f,\"one_gflops\":%.6g,"
+               "\"gflops\":%.6g,\"speedup\":%.4f,\"efficiency\":%.4f,\"one_kernel_ms\":%.4f,"
+               "\"panels_ms\":%.4f,\"checked\":true}\n",
+               (long long)m, (long long)k, (long long)n, tdcl_dtype_name(o->type),
+               all->set ? "shards" : "ranks", shards, all->rows, all->cols, t1->reps,
+               t1->host_median_ms, tn->host_median_ms, r1, rn, speedup, eff,
+               all->set ? 0.0 : t1->median_ms, all->set ? 0.0 : tn->median_ms);
+        return;
+    }
+    print_where(all, shards);
+    printf("matmul %lldx%lld * %lldx%lld %s, median of %d (host time, plans to C):\n", (long long)m,
+           (long long)k, (long long)k, (long long)n, tdcl_dtype_name(o->type), t1->reps);
+    printf("  1 %s:      %10.3f ms  %.4g GFLOP/s\n", all->set ? "shard" : "rank ",
+           t1->host_median_ms, r1);
+    printf("  %zu %s %dx%d: %10.3f ms  %.4g GFLOP/s\n", shards, all->set ? "shards" : "ranks ",
+           all->rows, all->cols, tn->host_median_ms, rn);
+    printf("  speedup %.3f, parallel efficiency %.3f; the products agree\n", speedup, eff);
+    if (!all->set)
+        printf("  without the transfers to and from rank 0: rank 0's kernels alone %.3f ms, the "
+               "ranks' panel phase %.3f ms: speedup %.3f, %.3f per rank\n",
+               t1->median_ms, tn->median_ms, t1->median_ms / tn->median_ms,
+               t1->median_ms / tn->median_ms / (double)shards);
+}
+
+int cmd_bench_mm_shards(const tdcl_bench_opts *o, int json, const cli_globals *g)
+{
+    tdcl_err err = {0};
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix a = {0}, b = {0};
+    tdcl_bench_stats t1 = {0}, tn = {0};
+    tdcl_mm_opts mo = {
+        .type = o->type, .precision = o->precision, .par = o->mm_par, .no_tune = o->mm_no_tune};
+    mm_bench one = {.o = &mo, .a = &a, .b = &b, .rows = 1, .cols = 1};
+    mm_bench all = {.o = &mo, .a = &a, .b = &b};
+    tdcl_ctx_opts co = {.kernel_dir = g->kernel_dir, .no_cache = g->no_cache};
+    const char *spec = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE");
+    TDCL_TRY(tdcl_devset_open_async(spec, &co, &all.set, &err));
+    TDCL_TRY(tdcl_devset_wait(all.set, &err));
+    TDCL_TRY(tdcl_mm_shard_grid(all.set->n, 0, 0, &all.rows, &all.cols, &err));
+    int64_t sz = o->size ? o->size : tdcl_bench_default_size(&all.set->ctx[0]->dev, o->op);
+    int64_t m = o->m ? o->m : sz, k = o->k ? o->k : sz, n = o->n ? o->n : sz;
+    int reps = o->reps ? o->reps : 3, warm = o->warmup < 0 ? 1 : o->warmup;
+    TDCL_TRY(random_matrix(m, k, o->type, o->seed ? o->seed : 1, &a, &err));
+    TDCL_TRY(random_matrix(k, n, o->type, (o->seed ? o->seed : 1) + 1, &b, &err));
+    tdcl_devset first = {.n = 1, .ctx = {all.set->ctx[0]}};
+    one.set = &first;
+    TDCL_TRY(tdcl_bench_time(warm, reps, run_product, &one, &t1, &err));
+    TDCL_TRY(tdcl_bench_time(warm, reps, run_product, &all, &tn, &err));
+    TDCL_TRY(agree(&one.c, &all.c, k, &err));
+    report(o, &all, all.set->n, m, k, n, &t1, &tn, json);
+out:
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&b);
+    tdcl_matrix_free(&one.c);
+    tdcl_matrix_free(&all.c);
+    tdcl_devset_close(all.set);
+    return st ? cli_report(&err) : 0;
+}
+
+#define SYNC(expr)                                                                                 \
+    do {                                                                                           \
+        st = (expr);                                                                               \
+        if (tdcl_mpi_agree(&st, &err) >= 0) goto out;                                              \
+    } while (0)
+
+int cmd_bench_mm_mpi(const tdcl_bench_opts *o, int json, const cli_globals *g)
+{
+    tdcl_err err = {0};
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix a = {0}, b = {0};
+    tdcl_bench_stats t1 = {0}, tn = {0};
+    int root = tdcl_mpi_rank() == 0;
+    tdcl_mm_opts mo = {
+        .type = o->type, .precision = o->precision, .par = o->mm_par, .no_tune = o->mm_no_tune};
+    mm_bench one = {.o = &mo, .a = &a, .b = &b};
+    mm_bench all = {.o = &mo, .a = &a, .b = &b};
+    all.so.devices = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE");
+    if (o->op != TDCL_BENCH_MATMUL) {
+        if (root) fprintf(stderr, "tiledcl: bench: under mpirun, bench measures matmul only\n");
+        return CLI_EXIT_USAGE;
+    }
+    SYNC(tdcl_mm_mpi_open(&all.so, &all.ctx, &err));
+    one.ctx = all.ctx;
+    tdcl_mm_shard_grid((size_t)tdcl_mpi_size(), 0, 0, &all.rows, &all.cols, &err);
+    /* rank 0's device picks the default size; the others only take part */
+    int64_t sz = o->size ? o->size : tdcl_bench_default_size(&all.ctx->dev, o->op);
+    int64_t m = o->m ? o->m : sz, k = o->k ? o->k : sz, n = o->n ? o->n : sz;
+    int reps = o->reps ? o->reps : 3, warm = o->warmup < 0 ? 1 : o->warmup;
+    if (root) st = random_matrix(m, k, o->type, o->seed ? o->seed : 1, &a, &err);
+    if (root && st == TDCL_OK)
+        st = random_matrix(k, n, o->type, (o->seed ? o->seed : 1) + 1, &b, &err);
+    if (root && st == TDCL_OK) st = tdcl_bench_time(warm, reps, run_alone, &one, &t1, &err);
+    tdcl_mpi_quiet_barrier(); /* the others wait without taking rank 0's CPU */
+    SYNC(st);
+    SYNC(tdcl_bench_time(warm, reps, run_product, &all, &tn, &err));
+    if (root) st = agree(&one.c, &all.c, k, &err);
+    SYNC(st);
+    if (root) report(o, &all, (size_t)tdcl_mpi_size(), m, k, n, &t1, &tn, json);
+out:
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&b);
+    tdcl_matrix_free(&one.c);
+    tdcl_matrix_free(&all.c);
+    tdcl_ctx_close(all.ctx);
+    if (st && !err.msg[0]) return tdcl_exit_code(st); /* another rank reported it */
+    return st ? cli_report(&err) : 0;
+}

@@ -1,0 +1,98 @@
+/* tiledcl bench tile-avg --device LIST: the means over the set's devices
+ * in bands (jobs/shard_tile_avg.h) against one shard on its first device,
+ * measured in the same invocation: aggregate input GB/s, speedup and
+ * parallel efficiency, after a check that both give the same bytes. Each
+ * repetition is the whole banded call: plans, uploads, kernels, downloads. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/rng.h"
+#include "cli/cli.h"
+#include "jobs/shard_tile_avg.h"
+
+typedef struct ta_bench {
+    tdcl_devset *set;
+    const tdcl_ta_opts *o;
+    const tdcl_matrix *in;
+    tdcl_matrix out;
+} ta_bench;
+
+/* tdcl_bench_fn: one banded run; host time only */
+static tdcl_status run_bands(void *user, double *device_ms, tdcl_err *err)
+{
+    ta_bench *r = user;
+    *device_ms = 0;
+    tdcl_matrix_free(&r->out);
+    return tdcl_ta_shards_run(r->set, r->o, r->in, &r->out, err);
+}
+
+static void report(const ta_bench *all, int64_t n, const tdcl_ta_opts *o,
+                   const tdcl_bench_stats *t1, const tdcl_bench_stats *tn, int json)
+{
+    double bytes = (double)tdcl_matrix_count(all->in) * (double)tdcl_dtype_size(all->in->dtype);
+    double r1 = bytes / t1->host_median_ms / 1e6, rn = bytes / tn->host_median_ms / 1e6;
+    double speedup = rn / r1, eff = speedup / (double)all->set->n;
+    if (json) {
+        printf("{\"op\":\"tile-avg\",\"size\":%lld,\"tile\":\"%lldx%lld\",\"shards\":%zu,"
+               "\"reps\":%d,\"one_ms\":%.4f,\"ms\":%.4f,\"one_gbps\":%.6g,\"gbps\":%.6g,"
+               "\"speedup\":%.4f,\"efficiency\":%.4f,\"checked\":true}\n",
+               (long long)n, (long long)o->tile_rows, (long long)o->tile_cols, all->set->n,
+               t1->reps, t1->host_median_ms, tn->host_median_ms, r1, rn, speedup, eff);
+        return;
+    }
+    printf("devices:");
+    for (size_t i = 0; i < all->set->n; i++)
+        printf("%s %u:%u %s", i ? "," : "", all->set->ctx[i]->dev.pidx, all->set->ctx[i]->dev.didx,
+               all->set->ctx[i]->dev.device_name);
+    printf("\ntile-avg %lldx%lld %s, %lldx%lld tiles, median of %d (host time, plans to means):\n",
+           (long long)n, (long long)n, tdcl_dtype_name(all->in->dtype), (long long)o->tile_rows,
+           (long long)o->tile_cols, t1->reps);
+    printf("  1 shard:   %10.3f ms  %.4g GB/s of input\n", t1->host_median_ms, r1);
+    printf("  %zu shards:  %10.3f ms  %.4g GB/s of input\n", all->set->n, tn->host_median_ms, rn);
+    printf("  speedup %.3f, parallel efficiency %.3f; the means are identical\n", speedup, eff);
+}
+
+int cmd_bench_ta_shards(const tdcl_bench_opts *o, int json, const cli_globals *g)
+{
+    tdcl_err err = {0};
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix in = {0};
+    tdcl_bench_stats t1 = {0}, tn = {0};
+    int64_t t = o->tile ? o->tile : 16;
+    tdcl_ta_opts to = {.tile_rows = t, .tile_cols = o->tile_cols ? o->tile_cols : t};
+    ta_bench one = {.o = &to, .in = &in}, all = {.o = &to, .in = &in};
+    tdcl_ctx_opts co = {.kernel_dir = g->kernel_dir, .no_cache = g->no_cache};
+    const char *spec = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE");
+    TDCL_TRY(tdcl_devset_open_async(spec, &co, &all.set, &err));
+    TDCL_TRY(tdcl_devset_wait(all.set, &err));
+    int64_t n = o->size ? o->size : tdcl_bench_default_size(&all.set->ctx[0]->dev, o->op);
+    int reps = o->reps ? o->reps : 5, warm = o->warmup < 0 ? 1 : o->warmup;
+    tdcl_dtype type = o->type == TDCL_F64 ? TDCL_F64 : TDCL_F32;
+    TDCL_TRY(tdcl_matrix_alloc(&in, n, n, 1, type, &err));
+    uint64_t s = o->seed ? o->seed : 1;
+    for (size_t i = 0; i < (size_t)(n * n); i++)
+        if (type == TDCL_F64)
+            ((double *)in.data)[i] = tdcl_rng_uniform(&s, 0, 1);
+        else
+            ((float *)in.data)[i] = (float)tdcl_rng_uniform(&s, 0, 1);
+    tdcl_devset first = {.n = 1, .ctx = {all.set->ctx[0]}};
+    one.set = &first;
+    TDCL_TRY(tdcl_bench_time(warm, reps, run_bands, &one, &t1, &err));
+    TDCL_TRY(tdcl_bench_time(warm, reps, run_bands, &all, &tn, &err));
+    size_t bytes = tdcl_matrix_count(&one.out) * tdcl_dtype_size(one.out.dtype);
+    if (one.out.dtype != all.out.dtype ||
+        tdcl_matrix_count(&all.out) != tdcl_matrix_count(&one.out) ||
+        memcmp(one.out.data, all.out.data, bytes) != 0) {
+        st = tdcl_fail(&err, TDCL_EVERIFY, "%zu shards and one shard gave different means",
+                       all.set->n);
+        goto out;
+    }
+    report(&all, n, &to, &t1, &tn, json);
+out:
+    tdcl_matrix_free(&in);
+    tdcl_matrix_free(&one.out);
+    tdcl_matrix_free(&all.out);
+    tdcl_devset_close(all.set);
+    return st ? cli_report(&err) : 0;
+}

@@ -1,0 +1,103 @@
+/* matmul over several devices (module prefix tdcl_mm_shard): C split into
+ * a 2D grid of blocks, one per shard.
+ *
+ * Local transport (a set of devices of one process): each shard's device
+ * computes its block of C from A's band of rows and B's band of columns,
+ * both in host memory, with the ordinary single-device plan; no exchange
+ * between shards (docs/ARCHITECTURE.md says why this, and not SUMMA, in
+ * one process). MPI transport (jobs/mpi.c): SUMMA over the ranks. */
+#ifndef TDCL_SHARD_MATMUL_H
+#define TDCL_SHARD_MATMUL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/matrix.h"
+#include "base/status.h"
+#include "jobs/matmul_job.h"
+#include "ops/matmul/matmul.h"
+#include "runtime/devset.h"
+
+typedef struct tdcl_mm_shard_opts {
+    tdcl_devset *set;          /* local: the devices, one shard each (may be opening) */
+    const char *devices;       /* mpi: the set spec the ranks' devices come from */
+    int grid_rows, grid_cols;  /* the grid of shards; 0 x 0: the most square one */
+    int64_t panel;             /* mpi: SUMMA's panel width along K; 0 = chosen */
+    const char *a_npy, *b_npy; /* mpi, both non-NULL: plain .npy files of A and B of
+                                  which each rank reads its own blocks (tdcl_npy_probe
+                                  accepts them); rank 0 then sends no blocks */
+    const char *npy_out;       /* mpi: a .npy output every rank writes its block of C
+                                  into by offset (c then stays empty) when its
+                                  temporary file is a plain file every rank can open;
+                                  else C is gathered to rank 0 as without it */
+    double *panels_ms;         /* mpi, if non-NULL: set to this rank's wall time of the
+                                  panel phase (after the scatter, before the gather) */
+} tdcl_mm_shard_opts;
+
+/* The grid for n shards: *rows x *cols = given (rows, cols) when both are
+ * non-zero, else the most square factorisation of n with rows >= cols
+ * (2: 2x1, 4: 2x2, 6: 3x2). TDCL_EINVAL when a given grid does not hold
+ * n shards. */
+tdcl_status tdcl_mm_shard_grid(size_t n, int rows, int cols, int *out_rows, int *out_cols,
+                               tdcl_err *err);
+
+/* Splits an M x N product over a rows x cols grid: rb (rows + 1 entries)
+ * and cb (cols + 1) bound the bands of C's rows and columns, even to a
+ * row or column. TDCL_EINVAL (naming both) when a band would be empty. */
+tdcl_status tdcl_mm_shard_split(int64_t M, int64_t N, int rows, int cols, int64_t *rb, int64_t *cb,
+                                tdcl_err *err);
+
+/* c (new, the caller's) = a*b over the set's devices (opened), on a
+ * rows x cols grid (shard p*cols + q on set->ctx[p*cols + q]), each block
+ * by the plan of o (o->borrow_inputs is ignored). An int64 product that
+ * leaves int64 fails with TDCL_ERANGE naming the first such element of the
+ * whole C. -v logs the layout and each shard's times. */
+tdcl_status tdcl_mm_shard_run(tdcl_devset *set, const tdcl_mm_opts *o, int rows, int cols,
+                              const tdcl_matrix *a, const tdcl_matrix *b, tdcl_matrix *c,
+                              tdcl_err *err);
+
+/* The matmul job (tdcl_mm_job's contract) over so->set: reads A and B,
+ * waits for the set, multiplies with tdcl_mm_shard_run, verifies if asked,
+ * writes C or hands it over (o->product). */
+tdcl_status tdcl_mm_shard_job(const tdcl_mm_shard_opts *so, const tdcl_mm_job_opts *o,
+                              tdcl_err *err);
+
+/* The matmul job over MPI ranks (jobs/mpi_matmul.c; every rank calls it):
+ * SUMMA on a so->grid_rows x so->grid_cols grid of ranks (0 x 0: the most
+ * square), each on the device its node-local rank picks among
+ * so->devices. Rank 0 reads A and B, converts them to the compute type,
+ * checks int64 overflow (as a panelled single-device product does, on the
+ * host unless the inputs' bound rules it out) and sends each rank only
+ * its own blocks; panels of A then go along the grid's rows and panels of
+ * B along its columns (MPI_Ibcast from pinned host memory, the next
+ * panel's in flight while the device computes this one), each rank adding
+ * the panels' products into its block of C on its device. Rank 0 gathers
+ * C, verifies if asked and writes. A failure on any rank stops every rank
+ * (the lowest failing rank's message; the others return TDCL_EIO with an
+ * empty one). TDCL_EUNSUPPORTED when built without MPI. */
+tdcl_status tdcl_mm_mpi_job(const tdcl_mm_shard_opts *so, const tdcl_mm_job_opts *o, tdcl_err *err);
+
+/* Every rank: opens the device this rank's node-local rank picks among
+ * so->devices into *ctx (the caller's, tdcl_ctx_close); agreed over the
+ * ranks as tdcl_mm_mpi_job's steps are. */
+tdcl_status tdcl_mm_mpi_open(const tdcl_mm_shard_opts *so, tdcl_ctx **ctx, tdcl_err *err);
+
+/* Every rank: c = a*b by SUMMA over the ranks, as tdcl_mm_mpi_job does it
+ * without the files. Rank 0 passes a and b (any dtypes, converted to
+ * mm->type there) and in_st (a failure it had getting them, which stops
+ * every rank); the other ranks pass empty matrices, TDCL_OK and the same
+ * mm. c (new) is rank 0's; the others' stays empty. */
+tdcl_status tdcl_mm_mpi_run(tdcl_ctx *ctx, const tdcl_mm_shard_opts *so, const tdcl_mm_opts *mm,
+                            tdcl_status in_st, const tdcl_matrix *a, const tdcl_matrix *b,
+                            tdcl_matrix *c, tdcl_err *err);
+
+/* Reads o's A and B and checks that they multiply. */
+tdcl_status tdcl_mm_shard_inputs(const tdcl_mm_job_opts *o, tdcl_matrix *a, tdcl_matrix *b,
+                                 tdcl_err *err);
+
+/* Writes c to o->out_path (atomically), with a comment naming the inputs
+ * and the layout text where. */
+tdcl_status tdcl_mm_shard_write(const tdcl_mm_job_opts *o, const tdcl_matrix *a,
+                                const tdcl_matrix *c, const char *where, tdcl_err *err);
+
+#endif
