@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fileio.h"
 #include "io/numconv.h"
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
@@ -318,16 +319,13 @@ static const char *descr_of(tdcl_dtype t)
     return "?";
 }
 
-tdcl_status tdcl_npy_write(FILE *fp, const char *name, const tdcl_matrix *m, tdcl_err *err)
+/* The version 1.0 header of a rows x cols C-order array of dtype t into
+ * hdr (256 bytes); returns its length, a multiple of 64 as numpy pads it. */
+static size_t npy_header(char *hdr, int64_t rows, int64_t cols, tdcl_dtype t)
 {
-    if (m->channels != 1)
-        return tdcl_fail(err, TDCL_EUNSUPPORTED,
-                         "'%s': .npy output takes 2-D matrices, got %d channels", name,
-                         m->channels);
-    char hdr[256];
-    int n = snprintf(hdr + 10, sizeof hdr - 10,
-                     "{'descr': '%s', 'fortran_order': False, 'shape': (%lld, %lld), }",
-                     descr_of(m->dtype), (long long)m->rows, (long long)m->cols);
+    int n =
+        snprintf(hdr + 10, 246, "{'descr': '%s', 'fortran_order': False, 'shape': (%lld, %lld), }",
+                 descr_of(t), (long long)rows, (long long)cols);
     /* numpy pads with spaces and a final newline so the data starts on a
      * 64-byte boundary. */
     size_t total = ((size_t)n + 10 + 1 + 63) / 64 * 64;
@@ -336,8 +334,79 @@ tdcl_status tdcl_npy_write(FILE *fp, const char *name, const tdcl_matrix *m, tdc
     memcpy(hdr, "\x93NUMPY\x01\x00", 8);
     hdr[8] = (char)((total - 10) & 0xff);
     hdr[9] = (char)((total - 10) >> 8);
+    return total;
+}
+
+tdcl_status tdcl_npy_write(FILE *fp, const char *name, const tdcl_matrix *m, tdcl_err *err)
+{
+    if (m->channels != 1)
+        return tdcl_fail(err, TDCL_EUNSUPPORTED,
+                         "'%s': .npy output takes 2-D matrices, got %d channels", name,
+                         m->channels);
+    char hdr[256];
+    size_t total = npy_header(hdr, m->rows, m->cols, m->dtype);
     size_t bytes = tdcl_matrix_count(m) * tdcl_dtype_size(m->dtype);
     if (fwrite(hdr, 1, total, fp) != total || fwrite(m->data, 1, bytes, fp) != bytes)
         return tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", name, strerror(errno));
     return TDCL_OK;
+}
+
+struct tdcl_npy_out {
+    tdcl_outfile of;
+    const char *name;
+    size_t left; /* data bytes still to come */
+};
+
+tdcl_status tdcl_npy_out_open(const char *path, int64_t rows, int64_t cols, tdcl_dtype t,
+                              tdcl_npy_out **out, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    char hdr[256];
+    size_t total = npy_header(hdr, rows, cols, t);
+    tdcl_npy_out *w = calloc(1, sizeof *w);
+    *out = NULL;
+    if (!w) return tdcl_fail(err, TDCL_ENOMEM, "out of memory writing '%s'", path);
+    w->name = path;
+    w->left = (size_t)rows * (size_t)cols * tdcl_dtype_size(t);
+    TDCL_TRY(tdcl_out_open(&w->of, path, err));
+    if (fwrite(hdr, 1, total, w->of.fp) != total) {
+        st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", path, strerror(errno));
+        goto out;
+    }
+    *out = w;
+    w = NULL;
+out:
+    tdcl_npy_out_abort(w);
+    return st;
+}
+
+tdcl_status tdcl_npy_out_write(void *user, const void *p, size_t n, tdcl_err *err)
+{
+    tdcl_npy_out *w = user;
+    if (n > w->left)
+        return tdcl_fail(err, TDCL_EINVAL, "'%s': %zu bytes more than the array holds", w->name,
+                         n - w->left);
+    if (fwrite(p, 1, n, w->of.fp) != n)
+        return tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", w->name, strerror(errno));
+    w->left -= n;
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_npy_out_commit(tdcl_npy_out *w, tdcl_err *err)
+{
+    tdcl_status st;
+    if (w->left)
+        st = tdcl_fail(err, TDCL_EIO, "'%s': %zu bytes of the array never came; nothing written",
+                       w->name, w->left);
+    else
+        st = tdcl_out_commit(&w->of, err);
+    tdcl_npy_out_abort(w);
+    return st;
+}
+
+void tdcl_npy_out_abort(tdcl_npy_out *w)
+{
+    if (!w) return;
+    tdcl_out_abort(&w->of);
+    free(w);
 }

@@ -10,6 +10,7 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "io/matio.h"
+#include "io/npy.h"
 #include <stdlib.h>
 #include "base/clock.h"
 
@@ -109,31 +110,36 @@ static tdcl_status write_product(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, const
     return st;
 }
 
-/* The product without fresh memory: on a CPU device C is mapped where the
- * kernel wrote it (zero copy); elsewhere it is downloaded into A's host
- * memory, touched already and free once A is uploaded. view (its shape
- * and type set by the caller) then borrows that memory, never to be freed
- * through it; *done is 1 for the first, 2 for the second, 0 when neither
- * applies (the caller downloads into a new matrix). */
-static tdcl_status product_in_place(tdcl_mm_plan *p, tdcl_matrix *a, tdcl_matrix *view, int *done,
-                                    tdcl_err *err)
+/* On a CPU device C is mapped where the kernel wrote it (zero copy): view
+ * (its shape and type set by the caller) then borrows that memory, never
+ * to be freed through it, and *done is 1. Elsewhere *done stays 0. */
+static tdcl_status map_in_place(tdcl_mm_plan *p, tdcl_matrix *view, int *done, tdcl_err *err)
 {
     tdcl_err e = {0};
     void *ptr = NULL;
     tdcl_status st = tdcl_mm_plan_map_result(p, &ptr, &e);
     *done = 0;
-    if (st == TDCL_OK) {
-        view->data = ptr;
-        *done = 1;
-        return TDCL_OK;
-    }
-    if (st != TDCL_EUNSUPPORTED) {
+    if (st == TDCL_EUNSUPPORTED) return TDCL_OK;
+    if (st) {
         if (err) *err = e;
         return st;
     }
+    view->data = ptr;
+    *done = 1;
+    return TDCL_OK;
+}
+
+/* C downloaded into A's host memory, touched already and free once A is
+ * uploaded (faster than fresh pages): view borrows it and *done is 2;
+ * *done stays 0 where A is too small or the plan cannot. */
+static tdcl_status download_into_a(tdcl_mm_plan *p, tdcl_matrix *a, tdcl_matrix *view, int *done,
+                                   tdcl_err *err)
+{
+    tdcl_err e = {0};
     size_t need = (size_t)(view->rows * view->cols) * tdcl_dtype_size(view->dtype);
+    *done = 0;
     if (tdcl_matrix_count(a) * tdcl_dtype_size(a->dtype) < need) return TDCL_OK;
-    st = tdcl_mm_plan_result_into(p, a->data, &e);
+    tdcl_status st = tdcl_mm_plan_result_into(p, a->data, &e);
     if (st == TDCL_EUNSUPPORTED) return TDCL_OK;
     if (st) {
         if (err) *err = e;
@@ -142,6 +148,49 @@ static tdcl_status product_in_place(tdcl_mm_plan *p, tdcl_matrix *a, tdcl_matrix
     view->data = a->data;
     *done = 2;
     return TDCL_OK;
+}
+
+typedef struct timed_out {
+    tdcl_npy_out *w;
+    double ms;
+} timed_out;
+
+static tdcl_status timed_write(void *user, const void *p, size_t n, tdcl_err *err)
+{
+    timed_out *t = user;
+    double t0 = tdcl_now_ms();
+    tdcl_status st = tdcl_npy_out_write(t->w, p, n, err);
+    t->ms += tdcl_now_ms() - t0;
+    return st;
+}
+
+/* A .npy product written chunk by chunk as it downloads, from the pinned
+ * staging memory on a GPU (runtime/xfer.h): no host copy of C at all.
+ * *done stays 0 when the plan cannot (panels, tensor cores) or the output
+ * is not a .npy file: the caller downloads C whole. */
+static tdcl_status stream_product(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_mm_plan *p,
+                                  const tdcl_matrix *shape, int *done, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_mm_plan_info info;
+    timed_out t = {0};
+    *done = 0;
+    tdcl_mm_plan_get_info(p, &info);
+    if (!o->out_path || strcmp(o->out_path, "-") == 0 || !tdcl_path_has_ext(o->out_path, ".npy") ||
+        info.tensor_cores || info.panels_m * info.panels_k * info.panels_n != 1)
+        return TDCL_OK;
+    double t0 = tdcl_now_ms();
+    TDCL_TRY(tdcl_npy_out_open(o->out_path, shape->rows, shape->cols, shape->dtype, &t.w, err));
+    TDCL_TRY(tdcl_mm_plan_result_each(p, timed_write, &t, err));
+    TDCL_TRY(tdcl_npy_out_commit(t.w, err));
+    t.w = NULL;
+    *done = 1;
+out:
+    tdcl_npy_out_abort(t.w);
+    double all = tdcl_now_ms() - t0;
+    ctx->t.download_ms += all - t.ms;
+    ctx->t.write_ms += t.ms;
+    return st;
 }
 
 tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
@@ -162,9 +211,13 @@ tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
     mm.borrow_inputs = !(env && strcmp(env, "0") == 0);
     TDCL_TRY(tdcl_mm_plan_create(ctx, &mm, &a, &b, &p, err));
     TDCL_TRY(tdcl_mm_plan_execute(p, NULL, err));
-    if (!o->verify && !o->product && mm.borrow_inputs) {
-        view = (tdcl_matrix){.rows = a.rows, .cols = b.cols, .channels = 1, .dtype = mm.type};
-        TDCL_TRY(product_in_place(p, &a, &view, &in_place, err));
+    view = (tdcl_matrix){.rows = a.rows, .cols = b.cols, .channels = 1, .dtype = mm.type};
+    if (!o->verify && !o->product) {
+        int streamed = 0;
+        if (mm.borrow_inputs) TDCL_TRY(map_in_place(p, &view, &in_place, err));
+        if (!in_place) TDCL_TRY(stream_product(ctx, o, p, &view, &streamed, err));
+        if (streamed) goto out;
+        if (!in_place && mm.borrow_inputs) TDCL_TRY(download_into_a(p, &a, &view, &in_place, err));
     }
     if (in_place) {
         tdcl_log(TDCL_LOG_VERBOSE, "matmul: the product is written from %s",

@@ -1,0 +1,263 @@
+/* Staged host <-> device copies: a ring of two pinned, mapped chunks per
+ * context, filled by a few host threads while the device copies the other
+ * one (xfer.h says why). */
+#include "runtime/xfer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "base/pool.h"
+
+#define DEFAULT_CHUNK ((size_t)16 << 20)
+#define MIN_STAGED ((size_t)4 << 20) /* smaller copies: the driver's own path */
+#define SLOTS 2
+
+struct tdcl_xfer {
+    int failed; /* the ring could not be made: plain copies from now on */
+    size_t chunk;
+    int threads;
+    cl_mem mem;
+    unsigned char *host; /* SLOTS * chunk bytes, mapped */
+    cl_event ev[SLOTS];
+};
+
+static long env_long(const char *name, long dflt)
+{
+    const char *s = getenv(name);
+    if (!s || !*s) return dflt;
+    char *end;
+    long v = strtol(s, &end, 10);
+    return *end || v < 0 ? dflt : v;
+}
+
+/* -1 never staged, 1 always, 0 by device and size (TILEDCL_STAGING). */
+static int staging_mode(void)
+{
+    const char *s = getenv("TILEDCL_STAGING");
+    if (s && strcmp(s, "0") == 0) return -1;
+    if (s && strcmp(s, "1") == 0) return 1;
+    return 0;
+}
+
+int tdcl_xfer_staged(const tdcl_ctx *ctx, size_t n)
+{
+    int mode = staging_mode();
+    if (mode) return mode > 0;
+    return !(ctx->dev.type & CL_DEVICE_TYPE_CPU) && n >= MIN_STAGED;
+}
+
+static void ring_free(tdcl_ctx *ctx, struct tdcl_xfer *x)
+{
+    if (x->host) clEnqueueUnmapMemObject(ctx->queue, x->mem, x->host, 0, NULL, NULL);
+    if (x->mem) {
+        clFinish(ctx->queue);
+        clReleaseMemObject(x->mem);
+    }
+    x->mem = NULL;
+    x->host = NULL;
+}
+
+/* Makes the pinned ring; on failure marks it failed and says why at -v. */
+static void ring_make(tdcl_ctx *ctx, struct tdcl_xfer *x)
+{
+    cl_int rc;
+    size_t bytes = SLOTS * x->chunk;
+    x->mem =
+        clCreateBuffer(ctx->context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes, NULL, &rc);
+    const char *call = "clCreateBuffer";
+    if (rc == CL_SUCCESS) {
+        call = "clEnqueueMapBuffer";
+        x->host = clEnqueueMapBuffer(ctx->queue, x->mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                     bytes, 0, NULL, NULL, &rc);
+    }
+    if (rc == CL_SUCCESS && x->host) return;
+    tdcl_log(TDCL_LOG_VERBOSE, "transfers: no pinned staging memory (%s: %s); plain copies", call,
+             tdcl_cl_error_name(rc));
+    x->host = NULL;
+    ring_free(ctx, x);
+    x->failed = 1;
+}
+
+/* ctx's ring for a copy of n bytes, made on first use; NULL: plain copies. */
+static struct tdcl_xfer *ring(tdcl_ctx *ctx, size_t n)
+{
+    if (!tdcl_xfer_staged(ctx, n)) return NULL;
+    if (!ctx->xfer) {
+        struct tdcl_xfer *x = calloc(1, sizeof *x);
+        if (!x) return NULL;
+        long chunk = env_long("TILEDCL_STAGING_CHUNK", (long)DEFAULT_CHUNK);
+        x->chunk = chunk < 4096 ? 4096 : (size_t)chunk;
+        x->threads = tdcl_pool_size((int)env_long("TILEDCL_STAGING_THREADS", 0), 8);
+        ctx->xfer = x;
+        ring_make(ctx, x);
+    }
+    return ctx->xfer->failed ? NULL : ctx->xfer;
+}
+
+void tdcl_xfer_release(tdcl_ctx *ctx)
+{
+    if (!ctx || !ctx->xfer) return;
+    for (int s = 0; s < SLOTS; s++)
+        if (ctx->xfer->ev[s]) clReleaseEvent(ctx->xfer->ev[s]);
+    ring_free(ctx, ctx->xfer);
+    free(ctx->xfer);
+    ctx->xfer = NULL;
+}
+
+typedef struct pcopy {
+    unsigned char *dst;
+    const unsigned char *src;
+    size_t n;
+    int parts;
+} pcopy;
+
+static void copy_part(void *arg, int i)
+{
+    const pcopy *c = arg;
+    size_t a = c->n / (size_t)c->parts * (size_t)i;
+    size_t b = i + 1 == c->parts ? c->n : c->n / (size_t)c->parts * (size_t)(i + 1);
+    memcpy(c->dst + a, c->src + a, b - a);
+}
+
+/* memcpy over the ring's threads (one below 1 MiB). */
+static void par_copy(const struct tdcl_xfer *x, void *dst, const void *src, size_t n)
+{
+    pcopy c = {dst, src, n, n < ((size_t)1 << 20) ? 1 : x->threads};
+    if (c.parts <= 1)
+        memcpy(dst, src, n);
+    else
+        tdcl_pool_run(c.parts, copy_part, &c);
+}
+
+/* Waits for slot s's copy; the event is released either way. */
+static tdcl_status wait_slot(struct tdcl_xfer *x, int s, tdcl_err *err)
+{
+    if (!x->ev[s]) return TDCL_OK;
+    cl_int rc = clWaitForEvents(1, &x->ev[s]);
+    clReleaseEvent(x->ev[s]);
+    x->ev[s] = NULL;
+    return rc == CL_SUCCESS ? TDCL_OK : tdcl_fail_cl(err, rc, "clWaitForEvents", "a staged copy");
+}
+
+/* Waits for every slot, keeping st if it is a failure already. */
+static tdcl_status drain(struct tdcl_xfer *x, tdcl_status st, tdcl_err *err)
+{
+    for (int s = 0; s < SLOTS; s++) {
+        tdcl_status w = wait_slot(x, s, st ? NULL : err);
+        if (!st) st = w;
+    }
+    return st;
+}
+
+static unsigned char *slot_ptr(const struct tdcl_xfer *x, int s)
+{
+    return x->host + (size_t)s * x->chunk;
+}
+
+tdcl_status tdcl_xfer_upload(tdcl_ctx *ctx, cl_mem buf, size_t off, const void *src, size_t n,
+                             tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    cl_command_queue q = ctx->queue;
+    struct tdcl_xfer *x = ring(ctx, n);
+    if (!x) {
+        TDCL_CL_TRY(err, clEnqueueWriteBuffer(q, buf, CL_TRUE, off, n, src, 0, NULL, NULL),
+                    "clEnqueueWriteBuffer");
+        return TDCL_OK;
+    }
+    const unsigned char *from = src;
+    for (size_t pos = 0, i = 0, len; pos < n; pos += len, i++) {
+        int s = (int)(i % SLOTS);
+        len = n - pos < x->chunk ? n - pos : x->chunk;
+        TDCL_TRY(wait_slot(x, s, err));
+        par_copy(x, slot_ptr(x, s), from + pos, len);
+        TDCL_CL_TRY(err,
+                    clEnqueueWriteBuffer(q, buf, CL_FALSE, off + pos, len, slot_ptr(x, s), 0, NULL,
+                                         &x->ev[s]),
+                    "clEnqueueWriteBuffer");
+        TDCL_CL_TRY(err, clFlush(q), "clFlush");
+    }
+out:
+    return drain(x, st, err);
+}
+
+/* Chunk by chunk through one malloc'd bounce buffer: the fallback. */
+static tdcl_status download_plain(tdcl_ctx *ctx, cl_mem buf, size_t off, size_t n,
+                                  tdcl_xfer_sink sink, void *user, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    size_t chunk = n < DEFAULT_CHUNK ? n : DEFAULT_CHUNK;
+    unsigned char *b = malloc(chunk ? chunk : 1);
+    if (!b) return tdcl_fail(err, TDCL_ENOMEM, "cannot allocate %zu bytes for a download", chunk);
+    for (size_t pos = 0, len; pos < n; pos += len) {
+        len = n - pos < chunk ? n - pos : chunk;
+        TDCL_CL_TRY(err,
+                    clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, off + pos, len, b, 0, NULL, NULL),
+                    "clEnqueueReadBuffer");
+        TDCL_TRY(sink(user, b, len, err));
+    }
+out:
+    free(b);
+    return st;
+}
+
+static tdcl_status enqueue_read(tdcl_ctx *ctx, struct tdcl_xfer *x, cl_mem buf, size_t off,
+                                size_t n, size_t i, tdcl_err *err)
+{
+    size_t pos = i * x->chunk;
+    if (pos >= n) return TDCL_OK;
+    size_t len = n - pos < x->chunk ? n - pos : x->chunk;
+    int s = (int)(i % SLOTS);
+    cl_int rc = clEnqueueReadBuffer(ctx->queue, buf, CL_FALSE, off + pos, len, slot_ptr(x, s), 0,
+                                    NULL, &x->ev[s]);
+    if (rc == CL_SUCCESS) rc = clFlush(ctx->queue);
+    return rc == CL_SUCCESS ? TDCL_OK : tdcl_fail_cl(err, rc, "clEnqueueReadBuffer", NULL);
+}
+
+tdcl_status tdcl_xfer_download(tdcl_ctx *ctx, cl_mem buf, size_t off, size_t n, tdcl_xfer_sink sink,
+                               void *user, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    struct tdcl_xfer *x = ring(ctx, n);
+    if (!x) return download_plain(ctx, buf, off, n, sink, user, err);
+    for (size_t i = 0; i < SLOTS; i++)
+        TDCL_TRY(enqueue_read(ctx, x, buf, off, n, i, err));
+    for (size_t i = 0, pos = 0, len; pos < n; pos += len, i++) {
+        int s = (int)(i % SLOTS);
+        len = n - pos < x->chunk ? n - pos : x->chunk;
+        TDCL_TRY(wait_slot(x, s, err));
+        TDCL_TRY(sink(user, slot_ptr(x, s), len, err));
+        TDCL_TRY(enqueue_read(ctx, x, buf, off, n, i + SLOTS, err));
+    }
+out:
+    return drain(x, st, err);
+}
+
+typedef struct into {
+    const struct tdcl_xfer *x;
+    unsigned char *dst;
+} into;
+
+static tdcl_status copy_sink(void *user, const void *p, size_t n, tdcl_err *err)
+{
+    (void)err;
+    into *t = user;
+    if (t->x)
+        par_copy(t->x, t->dst, p, n);
+    else
+        memcpy(t->dst, p, n);
+    t->dst += n;
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_xfer_read(tdcl_ctx *ctx, cl_mem buf, size_t off, void *dst, size_t n,
+                           tdcl_err *err)
+{
+    if (!ring(ctx, n)) {
+        cl_int rc = clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, off, n, dst, 0, NULL, NULL);
+        return rc == CL_SUCCESS ? TDCL_OK : tdcl_fail_cl(err, rc, "clEnqueueReadBuffer", NULL);
+    }
+    into t = {ctx->xfer, dst};
+    return tdcl_xfer_download(ctx, buf, off, n, copy_sink, &t, err);
+}
