@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "base/fileio.h"
 #include "io/numconv.h"
@@ -291,6 +292,53 @@ tdcl_status tdcl_npy_read(tdcl_src *s, size_t max_bytes, tdcl_matrix *out, tdcl_
     TDCL_TRY(check_data_size(s, &h, off, bytes, err));
     /* Every byte is overwritten, but calloc of a large block costs nothing
      * more than malloc (fresh pages are zero) and keeps the contract. */
+    TDCL_TRY(tdcl_matrix_alloc(&m, h.shape[0], h.shape[1], 1, h.dtype, err));
+    TDCL_TRY(read_data(s, &h, &m, bytes, err));
+    *out = m;
+    memset(&m, 0, sizeof m);
+out:
+    tdcl_matrix_free(&m);
+    return st;
+}
+
+void tdcl_mapping_release(tdcl_mapping *map)
+{
+    if (map && map->addr) munmap(map->addr, map->len);
+    if (map) memset(map, 0, sizeof *map);
+}
+
+/* Maps s's whole file read-only with its pages prefaulted (MAP_POPULATE
+ * costs the page tables only: the pages are the page cache's); 0 when the
+ * source cannot be mapped or mmap fails (the caller reads instead). */
+static int map_file(tdcl_src *s, const npy_hdr *h, uint64_t off, tdcl_mapping *map)
+{
+    if (!s->regular || s->gz || s->is_stdin || s->mem || s->file_size > SIZE_MAX) return 0;
+    if (off % 64 || (h->fortran && h->shape[0] > 1 && h->shape[1] > 1)) return 0;
+    void *m = mmap(NULL, (size_t)s->file_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, s->fd, 0);
+    if (m == MAP_FAILED) return 0;
+    map->addr = m;
+    map->len = (size_t)s->file_size;
+    return 1;
+}
+
+tdcl_status tdcl_npy_read_mapped(tdcl_src *s, size_t max_bytes, tdcl_matrix *out, tdcl_mapping *map,
+                                 tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix m = {0};
+    npy_hdr h = {0};
+    uint64_t off = 0;
+    size_t bytes;
+    memset(out, 0, sizeof *out);
+    memset(map, 0, sizeof *map);
+    TDCL_TRY(read_header(s, &h, &off, err));
+    TDCL_TRY(
+        tdcl_src_check_size(s->name, h.shape[0], h.shape[1], (int)h.dtype, max_bytes, &bytes, err));
+    TDCL_TRY(check_data_size(s, &h, off, bytes, err));
+    if (map_file(s, &h, off, map)) {
+        *out = (tdcl_matrix){h.shape[0], h.shape[1], 1, h.dtype, (char *)map->addr + off};
+        return TDCL_OK;
+    }
     TDCL_TRY(tdcl_matrix_alloc(&m, h.shape[0], h.shape[1], 1, h.dtype, err));
     TDCL_TRY(read_data(s, &h, &m, bytes, err));
     *out = m;

@@ -22,6 +22,24 @@ int tdcl_npy_magic(const tdcl_src *src);
  * arrays before allocating. */
 tdcl_status tdcl_npy_read(tdcl_src *src, size_t max_bytes, tdcl_matrix *out, tdcl_err *err);
 
+/* A read-only private mapping of a file that holds a matrix's data. */
+typedef struct tdcl_mapping {
+    void *addr; /* NULL: none */
+    size_t len;
+} tdcl_mapping;
+
+/* tdcl_npy_read, but where src is a plain regular file whose C-order data
+ * starts 64-byte aligned, out->data points into a read-only mapping of the
+ * file (*map; nothing is copied and no fresh page touched, the pages are
+ * prefaulted), to be released with tdcl_mapping_release and never freed
+ * or written. Elsewhere, or if mmap fails, map->addr is NULL and out is
+ * read as tdcl_npy_read reads it. */
+tdcl_status tdcl_npy_read_mapped(tdcl_src *src, size_t max_bytes, tdcl_matrix *out,
+                                 tdcl_mapping *map, tdcl_err *err);
+
+/* Unmaps; accepts NULL and an empty mapping, and empties it. */
+void tdcl_mapping_release(tdcl_mapping *map);
+
 /* Writes m (1 channel) as a version 1.0 .npy file, C order, to fp. */
 tdcl_status tdcl_npy_write(FILE *fp, const char *name, const tdcl_matrix *m, tdcl_err *err);
 

@@ -24,15 +24,18 @@ static tdcl_status check_out_path(const char *path, tdcl_err *err)
                      path);
 }
 
+/* A and B, each read or, for a plain .npy file, mapped (maps[0], maps[1]):
+ * no fresh memory touched and nothing copied before the upload, which on
+ * a CPU device computes on the mapping in place. */
 static tdcl_status read_inputs(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_matrix *a,
-                               tdcl_matrix *b, tdcl_err *err)
+                               tdcl_matrix *b, tdcl_mapping maps[2], tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     double t0 = tdcl_now_ms();
     if (o->a_path && o->b_path && strcmp(o->a_path, "-") == 0 && strcmp(o->b_path, "-") == 0)
         return tdcl_fail(err, TDCL_EINVAL, "only one of A and B can be read from stdin ('-')");
-    TDCL_TRY(tdcl_matrix_read(o->a_path, o->max_input_bytes, a, err));
-    TDCL_TRY(tdcl_matrix_read(o->b_path, o->max_input_bytes, b, err));
+    TDCL_TRY(tdcl_matrix_read_mapped(o->a_path, o->max_input_bytes, a, &maps[0], err));
+    TDCL_TRY(tdcl_matrix_read_mapped(o->b_path, o->max_input_bytes, b, &maps[1], err));
     if (a->cols != b->rows)
         st = tdcl_fail(err, TDCL_EINVAL,
                        "cannot multiply '%s' (%" PRId64 "x%" PRId64 ") by '%s' (%" PRId64
@@ -197,11 +200,12 @@ tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_matrix a = {0}, b = {0}, c = {0}, view = {0};
+    tdcl_mapping maps[2] = {{0}};
     tdcl_mm_plan *p = NULL;
     int in_place = 0;
     TDCL_TRY(check_out_path(o->out_path, err));
     TDCL_TRY(tdcl_out_precheck(o->out_path, err)); /* before the work, not after */
-    TDCL_TRY(read_inputs(ctx, o, &a, &b, err));
+    TDCL_TRY(read_inputs(ctx, o, &a, &b, maps, err));
     TDCL_TRY(tdcl_ctx_wait(ctx, err));
     tdcl_mm_opts mm = o->mm;
     mm.type = job_type(o, &a, &b);
@@ -217,7 +221,8 @@ tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
         if (mm.borrow_inputs) TDCL_TRY(map_in_place(p, &view, &in_place, err));
         if (!in_place) TDCL_TRY(stream_product(ctx, o, p, &view, &streamed, err));
         if (streamed) goto out;
-        if (!in_place && mm.borrow_inputs) TDCL_TRY(download_into_a(p, &a, &view, &in_place, err));
+        if (!in_place && mm.borrow_inputs && !maps[0].addr) /* a mapping is read-only */
+            TDCL_TRY(download_into_a(p, &a, &view, &in_place, err));
     }
     if (in_place) {
         tdcl_log(TDCL_LOG_VERBOSE, "matmul: the product is written from %s",
@@ -236,8 +241,8 @@ tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
     }
 out:
     tdcl_mm_plan_destroy(p);
-    tdcl_matrix_free(&a);
-    tdcl_matrix_free(&b);
+    tdcl_matrix_release(&a, &maps[0]);
+    tdcl_matrix_release(&b, &maps[1]);
     tdcl_matrix_free(&c);
     return st;
 }
