@@ -162,9 +162,8 @@ tdcl_status tdcl_xfer_upload(tdcl_ctx *ctx, cl_mem buf, size_t off, const void *
     cl_command_queue q = ctx->queue;
     struct tdcl_xfer *x = ring(ctx, n);
     if (!x) {
-        TDCL_CL_TRY(err, clEnqueueWriteBuffer(q, buf, CL_TRUE, off, n, src, 0, NULL, NULL),
-                    "clEnqueueWriteBuffer");
-        return TDCL_OK;
+        cl_int rc = clEnqueueWriteBuffer(q, buf, CL_TRUE, off, n, src, 0, NULL, NULL);
+        return rc == CL_SUCCESS ? TDCL_OK : tdcl_fail_cl(err, rc, "clEnqueueWriteBuffer", NULL);
     }
     const unsigned char *from = src;
     for (size_t pos = 0, i = 0, len; pos < n; pos += len, i++) {
@@ -209,10 +208,11 @@ static tdcl_status enqueue_read(tdcl_ctx *ctx, struct tdcl_xfer *x, cl_mem buf, 
     if (pos >= n) return TDCL_OK;
     size_t len = n - pos < x->chunk ? n - pos : x->chunk;
     int s = (int)(i % SLOTS);
+    const char *call = "clEnqueueReadBuffer";
     cl_int rc = clEnqueueReadBuffer(ctx->queue, buf, CL_FALSE, off + pos, len, slot_ptr(x, s), 0,
                                     NULL, &x->ev[s]);
-    if (rc == CL_SUCCESS) rc = clFlush(ctx->queue);
-    return rc == CL_SUCCESS ? TDCL_OK : tdcl_fail_cl(err, rc, "clEnqueueReadBuffer", NULL);
+    if (rc == CL_SUCCESS) rc = clFlush(ctx->queue), call = "clFlush";
+    return rc == CL_SUCCESS ? TDCL_OK : tdcl_fail_cl(err, rc, call, NULL);
 }
 
 tdcl_status tdcl_xfer_download(tdcl_ctx *ctx, cl_mem buf, size_t off, size_t n, tdcl_xfer_sink sink,
