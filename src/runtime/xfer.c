@@ -1,6 +1,6 @@
-/* Staged host <-> device copies: a ring of two pinned, mapped chunks per
- * context, filled by a few host threads while the device copies the other
- * one (xfer.h says why). */
+/* Staged host <-> device copies: a ring of pinned, mapped chunks per
+ * context, filled by a few host threads while the device copies the
+ * others (xfer.h says why). */
 #include "runtime/xfer.h"
 
 #include <stdlib.h>
@@ -9,17 +9,21 @@
 #include "base/log.h"
 #include "base/pool.h"
 
-#define DEFAULT_CHUNK ((size_t)16 << 20)
+#define DEFAULT_CHUNK ((size_t)4 << 20)
+#define DEFAULT_LANES 4
 #define MIN_STAGED ((size_t)4 << 20) /* smaller copies: the driver's own path */
-#define SLOTS 2
 
+/* The ring: lanes x 2 chunks. An upload runs one host thread per lane,
+ * each filling its two chunks in turn while the device copies the other
+ * (one fork-join per upload, not per chunk); a download reads ahead into
+ * all of them, in order, for one consumer. */
 struct tdcl_xfer {
     int failed; /* the ring could not be made: plain copies from now on */
     size_t chunk;
-    int threads;
+    int lanes, slots;
     cl_mem mem;
-    unsigned char *host; /* SLOTS * chunk bytes, mapped */
-    cl_event ev[SLOTS];
+    unsigned char *host; /* slots * chunk bytes, mapped */
+    cl_event ev[2 * TDCL_POOL_MAX];
 };
 
 static long env_long(const char *name, long dflt)
@@ -62,7 +66,7 @@ static void ring_free(tdcl_ctx *ctx, struct tdcl_xfer *x)
 static void ring_make(tdcl_ctx *ctx, struct tdcl_xfer *x)
 {
     cl_int rc;
-    size_t bytes = SLOTS * x->chunk;
+    size_t bytes = (size_t)x->slots * x->chunk;
     x->mem =
         clCreateBuffer(ctx->context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes, NULL, &rc);
     const char *call = "clCreateBuffer";
@@ -88,7 +92,8 @@ static struct tdcl_xfer *ring(tdcl_ctx *ctx, size_t n)
         if (!x) return NULL;
         long chunk = env_long("TILEDCL_STAGING_CHUNK", (long)DEFAULT_CHUNK);
         x->chunk = chunk < 4096 ? 4096 : (size_t)chunk;
-        x->threads = tdcl_pool_size((int)env_long("TILEDCL_STAGING_THREADS", 0), 8);
+        x->lanes = tdcl_pool_size((int)env_long("TILEDCL_STAGING_THREADS", DEFAULT_LANES), 1);
+        x->slots = 2 * x->lanes;
         ctx->xfer = x;
         ring_make(ctx, x);
     }
@@ -98,36 +103,16 @@ static struct tdcl_xfer *ring(tdcl_ctx *ctx, size_t n)
 void tdcl_xfer_release(tdcl_ctx *ctx)
 {
     if (!ctx || !ctx->xfer) return;
-    for (int s = 0; s < SLOTS; s++)
+    for (int s = 0; s < ctx->xfer->slots; s++)
         if (ctx->xfer->ev[s]) clReleaseEvent(ctx->xfer->ev[s]);
     ring_free(ctx, ctx->xfer);
     free(ctx->xfer);
     ctx->xfer = NULL;
 }
 
-typedef struct pcopy {
-    unsigned char *dst;
-    const unsigned char *src;
-    size_t n;
-    int parts;
-} pcopy;
-
-static void copy_part(void *arg, int i)
+static unsigned char *slot_ptr(const struct tdcl_xfer *x, int s)
 {
-    const pcopy *c = arg;
-    size_t a = c->n / (size_t)c->parts * (size_t)i;
-    size_t b = i + 1 == c->parts ? c->n : c->n / (size_t)c->parts * (size_t)(i + 1);
-    memcpy(c->dst + a, c->src + a, b - a);
-}
-
-/* memcpy over the ring's threads (one below 1 MiB). */
-static void par_copy(const struct tdcl_xfer *x, void *dst, const void *src, size_t n)
-{
-    pcopy c = {dst, src, n, n < ((size_t)1 << 20) ? 1 : x->threads};
-    if (c.parts <= 1)
-        memcpy(dst, src, n);
-    else
-        tdcl_pool_run(c.parts, copy_part, &c);
+    return x->host + (size_t)s * x->chunk;
 }
 
 /* Waits for slot s's copy; the event is released either way. */
@@ -143,41 +128,63 @@ static tdcl_status wait_slot(struct tdcl_xfer *x, int s, tdcl_err *err)
 /* Waits for every slot, keeping st if it is a failure already. */
 static tdcl_status drain(struct tdcl_xfer *x, tdcl_status st, tdcl_err *err)
 {
-    for (int s = 0; s < SLOTS; s++) {
+    for (int s = 0; s < x->slots; s++) {
         tdcl_status w = wait_slot(x, s, st ? NULL : err);
         if (!st) st = w;
     }
     return st;
 }
 
-static unsigned char *slot_ptr(const struct tdcl_xfer *x, int s)
+typedef struct upload {
+    tdcl_ctx *ctx;
+    struct tdcl_xfer *x;
+    cl_mem buf;
+    size_t off, n;
+    const unsigned char *src;
+    tdcl_status st[TDCL_POOL_MAX];
+    tdcl_err *err; /* one per lane */
+} upload;
+
+/* Lane t: chunks t, t + lanes, ... through its slots 2t and 2t+1. */
+static void upload_lane(void *arg, int t)
 {
-    return x->host + (size_t)s * x->chunk;
+    upload *u = arg;
+    struct tdcl_xfer *x = u->x;
+    cl_command_queue q = u->ctx->queue;
+    tdcl_status st = TDCL_OK;
+    tdcl_err *err = &u->err[t];
+    for (size_t i = (size_t)t, k = 0; i * x->chunk < u->n; i += (size_t)x->lanes, k++) {
+        size_t pos = i * x->chunk, len = u->n - pos < x->chunk ? u->n - pos : x->chunk;
+        int s = 2 * t + (int)(k & 1);
+        TDCL_TRY(wait_slot(x, s, err));
+        memcpy(slot_ptr(x, s), u->src + pos, len);
+        TDCL_CL_TRY(err,
+                    clEnqueueWriteBuffer(q, u->buf, CL_FALSE, u->off + pos, len, slot_ptr(x, s), 0,
+                                         NULL, &x->ev[s]),
+                    "clEnqueueWriteBuffer");
+        TDCL_CL_TRY(err, clFlush(q), "clFlush");
+    }
+out:
+    u->st[t] = st;
 }
 
 tdcl_status tdcl_xfer_upload(tdcl_ctx *ctx, cl_mem buf, size_t off, const void *src, size_t n,
                              tdcl_err *err)
 {
-    tdcl_status st = TDCL_OK;
-    cl_command_queue q = ctx->queue;
     struct tdcl_xfer *x = ring(ctx, n);
     if (!x) {
-        cl_int rc = clEnqueueWriteBuffer(q, buf, CL_TRUE, off, n, src, 0, NULL, NULL);
+        cl_int rc = clEnqueueWriteBuffer(ctx->queue, buf, CL_TRUE, off, n, src, 0, NULL, NULL);
         return rc == CL_SUCCESS ? TDCL_OK : tdcl_fail_cl(err, rc, "clEnqueueWriteBuffer", NULL);
     }
-    const unsigned char *from = src;
-    for (size_t pos = 0, i = 0, len; pos < n; pos += len, i++) {
-        int s = (int)(i % SLOTS);
-        len = n - pos < x->chunk ? n - pos : x->chunk;
-        TDCL_TRY(wait_slot(x, s, err));
-        par_copy(x, slot_ptr(x, s), from + pos, len);
-        TDCL_CL_TRY(err,
-                    clEnqueueWriteBuffer(q, buf, CL_FALSE, off + pos, len, slot_ptr(x, s), 0, NULL,
-                                         &x->ev[s]),
-                    "clEnqueueWriteBuffer");
-        TDCL_CL_TRY(err, clFlush(q), "clFlush");
-    }
-out:
+    upload u = {ctx, x, buf, off, n, src, {TDCL_OK}, calloc((size_t)x->lanes, sizeof(tdcl_err))};
+    if (!u.err) return tdcl_fail(err, TDCL_ENOMEM, "out of memory for a staged copy");
+    size_t chunks = (n + x->chunk - 1) / x->chunk;
+    int lanes = chunks < (size_t)x->lanes ? (int)chunks : x->lanes;
+    tdcl_pool_run(lanes, upload_lane, &u);
+    tdcl_status st = TDCL_OK;
+    for (int t = 0; t < lanes && !st; t++)
+        if ((st = u.st[t]) && err) *err = u.err[t];
+    free(u.err);
     return drain(x, st, err);
 }
 
@@ -207,7 +214,7 @@ static tdcl_status enqueue_read(tdcl_ctx *ctx, struct tdcl_xfer *x, cl_mem buf, 
     size_t pos = i * x->chunk;
     if (pos >= n) return TDCL_OK;
     size_t len = n - pos < x->chunk ? n - pos : x->chunk;
-    int s = (int)(i % SLOTS);
+    int s = (int)(i % (size_t)x->slots);
     const char *call = "clEnqueueReadBuffer";
     cl_int rc = clEnqueueReadBuffer(ctx->queue, buf, CL_FALSE, off + pos, len, slot_ptr(x, s), 0,
                                     NULL, &x->ev[s]);
@@ -221,33 +228,26 @@ tdcl_status tdcl_xfer_download(tdcl_ctx *ctx, cl_mem buf, size_t off, size_t n, 
     tdcl_status st = TDCL_OK;
     struct tdcl_xfer *x = ring(ctx, n);
     if (!x) return download_plain(ctx, buf, off, n, sink, user, err);
-    for (size_t i = 0; i < SLOTS; i++)
+    size_t ahead = (size_t)x->slots;
+    for (size_t i = 0; i < ahead; i++)
         TDCL_TRY(enqueue_read(ctx, x, buf, off, n, i, err));
     for (size_t i = 0, pos = 0, len; pos < n; pos += len, i++) {
-        int s = (int)(i % SLOTS);
+        int s = (int)(i % ahead);
         len = n - pos < x->chunk ? n - pos : x->chunk;
         TDCL_TRY(wait_slot(x, s, err));
         TDCL_TRY(sink(user, slot_ptr(x, s), len, err));
-        TDCL_TRY(enqueue_read(ctx, x, buf, off, n, i + SLOTS, err));
+        TDCL_TRY(enqueue_read(ctx, x, buf, off, n, i + ahead, err));
     }
 out:
     return drain(x, st, err);
 }
 
-typedef struct into {
-    const struct tdcl_xfer *x;
-    unsigned char *dst;
-} into;
-
 static tdcl_status copy_sink(void *user, const void *p, size_t n, tdcl_err *err)
 {
     (void)err;
-    into *t = user;
-    if (t->x)
-        par_copy(t->x, t->dst, p, n);
-    else
-        memcpy(t->dst, p, n);
-    t->dst += n;
+    unsigned char **dst = user;
+    memcpy(*dst, p, n);
+    *dst += n;
     return TDCL_OK;
 }
 
@@ -258,6 +258,6 @@ tdcl_status tdcl_xfer_read(tdcl_ctx *ctx, cl_mem buf, size_t off, void *dst, siz
         cl_int rc = clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, off, n, dst, 0, NULL, NULL);
         return rc == CL_SUCCESS ? TDCL_OK : tdcl_fail_cl(err, rc, "clEnqueueReadBuffer", NULL);
     }
-    into t = {ctx->xfer, dst};
-    return tdcl_xfer_download(ctx, buf, off, n, copy_sink, &t, err);
+    unsigned char *to = dst;
+    return tdcl_xfer_download(ctx, buf, off, n, copy_sink, &to, err);
 }
