@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/fileio.h"
 #include "io/numconv.h"
@@ -402,7 +404,8 @@ tdcl_status tdcl_npy_write(FILE *fp, const char *name, const tdcl_matrix *m, tdc
 struct tdcl_npy_out {
     tdcl_outfile of;
     const char *name;
-    size_t left; /* data bytes still to come */
+    size_t hdr, bytes; /* header and data bytes */
+    size_t left;       /* data bytes still to come (atomic) */
 };
 
 tdcl_status tdcl_npy_out_open(const char *path, int64_t rows, int64_t cols, tdcl_dtype t,
@@ -410,14 +413,18 @@ tdcl_status tdcl_npy_out_open(const char *path, int64_t rows, int64_t cols, tdcl
 {
     tdcl_status st = TDCL_OK;
     char hdr[256];
-    size_t total = npy_header(hdr, rows, cols, t);
-    tdcl_npy_out *w = calloc(1, sizeof *w);
+    struct stat sb;
     *out = NULL;
+    if (!path || strcmp(path, "-") == 0 || (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)))
+        return tdcl_fail(err, TDCL_EUNSUPPORTED, "'%s': written in pieces only to a regular file",
+                         path ? path : "-");
+    tdcl_npy_out *w = calloc(1, sizeof *w);
     if (!w) return tdcl_fail(err, TDCL_ENOMEM, "out of memory writing '%s'", path);
     w->name = path;
-    w->left = (size_t)rows * (size_t)cols * tdcl_dtype_size(t);
+    w->hdr = npy_header(hdr, rows, cols, t);
+    w->bytes = w->left = (size_t)rows * (size_t)cols * tdcl_dtype_size(t);
     TDCL_TRY(tdcl_out_open(&w->of, path, err));
-    if (fwrite(hdr, 1, total, w->of.fp) != total) {
+    if (fwrite(hdr, 1, w->hdr, w->of.fp) != w->hdr || fflush(w->of.fp) != 0) {
         st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", path, strerror(errno));
         goto out;
     }
@@ -428,15 +435,23 @@ out:
     return st;
 }
 
-tdcl_status tdcl_npy_out_write(void *user, const void *p, size_t n, tdcl_err *err)
+tdcl_status tdcl_npy_out_write(void *user, size_t pos, const void *p, size_t n, tdcl_err *err)
 {
     tdcl_npy_out *w = user;
-    if (n > w->left)
-        return tdcl_fail(err, TDCL_EINVAL, "'%s': %zu bytes more than the array holds", w->name,
-                         n - w->left);
-    if (fwrite(p, 1, n, w->of.fp) != n)
-        return tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", w->name, strerror(errno));
-    w->left -= n;
+    if (pos > w->bytes || n > w->bytes - pos)
+        return tdcl_fail(err, TDCL_EINVAL, "'%s': bytes %zu..%zu lie past the array's %zu", w->name,
+                         pos, pos + n, w->bytes);
+    const char *b = p;
+    int fd = fileno(w->of.fp);
+    for (size_t done = 0; done < n;) {
+        ssize_t k = pwrite(fd, b + done, n - done, (off_t)(w->hdr + pos + done));
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0)
+            return tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", w->name,
+                             k < 0 ? strerror(errno) : "no progress");
+        done += (size_t)k;
+    }
+    __atomic_sub_fetch(&w->left, n, __ATOMIC_RELAXED);
     return TDCL_OK;
 }
 

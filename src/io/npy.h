@@ -43,20 +43,24 @@ void tdcl_mapping_release(tdcl_mapping *map);
 /* Writes m (1 channel) as a version 1.0 .npy file, C order, to fp. */
 tdcl_status tdcl_npy_write(FILE *fp, const char *name, const tdcl_matrix *m, tdcl_err *err);
 
-/* A .npy file written in pieces (the chunks of a download): the header at
- * open, the C-order data as it comes, the file renamed into place only by
+/* A .npy file written in pieces (the chunks of a download, from several
+ * threads, in any order): the header at open, each range of the C-order
+ * data at its place, the file renamed into place only by
  * tdcl_npy_out_commit once every byte came (base/fileio.h: an existing
  * file is never truncated). path is borrowed until commit or abort. */
 typedef struct tdcl_npy_out tdcl_npy_out;
 
-/* Opens path (a regular file or FIFO; not "-") for a rows x cols array of
- * dtype t and writes the header. *out is owned by the caller. */
+/* Opens path for a rows x cols array of dtype t and writes the header.
+ * Only a regular file (new or replaced) can be written in pieces: "-", a
+ * FIFO or a device give TDCL_EUNSUPPORTED before anything is opened. *out
+ * is owned by the caller. */
 tdcl_status tdcl_npy_out_open(const char *path, int64_t rows, int64_t cols, tdcl_dtype t,
                               tdcl_npy_out **out, tdcl_err *err);
 
-/* Appends n data bytes (w: a tdcl_npy_out; a tdcl_xfer_sink). More bytes
- * than the array holds are refused. */
-tdcl_status tdcl_npy_out_write(void *w, const void *p, size_t n, tdcl_err *err);
+/* Writes the n data bytes at data offset pos (w: a tdcl_npy_out; a
+ * tdcl_xfer_sink: thread-safe for distinct ranges). Bytes past the array
+ * are refused. */
+tdcl_status tdcl_npy_out_write(void *w, size_t pos, const void *p, size_t n, tdcl_err *err);
 
 /* Renames the file into place if every byte came, else fails and writes
  * nothing; frees w either way. */

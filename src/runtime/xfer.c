@@ -15,8 +15,8 @@
 
 /* The ring: lanes x 2 chunks. An upload runs one host thread per lane,
  * each filling its two chunks in turn while the device copies the other
- * (one fork-join per upload, not per chunk); a download reads ahead into
- * all of them, in order, for one consumer. */
+ * (one fork-join per upload, not per chunk); a download the other way
+ * round, each lane handing its chunks to the sink. */
 struct tdcl_xfer {
     int failed; /* the ring could not be made: plain copies from now on */
     size_t chunk;
@@ -178,8 +178,7 @@ tdcl_status tdcl_xfer_upload(tdcl_ctx *ctx, cl_mem buf, size_t off, const void *
     }
     upload u = {ctx, x, buf, off, n, src, {TDCL_OK}, calloc((size_t)x->lanes, sizeof(tdcl_err))};
     if (!u.err) return tdcl_fail(err, TDCL_ENOMEM, "out of memory for a staged copy");
-    size_t chunks = (n + x->chunk - 1) / x->chunk;
-    int lanes = chunks < (size_t)x->lanes ? (int)chunks : x->lanes;
+    int lanes = tdcl_xfer_lanes(ctx, n);
     tdcl_pool_run(lanes, upload_lane, &u);
     tdcl_status st = TDCL_OK;
     for (int t = 0; t < lanes && !st; t++)
@@ -201,53 +200,90 @@ static tdcl_status download_plain(tdcl_ctx *ctx, cl_mem buf, size_t off, size_t 
         TDCL_CL_TRY(err,
                     clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, off + pos, len, b, 0, NULL, NULL),
                     "clEnqueueReadBuffer");
-        TDCL_TRY(sink(user, b, len, err));
+        TDCL_TRY(sink(user, pos, b, len, err));
     }
 out:
     free(b);
     return st;
 }
 
-static tdcl_status enqueue_read(tdcl_ctx *ctx, struct tdcl_xfer *x, cl_mem buf, size_t off,
-                                size_t n, size_t i, tdcl_err *err)
+typedef struct download {
+    tdcl_ctx *ctx;
+    struct tdcl_xfer *x;
+    cl_mem buf;
+    size_t off, n;
+    tdcl_xfer_sink sink;
+    void *user;
+    volatile int stop; /* a lane failed: the others stop too */
+    tdcl_status st[TDCL_POOL_MAX];
+    tdcl_err *err; /* one per lane */
+} download;
+
+/* Enqueues the read of chunk i into slot s, if there is such a chunk. */
+static tdcl_status enqueue_read(download *d, size_t i, int s, tdcl_err *err)
 {
+    struct tdcl_xfer *x = d->x;
     size_t pos = i * x->chunk;
-    if (pos >= n) return TDCL_OK;
-    size_t len = n - pos < x->chunk ? n - pos : x->chunk;
-    int s = (int)(i % (size_t)x->slots);
+    if (pos >= d->n) return TDCL_OK;
+    size_t len = d->n - pos < x->chunk ? d->n - pos : x->chunk;
     const char *call = "clEnqueueReadBuffer";
-    cl_int rc = clEnqueueReadBuffer(ctx->queue, buf, CL_FALSE, off + pos, len, slot_ptr(x, s), 0,
-                                    NULL, &x->ev[s]);
-    if (rc == CL_SUCCESS) rc = clFlush(ctx->queue), call = "clFlush";
+    cl_int rc = clEnqueueReadBuffer(d->ctx->queue, d->buf, CL_FALSE, d->off + pos, len,
+                                    slot_ptr(x, s), 0, NULL, &x->ev[s]);
+    if (rc == CL_SUCCESS) rc = clFlush(d->ctx->queue), call = "clFlush";
     return rc == CL_SUCCESS ? TDCL_OK : tdcl_fail_cl(err, rc, call, NULL);
+}
+
+/* Lane t: chunks t, t + lanes, ... read ahead into its slots 2t and
+ * 2t+1, each handed to the sink as soon as it lands. */
+static void download_lane(void *arg, int t)
+{
+    download *d = arg;
+    struct tdcl_xfer *x = d->x;
+    tdcl_status st = TDCL_OK;
+    tdcl_err *err = &d->err[t];
+    size_t step = (size_t)x->lanes;
+    TDCL_TRY(enqueue_read(d, (size_t)t, 2 * t, err));
+    TDCL_TRY(enqueue_read(d, (size_t)t + step, 2 * t + 1, err));
+    for (size_t i = (size_t)t, k = 0; i * x->chunk < d->n && !d->stop; i += step, k++) {
+        size_t pos = i * x->chunk, len = d->n - pos < x->chunk ? d->n - pos : x->chunk;
+        int s = 2 * t + (int)(k & 1);
+        TDCL_TRY(wait_slot(x, s, err));
+        TDCL_TRY(d->sink(d->user, pos, slot_ptr(x, s), len, err));
+        TDCL_TRY(enqueue_read(d, i + 2 * step, s, err));
+    }
+out:
+    if (st) d->stop = 1;
+    d->st[t] = st;
 }
 
 tdcl_status tdcl_xfer_download(tdcl_ctx *ctx, cl_mem buf, size_t off, size_t n, tdcl_xfer_sink sink,
                                void *user, tdcl_err *err)
 {
-    tdcl_status st = TDCL_OK;
     struct tdcl_xfer *x = ring(ctx, n);
     if (!x) return download_plain(ctx, buf, off, n, sink, user, err);
-    size_t ahead = (size_t)x->slots;
-    for (size_t i = 0; i < ahead; i++)
-        TDCL_TRY(enqueue_read(ctx, x, buf, off, n, i, err));
-    for (size_t i = 0, pos = 0, len; pos < n; pos += len, i++) {
-        int s = (int)(i % ahead);
-        len = n - pos < x->chunk ? n - pos : x->chunk;
-        TDCL_TRY(wait_slot(x, s, err));
-        TDCL_TRY(sink(user, slot_ptr(x, s), len, err));
-        TDCL_TRY(enqueue_read(ctx, x, buf, off, n, i + ahead, err));
-    }
-out:
+    download d = {ctx,  x,    buf, off,       n,
+                  sink, user, 0,   {TDCL_OK}, calloc((size_t)x->lanes, sizeof(tdcl_err))};
+    if (!d.err) return tdcl_fail(err, TDCL_ENOMEM, "out of memory for a staged copy");
+    tdcl_pool_run(tdcl_xfer_lanes(ctx, n), download_lane, &d);
+    tdcl_status st = TDCL_OK;
+    for (int t = 0; t < x->lanes && !st; t++)
+        if ((st = d.st[t]) && err) *err = d.err[t];
+    free(d.err);
     return drain(x, st, err);
 }
 
-static tdcl_status copy_sink(void *user, const void *p, size_t n, tdcl_err *err)
+int tdcl_xfer_lanes(tdcl_ctx *ctx, size_t n)
+{
+    struct tdcl_xfer *x = ring(ctx, n);
+    if (!x) return 1;
+    size_t chunks = (n + x->chunk - 1) / x->chunk;
+    return chunks < (size_t)x->lanes ? (int)chunks : x->lanes;
+}
+
+static tdcl_status copy_sink(void *user, size_t pos, const void *p, size_t n, tdcl_err *err)
 {
     (void)err;
-    unsigned char **dst = user;
-    memcpy(*dst, p, n);
-    *dst += n;
+    memcpy((unsigned char *)user + pos, p, n);
     return TDCL_OK;
 }
 
@@ -258,6 +294,5 @@ tdcl_status tdcl_xfer_read(tdcl_ctx *ctx, cl_mem buf, size_t off, void *dst, siz
         cl_int rc = clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, off, n, dst, 0, NULL, NULL);
         return rc == CL_SUCCESS ? TDCL_OK : tdcl_fail_cl(err, rc, "clEnqueueReadBuffer", NULL);
     }
-    unsigned char *to = dst;
-    return tdcl_xfer_download(ctx, buf, off, n, copy_sink, &to, err);
+    return tdcl_xfer_download(ctx, buf, off, n, copy_sink, dst, err);
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -613,13 +614,16 @@ static void test_npy_out_chunks(void **state)
     assert_int_equal(tdcl_matrix_write(tmp("ref.npy"), &a, NULL, &e), TDCL_OK);
     size_t nref, bytes = 31 * 17 * 8;
     unsigned char *ref = slurp(tmp("ref.npy"), &nref);
-    const size_t steps[] = {1, 7, 4096, bytes};
-    for (size_t k = 0; k < 4; k++) {
+    const size_t steps[] = {1, 7, 4096, bytes, 1000};
+    for (size_t k = 0; k < 5; k++) {
         tdcl_npy_out *w;
         assert_int_equal(tdcl_npy_out_open(tmp("s.npy"), 31, 17, TDCL_I64, &w, &e), TDCL_OK);
-        for (size_t pos = 0; pos < bytes; pos += steps[k]) {
+        size_t chunks = (bytes + steps[k] - 1) / steps[k];
+        for (size_t c = 0; c < chunks; c++) {
+            /* the last step size goes backwards: pieces land in any order */
+            size_t pos = (k == 4 ? chunks - 1 - c : c) * steps[k];
             size_t len = bytes - pos < steps[k] ? bytes - pos : steps[k];
-            assert_int_equal(tdcl_npy_out_write(w, (char *)a.data + pos, len, &e), TDCL_OK);
+            assert_int_equal(tdcl_npy_out_write(w, pos, (char *)a.data + pos, len, &e), TDCL_OK);
         }
         assert_int_equal(tdcl_npy_out_commit(w, &e), TDCL_OK);
         size_t n;
@@ -631,8 +635,8 @@ static void test_npy_out_chunks(void **state)
     tdcl_test_write_text(tmp("s.npy"), "old\n");
     tdcl_npy_out *w;
     assert_int_equal(tdcl_npy_out_open(tmp("s.npy"), 31, 17, TDCL_I64, &w, &e), TDCL_OK);
-    assert_int_equal(tdcl_npy_out_write(w, a.data, bytes - 1, &e), TDCL_OK);
-    assert_int_equal(tdcl_npy_out_write(w, a.data, 2, &e), TDCL_EINVAL);
+    assert_int_equal(tdcl_npy_out_write(w, 0, a.data, bytes - 1, &e), TDCL_OK);
+    assert_int_equal(tdcl_npy_out_write(w, bytes - 1, a.data, 2, &e), TDCL_EINVAL);
     assert_int_equal(tdcl_npy_out_commit(w, &e), TDCL_EIO);
     assert_non_null(strstr(e.msg, "1 bytes of the array never came"));
     assert_int_equal(tdcl_npy_out_open(tmp("s.npy"), 31, 17, TDCL_I64, &w, &e), TDCL_OK);
@@ -642,6 +646,13 @@ static void test_npy_out_chunks(void **state)
     assert_int_equal(n, 4);
     assert_memory_equal(old, "old\n", 4);
     free(old);
+    /* a FIFO (or "-") cannot take pieces out of order: refused unopened */
+    assert_int_equal(mkfifo(tmp("fifo.npy"), 0600), 0);
+    assert_int_equal(tdcl_npy_out_open(tmp("fifo.npy"), 31, 17, TDCL_I64, &w, &e),
+                     TDCL_EUNSUPPORTED);
+    unlink(tmp("fifo.npy"));
+    assert_null(w);
+    assert_int_equal(tdcl_npy_out_open("-", 31, 17, TDCL_I64, &w, &e), TDCL_EUNSUPPORTED);
     free(ref);
     tdcl_matrix_free(&a);
 }
