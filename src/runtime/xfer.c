@@ -9,8 +9,8 @@
 #include "base/log.h"
 #include "base/pool.h"
 
-#define DEFAULT_CHUNK ((size_t)4 << 20)
-#define DEFAULT_LANES 4
+#define DEFAULT_CHUNK ((size_t)1 << 20)
+#define DEFAULT_LANES 8
 #define MIN_STAGED ((size_t)4 << 20) /* smaller copies: the driver's own path */
 
 /* The ring: lanes x 2 chunks. An upload runs one host thread per lane,

@@ -17,8 +17,8 @@
  * On a CPU device host memory is device memory: the copies go straight
  * through clEnqueueWriteBuffer/ReadBuffer. TILEDCL_STAGING=0 turns the ring
  * off, =1 uses it on any device and size (tests); TILEDCL_STAGING_CHUNK
- * sets the chunk size in bytes (default 4 MiB) and TILEDCL_STAGING_THREADS
- * the copying threads (default 4): the ring is 2 x threads x chunk. A
+ * sets the chunk size in bytes (default 1 MiB) and TILEDCL_STAGING_THREADS
+ * the copying threads (default 8): the ring is 2 x threads x chunk. A
  * ring that cannot be allocated or mapped falls back to the plain copies
  * (logged at -v), never to an error. */
 #ifndef TDCL_XFER_H
