@@ -121,8 +121,11 @@ tdcl_status tdcl_matrix_write_opts(const char *path, const tdcl_matrix *m, const
         return tdcl_fail(err, TDCL_EINVAL,
                          "'%s': unknown matrix format (the extension must be .mtx or .npy)", path);
     tdcl_outfile f;
-    tdcl_status st = tdcl_out_open(&f, path, err);
-    if (st) return st;
+    tdcl_status st = TDCL_OK;
+    int done = 0;
+    if (fn == write_npy && !to_stdout && (st = tdcl_npy_save(path, m, &done, err))) return st;
+    if (done) return TDCL_OK; /* large: in bands on several threads */
+    if ((st = tdcl_out_open(&f, path, err))) return st;
     st = fn(f.fp, to_stdout ? "<stdout>" : path, m, o, err);
     if (st) {
         tdcl_out_abort(&f);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/pool.h"
 #include "io/numconv.h"
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
@@ -472,4 +473,55 @@ void tdcl_npy_out_abort(tdcl_npy_out *w)
     if (!w) return;
     tdcl_out_abort(&w->of);
     free(w);
+}
+
+#define SAVE_MIN ((size_t)16 << 20) /* smaller arrays: one write */
+
+typedef struct save {
+    tdcl_npy_out *w;
+    const unsigned char *data;
+    size_t bytes;
+    int parts;
+    tdcl_status st[TDCL_POOL_MAX];
+    tdcl_err *err;
+} save;
+
+static void save_part(void *arg, int i)
+{
+    save *s = arg;
+    size_t a = s->bytes / (size_t)s->parts * (size_t)i;
+    size_t b = i + 1 == s->parts ? s->bytes : s->bytes / (size_t)s->parts * (size_t)(i + 1);
+    s->st[i] = tdcl_npy_out_write(s->w, a, s->data + a, b - a, &s->err[i]);
+}
+
+tdcl_status tdcl_npy_save(const char *path, const tdcl_matrix *m, int *done, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_err e = {0};
+    save s = {.data = m->data, .bytes = tdcl_matrix_count(m) * tdcl_dtype_size(m->dtype)};
+    *done = 0;
+    if (m->channels != 1 || s.bytes < SAVE_MIN) return TDCL_OK;
+    st = tdcl_npy_out_open(path, m->rows, m->cols, m->dtype, &s.w, &e);
+    if (st == TDCL_EUNSUPPORTED) return TDCL_OK; /* not a regular file */
+    if (st && err) *err = e;
+    if (st) return st;
+    s.parts = tdcl_pool_size(0, 8);
+    if (!(s.err = calloc((size_t)s.parts, sizeof *s.err))) {
+        st = tdcl_fail(err, TDCL_ENOMEM, "out of memory writing '%s'", path);
+        goto out;
+    }
+    tdcl_pool_run(s.parts, save_part, &s);
+    for (int i = 0; i < s.parts; i++)
+        if (s.st[i]) {
+            st = s.st[i];
+            if (err) *err = s.err[i];
+            goto out;
+        }
+    st = tdcl_npy_out_commit(s.w, err);
+    s.w = NULL;
+    *done = 1;
+out:
+    tdcl_npy_out_abort(s.w);
+    free(s.err);
+    return st;
 }

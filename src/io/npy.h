@@ -66,6 +66,13 @@ tdcl_status tdcl_npy_out_write(void *w, size_t pos, const void *p, size_t n, tdc
  * nothing; frees w either way. */
 tdcl_status tdcl_npy_out_commit(tdcl_npy_out *w, tdcl_err *err);
 
+/* Writes m (1 channel, 16 MiB and up) to the regular file path (new or
+ * replaced, atomically) as tdcl_npy_write would, in bands written by
+ * several threads at once (tmpfs and the page cache take them faster):
+ * *done = 1. Smaller or multi-channel matrices, a FIFO, a device or "-":
+ * *done = 0 and nothing is opened (the caller writes them in order). */
+tdcl_status tdcl_npy_save(const char *path, const tdcl_matrix *m, int *done, tdcl_err *err);
+
 /* Removes the temporary and frees w; accepts NULL. */
 void tdcl_npy_out_abort(tdcl_npy_out *w);
 

@@ -657,6 +657,42 @@ static void test_npy_out_chunks(void **state)
     tdcl_matrix_free(&a);
 }
 
+/* A large array saved in bands by several threads is byte for byte what
+ * the one-write path gives; small ones and FIFOs are left to that path. */
+static void test_npy_save_bands(void **state)
+{
+    (void)state;
+    tdcl_matrix a;
+    tdcl_err e;
+    assert_int_equal(tdcl_matrix_alloc(&a, 2049, 2053, 1, TDCL_F32, &e), TDCL_OK);
+    tdcl_test_fill(&a, 21, -1e3, 1e3);
+    FILE *fp = fopen(tmp("one.npy"), "wb");
+    assert_non_null(fp);
+    assert_int_equal(tdcl_npy_write(fp, "one.npy", &a, &e), TDCL_OK);
+    assert_int_equal(fclose(fp), 0);
+    int done = 0;
+    tdcl_test_write_text(tmp("bands.npy"), "old\n");
+    assert_int_equal(tdcl_npy_save(tmp("bands.npy"), &a, &done, &e), TDCL_OK);
+    assert_int_equal(done, 1);
+    size_t n1, n2;
+    unsigned char *one = slurp(tmp("one.npy"), &n1), *bands = slurp(tmp("bands.npy"), &n2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(one, bands, n1);
+    free(one);
+    free(bands);
+    assert_int_equal(mkfifo(tmp("fifo2.npy"), 0600), 0);
+    assert_int_equal(tdcl_npy_save(tmp("fifo2.npy"), &a, &done, &e), TDCL_OK);
+    assert_int_equal(done, 0);
+    unlink(tmp("fifo2.npy"));
+    tdcl_matrix small;
+    assert_int_equal(tdcl_matrix_alloc(&small, 3, 3, 1, TDCL_F32, &e), TDCL_OK);
+    assert_int_equal(tdcl_npy_save(tmp("small.npy"), &small, &done, &e), TDCL_OK);
+    assert_int_equal(done, 0);
+    assert_int_equal(access(tmp("small.npy"), F_OK), -1);
+    tdcl_matrix_free(&small);
+    tdcl_matrix_free(&a);
+}
+
 static void test_npy_errors(void **state)
 {
     (void)state;
@@ -1152,6 +1188,7 @@ int main(void)
         cmocka_unit_test(test_npy_mapped_fallbacks),
         cmocka_unit_test(test_npy_mapped_errors),
         cmocka_unit_test(test_npy_out_chunks),
+        cmocka_unit_test(test_npy_save_bands),
         cmocka_unit_test(test_narrow),
         cmocka_unit_test(test_array_integer),
         cmocka_unit_test(test_coordinate_real_sums_duplicates),
