@@ -65,8 +65,10 @@ static void test_fsync_choice(void **state)
     const int want[] = {0, 0, 1, 0};
     char *dir = tdcl_test_tmpdir(), *path = tdcl_test_join(dir, "out.txt");
     for (size_t i = 0; i < 4; i++) {
-        if (vals[i]) setenv("TILEDCL_FSYNC", vals[i], 1);
-        else unsetenv("TILEDCL_FSYNC");
+        if (vals[i])
+            setenv("TILEDCL_FSYNC", vals[i], 1);
+        else
+            unsetenv("TILEDCL_FSYNC");
         assert_int_equal(tdcl_out_sync_wanted(), want[i]);
         tdcl_test_write_text(path, "old contents\n");
         tdcl_outfile o;
