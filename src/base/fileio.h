@@ -2,10 +2,10 @@
  * through a temporary file renamed into place, and extension tests.
  *
  * Nothing is lost: tdcl_out_open writes to a temporary file beside the
- * target; only tdcl_out_commit, after every byte is flushed and synced,
- * renames it over the target. tdcl_out_abort (and any terminating signal,
- * once tdcl_out_install_signal_cleanup ran) removes the temporary file and
- * leaves any existing target untouched.
+ * target; only tdcl_out_commit, after every byte is flushed (and synced
+ * when TILEDCL_FSYNC=1), renames it over the target. tdcl_out_abort (and
+ * any terminating signal, once tdcl_out_install_signal_cleanup ran)
+ * removes the temporary file and leaves any existing target untouched.
  *
  * As cp and sed -i do: a symbolic link is followed and the file it names
  * is replaced (the link stays a link); a replaced file keeps its
@@ -19,20 +19,24 @@
 #include "base/status.h"
 
 typedef struct tdcl_outfile {
-    FILE *fp;        /* write here */
-    char *path;      /* the target, NULL for stdout */
-    char *tmp;       /* the temporary file, NULL for stdout */
-    int slot;        /* index in the signal-cleanup registry, -1 if none */
-    int direct;      /* written in place (FIFO, device, /dev/stdout) */
+    FILE *fp;   /* write here */
+    char *path; /* the target, NULL for stdout */
+    char *tmp;  /* the temporary file, NULL for stdout */
+    int slot;   /* index in the signal-cleanup registry, -1 if none */
+    int direct; /* written in place (FIFO, device, /dev/stdout) */
 } tdcl_outfile;
 
 /* Opens an output. path NULL or "-" means stdout (written directly). On
  * failure names the directory or file and the reason. */
 tdcl_status tdcl_out_open(tdcl_outfile *o, const char *path, tdcl_err *err);
 
-/* Flushes, syncs, closes and renames into place. On any failure the
- * temporary file is removed, the target is untouched and an error naming
- * the target is returned. After this call o is closed either way. */
+/* 1 when TILEDCL_FSYNC=1: tdcl_out_commit then fsyncs before the rename
+ * (durable across a power loss); by default it does not, as cp does not. */
+int tdcl_out_sync_wanted(void);
+
+/* Flushes, syncs if wanted, closes and renames into place. On any
+ * failure the temporary file is removed, the target is untouched and an
+ * error naming the target is returned. After this call o is closed either way. */
 tdcl_status tdcl_out_commit(tdcl_outfile *o, tdcl_err *err);
 
 /* Closes and removes the temporary file. Accepts NULL, an unopened

@@ -50,7 +50,8 @@ typedef struct tdcl_e2e_row {
         floor_write_ms;
     double floor_ms;         /* the six laid end to end */
     double floor_overlap_ms; /* with start-up beside reading */
-    double write_fsync_ms;   /* writing the output with fsync, as tiledcl does (not in the floor) */
+    double write_fsync_ms;   /* writing the output with fsync, as TILEDCL_FSYNC=1 does (not in the
+                                floor) */
     double numpy_ms;         /* numpy's median wall time, or NAN */
 } tdcl_e2e_row;
 

@@ -45,8 +45,9 @@ static void usage(FILE *fp)
         "               upload_ms, kernel_ms, download_ms, write_ms), floor_startup_ms,\n"
         "               floor_read_ms, floor_upload_ms, floor_kernel_ms,\n"
         "               floor_download_ms, floor_write_ms, write_fsync_ms (writing with\n"
-        "               fsync, as tiledcl does; not in the floor), floor_ms, floor_overlap_ms,\n"
-        "               frac_floor, in_mb, out_mb, maxrss_mb, numpy_ms, vs_numpy\n");
+        "               fsync, as TILEDCL_FSYNC=1 does; not in the floor), floor_ms,\n"
+        "               floor_overlap_ms, frac_floor, in_mb, out_mb, maxrss_mb, numpy_ms,\n"
+        "               vs_numpy\n");
 }
 
 static void emit(const tdcl_e2e_row *r, void *user)

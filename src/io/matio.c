@@ -77,6 +77,33 @@ tdcl_status tdcl_matrix_read_opts(const char *path, const tdcl_matio_opts *o, td
     return st;
 }
 
+tdcl_status tdcl_matrix_read_mapped(const char *path, size_t max_bytes, tdcl_matrix *out,
+                                    tdcl_mapping *map, tdcl_err *err)
+{
+    tdcl_src s;
+    memset(map, 0, sizeof *map);
+    memset(out, 0, sizeof *out);
+    tdcl_status st = tdcl_src_open(&s, path, err);
+    if (st) return st;
+    if (tdcl_npy_magic(&s)) {
+        st = tdcl_npy_read_mapped(&s, max_bytes, out, map, err);
+    } else {
+        tdcl_mtx_read_opts mo = {.max_bytes = max_bytes};
+        st = tdcl_mtx_read(&s, &mo, out, err);
+    }
+    tdcl_src_close(&s);
+    return st;
+}
+
+void tdcl_matrix_release(tdcl_matrix *m, tdcl_mapping *map)
+{
+    if (map && map->addr)
+        memset(m, 0, sizeof *m);
+    else
+        tdcl_matrix_free(m);
+    tdcl_mapping_release(map);
+}
+
 tdcl_status tdcl_matrix_write_opts(const char *path, const tdcl_matrix *m, const tdcl_matio_opts *o,
                                    tdcl_err *err)
 {
@@ -94,8 +121,11 @@ tdcl_status tdcl_matrix_write_opts(const char *path, const tdcl_matrix *m, const
         return tdcl_fail(err, TDCL_EINVAL,
                          "'%s': unknown matrix format (the extension must be .mtx or .npy)", path);
     tdcl_outfile f;
-    tdcl_status st = tdcl_out_open(&f, path, err);
-    if (st) return st;
+    tdcl_status st = TDCL_OK;
+    int done = 0;
+    if (fn == write_npy && !to_stdout && (st = tdcl_npy_save(path, m, &done, err))) return st;
+    if (done) return TDCL_OK; /* large: in bands on several threads */
+    if ((st = tdcl_out_open(&f, path, err))) return st;
     st = fn(f.fp, to_stdout ? "<stdout>" : path, m, o, err);
     if (st) {
         tdcl_out_abort(&f);

@@ -12,6 +12,7 @@
 
 #include "base/matrix.h"
 #include "base/status.h"
+#include "io/npy.h"
 
 /* 1 if path names a matrix file by its extension: .mtx, .mtx.gz, .npy
  * (any case). */
@@ -23,6 +24,16 @@ int tdcl_matrix_path(const char *path);
  * keeps its dtype. max_bytes > 0 refuses
  * matrices whose dense size would exceed it (TDCL_ELIMIT, naming it). */
 tdcl_status tdcl_matrix_read(const char *path, size_t max_bytes, tdcl_matrix *out, tdcl_err *err);
+
+/* tdcl_matrix_read, but a plain .npy file in C order is mapped instead of
+ * read (tdcl_npy_read_mapped): out->data then lies in *map, read-only.
+ * Release both with tdcl_matrix_release, whichever happened. */
+tdcl_status tdcl_matrix_read_mapped(const char *path, size_t max_bytes, tdcl_matrix *out,
+                                    tdcl_mapping *map, tdcl_err *err);
+
+/* Frees m or unmaps *map, as tdcl_matrix_read_mapped filled them; accepts
+ * zeroed ones. */
+void tdcl_matrix_release(tdcl_matrix *m, tdcl_mapping *map);
 
 /* Writes m to path by extension (.mtx, .npy); NULL or "-" writes Matrix
  * Market to stdout. comment, if non-NULL, becomes a "% ..." line. Integer

@@ -5,8 +5,12 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
+#include "base/pool.h"
 #include "io/numconv.h"
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
@@ -356,6 +360,53 @@ out:
     return st;
 }
 
+void tdcl_mapping_release(tdcl_mapping *map)
+{
+    if (map && map->addr) munmap(map->addr, map->len);
+    if (map) memset(map, 0, sizeof *map);
+}
+
+/* Maps s's whole file read-only with its pages prefaulted (MAP_POPULATE
+ * costs the page tables only: the pages are the page cache's); 0 when the
+ * source cannot be mapped or mmap fails (the caller reads instead). */
+static int map_file(tdcl_src *s, const npy_hdr *h, uint64_t off, tdcl_mapping *map)
+{
+    if (!s->regular || s->gz || s->is_stdin || s->mem || s->file_size > SIZE_MAX) return 0;
+    if (off % 64 || (h->fortran && h->shape[0] > 1 && h->shape[1] > 1)) return 0;
+    void *m = mmap(NULL, (size_t)s->file_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, s->fd, 0);
+    if (m == MAP_FAILED) return 0;
+    map->addr = m;
+    map->len = (size_t)s->file_size;
+    return 1;
+}
+
+tdcl_status tdcl_npy_read_mapped(tdcl_src *s, size_t max_bytes, tdcl_matrix *out, tdcl_mapping *map,
+                                 tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix m = {0};
+    npy_hdr h = {0};
+    uint64_t off = 0;
+    size_t bytes;
+    memset(out, 0, sizeof *out);
+    memset(map, 0, sizeof *map);
+    TDCL_TRY(read_header(s, &h, &off, err));
+    TDCL_TRY(
+        tdcl_src_check_size(s->name, h.shape[0], h.shape[1], (int)h.dtype, max_bytes, &bytes, err));
+    TDCL_TRY(check_data_size(s, &h, off, bytes, err));
+    if (map_file(s, &h, off, map)) {
+        *out = (tdcl_matrix){h.shape[0], h.shape[1], 1, h.dtype, (char *)map->addr + off};
+        return TDCL_OK;
+    }
+    TDCL_TRY(tdcl_matrix_alloc(&m, h.shape[0], h.shape[1], 1, h.dtype, err));
+    TDCL_TRY(read_data(s, &h, &m, bytes, err));
+    *out = m;
+    memset(&m, 0, sizeof m);
+out:
+    tdcl_matrix_free(&m);
+    return st;
+}
+
 static const char *descr_of(tdcl_dtype t)
 {
     switch (t) {
@@ -375,17 +426,13 @@ static const char *descr_of(tdcl_dtype t)
     return "?";
 }
 
-tdcl_status tdcl_npy_write_header(FILE *fp, const char *name, const tdcl_matrix *m, size_t *off,
-                                  tdcl_err *err)
+/* The version 1.0 header of a rows x cols C-order array of dtype t into
+ * hdr (256 bytes); returns its length, a multiple of 64 as numpy pads it. */
+static size_t npy_header(char *hdr, int64_t rows, int64_t cols, tdcl_dtype t)
 {
-    if (m->channels != 1)
-        return tdcl_fail(err, TDCL_EUNSUPPORTED,
-                         "'%s': .npy output takes 2-D matrices, got %d channels", name,
-                         m->channels);
-    char hdr[256];
-    int n = snprintf(hdr + 10, sizeof hdr - 10,
-                     "{'descr': '%s', 'fortran_order': False, 'shape': (%lld, %lld), }",
-                     descr_of(m->dtype), (long long)m->rows, (long long)m->cols);
+    int n =
+        snprintf(hdr + 10, 246, "{'descr': '%s', 'fortran_order': False, 'shape': (%lld, %lld), }",
+                 descr_of(t), (long long)rows, (long long)cols);
     /* numpy pads with spaces and a final newline so the data starts on a
      * 64-byte boundary. */
     size_t total = ((size_t)n + 10 + 1 + 63) / 64 * 64;
@@ -394,6 +441,18 @@ tdcl_status tdcl_npy_write_header(FILE *fp, const char *name, const tdcl_matrix 
     memcpy(hdr, "\x93NUMPY\x01\x00", 8);
     hdr[8] = (char)((total - 10) & 0xff);
     hdr[9] = (char)((total - 10) >> 8);
+    return total;
+}
+
+tdcl_status tdcl_npy_write_header(FILE *fp, const char *name, const tdcl_matrix *m, size_t *off,
+                                  tdcl_err *err)
+{
+    if (m->channels != 1)
+        return tdcl_fail(err, TDCL_EUNSUPPORTED,
+                         "'%s': .npy output takes 2-D matrices, got %d channels", name,
+                         m->channels);
+    char hdr[256];
+    size_t total = npy_header(hdr, m->rows, m->cols, m->dtype);
     if (off) *off = total;
     if (fwrite(hdr, 1, total, fp) != total)
         return tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", name, strerror(errno));
@@ -406,5 +465,129 @@ tdcl_status tdcl_npy_write(FILE *fp, const char *name, const tdcl_matrix *m, tdc
     size_t bytes = tdcl_matrix_count(m) * tdcl_dtype_size(m->dtype);
     if (st == TDCL_OK && fwrite(m->data, 1, bytes, fp) != bytes)
         return tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", name, strerror(errno));
+    return st;
+}
+
+struct tdcl_npy_out {
+    tdcl_outfile of;
+    const char *name;
+    size_t hdr, bytes; /* header and data bytes */
+    size_t left;       /* data bytes still to come (atomic) */
+};
+
+tdcl_status tdcl_npy_out_open(const char *path, int64_t rows, int64_t cols, tdcl_dtype t,
+                              tdcl_npy_out **out, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    char hdr[256];
+    struct stat sb;
+    *out = NULL;
+    if (!path || strcmp(path, "-") == 0 || (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)))
+        return tdcl_fail(err, TDCL_EUNSUPPORTED, "'%s': written in pieces only to a regular file",
+                         path ? path : "-");
+    tdcl_npy_out *w = calloc(1, sizeof *w);
+    if (!w) return tdcl_fail(err, TDCL_ENOMEM, "out of memory writing '%s'", path);
+    w->name = path;
+    w->hdr = npy_header(hdr, rows, cols, t);
+    w->bytes = w->left = (size_t)rows * (size_t)cols * tdcl_dtype_size(t);
+    TDCL_TRY(tdcl_out_open(&w->of, path, err));
+    if (fwrite(hdr, 1, w->hdr, w->of.fp) != w->hdr || fflush(w->of.fp) != 0) {
+        st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", path, strerror(errno));
+        goto out;
+    }
+    *out = w;
+    w = NULL;
+out:
+    tdcl_npy_out_abort(w);
+    return st;
+}
+
+tdcl_status tdcl_npy_out_write(void *user, size_t pos, const void *p, size_t n, tdcl_err *err)
+{
+    tdcl_npy_out *w = user;
+    if (pos > w->bytes || n > w->bytes - pos)
+        return tdcl_fail(err, TDCL_EINVAL, "'%s': bytes %zu..%zu lie past the array's %zu", w->name,
+                         pos, pos + n, w->bytes);
+    const char *b = p;
+    int fd = fileno(w->of.fp);
+    for (size_t done = 0; done < n;) {
+        ssize_t k = pwrite(fd, b + done, n - done, (off_t)(w->hdr + pos + done));
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0)
+            return tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", w->name,
+                             k < 0 ? strerror(errno) : "no progress");
+        done += (size_t)k;
+    }
+    __atomic_sub_fetch(&w->left, n, __ATOMIC_RELAXED);
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_npy_out_commit(tdcl_npy_out *w, tdcl_err *err)
+{
+    tdcl_status st;
+    if (w->left)
+        st = tdcl_fail(err, TDCL_EIO, "'%s': %zu bytes of the array never came; nothing written",
+                       w->name, w->left);
+    else
+        st = tdcl_out_commit(&w->of, err);
+    tdcl_npy_out_abort(w);
+    return st;
+}
+
+void tdcl_npy_out_abort(tdcl_npy_out *w)
+{
+    if (!w) return;
+    tdcl_out_abort(&w->of);
+    free(w);
+}
+
+#define SAVE_MIN ((size_t)16 << 20) /* smaller arrays: one write */
+
+typedef struct save {
+    tdcl_npy_out *w;
+    const unsigned char *data;
+    size_t bytes;
+    int parts;
+    tdcl_status st[TDCL_POOL_MAX];
+    tdcl_err *err;
+} save;
+
+static void save_part(void *arg, int i)
+{
+    save *s = arg;
+    size_t a = s->bytes / (size_t)s->parts * (size_t)i;
+    size_t b = i + 1 == s->parts ? s->bytes : s->bytes / (size_t)s->parts * (size_t)(i + 1);
+    s->st[i] = tdcl_npy_out_write(s->w, a, s->data + a, b - a, &s->err[i]);
+}
+
+tdcl_status tdcl_npy_save(const char *path, const tdcl_matrix *m, int *done, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_err e = {0};
+    save s = {.data = m->data, .bytes = tdcl_matrix_count(m) * tdcl_dtype_size(m->dtype)};
+    *done = 0;
+    if (m->channels != 1 || s.bytes < SAVE_MIN) return TDCL_OK;
+    st = tdcl_npy_out_open(path, m->rows, m->cols, m->dtype, &s.w, &e);
+    if (st == TDCL_EUNSUPPORTED) return TDCL_OK; /* not a regular file */
+    if (st && err) *err = e;
+    if (st) return st;
+    s.parts = tdcl_pool_size(0, 8);
+    if (!(s.err = calloc((size_t)s.parts, sizeof *s.err))) {
+        st = tdcl_fail(err, TDCL_ENOMEM, "out of memory writing '%s'", path);
+        goto out;
+    }
+    tdcl_pool_run(s.parts, save_part, &s);
+    for (int i = 0; i < s.parts; i++)
+        if (s.st[i]) {
+            st = s.st[i];
+            if (err) *err = s.err[i];
+            goto out;
+        }
+    st = tdcl_npy_out_commit(s.w, err);
+    s.w = NULL;
+    *done = 1;
+out:
+    tdcl_npy_out_abort(s.w);
+    free(s.err);
     return st;
 }

@@ -47,7 +47,58 @@ tdcl_status tdcl_npy_read_block(const char *path, const tdcl_npy_info *info, int
 tdcl_status tdcl_npy_write_header(FILE *fp, const char *name, const tdcl_matrix *m, size_t *off,
                                   tdcl_err *err);
 
+/* A read-only private mapping of a file that holds a matrix's data. */
+typedef struct tdcl_mapping {
+    void *addr; /* NULL: none */
+    size_t len;
+} tdcl_mapping;
+
+/* tdcl_npy_read, but where src is a plain regular file whose C-order data
+ * starts 64-byte aligned, out->data points into a read-only mapping of the
+ * file (*map; nothing is copied and no fresh page touched, the pages are
+ * prefaulted), to be released with tdcl_mapping_release and never freed
+ * or written. Elsewhere, or if mmap fails, map->addr is NULL and out is
+ * read as tdcl_npy_read reads it. */
+tdcl_status tdcl_npy_read_mapped(tdcl_src *src, size_t max_bytes, tdcl_matrix *out,
+                                 tdcl_mapping *map, tdcl_err *err);
+
+/* Unmaps; accepts NULL and an empty mapping, and empties it. */
+void tdcl_mapping_release(tdcl_mapping *map);
+
 /* Writes m (1 channel) as a version 1.0 .npy file, C order, to fp. */
 tdcl_status tdcl_npy_write(FILE *fp, const char *name, const tdcl_matrix *m, tdcl_err *err);
+
+/* A .npy file written in pieces (the chunks of a download, from several
+ * threads, in any order): the header at open, each range of the C-order
+ * data at its place, the file renamed into place only by
+ * tdcl_npy_out_commit once every byte came (base/fileio.h: an existing
+ * file is never truncated). path is borrowed until commit or abort. */
+typedef struct tdcl_npy_out tdcl_npy_out;
+
+/* Opens path for a rows x cols array of dtype t and writes the header.
+ * Only a regular file (new or replaced) can be written in pieces: "-", a
+ * FIFO or a device give TDCL_EUNSUPPORTED before anything is opened. *out
+ * is owned by the caller. */
+tdcl_status tdcl_npy_out_open(const char *path, int64_t rows, int64_t cols, tdcl_dtype t,
+                              tdcl_npy_out **out, tdcl_err *err);
+
+/* Writes the n data bytes at data offset pos (w: a tdcl_npy_out; a
+ * tdcl_xfer_sink: thread-safe for distinct ranges). Bytes past the array
+ * are refused. */
+tdcl_status tdcl_npy_out_write(void *w, size_t pos, const void *p, size_t n, tdcl_err *err);
+
+/* Renames the file into place if every byte came, else fails and writes
+ * nothing; frees w either way. */
+tdcl_status tdcl_npy_out_commit(tdcl_npy_out *w, tdcl_err *err);
+
+/* Writes m (1 channel, 16 MiB and up) to the regular file path (new or
+ * replaced, atomically) as tdcl_npy_write would, in bands written by
+ * several threads at once (tmpfs and the page cache take them faster):
+ * *done = 1. Smaller or multi-channel matrices, a FIFO, a device or "-":
+ * *done = 0 and nothing is opened (the caller writes them in order). */
+tdcl_status tdcl_npy_save(const char *path, const tdcl_matrix *m, int *done, tdcl_err *err);
+
+/* Removes the temporary and frees w; accepts NULL. */
+void tdcl_npy_out_abort(tdcl_npy_out *w);
 
 #endif

@@ -10,6 +10,7 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "io/matio.h"
+#include "io/npy.h"
 #include <stdlib.h>
 #include "base/clock.h"
 
@@ -23,15 +24,18 @@ static tdcl_status check_out_path(const char *path, tdcl_err *err)
                      path);
 }
 
+/* A and B, each read or, for a plain .npy file, mapped (maps[0], maps[1]):
+ * no fresh memory touched and nothing copied before the upload, which on
+ * a CPU device computes on the mapping in place. */
 static tdcl_status read_inputs(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_matrix *a,
-                               tdcl_matrix *b, tdcl_err *err)
+                               tdcl_matrix *b, tdcl_mapping maps[2], tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     double t0 = tdcl_now_ms();
     if (o->a_path && o->b_path && strcmp(o->a_path, "-") == 0 && strcmp(o->b_path, "-") == 0)
         return tdcl_fail(err, TDCL_EINVAL, "only one of A and B can be read from stdin ('-')");
-    TDCL_TRY(tdcl_matrix_read(o->a_path, o->max_input_bytes, a, err));
-    TDCL_TRY(tdcl_matrix_read(o->b_path, o->max_input_bytes, b, err));
+    TDCL_TRY(tdcl_matrix_read_mapped(o->a_path, o->max_input_bytes, a, &maps[0], err));
+    TDCL_TRY(tdcl_matrix_read_mapped(o->b_path, o->max_input_bytes, b, &maps[1], err));
     if (a->cols != b->rows)
         st = tdcl_fail(err, TDCL_EINVAL,
                        "cannot multiply '%s' (%" PRId64 "x%" PRId64 ") by '%s' (%" PRId64
@@ -109,31 +113,36 @@ static tdcl_status write_product(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, const
     return st;
 }
 
-/* The product without fresh memory: on a CPU device C is mapped where the
- * kernel wrote it (zero copy); elsewhere it is downloaded into A's host
- * memory, touched already and free once A is uploaded. view (its shape
- * and type set by the caller) then borrows that memory, never to be freed
- * through it; *done is 1 for the first, 2 for the second, 0 when neither
- * applies (the caller downloads into a new matrix). */
-static tdcl_status product_in_place(tdcl_mm_plan *p, tdcl_matrix *a, tdcl_matrix *view, int *done,
-                                    tdcl_err *err)
+/* On a CPU device C is mapped where the kernel wrote it (zero copy): view
+ * (its shape and type set by the caller) then borrows that memory, never
+ * to be freed through it, and *done is 1. Elsewhere *done stays 0. */
+static tdcl_status map_in_place(tdcl_mm_plan *p, tdcl_matrix *view, int *done, tdcl_err *err)
 {
     tdcl_err e = {0};
     void *ptr = NULL;
     tdcl_status st = tdcl_mm_plan_map_result(p, &ptr, &e);
     *done = 0;
-    if (st == TDCL_OK) {
-        view->data = ptr;
-        *done = 1;
-        return TDCL_OK;
-    }
-    if (st != TDCL_EUNSUPPORTED) {
+    if (st == TDCL_EUNSUPPORTED) return TDCL_OK;
+    if (st) {
         if (err) *err = e;
         return st;
     }
+    view->data = ptr;
+    *done = 1;
+    return TDCL_OK;
+}
+
+/* C downloaded into A's host memory, touched already and free once A is
+ * uploaded (faster than fresh pages): view borrows it and *done is 2;
+ * *done stays 0 where A is too small or the plan cannot. */
+static tdcl_status download_into_a(tdcl_mm_plan *p, tdcl_matrix *a, tdcl_matrix *view, int *done,
+                                   tdcl_err *err)
+{
+    tdcl_err e = {0};
     size_t need = (size_t)(view->rows * view->cols) * tdcl_dtype_size(view->dtype);
+    *done = 0;
     if (tdcl_matrix_count(a) * tdcl_dtype_size(a->dtype) < need) return TDCL_OK;
-    st = tdcl_mm_plan_result_into(p, a->data, &e);
+    tdcl_status st = tdcl_mm_plan_result_into(p, a->data, &e);
     if (st == TDCL_EUNSUPPORTED) return TDCL_OK;
     if (st) {
         if (err) *err = e;
@@ -144,15 +153,67 @@ static tdcl_status product_in_place(tdcl_mm_plan *p, tdcl_matrix *a, tdcl_matrix
     return TDCL_OK;
 }
 
+typedef struct timed_out {
+    tdcl_npy_out *w;
+    int64_t us; /* summed over the writing threads (atomic) */
+} timed_out;
+
+static tdcl_status timed_write(void *user, size_t pos, const void *p, size_t n, tdcl_err *err)
+{
+    timed_out *t = user;
+    double t0 = tdcl_now_ms();
+    tdcl_status st = tdcl_npy_out_write(t->w, pos, p, n, err);
+    __atomic_add_fetch(&t->us, (int64_t)((tdcl_now_ms() - t0) * 1000), __ATOMIC_RELAXED);
+    return st;
+}
+
+/* A .npy product written chunk by chunk as it downloads, each chunk from
+ * the pinned staging memory on a GPU straight to its place in the file, on
+ * several threads (runtime/xfer.h): no host copy of C at all. *done stays
+ * 0 when the plan cannot (panels, tensor cores) or the output is not a
+ * regular .npy file: the caller downloads C whole. The write phase is the
+ * writing threads' mean time, the rest is the download's. */
+static tdcl_status stream_product(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_mm_plan *p,
+                                  const tdcl_matrix *shape, int *done, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_mm_plan_info info;
+    timed_out t = {0};
+    tdcl_err e = {0};
+    *done = 0;
+    tdcl_mm_plan_get_info(p, &info);
+    if (!o->out_path || strcmp(o->out_path, "-") == 0 || !tdcl_path_has_ext(o->out_path, ".npy") ||
+        info.tensor_cores || info.panels_m * info.panels_k * info.panels_n != 1)
+        return TDCL_OK;
+    double t0 = tdcl_now_ms();
+    size_t bytes = tdcl_matrix_count(shape) * tdcl_dtype_size(shape->dtype);
+    st = tdcl_npy_out_open(o->out_path, shape->rows, shape->cols, shape->dtype, &t.w, &e);
+    if (st == TDCL_EUNSUPPORTED) return TDCL_OK; /* a FIFO, a device: in order, whole */
+    if (st && err) *err = e;
+    if (st) return st;
+    TDCL_TRY(tdcl_mm_plan_result_each(p, timed_write, &t, err));
+    TDCL_TRY(tdcl_npy_out_commit(t.w, err));
+    t.w = NULL;
+    *done = 1;
+out:
+    tdcl_npy_out_abort(t.w);
+    double all = tdcl_now_ms() - t0, w = t.us / 1000.0 / tdcl_xfer_lanes(ctx, bytes);
+    if (w > all) w = all;
+    ctx->t.download_ms += all - w;
+    ctx->t.write_ms += w;
+    return st;
+}
+
 tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_matrix a = {0}, b = {0}, c = {0}, view = {0};
+    tdcl_mapping maps[2] = {{0}};
     tdcl_mm_plan *p = NULL;
     int in_place = 0;
     TDCL_TRY(check_out_path(o->out_path, err));
     TDCL_TRY(tdcl_out_precheck(o->out_path, err)); /* before the work, not after */
-    TDCL_TRY(read_inputs(ctx, o, &a, &b, err));
+    TDCL_TRY(read_inputs(ctx, o, &a, &b, maps, err));
     TDCL_TRY(tdcl_ctx_wait(ctx, err));
     tdcl_mm_opts mm = o->mm;
     mm.type = tdcl_mm_job_type(o, &a, &b);
@@ -162,9 +223,14 @@ tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
     mm.borrow_inputs = !(env && strcmp(env, "0") == 0);
     TDCL_TRY(tdcl_mm_plan_create(ctx, &mm, &a, &b, &p, err));
     TDCL_TRY(tdcl_mm_plan_execute(p, NULL, err));
-    if (!o->verify && !o->product && mm.borrow_inputs) {
-        view = (tdcl_matrix){.rows = a.rows, .cols = b.cols, .channels = 1, .dtype = mm.type};
-        TDCL_TRY(product_in_place(p, &a, &view, &in_place, err));
+    view = (tdcl_matrix){.rows = a.rows, .cols = b.cols, .channels = 1, .dtype = mm.type};
+    if (!o->verify && !o->product) {
+        int streamed = 0;
+        if (mm.borrow_inputs) TDCL_TRY(map_in_place(p, &view, &in_place, err));
+        if (!in_place) TDCL_TRY(stream_product(ctx, o, p, &view, &streamed, err));
+        if (streamed) goto out;
+        if (!in_place && mm.borrow_inputs && !maps[0].addr) /* a mapping is read-only */
+            TDCL_TRY(download_into_a(p, &a, &view, &in_place, err));
     }
     if (in_place) {
         tdcl_log(TDCL_LOG_VERBOSE, "matmul: the product is written from %s",
@@ -183,8 +249,8 @@ tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
     }
 out:
     tdcl_mm_plan_destroy(p);
-    tdcl_matrix_free(&a);
-    tdcl_matrix_free(&b);
+    tdcl_matrix_release(&a, &maps[0]);
+    tdcl_matrix_release(&b, &maps[1]);
     tdcl_matrix_free(&c);
     return st;
 }

@@ -19,8 +19,8 @@
 /* Reads the input: an image by its extension, else a matrix file. *bits
  * receives the image's bit depth (8 for a matrix), *maxval its maxval (1
  * for PBM; 0 for a matrix). */
-static tdcl_status read_input(const tdcl_ta_job_opts *jo, tdcl_matrix *m, int *bits, int *maxval,
-                              tdcl_err *err)
+static tdcl_status read_input(const tdcl_ta_job_opts *jo, tdcl_matrix *m, tdcl_mapping *map,
+                              int *bits, int *maxval, tdcl_err *err)
 {
     *bits = 8;
     *maxval = 0;
@@ -36,7 +36,9 @@ static tdcl_status read_input(const tdcl_ta_job_opts *jo, tdcl_matrix *m, int *b
         }
         return st;
     }
-    return tdcl_matrix_read(jo->in_path, jo->max_bytes, m, err);
+    /* a plain .npy file is mapped, not read: no fresh memory touched, and
+     * a CPU device averages the mapping in place */
+    return tdcl_matrix_read_mapped(jo->in_path, jo->max_bytes, m, map, err);
 }
 
 /* An image of the means: PBM bits (1 = black) and grey levels (0 = black)
@@ -120,10 +122,11 @@ tdcl_status tdcl_ta_job(tdcl_ctx *ctx, const tdcl_ta_job_opts *jo, tdcl_err *err
     if (jo->mpi) return mpi_job(jo, err);
     tdcl_status st = TDCL_OK;
     tdcl_matrix in = {0}, res = {0};
+    tdcl_mapping map = {0};
     int bits = 8, maxval = 0;
     double t0 = tdcl_now_ms();
     TDCL_TRY(tdcl_out_precheck(jo->out_path, err)); /* before the work, not after */
-    TDCL_TRY(read_input(jo, &in, &bits, &maxval, err));
+    TDCL_TRY(read_input(jo, &in, &map, &bits, &maxval, err));
     if (jo->set) { /* several devices: the set's contexts keep their own times */
         TDCL_TRY(tdcl_devset_wait(jo->set, err));
         TDCL_TRY(tdcl_ta_shards_run(jo->set, &jo->ta, &in, &res, err));
@@ -142,7 +145,7 @@ tdcl_status tdcl_ta_job(tdcl_ctx *ctx, const tdcl_ta_job_opts *jo, tdcl_err *err
     st = write_output(jo, &res, bits, maxval, err);
     ctx->t.write_ms += tdcl_now_ms() - t0;
 out:
-    tdcl_matrix_free(&in);
+    tdcl_matrix_release(&in, &map);
     tdcl_matrix_free(&res);
     return st;
 }

@@ -1,6 +1,7 @@
 /* Device discovery, device choice, context set-up, kernel file search and
  * program building. The binary cache itself lives in clcache.c. */
 #include "runtime/clrt.h"
+#include "runtime/xfer.h"
 
 #include "base/clock.h"
 
@@ -619,6 +620,7 @@ void tdcl_ctx_close(tdcl_ctx *c)
         free(p->kernel_dir);
         free(p);
     }
+    tdcl_xfer_release(c);
     if (c->queue) clReleaseCommandQueue(c->queue);
     if (c->context) clReleaseContext(c->context);
     free(c->kernel_dir);

@@ -86,6 +86,7 @@ typedef struct tdcl_ctx {
                                0 not tried yet, 1 builds and passes its probe, -1 not */
     tdcl_timing t;
     struct tdcl_ctx_pending *pending; /* tdcl_ctx_open_async's thread, private */
+    struct tdcl_xfer *xfer;           /* pinned staging ring (xfer.h), made on first use */
 } tdcl_ctx;
 
 /* Chooses the device, makes the context and queue. *out is owned by the

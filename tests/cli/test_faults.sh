@@ -93,6 +93,26 @@ walk "matmul f64 verify" "$T/c.npy" matmul "$D/seed4x4.mtx" "$D/seed4x4.mtx" --t
 "$TILEDCL" convert "$D/a.mtx" "$T/a32.npy" --dtype float32 >/dev/null 2>&1
 "$TILEDCL" convert "$D/b.mtx" "$T/b32.npy" --dtype float32 >/dev/null 2>&1
 walk "matmul npy, mapped buffers" "$T/c.npy" matmul "$T/a32.npy" "$T/b32.npy" -o "$T/c.npy"
+# staged copies through the pinned ring (a GPU's path, forced here with
+# 4 KiB chunks so that each input and the product take several): a failed
+# ring allocation or map falls back to plain copies with the same output;
+# any other failure is an error and writes nothing
+awk 'BEGIN { print "%%MatrixMarket matrix array real general"; print "40 40";
+     for (i = 0; i < 1600; i++) print (i * 7919) % 23 - 11 }' >"$T/big.mtx"
+"$TILEDCL" convert "$T/big.mtx" "$T/big32.npy" --dtype float32 >/dev/null 2>&1
+export TILEDCL_STAGING=1 TILEDCL_STAGING_CHUNK=4096 TILEDCL_MAPPED=0
+walk "matmul npy, staged copies" "$T/c.npy" matmul "$T/big32.npy" "$T/big32.npy" -o "$T/c.npy"
+unset TILEDCL_STAGING TILEDCL_STAGING_CHUNK TILEDCL_MAPPED
+# a .npy input whose mapping fails is read instead, with the same product
+"$TILEDCL" matmul "$T/big32.npy" "$T/big32.npy" -o "$T/ref.npy" >/dev/null 2>&1
+rm -f "$T/mtrace"
+TDCL_FAULT_MMAP=1 TDCL_FAULT_TRACE="$T/mtrace" LD_PRELOAD="$PRELOAD" "$TILEDCL" matmul \
+    "$T/big32.npy" "$T/big32.npy" -o "$T/c.npy" >/dev/null 2>"$T/.err"
+if [ $? -eq 0 ] && grep -q "mmap FAULT" "$T/mtrace" && cmp -s "$T/c.npy" "$T/ref.npy"; then
+    ok "matmul npy: a failed mapping falls back to reading, same product"
+else
+    not_ok "matmul npy: a failed mapping falls back to reading" "$(cat "$T/.err")"
+fi
 walk "tile-avg" "$T/t.mtx" --no-cache tile-avg "$D/seed8x8.mtx" --tile 2x4 -o "$T/t.mtx"
 walk "life" "$T/g.rle" --no-cache life "$D/glider.rle" --size 16x16 --gens 6 -o "$T/g.rle"
 walk "life gif" "$T/g.gif" --no-cache life "$D/glider.rle" --size 8x8 --gens 3 --gif "$T/g.gif"

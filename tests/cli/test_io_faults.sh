@@ -67,6 +67,23 @@ for out in o.rle o.png o.npy o.mtx o.gif; do
     no_temps "$T/$out" "$out: no temporary is left"
 done
 echo "old contents" >"$T/t.mtx"
+# a large .npy (16 MiB and up) is written in bands by several threads
+# (pwrite): a failure in any band keeps the old file too; so does a product
+# streamed to its file as it downloads (forced staging, as on a GPU)
+"$TILEDCL" life --size 4096x4100 --gens 0 -o "$T/big.npy" >/dev/null 2>&1 </dev/null
+"$TILEDCL" life --size 600x600 --gens 0 -o "$T/s600.npy" >/dev/null 2>&1 </dev/null
+"$TILEDCL" convert "$T/s600.npy" "$T/a600.npy" --dtype float32 >/dev/null 2>&1 </dev/null
+for cmd in "life --size 4096x4100 --gens 1 -o $T/o.npy" "convert $T/big.npy $T/o.npy" \
+    "matmul $T/a600.npy $T/a600.npy -o $T/o.npy"; do
+    echo "old contents" >"$T/o.npy"
+    (ulimit -f 1024 && trap '' XFSZ && TILEDCL_STAGING=1 TILEDCL_STAGING_CHUNK=4096 \
+        TILEDCL_MAPPED=0 exec "$TILEDCL" $cmd) >/dev/null 2>"$T/.err" </dev/null
+    RC=$? ERR=$(cat "$T/.err")
+    expect_rc 1 "${cmd%% *} .npy past the size limit: exit 1"
+    expect_contains "$ERR" "File too large" "${cmd%% *} .npy: the reason"
+    expect_eq "$(cat "$T/o.npy")" "old contents" "${cmd%% *} .npy: the old file is untouched"
+    no_temps "$T/o.npy" "${cmd%% *} .npy: no temporary is left"
+done
 (ulimit -f 1 && trap '' XFSZ && exec "$TILEDCL" convert "$T/g.mtx" "$T/t.mtx") >/dev/null 2>"$T/.err"
 RC=$?
 expect_rc 1 "convert past the size limit: exit 1"

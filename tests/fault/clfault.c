@@ -29,21 +29,27 @@
  *                           calls are traced as "N malloc". Under ASan the
  *                           sanitizer's allocator comes first and these
  *                           wrappers never run.
+ *   TDCL_FAULT_MMAP=1       every mmap of a file made directly by the
+ *                           executable fails with ENOMEM (the mapped .npy
+ *                           input must fall back to reading)
  * Release and retain calls are forwarded uncounted: a failing release only
  * leaks, which is not a failure the program can handle. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <link.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <CL/cl.h>
 
 static long fault_call = -1, fault_malloc = -1;
+static int fault_mmap;
 static const char *only;
 static cl_int fault_error = CL_OUT_OF_RESOURCES;
 static int trace_fd = -1;
@@ -86,6 +92,7 @@ __attribute__((constructor)) static void fault_init(void)
     if ((s = getenv("TDCL_FAULT_CALL"))) fault_call = atol(s);
     if ((s = getenv("TDCL_FAULT_MALLOC"))) fault_malloc = atol(s);
     only = getenv("TDCL_FAULT_ONLY");
+    fault_mmap = (s = getenv("TDCL_FAULT_MMAP")) && strcmp(s, "1") == 0;
     if ((s = getenv("TDCL_FAULT_MAX_ALLOC"))) max_alloc = strtoull(s, NULL, 10);
     if ((s = getenv("TDCL_FAULT_GLOBAL_MEM"))) global_mem = strtoull(s, NULL, 10);
     if ((s = getenv("TDCL_FAULT_ERROR"))) {
@@ -248,6 +255,7 @@ WRAP_INT(clWaitForEvents, (cl_uint n, const cl_event *e), (n, e))
 WRAP_INT(clGetEventProfilingInfo, (cl_event e, cl_profiling_info i, size_t s, void *v, size_t *r),
          (e, i, s, v, r))
 WRAP_INT(clFinish, (cl_command_queue q), (q))
+WRAP_INT(clFlush, (cl_command_queue q), (q))
 WRAP_OBJ(void *, clEnqueueMapBuffer,
          (cl_command_queue q, cl_mem m, cl_bool b, cl_map_flags f, size_t o, size_t s, cl_uint n,
           const cl_event *w, cl_event *e, cl_int *err),
@@ -286,4 +294,19 @@ void *calloc(size_t n, size_t s)
 void *realloc(void *p, size_t n)
 {
     return malloc_fault(__builtin_return_address(0)) ? NULL : __libc_realloc(p, n);
+}
+
+/* ---- file mappings --------------------------------------------------- */
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+    static void *(*next)(void *, size_t, int, int, int, off_t);
+    uintptr_t c = (uintptr_t)__builtin_return_address(0);
+    if (!next) *(void **)&next = real("mmap");
+    if (fault_mmap && fd >= 0 && c >= exe_lo && c < exe_hi) {
+        trace(0, "mmap", 1);
+        errno = ENOMEM;
+        return MAP_FAILED;
+    }
+    return next(addr, len, prot, flags, fd, off);
 }

@@ -56,6 +56,39 @@ static void test_commit_replaces_target(void **state)
     free(dir);
 }
 
+/* TILEDCL_FSYNC=1 (and only "1") asks for the sync; either way the commit
+ * replaces the target and leaves no temporary. */
+static void test_fsync_choice(void **state)
+{
+    (void)state;
+    const char *vals[] = {NULL, "0", "1", "yes"};
+    const int want[] = {0, 0, 1, 0};
+    char *dir = tdcl_test_tmpdir(), *path = tdcl_test_join(dir, "out.txt");
+    for (size_t i = 0; i < 4; i++) {
+        if (vals[i])
+            setenv("TILEDCL_FSYNC", vals[i], 1);
+        else
+            unsetenv("TILEDCL_FSYNC");
+        assert_int_equal(tdcl_out_sync_wanted(), want[i]);
+        tdcl_test_write_text(path, "old contents\n");
+        tdcl_outfile o;
+        tdcl_err e;
+        assert_int_equal(tdcl_out_open(&o, path, &e), TDCL_OK);
+        fprintf(o.fp, "run %zu\n", i);
+        assert_int_equal(tdcl_out_commit(&o, &e), TDCL_OK);
+        char *after = read_all(path), expect[16];
+        snprintf(expect, sizeof expect, "run %zu\n", i);
+        assert_string_equal(after, expect);
+        assert_int_equal(count_entries(dir), 1);
+        free(after);
+    }
+    unsetenv("TILEDCL_FSYNC");
+    unlink(path);
+    rmdir(dir);
+    free(path);
+    free(dir);
+}
+
 static void test_abort_keeps_old_file(void **state)
 {
     (void)state;
@@ -264,6 +297,7 @@ int main(void)
         cmocka_unit_test(test_longest_name),
         cmocka_unit_test(test_fifo_written_in_place),
         cmocka_unit_test(test_precheck),
+        cmocka_unit_test(test_fsync_choice),
     };
     return cmocka_run_group_tests_name("fileio", tests, NULL, NULL);
 }

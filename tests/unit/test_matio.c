@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -486,6 +487,210 @@ static void test_npy_fortran_order_and_versions(void **state)
             assert_true(((double *)m.data)[k] == k + 1);
         tdcl_matrix_free(&m);
     }
+}
+
+/* The whole content of path (malloc'd) and its length. */
+static unsigned char *slurp(const char *path, size_t *n)
+{
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    fseek(fp, 0, SEEK_END);
+    long len = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    unsigned char *b = malloc((size_t)len + 1);
+    assert_int_equal(fread(b, 1, (size_t)len, fp), (size_t)len);
+    fclose(fp);
+    *n = (size_t)len;
+    return b;
+}
+
+/* Every dtype and odd shapes: a .npy written by tiledcl (data 64-byte
+ * aligned) is mapped, not read, and holds what was written. */
+static void test_npy_mapped_read(void **state)
+{
+    (void)state;
+    const tdcl_dtype types[] = {TDCL_F32, TDCL_F64, TDCL_I32, TDCL_I64, TDCL_U8, TDCL_U16};
+    const int64_t shapes[][2] = {{13, 7}, {1, 1}, {3, 1001}, {257, 1}};
+    for (size_t t = 0; t < 6; t++)
+        for (size_t k = 0; k < 4; k++) {
+            tdcl_matrix a, b;
+            tdcl_mapping map;
+            tdcl_err e;
+            assert_int_equal(tdcl_matrix_alloc(&a, shapes[k][0], shapes[k][1], 1, types[t], &e),
+                             TDCL_OK);
+            int is_unsigned = types[t] == TDCL_U8 || types[t] == TDCL_U16;
+            tdcl_test_fill(&a, 17 + t + k, is_unsigned ? 0 : -1e5, is_unsigned ? 250 : 1e5);
+            assert_int_equal(tdcl_matrix_write(tmp("m.npy"), &a, NULL, &e), TDCL_OK);
+            assert_int_equal(tdcl_matrix_read_mapped(tmp("m.npy"), 0, &b, &map, &e), TDCL_OK);
+            assert_non_null(map.addr);
+            assert_true((char *)b.data >= (char *)map.addr &&
+                        (char *)b.data < (char *)map.addr + map.len);
+            assert_same_bits(&a, &b);
+            tdcl_matrix_release(&b, &map);
+            assert_null(map.addr);
+            assert_null(b.data);
+            tdcl_matrix_free(&a);
+        }
+}
+
+/* Where mapping does not fit, the plain read gives the same values: data
+ * not 64-byte aligned (a hand-made header), Fortran order (transposed),
+ * versions 2.0 and 3.0 aligned (mapped), Matrix Market (read). */
+static void test_npy_mapped_fallbacks(void **state)
+{
+    (void)state;
+    const double colmajor[] = {1, 4, 2, 5, 3, 6}, rowmajor[] = {1, 2, 3, 4, 5, 6};
+    const char *c_dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }";
+    const char *f_dict = "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }";
+    char dict[128];
+    static const struct {
+        int major, pad, fortran, mapped;
+    } cases[] = {{1, 0, 0, 0},  {1, 3, 0, 0},  {1, 0, 1, 0}, {2, -1, 0, 1},
+                 {3, -1, 0, 1}, {1, -1, 0, 1}, {1, -1, 1, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *base = cases[i].fortran ? f_dict : c_dict;
+        size_t pre = cases[i].major == 1 ? 10 : 12, n = strlen(base);
+        /* pad -1: spaces up to the next 64-byte boundary, as numpy does */
+        size_t pad = cases[i].pad >= 0 ? (size_t)cases[i].pad : (64 - (pre + n + 1) % 64) % 64;
+        snprintf(dict, sizeof dict, "%s%*s\n", base, (int)pad, "");
+        write_npy(tmp("h.npy"), cases[i].major, dict, cases[i].fortran ? colmajor : rowmajor,
+                  sizeof rowmajor);
+        tdcl_matrix m;
+        tdcl_mapping map;
+        tdcl_err e;
+        assert_int_equal(tdcl_matrix_read_mapped(tmp("h.npy"), 0, &m, &map, &e), TDCL_OK);
+        if (cases[i].mapped != (map.addr != NULL)) print_message("case %zu\n", i);
+        assert_int_equal(map.addr != NULL, cases[i].mapped);
+        assert_int_equal(m.rows, 2);
+        assert_int_equal(m.cols, 3);
+        assert_memory_equal(m.data, rowmajor, sizeof rowmajor);
+        tdcl_matrix_release(&m, &map);
+    }
+    tdcl_test_write_text(tmp("h.mtx"), "%%MatrixMarket matrix array real general\n2 3\n"
+                                       "1\n4\n2\n5\n3\n6\n");
+    tdcl_matrix m;
+    tdcl_mapping map;
+    tdcl_err e;
+    assert_int_equal(tdcl_matrix_read_mapped(tmp("h.mtx"), 0, &m, &map, &e), TDCL_OK);
+    assert_null(map.addr);
+    assert_memory_equal(m.data, rowmajor, sizeof rowmajor);
+    tdcl_matrix_release(&m, &map);
+}
+
+/* A lying header or a size limit fails the mapped read as the plain one,
+ * with nothing allocated or mapped. */
+static void test_npy_mapped_errors(void **state)
+{
+    (void)state;
+    static const double data[4] = {1, 2, 3, 4};
+    write_npy(tmp("lie.npy"), 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 3), }",
+              data, sizeof data);
+    tdcl_matrix m;
+    tdcl_mapping map;
+    tdcl_err e = {0};
+    assert_int_equal(tdcl_matrix_read_mapped(tmp("lie.npy"), 0, &m, &map, &e), TDCL_EPARSE);
+    assert_non_null(strstr(e.msg, "but the file holds 32"));
+    assert_null(m.data);
+    assert_null(map.addr);
+    tdcl_matrix a;
+    assert_int_equal(tdcl_matrix_alloc(&a, 64, 64, 1, TDCL_F64, &e), TDCL_OK);
+    tdcl_test_fill(&a, 3, -1, 1);
+    assert_int_equal(tdcl_matrix_write(tmp("big.npy"), &a, NULL, &e), TDCL_OK);
+    assert_int_equal(tdcl_matrix_read_mapped(tmp("big.npy"), 1000, &m, &map, &e), TDCL_ELIMIT);
+    assert_null(m.data);
+    assert_null(map.addr);
+    tdcl_matrix_free(&a);
+}
+
+/* The streamed writer gives tdcl_matrix_write's bytes whatever the chunks;
+ * a missing or surplus byte writes nothing and keeps the old file. */
+static void test_npy_out_chunks(void **state)
+{
+    (void)state;
+    tdcl_matrix a;
+    tdcl_err e;
+    assert_int_equal(tdcl_matrix_alloc(&a, 31, 17, 1, TDCL_I64, &e), TDCL_OK);
+    tdcl_test_fill(&a, 9, -1e9, 1e9);
+    assert_int_equal(tdcl_matrix_write(tmp("ref.npy"), &a, NULL, &e), TDCL_OK);
+    size_t nref, bytes = 31 * 17 * 8;
+    unsigned char *ref = slurp(tmp("ref.npy"), &nref);
+    const size_t steps[] = {1, 7, 4096, bytes, 1000};
+    for (size_t k = 0; k < 5; k++) {
+        tdcl_npy_out *w;
+        assert_int_equal(tdcl_npy_out_open(tmp("s.npy"), 31, 17, TDCL_I64, &w, &e), TDCL_OK);
+        size_t chunks = (bytes + steps[k] - 1) / steps[k];
+        for (size_t c = 0; c < chunks; c++) {
+            /* the last step size goes backwards: pieces land in any order */
+            size_t pos = (k == 4 ? chunks - 1 - c : c) * steps[k];
+            size_t len = bytes - pos < steps[k] ? bytes - pos : steps[k];
+            assert_int_equal(tdcl_npy_out_write(w, pos, (char *)a.data + pos, len, &e), TDCL_OK);
+        }
+        assert_int_equal(tdcl_npy_out_commit(w, &e), TDCL_OK);
+        size_t n;
+        unsigned char *got = slurp(tmp("s.npy"), &n);
+        assert_int_equal(n, nref);
+        assert_memory_equal(got, ref, n);
+        free(got);
+    }
+    tdcl_test_write_text(tmp("s.npy"), "old\n");
+    tdcl_npy_out *w;
+    assert_int_equal(tdcl_npy_out_open(tmp("s.npy"), 31, 17, TDCL_I64, &w, &e), TDCL_OK);
+    assert_int_equal(tdcl_npy_out_write(w, 0, a.data, bytes - 1, &e), TDCL_OK);
+    assert_int_equal(tdcl_npy_out_write(w, bytes - 1, a.data, 2, &e), TDCL_EINVAL);
+    assert_int_equal(tdcl_npy_out_commit(w, &e), TDCL_EIO);
+    assert_non_null(strstr(e.msg, "1 bytes of the array never came"));
+    assert_int_equal(tdcl_npy_out_open(tmp("s.npy"), 31, 17, TDCL_I64, &w, &e), TDCL_OK);
+    tdcl_npy_out_abort(w);
+    size_t n;
+    unsigned char *old = slurp(tmp("s.npy"), &n);
+    assert_int_equal(n, 4);
+    assert_memory_equal(old, "old\n", 4);
+    free(old);
+    /* a FIFO (or "-") cannot take pieces out of order: refused unopened */
+    assert_int_equal(mkfifo(tmp("fifo.npy"), 0600), 0);
+    assert_int_equal(tdcl_npy_out_open(tmp("fifo.npy"), 31, 17, TDCL_I64, &w, &e),
+                     TDCL_EUNSUPPORTED);
+    unlink(tmp("fifo.npy"));
+    assert_null(w);
+    assert_int_equal(tdcl_npy_out_open("-", 31, 17, TDCL_I64, &w, &e), TDCL_EUNSUPPORTED);
+    free(ref);
+    tdcl_matrix_free(&a);
+}
+
+/* A large array saved in bands by several threads is byte for byte what
+ * the one-write path gives; small ones and FIFOs are left to that path. */
+static void test_npy_save_bands(void **state)
+{
+    (void)state;
+    tdcl_matrix a;
+    tdcl_err e;
+    assert_int_equal(tdcl_matrix_alloc(&a, 2049, 2053, 1, TDCL_F32, &e), TDCL_OK);
+    tdcl_test_fill(&a, 21, -1e3, 1e3);
+    FILE *fp = fopen(tmp("one.npy"), "wb");
+    assert_non_null(fp);
+    assert_int_equal(tdcl_npy_write(fp, "one.npy", &a, &e), TDCL_OK);
+    assert_int_equal(fclose(fp), 0);
+    int done = 0;
+    tdcl_test_write_text(tmp("bands.npy"), "old\n");
+    assert_int_equal(tdcl_npy_save(tmp("bands.npy"), &a, &done, &e), TDCL_OK);
+    assert_int_equal(done, 1);
+    size_t n1, n2;
+    unsigned char *one = slurp(tmp("one.npy"), &n1), *bands = slurp(tmp("bands.npy"), &n2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(one, bands, n1);
+    free(one);
+    free(bands);
+    assert_int_equal(mkfifo(tmp("fifo2.npy"), 0600), 0);
+    assert_int_equal(tdcl_npy_save(tmp("fifo2.npy"), &a, &done, &e), TDCL_OK);
+    assert_int_equal(done, 0);
+    unlink(tmp("fifo2.npy"));
+    tdcl_matrix small;
+    assert_int_equal(tdcl_matrix_alloc(&small, 3, 3, 1, TDCL_F32, &e), TDCL_OK);
+    assert_int_equal(tdcl_npy_save(tmp("small.npy"), &small, &done, &e), TDCL_OK);
+    assert_int_equal(done, 0);
+    assert_int_equal(access(tmp("small.npy"), F_OK), -1);
+    tdcl_matrix_free(&small);
+    tdcl_matrix_free(&a);
 }
 
 static void test_npy_errors(void **state)
@@ -1094,6 +1299,11 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_array_real_column_major),
+        cmocka_unit_test(test_npy_mapped_read),
+        cmocka_unit_test(test_npy_mapped_fallbacks),
+        cmocka_unit_test(test_npy_mapped_errors),
+        cmocka_unit_test(test_npy_out_chunks),
+        cmocka_unit_test(test_npy_save_bands),
         cmocka_unit_test(test_narrow),
         cmocka_unit_test(test_array_integer),
         cmocka_unit_test(test_coordinate_real_sums_duplicates),

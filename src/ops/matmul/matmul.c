@@ -882,17 +882,11 @@ static tdcl_status upload_whole(tdcl_mm_plan *p, const tdcl_matrix *a, const tdc
     TDCL_TRY(as_type(p, b, "B", &db, &ob, err));
     if (p->type == TDCL_I64 && !p->wrap)
         p->range_check = !tdcl_mm_i64_bound_ok(da, db, p->M, p->K, p->N);
-    cl_command_queue q = p->ctx->queue;
+    /* through pinned staging on a GPU (xfer.h) */
     if (!p->borrowed[0])
-        TDCL_CL_TRY(err,
-                    clEnqueueWriteBuffer(q, p->a, CL_TRUE, 0, (size_t)(p->M * p->K) * p->esz, da, 0,
-                                         NULL, NULL),
-                    "clEnqueueWriteBuffer");
+        TDCL_TRY(tdcl_xfer_upload(p->ctx, p->a, 0, da, (size_t)(p->M * p->K) * p->esz, err));
     if (!p->borrowed[1])
-        TDCL_CL_TRY(err,
-                    clEnqueueWriteBuffer(q, p->b, CL_TRUE, 0, (size_t)(p->K * p->N) * p->esz, db, 0,
-                                         NULL, NULL),
-                    "clEnqueueWriteBuffer");
+        TDCL_TRY(tdcl_xfer_upload(p->ctx, p->b, 0, db, (size_t)(p->K * p->N) * p->esz, err));
 out:
     free(oa);
     free(ob);
@@ -1036,11 +1030,20 @@ tdcl_status tdcl_mm_plan_result_into(tdcl_mm_plan *p, void *dst, tdcl_err *err)
     if (p->hc) {
         memcpy(dst, p->hc, bytes);
     } else {
-        cl_int rc = clEnqueueReadBuffer(p->ctx->queue, p->c, CL_TRUE, 0, bytes, dst, 0, NULL, NULL);
-        if (rc != CL_SUCCESS) return tdcl_fail_cl(err, rc, "clEnqueueReadBuffer", "the product");
+        tdcl_status st = tdcl_xfer_read(p->ctx, p->c, 0, dst, bytes, err);
+        if (st) return st;
     }
     p->ctx->t.download_ms += tdcl_now_ms() - t0;
     return TDCL_OK;
+}
+
+tdcl_status tdcl_mm_plan_result_each(tdcl_mm_plan *p, tdcl_xfer_sink sink, void *user,
+                                     tdcl_err *err)
+{
+    if (p->tc || p->hc)
+        return tdcl_fail(err, TDCL_EUNSUPPORTED, "the product is not in one device buffer");
+    size_t bytes = (size_t)(p->M * p->N) * p->esz;
+    return tdcl_xfer_download(p->ctx, p->c, 0, bytes, sink, user, err);
 }
 
 void tdcl_mm_plan_destroy(tdcl_mm_plan *p)
@@ -1450,13 +1453,9 @@ tdcl_status tdcl_mm_plan_result(tdcl_mm_plan *p, tdcl_matrix *c, tdcl_err *err)
     size_t bytes = (size_t)(p->M * p->N) * p->esz;
     if (p->hc) {
         memcpy(c->data, p->hc, bytes);
-    } else {
-        cl_int rc =
-            clEnqueueReadBuffer(p->ctx->queue, p->c, CL_TRUE, 0, bytes, c->data, 0, NULL, NULL);
-        if (rc != CL_SUCCESS) {
-            tdcl_matrix_free(c);
-            return tdcl_fail_cl(err, rc, "clEnqueueReadBuffer", "the product");
-        }
+    } else if ((st = tdcl_xfer_read(p->ctx, p->c, 0, c->data, bytes, err))) {
+        tdcl_matrix_free(c);
+        return st;
     }
     p->ctx->t.download_ms += tdcl_now_ms() - t0;
     return TDCL_OK;

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "runtime/clrt.h"
+#include "runtime/xfer.h"
 #include "base/matrix.h"
 #include "base/status.h"
 
@@ -176,6 +177,13 @@ tdcl_status tdcl_mm_plan_unmap_result(tdcl_mm_plan *p, tdcl_err *err);
  * touched already (an input's, once uploaded) takes the download faster
  * than fresh pages. TDCL_EUNSUPPORTED for a tensor-core plan. */
 tdcl_status tdcl_mm_plan_result_into(tdcl_mm_plan *p, void *dst, tdcl_err *err);
+
+/* Hands C (M x N row-major of the plan's type) to sink in order, in chunks
+ * straight from pinned staging memory on a GPU (runtime/xfer.h): the file
+ * writer takes each chunk while the next one downloads. The caller times
+ * it. TDCL_EUNSUPPORTED for a tensor-core or panelled plan. */
+tdcl_status tdcl_mm_plan_result_each(tdcl_mm_plan *p, tdcl_xfer_sink sink, void *user,
+                                     tdcl_err *err);
 
 /* A one-line description of the choices: "kernel=cpu type=float32 mr=6
  * nr=32 vw=8 kc=1024 panels=1x1x1". Owned by the plan. */

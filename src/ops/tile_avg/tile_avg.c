@@ -14,6 +14,7 @@
 #include "base/mem.h"
 #include "base/pool.h"
 #include "base/clock.h"
+#include "runtime/xfer.h"
 
 #define TA_MAX_STAGES 8
 
@@ -843,11 +844,8 @@ static tdcl_status upload(tdcl_ta_plan *p, const tdcl_matrix *in, tdcl_err *err)
         TDCL_TRY(make_buffer(p, bytes, &p->buf[i + 1], NULL, err));
     }
     TDCL_TRY(tdcl_matrix_bytes(in->rows, in->cols, in->channels, p->st[0].in, &bytes, err));
-    if (!in_place)
-        TDCL_CL_TRY(err,
-                    clEnqueueWriteBuffer(p->ctx->queue, p->buf[0], CL_TRUE, 0, bytes, dev->data, 0,
-                                         NULL, NULL),
-                    "clEnqueueWriteBuffer");
+    if (!in_place) /* through pinned staging on a GPU (runtime/xfer.h) */
+        TDCL_TRY(tdcl_xfer_upload(p->ctx, p->buf[0], 0, dev->data, bytes, err));
 out:
     tdcl_matrix_free(&scaled);
     tdcl_matrix_free(&tmp);
@@ -959,10 +957,7 @@ tdcl_status tdcl_ta_plan_result(tdcl_ta_plan *p, tdcl_matrix *out, tdcl_err *err
     memset(out, 0, sizeof *out);
     TDCL_TRY(tdcl_matrix_alloc(&planar, p->orows, p->ocols, p->channels, p->out_type, err));
     TDCL_TRY(tdcl_matrix_bytes(p->orows, p->ocols, p->channels, p->out_type, &bytes, err));
-    TDCL_CL_TRY(err,
-                clEnqueueReadBuffer(p->ctx->queue, p->buf[p->nstages], CL_TRUE, 0, bytes,
-                                    planar.data, 0, NULL, NULL),
-                "clEnqueueReadBuffer");
+    TDCL_TRY(tdcl_xfer_read(p->ctx, p->buf[p->nstages], 0, planar.data, bytes, err));
     if (p->prescale) scale_floats(&planar, p->prescale);
     if (p->channels == 1) {
         *out = planar;
