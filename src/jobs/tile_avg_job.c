@@ -99,6 +99,7 @@ static tdcl_status mpi_job(const tdcl_ta_job_opts *jo, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_matrix in = {0}, res = {0};
+    tdcl_mapping map = {0};
     int bits = 8, maxval = 0, root = tdcl_mpi_rank() == 0;
     tdcl_npy_info info;
     /* a plain .npy: each rank reads its own band (rank 0 the whole for
@@ -106,13 +107,13 @@ static tdcl_status mpi_job(const tdcl_ta_job_opts *jo, tdcl_err *err)
     const char *npy = tdcl_npy_probe(jo->in_path, &info, NULL) == TDCL_OK ? jo->in_path : NULL;
     if (root) st = tdcl_out_precheck(jo->out_path, err);
     if (root && st == TDCL_OK && (!npy || jo->verify))
-        st = read_input(jo, &in, &bits, &maxval, err);
+        st = read_input(jo, &in, &map, &bits, &maxval, err);
     TDCL_TRY(tdcl_ta_mpi_run(jo->devices, &jo->ta, st, &in, npy, &res, err));
     if (root && jo->verify) st = verify(jo, &in, &res, err);
     if (root && st == TDCL_OK) st = write_output(jo, &res, bits, maxval, err);
     tdcl_mpi_agree(&st, err);
 out:
-    tdcl_matrix_free(&in);
+    tdcl_matrix_release(&in, &map);
     tdcl_matrix_free(&res);
     return st;
 }
