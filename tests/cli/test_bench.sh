@@ -115,6 +115,21 @@ run bench tile-avg --tile 2x4 --size 64 --copy-size 64 --reps 2 --json
 expect_rc 0 "bench tile-avg takes a T x U tile"
 expect_contains "$OUT" '"tile": 2, "tile_cols": 4' "a T x U tile is reported as tile and tile_cols"
 
+# bench/gpu.sh looks for an NVIDIA GPU before it builds anything: a copy of
+# it (so that the tree it would build is $T/gpu, not this one) exits 3 on a
+# machine without one, with a message, leaving no build and no output.
+if ! ls /dev/nvidia[0-9]* >/dev/null 2>&1 && ! command -v nvidia-smi >/dev/null 2>&1; then
+    mkdir -p "$T/gpu/bench"
+    cp "$(dirname "$TDCL_DATA")/bench/gpu.sh" "$T/gpu/bench/gpu.sh"
+    (cd "$T/gpu" && env -u TILEDCL bash bench/gpu.sh -o "$T/gpu/out.jsonl") >/dev/null 2>"$T/gpu.err"
+    RC=$? ERR=$(cat "$T/gpu.err")
+    expect_rc 3 "bench/gpu.sh without an NVIDIA GPU exits 3"
+    expect_contains "$ERR" "no NVIDIA GPU found" "bench/gpu.sh says why"
+    expect_eq "$(ls -A "$T/gpu" | tr '\n' ' ')" "bench " "bench/gpu.sh built nothing and wrote no output"
+else
+    ok "# SKIP an NVIDIA GPU is here: gpu.sh's refusal is not tried"
+fi
+
 # io: no device; every figure parses and is positive; the files go.
 check_io_jsonl() {
     python3 -c '
