@@ -63,6 +63,20 @@ expect_rc 0 "-o onto a FIFO exits 0"
 [ -p pipe.rle ] && ok "the FIFO stays a FIFO" || not_ok "the FIFO stays a FIFO"
 expect_eq "$(cat from-fifo.rle)" "$(cat ref.rle)" "the FIFO's reader gets the output"
 no_temps . "no temporary beside the FIFO"
+# a character device is written in place, not replaced: a private copy of
+# /dev/null (mknod needs root), so that a regression cannot replace the
+# system's
+if mknod cdev.rle c 1 3 2>/dev/null; then
+    life16 -o cdev.rle >/dev/null 2>"$T/.err"
+    RC=$? ERR=$(cat "$T/.err")
+    expect_rc 0 "-o onto a character device exits 0"
+    expect_eq "$(stat -c %F cdev.rle)" "character special file" "the device stays a device"
+    no_temps . "-o onto a character device: no temporary"
+    rm -f cdev.rle
+else
+    ok "# SKIP mknod needs root: -o onto a character device is not tried"
+fi
+
 # /dev/stdout and /dev/fd/1 are standard output: written in place, default format
 expect_eq "$(life16 -o /dev/stdout 2>/dev/null)" "$(cat ref.rle)" "-o /dev/stdout writes to standard output"
 expect_eq "$("$TILEDCL" matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o /dev/fd/1 2>/dev/null | md5sum)" \
