@@ -391,14 +391,26 @@ out:
  * or in the tail by work-item e - nvec*vec modulo the global size. */
 static void read_expected(const copy_run *c, const float *host, double *want, double *mag)
 {
-    size_t nvec = c->n / (size_t)c->vec, body = nvec * (size_t)c->vec;
-    for (size_t g = 0; g < c->gsize; g++)
-        want[g] = mag[g] = 0;
-    for (size_t e = 0; e < c->n; e++) {
-        size_t v = e / (size_t)c->vec;
-        size_t g = e >= body ? (e - body) % c->gsize : c->chunk ? v / (size_t)c->per : v % c->gsize;
+    size_t vec = (size_t)c->vec, nvec = c->n / vec, per = (size_t)c->per;
+    size_t g = 0, left = per; /* the work-item of vector v, counted along */
+    for (size_t i = 0; i < c->gsize; i++)
+        want[i] = mag[i] = 0;
+    for (size_t v = 0; v < nvec; v++) {
+        for (size_t l = 0; l < vec; l++) {
+            want[g] += host[v * vec + l];
+            mag[g] += fabs(host[v * vec + l]);
+        }
+        if (!c->chunk && ++g == c->gsize) g = 0;
+        if (c->chunk && --left == 0) {
+            g++;
+            left = per;
+        }
+    }
+    g = 0;
+    for (size_t e = nvec * vec; e < c->n; e++) { /* the tail */
         want[g] += host[e];
         mag[g] += fabs(host[e]);
+        if (++g == c->gsize) g = 0;
     }
 }
 

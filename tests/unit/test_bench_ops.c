@@ -204,6 +204,26 @@ static void check_ceilings(const collected *c)
     }
 }
 
+/* The read ceiling on an odd size: every shape's partial sums, the tail
+ * that fills no vector included, passed the job's check against the host
+ * (a wrong one fails the job), and the bytes count the partial sums. */
+static void test_read_odd_size(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    collected c = {0};
+    tdcl_bench_opts o = small_opts(TDCL_BENCH_TILE_AVG);
+    o.copy_size = 67; /* 4489 floats: not a whole number of vectors of 4 or 8 */
+    run_job(state, &o, &c);
+    const tdcl_bench_result *rd = find(&c, "read");
+    assert_non_null(rd);
+    assert_true(rd->checked);
+    const char *items = strstr(rd->plan, "items=");
+    assert_non_null(items);
+    assert_true(rd->bytes == (67.0 * 67 + atof(items + 6)) * 4);
+    assert_null(find(&c, "peak"));      /* no matmul: no multiply-add peak */
+    assert_null(find(&c, "life-peak")); /* no life: no logic peak */
+}
+
 /* A non-square int64 product with a forced tile: exact, no peak to compare. */
 static void test_matmul_shape_int64(void **state)
 {
@@ -348,9 +368,13 @@ static void test_past_peak_says_why(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_copy_ceiling),       cmocka_unit_test(test_all_ops),
-        cmocka_unit_test(test_matmul_shape_int64), cmocka_unit_test(test_copy_runner),
-        cmocka_unit_test(test_bad_options),        cmocka_unit_test(test_past_peak_says_why),
+        cmocka_unit_test(test_copy_ceiling),
+        cmocka_unit_test(test_read_odd_size),
+        cmocka_unit_test(test_all_ops),
+        cmocka_unit_test(test_matmul_shape_int64),
+        cmocka_unit_test(test_copy_runner),
+        cmocka_unit_test(test_bad_options),
+        cmocka_unit_test(test_past_peak_says_why),
     };
     return tdcl_test_exit(
         cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown));
