@@ -341,50 +341,6 @@ static tdcl_status copy_size(const bench_job *j, int64_t *edge, tdcl_err *err)
     return TDCL_OK;
 }
 
-/* Times copy_f32 with vector width vec; keeps it in *best when its fastest
- * run beats the best so far. */
-static tdcl_status copy_try(bench_job *j, const float *host, size_t n, int vec,
-                            tdcl_bench_result *best, tdcl_err *err)
-{
-    tdcl_status st = TDCL_OK;
-    copy_run c = {0};
-    tdcl_bench_result r = *best;
-    TDCL_TRY(copy_setup(j->ctx, host, n, vec, 0, 0, &c, &r.upload_ms, err));
-    TDCL_TRY(tdcl_bench_time(j->o.warmup, j->o.reps, copy_exec, &c, &r.t, err));
-    TDCL_TRY(copy_check(&c, host, &r.download_ms, err));
-    tdcl_log(TDCL_LOG_VERBOSE, "bench: copy vec=%d: median %.3f ms", vec, r.t.median_ms);
-    snprintf(r.plan, sizeof r.plan, "%s", c.desc);
-    if (best->t.reps == 0 || r.t.min_ms < best->t.min_ms) *best = r;
-out:
-    copy_release(&c);
-    return st;
-}
-
-/* The copy ceiling: the fastest run of the best vector width (unless one is
- * forced), in GB/s read plus written. Emitted as op "copy": its median as
- * gbps, the ceiling as copy_gbps. */
-static tdcl_status measure_copy(bench_job *j, const float *host, int64_t e, tdcl_err *err)
-{
-    tdcl_status st = TDCL_OK;
-    tdcl_bench_result r;
-    size_t n = (size_t)e * (size_t)e;
-    result_init(j, &r, "copy");
-    /* the ceiling is the best vector width unless one is forced */
-    static const int widths[] = {1, 4, 8};
-    int forced = j->o.op == TDCL_BENCH_COPY ? j->o.tile : 0; /* else the ops' tile */
-    for (int w = 0; w < 3; w++)
-        if (!forced || forced == widths[w]) TDCL_TRY(copy_try(j, host, n, widths[w], &r, err));
-    r.size = e;
-    r.checked = 1;
-    r.rate_key = "gbps";
-    r.bytes = 2.0 * (double)n * sizeof(float);
-    j->copy_gbps = r.bytes / (r.t.min_ms / 1e3) / 1e9; /* the fastest run: a ceiling */
-    r.copy_gbps = j->copy_gbps;
-    result_emit(j, &r, r.bytes);
-out:
-    return st;
-}
-
 /* Recomputes read_f32's partial sums from host (n floats) in double, with
  * their magnitudes: element e is summed by the work-item that reads its
  * vector (contiguous runs of per vectors, or every global size-th vector),
@@ -446,21 +402,23 @@ out:
     return st;
 }
 
-/* Times read_f32 with vector width vec and about per vectors per
- * work-item, contiguous (chunk) or strided; keeps it in *best when its fastest run, in bytes per
- * second, beats the best so far. */
-static tdcl_status read_try(bench_job *j, const float *host, size_t n, int vec, int per, int chunk,
-                            tdcl_bench_result *best, tdcl_err *err)
+/* Times copy_f32 (per 0) or read_f32 (per vectors per work-item,
+ * contiguous when chunk, else strided) with vector width vec, checks its
+ * output against host, and keeps it in *best when its fastest run, in
+ * bytes per second, beats the best so far. */
+static tdcl_status mem_try(bench_job *j, const float *host, size_t n, int vec, int per, int chunk,
+                           tdcl_bench_result *best, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     copy_run c = {0};
     tdcl_bench_result r = *best;
     TDCL_TRY(copy_setup(j->ctx, host, n, vec, per, chunk, &c, &r.upload_ms, err));
     TDCL_TRY(tdcl_bench_time(j->o.warmup, j->o.reps, copy_exec, &c, &r.t, err));
-    TDCL_TRY(read_check(&c, host, &r.download_ms, err));
-    r.bytes = (double)(n + c.gsize) * sizeof(float);
-    tdcl_log(TDCL_LOG_VERBOSE, "bench: read vec=%d per=%d: %.4g GB/s (median), %.4g (fastest)", vec,
-             per, r.bytes / r.t.median_ms / 1e6, r.bytes / r.t.min_ms / 1e6);
+    TDCL_TRY(per ? read_check(&c, host, &r.download_ms, err)
+                 : copy_check(&c, host, &r.download_ms, err));
+    r.bytes = (double)(per ? n + c.gsize : 2 * n) * sizeof(float);
+    tdcl_log(TDCL_LOG_VERBOSE, "bench: %s: %.4g GB/s (median), %.4g (fastest)", c.desc,
+             r.bytes / r.t.median_ms / 1e6, r.bytes / r.t.min_ms / 1e6);
     snprintf(r.plan, sizeof r.plan, "%s", c.desc);
     if (best->t.reps == 0 || r.bytes / r.t.min_ms > best->bytes / best->t.min_ms) *best = r;
 out:
@@ -468,10 +426,36 @@ out:
     return st;
 }
 
+/* The copy ceiling: the fastest run of the best vector width (unless one is
+ * forced), in GB/s read plus written. Emitted as op "copy": its median as
+ * gbps, the ceiling as copy_gbps. */
+static tdcl_status measure_copy(bench_job *j, const float *host, int64_t e, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_bench_result r;
+    size_t n = (size_t)e * (size_t)e;
+    result_init(j, &r, "copy");
+    /* the ceiling is the best vector width unless one is forced */
+    static const int widths[] = {1, 4, 8};
+    int forced = j->o.op == TDCL_BENCH_COPY ? j->o.tile : 0; /* else the ops' tile */
+    for (int w = 0; w < 3; w++)
+        if (!forced || forced == widths[w]) TDCL_TRY(mem_try(j, host, n, widths[w], 0, 0, &r, err));
+    r.size = e;
+    r.checked = 1;
+    r.rate_key = "gbps";
+    r.bytes = 2.0 * (double)n * sizeof(float);
+    j->copy_gbps = r.bytes / (r.t.min_ms / 1e3) / 1e9; /* the fastest run: a ceiling */
+    r.copy_gbps = j->copy_gbps;
+    result_emit(j, &r, r.bytes);
+out:
+    return st;
+}
+
 /* The read ceiling, for operations that read far more than they write
- * (tile-avg): the fastest run of the best of read_f32's vector widths 1, 4,
- * 8, 16 or 256 vectors per work-item, contiguous or strided, in GB/s read plus written (the
- * partial sums, 1/16 of the input at most). Emitted as op "read". */
+ * (tile-avg): the fastest run of the best of read_f32's vector widths 1, 4
+ * and 8, 16 or 256 vectors per work-item, contiguous or strided, in GB/s
+ * read plus written (the partial sums, 1/16 of the input at most). Emitted
+ * as op "read". */
 static tdcl_status measure_read(bench_job *j, const float *host, int64_t e, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
@@ -482,7 +466,7 @@ static tdcl_status measure_read(bench_job *j, const float *host, int64_t e, tdcl
     for (int w = 0; w < 3; w++)
         for (int p = 0; p < 2; p++)
             for (int chunk = 0; chunk < 2; chunk++)
-                TDCL_TRY(read_try(j, host, n, widths[w], pers[p], chunk, &r, err));
+                TDCL_TRY(mem_try(j, host, n, widths[w], pers[p], chunk, &r, err));
     r.size = e;
     r.checked = 1;
     r.rate_key = "gbps";
