@@ -19,11 +19,11 @@
 #include "base/status.h"
 
 typedef struct tdcl_outfile {
-    FILE *fp;        /* write here */
-    char *path;      /* the target, NULL for stdout */
-    char *tmp;       /* the temporary file, NULL for stdout */
-    int slot;        /* index in the signal-cleanup registry, -1 if none */
-    int direct;      /* written in place (FIFO, device, /dev/stdout) */
+    FILE *fp;   /* write here */
+    char *path; /* the target, NULL for stdout */
+    char *tmp;  /* the temporary file, NULL for stdout */
+    int slot;   /* index in the signal-cleanup registry, -1 if none */
+    int direct; /* written in place (FIFO, device, /dev/stdout) */
 } tdcl_outfile;
 
 /* Opens an output. path NULL or "-" means stdout (written directly). On
