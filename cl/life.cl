@@ -66,8 +66,9 @@
 #endif
 
 #ifndef LIFE_KERNEL
-#define LIFE_KERNEL 0 /* 0 both kernels, 1 life_bytes only, 2 life_bits only (3 life_bits1,
-                         4 life_band, 5 life_sparse: see life.c) */
+#define LIFE_KERNEL 0 /* 0 both kernels, 1 life_bytes only, 2 life_bits only (3 life_bits1
+                         and life_bytes, 4 life_band, 5 life_sparse: see life.c; 6
+                         life_peak only: bench_ops.c) */
 #endif
 
 #define B_DEAD 0
@@ -76,7 +77,7 @@
 #define B_MAPPED 3 /* life_bytes: Golly's other bounded grids, from the TOPO macros */
 
 /* ---- byte per cell --------------------------------------------------------- */
-#if LIFE_KERNEL != 2
+#if LIFE_KERNEL != 2 && LIFE_KERNEL != 6
 
 #ifndef TS_X
 #define TS_X 16
@@ -235,7 +236,7 @@ typedef uint word;
 #ifndef VW
 #define VW 1 /* life_bits1: words per work-item, handled as one vector */
 #endif
-#if LIFE_KERNEL == 3 || LIFE_KERNEL == 4
+#if LIFE_KERNEL == 3 || LIFE_KERNEL == 4 || LIFE_KERNEL == 6
 #define NV VW
 #else
 #define NV VX
@@ -1115,6 +1116,73 @@ __kernel void life_bits1(__global const word *restrict in, __global word *restri
         amid = alive;
         alive = nxt;
     }
+}
+#endif
+
+#if LIFE_KERNEL == 6
+/* life_peak: the logic ceiling that bench compares the bit-packed kernels
+ * with, in cell updates per second: the same row sums, adder network and
+ * rule (row_sum3, next_word), with no memory traffic. Any 1-D work-group
+ * shape; no local memory, no barriers.
+ *
+ * Each work-item keeps PK rows of NV words in registers and runs ITERS
+ * steps. A step computes the row sums of every row once, with the rows
+ * above and below standing in for the words to the west and east (so
+ * those are other registers, as in life_bits1, and cost what they cost
+ * there), then the next state of every row from the sums of its own row
+ * and the rows beside it (cyclically), then flips row 0 by the step's
+ * number, so the state cannot settle into a cycle that a launch skipping
+ * steps would also reach. It writes the XOR of all its words. Per step
+ * that is PK * NV * WBITS cell updates. The host recomputes it. */
+#ifndef ITERS
+#define ITERS 256
+#endif
+#ifndef PK
+#define PK 8
+#endif
+
+/* A word of the start state: splitmix64 of the word's index. */
+inline word peak_seed(ulong idx)
+{
+    ulong z = (idx + 1) * 0x9E3779B97F4A7C15UL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9UL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBUL;
+    return (word)(z ^ (z >> 31));
+}
+
+__kernel void life_peak(__global word *out)
+{
+    const ulong g = get_global_id(0);
+    lword x[PK], s0[PK], s1[PK];
+    for (int i = 0; i < PK; i++) {
+        word a[NV];
+        for (int v = 0; v < NV; v++)
+            a[v] = peak_seed((g * PK + i) * NV + v);
+        x[i] = VLOAD(a);
+    }
+    for (int it = 0; it < ITERS; it++) {
+#pragma unroll
+        for (int i = 0; i < PK; i++)
+            row_sum3(x[(i + PK - 1) % PK], x[i], x[(i + 1) % PK], &s0[i], &s1[i]);
+        lword nx[PK];
+#pragma unroll
+        for (int i = 0; i < PK; i++) {
+            const int u = (i + PK - 1) % PK, d = (i + 1) % PK;
+            nx[i] = next_word(s0[u], s1[u], s0[i], s1[i], s0[d], s1[d], x[i], x[u], x[d]);
+        }
+#pragma unroll
+        for (int i = 0; i < PK; i++)
+            x[i] = nx[i];
+        x[0] ^= (lword)((word)it);
+    }
+    word r = 0;
+    for (int i = 0; i < PK; i++) {
+        word a[NV];
+        VSTORE(x[i], a);
+        for (int v = 0; v < NV; v++)
+            r ^= a[v];
+    }
+    out[g] = r;
 }
 #endif
 #endif

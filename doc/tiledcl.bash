@@ -37,7 +37,7 @@ _tiledcl()
     --precision)
         COMPREPLY=($(compgen -W "fp32 tf32 3xtf32 auto" -- "$cur")); return ;;
     -b | --boundary)
-        COMPREPLY=($(compgen -W "dead torus clamp" -- "$cur")); return ;;
+        COMPREPLY=($(compgen -W "dead torus clamp klein cross sphere" -- "$cur")); return ;;
     --variant)
         COMPREPLY=($(compgen -W "auto cpu gpu band" -- "$cur")); return ;;
     -k | --kernel)
@@ -50,20 +50,21 @@ _tiledcl()
     local opts
     case $cmd in
     "") COMPREPLY=($(compgen -W "$commands $globals" -- "$cur")); return ;;
-    matmul) opts="-o --output -t --type --precision --tile -k --kernel --params --no-tune --verify --max-alloc --wrap --shards --panel" ;;
-    tile-avg) opts="--tile -o --output --strict --variant --verify --max-bytes" ;;
+    matmul) opts="-o --output -t --type --precision --tile -k --kernel --params --no-tune --verify --wrap --max-alloc --shards --panel" ;;
+    tile-avg) opts="--tile -o --output --strict --variant --verify --clip --max-bytes" ;;
     tile-map) opts="--tile --json --color" ;;
-    life) opts="-g --gens -o --output -r --rule -b --boundary -s --size -d --density --seed --every --frames --gif --scale --kernel --tile --depth --word-bits --sparse" ;;
-    convert) opts="--dtype --coordinate --threads" ;;
+    life) opts="-g --gens -o --output -r --rule -b --boundary -s --size -d --density --seed --every --frames --gif --scale --kernel --tile --depth --word-bits --halo --max-bytes --sparse" ;;
+    convert) opts="--dtype --clip --coordinate --threads" ;;
     devices) opts="--json" ;;
     bench)
         opts="--size --shape --tile --gens --reps --warmup --type --precision --params --no-tune --copy-size --seed --json --nnz --threads --dir --read --plain --pattern --sparse"
-        if [ "$prev" = bench ]; then
-            COMPREPLY=($(compgen -W "copy matmul tile-avg life all io" -- "$cur")); return
+        [ "${COMP_WORDS[i+1]}" = e2e ] && opts="--size --reps --quick --no-numpy --exe --dir --json"
+        if [ "$prev" = bench ] && [[ $cur != -* ]]; then
+            COMPREPLY=($(compgen -W "copy matmul tile-avg life all e2e io" -- "$cur")); return
         fi ;;
     tune)
-        opts="--sizes --time-limit --candidates --max-sets --seed --dry-run"
-        if [ "$prev" = tune ]; then COMPREPLY=($(compgen -W "matmul" -- "$cur")); return; fi ;;
+        opts="--sizes --time-limit --candidates --max-sets --min-gain --seed --dry-run"
+        if [ "$prev" = tune ] && [[ $cur != -* ]]; then COMPREPLY=($(compgen -W "matmul" -- "$cur")); return; fi ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$opts $globals -h --help" -- "$cur"))

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,8 @@ void tdcl_signal_note(const char *text)
     signal_note = text;
 }
 
-static void cleanup_handler(int sig)
+/* Removes the pending temporaries and writes the note: async-signal-safe. */
+static void remove_pending(void)
 {
     int saved = errno;
     for (int i = 0; i < MAX_PENDING; i++)
@@ -63,21 +65,41 @@ static void cleanup_handler(int sig)
         (void)w;
     }
     errno = saved;
+}
+
+static void cleanup_handler(int sig)
+{
+    remove_pending();
     signal(sig, SIG_DFL);
     raise(sig); /* delivered once the handler returns: dies of sig */
 }
 
 /* Every asynchronous signal whose default action ends the process, and
  * SIGABRT (a driver's failed assertion). The faults (SIGSEGV, SIGBUS, ...)
- * are left to the sanitizers' handlers. SIGXFSZ is not among them: it is
- * ignored instead, so that a write past `ulimit -f` fails with EFBIG and gets a message. */
-static const int fatal_signals[] = {SIGHUP,  SIGINT,    SIGTERM,  SIGPIPE, SIGALRM,
-                                    SIGUSR1, SIGUSR2,   SIGPOLL,  SIGPROF, SIGXCPU,
-                                    SIGABRT, SIGVTALRM, SIGSTKFLT};
+ * are left to the sanitizers' handlers, and the real-time signals to
+ * whichever library uses them. SIGXFSZ is not among them: it is ignored
+ * instead, so that a write past `ulimit -f` fails with EFBIG and gets a
+ * message. */
+static const int fatal_signals[] = {SIGHUP,  SIGINT,  SIGQUIT,   SIGTERM,   SIGPIPE,
+                                    SIGALRM, SIGUSR1, SIGUSR2,   SIGPOLL,   SIGPROF,
+                                    SIGXCPU, SIGABRT, SIGVTALRM, SIGSTKFLT, SIGPWR};
+
+/* Of those, the ones that an OpenCL compiler's handler swallows: PoCL's
+ * LLVM installs handlers (llvm::sys::RemoveFileOnSignal) whenever it
+ * compiles; for SIGQUIT and SIGXCPU it removes its own files, puts back the
+ * handlers it found and returns without raising the signal again, and
+ * SIGUSR1 it takes as a request for information. Whatever handler is in
+ * place, these are therefore never delivered to one: every thread blocks
+ * them (threads inherit the mask of the thread that makes them, and this
+ * runs before any other exists), and a thread of ours takes them with
+ * sigwait. */
+static const int waited_signals[] = {SIGQUIT, SIGUSR1, SIGXCPU};
 
 #define NFATAL (sizeof fatal_signals / sizeof fatal_signals[0])
+#define NWAITED (sizeof waited_signals / sizeof waited_signals[0])
 static char taken[NFATAL]; /* the signals whose handler is ours */
 static int installed;      /* tdcl_out_install_signal_cleanup ran */
+static sigset_t waited;    /* the signals the waiting thread takes */
 
 static void take_signals(void)
 {
@@ -87,6 +109,53 @@ static void take_signals(void)
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < NFATAL; i++)
         if (taken[i]) sigaction(fatal_signals[i], &sa, NULL);
+}
+
+/* The waiting thread: the first blocked signal to arrive removes the
+ * temporaries and ends the process as the signal's default action would. */
+static void *signal_waiter(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        int sig = 0;
+        if (sigwait(&waited, &sig) != 0) continue;
+        sigset_t one;
+        sigemptyset(&one);
+        sigaddset(&one, sig);
+        remove_pending();
+        /* die of sig: its default action, raised here and delivered when
+         * unblocked; should a handler have been put in again in between,
+         * it took the signal, and this tries again */
+        for (int i = 0; i < 100; i++) {
+            signal(sig, SIG_DFL);
+            raise(sig);
+            pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+            pthread_sigmask(SIG_BLOCK, &one, NULL);
+        }
+        _exit(128 + sig);
+    }
+    return NULL;
+}
+
+/* Blocks the swallowed signals that are not ignored and starts the thread
+ * that waits for them; on failure they stay with the handler. */
+static void start_waiter(void)
+{
+    pthread_t t;
+    pthread_attr_t attr;
+    sigset_t old;
+    sigemptyset(&waited);
+    for (size_t i = 0; i < NFATAL; i++)
+        for (size_t w = 0; w < NWAITED; w++)
+            if (taken[i] && fatal_signals[i] == waited_signals[w])
+                sigaddset(&waited, waited_signals[w]);
+    if (pthread_sigmask(SIG_BLOCK, &waited, &old) != 0) return;
+    int ok = pthread_attr_init(&attr) == 0;
+    ok = ok && pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
+         pthread_attr_setstacksize(&attr, 64 * 1024) == 0 &&
+         pthread_create(&t, &attr, signal_waiter, NULL) == 0;
+    pthread_attr_destroy(&attr);
+    if (!ok) pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void tdcl_out_install_signal_cleanup(void)
@@ -99,6 +168,7 @@ void tdcl_out_install_signal_cleanup(void)
     installed = 1;
     take_signals();
     signal(SIGXFSZ, SIG_IGN);
+    start_waiter();
 }
 
 void tdcl_out_reclaim_signals(void)

@@ -44,9 +44,13 @@ tdcl_status tdcl_out_commit(tdcl_outfile *o, tdcl_err *err);
 void tdcl_out_abort(tdcl_outfile *o);
 
 /* Installs handlers for every terminating asynchronous signal (HUP, INT,
- * TERM, PIPE, ALRM, USR1/2, PROF, VTALRM, ...) that remove every pending
- * temporary output, then die of the same signal; ignores SIGXFSZ so that a
- * file-size limit is a write error with a message. Call once from main. */
+ * QUIT, TERM, PIPE, ALRM, USR1/2, IO, PROF, VTALRM, XCPU, STKFLT, PWR) and
+ * SIGABRT that remove every pending temporary output, then die of the same
+ * signal; blocks SIGQUIT, SIGUSR1 and SIGXCPU and starts a thread that
+ * waits for them and does the same (see tdcl_out_reclaim_signals); ignores
+ * SIGXFSZ so that a file-size limit is a write error with a message. A
+ * signal ignored at the start stays ignored. Call once from main, before
+ * any other thread exists (threads inherit the blocked signals). */
 void tdcl_out_install_signal_cleanup(void);
 
 /* Checks before any work that an output can be written to path: its
@@ -71,9 +75,12 @@ int tdcl_path_is_stdout(const char *path);
 
 /* Takes back the handlers of tdcl_out_install_signal_cleanup (a no-op if
  * it never ran): an OpenCL compiler (PoCL's LLVM) installs its own for
- * SIGQUIT, SIGUSR1, SIGXCPU, ... and some of them swallow the signal.
- * tdcl_out_open, the runtime after a build and a job after its first
- * launch (PoCL compiles then) call this. */
+ * SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGUSR1, SIGXCPU, ... when it compiles.
+ * Those that swallow the signal (SIGQUIT, SIGUSR1, SIGXCPU) are blocked in
+ * every thread and taken by a thread of ours with sigwait, whoever holds
+ * the handler; the others pass the signal on to the handler they found,
+ * but a handler of ours is surer. tdcl_out_open, the runtime after a build
+ * and a job after its first launch (PoCL compiles then) call this. */
 void tdcl_out_reclaim_signals(void);
 
 /* Reads a whole file ("-" = stdin) into a malloc'd buffer with a NUL byte

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,9 +83,18 @@ static tdcl_status spawn_run(e2e *b, char *const *argv, child_run *r, tdcl_err *
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, b->errlog, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    /* the child starts with no signal blocked: this process blocks some
+     * for its signal thread (base/fileio.c) */
+    posix_spawnattr_t sa;
+    sigset_t none;
+    sigemptyset(&none);
+    posix_spawnattr_init(&sa);
+    posix_spawnattr_setsigmask(&sa, &none);
+    posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETSIGMASK);
     double t0 = tdcl_now_ms();
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    int rc = posix_spawnp(&pid, argv[0], &fa, &sa, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&sa);
     if (rc) return tdcl_fail(err, TDCL_EIO, "cannot run '%s': %s", argv[0], strerror(rc));
     while (wait4(pid, &status, 0, &ru) < 0)
         if (errno != EINTR) return tdcl_fail(err, TDCL_EIO, "wait4: %s", strerror(errno));

@@ -33,6 +33,8 @@ typedef struct bench_job {
     tdcl_bench_emit_fn emit;
     void *user;
     double copy_gbps;
+    double read_gbps; /* NaN until measured (tile-avg) */
+    double life_peak; /* cell updates/s; NaN until measured (life) */
     double peak_gflops, spec_peak_gflops;
 } bench_job;
 
@@ -88,6 +90,39 @@ static void result_init(const bench_job *j, tdcl_bench_result *r, const char *op
     r->frac_copy = r->peak_gflops = r->spec_peak_gflops = NAN;
     r->frac_peak = r->frac_spec_peak = NAN;
     r->computed_rate = NAN;
+    r->read_gbps = j->read_gbps;
+    r->life_peak = j->life_peak;
+    r->frac_read = r->frac_life_peak = r->frac_ceiling = NAN;
+}
+
+/* The ceiling that bounds r's figure: the read ceiling for tile-avg (it
+ * reads far more than it writes), the multiply-add peak for a float
+ * matmul, the logic peak for life's bit-packed kernels; else copy. */
+static const char *pick_ceiling(const tdcl_bench_result *r)
+{
+    if (strcmp(r->op, "tile-avg") == 0 || strcmp(r->op, "read") == 0) return "read";
+    if (strcmp(r->rate_key, "gflops") == 0 && isfinite(r->peak_gflops)) return "peak";
+    if (strcmp(r->op, "life-peak") == 0) return "life-peak";
+    if (strcmp(r->op, "life") == 0 && strncmp(r->plan, "kernel=bits", 11) == 0) return "life-peak";
+    return "copy";
+}
+
+/* r's fractions of the read and life ceilings, and of its own one. */
+static void result_fracs(tdcl_bench_result *r)
+{
+    if (r->read_gbps > 0 && r->bytes > 0 && strcmp(r->rate_key, "gbps") == 0)
+        r->frac_read = r->rate / r->read_gbps;
+    if (r->life_peak > 0 && strcmp(r->rate_key, "cells_per_s") == 0)
+        r->frac_life_peak = r->rate / r->life_peak;
+    r->ceiling = pick_ceiling(r);
+    if (strcmp(r->ceiling, "read") == 0)
+        r->frac_ceiling = r->frac_read;
+    else if (strcmp(r->ceiling, "peak") == 0)
+        r->frac_ceiling = r->frac_peak;
+    else if (strcmp(r->ceiling, "life-peak") == 0)
+        r->frac_ceiling = r->frac_life_peak;
+    else
+        r->frac_ceiling = r->frac_copy;
 }
 
 /* Rates and fractions from r->t, r->bytes and the work of one run (FLOP for
@@ -108,6 +143,7 @@ static void result_emit(const bench_job *j, tdcl_bench_result *r, double work)
         if (j->peak_gflops > 0) r->frac_peak = r->rate / j->peak_gflops;
         if (j->spec_peak_gflops > 0) r->frac_spec_peak = r->rate / j->spec_peak_gflops;
     }
+    result_fracs(r);
     if (j->emit) j->emit(r, j->user);
 }
 
@@ -148,6 +184,8 @@ struct tdcl_bench_copy {
     cl_mem src, dst;
     size_t n, gsize, lsize;
     int vec;
+    int per;   /* read_f32: vectors per work-item; 0: copy_f32 */
+    int chunk; /* read_f32: a work-item's vectors are contiguous (else strided) */
     char desc[96];
 };
 typedef struct tdcl_bench_copy copy_run;
@@ -161,10 +199,27 @@ static void copy_release(copy_run *c)
     memset(c, 0, sizeof *c);
 }
 
-/* Builds copy_f32 with VEC=vec, uploads host (n floats) and sets the launch
- * shape. */
-static tdcl_status copy_setup(tdcl_ctx *ctx, const float *host, size_t n, int vec, copy_run *c,
-                              double *upload_ms, tdcl_err *err)
+/* The launch shape: per 0 (copy), one vector per work-item: contiguous for
+ * a CPU's vectorised work-group loops, coalesced on a GPU; else (read)
+ * per vectors per work-item. */
+static void copy_shape(copy_run *c, size_t want_wg)
+{
+    c->lsize = kernel_wg(c->ctx, c->k, want_wg);
+    size_t items = c->per ? c->n / (size_t)c->vec / (size_t)c->per + 1 : c->n / (size_t)c->vec + 1;
+    c->gsize = (items + c->lsize - 1) / c->lsize * c->lsize;
+    if (c->per)
+        snprintf(c->desc, sizeof c->desc, "read_f32 vec=%d per=%d %s items=%zu wg=%zu", c->vec,
+                 c->per, c->chunk ? "contiguous" : "strided", c->gsize, c->lsize);
+    else
+        snprintf(c->desc, sizeof c->desc, "copy_f32 vec=%d items=%zu wg=%zu", c->vec, c->gsize,
+                 c->lsize);
+}
+
+/* Builds copy_f32 (per 0) or read_f32 (per > 0: about per vectors summed
+ * by each work-item, contiguous ones when chunk, else strided by the global
+ * size) with VEC=vec, uploads host (n floats) and sets the launch shape. */
+static tdcl_status copy_setup(tdcl_ctx *ctx, const float *host, size_t n, int vec, int per,
+                              int chunk, copy_run *c, double *upload_ms, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     char opts[32];
@@ -174,12 +229,16 @@ static tdcl_status copy_setup(tdcl_ctx *ctx, const float *host, size_t n, int ve
     c->ctx = ctx;
     c->n = n;
     c->vec = vec;
+    c->per = per;
+    c->chunk = chunk;
     snprintf(opts, sizeof opts, "-DVEC=%d", vec);
     TDCL_TRY(tdcl_ctx_program(ctx, "copy.cl", opts, &c->prog, err));
-    TDCL_TRY(tdcl_ctx_kernel(c->prog, "copy_f32", &c->k, err));
+    TDCL_TRY(tdcl_ctx_kernel(c->prog, per ? "read_f32" : "copy_f32", &c->k, err));
+    copy_shape(c, 256);
     c->src = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY, n * sizeof(float), NULL, &rc);
     TDCL_CL_TRY(err, rc, "clCreateBuffer");
-    c->dst = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, n * sizeof(float), NULL, &rc);
+    c->dst = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, (per ? c->gsize : n) * sizeof(float),
+                            NULL, &rc);
     TDCL_CL_TRY(err, rc, "clCreateBuffer");
     TDCL_CL_TRY(err,
                 clEnqueueWriteBuffer(ctx->queue, c->src, CL_TRUE, 0, n * sizeof(float), host, 0,
@@ -189,12 +248,8 @@ static tdcl_status copy_setup(tdcl_ctx *ctx, const float *host, size_t n, int ve
     TDCL_CL_TRY(err, clSetKernelArg(c->k, 0, sizeof c->src, &c->src), "clSetKernelArg");
     TDCL_CL_TRY(err, clSetKernelArg(c->k, 1, sizeof c->dst, &c->dst), "clSetKernelArg");
     TDCL_CL_TRY(err, clSetKernelArg(c->k, 2, sizeof nn, &nn), "clSetKernelArg");
-    c->lsize = kernel_wg(ctx, c->k, 256);
-    /* one vector per work-item: contiguous for a CPU's vectorised
-     * work-group loops, coalesced on a GPU */
-    size_t items = n / (size_t)vec + 1;
-    c->gsize = (items + c->lsize - 1) / c->lsize * c->lsize;
-    snprintf(c->desc, sizeof c->desc, "copy_f32 vec=%d items=%zu wg=%zu", vec, c->gsize, c->lsize);
+    cl_uint ch = chunk ? (cl_uint)per : 0;
+    if (per) TDCL_CL_TRY(err, clSetKernelArg(c->k, 3, sizeof ch, &ch), "clSetKernelArg");
     *upload_ms = tdcl_now_ms() - t0 - (ctx->t.compile_ms - c0);
     ctx->t.upload_ms += *upload_ms;
 out:
@@ -239,7 +294,7 @@ tdcl_status tdcl_bench_copy_create(tdcl_ctx *ctx, const float *host, size_t n, i
         st = tdcl_fail(err, TDCL_EINVAL, "bench: copy takes a vector width 1, 4 or 8, got %d", vec);
         goto out;
     }
-    TDCL_TRY(copy_setup(ctx, host, n, vec, c, &upload_ms, err));
+    TDCL_TRY(copy_setup(ctx, host, n, vec, 0, 0, c, &upload_ms, err));
 out:
     if (st) {
         tdcl_bench_copy_destroy(c);
@@ -288,20 +343,86 @@ static tdcl_status copy_size(const bench_job *j, int64_t *edge, tdcl_err *err)
     return TDCL_OK;
 }
 
-/* Times copy_f32 with vector width vec; keeps it in *best when its fastest
- * run beats the best so far. */
-static tdcl_status copy_try(bench_job *j, const float *host, size_t n, int vec,
-                            tdcl_bench_result *best, tdcl_err *err)
+/* Recomputes read_f32's partial sums from host (n floats) in double, with
+ * their magnitudes: element e is summed by the work-item that reads its
+ * vector (contiguous runs of per vectors, or every global size-th vector),
+ * or in the tail by work-item e - nvec*vec modulo the global size. */
+static void read_expected(const copy_run *c, const float *host, double *want, double *mag)
+{
+    size_t vec = (size_t)c->vec, nvec = c->n / vec, per = (size_t)c->per;
+    size_t g = 0, left = per; /* the work-item of vector v, counted along */
+    for (size_t i = 0; i < c->gsize; i++)
+        want[i] = mag[i] = 0;
+    for (size_t v = 0; v < nvec; v++) {
+        for (size_t l = 0; l < vec; l++) {
+            want[g] += host[v * vec + l];
+            mag[g] += fabs(host[v * vec + l]);
+        }
+        if (!c->chunk && ++g == c->gsize) g = 0;
+        if (c->chunk && --left == 0) {
+            g++;
+            left = per;
+        }
+    }
+    g = 0;
+    for (size_t e = nvec * vec; e < c->n; e++) { /* the tail */
+        want[g] += host[e];
+        mag[g] += fabs(host[e]);
+        if (++g == c->gsize) g = 0;
+    }
+}
+
+/* Downloads read_f32's partial sums and checks every one against the host:
+ * within (terms + 2) float roundings of the sum of the magnitudes. */
+static tdcl_status read_check(copy_run *c, const float *host, double *download_ms, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    double t0 = tdcl_now_ms(), *want = NULL, *mag = NULL;
+    float *back = malloc(c->gsize * sizeof *back);
+    want = malloc(c->gsize * sizeof *want);
+    mag = malloc(c->gsize * sizeof *mag);
+    if (!back || !want || !mag) {
+        st = tdcl_fail(err, TDCL_ENOMEM, "bench: out of memory for the read check");
+        goto out;
+    }
+    TDCL_CL_TRY(err,
+                clEnqueueReadBuffer(c->ctx->queue, c->dst, CL_TRUE, 0, c->gsize * sizeof(float),
+                                    back, 0, NULL, NULL),
+                "clEnqueueReadBuffer");
+    *download_ms = tdcl_now_ms() - t0;
+    read_expected(c, host, want, mag);
+    double terms = (double)c->n / (double)c->gsize + 2;
+    for (size_t g = 0; g < c->gsize && !st; g++)
+        if (!(fabs(back[g] - want[g]) <= terms * 0x1p-24 * mag[g]))
+            st = tdcl_fail(err, TDCL_EVERIFY,
+                           "bench: the read kernel's work-item %zu summed %.9g, the host %.9g", g,
+                           (double)back[g], want[g]);
+out:
+    free(back);
+    free(want);
+    free(mag);
+    return st;
+}
+
+/* Times copy_f32 (per 0) or read_f32 (per vectors per work-item,
+ * contiguous when chunk, else strided) with vector width vec, checks its
+ * output against host, and keeps it in *best when its fastest run, in
+ * bytes per second, beats the best so far. */
+static tdcl_status mem_try(bench_job *j, const float *host, size_t n, int vec, int per, int chunk,
+                           tdcl_bench_result *best, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     copy_run c = {0};
     tdcl_bench_result r = *best;
-    TDCL_TRY(copy_setup(j->ctx, host, n, vec, &c, &r.upload_ms, err));
+    TDCL_TRY(copy_setup(j->ctx, host, n, vec, per, chunk, &c, &r.upload_ms, err));
     TDCL_TRY(tdcl_bench_time(j->o.warmup, j->o.reps, copy_exec, &c, &r.t, err));
-    TDCL_TRY(copy_check(&c, host, &r.download_ms, err));
-    tdcl_log(TDCL_LOG_VERBOSE, "bench: copy vec=%d: median %.3f ms", vec, r.t.median_ms);
+    TDCL_TRY(per ? read_check(&c, host, &r.download_ms, err)
+                 : copy_check(&c, host, &r.download_ms, err));
+    r.bytes = (double)(per ? n + c.gsize : 2 * n) * sizeof(float);
+    tdcl_log(TDCL_LOG_VERBOSE, "bench: %s: %.4g GB/s (median), %.4g (fastest)", c.desc,
+             r.bytes / r.t.median_ms / 1e6, r.bytes / r.t.min_ms / 1e6);
     snprintf(r.plan, sizeof r.plan, "%s", c.desc);
-    if (best->t.reps == 0 || r.t.min_ms < best->t.min_ms) *best = r;
+    if (best->t.reps == 0 || r.bytes / r.t.min_ms > best->bytes / best->t.min_ms) *best = r;
 out:
     copy_release(&c);
     return st;
@@ -310,12 +431,61 @@ out:
 /* The copy ceiling: the fastest run of the best vector width (unless one is
  * forced), in GB/s read plus written. Emitted as op "copy": its median as
  * gbps, the ceiling as copy_gbps. */
-static tdcl_status measure_copy(bench_job *j, tdcl_err *err)
+static tdcl_status measure_copy(bench_job *j, const float *host, int64_t e, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_bench_result r;
+    size_t n = (size_t)e * (size_t)e;
+    result_init(j, &r, "copy");
+    /* the ceiling is the best vector width unless one is forced */
+    static const int widths[] = {1, 4, 8};
+    int forced = j->o.op == TDCL_BENCH_COPY ? j->o.tile : 0; /* else the ops' tile */
+    for (int w = 0; w < 3; w++)
+        if (!forced || forced == widths[w]) TDCL_TRY(mem_try(j, host, n, widths[w], 0, 0, &r, err));
+    r.size = e;
+    r.checked = 1;
+    r.rate_key = "gbps";
+    r.bytes = 2.0 * (double)n * sizeof(float);
+    j->copy_gbps = r.bytes / (r.t.min_ms / 1e3) / 1e9; /* the fastest run: a ceiling */
+    r.copy_gbps = j->copy_gbps;
+    result_emit(j, &r, r.bytes);
+out:
+    return st;
+}
+
+/* The read ceiling, for operations that read far more than they write
+ * (tile-avg): the fastest run of the best of read_f32's vector widths 1, 4
+ * and 8, 16 or 256 vectors per work-item, contiguous or strided, in GB/s
+ * read plus written (the partial sums, 1/16 of the input at most). Emitted
+ * as op "read". */
+static tdcl_status measure_read(bench_job *j, const float *host, int64_t e, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_bench_result r;
+    size_t n = (size_t)e * (size_t)e;
+    static const int widths[] = {1, 4, 8}, pers[] = {16, 256};
+    result_init(j, &r, "read");
+    for (int w = 0; w < 3; w++)
+        for (int p = 0; p < 2; p++)
+            for (int chunk = 0; chunk < 2; chunk++)
+                TDCL_TRY(mem_try(j, host, n, widths[w], pers[p], chunk, &r, err));
+    r.size = e;
+    r.checked = 1;
+    r.rate_key = "gbps";
+    j->read_gbps = r.bytes / (r.t.min_ms / 1e3) / 1e9;
+    r.read_gbps = j->read_gbps;
+    result_emit(j, &r, r.bytes);
+out:
+    return st;
+}
+
+/* The memory ceilings on one NxN float array of seeded values: copy
+ * always, read when tile-avg is measured. */
+static tdcl_status measure_memory(bench_job *j, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     int64_t e = 0;
     float *host = NULL;
-    tdcl_bench_result r;
     TDCL_TRY(copy_size(j, &e, err));
     size_t n = (size_t)e * (size_t)e;
     host = malloc(n * sizeof *host);
@@ -327,19 +497,9 @@ static tdcl_status measure_copy(bench_job *j, tdcl_err *err)
     uint64_t s = j->o.seed;
     for (size_t i = 0; i < n; i++)
         host[i] = (float)tdcl_rng_uniform(&s, -1, 1);
-    result_init(j, &r, "copy");
-    /* the ceiling is the best vector width unless one is forced */
-    static const int widths[] = {1, 4, 8};
-    int forced = j->o.op == TDCL_BENCH_COPY ? j->o.tile : 0; /* else the ops' tile */
-    for (int w = 0; w < 3; w++)
-        if (!forced || forced == widths[w]) TDCL_TRY(copy_try(j, host, n, widths[w], &r, err));
-    r.size = e;
-    r.checked = 1;
-    r.rate_key = "gbps";
-    r.bytes = 2.0 * (double)n * sizeof(float);
-    j->copy_gbps = r.bytes / (r.t.min_ms / 1e3) / 1e9; /* the fastest run: a ceiling */
-    r.copy_gbps = j->copy_gbps;
-    result_emit(j, &r, r.bytes);
+    TDCL_TRY(measure_copy(j, host, e, err));
+    if (j->o.op == TDCL_BENCH_TILE_AVG || j->o.op == TDCL_BENCH_ALL)
+        TDCL_TRY(measure_read(j, host, e, err));
 out:
     free(host);
     return st;
@@ -520,6 +680,192 @@ static tdcl_status measure_peak(bench_job *j, tdcl_err *err)
     r.rate_key = "gflops";
     j->peak_gflops = flop / (r.t.min_ms / 1e3) / 1e9;
     result_emit(j, &r, flop);
+out:
+    return st;
+}
+
+/* ---- the life logic peak ------------------------------------------------ */
+
+/* cl/life.cl's life_peak: B3/S23 over PK rows of NV words of WB bits per
+ * work-item, from registers; see its comment. */
+#define LP_ROWS 8
+
+typedef struct lpeak_run {
+    tdcl_ctx *ctx;
+    cl_program prog;
+    cl_kernel k;
+    cl_mem out;
+    size_t gsize, lsize;
+    int wb, nv, iters;
+} lpeak_run;
+
+static void lpeak_release(lpeak_run *p)
+{
+    if (p->k) clReleaseKernel(p->k);
+    if (p->prog) clReleaseProgram(p->prog);
+    if (p->out) clReleaseMemObject(p->out);
+}
+
+static tdcl_status lpeak_exec(void *user, double *ms, tdcl_err *err)
+{
+    lpeak_run *p = user;
+    return launch(p->ctx, p->k, p->gsize, p->lsize, ms, err);
+}
+
+static double lpeak_cells(const lpeak_run *p)
+{
+    return (double)p->gsize * p->iters * LP_ROWS * p->nv * p->wb;
+}
+
+/* Builds life_peak for wb-bit words, nv per vector, with as many steps as
+ * keep a launch near a few milliseconds whatever the width. */
+static tdcl_status lpeak_setup(const bench_job *j, int wb, int nv, lpeak_run *p, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_ctx *ctx = j->ctx;
+    char opts[128];
+    cl_int rc;
+    int base = ctx->dev.type & CL_DEVICE_TYPE_CPU ? 2048 : 4096;
+    p->ctx = ctx;
+    p->wb = wb;
+    p->nv = nv;
+    p->iters = base * 32 / (wb * nv) < 16 ? 16 : base * 32 / (wb * nv);
+    snprintf(opts, sizeof opts,
+             "-DLIFE_KERNEL=6 -DBIRTH=0x8 -DSURVIVE=0xc -DWBITS=%d -DVW=%d -DITERS=%d -DPK=%d", wb,
+             nv, p->iters, LP_ROWS);
+    TDCL_TRY(tdcl_ctx_program(ctx, "life.cl", opts, &p->prog, err));
+    TDCL_TRY(tdcl_ctx_kernel(p->prog, "life_peak", &p->k, err));
+    p->lsize = kernel_wg(ctx, p->k, 256);
+    p->gsize = (size_t)ctx->dev.compute_units * p->lsize * 4;
+    p->out =
+        clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, p->gsize * (size_t)(wb / 8), NULL, &rc);
+    TDCL_CL_TRY(err, rc, "clCreateBuffer");
+    TDCL_CL_TRY(err, clSetKernelArg(p->k, 0, sizeof p->out, &p->out), "clSetKernelArg");
+out:
+    return st;
+}
+
+/* life_peak's start word idx: splitmix64, as the kernel's peak_seed. */
+static uint64_t lpeak_seed(uint64_t idx)
+{
+    uint64_t z = (idx + 1) * UINT64_C(0x9E3779B97F4A7C15);
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* One step of life_peak on one lane, cell by cell: each bit counts its
+ * word's west, centre and east bits (west and east reaching into the rows
+ * above and below, as the kernel's row sums do) over its own row and the
+ * two beside it, itself included, and lives with 3, or with 4 when alive. */
+static void lpeak_step(uint64_t *x, int wb, uint64_t mask)
+{
+    int cnt[LP_ROWS][64];
+    uint64_t nx[LP_ROWS];
+    for (int i = 0; i < LP_ROWS; i++) {
+        uint64_t l = x[(i + LP_ROWS - 1) % LP_ROWS], c = x[i], r = x[(i + 1) % LP_ROWS];
+        uint64_t w = ((c << 1) | (l >> (wb - 1))) & mask, e = ((c >> 1) | (r << (wb - 1))) & mask;
+        for (int b = 0; b < wb; b++)
+            cnt[i][b] = (int)(((w >> b) & 1) + ((c >> b) & 1) + ((e >> b) & 1));
+    }
+    for (int i = 0; i < LP_ROWS; i++) {
+        int u = (i + LP_ROWS - 1) % LP_ROWS, d = (i + 1) % LP_ROWS;
+        nx[i] = 0;
+        for (int b = 0; b < wb; b++) {
+            int n9 = cnt[u][b] + cnt[i][b] + cnt[d][b];
+            int live = n9 == 3 || (n9 == 4 && ((x[i] >> b) & 1));
+            nx[i] |= (uint64_t)live << b;
+        }
+    }
+    memcpy(x, nx, sizeof nx);
+}
+
+/* What work-item g writes: the XOR of its words after every step. */
+static uint64_t lpeak_expected(const lpeak_run *p, size_t g)
+{
+    uint64_t mask = p->wb == 64 ? ~UINT64_C(0) : (UINT64_C(1) << p->wb) - 1, r = 0;
+    for (int v = 0; v < p->nv; v++) {
+        uint64_t x[LP_ROWS];
+        for (int i = 0; i < LP_ROWS; i++)
+            x[i] =
+                lpeak_seed(((uint64_t)g * LP_ROWS + (uint64_t)i) * (uint64_t)p->nv + (uint64_t)v) &
+                mask;
+        for (int it = 0; it < p->iters; it++) {
+            lpeak_step(x, p->wb, mask);
+            x[0] ^= (uint64_t)it & mask;
+        }
+        for (int i = 0; i < LP_ROWS; i++)
+            r ^= x[i];
+    }
+    return r;
+}
+
+/* Checks the first, middle and last work-items against the host. */
+static tdcl_status lpeak_check(const lpeak_run *p, tdcl_err *err)
+{
+    const size_t idx[3] = {0, p->gsize / 2, p->gsize - 1};
+    for (int i = 0; i < 3; i++) {
+        uint64_t got = 0;
+        uint32_t got32 = 0;
+        size_t wbytes = (size_t)(p->wb / 8);
+        cl_int rc = clEnqueueReadBuffer(p->ctx->queue, p->out, CL_TRUE, idx[i] * wbytes, wbytes,
+                                        p->wb == 64 ? (void *)&got : (void *)&got32, 0, NULL, NULL);
+        if (rc != CL_SUCCESS) return tdcl_fail_cl(err, rc, "clEnqueueReadBuffer", NULL);
+        if (p->wb == 32) got = got32;
+        uint64_t want = lpeak_expected(p, idx[i]);
+        if (got != want)
+            return tdcl_fail(err, TDCL_EVERIFY,
+                             "bench: the life peak kernel's work-item %zu gave %#llx, the host "
+                             "%#llx",
+                             idx[i], (unsigned long long)got, (unsigned long long)want);
+    }
+    return TDCL_OK;
+}
+
+/* Times life_peak with wb-bit words, nv per vector; keeps it in *best (and
+ * its cell updates per launch in *best_cells) when its fastest run beats
+ * the best so far. */
+static tdcl_status lpeak_try(bench_job *j, int wb, int nv, tdcl_bench_result *best,
+                             double *best_cells, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    lpeak_run p = {0};
+    tdcl_bench_result r = *best;
+    TDCL_TRY(lpeak_setup(j, wb, nv, &p, err));
+    TDCL_TRY(tdcl_bench_time(j->o.warmup, j->o.reps, lpeak_exec, &p, &r.t, err));
+    TDCL_TRY(lpeak_check(&p, err));
+    double cells = lpeak_cells(&p);
+    tdcl_log(TDCL_LOG_VERBOSE, "bench: life peak %dx%d: %.4g cells/s (median), %.4g (fastest)", nv,
+             wb, cells / r.t.median_ms * 1e3, cells / r.t.min_ms * 1e3);
+    if (best->t.reps == 0 || cells / r.t.min_ms > *best_cells / best->t.min_ms) {
+        snprintf(r.plan, sizeof r.plan, "life_peak w=%dx%d rows=%d steps=%d items=%zu wg=%zu", nv,
+                 wb, LP_ROWS, p.iters, p.gsize, p.lsize);
+        *best = r;
+        *best_cells = cells;
+    }
+out:
+    lpeak_release(&p);
+    return st;
+}
+
+/* The logic ceiling of the bit-packed life kernels: the fastest run of the
+ * best of 32- and 64-bit words, 1 to 8 per vector, in cell updates per
+ * second. Emitted as op "life-peak". */
+static tdcl_status measure_life_peak(bench_job *j, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_bench_result r;
+    double cells = 0;
+    static const int shapes[][2] = {{32, 1}, {32, 4}, {64, 1}, {64, 2}, {64, 8}};
+    result_init(j, &r, "life-peak");
+    r.type = tdcl_dtype_name(TDCL_U8);
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        TDCL_TRY(lpeak_try(j, shapes[i][0], shapes[i][1], &r, &cells, err));
+    r.checked = 1;
+    r.rate_key = "cells_per_s";
+    j->life_peak = cells / (r.t.min_ms / 1e3);
+    r.life_peak = j->life_peak;
+    result_emit(j, &r, cells);
 out:
     return st;
 }
@@ -978,15 +1324,16 @@ tdcl_status tdcl_bench_job(tdcl_ctx *ctx, const tdcl_bench_opts *o, tdcl_bench_e
 {
     tdcl_status st = TDCL_OK;
     bench_job j = {.ctx = ctx, .o = *o, .emit = emit, .user = user};
-    j.peak_gflops = j.spec_peak_gflops = NAN;
+    j.peak_gflops = j.spec_peak_gflops = j.read_gbps = j.life_peak = NAN;
     if (!j.o.reps) j.o.reps = DEFAULT_REPS;
     if (j.o.warmup < 0) j.o.warmup = 1;
     if (!j.o.gens) j.o.gens = DEFAULT_GENS;
     if (!j.o.seed) j.o.seed = DEFAULT_SEED;
     TDCL_TRY(check_opts(&j, err));
-    TDCL_TRY(measure_copy(&j, err));
+    TDCL_TRY(measure_memory(&j, err));
     if (j.o.op == TDCL_BENCH_COPY) goto out;
     if (j.o.op == TDCL_BENCH_MATMUL || j.o.op == TDCL_BENCH_ALL) TDCL_TRY(measure_peak(&j, err));
+    if (j.o.op == TDCL_BENCH_LIFE || j.o.op == TDCL_BENCH_ALL) TDCL_TRY(measure_life_peak(&j, err));
     for (int op = TDCL_BENCH_MATMUL; op < TDCL_BENCH_ALL; op++)
         if (j.o.op == TDCL_BENCH_ALL || j.o.op == (tdcl_bench_op)op)
             TDCL_TRY(run_op(&j, (tdcl_bench_op)op, err));
@@ -1045,6 +1392,21 @@ const char *tdcl_bench_result_json(const tdcl_bench_result *r, tdcl_jsonl *j)
         json_frac(j, "spec_peak_gflops", r->spec_peak_gflops);
         json_frac(j, "frac_spec_peak", r->frac_spec_peak);
     }
+    if (isfinite(r->read_gbps) && strcmp(r->rate_key, "gbps") == 0) {
+        tdcl_jsonl_num(j, "read_gbps", r->read_gbps);
+        json_frac(j, "frac_read", r->frac_read);
+    }
+    if (isfinite(r->life_peak) && strcmp(r->rate_key, "cells_per_s") == 0) {
+        tdcl_jsonl_num(j, "life_peak_cells_per_s", r->life_peak);
+        json_frac(j, "frac_life_peak", r->frac_life_peak);
+    }
+    if (r->ceiling) {
+        tdcl_jsonl_str(j, "ceiling", r->ceiling);
+        json_frac(j, "frac_ceiling", r->frac_ceiling);
+    } else {
+        tdcl_jsonl_null(j, "ceiling");
+        tdcl_jsonl_null(j, "frac_ceiling");
+    }
     tdcl_jsonl_bool(j, "checked", r->checked);
     return tdcl_jsonl_end(j);
 }
@@ -1079,10 +1441,74 @@ static void pct_why(double frac, const char *of, const char *why, char *buf, siz
     if (isfinite(frac) && frac > 1.0 && n < cap) snprintf(buf + n, cap - n, " (above it: %s)", why);
 }
 
+/* The fraction of copy that an operation's figure is, and why it may pass
+ * 100%. */
+static void copy_frac_text(const tdcl_bench_result *r, char *buf, size_t cap)
+{
+    pct_why(r->frac_copy, "copy",
+            strcmp(r->op, "life") == 0
+                ? "a cell is one bit in memory, an eighth of a byte, and several "
+                  "generations run per pass over it"
+            : r->cpu ? "a CPU write reads its cache line first, which the copy figure "
+                       "counts once; an operation that mostly reads passes it"
+                     : "the copy writes as many bytes as it reads; an operation that "
+                       "mostly reads gets more of the memory's bandwidth",
+            buf, cap);
+}
+
+/* A ceiling's own line says what it is; an operation's says its fraction of
+ * its ceiling (tile-avg: read; life's bit-packed kernels: the logic peak;
+ * the rest: copy, and matmul the peaks below). */
+static void ceiling_text(const tdcl_bench_result *r, char *buf, size_t cap)
+{
+    char of[96];
+    if (strcmp(r->op, "copy") == 0 || strcmp(r->op, "read") == 0) {
+        snprintf(buf, cap, ", ceiling (fastest run) %.4g GB/s",
+                 strcmp(r->op, "copy") == 0 ? r->copy_gbps : r->read_gbps);
+    } else if (strcmp(r->op, "peak") == 0) {
+        snprintf(buf, cap, ", ceiling (fastest run) %.4g GFLOP/s", r->peak_gflops);
+    } else if (strcmp(r->op, "life-peak") == 0) {
+        snprintf(buf, cap, ", ceiling (fastest run) %.4g Gcells/s", r->life_peak / 1e9);
+    } else if (strcmp(r->ceiling ? r->ceiling : "", "read") == 0 && isfinite(r->frac_read)) {
+        snprintf(of, sizeof of, "read ceiling %.4g GB/s", r->read_gbps);
+        pct_why(r->frac_read, of,
+                "the read ceiling is a lower bound: the operation's loads were scheduled "
+                "better than the sum's, or its input sat in a cache",
+                buf, cap);
+    } else if (strcmp(r->ceiling ? r->ceiling : "", "life-peak") == 0 &&
+               isfinite(r->frac_life_peak)) {
+        snprintf(of, sizeof of, "life-peak %.4g Gcells/s", r->life_peak / 1e9);
+        pct_why(r->frac_life_peak, of,
+                "the logic peak runs the same adder network from registers; the compiler "
+                "scheduled the operation's copy of it better",
+                buf, cap);
+    } else {
+        copy_frac_text(r, buf, cap);
+    }
+}
+
+/* matmul's fractions of the measured and the specified multiply-add
+ * peaks. */
+static void peak_frac_text(const tdcl_bench_result *r, char *fp, char *fs, size_t cap)
+{
+    char of[64];
+    int tc = r->tensor_cores; /* not in the FP32 peaks */
+    snprintf(of, sizeof of, "measured peak %.4g GFLOP/s", r->peak_gflops);
+    pct_why(r->frac_peak, isfinite(r->peak_gflops) ? of : "measured peak",
+            tc ? "tensor cores, which the FP32 multiply-add loop does not use"
+               : "the multiply-add loop is a lower bound where the compiler schedules "
+                 "matmul's code better",
+            fp, cap);
+    snprintf(of, sizeof of, "spec peak %.4g GFLOP/s", r->spec_peak_gflops);
+    pct_why(r->frac_spec_peak, isfinite(r->spec_peak_gflops) ? of : "spec peak",
+            tc ? "tensor cores, past the FP32 specification"
+               : "clocks above the base clock of the specification",
+            fs, cap);
+}
+
 void tdcl_bench_result_text(const tdcl_bench_result *r, char *buf, size_t cap)
 {
-    char size[64], rate[128], fc[200] = "", fp[240] = "", fs[240] = "";
-    int tc = r->tensor_cores; /* not in the FP32 peaks */
+    char size[64], rate[128], fc[240] = "", fp[240] = "", fs[240] = "";
     if (r->m)
         snprintf(size, sizeof size, "%lldx%lldx%lld", (long long)r->m, (long long)r->k,
                  (long long)r->n);
@@ -1091,34 +1517,9 @@ void tdcl_bench_result_text(const tdcl_bench_result *r, char *buf, size_t cap)
     else
         snprintf(size, sizeof size, "-");
     rate_text(r, rate, sizeof rate);
-    if (strcmp(r->op, "copy") == 0)
-        snprintf(fc, sizeof fc, ", ceiling (fastest run) %.4g GB/s", r->copy_gbps);
-    else if (strcmp(r->op, "peak") == 0)
-        snprintf(fc, sizeof fc, ", ceiling (fastest run) %.4g GFLOP/s", r->peak_gflops);
-    else
-        pct_why(r->frac_copy, "copy",
-                strcmp(r->op, "life") == 0
-                    ? "a cell is one bit in memory, an eighth of a byte, and several "
-                      "generations run per pass over it"
-                : r->cpu ? "a CPU write reads its cache line first, which the copy figure "
-                           "counts once; an operation that mostly reads passes it"
-                         : "the copy writes as many bytes as it reads; an operation that "
-                           "mostly reads gets more of the memory's bandwidth",
-                fc, sizeof fc);
-    if (strcmp(r->rate_key, "gflops") == 0 && strcmp(r->op, "peak") != 0) {
-        char of[64];
-        snprintf(of, sizeof of, "measured peak %.4g GFLOP/s", r->peak_gflops);
-        pct_why(r->frac_peak, isfinite(r->peak_gflops) ? of : "measured peak",
-                tc ? "tensor cores, which the FP32 multiply-add loop does not use"
-                   : "the multiply-add loop is a lower bound where the compiler schedules "
-                     "matmul's code better",
-                fp, sizeof fp);
-        snprintf(of, sizeof of, "spec peak %.4g GFLOP/s", r->spec_peak_gflops);
-        pct_why(r->frac_spec_peak, isfinite(r->spec_peak_gflops) ? of : "spec peak",
-                tc ? "tensor cores, past the FP32 specification"
-                   : "clocks above the base clock of the specification",
-                fs, sizeof fs);
-    }
+    ceiling_text(r, fc, sizeof fc);
+    if (strcmp(r->rate_key, "gflops") == 0 && strcmp(r->op, "peak") != 0)
+        peak_frac_text(r, fp, fs, sizeof fp);
     snprintf(buf, cap,
              "%-8s %-16s %-7s median %.4g ms (min %.4g, max %.4g; host %.4g, total with "
              "transfers %.4g)  %s%s%s%s  [%s]",

@@ -64,7 +64,7 @@ int64_t tdcl_bench_default_size(const tdcl_device_info *d, tdcl_bench_op op);
 /* One measured figure. Fractions and peaks are NaN where not meaningful or
  * unknown (they print as null / "unknown"). */
 typedef struct tdcl_bench_result {
-    char op[16]; /* "copy", "peak", "matmul", "tile-avg", "life" */
+    char op[16]; /* "copy", "read", "peak", "life-peak", "matmul", "tile-avg", "life" */
     char device[128];
     char plan[160];          /* what ran: kernel, tile, vector width ... */
     const char *type;        /* element type name ("float32") */
@@ -85,18 +85,27 @@ typedef struct tdcl_bench_result {
     double peak_gflops;      /* the fastest run of the peak kernel in this job */
     double spec_peak_gflops; /* from the vendor's specification table */
     double frac_peak, frac_spec_peak;
-    double computed_rate; /* life with tiles skipped: cell updates/s of the tiles
-                             computed (rate is the whole grid's); NaN or 0 otherwise */
-    int checked;          /* 1 when the output was checked against the host */
-    int tensor_cores;     /* matmul: computed on tensor cores, past the FP32 peaks */
-    int cpu;              /* the device is a CPU (caches allocate on write) */
+    double computed_rate;  /* life with tiles skipped: cell updates/s of the tiles
+                              computed (rate is the whole grid's); NaN or 0 otherwise */
+    double read_gbps;      /* the read ceiling of this job (tile-avg), else NaN */
+    double frac_read;      /* bytes / median time as a fraction of read_gbps */
+    double life_peak;      /* the life logic ceiling, cell updates/s (life), else NaN */
+    double frac_life_peak; /* rate as a fraction of life_peak */
+    const char *ceiling;   /* the ceiling this figure is measured against: "copy",
+                              "read", "peak" or "life-peak" */
+    double frac_ceiling;   /* the fraction of that ceiling (one of the above) */
+    int checked;           /* 1 when the output was checked against the host */
+    int tensor_cores;      /* matmul: computed on tensor cores, past the FP32 peaks */
+    int cpu;               /* the device is a CPU (caches allocate on write) */
 } tdcl_bench_result;
 
 typedef void (*tdcl_bench_emit_fn)(const tdcl_bench_result *r, void *user);
 
 /* Measures what o asks on ctx: the copy ceiling (always, emitted as op
- * "copy"), the peak (when matmul is measured, emitted as op "peak"), then
- * the operations. emit is called once per figure. Fills ctx->t. Returns
+ * "copy"), the read ceiling (when tile-avg is measured, op "read"), the
+ * multiply-add peak (when matmul is, op "peak"), the life logic peak (when
+ * life is, op "life-peak"), then the operations, each against the ceiling
+ * that bounds it (tdcl_bench_result.ceiling). emit is called once per figure. Fills ctx->t. Returns
  * TDCL_EUNSUPPORTED for an operation this build does not have yet,
  * TDCL_ELIMIT for a size past the device's memory, TDCL_EVERIFY when a
  * spot check of an output against the host fails. */

@@ -21,7 +21,7 @@ static void usage(FILE *fp)
         "each phase measured in the same run:\n"
         "  matmul A.npy B.npy -o C.npy          (N x N float32; GPU 8192, CPU 2048)\n"
         "  life --size S --gens G -o L.npy      (GPU 16384 x 10000, CPU 4096 x 1000)\n"
-        "  life --gens 200                      (the seeds' run, 500 x 500)\n"
+        "  life --gens 200                      (the default 500 x 500 soup)\n"
         "  tile-avg A.npy --tile 4 -o T.npy     (N x N)\n"
         "The floors: start-up is the fastest device opening (platform discovery,\n"
         "context, queue) seen in the run; read, plain read() of the same inputs from the\n"

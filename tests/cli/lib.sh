@@ -102,6 +102,12 @@ kill_a_rank() {
     [ ! -e "$_out" ] && ok "... and nothing is written" || not_ok "... and nothing is written"
 }
 
+# under_asan: true when $TILEDCL runs under AddressSanitizer, whose runtime
+# is a shared library with gcc and linked in with clang
+under_asan() {
+    ldd "$TILEDCL" 2>/dev/null | grep -q libasan || grep -qa __asan_init "$TILEDCL"
+}
+
 # skip_ok DESC WHY: one check skipped (TAP "# SKIP"), counted but not run.
 skip_ok() { _n=$((_n + 1)); echo "ok $_n - $1 # SKIP $2"; }
 

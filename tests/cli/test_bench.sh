@@ -9,7 +9,9 @@ check_jsonl() {
     python3 -c '
 import json, sys
 want = sys.argv[1].split(",")
-rate = {"copy": "gbps", "tile-avg": "gbps", "peak": "gflops", "matmul": "gflops", "life": "cells_per_s"}
+rate = {"copy": "gbps", "read": "gbps", "tile-avg": "gbps", "peak": "gflops", "matmul": "gflops",
+        "life-peak": "cells_per_s", "life": "cells_per_s"}
+frac = {"copy": "frac_copy", "read": "frac_read", "peak": "frac_peak", "life-peak": "frac_life_peak"}
 lines = [l for l in sys.stdin.read().splitlines() if l.strip()]
 ops = []
 for l in lines:
@@ -22,6 +24,9 @@ for l in lines:
         assert isinstance(d[k], (int, float)) and d[k] > 0, (k, l)
     assert d["min_ms"] <= d["median_ms"] <= d["max_ms"], l
     assert d["size"] is None or d["size"] > 0, l
+    # every figure names its ceiling, and its fraction is of that one
+    assert d["ceiling"] in frac, l
+    assert d["frac_ceiling"] == d[frac[d["ceiling"]]], l
 for w in want:
     assert w in ops, (w, ops)
 assert ops[0] == "copy", ops
@@ -40,7 +45,7 @@ expect_contains "$OUT" '"size": 64' "bench copy --size sets the copy size"
 
 run bench all --size 32 --copy-size 64 --gens 3 --reps 2 --json
 expect_rc 0 "bench all --json exits 0"
-if printf '%s\n' "$OUT" | check_jsonl copy,peak,matmul,tile-avg,life 2>"$T/py.err"; then
+if printf '%s\n' "$OUT" | check_jsonl copy,read,peak,life-peak,matmul,tile-avg,life 2>"$T/py.err"; then
     ok "bench all --json: every line parses with positive figures"
 else
     not_ok "bench all --json: every line parses with positive figures" "$(cat "$T/py.err")" "$OUT"
@@ -91,9 +96,39 @@ run bench copy --size 1048576 --reps 1
 expect_rc 1 "a copy past the device's memory fails with 1"
 expect_contains "$ERR" "float copy needs two buffers" "the size failure says why"
 
+# each figure as text names the ceiling it is a fraction of; one past 100%
+# says why
+run bench all --size 32 --copy-size 64 --gens 3 --reps 2
+expect_rc 0 "bench all as text exits 0"
+expect_contains "$OUT" "read     64x64" "the read ceiling has its line"
+expect_contains "$OUT" "life-peak -" "the life logic peak has its line"
+expect_eq "$(printf '%s\n' "$OUT" | grep '^tile-avg' | grep -c '% of read ceiling [0-9.e+]* GB/s')" "1" \
+    "tile-avg is a fraction of the read ceiling"
+expect_eq "$(printf '%s\n' "$OUT" | grep '^matmul' | grep -c '% of measured peak [0-9.e+]* GFLOP/s')" "1" \
+    "matmul is a fraction of the measured peak"
+expect_eq "$(printf '%s\n' "$OUT" | grep '^life ' | grep -Ec '% of (life-peak [0-9.e+]* Gcells/s|copy)')" "1" \
+    "life is a fraction of the logic peak (or of copy for the byte kernel)"
+past=$(printf '%s\n' "$OUT" | grep -E '[0-9]{3,}\.[0-9]% of' | grep -vc '(above it: ' || true)
+expect_eq "$past" "0" "no fraction past 100% without saying why"
+
 run bench tile-avg --tile 2x4 --size 64 --copy-size 64 --reps 2 --json
 expect_rc 0 "bench tile-avg takes a T x U tile"
 expect_contains "$OUT" '"tile": 2, "tile_cols": 4' "a T x U tile is reported as tile and tile_cols"
+
+# bench/gpu.sh looks for an NVIDIA GPU before it builds anything: a copy of
+# it (so that the tree it would build is $T/gpu, not this one) exits 3 on a
+# machine without one, with a message, leaving no build and no output.
+if ! ls /dev/nvidia[0-9]* >/dev/null 2>&1 && ! command -v nvidia-smi >/dev/null 2>&1; then
+    mkdir -p "$T/gpu/bench"
+    cp "$(dirname "$TDCL_DATA")/bench/gpu.sh" "$T/gpu/bench/gpu.sh"
+    (cd "$T/gpu" && env -u TILEDCL bash bench/gpu.sh -o "$T/gpu/out.jsonl") >/dev/null 2>"$T/gpu.err"
+    RC=$? ERR=$(cat "$T/gpu.err")
+    expect_rc 3 "bench/gpu.sh without an NVIDIA GPU exits 3"
+    expect_contains "$ERR" "no NVIDIA GPU found" "bench/gpu.sh says why"
+    expect_eq "$(ls -A "$T/gpu" | tr '\n' ' ')" "bench " "bench/gpu.sh built nothing and wrote no output"
+else
+    ok "# SKIP an NVIDIA GPU is here: gpu.sh's refusal is not tried"
+fi
 
 # io: no device; every figure parses and is positive; the files go.
 check_io_jsonl() {

@@ -77,7 +77,7 @@ ln -s /dev/zero "$entry"
 # a 4 GB address-space limit catches unbounded growth (not under ASan,
 # whose shadow memory needs far more address space)
 vlimit=4000000
-ldd "$TILEDCL" 2>/dev/null | grep -q libasan && vlimit=unlimited
+under_asan && vlimit=unlimited
 (ulimit -v "$vlimit" && exec timeout 60 "$TILEDCL" matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o "$T/c10.mtx") 2>"$T/.err" </dev/null
 RC=$?
 expect_rc 0 "/dev/zero at an entry's path: the run goes on"

@@ -54,7 +54,7 @@ small "life 1024x1024" l.rle life --size 1024x1024 --gens 2
 walk_malloc() {
     _desc=$1 _out=$2
     shift 2
-    if [ -n "$ASAN_LIB" ]; then
+    if under_asan; then
         # the sanitizer's allocator comes first: the shim's never runs
         ok "$_desc # SKIP allocation faults need a build without ASan"
         return

@@ -39,7 +39,7 @@ run_limited() {
 # --- host memory ---------------------------------------------------------
 # AddressSanitizer reserves terabytes of address space: ulimit -v cannot
 # be tested under it
-if ldd "$TILEDCL" 2>/dev/null | grep -q libasan; then
+if under_asan; then
     echo "# skipped under AddressSanitizer: ulimit -v"
 else
     gen "$T/tall.mtx" 20000 2 1.5

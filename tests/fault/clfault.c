@@ -32,6 +32,12 @@
  *   TDCL_FAULT_MMAP=1       every mmap of a file made directly by the
  *                           executable fails with ENOMEM (the mapped .npy
  *                           input must fall back to reading)
+ *   TDCL_FAULT_STEAL_SIGNALS=1  every wrapped OpenCL call installs, for
+ *                           SIGQUIT, SIGUSR1 and SIGXCPU, a handler that
+ *                           swallows the signal, as PoCL's LLVM does when it
+ *                           compiles (llvm::sys::RemoveFileOnSignal), so a
+ *                           test can check that tiledcl still cleans up
+ *                           and dies of them whoever holds the handler
  * Release and retain calls are forwarded uncounted: a failing release only
  * leaks, which is not a failure the program can handle. */
 #define _GNU_SOURCE
@@ -39,6 +45,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +60,7 @@ static int fault_mmap;
 static const char *only;
 static cl_int fault_error = CL_OUT_OF_RESOURCES;
 static int trace_fd = -1;
+static int steal_signals;
 static long cl_calls, mem_calls;
 static uintptr_t exe_lo, exe_hi;
 static cl_ulong max_alloc, global_mem, allocated;
@@ -100,6 +108,7 @@ __attribute__((constructor)) static void fault_init(void)
         for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
             if (strcmp(s, errors[i].name) == 0) fault_error = errors[i].code;
     }
+    steal_signals = getenv("TDCL_FAULT_STEAL_SIGNALS") != NULL;
     if ((s = getenv("TDCL_FAULT_TRACE")))
         trace_fd = open(s, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     dl_iterate_phdr(exe_range, NULL);
@@ -115,9 +124,28 @@ static void trace(long n, const char *name, int fault)
     if (trace_fd >= 0 && len > 0 && write(trace_fd, line, (size_t)len) < 0) trace_fd = -1;
 }
 
+/* LLVM's handler for its "kill" signals that are not faults, as far as the
+ * signal is concerned: it returns, and the signal is gone. */
+static void swallow(int sig)
+{
+    (void)sig;
+}
+
+static void steal(void)
+{
+    static const int sigs[] = {SIGQUIT, SIGUSR1, SIGXCPU};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = swallow;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaction(sigs[i], &sa, NULL);
+}
+
 /* Counts a call of name; 1 when this one is to fail. */
 static int fault_now(const char *name)
 {
+    if (steal_signals) steal();
     if (only && strcmp(only, name) != 0) return 0;
     long n = __atomic_add_fetch(&cl_calls, 1, __ATOMIC_SEQ_CST);
     int fault = n == fault_call;

@@ -138,6 +138,9 @@ static tdcl_bench_result sample_result(void)
     r.frac_peak = 0.5;
     r.spec_peak_gflops = NAN;
     r.frac_spec_peak = NAN;
+    r.read_gbps = r.frac_read = r.life_peak = r.frac_life_peak = NAN;
+    r.ceiling = "peak";
+    r.frac_ceiling = 0.5;
     r.checked = 1;
     return r;
 }
@@ -154,7 +157,8 @@ static void test_result_json(void **state)
         "\"min_ms\": 1.5, \"max_ms\": 4, \"host_median_ms\": 2.5, \"upload_ms\": 1, "
         "\"download_ms\": 0.5, \"total_ms\": 4, \"gflops\": 4096, \"copy_gbps\": 100, "
         "\"frac_copy\": 0.0768, \"peak_gflops\": 8192, \"frac_peak\": 0.5, "
-        "\"spec_peak_gflops\": null, \"frac_spec_peak\": null, \"checked\": true}");
+        "\"spec_peak_gflops\": null, \"frac_spec_peak\": null, \"ceiling\": \"peak\", "
+        "\"frac_ceiling\": 0.5, \"checked\": true}");
 
     /* a --shape matmul has no size but m, k, n; no tile shows null */
     r.size = 0;
@@ -165,6 +169,36 @@ static void test_result_json(void **state)
     const char *line = tdcl_bench_result_json(&r, &j);
     assert_non_null(
         strstr(line, "\"size\": null, \"m\": 10, \"k\": 20, \"n\": 30, \"tile\": null"));
+
+    /* tile-avg: its read ceiling beside copy (the old fields stay) */
+    r = sample_result();
+    snprintf(r.op, sizeof r.op, "tile-avg");
+    r.rate_key = "gbps";
+    r.rate = 90;
+    r.frac_copy = 0.9;
+    r.read_gbps = 120;
+    r.frac_read = 0.75;
+    r.ceiling = "read";
+    r.frac_ceiling = 0.75;
+    line = tdcl_bench_result_json(&r, &j);
+    assert_non_null(strstr(line, "\"gbps\": 90, \"copy_gbps\": 100, \"frac_copy\": 0.9, "
+                                 "\"read_gbps\": 120, \"frac_read\": 0.75, \"ceiling\": \"read\", "
+                                 "\"frac_ceiling\": 0.75, \"checked\": true}"));
+    assert_null(strstr(line, "peak"));
+
+    /* life: its logic peak */
+    snprintf(r.op, sizeof r.op, "life");
+    r.rate_key = "cells_per_s";
+    r.rate = 2e9;
+    r.life_peak = 8e9;
+    r.frac_life_peak = 0.25;
+    r.ceiling = "life-peak";
+    r.frac_ceiling = 0.25;
+    line = tdcl_bench_result_json(&r, &j);
+    assert_non_null(strstr(line, "\"cells_per_s\": 2e+09, "));
+    assert_non_null(strstr(line, "\"life_peak_cells_per_s\": 8e+09, \"frac_life_peak\": 0.25, "
+                                 "\"ceiling\": \"life-peak\", \"frac_ceiling\": 0.25"));
+    assert_null(strstr(line, "read_gbps"));
 }
 
 static void test_result_text(void **state)

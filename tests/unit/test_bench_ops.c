@@ -10,7 +10,7 @@
 
 #include "bench/bench_ops.h"
 
-#define MAX_RESULTS 8
+#define MAX_RESULTS 10
 
 typedef struct collected {
     int n;
@@ -94,6 +94,8 @@ static void test_copy_ceiling(void **state)
     assert_non_null(strstr(c.r[0].plan, "vec=4 "));
 }
 
+static void check_ceilings(const collected *c);
+
 /* `all` measures the ceilings, then each operation this build has. */
 static void test_all_ops(void **state)
 {
@@ -139,6 +141,87 @@ static void test_all_ops(void **state)
     assert_int_equal(life->gens, 3);
     assert_true(close_rel(life->rate, 32.0 * 32 * 3 / (life->t.median_ms / 1e3)));
     assert_true(life->bytes == 2.0 * 32 * 32 * 3); /* a byte read and written per update */
+    check_ceilings(&c);
+}
+
+/* The read ceiling: checked against the host's sums, its bytes the input
+ * read plus a partial sum written per work-item, its ceiling the fastest
+ * run; tile-avg is measured against it. */
+static void check_read(const collected *c)
+{
+    const tdcl_bench_result *rd = find(c, "read"), *ta = find(c, "tile-avg");
+    assert_non_null(rd);
+    assert_true(rd->checked);
+    assert_int_equal(rd->size, 64);
+    const char *items = strstr(rd->plan, "items=");
+    assert_non_null(strstr(rd->plan, "read_f32 vec="));
+    assert_non_null(items);
+    assert_true(rd->bytes == (64.0 * 64 + atof(items + 6)) * 4);
+    assert_true(close_rel(rd->read_gbps, rd->bytes / (rd->t.min_ms / 1e3) / 1e9));
+    assert_string_equal(rd->ceiling, "read");
+    assert_non_null(ta);
+    assert_string_equal(ta->ceiling, "read");
+    assert_true(ta->read_gbps == rd->read_gbps);
+    assert_true(close_rel(ta->frac_read, ta->rate / rd->read_gbps));
+    assert_true(ta->frac_ceiling == ta->frac_read);
+}
+
+/* The life logic peak: checked against the host's cell-by-cell steps, in
+ * cell updates per second; the bit-packed life is measured against it. */
+static void check_life_peak(const collected *c)
+{
+    const tdcl_bench_result *lp = find(c, "life-peak"), *life = find(c, "life");
+    assert_non_null(lp);
+    assert_true(lp->checked);
+    assert_string_equal(lp->rate_key, "cells_per_s");
+    assert_non_null(strstr(lp->plan, "life_peak w="));
+    assert_true(lp->life_peak >= lp->rate);
+    assert_non_null(life);
+    assert_true(life->life_peak == lp->life_peak);
+    assert_true(close_rel(life->frac_life_peak, life->rate / lp->life_peak));
+    if (strncmp(life->plan, "kernel=bits", 11) == 0) {
+        assert_string_equal(life->ceiling, "life-peak");
+        assert_true(life->frac_ceiling == life->frac_life_peak);
+    } else {
+        assert_string_equal(life->ceiling, "copy");
+    }
+}
+
+/* Every figure names its ceiling, and the fraction is of that one. */
+static void check_ceilings(const collected *c)
+{
+    check_read(c);
+    check_life_peak(c);
+    const tdcl_bench_result *mm = find(c, "matmul"), *copy = find(c, "copy");
+    assert_string_equal(mm->ceiling, "peak");
+    assert_true(mm->frac_ceiling == mm->frac_peak);
+    assert_string_equal(copy->ceiling, "copy");
+    assert_true(copy->frac_ceiling == copy->frac_copy);
+    for (int i = 0; i < c->n; i++) {
+        char buf[2048];
+        tdcl_bench_result_text(&c->r[i], buf, sizeof buf);
+        if (c->r[i].frac_ceiling > 1) assert_non_null(strstr(buf, "(above it: "));
+    }
+}
+
+/* The read ceiling on an odd size: every shape's partial sums, the tail
+ * that fills no vector included, passed the job's check against the host
+ * (a wrong one fails the job), and the bytes count the partial sums. */
+static void test_read_odd_size(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    collected c = {0};
+    tdcl_bench_opts o = small_opts(TDCL_BENCH_TILE_AVG);
+    o.copy_size = 67; /* 4489 floats: not a whole number of vectors of 4 or 8 */
+    run_job(state, &o, &c);
+    const tdcl_bench_result *rd = find(&c, "read");
+    assert_non_null(rd);
+    assert_true(rd->checked);
+    const char *items = strstr(rd->plan, "items=");
+    assert_non_null(items);
+    assert_true(rd->bytes == (67.0 * 67 + atof(items + 6)) * 4);
+    assert_null(find(&c, "peak"));      /* no matmul: no multiply-add peak */
+    assert_null(find(&c, "life-peak")); /* no life: no logic peak */
 }
 
 /* A non-square int64 product with a forced tile: exact, no peak to compare. */
@@ -232,7 +315,8 @@ static void test_past_peak_says_why(void **state)
     r.frac_copy = 0.5;
     char buf[2048];
     tdcl_bench_result_text(&r, buf, sizeof buf);
-    assert_non_null(strstr(buf, "120.0% of measured peak 100 GFLOP/s (above it: the multiply-add loop"));
+    assert_non_null(
+        strstr(buf, "120.0% of measured peak 100 GFLOP/s (above it: the multiply-add loop"));
     assert_non_null(strstr(buf, "60.0% of spec peak 200 GFLOP/s"));
     assert_null(strstr(buf, "60.0% of spec peak 200 GFLOP/s (above"));
     snprintf(r.plan, sizeof r.plan, "kernel=gpu precision=tf32");
@@ -255,14 +339,43 @@ static void test_past_peak_says_why(void **state)
     r.frac_copy = 8.4;
     tdcl_bench_result_text(&r, buf, sizeof buf);
     assert_non_null(strstr(buf, "840.0% of copy (above it: a cell is one bit"));
+    /* the bit-packed kernels against the logic peak */
+    snprintf(r.plan, sizeof r.plan, "kernel=bits w=1x32");
+    r.ceiling = "life-peak";
+    r.life_peak = 2e11;
+    r.frac_life_peak = 0.4;
+    tdcl_bench_result_text(&r, buf, sizeof buf);
+    assert_non_null(strstr(buf, ", 40.0% of life-peak 200 Gcells/s  ["));
+    assert_null(strstr(buf, "of copy"));
+    r.frac_life_peak = 1.05;
+    tdcl_bench_result_text(&r, buf, sizeof buf);
+    assert_non_null(strstr(buf, "105.0% of life-peak 200 Gcells/s (above it: the logic peak"));
+    /* tile-avg against the read ceiling, copy no longer */
+    snprintf(r.op, sizeof r.op, "tile-avg");
+    r.rate_key = "gbps";
+    r.ceiling = "read";
+    r.read_gbps = 120;
+    r.frac_read = 0.9;
+    r.frac_copy = 1.1;
+    tdcl_bench_result_text(&r, buf, sizeof buf);
+    assert_non_null(strstr(buf, ", 90.0% of read ceiling 120 GB/s  ["));
+    assert_null(strstr(buf, "of copy"));
+    r.frac_read = 1.02;
+    tdcl_bench_result_text(&r, buf, sizeof buf);
+    assert_non_null(strstr(buf, "102.0% of read ceiling 120 GB/s (above it: the read ceiling"));
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_copy_ceiling),       cmocka_unit_test(test_all_ops),
-        cmocka_unit_test(test_matmul_shape_int64), cmocka_unit_test(test_copy_runner),
-        cmocka_unit_test(test_bad_options),       cmocka_unit_test(test_past_peak_says_why),
+        cmocka_unit_test(test_copy_ceiling),
+        cmocka_unit_test(test_read_odd_size),
+        cmocka_unit_test(test_all_ops),
+        cmocka_unit_test(test_matmul_shape_int64),
+        cmocka_unit_test(test_copy_runner),
+        cmocka_unit_test(test_bad_options),
+        cmocka_unit_test(test_past_peak_says_why),
     };
-    return tdcl_test_exit(cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown));
+    return tdcl_test_exit(
+        cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown));
 }
