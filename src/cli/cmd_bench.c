@@ -53,8 +53,8 @@ static void usage(FILE *fp)
                 "            copies, kernel, writing): see 'tiledcl bench e2e --help'\n"
                 "  io        Matrix Market and .npy files, read and written   MB/s\n"
                 "            on the host (no device): see below\n"
-                "\n"
-                "options (defaults: GPU / CPU):\n"
+                "\n");
+    fprintf(fp, "options (defaults: GPU / CPU):\n"
                 "  --size N          NxN problem; matmul 8192 / 2048, tile-avg 16384 / 4096,\n"
                 "                    life 16384 / 2048, copy 16384 / 4096 (shrunk to fit the\n"
                 "                    device's memory unless given)\n"
