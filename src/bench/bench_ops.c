@@ -112,8 +112,11 @@ static void result_fracs(tdcl_bench_result *r)
 {
     if (r->read_gbps > 0 && r->bytes > 0 && strcmp(r->rate_key, "gbps") == 0)
         r->frac_read = r->rate / r->read_gbps;
+    /* with tiles skipped, the logic ran only on the tiles computed: those
+     * cells' rate is what the logic peak bounds, not the whole grid's */
+    double cells = isfinite(r->computed_rate) && r->computed_rate > 0 ? r->computed_rate : r->rate;
     if (r->life_peak > 0 && strcmp(r->rate_key, "cells_per_s") == 0)
-        r->frac_life_peak = r->rate / r->life_peak;
+        r->frac_life_peak = cells / r->life_peak;
     r->ceiling = pick_ceiling(r);
     if (strcmp(r->ceiling, "read") == 0)
         r->frac_ceiling = r->frac_read;
