@@ -316,18 +316,9 @@ int tdcl_icd_narrow(const char *cache_dir, const char *spec, tdcl_device_info *w
     int nf = read_icds(f, &sig);
     if (nf < 2) return 0;
     size_t n = read_map(cache_dir, env_sig(sig), d, icd, 64), pick;
-    if (n == 0 || tdcl_cl_pick(d, n, spec, &pick, NULL) != TDCL_OK) {
-        tdcl_log(TDCL_LOG_DEBUG, "every OpenCL driver loads: %s",
-                 n ? "the map has no such device"
-                   : "no driver map for these drivers and variables");
-        return 0;
-    }
+    if (n == 0 || tdcl_cl_pick(d, n, spec, &pick, NULL) != TDCL_OK) return 0;
     char *dir = one_icd_dir(cache_dir, icd[pick], f, nf);
-    if (!dir) {
-        tdcl_log(TDCL_LOG_DEBUG, "every OpenCL driver loads: no directory for %s in %s", icd[pick],
-                 cache_dir);
-        return 0;
-    }
+    if (!dir) return 0;
     int ok = setenv("OCL_ICD_VENDORS", dir, 1) == 0;
     if (ok) {
         *want = d[pick];
