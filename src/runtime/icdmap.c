@@ -78,25 +78,9 @@ static int read_icds(icd_file *f, uint64_t *sig)
     return n;
 }
 
-static uint64_t env_hash(void);
-
-/* The variables that hide, add or reorder devices, sorted, into sig, as
- * the process found them: drivers set some of their own while they load
- * (NVIDIA's does), so the first call's answer is kept for the learning
- * that follows the listing. */
+/* The variables that hide, add or reorder devices, sorted, into sig. */
 static uint64_t env_sig(uint64_t sig)
 {
-    static int have;
-    static uint64_t first;
-    if (have) return sig ^ first;
-    first = env_hash();
-    have = 1;
-    return sig ^ first;
-}
-
-static uint64_t env_hash(void)
-{
-    uint64_t sig = 0;
     static const char *const prefixes[] = {"POCL_", "CUDA_", "HIP_",    "ROCR_",           "GPU_",
                                            "ZE_",   "OCL_",  "OPENCL_", "NEOReadDebugKeys"};
     char *vars[256];
@@ -310,7 +294,6 @@ int tdcl_icd_narrow(const char *cache_dir, const char *spec, tdcl_device_info *w
     unsigned p, q;
     char tail;
     const char *v = getenv("OCL_ICD_VENDORS"), *fn = getenv("OCL_ICD_FILENAMES");
-    (void)env_sig(0); /* before any driver has loaded */
     if (!cache_dir || (v && *v) || (fn && *fn)) return 0;
     if (spec && sscanf(spec, "%u:%u%c", &p, &q, &tail) == 2) return 0;
     int nf = read_icds(f, &sig);
