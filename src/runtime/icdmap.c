@@ -112,21 +112,16 @@ static const char *icd_of(cl_platform_id plat, const icd_file *f, int n)
     void **table = plat ? *(void ***)plat : NULL;
     Dl_info info;
     if (!table || !table[1] || !dladdr(table[1], &info) || !info.dli_fname) return NULL;
-    tdcl_log(TDCL_LOG_DEBUG, "OpenCL platform %p: its functions are in %s", (void *)plat,
-             info.dli_fname);
-    /* the .icd may name the library by another of its names (libpocl.so.2.12.0
-     * for the loaded libpocl.so.2): the same loaded object is the same handle */
-    void *have = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-    const char *found = NULL;
-    for (int i = 0; i < n && !found; i++) {
+    char real[PATH_MAX];
+    const char *lib = realpath(info.dli_fname, real) ? real : info.dli_fname;
+    for (int i = 0; i < n; i++) {
+        char want[PATH_MAX];
         if (!f[i].lib[0]) continue;
-        void *h = dlopen(f[i].lib, RTLD_LAZY | RTLD_NOLOAD);
-        if ((h && h == have) || strcmp(base_name(f[i].lib), base_name(info.dli_fname)) == 0)
-            found = f[i].name;
-        if (h) dlclose(h);
+        if (strcmp(base_name(f[i].lib), base_name(info.dli_fname)) == 0 ||
+            (realpath(f[i].lib, want) && strcmp(want, lib) == 0))
+            return f[i].name;
     }
-    if (have) dlclose(have);
-    return found;
+    return NULL;
 }
 
 static char *map_path(const char *cache_dir)
@@ -157,8 +152,6 @@ static char *map_text(const tdcl_device_info *list, size_t n, const icd_file *f,
         const char *icd = icd_of(list[i].platform, f, nf);
         char dn[128], pn[128], pv[128];
         if (!icd) {
-            tdcl_log(TDCL_LOG_DEBUG, "no driver map: no .icd under %s names the library of '%s'",
-                     vendors_dir(), list[i].platform_name);
             free(t);
             return NULL;
         }
