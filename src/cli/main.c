@@ -28,33 +28,35 @@ static const cli_command commands[] = {
 
 static void usage(FILE *fp)
 {
-    fprintf(fp, "usage: tiledcl [global options] COMMAND [options] [args]\n"
-                "\n"
-                "Runs tiled OpenCL kernels (local-memory tiles, barriers) on any OpenCL device.\n"
-                "\n"
-                "commands:\n");
+    fprintf(fp,
+            "usage: tiledcl [global options] COMMAND [options] [args]\n"
+            "\n"
+            "Runs tiled OpenCL kernels (local-memory tiles, barriers) on any OpenCL device.\n"
+            "\n"
+            "commands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(fp, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(fp, "\n"
-                "global options (before or after COMMAND):\n"
-                "  --device SPEC  device to use: 'P:D' as 'tiledcl devices' lists it, a type\n"
-                "                 (gpu, cpu, accelerator) or part of the platform or device\n"
-                "                 name; default $TILEDCL_DEVICE, else the first GPU, else the\n"
-                "                 first device. A set of devices, for the commands that\n"
-                "                 split their work (life, tile-avg): all, gpu:all, cpu:all\n"
-                "                 or a list P:D,P:D\n"
-                "  --kernels DIR  load kernels (.cl) from DIR\n"
-                "  --no-cache     do not use the compiled-kernel cache\n"
-                "  -v, --verbose  show choices and a timing breakdown (-vv: build logs too)\n"
-                "  -q, --quiet    no progress messages\n"
-                "  -h, --help     this help; 'tiledcl COMMAND --help' for a command\n"
-                "  --version      print the version\n"
-                "\n"
-                "exit status: 0 success, 1 bad input or runtime failure, 2 usage error,\n"
-                "             3 no usable device or OpenCL failure\n"
-                "\n"
-                "environment: TILEDCL_DEVICE, TILEDCL_KERNEL_PATH (':'-separated kernel\n"
-                "directories), TILEDCL_CACHE=0 (no kernel cache), XDG_CACHE_HOME\n");
+    fprintf(fp,
+            "\n"
+            "global options (before or after COMMAND):\n"
+            "  --device SPEC  device to use: 'P:D' as 'tiledcl devices' lists it, a type\n"
+            "                 (gpu, cpu, accelerator) or part of the platform or device\n"
+            "                 name; default $TILEDCL_DEVICE, else the first GPU, else the\n"
+            "                 first device. A set of devices, for the commands that\n"
+            "                 split their work (life, tile-avg): all, gpu:all, cpu:all\n"
+            "                 or a list P:D,P:D\n"
+            "  --kernels DIR  load kernels (.cl) from DIR\n"
+            "  --no-cache     do not use the compiled-kernel cache\n"
+            "  -v, --verbose  show choices and a timing breakdown (-vv: build logs too)\n"
+            "  -q, --quiet    no progress messages\n"
+            "  -h, --help     this help; 'tiledcl COMMAND --help' for a command\n"
+            "  --version      print the version\n"
+            "\n"
+            "exit status: 0 success, 1 bad input or runtime failure, 2 usage error,\n"
+            "             3 no usable device or OpenCL failure\n"
+            "\n"
+            "environment: TILEDCL_DEVICE, TILEDCL_KERNEL_PATH (':'-separated kernel\n"
+            "directories), TILEDCL_CACHE=0 (no kernel cache), XDG_CACHE_HOME\n");
 }
 
 static void log_to_stderr(tdcl_log_level level, const char *msg, void *user)
@@ -74,7 +76,8 @@ static int take_global(int argc, char **argv, int i, cli_globals *g)
         size_t n = strlen(valued[k]);
         const char **dst = k == 0 ? &g->device_spec : &g->kernel_dir;
         if (strcmp(a, valued[k]) == 0) {
-            if (i + 1 >= argc) return -1;
+            if (i + 1 >= argc)
+                return -1;
             *dst = argv[i + 1];
             return 2;
         }
@@ -155,10 +158,8 @@ static int run_command(const cli_command *cmd, int argc, char **argv, cli_global
         return cmd->fn(argc, argv, g); /* the command opens the set */
     }
     if ((cmd->flags & NEEDS_DEVICE) && !asks_help(argc, argv)) {
-        tdcl_ctx_opts o = {.device_spec = g->device_spec,
-                           .kernel_dir = g->kernel_dir,
-                           .no_cache = g->no_cache,
-                           .one_driver = 1};
+        tdcl_ctx_opts o = {.device_spec = g->device_spec, .kernel_dir = g->kernel_dir,
+                           .no_cache = g->no_cache};
         tdcl_err err = {0};
         if (tdcl_ctx_open_async(&o, &g->ctx, &err)) return cli_report(&err);
     }
@@ -184,9 +185,11 @@ int main(int argc, char **argv)
 {
     cli_globals g = {0};
     argc = strip_globals(argc, argv, &g);
-    if (argc < 0) return CLI_EXIT_USAGE;
+    if (argc < 0)
+        return CLI_EXIT_USAGE;
     tdcl_log_level level = g.quiet ? TDCL_LOG_WARN : TDCL_LOG_INFO;
-    if (g.verbose) level = g.verbose > 1 ? TDCL_LOG_DEBUG : TDCL_LOG_VERBOSE;
+    if (g.verbose)
+        level = g.verbose > 1 ? TDCL_LOG_DEBUG : TDCL_LOG_VERBOSE;
     tdcl_log_set(log_to_stderr, NULL, level);
     tdcl_out_install_signal_cleanup();
 
@@ -199,10 +202,9 @@ int main(int argc, char **argv)
     int rank = 0, ranks = tdcl_mpi_launched_size(&rank);
     if (ranks > 1 && !tdcl_mpi_built()) {
         if (rank == 0)
-            fprintf(stderr,
-                    "tiledcl: started as %d MPI ranks, but this tiledcl was built without "
-                    "MPI (meson setup -Dmpi=enabled); run one process, or use --device "
-                    "LIST for several devices of this host\n",
+            fprintf(stderr, "tiledcl: started as %d MPI ranks, but this tiledcl was built without "
+                            "MPI (meson setup -Dmpi=enabled); run one process, or use --device "
+                            "LIST for several devices of this host\n",
                     ranks);
         return 1;
     }
@@ -233,7 +235,8 @@ static int run_main(int argc, char **argv, cli_globals *gp)
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (strcmp(name, commands[i].name) == 0)
             return cli_close_stdout(run_command(&commands[i], argc - 1, argv + 1, &g));
-    if (name[0] == '-') return cli_usage_error(NULL, "unknown option '%s'", name);
+    if (name[0] == '-')
+        return cli_usage_error(NULL, "unknown option '%s'", name);
     char list[256] = "";
     for (size_t i = 0; i < NCOMMANDS; i++) {
         size_t used = strlen(list);

@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "runtime/clcache.h"
-#include "runtime/icdmap.h"
 #include "base/fileio.h"
 #include "base/log.h"
 
@@ -43,9 +42,12 @@ double tdcl_event_ms(cl_event ev)
 
 const char *tdcl_cl_type_name(cl_device_type t)
 {
-    if (t & CL_DEVICE_TYPE_GPU) return "GPU";
-    if (t & CL_DEVICE_TYPE_CPU) return "CPU";
-    if (t & CL_DEVICE_TYPE_ACCELERATOR) return "accelerator";
+    if (t & CL_DEVICE_TYPE_GPU)
+        return "GPU";
+    if (t & CL_DEVICE_TYPE_CPU)
+        return "CPU";
+    if (t & CL_DEVICE_TYPE_ACCELERATOR)
+        return "accelerator";
     return "other";
 }
 
@@ -53,7 +55,8 @@ const char *tdcl_cl_type_name(cl_device_type t)
 static void copy_trunc(char *buf, size_t n, const char *src)
 {
     size_t len = strlen(src);
-    if (len >= n) len = n - 1;
+    if (len >= n)
+        len = n - 1;
     memcpy(buf, src, len);
     buf[len] = '\0';
 }
@@ -119,7 +122,8 @@ static int has_extension(dev_query *q, const char *ext)
     return 0;
 }
 
-static void platform_str(dev_query *q, cl_platform_id p, cl_platform_info what, char *buf, size_t n)
+static void platform_str(dev_query *q, cl_platform_id p, cl_platform_info what, char *buf,
+                         size_t n)
 {
     char tmp[1024];
     buf[0] = '\0';
@@ -209,7 +213,8 @@ out:
 static int dir_usable(const char *dir)
 {
     char buf[4096];
-    if ((size_t)snprintf(buf, sizeof buf, "%s", dir) >= sizeof buf) return 0;
+    if ((size_t)snprintf(buf, sizeof buf, "%s", dir) >= sizeof buf)
+        return 0;
     for (char *s = buf + 1; *s; s++)
         if (*s == '/') {
             *s = '\0';
@@ -229,10 +234,12 @@ static int dir_usable(const char *dir)
 static void pocl_cache_fallback(void)
 {
     static int done;
-    if (done) return;
+    if (done)
+        return;
     done = 1;
     const char *set = getenv("POCL_CACHE_DIR");
-    if (set && *set) return;
+    if (set && *set)
+        return;
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     char dir[4096];
     if (xdg && *xdg)
@@ -241,13 +248,16 @@ static void pocl_cache_fallback(void)
         snprintf(dir, sizeof dir, "%s/.cache/pocl", home);
     else
         dir[0] = '\0';
-    if (dir[0] && dir_usable(dir)) return;
+    if (dir[0] && dir_usable(dir))
+        return;
     const char *tmp = getenv("TMPDIR");
     char priv[4096];
-    snprintf(priv, sizeof priv, "%s/tiledcl-pocl-%ld", tmp && *tmp ? tmp : "/tmp", (long)getuid());
+    snprintf(priv, sizeof priv, "%s/tiledcl-pocl-%ld", tmp && *tmp ? tmp : "/tmp",
+             (long)getuid());
     struct stat sb;
     /* private: made 0700 by us, or already ours and 0700 */
-    if (mkdir(priv, 0700) != 0 && errno != EEXIST) return;
+    if (mkdir(priv, 0700) != 0 && errno != EEXIST)
+        return;
     if (lstat(priv, &sb) != 0 || !S_ISDIR(sb.st_mode) || sb.st_uid != getuid() ||
         (sb.st_mode & 077) != 0)
         return;
@@ -257,13 +267,8 @@ static void pocl_cache_fallback(void)
              dir[0] ? dir : "(no $XDG_CACHE_HOME or $HOME)", priv);
 }
 
-/* The ICD loader reads its drivers on the process's first OpenCL call,
- * once: whether that has happened, and whether tiledcl narrowed it. */
-static int loader_started, loader_narrowed;
-
 tdcl_status tdcl_cl_devices(tdcl_device_info **list, size_t *n, tdcl_err *err)
 {
-    loader_started = 1;
     tdcl_status st = TDCL_OK;
     cl_platform_id *plats = NULL;
     tdcl_device_info *out = NULL;
@@ -318,7 +323,8 @@ static int contains_nocase(const char *hay, const char *needle)
 {
     size_t nl = strlen(needle);
     for (; *hay; hay++)
-        if (strncasecmp(hay, needle, nl) == 0) return 1;
+        if (strncasecmp(hay, needle, nl) == 0)
+            return 1;
     return nl == 0;
 }
 
@@ -326,10 +332,11 @@ static void list_devices_into(char *buf, size_t len, const tdcl_device_info *lis
 {
     size_t used = strlen(buf);
     for (size_t i = 0; i < n && used + 1 < len; i++) {
-        int w =
-            snprintf(buf + used, len - used, "\n  %u:%u  %s  %s (%s)", list[i].pidx, list[i].didx,
-                     tdcl_cl_type_name(list[i].type), list[i].device_name, list[i].platform_name);
-        if (w < 0) break;
+        int w = snprintf(buf + used, len - used, "\n  %u:%u  %s  %s (%s)", list[i].pidx,
+                         list[i].didx, tdcl_cl_type_name(list[i].type), list[i].device_name,
+                         list[i].platform_name);
+        if (w < 0)
+            break;
         used += (size_t)w;
     }
 }
@@ -337,7 +344,8 @@ static void list_devices_into(char *buf, size_t len, const tdcl_device_info *lis
 tdcl_status tdcl_cl_pick(const tdcl_device_info *list, size_t n, const char *spec, size_t *index,
                          tdcl_err *err)
 {
-    if (n == 0) return tdcl_fail(err, TDCL_ENODEV, "no OpenCL device found");
+    if (n == 0)
+        return tdcl_fail(err, TDCL_ENODEV, "no OpenCL device found");
     if (!spec || !*spec) {
         for (size_t i = 0; i < n; i++)
             if (list[i].type & CL_DEVICE_TYPE_GPU) {
@@ -363,7 +371,8 @@ tdcl_status tdcl_cl_pick(const tdcl_device_info *list, size_t n, const char *spe
                      {"cpu", CL_DEVICE_TYPE_CPU},
                      {"accelerator", CL_DEVICE_TYPE_ACCELERATOR}};
         for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
-            if (strcasecmp(spec, types[t].name) != 0) continue;
+            if (strcasecmp(spec, types[t].name) != 0)
+                continue;
             for (size_t i = 0; i < n; i++)
                 if (list[i].type & types[t].type) {
                     *index = i;
@@ -377,7 +386,8 @@ tdcl_status tdcl_cl_pick(const tdcl_device_info *list, size_t n, const char *spe
         } aliases[] = {{"pocl", "Portable Computing Language"}};
         const char *also = NULL;
         for (size_t k = 0; k < sizeof aliases / sizeof aliases[0]; k++)
-            if (strcasecmp(spec, aliases[k].alias) == 0) also = aliases[k].platform;
+            if (strcasecmp(spec, aliases[k].alias) == 0)
+                also = aliases[k].platform;
         for (size_t i = 0; i < n; i++)
             if (contains_nocase(list[i].device_name, spec) ||
                 contains_nocase(list[i].platform_name, spec) ||
@@ -389,7 +399,8 @@ tdcl_status tdcl_cl_pick(const tdcl_device_info *list, size_t n, const char *spe
     }
 none:
     tdcl_fail(err, TDCL_ENODEV, "no device matches '%s'; the devices are:", spec);
-    if (err) list_devices_into(err->msg, sizeof err->msg, list, n);
+    if (err)
+        list_devices_into(err->msg, sizeof err->msg, list, n);
     return TDCL_ENODEV;
 }
 
@@ -400,7 +411,8 @@ size_t tdcl_cl_fit_square_tile(const tdcl_device_info *d, size_t max_tile,
         if (t * t <= d->max_wg && t <= d->max_item_sizes[0] && t <= d->max_item_sizes[1] &&
             local_bytes_per_item * t * t <= d->local_mem)
             return t;
-        if (t == 1) break;
+        if (t == 1)
+            break;
     }
     return 0;
 }
@@ -409,71 +421,15 @@ size_t tdcl_cl_fit_square_tile(const tdcl_device_info *d, size_t max_tile,
  * directories; on failure what was made stays in c for tdcl_ctx_close.
  * Runs on tdcl_ctx_open_async's thread: it touches nothing but c's fields
  * other than t, and logs nothing but warnings. */
-static const char *spec_of(const tdcl_ctx_opts *opts)
-{
-    const char *spec = opts ? opts->device_spec : NULL;
-    return spec && *spec ? spec : getenv("TILEDCL_DEVICE");
-}
-
-static int cache_off(const tdcl_ctx_opts *opts)
-{
-    const char *env_cache = getenv("TILEDCL_CACHE");
-    return (opts && opts->no_cache) || (env_cache && strcmp(env_cache, "0") == 0);
-}
-
-/* On the caller's thread, before the first OpenCL call: points the loader
- * at the one driver the choice needs when the driver map knows it (see
- * icdmap.h); 1 and *want the device expected when it did. */
-static int narrow_loader(const tdcl_ctx_opts *opts, tdcl_device_info *want)
-{
-    if (loader_started || cache_off(opts) || !opts || !opts->one_driver) return 0;
-    char *dir = tdcl_cache_dir();
-    loader_narrowed = tdcl_icd_narrow(dir, spec_of(opts), want);
-    free(dir);
-    return loader_narrowed;
-}
-
-/* After the loader has read its drivers: the variable set for it goes, so
- * that processes started later load what they choose. */
-static void unnarrow_env(void)
-{
-    static int done;
-    if (loader_narrowed && !done) unsetenv("OCL_ICD_VENDORS");
-    done = loader_narrowed;
-}
-
-/* Chooses the device from a listing: the one the narrowed loader was
- * asked for (want), else by spec, recording the drivers' map after the
- * process's one full listing. */
-static tdcl_status pick_device(tdcl_ctx *c, const tdcl_ctx_opts *opts, const tdcl_device_info *want,
-                               int first, tdcl_device_info *list, size_t n, size_t *pick,
-                               tdcl_err *err)
-{
-    if (want) {
-        long at = tdcl_icd_match(c->cache_dir, list, n, want);
-        if (at < 0)
-            return tdcl_fail(err, TDCL_ENODEV,
-                             "the OpenCL drivers changed since tiledcl last listed them ('%s' "
-                             "is gone): run the command again, and it will load every driver",
-                             want->device_name);
-        *pick = (size_t)at;
-        return TDCL_OK;
-    }
-    if (first && !loader_narrowed && c->cache_dir && opts && opts->one_driver)
-        tdcl_icd_learn(c->cache_dir, list, n);
-    return tdcl_cl_pick(list, n, spec_of(opts), pick, err);
-}
-
-static tdcl_status open_into(tdcl_ctx *c, const tdcl_ctx_opts *opts, const tdcl_device_info *want,
-                             tdcl_err *err)
+static tdcl_status open_into(tdcl_ctx *c, const tdcl_ctx_opts *opts, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_device_info *list = NULL;
     size_t n = 0, pick = 0;
-    int first = !loader_started;
-    if (!cache_off(opts)) c->cache_dir = tdcl_cache_dir();
+    const char *spec = opts ? opts->device_spec : NULL;
+    if (!spec || !*spec) spec = getenv("TILEDCL_DEVICE");
     TDCL_TRY(tdcl_cl_devices(&list, &n, err));
-    TDCL_TRY(pick_device(c, opts, want, first, list, n, &pick, err));
+    TDCL_TRY(tdcl_cl_pick(list, n, spec, &pick, err));
     c->dev = list[pick];
     cl_int rc;
     c->context = clCreateContext(NULL, 1, &c->dev.device, NULL, NULL, &rc);
@@ -484,6 +440,9 @@ static tdcl_status open_into(tdcl_ctx *c, const tdcl_ctx_opts *opts, const tdcl_
         st = tdcl_fail(err, TDCL_ENOMEM, "out of memory");
         goto out;
     }
+    const char *env_cache = getenv("TILEDCL_CACHE");
+    int cache_off = (opts && opts->no_cache) || (env_cache && strcmp(env_cache, "0") == 0);
+    if (!cache_off) c->cache_dir = tdcl_cache_dir();
 out:
     free(list);
     return st;
@@ -502,10 +461,7 @@ tdcl_status tdcl_ctx_open(const tdcl_ctx_opts *opts, tdcl_ctx **out, tdcl_err *e
     tdcl_ctx *c = calloc(1, sizeof *c);
     *out = NULL;
     if (!c) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
-    tdcl_device_info want;
-    int narrowed = narrow_loader(opts, &want);
-    tdcl_status st = open_into(c, opts, narrowed ? &want : NULL, err);
-    unnarrow_env();
+    tdcl_status st = open_into(c, opts, err);
     if (st) {
         tdcl_ctx_close(c);
         return st;
@@ -527,8 +483,6 @@ struct tdcl_ctx_pending {
     char *device_spec, *kernel_dir;
     tdcl_status st;
     tdcl_err err;
-    int narrowed; /* the loader was pointed at one driver, for want */
-    tdcl_device_info want;
     double t_start; /* when the open was asked for */
     double ms;      /* from then until the thread was done */
 };
@@ -542,7 +496,7 @@ static void *open_thread(void *arg)
      * set it up (AddressSanitizer unmaps its own at thread exit) */
     stack_t alt;
     int have_alt = sigaltstack(NULL, &alt) == 0;
-    p->st = open_into(c, &p->opts, p->narrowed ? &p->want : NULL, &p->err);
+    p->st = open_into(c, &p->opts, &p->err);
     if (have_alt) sigaltstack(&alt, NULL);
     p->ms = tdcl_now_ms() - p->t_start;
     return NULL;
@@ -577,7 +531,6 @@ tdcl_status tdcl_ctx_open_async(const tdcl_ctx_opts *opts, tdcl_ctx **out, tdcl_
     }
     c->pending = p;
     p->t_start = tdcl_now_ms();
-    p->narrowed = narrow_loader(&p->opts, &p->want);
     int rc = pthread_create(&p->thread, NULL, open_thread, c);
     if (rc) {
         p->joined = 1; /* nothing to join */
@@ -601,7 +554,6 @@ tdcl_status tdcl_ctx_wait(tdcl_ctx *c, tdcl_err *err)
          * little after the thread ends: so that the wait is a part of it */
         if (t1 - p->t_start > p->ms) p->ms = t1 - p->t_start;
         p->joined = 1;
-        unnarrow_env();
         c->t.wait_ms += t1 - t0;
         c->t.setup_ms += p->ms;
         if (p->st == TDCL_OK) log_device(c);
@@ -632,7 +584,8 @@ static char *join_path(const char *dir, const char *name)
 {
     size_t n = strlen(dir) + strlen(name) + 2;
     char *p = malloc(n);
-    if (p) snprintf(p, n, "%s/%s", dir, name);
+    if (p)
+        snprintf(p, n, "%s/%s", dir, name);
     return p;
 }
 
@@ -641,9 +594,11 @@ static char *join_path(const char *dir, const char *name)
  * when memory ran out: that is no reason to say the kernel is missing. */
 static int try_dir(const char *dir, const char *name, char **path, char *tried, size_t tlen)
 {
-    if (!dir || !*dir) return 0;
+    if (!dir || !*dir)
+        return 0;
     char *p = join_path(dir, name);
-    if (!p) return -1;
+    if (!p)
+        return -1;
     if (access(p, R_OK) == 0) {
         *path = p;
         return 1;
@@ -660,7 +615,8 @@ tdcl_status tdcl_kernel_path(const char *kernel_dir, const char *name, char **pa
     int hit = 0;
     *path = NULL;
     if (kernel_dir) {
-        if ((hit = try_dir(kernel_dir, name, path, tried, sizeof tried)) != 0) goto found;
+        if ((hit = try_dir(kernel_dir, name, path, tried, sizeof tried)) != 0)
+            goto found;
         return tdcl_fail_param(err, TDCL_EIO, TDCL_PARAM_KERNEL_DIR,
                                "kernel '%s' not found in the kernel directory '%s'", name,
                                kernel_dir);
@@ -668,12 +624,14 @@ tdcl_status tdcl_kernel_path(const char *kernel_dir, const char *name, char **pa
     const char *env = getenv("TILEDCL_KERNEL_PATH");
     if (env && *env) {
         char *copy = strdup(env);
-        if (!copy) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+        if (!copy)
+            return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
         for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir && !hit;
              dir = strtok_r(NULL, ":", &save))
             hit = try_dir(dir, name, path, tried, sizeof tried);
         free(copy);
-        if (hit) goto found;
+        if (hit)
+            goto found;
     }
     char exe[PATH_MAX];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 32);
@@ -682,17 +640,20 @@ tdcl_status tdcl_kernel_path(const char *kernel_dir, const char *name, char **pa
         char *slash = strrchr(exe, '/');
         if (slash) {
             strcpy(slash + 1, "cl"); /* the build tree */
-            if ((hit = try_dir(exe, name, path, tried, sizeof tried)) != 0) goto found;
+            if ((hit = try_dir(exe, name, path, tried, sizeof tried)) != 0)
+                goto found;
             /* an install, wherever it was staged or moved to: BIN/../share/tiledcl */
             strcpy(slash + 1, "../share/tiledcl");
-            if ((hit = try_dir(exe, name, path, tried, sizeof tried)) != 0) goto found;
+            if ((hit = try_dir(exe, name, path, tried, sizeof tried)) != 0)
+                goto found;
         }
     }
-    if ((hit = try_dir(TDCL_DATADIR, name, path, tried, sizeof tried)) != 0) goto found;
+    if ((hit = try_dir(TDCL_DATADIR, name, path, tried, sizeof tried)) != 0)
+        goto found;
     return tdcl_fail_param(err, TDCL_EIO, TDCL_PARAM_KERNEL_DIR,
-                           "kernel '%s' not found (looked in: %s); give a kernel directory or set "
-                           "TILEDCL_KERNEL_PATH",
-                           name, tried);
+                     "kernel '%s' not found (looked in: %s); give a kernel directory or set "
+                     "TILEDCL_KERNEL_PATH",
+                     name, tried);
 found:
     return hit > 0 ? TDCL_OK : tdcl_fail(err, TDCL_ENOMEM, "out of memory");
 }
@@ -704,7 +665,8 @@ static void log_build_log(cl_program prog, cl_device_id dev, tdcl_log_level leve
     if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) != CL_SUCCESS || n < 2)
         return;
     char *log = malloc(n + 1);
-    if (!log) return;
+    if (!log)
+        return;
     if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS) {
         log[n] = '\0';
         tdcl_log(level, "build log:\n%s", log);
@@ -749,10 +711,12 @@ tdcl_status tdcl_ctx_program(tdcl_ctx *ctx, const char *name, const char *option
                           opts, ctx->dev.device_name);
         goto out;
     }
-    if (tdcl_log_enabled(TDCL_LOG_DEBUG)) log_build_log(p, ctx->dev.device, TDCL_LOG_DEBUG);
+    if (tdcl_log_enabled(TDCL_LOG_DEBUG))
+        log_build_log(p, ctx->dev.device, TDCL_LOG_DEBUG);
     ctx->t.programs_built++;
     tdcl_log(TDCL_LOG_VERBOSE, "kernel %s: compiled from source (%s)", name, opts);
-    if (ctx->cache_dir) tdcl_cache_store(ctx, src, src_len, opts, p);
+    if (ctx->cache_dir)
+        tdcl_cache_store(ctx, src, src_len, opts, p);
 out:
     /* the driver's compiler may have put its own signal handlers in */
     tdcl_out_reclaim_signals();
@@ -761,7 +725,8 @@ out:
     free(src);
     free(opts);
     if (st) {
-        if (p) clReleaseProgram(p);
+        if (p)
+            clReleaseProgram(p);
         return st;
     }
     *prog = p;

@@ -68,10 +68,6 @@ typedef struct tdcl_ctx_opts {
     const char *device_spec; /* NULL: $TILEDCL_DEVICE, else the default rule */
     const char *kernel_dir;  /* --kernels DIR, or NULL */
     int no_cache;            /* --no-cache; TILEDCL_CACHE=0 also disables */
-    int one_driver;          /* a process's only open: may load just the driver the
-                                choice needs (runtime/icdmap.h) and learns where
-                                each device is; other opens in the process then
-                                see only that driver */
 } tdcl_ctx_opts;
 
 typedef struct tdcl_ctx {
