@@ -94,10 +94,9 @@ typedef struct par_key {
 #f, offsetof(tdcl_mm_params, f), g                                                         \
     }
 static const par_key par_keys[] = {
-    PK(mr, 0), PK(nv, 0),   PK(vw, 0),    PK(kc, 0),     PK(bm, 1),
-    PK(bn, 1), PK(bk, 1),   PK(tm, 1),    PK(tn, 1),     PK(wx, 1),
-    PK(wy, 1), PK(nbuf, 1), PK(aload, 1), PK(atrans, 1), PK(ksplit, 1),
-    PK(pad, 1), PK(frag, 1),  PK(cp, 1),    PK(swz, 1),
+    PK(mr, 0),     PK(nv, 0),  PK(vw, 0),   PK(kc, 0), PK(bm, 1),   PK(bn, 1),    PK(bk, 1),
+    PK(tm, 1),     PK(tn, 1),  PK(wx, 1),   PK(wy, 1), PK(nbuf, 1), PK(aload, 1), PK(atrans, 1),
+    PK(ksplit, 1), PK(pad, 1), PK(frag, 1), PK(cp, 1), PK(swz, 1),
 };
 #define NPAR_KEYS (sizeof par_keys / sizeof par_keys[0])
 
@@ -205,13 +204,6 @@ static size_t gpu_local(const tdcl_mm_params *p, size_t esz)
     return (size_t)p->nbuf * (size_t)p->bk * ((size_t)p->bm + pad + (size_t)p->bn + pad) * esz;
 }
 
-int tdcl_mm_cp_async_ok(const tdcl_device_info *d)
-{
-    return tdcl_mm_tc_emulated() ||
-           ((strstr(d->platform_vendor, "NVIDIA") || strstr(d->platform_name, "NVIDIA")) &&
-            d->nv_cc_major >= 8);
-}
-
 /* cp=2's extra conditions: float slabs of a transposed A, 2 or 3 stages
  * (one buffer is not a pipeline), and a device whose compiler has it. */
 static tdcl_status check_cp(const tdcl_device_info *d, const tdcl_mm_params *p, size_t esz,
@@ -276,11 +268,12 @@ static tdcl_status check_gpu(const tdcl_device_info *d, const tdcl_mm_params *p,
     if (p->nbuf < 1 || p->nbuf > 3 || p->aload < 1 || p->aload > 2 || p->atrans < 1 ||
         p->atrans > 2 || p->ksplit < 1 || p->ksplit > 64 || p->pad < 1 || p->pad > 2 ||
         p->frag < 1 || p->frag > 2 || p->cp < 1 || p->cp > 2 || p->swz < 1 || p->swz > 64)
-        return tdcl_fail(err, TDCL_ELIMIT,
-                         "gpu kernel nbuf=%d aload=%d atrans=%d ksplit=%d pad=%d frag=%d cp=%d: "
-                         "nbuf is 1 to 3, aload, atrans, pad, frag and cp 1 or 2, ksplit and swz 1 to "
-                         "64",
-                         p->nbuf, p->aload, p->atrans, p->ksplit, p->pad, p->frag, p->cp);
+        return tdcl_fail(
+            err, TDCL_ELIMIT,
+            "gpu kernel nbuf=%d aload=%d atrans=%d ksplit=%d pad=%d frag=%d cp=%d: "
+            "nbuf is 1 to 3, aload, atrans, pad, frag and cp 1 or 2, ksplit and swz 1 to "
+            "64",
+            p->nbuf, p->aload, p->atrans, p->ksplit, p->pad, p->frag, p->cp);
     tdcl_status st = check_cp(d, p, esz, err);
     if (st != TDCL_OK) return st;
     if (!wg_fits(d, (size_t)nt, 1) || gpu_local(p, esz) > d->local_mem)
@@ -646,8 +639,8 @@ static void build_options(const tdcl_mm_plan *p, char *buf, size_t n)
                  " -DBM=%d -DBN=%d -DBK=%d -DTM=%d -DTN=%d -DWX=%d -DWY=%d -DNBUF=%d -DALOAD=%d "
                  "-DATRANS=%d -DTT=%d -DVEC_ALIGNED=%d -DUNROLL=%d -DPADL=%d -DFRAG=%d "
                  "-DCPASYNC=%d -DCP_EMULATE=%d -DSWZ=%d",
-                 x->bm, x->bn, x->bk, x->tm, x->tn, x->wx, x->wy, nbuf, x->aload - 1,
-                 x->atrans - 1, p->tt, aligned, unroll, x->pad == 1 ? 0 : 4, x->frag - 1, cp,
+                 x->bm, x->bn, x->bk, x->tm, x->tn, x->wx, x->wy, nbuf, x->aload - 1, x->atrans - 1,
+                 p->tt, aligned, unroll, x->pad == 1 ? 0 : 4, x->frag - 1, cp,
                  cp && tdcl_mm_tc_emulated(), x->swz);
         break;
     }

@@ -58,6 +58,12 @@ static int is_nvidia(const tdcl_device_info *d)
     return strstr(d->platform_vendor, "NVIDIA") || strstr(d->platform_name, "NVIDIA");
 }
 
+/* cp.async came with compute capability 8.0, as the tensor-core tf32 did. */
+int tdcl_mm_cp_async_ok(const tdcl_device_info *d)
+{
+    return tdcl_mm_tc_emulated() || (is_nvidia(d) && d->nv_cc_major >= 8);
+}
+
 /* Builds the probe kernel: NVIDIA's compiler accepts the PTX or not. */
 static int probe(tdcl_ctx *ctx)
 {
