@@ -1142,6 +1142,7 @@ static tdcl_status bench_life(bench_job *j, tdcl_err *err)
     tdcl_life_opts o = tdcl_life_opts_default();
     o.tile = j->o.tile;
     o.sparse = j->o.life_sparse;
+    o.boundary = j->o.life_boundary;
     TDCL_TRY(tdcl_life_soup(n, n, 0.25, j->o.seed + 2, &grid, err));
     result_init(j, &r, "life");
     double t0 = tdcl_now_ms(), c0 = ctx->t.compile_ms;

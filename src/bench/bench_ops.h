@@ -47,6 +47,8 @@ typedef struct tdcl_bench_opts {
                                     again dense; NULL: the soup */
     tdcl_life_sparse_mode life_sparse; /* life: skipping tiles (the soup's and the
                                           pattern's first run) */
+    tdcl_life_boundary life_boundary;  /* life: the soup's boundary (dead, the zero
+                                          default; torus; clamp) */
 } tdcl_bench_opts;
 
 /* Fills o with the defaults above (op COPY, type F32, warm-up 1). */

@@ -72,6 +72,7 @@ static void usage(FILE *fp)
                 "  --sparse M        life: skip tiles that do not change: auto (default, as\n"
                 "                    tiledcl life --sparse), on or off; a run that skipped\n"
                 "                    tiles also gives cell updates/s of the tiles it computed\n"
+                "  --boundary B      life: the soup's boundary, dead (default), torus or clamp\n"
                 "  --reps R          timed runs (default 10)\n"
                 "  --warmup W        untimed runs first (default 1)\n"
                 "  --type T          matmul element type: f32 (default), f64 or i64\n"
@@ -147,6 +148,7 @@ enum {
     OPT_JSON,
     OPT_PATTERN,
     OPT_SPARSE,
+    OPT_BOUNDARY,
     OPT_NNZ,
     OPT_THREADS,
     OPT_DIR,
@@ -291,6 +293,12 @@ static int take_option(int c, const char *arg, const char *name, bench_cli *b)
         else
             return cli_usage_error("bench", "expected --sparse auto, on or off, got '%s'", arg);
         return 0;
+    case OPT_BOUNDARY:
+        if (tdcl_life_boundary_parse(arg, &o->life_boundary) != 0 ||
+            o->life_boundary > TDCL_LIFE_CLAMP)
+            return cli_usage_error("bench", "expected --boundary dead, torus or clamp, got '%s'",
+                                   arg);
+        return 0;
     }
     return CLI_EXIT_USAGE;
 }
@@ -359,6 +367,7 @@ static int parse_args(int argc, char **argv, bench_cli *b, int *io)
                                              {"json", no_argument, NULL, OPT_JSON},
                                              {"pattern", required_argument, NULL, OPT_PATTERN},
                                              {"sparse", required_argument, NULL, OPT_SPARSE},
+                                             {"boundary", required_argument, NULL, OPT_BOUNDARY},
                                              {"nnz", required_argument, NULL, OPT_NNZ},
                                              {"threads", required_argument, NULL, OPT_THREADS},
                                              {"dir", required_argument, NULL, OPT_DIR},

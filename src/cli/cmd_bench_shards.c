@@ -24,10 +24,12 @@ static tdcl_status run_gens(void *user, double *device_ms, tdcl_err *err)
 }
 
 /* Times set's devices on grid: fills *t, leaves the final grid in *out. */
-static tdcl_status measure(tdcl_devset *set, const tdcl_matrix *grid, int64_t gens, int reps,
-                           tdcl_bench_stats *t, int *halo, tdcl_matrix *out, tdcl_err *err)
+static tdcl_status measure(tdcl_devset *set, const tdcl_matrix *grid, tdcl_life_boundary b,
+                           int64_t gens, int reps, tdcl_bench_stats *t, int *halo,
+                           tdcl_matrix *out, tdcl_err *err)
 {
     tdcl_life_opts lo = tdcl_life_opts_default();
+    lo.boundary = b;
     shard_run r = {NULL, gens};
     tdcl_status st = tdcl_life_shards_create(set, &lo, grid, 0, &r.s, err);
     if (st == TDCL_OK) st = tdcl_bench_time(1, reps, run_gens, &r, t, err);
@@ -62,8 +64,8 @@ int cmd_bench_shards(const tdcl_bench_opts *o, int json, const cli_globals *g)
     int reps = o->reps ? o->reps : 5;
     TDCL_TRY(tdcl_life_soup(n, n, 0.25, o->seed ? o->seed : 1, &grid, &err));
     tdcl_devset one = {.n = 1, .ctx = {set->ctx[0]}};
-    TDCL_TRY(measure(&one, &grid, gens, reps, &t1, &halo1, &one_out, &err));
-    TDCL_TRY(measure(set, &grid, gens, reps, &tn, &halon, &all_out, &err));
+    TDCL_TRY(measure(&one, &grid, o->life_boundary, gens, reps, &t1, &halo1, &one_out, &err));
+    TDCL_TRY(measure(set, &grid, o->life_boundary, gens, reps, &tn, &halon, &all_out, &err));
     if (memcmp(one_out.data, all_out.data, (size_t)(n * n)) != 0) {
         st = tdcl_fail(&err, TDCL_EVERIFY, "%zu shards and one shard ended with different grids",
                        set->n);
@@ -73,18 +75,20 @@ int cmd_bench_shards(const tdcl_bench_opts *o, int json, const cli_globals *g)
     double r1 = cells / (t1.host_median_ms / 1000), rn = cells / (tn.host_median_ms / 1000);
     double speedup = rn / r1, eff = speedup / (double)set->n;
     if (json) {
-        printf("{\"op\":\"life\",\"size\":%lld,\"gens\":%lld,\"shards\":%zu,\"halo\":%d,"
+        printf("{\"op\":\"life\",\"boundary\":\"%s\",\"size\":%lld,\"gens\":%lld,\"shards\":%zu,\"halo\":%d,"
                "\"reps\":%d,\"one_ms\":%.4f,\"ms\":%.4f,\"one_cells_per_s\":%.6g,"
                "\"cells_per_s\":%.6g,\"speedup\":%.4f,\"efficiency\":%.4f,\"checked\":true}\n",
-               (long long)n, (long long)gens, set->n, halon, reps, t1.host_median_ms,
+               tdcl_life_boundary_name(o->life_boundary), (long long)n, (long long)gens, set->n,
+               halon, reps, t1.host_median_ms,
                tn.host_median_ms, r1, rn, speedup, eff);
     } else {
         printf("devices:");
         for (size_t i = 0; i < set->n; i++)
             printf("%s %u:%u %s", i ? "," : "", set->ctx[i]->dev.pidx, set->ctx[i]->dev.didx,
                    set->ctx[i]->dev.device_name);
-        printf("\nlife %lldx%lld, %lld generations, median of %d (host time):\n", (long long)n,
-               (long long)n, (long long)gens, reps);
+        printf("\nlife %lldx%lld %s, %lld generations, median of %d (host time):\n",
+               (long long)n, (long long)n, tdcl_life_boundary_name(o->life_boundary),
+               (long long)gens, reps);
         printf("  1 shard:   %10.3f ms  %.4g cell updates/s\n", t1.host_median_ms, r1);
         printf("  %zu shards:  %10.3f ms  %.4g cell updates/s  (halo %d)\n", set->n,
                tn.host_median_ms, rn, halon);
