@@ -59,10 +59,12 @@ int cmd_bench(int argc, char **argv, const cli_globals *g);
 int cmd_convert(int argc, char **argv, const cli_globals *g);
 int cmd_tune(int argc, char **argv, const cli_globals *g);
 int cmd_bench_e2e(int argc, char **argv, const cli_globals *g); /* bench e2e */
-/* bench with --device naming several devices (life only) */
+/* bench with --device naming several devices, and under mpirun */
 int cmd_bench_shards(const tdcl_bench_opts *o, int json, const cli_globals *g);
 int cmd_bench_mm_shards(const tdcl_bench_opts *o, int json, const cli_globals *g);
 int cmd_bench_mm_mpi(const tdcl_bench_opts *o, int json, const cli_globals *g);
+int cmd_bench_life_mpi(const tdcl_bench_opts *o, int json, const cli_globals *g);
+int cmd_bench_ta_mpi(const tdcl_bench_opts *o, int json, const cli_globals *g);
 int cmd_bench_ta_shards(const tdcl_bench_opts *o, int json, const cli_globals *g);
 
 /* Prints "tiledcl: MSG" to stderr, followed by " (--FLAG)" when the error

@@ -187,8 +187,12 @@ int cmd_bench_mm_mpi(const tdcl_bench_opts *o, int json, const cli_globals *g)
     mm_bench one = {.o = &mo, .a = &a, .b = &b};
     mm_bench all = {.o = &mo, .a = &a, .b = &b};
     all.so.devices = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE");
+    if (o->op == TDCL_BENCH_LIFE) return cmd_bench_life_mpi(o, json, g);
+    if (o->op == TDCL_BENCH_TILE_AVG) return cmd_bench_ta_mpi(o, json, g);
     if (o->op != TDCL_BENCH_MATMUL) {
-        if (root) fprintf(stderr, "tiledcl: bench: under mpirun, bench measures matmul only\n");
+        if (root)
+            fprintf(stderr, "tiledcl: bench: under mpirun, bench measures life, matmul and "
+                            "tile-avg only\n");
         return CLI_EXIT_USAGE;
     }
     SYNC(tdcl_mm_mpi_open(&all.so, &all.ctx, &err));

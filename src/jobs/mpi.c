@@ -72,6 +72,16 @@ int tdcl_mpi_agree(tdcl_status *st, tdcl_err *err)
 
 void tdcl_mpi_quiet_barrier(void) {}
 
+void tdcl_mpi_bcast_i64(int64_t *v)
+{
+    (void)v;
+}
+
+double tdcl_mpi_max(double v)
+{
+    return v;
+}
+
 tdcl_status tdcl_life_mpi_job(const tdcl_life_shard_opts *so, const tdcl_life_job_opts *o,
                               tdcl_life_summary *sum, tdcl_err *err)
 {
@@ -79,6 +89,49 @@ tdcl_status tdcl_life_mpi_job(const tdcl_life_shard_opts *so, const tdcl_life_jo
     (void)o;
     (void)sum;
     return tdcl_fail(err, TDCL_EUNSUPPORTED, "built without MPI");
+}
+
+tdcl_status tdcl_mpi_open_local(const char *spec, tdcl_ctx **ctx, tdcl_err *err)
+{
+    (void)spec;
+    *ctx = NULL;
+    return tdcl_fail(err, TDCL_EUNSUPPORTED, "built without MPI");
+}
+
+tdcl_status tdcl_life_mpi_create(tdcl_ctx *ctx, const tdcl_life_opts *lo, const tdcl_matrix *grid,
+                                 int64_t halo, tdcl_life_mpi **m, tdcl_err *err)
+{
+    (void)ctx, (void)lo, (void)grid, (void)halo;
+    *m = NULL;
+    return tdcl_fail(err, TDCL_EUNSUPPORTED, "built without MPI");
+}
+
+tdcl_status tdcl_life_mpi_execute(tdcl_life_mpi *m, int64_t gens, tdcl_err *err)
+{
+    (void)m, (void)gens;
+    return tdcl_fail(err, TDCL_EUNSUPPORTED, "built without MPI");
+}
+
+tdcl_status tdcl_life_mpi_result(tdcl_life_mpi *m, tdcl_matrix *grid, tdcl_err *err)
+{
+    (void)m, (void)grid;
+    return tdcl_fail(err, TDCL_EUNSUPPORTED, "built without MPI");
+}
+
+int64_t tdcl_life_mpi_halo(const tdcl_life_mpi *m)
+{
+    (void)m;
+    return 0;
+}
+
+void tdcl_life_mpi_log(const tdcl_life_mpi *m)
+{
+    (void)m;
+}
+
+void tdcl_life_mpi_destroy(tdcl_life_mpi *m)
+{
+    (void)m;
 }
 
 #else
@@ -141,6 +194,18 @@ void tdcl_mpi_quiet_barrier(void)
     if (MPI_Ibarrier(MPI_COMM_WORLD, &req) != MPI_SUCCESS) return;
     while (MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
         nanosleep(&(struct timespec){0, 200000}, NULL);
+}
+
+void tdcl_mpi_bcast_i64(int64_t *v)
+{
+    MPI_Bcast(v, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+}
+
+double tdcl_mpi_max(double v)
+{
+    double r = v;
+    MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return r;
 }
 
 tdcl_status tdcl_mpi_move(int send, void *buf, size_t bytes, int peer, tdcl_err *err)
@@ -296,62 +361,81 @@ out:
     return st;
 }
 
-tdcl_status tdcl_life_mpi_job(const tdcl_life_shard_opts *so, const tdcl_life_job_opts *o,
-                              tdcl_life_summary *sum, tdcl_err *err)
+struct tdcl_life_mpi {
+    mpi_band b;
+    int64_t *begin; /* every rank's first row, and the grid's rows at [g_size] */
+    int64_t rows, cols;
+};
+
+void tdcl_life_mpi_destroy(tdcl_life_mpi *m)
 {
-    tdcl_status st = TDCL_OK;
-    tdcl_ctx *ctx = NULL;
-    tdcl_matrix grid = {0}, sub = {0}, result = {0};
-    tdcl_life_opts lo = o->life;
-    int64_t gen0 = 0, *begin = NULL;
-    mpi_band b = {0};
-    MPI_Comm node = MPI_COMM_NULL;
-    int local = 0;
-    if (sum) memset(sum, 0, sizeof *sum);
-    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &node) ==
-        MPI_SUCCESS)
-        MPI_Comm_rank(node, &local);
-    lo.rule = tdcl_life_opts_rule(&lo);
-    SYNC(o->frames_dir || o->gif_path
-             ? tdcl_fail(err, TDCL_EUNSUPPORTED,
-                         "frames and GIFs are not written over MPI ranks yet")
-         : o->gens < 0 ? tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0")
-                       : TDCL_OK);
-    SYNC(tdcl_mpi_open_device(so->devices, local, &ctx, err));
-    SYNC(tdcl_life_shard_input(o, &lo, &grid, &gen0, err));
-    SYNC(tdcl_life_check(&lo, err));
-    if (!(begin = malloc(sizeof *begin * (size_t)(g_size + 1))))
-        st = tdcl_fail(err, TDCL_ENOMEM, "out of memory");
-    if (st == TDCL_OK) st = tdcl_shard_split(grid.rows, (size_t)g_size, 1, begin, err);
-    SYNC(st);
+    if (!m) return;
+    tdcl_pinned_free(&m->b.send);
+    tdcl_pinned_free(&m->b.recv);
+    tdcl_life_plan_destroy(m->b.plan);
+    free(m->begin);
+    free(m);
+}
+
+/* The bands, this rank's halos and neighbours; the halo checked against
+ * the thinnest band. */
+static tdcl_status mpi_bands(tdcl_life_mpi *m, const tdcl_life_opts *lo, int64_t halo,
+                             tdcl_err *err)
+{
+    mpi_band *b = &m->b;
+    if (!(m->begin = malloc(sizeof *m->begin * (size_t)(g_size + 1))))
+        return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    tdcl_status st = tdcl_shard_split(m->rows, (size_t)g_size, 1, m->begin, err);
+    if (st) return st;
     int64_t thinnest = INT64_MAX;
     for (int r = 0; r < g_size; r++)
-        if (begin[r + 1] - begin[r] < thinnest) thinnest = begin[r + 1] - begin[r];
-    int wrap = lo.boundary == TDCL_LIFE_TORUS;
-    b.halo = g_size == 1 ? 0 : so->halo ? so->halo : thinnest < 16 ? thinnest : 16;
-    SYNC(b.halo > thinnest ? tdcl_fail(err, TDCL_EINVAL,
-                                       "a halo of %" PRId64 " rows is more than the %" PRId64
-                                       " rows of the thinnest of %d bands",
-                                       b.halo, thinnest, g_size)
-                           : TDCL_OK);
-    b.begin = begin[g_rank];
-    b.end = begin[g_rank + 1];
-    b.prev = (g_rank + g_size - 1) % g_size;
-    b.next = (g_rank + 1) % g_size;
-    b.top = b.halo && (g_rank > 0 || wrap) ? b.halo : 0;
-    b.bot = b.halo && (g_rank + 1 < g_size || wrap) ? b.halo : 0;
-    b.send_prev = b.halo && (g_rank > 0 || wrap);
-    b.send_next = b.halo && (g_rank + 1 < g_size || wrap);
-    st = band_grid(&grid, &b, &sub, err);
-    if (st == TDCL_OK) st = tdcl_life_plan_create(ctx, &lo, &sub, &b.plan, err);
-    if (st == TDCL_OK && b.halo) {
-        b.rb = tdcl_life_plan_row_bytes(b.plan);
-        st = tdcl_pinned_alloc(ctx, 2 * (size_t)b.halo * b.rb, &b.send, err);
-        if (st == TDCL_OK) st = tdcl_pinned_alloc(ctx, 2 * (size_t)b.halo * b.rb, &b.recv, err);
-    }
-    SYNC(st);
+        if (m->begin[r + 1] - m->begin[r] < thinnest) thinnest = m->begin[r + 1] - m->begin[r];
+    int wrap = lo->boundary == TDCL_LIFE_TORUS;
+    b->halo = g_size == 1 ? 0 : halo ? halo : thinnest < 16 ? thinnest : 16;
+    if (b->halo > thinnest)
+        return tdcl_fail(err, TDCL_EINVAL,
+                         "a halo of %" PRId64 " rows is more than the %" PRId64
+                         " rows of the thinnest of %d bands",
+                         b->halo, thinnest, g_size);
+    b->begin = m->begin[g_rank];
+    b->end = m->begin[g_rank + 1];
+    b->prev = (g_rank + g_size - 1) % g_size;
+    b->next = (g_rank + 1) % g_size;
+    b->top = b->halo && (g_rank > 0 || wrap) ? b->halo : 0;
+    b->bot = b->halo && (g_rank + 1 < g_size || wrap) ? b->halo : 0;
+    b->send_prev = b->halo && (g_rank > 0 || wrap);
+    b->send_next = b->halo && (g_rank + 1 < g_size || wrap);
+    return TDCL_OK;
+}
+
+/* This rank's plan on its band of grid and the pinned halo buffers. */
+static tdcl_status mpi_band_plan(tdcl_life_mpi *m, tdcl_ctx *ctx, const tdcl_life_opts *lo,
+                                 const tdcl_matrix *grid, tdcl_err *err)
+{
+    tdcl_matrix sub = {0};
+    mpi_band *b = &m->b;
+    tdcl_status st = band_grid(grid, b, &sub, err);
+    if (st == TDCL_OK) st = tdcl_life_plan_create(ctx, lo, &sub, &b->plan, err);
+    tdcl_matrix_free(&sub);
+    if (st || !b->halo) return st;
+    b->rb = tdcl_life_plan_row_bytes(b->plan);
+    st = tdcl_pinned_alloc(ctx, 2 * (size_t)b->halo * b->rb, &b->send, err);
+    return st ? st : tdcl_pinned_alloc(ctx, 2 * (size_t)b->halo * b->rb, &b->recv, err);
+}
+
+tdcl_status tdcl_life_mpi_create(tdcl_ctx *ctx, const tdcl_life_opts *lo, const tdcl_matrix *grid,
+                                 int64_t halo, tdcl_life_mpi **out, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_life_mpi *m = calloc(1, sizeof *m);
+    *out = NULL;
+    SYNC(m ? TDCL_OK : tdcl_fail(err, TDCL_ENOMEM, "out of memory"));
+    m->rows = grid->rows;
+    m->cols = grid->cols;
+    SYNC(mpi_bands(m, lo, halo, err));
+    SYNC(mpi_band_plan(m, ctx, lo, grid, err));
     /* the exchange copies rows as bytes: every rank's layout must agree */
-    uint64_t rb = b.rb, lo_rb = 0, hi_rb = 0;
+    uint64_t rb = m->b.rb, lo_rb = 0, hi_rb = 0;
     MPI_Allreduce(&rb, &lo_rb, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(&rb, &hi_rb, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
     SYNC(lo_rb != hi_rb ? tdcl_fail(err, TDCL_EINVAL,
@@ -361,32 +445,102 @@ tdcl_status tdcl_life_mpi_job(const tdcl_life_shard_opts *so, const tdcl_life_jo
     tdcl_log(TDCL_LOG_VERBOSE,
              "rank %d of %d: rows %" PRId64 "-%" PRId64 " (%" PRId64 " and %" PRId64
              " halo) on %u:%u %s",
-             g_rank, g_size, b.begin, b.end - 1, b.top, b.bot, ctx->dev.pidx, ctx->dev.didx,
-             ctx->dev.device_name);
-    double t_start = tdcl_now_ms();
-    int64_t every = o->every, pop = 0;
-    if (every) {
-        SYNC(band_population(&b, grid.cols, &pop, err));
-        if (g_rank == 0)
-            tdcl_log(TDCL_LOG_INFO, "generation %" PRId64 ": population %" PRId64, gen0, pop);
+             g_rank, g_size, m->b.begin, m->b.end - 1, m->b.top, m->b.bot, ctx->dev.pidx,
+             ctx->dev.didx, ctx->dev.device_name);
+    *out = m;
+    m = NULL;
+out:
+    tdcl_life_mpi_destroy(m);
+    return st;
+}
+
+tdcl_status tdcl_life_mpi_execute(tdcl_life_mpi *m, int64_t gens, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    for (int64_t done = 0; done < gens;) {
+        int64_t n = gens - done;
+        if (m->b.halo && n > m->b.halo) n = m->b.halo;
+        SYNC(band_round(&m->b, n, err));
+        done += n;
     }
+out:
+    return st;
+}
+
+tdcl_status tdcl_life_mpi_result(tdcl_life_mpi *m, tdcl_matrix *grid, tdcl_err *err)
+{
+    return gather(&m->b, m->begin, m->rows, m->cols, grid, err);
+}
+
+int64_t tdcl_life_mpi_halo(const tdcl_life_mpi *m)
+{
+    return m->b.halo;
+}
+
+void tdcl_life_mpi_log(const tdcl_life_mpi *m)
+{
+    tdcl_log(TDCL_LOG_VERBOSE, "rank %d: compute %.3f ms (device %.3f ms), exchange %.3f ms",
+             g_rank, m->b.compute_ms, m->b.kernel_ms, m->b.exchange_ms);
+}
+
+tdcl_status tdcl_mpi_open_local(const char *spec, tdcl_ctx **ctx, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    MPI_Comm node = MPI_COMM_NULL;
+    int local = 0;
+    *ctx = NULL;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS)
+        MPI_Comm_rank(node, &local);
+    if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
+    SYNC(tdcl_mpi_open_device(spec, local, ctx, err));
+out:
+    return st;
+}
+
+/* Rank 0's log line of the population at generation gen. */
+static tdcl_status mpi_population(tdcl_life_mpi *m, int64_t gen, tdcl_err *err)
+{
+    int64_t pop = 0;
+    tdcl_status st = band_population(&m->b, m->cols, &pop, err);
+    if (st == TDCL_OK && g_rank == 0)
+        tdcl_log(TDCL_LOG_INFO, "generation %" PRId64 ": population %" PRId64, gen, pop);
+    return st;
+}
+
+tdcl_status tdcl_life_mpi_job(const tdcl_life_shard_opts *so, const tdcl_life_job_opts *o,
+                              tdcl_life_summary *sum, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_ctx *ctx = NULL;
+    tdcl_matrix grid = {0}, result = {0};
+    tdcl_life_opts lo = o->life;
+    tdcl_life_mpi *m = NULL;
+    int64_t gen0 = 0;
+    if (sum) memset(sum, 0, sizeof *sum);
+    lo.rule = tdcl_life_opts_rule(&lo);
+    SYNC(o->frames_dir || o->gif_path
+             ? tdcl_fail(err, TDCL_EUNSUPPORTED,
+                         "frames and GIFs are not written over MPI ranks yet")
+         : o->gens < 0 ? tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0")
+                       : TDCL_OK);
+    SYNC(tdcl_mpi_open_local(so->devices, &ctx, err));
+    SYNC(tdcl_life_shard_input(o, &lo, &grid, &gen0, err));
+    SYNC(tdcl_life_check(&lo, err));
+    SYNC(tdcl_life_mpi_create(ctx, &lo, &grid, so->halo, &m, err));
+    double t_start = tdcl_now_ms();
+    int64_t every = o->every;
+    if (every) SYNC(mpi_population(m, gen0, err));
     for (int64_t done = 0; done < o->gens;) {
         int64_t n = o->gens - done;
-        if (b.halo && n > b.halo) n = b.halo;
         if (every && n > every - done % every) n = every - done % every;
-        SYNC(band_round(&b, n, err));
+        SYNC(tdcl_life_mpi_execute(m, n, err));
         done += n;
-        if (every && done % every == 0) {
-            SYNC(band_population(&b, grid.cols, &pop, err));
-            if (g_rank == 0)
-                tdcl_log(TDCL_LOG_INFO, "generation %" PRId64 ": population %" PRId64, gen0 + done,
-                         pop);
-        }
+        if (every && done % every == 0) SYNC(mpi_population(m, gen0 + done, err));
     }
     double wall_ms = tdcl_now_ms() - t_start;
-    tdcl_log(TDCL_LOG_VERBOSE, "rank %d: compute %.3f ms (device %.3f ms), exchange %.3f ms",
-             g_rank, b.compute_ms, b.kernel_ms, b.exchange_ms);
-    SYNC(gather(&b, begin, grid.rows, grid.cols, &result, err));
+    tdcl_life_mpi_log(m);
+    SYNC(tdcl_life_mpi_result(m, &result, err));
     if (g_rank == 0 && sum) {
         sum->rows = result.rows;
         sum->cols = result.cols;
@@ -396,10 +550,10 @@ tdcl_status tdcl_life_mpi_job(const tdcl_life_shard_opts *so, const tdcl_life_jo
         sum->rule = lo.rule;
         sum->boundary = lo.boundary;
         snprintf(sum->describe, sizeof sum->describe, "%d ranks, halo %" PRId64 ": %s", g_size,
-                 b.halo, tdcl_life_plan_describe(b.plan));
+                 m->b.halo, tdcl_life_plan_describe(m->b.plan));
     }
     double kmax = 0;
-    MPI_Allreduce(&b.kernel_ms, &kmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&m->b.kernel_ms, &kmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (sum) sum->kernel_ms = kmax;
     if (g_rank == 0 && o->output) {
         char comment[96];
@@ -412,14 +566,9 @@ tdcl_status tdcl_life_mpi_job(const tdcl_life_shard_opts *so, const tdcl_life_jo
     }
     SYNC(st);
 out:
-    tdcl_pinned_free(&b.send);
-    tdcl_pinned_free(&b.recv);
-    tdcl_life_plan_destroy(b.plan);
+    tdcl_life_mpi_destroy(m);
     tdcl_ctx_close(ctx);
-    if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
-    free(begin);
     tdcl_matrix_free(&grid);
-    tdcl_matrix_free(&sub);
     tdcl_matrix_free(&result);
     return st;
 }

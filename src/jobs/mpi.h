@@ -41,6 +41,12 @@ int tdcl_mpi_size(void);
  * built without MPI. */
 void tdcl_mpi_quiet_barrier(void);
 
+/* *v as rank 0 has it, on every rank (built without MPI: unchanged). */
+void tdcl_mpi_bcast_i64(int64_t *v);
+
+/* The largest of the ranks' v, on every rank (built without MPI: v). */
+double tdcl_mpi_max(double v);
+
 /* For the jobs over ranks: every rank's status agreed (built without MPI:
  * the one rank's).
  * Returns the lowest failing rank, or -1; a rank that did not fail gets
@@ -66,6 +72,26 @@ tdcl_status tdcl_mpi_move(int send, void *buf, size_t bytes, int peer, tdcl_err 
  * local rank `local` takes among spec's (a set, one device, or NULL:
  * every GPU, else every device), round robin. */
 tdcl_status tdcl_mpi_open_device(const char *spec, int local, tdcl_ctx **ctx, tdcl_err *err);
+
+/* This rank's device: the node-local rank's
+ * (MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)) pick among spec's, as
+ * tdcl_mpi_open_device, agreed over the ranks. */
+tdcl_status tdcl_mpi_open_local(const char *spec, tdcl_ctx **ctx, tdcl_err *err);
+
+/* Life over the ranks on a grid every rank holds alike (the job's core,
+ * for bench): one band of rows per rank on ctx, halos `halo` rows deep
+ * (0: 16, or the thinnest band), exchanged every `halo` generations.
+ * Every call is collective, and a failure on any rank fails all (as
+ * tdcl_mpi_agree). _result gathers the grid on rank 0 (the others' *grid
+ * stays empty); _log prints this rank's compute and exchange times at -v. */
+typedef struct tdcl_life_mpi tdcl_life_mpi;
+tdcl_status tdcl_life_mpi_create(tdcl_ctx *ctx, const tdcl_life_opts *lo, const tdcl_matrix *grid,
+                                 int64_t halo, tdcl_life_mpi **m, tdcl_err *err);
+tdcl_status tdcl_life_mpi_execute(tdcl_life_mpi *m, int64_t gens, tdcl_err *err);
+tdcl_status tdcl_life_mpi_result(tdcl_life_mpi *m, tdcl_matrix *grid, tdcl_err *err);
+int64_t tdcl_life_mpi_halo(const tdcl_life_mpi *m);
+void tdcl_life_mpi_log(const tdcl_life_mpi *m);
+void tdcl_life_mpi_destroy(tdcl_life_mpi *m);
 
 /* The life job over the ranks: every rank reads (or seeds) the grid, runs
  * its band on the device its node-local rank picks among so->devices (a

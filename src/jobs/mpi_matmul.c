@@ -638,17 +638,7 @@ out:
 
 tdcl_status tdcl_mm_mpi_open(const tdcl_mm_shard_opts *so, tdcl_ctx **ctx, tdcl_err *err)
 {
-    tdcl_status st = TDCL_OK;
-    MPI_Comm node = MPI_COMM_NULL;
-    int local = 0;
-    *ctx = NULL;
-    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, tdcl_mpi_rank(), MPI_INFO_NULL,
-                            &node) == MPI_SUCCESS)
-        MPI_Comm_rank(node, &local);
-    if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
-    SYNC(tdcl_mpi_open_device(so->devices, local, ctx, err));
-out:
-    return st;
+    return tdcl_mpi_open_local(so->devices, ctx, err);
 }
 
 static void summa_free(summa *S)

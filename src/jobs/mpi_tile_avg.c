@@ -27,6 +27,14 @@ tdcl_status tdcl_ta_mpi_run(const char *devices, const tdcl_ta_opts *o, tdcl_sta
     return tdcl_fail(err, TDCL_EUNSUPPORTED, "built without MPI");
 }
 
+tdcl_status tdcl_ta_mpi_bands(tdcl_ctx *ctx, const tdcl_ta_opts *o, tdcl_status in_st,
+                              const tdcl_matrix *in, const char *npy_path, tdcl_matrix *out,
+                              tdcl_err *err)
+{
+    (void)ctx, (void)o, (void)in_st, (void)in, (void)npy_path, (void)out;
+    return tdcl_fail(err, TDCL_EUNSUPPORTED, "built without MPI");
+}
+
 #else
 
 #define SYNC TDCL_MPI_SYNC
@@ -93,22 +101,17 @@ static void share_shape(const tdcl_matrix *in, tdcl_matrix *band)
         (tdcl_matrix){.rows = h[0], .cols = h[1], .channels = (int)h[2], .dtype = (tdcl_dtype)h[3]};
 }
 
-tdcl_status tdcl_ta_mpi_run(const char *devices, const tdcl_ta_opts *o, tdcl_status in_st,
-                            const tdcl_matrix *in, const char *npy_path, tdcl_matrix *out,
-                            tdcl_err *err)
+tdcl_status tdcl_ta_mpi_bands(tdcl_ctx *ctx, const tdcl_ta_opts *o, tdcl_status in_st,
+                              const tdcl_matrix *in, const char *npy_path, tdcl_matrix *out,
+                              tdcl_err *err)
 {
     tdcl_status st = in_st;
-    int rank = tdcl_mpi_rank(), size = tdcl_mpi_size(), local = 0, dt[2];
+    int rank = tdcl_mpi_rank(), size = tdcl_mpi_size(), dt[2];
     int64_t *begin = NULL, orows = 0, ocols = 0;
-    tdcl_ctx *ctx = NULL;
     tdcl_matrix band = {0}, part = {0}, whole = {0};
-    MPI_Comm node = MPI_COMM_NULL;
+    double k0 = ctx->t.kernel_ms;
     memset(out, 0, sizeof *out);
     SYNC(st);
-    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) ==
-        MPI_SUCCESS)
-        MPI_Comm_rank(node, &local);
-    SYNC(tdcl_mpi_open_device(devices, local, &ctx, err));
     tdcl_npy_info info;
     int slabs = npy_bands(npy_path, &info);
     if (!slabs && rank == 0 && !in->data) { /* rank 0 left the file to the ranks */
@@ -147,15 +150,28 @@ tdcl_status tdcl_ta_mpi_run(const char *devices, const tdcl_ta_opts *o, tdcl_sta
              : TDCL_OK);
     SYNC(gather(o, &part, begin, rank, size, orows, ocols, out, err));
     tdcl_log(TDCL_LOG_VERBOSE, "rank %d: compute %.3f ms (device %.3f ms), exchange %.3f ms", rank,
-             t2 - t1, ctx->t.kernel_ms, t1 - t0 + tdcl_now_ms() - t2);
+             t2 - t1, ctx->t.kernel_ms - k0, t1 - t0 + tdcl_now_ms() - t2);
 out:
     if (st) tdcl_matrix_free(out);
     if (band.data && band.data != in->data) tdcl_matrix_free(&band); /* not rank 0's view */
     tdcl_matrix_free(&whole);
     tdcl_matrix_free(&part);
-    tdcl_ctx_close(ctx);
-    if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
     free(begin);
+    return st;
+}
+
+tdcl_status tdcl_ta_mpi_run(const char *devices, const tdcl_ta_opts *o, tdcl_status in_st,
+                            const tdcl_matrix *in, const char *npy_path, tdcl_matrix *out,
+                            tdcl_err *err)
+{
+    tdcl_status st = in_st;
+    tdcl_ctx *ctx = NULL;
+    memset(out, 0, sizeof *out);
+    SYNC(st);
+    SYNC(tdcl_mpi_open_local(devices, &ctx, err));
+    st = tdcl_ta_mpi_bands(ctx, o, TDCL_OK, in, npy_path, out, err);
+out:
+    tdcl_ctx_close(ctx);
     return st;
 }
 

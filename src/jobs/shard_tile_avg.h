@@ -41,4 +41,10 @@ tdcl_status tdcl_ta_mpi_run(const char *devices, const tdcl_ta_opts *o, tdcl_sta
                             const tdcl_matrix *in, const char *npy_path, tdcl_matrix *out,
                             tdcl_err *err);
 
+/* tdcl_ta_mpi_run on this rank's device ctx, already open
+ * (tdcl_mpi_open_local): bench runs it many times on one context. */
+tdcl_status tdcl_ta_mpi_bands(tdcl_ctx *ctx, const tdcl_ta_opts *o, tdcl_status in_st,
+                              const tdcl_matrix *in, const char *npy_path, tdcl_matrix *out,
+                              tdcl_err *err);
+
 #endif

@@ -70,6 +70,13 @@ expect_rc 0 "bench copy as text exits 0"
 expect_contains "$OUT" "GB/s" "text output shows GB/s"
 expect_contains "$OUT" "vec=4" "--tile sets the copy's vector width"
 
+run bench life --size 48 --gens 5 --reps 2 --boundary torus --json
+expect_rc 0 "bench life --boundary torus exits 0"
+expect_contains "$OUT" "boundary=torus" "... the plan runs on a torus (checked against the host as ever)"
+run bench life --boundary klein
+expect_rc 2 "bench --boundary klein: a usage error"
+expect_contains "$ERR" "expected --boundary dead, torus or clamp, got 'klein'" "... saying what it takes"
+
 run bench --help
 expect_rc 0 "bench --help exits 0"
 expect_contains "$OUT" "exit status" "bench --help documents exit codes"

@@ -91,6 +91,25 @@ mrun 2 tile-map --help
 if [ "$RC" -ne 0 ]; then ok "a one-process command refuses several ranks"; else not_ok "a one-process command refuses several ranks"; fi
 expect_contains "$ERR" "not as 2 MPI ranks" "... saying so"
 
+mrun 2 life --size 10x8 --gens 3 --halo 5 -o "$T/x.rle"
+if [ "$RC" -ne 0 ]; then ok "a halo deeper than the thinnest band is refused"; else not_ok "a halo deeper than the thinnest band is refused"; fi
+expect_contains "$ERR" "halo of 5 rows is more than the 4 rows" "... saying so"
+
+# bench over the ranks, each against rank 0 alone in the same run (bench
+# compares the results byte for byte itself)
+mrun 2 bench life --size 97 --gens 23 --reps 1 --boundary torus
+expect_rc 0 "bench life under mpirun -n 2"
+expect_contains "$OUT" "life 97x97 torus, 23 generations" "... on the boundary asked for"
+expect_contains "$OUT" "the grids agree" "... the ranks' grid is rank 0's alone"
+mrun 3 bench life --size 61 --gens 19 --reps 1 --boundary clamp --json
+expect_contains "$OUT" '"boundary":"clamp","size":61,"gens":19,"ranks":3' \
+    "bench life under mpirun -n 3: JSON with the ranks"
+expect_eq "$(printf '%s\n' "$OUT" | grep -c '"checked":true')" 1 "... one line, from rank 0 only"
+mrun 3 bench tile-avg --size 203 --tile 3x5 --reps 1
+expect_rc 0 "bench tile-avg under mpirun -n 3"
+expect_contains "$OUT" "the means are identical" "... the ranks' means are rank 0's alone"
+expect_contains "$OUT" "3 ranks" "... over 3 ranks"
+
 # kill one rank mid-run: the others stop within seconds, nothing is written
 # shellcheck disable=SC2086
 kill_a_rank "a killed rank stops the job" "$T/k.rle" \

@@ -156,4 +156,17 @@ expect_rc 1 "tile-avg: fewer blocks of 8 tile rows than devices is refused"
 expect_contains "$ERR" "3 shards for 103 rows in tiles of 40 rows: each shard needs 8 whole tile rows" "... saying so"
 [ ! -e "$T/x.npy" ] && ok "... writing nothing" || not_ok "... writing nothing"
 
+# bench over the set: each boundary against the first device alone, the
+# grids compared byte for byte by bench itself
+run --device "$D0,$D1,$D2" bench life --size 77 --gens 21 --reps 1 --boundary torus
+expect_rc 0 "bench life --boundary torus over 3 devices"
+expect_contains "$OUT" "life 77x77 torus, 21 generations" "... on the boundary asked for"
+expect_contains "$OUT" "the grids agree" "... the set's grid is the one device's"
+run --device "$D0,$D1" bench life --size 64 --gens 9 --reps 1 --boundary clamp --json
+expect_contains "$OUT" '"op":"life","boundary":"clamp","size":64,"gens":9,"shards":2' \
+    "bench life over 2 devices: one line of JSON with the boundary"
+run --device "$D0,$D1" bench tile-avg --size 96 --tile 4 --reps 1
+expect_contains "$OUT" "the kernel phase alone (the slowest device's kernels): 1 shard" \
+    "bench tile-avg over a set: the kernel phase beside the whole call"
+
 done_testing
