@@ -7,14 +7,19 @@
 
 #include <inttypes.h>
 #include <limits.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/clock.h"
+#include "base/fileio.h"
 #include "base/log.h"
 #include "io/life_io.h"
+#include "io/npy.h"
 #include "jobs/shard.h"
 #include "runtime/devset.h"
 
@@ -75,6 +80,14 @@ void tdcl_mpi_quiet_barrier(void) {}
 void tdcl_mpi_bcast_i64(int64_t *v)
 {
     (void)v;
+}
+
+int tdcl_mpi_write_npy(const char *path, const tdcl_mpi_block *b, const void *data,
+                       tdcl_status *res, tdcl_err *err)
+{
+    (void)path, (void)b, (void)data, (void)err;
+    *res = TDCL_OK;
+    return 0; /* one rank: the caller writes */
 }
 
 double tdcl_mpi_max(double v)
@@ -221,6 +234,76 @@ tdcl_status tdcl_mpi_move(int send, void *buf, size_t bytes, int peer, tdcl_err 
                              send ? "sending to" : "receiving from", peer);
     }
     return TDCL_OK;
+}
+
+/* Rank 0: the temporary output with the header written and the file at
+ * its full size; *off where the data starts. *direct when the output
+ * cannot be written by offset (a FIFO, a device). */
+static tdcl_status open_npy(const char *path, const tdcl_mpi_block *b, tdcl_outfile *of,
+                            size_t *off, int *direct, tdcl_err *err)
+{
+    tdcl_status st = tdcl_out_open(of, path, err);
+    tdcl_matrix shape = {b->rows, b->cols, 1, b->dtype, NULL};
+    size_t bytes = (size_t)(b->rows * b->cols) * tdcl_dtype_size(b->dtype);
+    if (st) return st;
+    if ((*direct = of->direct || !of->tmp)) return TDCL_OK;
+    st = tdcl_npy_write_header(of->fp, path, &shape, off, err);
+    if (st == TDCL_OK &&
+        (fflush(of->fp) != 0 || ftruncate(fileno(of->fp), (off_t)(*off + bytes)) != 0))
+        st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", path, strerror(errno));
+    return st;
+}
+
+/* This rank's rows of the block at their offsets in the file open as fd. */
+static tdcl_status write_block(int fd, size_t off, const tdcl_mpi_block *b, const void *data,
+                               tdcl_err *err)
+{
+    size_t esz = tdcl_dtype_size(b->dtype), w = (size_t)b->nj * esz;
+    for (int64_t r = 0; r < b->mi; r++) {
+        const char *src = (const char *)data + (size_t)r * w;
+        off_t at = (off_t)(off + ((size_t)(b->r0 + r) * (size_t)b->cols + (size_t)b->c0) * esz);
+        for (size_t done = 0; done < w;) {
+            ssize_t n = pwrite(fd, src + done, w - done, at + (off_t)done);
+            if (n <= 0)
+                return tdcl_fail(err, TDCL_EIO, "rank %d: writing its rows of the output: %s",
+                                 g_rank, strerror(errno));
+            done += (size_t)n;
+        }
+    }
+    if (fsync(fd) != 0)
+        return tdcl_fail(err, TDCL_EIO, "rank %d: syncing its rows of the output: %s", g_rank,
+                         strerror(errno));
+    return TDCL_OK;
+}
+
+int tdcl_mpi_write_npy(const char *path, const tdcl_mpi_block *b, const void *data,
+                       tdcl_status *res, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_outfile of = {0};
+    size_t off = 0;
+    int direct = 1, fd = -1, can, all = 1;
+    char tmp[4096] = "";
+    if (g_rank == 0) st = open_npy(path, b, &of, &off, &direct, err);
+    if (g_rank == 0 && st == TDCL_OK && !direct) snprintf(tmp, sizeof tmp, "%s", of.tmp);
+    SYNC(st);
+    uint64_t h[2] = {(uint64_t)direct, off};
+    MPI_Bcast(h, 2, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    MPI_Bcast(tmp, sizeof tmp, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (!h[0]) fd = open(tmp, O_WRONLY | O_CLOEXEC);
+    can = fd >= 0;
+    MPI_Allreduce(&can, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all) goto out; /* gather instead */
+    st = write_block(fd, (size_t)h[1], b, data, err);
+    close(fd), fd = -1;
+    SYNC(st);
+    if (g_rank == 0) st = tdcl_out_commit(&of, err);
+    SYNC(st);
+out:
+    if (fd >= 0) close(fd);
+    if (g_rank == 0) tdcl_out_abort(&of);
+    *res = st;
+    return st != TDCL_OK || all;
 }
 
 /* The device of this rank: the node-local rank's pick among the spec's. */
@@ -498,6 +581,27 @@ out:
     return st;
 }
 
+/* A .npy output written by every rank, its band's rows at their offsets
+ * (tdcl_mpi_write_npy), without gathering the grid; *written 0 where the
+ * output cannot take it (the caller gathers). */
+static tdcl_status write_npy_bands(tdcl_life_mpi *m, const char *path, int *written,
+                                   tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    int64_t band = m->b.end - m->b.begin;
+    uint8_t *mine = malloc((size_t)(band * m->cols) + 1);
+    *written = 0;
+    SYNC(mine ? TDCL_OK : tdcl_fail(err, TDCL_ENOMEM, "out of memory"));
+    SYNC(tdcl_life_plan_cells(m->b.plan, m->b.top, band, mine, err));
+    tdcl_mpi_block blk = {m->rows, m->cols, TDCL_U8, m->b.begin, 0, band, m->cols};
+    *written = tdcl_mpi_write_npy(path, &blk, mine, &st, err);
+    tdcl_log(TDCL_LOG_VERBOSE, "rank %d: rows %s", g_rank,
+             *written ? "written into the output by offset" : "to rank 0");
+out:
+    free(mine);
+    return st;
+}
+
 /* Rank 0's log line of the population at generation gen. */
 static tdcl_status mpi_population(tdcl_life_mpi *m, int64_t gen, tdcl_err *err)
 {
@@ -540,12 +644,17 @@ tdcl_status tdcl_life_mpi_job(const tdcl_life_shard_opts *so, const tdcl_life_jo
     }
     double wall_ms = tdcl_now_ms() - t_start;
     tdcl_life_mpi_log(m);
-    SYNC(tdcl_life_mpi_result(m, &result, err));
+    int written = 0; /* a .npy output written by every rank, failed or not */
+    if (o->output && tdcl_path_has_ext(o->output, ".npy"))
+        SYNC(write_npy_bands(m, o->output, &written, err));
+    if (!written) SYNC(tdcl_life_mpi_result(m, &result, err));
+    int64_t pop = 0;
+    if (written && sum) SYNC(band_population(&m->b, m->cols, &pop, err));
     if (g_rank == 0 && sum) {
-        sum->rows = result.rows;
-        sum->cols = result.cols;
+        sum->rows = m->rows;
+        sum->cols = m->cols;
         sum->generations = o->gens;
-        sum->population = tdcl_life_population(&result);
+        sum->population = written ? pop : tdcl_life_population(&result);
         sum->wall_ms = wall_ms;
         sum->rule = lo.rule;
         sum->boundary = lo.boundary;
@@ -555,7 +664,7 @@ tdcl_status tdcl_life_mpi_job(const tdcl_life_shard_opts *so, const tdcl_life_jo
     double kmax = 0;
     MPI_Allreduce(&m->b.kernel_ms, &kmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (sum) sum->kernel_ms = kmax;
-    if (g_rank == 0 && o->output) {
+    if (g_rank == 0 && o->output && !written) {
         char comment[96];
         tdcl_life_write_opts w = {.rule = lo.rule, .boundary = lo.boundary, .scale = o->scale};
         snprintf(comment, sizeof comment, "generation %" PRId64 ", written by tiledcl life",

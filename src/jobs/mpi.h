@@ -73,6 +73,28 @@ tdcl_status tdcl_mpi_move(int send, void *buf, size_t bytes, int peer, tdcl_err 
  * every GPU, else every device), round robin. */
 tdcl_status tdcl_mpi_open_device(const char *spec, int local, tdcl_ctx **ctx, tdcl_err *err);
 
+/* A rank's block of a rows x cols matrix of dtype: rows r0 .. r0+mi-1,
+ * columns c0 .. c0+nj-1. */
+typedef struct tdcl_mpi_block {
+    int64_t rows, cols;
+    tdcl_dtype dtype;
+    int64_t r0, c0, mi, nj;
+} tdcl_mpi_block;
+
+/* For the jobs over ranks (MPI builds only; collective): every rank writes
+ * its block (data: mi x nj elements, row-major) into the .npy file path
+ * without a gather: rank 0 opens the temporary file beside path, writes
+ * the header and sets the file's full size, every rank writes its rows at
+ * their offsets and syncs, and rank 0 renames the file into place once
+ * every rank succeeded (else removes it: an existing output stays). The
+ * bytes are those tdcl_matrix_write gives the whole matrix. Returns 0,
+ * having written nothing, where the output cannot be written so (a FIFO, a
+ * device, a rank that cannot open the temporary file: no shared file
+ * system), and the caller gathers instead; else 1, with the outcome in
+ * *res. */
+int tdcl_mpi_write_npy(const char *path, const tdcl_mpi_block *b, const void *data,
+                       tdcl_status *res, tdcl_err *err);
+
 /* This rank's device: the node-local rank's
  * (MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)) pick among spec's, as
  * tdcl_mpi_open_device, agreed over the ranks. */

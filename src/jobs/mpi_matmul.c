@@ -415,82 +415,6 @@ out:
     return st;
 }
 
-/* Rank 0: the temporary output with the header written and the file at
- * its full size; *off where the data starts. *direct when the output
- * cannot be written by offset (a FIFO, a device). */
-static tdcl_status open_output(summa *S, const char *path, tdcl_outfile *of, size_t *off,
-                               int *direct, tdcl_err *err)
-{
-    tdcl_status st = tdcl_out_open(of, path, err);
-    tdcl_matrix shape = {S->M, S->N, 1, S->type, NULL};
-    if (st) return st;
-    if ((*direct = of->direct || !of->tmp)) return TDCL_OK;
-    st = tdcl_npy_write_header(of->fp, path, &shape, off, err);
-    if (st == TDCL_OK &&
-        (fflush(of->fp) != 0 ||
-         ftruncate(fileno(of->fp), (off_t)(*off + (size_t)(S->M * S->N) * S->esz)) != 0))
-        st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", path, strerror(errno));
-    return st;
-}
-
-/* This rank's rows of C at their offsets in the file open as fd. */
-static tdcl_status write_rows(const summa *S, int fd, size_t off, const tdcl_matrix *blk,
-                              tdcl_err *err)
-{
-    size_t w = (size_t)S->nj * S->esz;
-    for (int64_t r = 0; r < S->mi; r++) {
-        const char *src = (const char *)blk->data + (size_t)r * w;
-        off_t at = (off_t)(off + ((size_t)(S->rb[S->p] + r) * (size_t)S->N + (size_t)S->cb[S->q]) *
-                                     S->esz);
-        for (size_t done = 0; done < w;) {
-            ssize_t n = pwrite(fd, src + done, w - done, at + (off_t)done);
-            if (n <= 0)
-                return tdcl_fail(err, TDCL_EIO, "rank %d: writing its block of C: %s", S->rank,
-                                 strerror(errno));
-            done += (size_t)n;
-        }
-    }
-    if (fsync(fd) != 0)
-        return tdcl_fail(err, TDCL_EIO, "rank %d: syncing its block of C: %s", S->rank,
-                         strerror(errno));
-    return TDCL_OK;
-}
-
-/* Every rank writes its block into rank 0's temporary file, which rank 0
- * commits when all succeeded. Returns 0 (nothing done) when the file
- * cannot take it (a FIFO, a rank that cannot open it): the caller gathers
- * C instead; else 1, with the outcome in *res. */
-static int write_blocks(summa *S, const char *path, const tdcl_matrix *mine, tdcl_status *res,
-                        tdcl_err *err)
-{
-    tdcl_status st = TDCL_OK;
-    tdcl_outfile of = {0};
-    size_t off = 0;
-    int direct = 1, fd = -1, can, all = 1;
-    char tmp[4096] = "";
-    if (S->rank == 0) st = open_output(S, path, &of, &off, &direct, err);
-    if (S->rank == 0 && st == TDCL_OK && !direct) snprintf(tmp, sizeof tmp, "%s", of.tmp);
-    SYNC(st);
-    uint64_t h[2] = {(uint64_t)direct, off};
-    MPI_Bcast(h, 2, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-    MPI_Bcast(tmp, sizeof tmp, MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (!h[0]) fd = open(tmp, O_WRONLY | O_CLOEXEC);
-    can = fd >= 0;
-    MPI_Allreduce(&can, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (!all) goto out; /* gather instead */
-    st = write_rows(S, fd, (size_t)h[1], mine, err);
-    close(fd), fd = -1;
-    SYNC(st);
-    if (S->rank == 0) st = tdcl_out_commit(&of, err);
-    SYNC(st);
-    S->wrote = 1;
-out:
-    if (fd >= 0) close(fd);
-    if (S->rank == 0) tdcl_out_abort(&of);
-    *res = st;
-    return st != TDCL_OK || all;
-}
-
 /* C written into path (so->npy_out) by every rank, or gathered into c on
  * rank 0. */
 static tdcl_status finish(summa *S, const tdcl_mm_shard_opts *so, tdcl_matrix *c, tdcl_err *err)
@@ -499,8 +423,13 @@ static tdcl_status finish(summa *S, const tdcl_mm_shard_opts *so, tdcl_matrix *c
     tdcl_matrix mine = {0};
     double t0 = tdcl_now_ms();
     SYNC(my_block(S, &mine, err));
-    if (!so->npy_out || !write_blocks(S, so->npy_out, &mine, &st, err))
-        st = gather(S, &mine, c, err);
+    int written = 0; /* handled by the ranks' writes, failed or not */
+    if (so->npy_out) {
+        tdcl_mpi_block blk = {S->M, S->N, S->type, S->rb[S->p], S->cb[S->q], S->mi, S->nj};
+        written = tdcl_mpi_write_npy(so->npy_out, &blk, mine.data, &st, err);
+    }
+    S->wrote = written && st == TDCL_OK;
+    if (!written) st = gather(S, &mine, c, err);
 out:
     S->gather_ms = tdcl_now_ms() - t0;
     tdcl_matrix_free(&mine);

@@ -79,6 +79,15 @@ e2=$(printf '%s\n' "$ERR" | grep population)
 expect_eq "$(printf '%s\n' "$e2" | wc -l)" 4 "--every over 3 ranks: 4 population lines, from rank 0 only"
 expect_eq "$e2" "$e1" "--every: the ranks' summed populations are the one device's"
 
+mrun 3 -v life --size 70x45 --gens 12 --boundary torus -o "$T/v3.npy"
+expect_contains "$ERR" "rank 2: rows written into the output by offset" "-v: a .npy output written by every rank"
+run --device "$D0" life --size 70x45 --gens 12 --boundary torus -o "$T/v1.npy"
+if [ -s "$T/v1.npy" ] && cmp -s "$T/v1.npy" "$T/v3.npy"; then
+    ok "... byte for byte the one device's .npy"
+else
+    not_ok "... byte for byte the one device's .npy"
+fi
+[ -z "$(ls "$T" | grep '\.tmp\.')" ] && ok "... no temporary left" || not_ok "... no temporary left" "$(ls "$T")"
 mrun 2 -v life --size 64x40 --gens 10 -o "$T/v.rle"
 expect_contains "$ERR" "rank 1 of 2: rows 20-39" "-v: each rank's rows and device"
 expect_contains "$ERR" "exchange" "-v: each rank's exchange time"
