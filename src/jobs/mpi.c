@@ -584,8 +584,7 @@ out:
 /* A .npy output written by every rank, its band's rows at their offsets
  * (tdcl_mpi_write_npy), without gathering the grid; *written 0 where the
  * output cannot take it (the caller gathers). */
-static tdcl_status write_npy_bands(tdcl_life_mpi *m, const char *path, int *written,
-                                   tdcl_err *err)
+static tdcl_status write_npy_bands(tdcl_life_mpi *m, const char *path, int *written, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     int64_t band = m->b.end - m->b.begin;
