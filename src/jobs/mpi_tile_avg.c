@@ -20,18 +20,20 @@
 #if !TDCL_HAVE_MPI
 
 tdcl_status tdcl_ta_mpi_run(const char *devices, const tdcl_ta_opts *o, tdcl_status in_st,
-                            const tdcl_matrix *in, const char *npy_path, tdcl_matrix *out,
-                            tdcl_err *err)
+                            const tdcl_matrix *in, const char *npy_path, const char *npy_out,
+                            int *written, tdcl_matrix *out, tdcl_err *err)
 {
-    (void)devices, (void)o, (void)in_st, (void)in, (void)npy_path, (void)out;
+    (void)devices, (void)o, (void)in_st, (void)in, (void)npy_path, (void)npy_out, (void)written;
+    (void)out;
     return tdcl_fail(err, TDCL_EUNSUPPORTED, "built without MPI");
 }
 
 tdcl_status tdcl_ta_mpi_bands(tdcl_ctx *ctx, const tdcl_ta_opts *o, tdcl_status in_st,
-                              const tdcl_matrix *in, const char *npy_path, tdcl_matrix *out,
-                              tdcl_err *err)
+                              const tdcl_matrix *in, const char *npy_path, const char *npy_out,
+                              int *written, tdcl_matrix *out, tdcl_err *err)
 {
-    (void)ctx, (void)o, (void)in_st, (void)in, (void)npy_path, (void)out;
+    (void)ctx, (void)o, (void)in_st, (void)in, (void)npy_path, (void)npy_out, (void)written;
+    (void)out;
     return tdcl_fail(err, TDCL_EUNSUPPORTED, "built without MPI");
 }
 
@@ -101,11 +103,27 @@ static void share_shape(const tdcl_matrix *in, tdcl_matrix *band)
         (tdcl_matrix){.rows = h[0], .cols = h[1], .channels = (int)h[2], .dtype = (tdcl_dtype)h[3]};
 }
 
+/* Every rank's means written into npy_out by offset (tdcl_mpi_write_npy);
+ * *written 0 where they cannot be (the caller gathers). */
+static tdcl_status write_parts(const tdcl_matrix *part, const int64_t *begin, int rank,
+                               const tdcl_ta_opts *o, int64_t orows, int64_t ocols,
+                               const char *npy_out, int *written, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_mpi_block blk = {orows, ocols, part->dtype, begin[rank] / o->tile_rows, 0, part->rows,
+                          ocols};
+    *written = tdcl_mpi_write_npy(npy_out, &blk, part->data, &st, err);
+    tdcl_log(TDCL_LOG_VERBOSE, "rank %d: means %s", rank,
+             *written ? "written into the output by offset" : "to rank 0");
+    return st;
+}
+
 tdcl_status tdcl_ta_mpi_bands(tdcl_ctx *ctx, const tdcl_ta_opts *o, tdcl_status in_st,
-                              const tdcl_matrix *in, const char *npy_path, tdcl_matrix *out,
-                              tdcl_err *err)
+                              const tdcl_matrix *in, const char *npy_path, const char *npy_out,
+                              int *written, tdcl_matrix *out, tdcl_err *err)
 {
     tdcl_status st = in_st;
+    int wrote = 0;
     int rank = tdcl_mpi_rank(), size = tdcl_mpi_size(), dt[2];
     int64_t *begin = NULL, orows = 0, ocols = 0;
     tdcl_matrix band = {0}, part = {0}, whole = {0};
@@ -148,10 +166,13 @@ tdcl_status tdcl_ta_mpi_bands(tdcl_ctx *ctx, const tdcl_ta_opts *o, tdcl_status 
                          "%s): the means would differ by device",
                          tdcl_dtype_name((tdcl_dtype)dt[0]), tdcl_dtype_name((tdcl_dtype)-dt[1]))
              : TDCL_OK);
-    SYNC(gather(o, &part, begin, rank, size, orows, ocols, out, err));
+    if (npy_out && part.channels == 1) /* the same on every rank */
+        SYNC(write_parts(&part, begin, rank, o, orows, ocols, npy_out, &wrote, err));
+    if (!wrote) SYNC(gather(o, &part, begin, rank, size, orows, ocols, out, err));
     tdcl_log(TDCL_LOG_VERBOSE, "rank %d: compute %.3f ms (device %.3f ms), exchange %.3f ms", rank,
              t2 - t1, ctx->t.kernel_ms - k0, t1 - t0 + tdcl_now_ms() - t2);
 out:
+    if (written) *written = wrote;
     if (st) tdcl_matrix_free(out);
     if (band.data && band.data != in->data) tdcl_matrix_free(&band); /* not rank 0's view */
     tdcl_matrix_free(&whole);
@@ -161,15 +182,16 @@ out:
 }
 
 tdcl_status tdcl_ta_mpi_run(const char *devices, const tdcl_ta_opts *o, tdcl_status in_st,
-                            const tdcl_matrix *in, const char *npy_path, tdcl_matrix *out,
-                            tdcl_err *err)
+                            const tdcl_matrix *in, const char *npy_path, const char *npy_out,
+                            int *written, tdcl_matrix *out, tdcl_err *err)
 {
     tdcl_status st = in_st;
     tdcl_ctx *ctx = NULL;
     memset(out, 0, sizeof *out);
+    if (written) *written = 0;
     SYNC(st);
     SYNC(tdcl_mpi_open_local(devices, &ctx, err));
-    st = tdcl_ta_mpi_bands(ctx, o, TDCL_OK, in, npy_path, out, err);
+    st = tdcl_ta_mpi_bands(ctx, o, TDCL_OK, in, npy_path, npy_out, written, out, err);
 out:
     tdcl_ctx_close(ctx);
     return st;

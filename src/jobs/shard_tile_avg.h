@@ -36,15 +36,18 @@ tdcl_status tdcl_ta_shards_run(tdcl_devset *set, const tdcl_ta_opts *o, const td
  * rank (the lowest failing rank's message; the others TDCL_EIO with an
  * empty one). With npy_path (a plain .npy file every rank can read:
  * tdcl_npy_probe) each rank reads its own band from it by offset, and
- * rank 0 may pass an empty in. TDCL_EUNSUPPORTED when built without MPI. */
+ * rank 0 may pass an empty in. With npy_out (a .npy output path) every
+ * rank writes its means there by offset instead (tdcl_mpi_write_npy) and
+ * *written is 1 (out stays empty); where it cannot, *written is 0 and the
+ * means are gathered. TDCL_EUNSUPPORTED when built without MPI. */
 tdcl_status tdcl_ta_mpi_run(const char *devices, const tdcl_ta_opts *o, tdcl_status in_st,
-                            const tdcl_matrix *in, const char *npy_path, tdcl_matrix *out,
-                            tdcl_err *err);
+                            const tdcl_matrix *in, const char *npy_path, const char *npy_out,
+                            int *written, tdcl_matrix *out, tdcl_err *err);
 
 /* tdcl_ta_mpi_run on this rank's device ctx, already open
  * (tdcl_mpi_open_local): bench runs it many times on one context. */
 tdcl_status tdcl_ta_mpi_bands(tdcl_ctx *ctx, const tdcl_ta_opts *o, tdcl_status in_st,
-                              const tdcl_matrix *in, const char *npy_path, tdcl_matrix *out,
-                              tdcl_err *err);
+                              const tdcl_matrix *in, const char *npy_path, const char *npy_out,
+                              int *written, tdcl_matrix *out, tdcl_err *err);
 
 #endif

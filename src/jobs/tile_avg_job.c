@@ -108,9 +108,14 @@ static tdcl_status mpi_job(const tdcl_ta_job_opts *jo, tdcl_err *err)
     if (root) st = tdcl_out_precheck(jo->out_path, err);
     if (root && st == TDCL_OK && (!npy || jo->verify))
         st = read_input(jo, &in, &map, &bits, &maxval, err);
-    TDCL_TRY(tdcl_ta_mpi_run(jo->devices, &jo->ta, st, &in, npy, &res, err));
+    /* a .npy output without --verify: every rank writes its means into it */
+    const char *npy_out = !jo->verify && jo->out_path && tdcl_path_has_ext(jo->out_path, ".npy")
+                              ? jo->out_path
+                              : NULL;
+    int written = 0;
+    TDCL_TRY(tdcl_ta_mpi_run(jo->devices, &jo->ta, st, &in, npy, npy_out, &written, &res, err));
     if (root && jo->verify) st = verify(jo, &in, &res, err);
-    if (root && st == TDCL_OK) st = write_output(jo, &res, bits, maxval, err);
+    if (root && st == TDCL_OK && !written) st = write_output(jo, &res, bits, maxval, err);
     tdcl_mpi_agree(&st, err);
 out:
     tdcl_matrix_release(&in, &map);
