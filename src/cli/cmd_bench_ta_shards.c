@@ -156,7 +156,8 @@ static tdcl_status run_ranks(void *user, double *device_ms, tdcl_err *err)
     ta_mpi_bench *r = user;
     double k0 = r->ctx->t.kernel_ms;
     tdcl_matrix_free(&r->out);
-    tdcl_status st = tdcl_ta_mpi_bands(r->ctx, r->o, TDCL_OK, r->in, NULL, NULL, NULL, &r->out, err);
+    tdcl_status st =
+        tdcl_ta_mpi_bands(r->ctx, r->o, TDCL_OK, r->in, NULL, NULL, NULL, &r->out, err);
     *device_ms = tdcl_mpi_max(r->ctx->t.kernel_ms - k0);
     return st;
 }

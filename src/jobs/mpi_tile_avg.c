@@ -110,8 +110,8 @@ static tdcl_status write_parts(const tdcl_matrix *part, const int64_t *begin, in
                                const char *npy_out, int *written, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    tdcl_mpi_block blk = {orows, ocols, part->dtype, begin[rank] / o->tile_rows, 0, part->rows,
-                          ocols};
+    tdcl_mpi_block blk = {orows, ocols,      part->dtype, begin[rank] / o->tile_rows,
+                          0,     part->rows, ocols};
     *written = tdcl_mpi_write_npy(npy_out, &blk, part->data, &st, err);
     tdcl_log(TDCL_LOG_VERBOSE, "rank %d: means %s", rank,
              *written ? "written into the output by offset" : "to rank 0");
