@@ -187,13 +187,15 @@ static int in_nbhd(int nb, int dy, int dx)
     return 1;
 }
 
-void tdcl_life_host_step_edges(const tdcl_matrix *in, tdcl_matrix *out, const tdcl_life_rule *rule,
-                               tdcl_life_boundary boundary, const tdcl_life_edges *edges)
+/* Rows y0 .. y1-1 of one generation through tdcl_life_edge_map. */
+static void step_edges_rows(const tdcl_matrix *in, tdcl_matrix *out, const tdcl_life_rule *rule,
+                            tdcl_life_boundary boundary, const tdcl_life_edges *edges, int64_t y0,
+                            int64_t y1)
 {
     const int64_t H = in->rows, W = in->cols;
     const uint8_t *a = in->data;
     uint8_t *b = out->data;
-    for (int64_t y = 0; y < H; y++)
+    for (int64_t y = y0; y < y1; y++)
         for (int64_t x = 0; x < W; x++) {
             int n = 0;
             for (int dy = -1; dy <= 1; dy++)
@@ -208,19 +210,25 @@ void tdcl_life_host_step_edges(const tdcl_matrix *in, tdcl_matrix *out, const td
         }
 }
 
-void tdcl_life_host_step(const tdcl_matrix *in, tdcl_matrix *out, const tdcl_life_rule *rule,
-                         tdcl_life_boundary boundary)
+void tdcl_life_host_step_edges(const tdcl_matrix *in, tdcl_matrix *out, const tdcl_life_rule *rule,
+                               tdcl_life_boundary boundary, const tdcl_life_edges *edges)
+{
+    step_edges_rows(in, out, rule, boundary, edges, 0, in->rows);
+}
+
+void tdcl_life_host_step_rows(const tdcl_matrix *in, tdcl_matrix *out, const tdcl_life_rule *rule,
+                              tdcl_life_boundary boundary, int64_t y0, int64_t y1)
 {
     /* dead, torus and clamp with Moore keep a loop of their own, apart from
      * tdcl_life_edge_map: a second reference where the two overlap */
     if (rule->nbhd || boundary > TDCL_LIFE_CLAMP) {
-        tdcl_life_host_step_edges(in, out, rule, boundary, NULL);
+        step_edges_rows(in, out, rule, boundary, NULL, y0, y1);
         return;
     }
     const int64_t H = in->rows, W = in->cols;
     const uint8_t *a = in->data;
     uint8_t *b = out->data;
-    for (int64_t y = 0; y < H; y++)
+    for (int64_t y = y0; y < y1; y++)
         for (int64_t x = 0; x < W; x++) {
             int n = 0;
             for (int dy = -1; dy <= 1; dy++)
@@ -232,6 +240,12 @@ void tdcl_life_host_step(const tdcl_matrix *in, tdcl_matrix *out, const tdcl_lif
             unsigned mask = a[y * W + x] ? rule->survive : rule->birth;
             b[y * W + x] = (uint8_t)((mask >> n) & 1);
         }
+}
+
+void tdcl_life_host_step(const tdcl_matrix *in, tdcl_matrix *out, const tdcl_life_rule *rule,
+                         tdcl_life_boundary boundary)
+{
+    tdcl_life_host_step_rows(in, out, rule, boundary, 0, in->rows);
 }
 
 /* ---- packing ---------------------------------------------------------- */

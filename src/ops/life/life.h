@@ -95,6 +95,11 @@ tdcl_status tdcl_life_soup(int64_t rows, int64_t cols, double density, uint64_t 
 void tdcl_life_host_step(const tdcl_matrix *in, tdcl_matrix *out, const tdcl_life_rule *rule,
                          tdcl_life_boundary boundary);
 
+/* Rows y0 .. y1-1 of out only (the rest untouched): callers split one
+ * generation over threads. */
+void tdcl_life_host_step_rows(const tdcl_matrix *in, tdcl_matrix *out, const tdcl_life_rule *rule,
+                              tdcl_life_boundary boundary, int64_t y0, int64_t y1);
+
 /* The same with Golly's edges (NULL: plain) and the rule's neighbourhood. */
 void tdcl_life_host_step_edges(const tdcl_matrix *in, tdcl_matrix *out, const tdcl_life_rule *rule,
                                tdcl_life_boundary boundary, const tdcl_life_edges *edges);
