@@ -9,7 +9,10 @@
  * changed under the same version string). So a load is bracketed by a
  * mark, ENTRY.loading, made before the binary goes to the driver and
  * removed after: a mark found at the start of a load was left by a run
- * that died loading the entry, which is then condemned and rebuilt. Entries
+ * that died loading the entry, which is then condemned and rebuilt, unless
+ * its owner (the host and process id the mark holds) is alive: MPI ranks
+ * and parallel runs load the same entry at once, and condemning a live
+ * load made every rank of every mpirun recompile. Entries
  * are opened without blocking, must be regular files, and are bounded in
  * size, so a FIFO or a device at an entry's path cannot hang a run. */
 #include "runtime/clcache.h"
@@ -18,6 +21,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +131,45 @@ static char *mark_path(const char *entry)
     return m;
 }
 
+/* Makes the mark holding "HOST PID", atomically (written aside, then
+ * linked into place, so a reader never sees it half written); 1 when this
+ * process made it. */
+static int mark_make(const char *mark)
+{
+    char host[256] = "", tmp[4200];
+    gethostname(host, sizeof host - 1);
+    if (snprintf(tmp, sizeof tmp, "%s.%ld", mark, (long)getpid()) >= (int)sizeof tmp) return 0;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (fd < 0) return 0;
+    int ok = dprintf(fd, "%s %ld\n", host, (long)getpid()) > 0;
+    close(fd);
+    ok = ok && link(tmp, mark) == 0;
+    unlink(tmp);
+    return ok;
+}
+
+/* Whether the mark's owner may still be loading: a live process of this
+ * host, or one of another host (which this one cannot see; that host's own
+ * next run judges it). A mark without an owner (empty, unreadable, an older
+ * tiledcl's) or whose process is gone was left by a run that died. Opened
+ * without blocking and read only if it is a small regular file. */
+static int mark_owner_alive(const char *mark)
+{
+    char buf[320] = "", host[256] = "", mine[256] = "";
+    long pid = 0;
+    int fd = open(mark, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return 0;
+    struct stat sb;
+    ssize_t n = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? read(fd, buf, sizeof buf - 1) : -1;
+    close(fd);
+    if (n <= 0) return 0;
+    buf[n] = '\0';
+    if (sscanf(buf, "%255s %ld", host, &pid) != 2 || pid <= 0) return 0;
+    gethostname(mine, sizeof mine - 1);
+    if (strcmp(host, mine) != 0) return 1;
+    return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
 tdcl_status tdcl_cache_load(tdcl_ctx *ctx, const char *src, size_t src_len, const char *options,
                             cl_program *prog)
 {
@@ -142,14 +185,18 @@ tdcl_status tdcl_cache_load(tdcl_ctx *ctx, const char *src, size_t src_len, cons
     if (!path || !key || !mark)
         goto out;
     struct stat sb;
+    int busy = 0; /* another live process is loading the entry: no mark of ours */
     if (lstat(mark, &sb) == 0) {
-        tdcl_log(TDCL_LOG_VERBOSE,
-                 "cache entry %s: an earlier run died while the driver loaded it; "
-                 "rebuilding it",
-                 path);
-        unlink(path);
-        unlink(mark);
-        goto out;
+        if (!(busy = mark_owner_alive(mark))) {
+            tdcl_log(TDCL_LOG_VERBOSE,
+                     "cache entry %s: an earlier run died while the driver loaded it; "
+                     "rebuilding it",
+                     path);
+            unlink(path);
+            unlink(mark);
+            goto out;
+        }
+        tdcl_log(TDCL_LOG_DEBUG, "cache entry %s: another process is loading it too", path);
     }
     if (access(path, F_OK) != 0)
         goto out;
@@ -171,11 +218,7 @@ tdcl_status tdcl_cache_load(tdcl_ctx *ctx, const char *src, size_t src_len, cons
     const unsigned char *bin = (const unsigned char *)data + off;
     size_t bsize = (size_t)blen;
     cl_int rc, bin_status;
-    int mfd = open(mark, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (mfd >= 0) {
-        close(mfd);
-        marked = 1;
-    }
+    marked = !busy && mark_make(mark);
     p = clCreateProgramWithBinary(ctx->context, 1, &ctx->dev.device, &bsize, &bin, &bin_status,
                                   &rc);
     if (rc != CL_SUCCESS || bin_status != CL_SUCCESS) goto corrupt;

@@ -35,6 +35,25 @@ expect_eq "$(cat "$T/c1.mtx")" "$(cat "$T/c6.mtx")" "the rebuilt kernel gives th
 run -v matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o "$T/c7.mtx"
 expect_contains "$ERR" "loaded from cache" "the rebuilt entry loads from the cache"
 
+# a mark whose owner is alive is another process loading the entry right
+# now (MPI ranks, parallel runs): the entry is loaded, not condemned, and
+# the mark left to its owner; a mark whose owner is gone condemns it
+printf '%s %s\n' "$(uname -n)" "$$" >"$entry.loading"
+run -v matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o "$T/c9.mtx"
+expect_contains "$ERR" "loaded from cache" "a mark of a live process: the entry still loads from the cache"
+printf '%s\n' "$ERR" | grep -q "died while the driver loaded it" && not_ok "... and is not condemned" ||
+    ok "... and is not condemned"
+[ -e "$entry.loading" ] && ok "... the live owner's mark stays" || not_ok "... the live owner's mark stays"
+sh -c 'exit 0' &
+gone=$!
+wait "$gone"
+printf '%s %s\n' "$(uname -n)" "$gone" >"$entry.loading"
+run -v matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o "$T/c10.mtx"
+expect_contains "$ERR" "an earlier run died while the driver loaded it; rebuilding it" \
+    "a mark whose process is gone condemns the entry"
+expect_eq "$(cat "$T/c1.mtx")" "$(cat "$T/c10.mtx")" "... and the rebuilt kernel gives the same product"
+[ -e "$entry.loading" ] && not_ok "... the dead owner's mark is gone" || ok "... the dead owner's mark is gone"
+
 # an entry whose program makes the driver crash (cut short, its checksum
 # recomputed): a run may die, but the next rebuilds it
 if command -v python3 >/dev/null; then
