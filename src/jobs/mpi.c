@@ -82,6 +82,11 @@ void tdcl_mpi_bcast_i64(int64_t *v)
     (void)v;
 }
 
+int tdcl_mpi_npy_all(const char *path, tdcl_npy_info *info)
+{
+    return path && tdcl_npy_probe(path, info, NULL) == TDCL_OK;
+}
+
 int tdcl_mpi_write_npy(const char *path, const tdcl_mpi_block *b, const void *data,
                        tdcl_status *res, tdcl_err *err)
 {
@@ -212,6 +217,13 @@ void tdcl_mpi_quiet_barrier(void)
 void tdcl_mpi_bcast_i64(int64_t *v)
 {
     MPI_Bcast(v, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+}
+
+int tdcl_mpi_npy_all(const char *path, tdcl_npy_info *info)
+{
+    int mine = path && tdcl_npy_probe(path, info, NULL) == TDCL_OK, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all;
 }
 
 double tdcl_mpi_max(double v)
@@ -345,19 +357,48 @@ typedef struct mpi_band {
     double compute_ms, exchange_ms, kernel_ms;
 } mpi_band;
 
-/* This rank's rows of grid, the halos included (wrapping on a torus). */
-static tdcl_status band_grid(const tdcl_matrix *grid, const mpi_band *b, tdcl_matrix *sub,
+/* Where a rank's rows of a rows x cols grid come from: the whole grid in
+ * memory, else a plain .npy file (each rank reads only its rows), else the
+ * soup (each rank sows only its rows). */
+typedef struct life_src {
+    int64_t rows, cols;
+    const tdcl_matrix *grid;
+    const char *npy;
+    tdcl_npy_info info;
+    double density;
+    uint64_t seed;
+} life_src;
+
+/* Rows y0 .. y0+n-1 of the source (inside the grid) into dst. */
+static tdcl_status src_rows(const life_src *s, int64_t y0, int64_t n, uint8_t *dst, tdcl_err *err)
+{
+    size_t w = (size_t)s->cols;
+    if (s->grid) {
+        memcpy(dst, (const uint8_t *)s->grid->data + (size_t)y0 * w, (size_t)n * w);
+        return TDCL_OK;
+    }
+    if (!s->npy) return tdcl_life_soup_rows(s->cols, y0, n, s->density, s->seed, dst, err);
+    tdcl_matrix blk = {0};
+    tdcl_status st = tdcl_npy_read_block(s->npy, &s->info, y0, y0 + n, 0, s->cols, &blk, err);
+    for (size_t k = 0; st == TDCL_OK && k < (size_t)n * w; k++) /* as tdcl_life_read: nonzero */
+        dst[k] = tdcl_matrix_get_f64(&blk, k) != 0;
+    tdcl_matrix_free(&blk);
+    return st;
+}
+
+/* This rank's rows of the grid, the halos included (wrapping on a torus). */
+static tdcl_status band_grid(const life_src *src, const mpi_band *b, tdcl_matrix *sub,
                              tdcl_err *err)
 {
-    int64_t n = b->top + (b->end - b->begin) + b->bot, rows = grid->rows;
-    tdcl_status st = tdcl_matrix_alloc(sub, n, grid->cols, 1, TDCL_U8, err);
-    if (st) return st;
-    for (int64_t r = 0; r < n; r++) {
+    int64_t n = b->top + (b->end - b->begin) + b->bot, rows = src->rows;
+    tdcl_status st = tdcl_matrix_alloc(sub, n, src->cols, 1, TDCL_U8, err);
+    for (int64_t r = 0; st == TDCL_OK && r < n;) {
         int64_t y = ((b->begin - b->top + r) % rows + rows) % rows;
-        memcpy((uint8_t *)sub->data + r * grid->cols, (const uint8_t *)grid->data + y * grid->cols,
-               (size_t)grid->cols);
+        int64_t run = n - r < rows - y ? n - r : rows - y;
+        st = src_rows(src, y, run, (uint8_t *)sub->data + r * src->cols, err);
+        r += run;
     }
-    return TDCL_OK;
+    return st;
 }
 
 /* gens generations, then the halos: each band's first rows to the rank
@@ -491,13 +532,13 @@ static tdcl_status mpi_bands(tdcl_life_mpi *m, const tdcl_life_opts *lo, int64_t
     return TDCL_OK;
 }
 
-/* This rank's plan on its band of grid and the pinned halo buffers. */
+/* This rank's plan on its band of the grid and the pinned halo buffers. */
 static tdcl_status mpi_band_plan(tdcl_life_mpi *m, tdcl_ctx *ctx, const tdcl_life_opts *lo,
-                                 const tdcl_matrix *grid, tdcl_err *err)
+                                 const life_src *src, tdcl_err *err)
 {
     tdcl_matrix sub = {0};
     mpi_band *b = &m->b;
-    tdcl_status st = band_grid(grid, b, &sub, err);
+    tdcl_status st = band_grid(src, b, &sub, err);
     if (st == TDCL_OK) st = tdcl_life_plan_create(ctx, lo, &sub, &b->plan, err);
     tdcl_matrix_free(&sub);
     if (st || !b->halo) return st;
@@ -506,17 +547,17 @@ static tdcl_status mpi_band_plan(tdcl_life_mpi *m, tdcl_ctx *ctx, const tdcl_lif
     return st ? st : tdcl_pinned_alloc(ctx, 2 * (size_t)b->halo * b->rb, &b->recv, err);
 }
 
-tdcl_status tdcl_life_mpi_create(tdcl_ctx *ctx, const tdcl_life_opts *lo, const tdcl_matrix *grid,
-                                 int64_t halo, tdcl_life_mpi **out, tdcl_err *err)
+static tdcl_status mpi_create(tdcl_ctx *ctx, const tdcl_life_opts *lo, const life_src *src,
+                              int64_t halo, tdcl_life_mpi **out, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_life_mpi *m = calloc(1, sizeof *m);
     *out = NULL;
     SYNC(m ? TDCL_OK : tdcl_fail(err, TDCL_ENOMEM, "out of memory"));
-    m->rows = grid->rows;
-    m->cols = grid->cols;
+    m->rows = src->rows;
+    m->cols = src->cols;
     SYNC(mpi_bands(m, lo, halo, err));
-    SYNC(mpi_band_plan(m, ctx, lo, grid, err));
+    SYNC(mpi_band_plan(m, ctx, lo, src, err));
     /* the exchange copies rows as bytes: every rank's layout must agree */
     uint64_t rb = m->b.rb, lo_rb = 0, hi_rb = 0;
     MPI_Allreduce(&rb, &lo_rb, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
@@ -527,14 +568,24 @@ tdcl_status tdcl_life_mpi_create(tdcl_ctx *ctx, const tdcl_life_opts *lo, const 
                         : TDCL_OK);
     tdcl_log(TDCL_LOG_VERBOSE,
              "rank %d of %d: rows %" PRId64 "-%" PRId64 " (%" PRId64 " and %" PRId64
-             " halo) on %u:%u %s",
+             " halo) on %u:%u %s%s",
              g_rank, g_size, m->b.begin, m->b.end - 1, m->b.top, m->b.bot, ctx->dev.pidx,
-             ctx->dev.didx, ctx->dev.device_name);
+             ctx->dev.didx, ctx->dev.device_name,
+             src->grid  ? ""
+             : src->npy ? ", read from the .npy file"
+                        : ", its rows of the soup sown here");
     *out = m;
     m = NULL;
 out:
     tdcl_life_mpi_destroy(m);
     return st;
+}
+
+tdcl_status tdcl_life_mpi_create(tdcl_ctx *ctx, const tdcl_life_opts *lo, const tdcl_matrix *grid,
+                                 int64_t halo, tdcl_life_mpi **out, tdcl_err *err)
+{
+    life_src src = {.rows = grid->rows, .cols = grid->cols, .grid = grid};
+    return mpi_create(ctx, lo, &src, halo, out, err);
 }
 
 tdcl_status tdcl_life_mpi_execute(tdcl_life_mpi *m, int64_t gens, tdcl_err *err)
@@ -601,6 +652,37 @@ out:
     return st;
 }
 
+/* Where this rank's rows come from. The soup, and a plain .npy input that
+ * every rank can read (not placed in a --size grid), never exist whole on
+ * any rank: each sows or reads its own rows. Other inputs every rank reads
+ * whole into *grid. */
+static tdcl_status job_source(const tdcl_life_job_opts *o, tdcl_life_opts *lo, life_src *src,
+                              tdcl_matrix *grid, int64_t *gen0, tdcl_err *err)
+{
+    memset(src, 0, sizeof *src);
+    *gen0 = 0;
+    if (!o->input) { /* tdcl_life_shard_input's soup */
+        src->cols = o->width > 0 ? o->width : 500;
+        src->rows = o->height > 0 ? o->height : 500;
+        src->density = o->density;
+        src->seed = o->seed;
+        return TDCL_OK;
+    }
+    int placed = o->width > 0 || o->height > 0;
+    if (tdcl_mpi_npy_all(placed ? NULL : o->input, &src->info)) {
+        src->npy = o->input;
+        src->rows = src->info.rows;
+        src->cols = src->info.cols;
+        if (!o->boundary_given) lo->boundary = TDCL_LIFE_DEAD; /* an array's edge, as read */
+        return TDCL_OK;
+    }
+    tdcl_status st = tdcl_life_shard_input(o, lo, grid, gen0, err);
+    src->rows = grid->rows;
+    src->cols = grid->cols;
+    src->grid = grid;
+    return st;
+}
+
 /* Rank 0's log line of the population at generation gen. */
 static tdcl_status mpi_population(tdcl_life_mpi *m, int64_t gen, tdcl_err *err)
 {
@@ -628,9 +710,10 @@ tdcl_status tdcl_life_mpi_job(const tdcl_life_shard_opts *so, const tdcl_life_jo
          : o->gens < 0 ? tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0")
                        : TDCL_OK);
     SYNC(tdcl_mpi_open_local(so->devices, &ctx, err));
-    SYNC(tdcl_life_shard_input(o, &lo, &grid, &gen0, err));
+    life_src src;
+    SYNC(job_source(o, &lo, &src, &grid, &gen0, err));
     SYNC(tdcl_life_check(&lo, err));
-    SYNC(tdcl_life_mpi_create(ctx, &lo, &grid, so->halo, &m, err));
+    SYNC(mpi_create(ctx, &lo, &src, so->halo, &m, err));
     double t_start = tdcl_now_ms();
     int64_t every = o->every;
     if (every) SYNC(mpi_population(m, gen0, err));

@@ -12,6 +12,7 @@
 #define TDCL_MPI_H
 
 #include "base/status.h"
+#include "io/npy.h"
 #include "jobs/life_job.h"
 #include "jobs/shard_life.h"
 
@@ -43,6 +44,11 @@ void tdcl_mpi_quiet_barrier(void);
 
 /* *v as rank 0 has it, on every rank (built without MPI: unchanged). */
 void tdcl_mpi_bcast_i64(int64_t *v);
+
+/* 1 when every rank can read path as a plain .npy file (tdcl_npy_probe:
+ * on disk, C order, not gzip; info gets its header), else 0; path NULL:
+ * 0. Collective. */
+int tdcl_mpi_npy_all(const char *path, tdcl_npy_info *info);
 
 /* The largest of the ranks' v, on every rank (built without MPI: v). */
 double tdcl_mpi_max(double v);

@@ -85,15 +85,6 @@ out:
     return st;
 }
 
-/* 1 when every rank can read its band from the .npy file path itself
- * (info: its header), else 0. */
-static int npy_bands(const char *path, tdcl_npy_info *info)
-{
-    int mine = path && tdcl_npy_probe(path, info, NULL) == TDCL_OK, all = 0;
-    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    return all;
-}
-
 /* The matrix's shape and type, from rank 0. */
 static void share_shape(const tdcl_matrix *in, tdcl_matrix *band)
 {
@@ -131,7 +122,7 @@ tdcl_status tdcl_ta_mpi_bands(tdcl_ctx *ctx, const tdcl_ta_opts *o, tdcl_status 
     memset(out, 0, sizeof *out);
     SYNC(st);
     tdcl_npy_info info;
-    int slabs = npy_bands(npy_path, &info);
+    int slabs = tdcl_mpi_npy_all(npy_path, &info);
     if (!slabs && rank == 0 && !in->data) { /* rank 0 left the file to the ranks */
         SYNC(tdcl_matrix_read(npy_path, 0, &whole, err));
         in = &whole;

@@ -72,6 +72,23 @@ done
 same 3 "3 ranks, torus, halo 5: .npy identical" npy life --size 90x31 --gens 25 --boundary torus --halo 5
 same 2 "2 ranks, B0 rule on a torus" rle life --size 33x21 --gens 17 --rule B0123478/S34678 --boundary torus
 
+# a .npy input: each rank reads its own rows (and halos) by offset
+run --device "$D0" life --size 83x59 --density 0.4 --gens 0 -o "$T/in.npy"
+for b in dead torus; do
+    same 3 "3 ranks, a .npy input read by rows, $b: .npy identical" npy life "$T/in.npy" --gens 29 --boundary "$b"
+done
+same 2 "2 ranks, a .npy input without --boundary (an array's dead edge): .rle identical" rle life "$T/in.npy" --gens 11
+{
+    printf '%%%%MatrixMarket matrix array real general\n6 4\n'
+    for v in 0 0.5 -3 0 1e-300 0 2 0 0 7 0 0 -0.25 0 0 4 0 0 0 1 1 0 0 9; do printf '%s\n' "$v"; done
+} >"$T/f.mtx"
+run convert "$T/f.mtx" "$T/f.npy"
+same 2 "2 ranks, a float .npy (nonzero is alive): identical" rle life "$T/f.npy" --gens 2
+mrun 2 -v life "$T/in.npy" --gens 3 -o "$T/x2.npy"
+expect_contains "$ERR" "read from the .npy file" "-v: each rank reads its rows of the .npy input"
+mrun 2 -v life --size 64x40 --gens 3 -o "$T/x3.rle"
+expect_contains "$ERR" "its rows of the soup sown here" "-v: each rank sows its rows of the soup"
+
 run --device "$D0" life --size 64x64 --gens 30 --every 10 -o "$T/e1.rle"
 e1=$(printf '%s\n' "$ERR" | grep population)
 mrun 3 life --size 64x64 --gens 30 --every 10 -o "$T/e2.rle"

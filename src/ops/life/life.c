@@ -64,8 +64,8 @@ tdcl_status tdcl_life_check(const tdcl_life_opts *o, tdcl_err *err)
 /* ---- soups and the host reference -------------------------------------- */
 
 typedef struct soup_part {
-    uint8_t *cells;
-    size_t end; /* cells in all */
+    uint8_t *cells; /* cells[k] is the soup's cell base + k */
+    size_t base, end;
     uint64_t seed, thr;
     int nt; /* pieces */
 } soup_part;
@@ -78,7 +78,22 @@ static void soup_fill(void *arg, int i)
     size_t n = p->end, nt = (size_t)p->nt, begin = n / nt * (size_t)i;
     size_t end = i == p->nt - 1 ? n : n / nt * (size_t)(i + 1);
     for (size_t k = begin; k < end; k++)
-        p->cells[k] = (uint8_t)((tdcl_rng_at(p->seed, k) >> 11) < p->thr);
+        p->cells[k] = (uint8_t)((tdcl_rng_at(p->seed, p->base + k) >> 11) < p->thr);
+}
+
+tdcl_status tdcl_life_soup_rows(int64_t cols, int64_t r0, int64_t n, double density, uint64_t seed,
+                                uint8_t *dst, tdcl_err *err)
+{
+    if (!(density >= 0.0 && density <= 1.0))
+        return tdcl_fail(err, TDCL_EINVAL, "density must be in [0, 1], got %g", density);
+    /* alive when the draw's top 53 bits, as a fraction, are below density:
+     * exact in double arithmetic, so every machine agrees */
+    const uint64_t thr = density >= 1.0 ? UINT64_MAX : (uint64_t)ldexp(density, 53);
+    size_t cells = (size_t)n * (size_t)cols;
+    int nt = cells < ((size_t)1 << 24) ? 1 : tdcl_pool_size(0, 16);
+    soup_part part = {dst, (size_t)r0 * (size_t)cols, cells, seed, thr, nt};
+    tdcl_pool_run(nt, soup_fill, &part);
+    return TDCL_OK;
 }
 
 tdcl_status tdcl_life_soup(int64_t rows, int64_t cols, double density, uint64_t seed,
@@ -87,15 +102,8 @@ tdcl_status tdcl_life_soup(int64_t rows, int64_t cols, double density, uint64_t 
     if (!(density >= 0.0 && density <= 1.0))
         return tdcl_fail(err, TDCL_EINVAL, "density must be in [0, 1], got %g", density);
     tdcl_status st = tdcl_matrix_alloc(grid, rows, cols, 1, TDCL_U8, err);
-    if (st) return st;
-    /* alive when the draw's top 53 bits, as a fraction, are below density:
-     * exact in double arithmetic, so every machine agrees */
-    const uint64_t thr = density >= 1.0 ? UINT64_MAX : (uint64_t)ldexp(density, 53);
-    size_t n = tdcl_matrix_count(grid);
-    int nt = n < ((size_t)1 << 24) ? 1 : tdcl_pool_size(0, 16);
-    soup_part part = {grid->data, n, seed, thr, nt};
-    tdcl_pool_run(nt, soup_fill, &part);
-    return TDCL_OK;
+    if (st == TDCL_OK) st = tdcl_life_soup_rows(cols, 0, rows, density, seed, grid->data, err);
+    return st;
 }
 
 /* Index of a neighbour one step past [0, n), or -1 for a dead outside. */

@@ -89,6 +89,12 @@ tdcl_status tdcl_life_check(const tdcl_life_opts *o, tdcl_err *err);
 tdcl_status tdcl_life_soup(int64_t rows, int64_t cols, double density, uint64_t seed,
                            tdcl_matrix *grid, tdcl_err *err);
 
+/* Rows r0 .. r0+n-1 of any soup tdcl_life_soup sows cols cells wide, into
+ * dst (n x cols bytes): a cell depends on its index alone, so each of
+ * several ranks sows only its own rows. */
+tdcl_status tdcl_life_soup_rows(int64_t cols, int64_t r0, int64_t n, double density, uint64_t seed,
+                                uint8_t *dst, tdcl_err *err);
+
 /* One generation on the host, the reference the kernels are tested against:
  * in and out are rows x cols TDCL_U8 grids (nonzero alive) of equal shape,
  * out receives 0/1. */
