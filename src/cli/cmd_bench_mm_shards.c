@@ -169,11 +169,7 @@ out:
     return st ? cli_report(&err) : 0;
 }
 
-#define SYNC(expr)                                                                                 \
-    do {                                                                                           \
-        st = (expr);                                                                               \
-        if (tdcl_mpi_agree(&st, &err) >= 0) goto out;                                              \
-    } while (0)
+#define SYNC CLI_MPI_SYNC
 
 int cmd_bench_mm_mpi(const tdcl_bench_opts *o, int json, const cli_globals *g)
 {

@@ -116,11 +116,7 @@ out:
     return st ? cli_report(&err) : 0;
 }
 
-#define SYNC(expr)                                                                                 \
-    do {                                                                                           \
-        st = (expr);                                                                               \
-        if (tdcl_mpi_agree(&st, &err) >= 0) goto out;                                              \
-    } while (0)
+#define SYNC CLI_MPI_SYNC
 
 typedef struct ranks_run {
     tdcl_life_mpi *m;

@@ -75,6 +75,13 @@ static void report(const ta_bench *all, size_t parts, int64_t n, const tdcl_ta_o
            bytes / tn->median_ms / 1e6, kspeedup, keff);
 }
 
+/* --tile T[xU]; default 16x16. */
+static tdcl_ta_opts bench_tiles(const tdcl_bench_opts *o)
+{
+    int64_t t = o->tile ? o->tile : 16;
+    return (tdcl_ta_opts){.tile_rows = t, .tile_cols = o->tile_cols ? o->tile_cols : t};
+}
+
 /* An n x n input in [0, 1): float64 for --type f64, else float32. */
 static tdcl_status random_input(int64_t n, tdcl_dtype type, uint64_t seed, tdcl_matrix *in,
                                 tdcl_err *err)
@@ -95,8 +102,7 @@ int cmd_bench_ta_shards(const tdcl_bench_opts *o, int json, const cli_globals *g
     tdcl_status st = TDCL_OK;
     tdcl_matrix in = {0};
     tdcl_bench_stats t1 = {0}, tn = {0};
-    int64_t t = o->tile ? o->tile : 16;
-    tdcl_ta_opts to = {.tile_rows = t, .tile_cols = o->tile_cols ? o->tile_cols : t};
+    tdcl_ta_opts to = bench_tiles(o);
     ta_bench one = {.o = &to, .in = &in}, all = {.o = &to, .in = &in};
     tdcl_ctx_opts co = {.kernel_dir = g->kernel_dir, .no_cache = g->no_cache};
     const char *spec = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE");
@@ -126,11 +132,7 @@ out:
     return st ? cli_report(&err) : 0;
 }
 
-#define SYNC(expr)                                                                                 \
-    do {                                                                                           \
-        st = (expr);                                                                               \
-        if (tdcl_mpi_agree(&st, &err) >= 0) goto out;                                              \
-    } while (0)
+#define SYNC CLI_MPI_SYNC
 
 typedef struct ta_mpi_bench {
     tdcl_ctx *ctx;
@@ -168,8 +170,7 @@ int cmd_bench_ta_mpi(const tdcl_bench_opts *o, int json, const cli_globals *g)
     tdcl_status st = TDCL_OK;
     tdcl_matrix in = {0};
     tdcl_bench_stats t1 = {0}, tn = {0};
-    int64_t t = o->tile ? o->tile : 16;
-    tdcl_ta_opts to = {.tile_rows = t, .tile_cols = o->tile_cols ? o->tile_cols : t};
+    tdcl_ta_opts to = bench_tiles(o);
     ta_mpi_bench one = {.o = &to, .in = &in}, all = {.o = &to, .in = &in};
     int root = tdcl_mpi_rank() == 0;
     int reps = o->reps ? o->reps : 5, warm = o->warmup < 0 ? 1 : o->warmup;
