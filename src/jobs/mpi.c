@@ -693,6 +693,48 @@ static tdcl_status mpi_population(tdcl_life_mpi *m, int64_t gen, tdcl_err *err)
     return st;
 }
 
+/* The --every, --frames and --gif work at generation gen: the population
+ * summed over the ranks, the grid gathered on rank 0 for its frames. */
+static tdcl_status mpi_snapshot(tdcl_life_mpi *m, const tdcl_life_job_opts *o,
+                                const tdcl_life_write_opts *w0, tdcl_life_gif *gif, int64_t gen,
+                                tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix g = {0};
+    if (o->every > 0) SYNC(mpi_population(m, gen, err));
+    if (!tdcl_life_snapshot_needs_grid(o)) goto out;
+    SYNC(tdcl_life_mpi_result(m, &g, err));
+    if (g_rank == 0) st = tdcl_life_snapshot_write(o, w0, gif, &g, gen, err);
+    SYNC(st);
+out:
+    tdcl_matrix_free(&g);
+    return st;
+}
+
+/* The generations, in chunks that end at snapshots and about once a
+ * second (rank 0 reports progress); *wall_ms their time. */
+static tdcl_status mpi_run(tdcl_life_mpi *m, const tdcl_life_job_opts *o,
+                           const tdcl_life_write_opts *w0, tdcl_life_gif *gif, int64_t gen0,
+                           double *wall_ms, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    double t_start = tdcl_now_ms(), t_report = t_start;
+    int64_t every = o->every > 0 ? o->every : (o->gif_path ? 1 : 0), h = m->b.halo;
+    if (every) SYNC(mpi_snapshot(m, o, w0, gif, gen0, err));
+    for (int64_t done = 0; done < o->gens;) {
+        int64_t n = o->gens - done;
+        if (every && n > every - done % every) n = every - done % every;
+        if (h > 0 && n > 64 * h) n = 64 * h;
+        SYNC(tdcl_life_mpi_execute(m, n, err));
+        done += n;
+        if (every && done % every == 0) SYNC(mpi_snapshot(m, o, w0, gif, gen0 + done, err));
+        if (g_rank == 0) tdcl_life_progress(o, done, t_start, &t_report);
+    }
+out:
+    *wall_ms = tdcl_now_ms() - t_start;
+    return st;
+}
+
 tdcl_status tdcl_life_mpi_job(const tdcl_life_shard_opts *so, const tdcl_life_job_opts *o,
                               tdcl_life_summary *sum, tdcl_err *err)
 {
@@ -701,30 +743,30 @@ tdcl_status tdcl_life_mpi_job(const tdcl_life_shard_opts *so, const tdcl_life_jo
     tdcl_matrix grid = {0}, result = {0};
     tdcl_life_opts lo = o->life;
     tdcl_life_mpi *m = NULL;
+    tdcl_life_gif *gif = NULL; /* rank 0's */
     int64_t gen0 = 0;
     if (sum) memset(sum, 0, sizeof *sum);
     lo.rule = tdcl_life_opts_rule(&lo);
-    SYNC(o->frames_dir || o->gif_path
-             ? tdcl_fail(err, TDCL_EUNSUPPORTED,
-                         "frames and GIFs are not written over MPI ranks yet")
-         : o->gens < 0 ? tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0")
-                       : TDCL_OK);
+    SYNC(o->gens < 0 ? tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0") : TDCL_OK);
     SYNC(tdcl_mpi_open_local(so->devices, &ctx, err));
     life_src src;
     SYNC(job_source(o, &lo, &src, &grid, &gen0, err));
     SYNC(tdcl_life_check(&lo, err));
     SYNC(mpi_create(ctx, &lo, &src, so->halo, &m, err));
-    double t_start = tdcl_now_ms();
-    int64_t every = o->every;
-    if (every) SYNC(mpi_population(m, gen0, err));
-    for (int64_t done = 0; done < o->gens;) {
-        int64_t n = o->gens - done;
-        if (every && n > every - done % every) n = every - done % every;
-        SYNC(tdcl_life_mpi_execute(m, n, err));
-        done += n;
-        if (every && done % every == 0) SYNC(mpi_population(m, gen0 + done, err));
+    tdcl_life_write_opts w = {.rule = lo.rule, .boundary = lo.boundary, .scale = o->scale};
+    if (g_rank == 0) st = tdcl_life_frames_dir(o, err);
+    if (g_rank == 0 && st == TDCL_OK && o->gif_path)
+        st = tdcl_life_gif_open(o->gif_path, m->rows, m->cols, o->scale, o->every > 0 ? 10 : 5,
+                                &gif, err);
+    SYNC(st);
+    double wall_ms = 0;
+    SYNC(mpi_run(m, o, &w, gif, gen0, &wall_ms, err));
+    if (gif) {
+        tdcl_life_gif *g = gif;
+        gif = NULL;
+        st = tdcl_life_gif_close(g, err);
     }
-    double wall_ms = tdcl_now_ms() - t_start;
+    SYNC(st);
     tdcl_life_mpi_log(m);
     int written = 0; /* a .npy output written by every rank, failed or not */
     if (o->output && tdcl_path_has_ext(o->output, ".npy"))
@@ -748,7 +790,6 @@ tdcl_status tdcl_life_mpi_job(const tdcl_life_shard_opts *so, const tdcl_life_jo
     if (sum) sum->kernel_ms = kmax;
     if (g_rank == 0 && o->output && !written) {
         char comment[96];
-        tdcl_life_write_opts w = {.rule = lo.rule, .boundary = lo.boundary, .scale = o->scale};
         snprintf(comment, sizeof comment, "generation %" PRId64 ", written by tiledcl life",
                  gen0 + o->gens);
         w.generation = gen0 + o->gens;
@@ -757,6 +798,7 @@ tdcl_status tdcl_life_mpi_job(const tdcl_life_shard_opts *so, const tdcl_life_jo
     }
     SYNC(st);
 out:
+    tdcl_life_gif_abort(gif);
     tdcl_life_mpi_destroy(m);
     tdcl_ctx_close(ctx);
     tdcl_matrix_free(&grid);

@@ -416,6 +416,49 @@ out:
     return st;
 }
 
+int tdcl_life_snapshot_needs_grid(const tdcl_life_job_opts *o)
+{
+    return o->gif_path || (o->frames_dir && o->every > 0);
+}
+
+tdcl_status tdcl_life_snapshot_write(const tdcl_life_job_opts *o, const tdcl_life_write_opts *w0,
+                                     tdcl_life_gif *gif, const tdcl_matrix *grid, int64_t gen,
+                                     tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    if (o->frames_dir && o->every > 0) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/gen-%08" PRId64 ".png", o->frames_dir, gen);
+        tdcl_life_write_opts w = *w0;
+        w.generation = gen;
+        st = tdcl_life_write(path, grid, &w, err);
+    }
+    if (st == TDCL_OK && gif) st = tdcl_life_gif_frame(gif, grid, err);
+    return st;
+}
+
+tdcl_status tdcl_life_frames_dir(const tdcl_life_job_opts *o, tdcl_err *err)
+{
+    if (o->frames_dir && mkdir(o->frames_dir, 0777) != 0 && errno != EEXIST)
+        return tdcl_fail_param(err, TDCL_EIO, TDCL_PARAM_FRAMES_DIR,
+                               "cannot create the frames directory '%s': %s", o->frames_dir,
+                               strerror(errno));
+    return TDCL_OK;
+}
+
+void tdcl_life_progress(const tdcl_life_job_opts *o, int64_t done, double t_start,
+                        double *t_report)
+{
+    double now = tdcl_now_ms();
+    if (now - t_start < 1000 || now - *t_report < 1000 || done >= o->gens) return;
+    *t_report = now;
+    if (o->progress)
+        o->progress(done, o->gens, now - t_start, o->progress_user);
+    else
+        tdcl_log(TDCL_LOG_INFO, "generation %" PRId64 " of %" PRId64 " (%.0f%%), %.1f s", done,
+                 o->gens, 100.0 * (double)done / (double)o->gens, (now - t_start) / 1000);
+}
+
 /* The --every, --frames and --gif work at generation gen. */
 static tdcl_status job_snapshot(const tdcl_life_job_opts *o, tdcl_life_shards *S,
                                 const tdcl_life_write_opts *w0, tdcl_life_gif *gif, int64_t gen,
@@ -428,16 +471,9 @@ static tdcl_status job_snapshot(const tdcl_life_job_opts *o, tdcl_life_shards *S
         TDCL_TRY(tdcl_life_shards_population(S, &pop, err));
         tdcl_log(TDCL_LOG_INFO, "generation %" PRId64 ": population %" PRId64, gen, pop);
     }
-    if (!gif && !(o->frames_dir && o->every > 0)) return TDCL_OK;
+    if (!tdcl_life_snapshot_needs_grid(o)) return TDCL_OK;
     TDCL_TRY(tdcl_life_shards_result(S, &g, err));
-    if (o->frames_dir && o->every > 0) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/gen-%08" PRId64 ".png", o->frames_dir, gen);
-        tdcl_life_write_opts w = *w0;
-        w.generation = gen;
-        TDCL_TRY(tdcl_life_write(path, &g, &w, err));
-    }
-    if (gif) TDCL_TRY(tdcl_life_gif_frame(gif, &g, err));
+    st = tdcl_life_snapshot_write(o, w0, gif, &g, gen, err);
 out:
     tdcl_matrix_free(&g);
     return st;
@@ -468,12 +504,7 @@ tdcl_status tdcl_life_shard_job(const tdcl_life_shard_opts *so, const tdcl_life_
     w.rule = lo.rule;
     w.boundary = lo.boundary;
     w.scale = o->scale;
-    if (o->frames_dir && mkdir(o->frames_dir, 0777) != 0 && errno != EEXIST) {
-        st = tdcl_fail_param(err, TDCL_EIO, TDCL_PARAM_FRAMES_DIR,
-                             "cannot create the frames directory '%s': %s", o->frames_dir,
-                             strerror(errno));
-        goto out;
-    }
+    TDCL_TRY(tdcl_life_frames_dir(o, err));
     if (o->gif_path)
         TDCL_TRY(tdcl_life_gif_open(o->gif_path, grid.rows, grid.cols, o->scale,
                                     o->every > 0 ? 10 : 5, &gif, err));
@@ -488,16 +519,7 @@ tdcl_status tdcl_life_shard_job(const tdcl_life_shard_opts *so, const tdcl_life_
         TDCL_TRY(tdcl_life_shards_execute(S, n, err));
         done += n;
         if (every && done % every == 0) TDCL_TRY(job_snapshot(o, S, &w, gif, gen0 + done, err));
-        double now = tdcl_now_ms();
-        if (now - t_start >= 1000 && now - t_report >= 1000 && done < o->gens) {
-            t_report = now;
-            if (o->progress)
-                o->progress(done, o->gens, now - t_start, o->progress_user);
-            else
-                tdcl_log(TDCL_LOG_INFO, "generation %" PRId64 " of %" PRId64 " (%.0f%%), %.1f s",
-                         done, o->gens, 100.0 * (double)done / (double)o->gens,
-                         (now - t_start) / 1000);
-        }
+        tdcl_life_progress(o, done, t_start, &t_report);
     }
     double wall_ms = tdcl_now_ms() - t_start;
     TDCL_TRY(tdcl_life_shards_result(S, &result, err));

@@ -11,6 +11,8 @@
 
 #include "base/matrix.h"
 #include "base/status.h"
+#include "io/gif.h"
+#include "io/life_io.h"
 #include "jobs/life_job.h"
 #include "ops/life/life.h"
 #include "runtime/devset.h"
@@ -73,5 +75,23 @@ tdcl_status tdcl_life_shard_job(const tdcl_life_shard_opts *so, const tdcl_life_
  * they were given) and generation from o's file or soup options. */
 tdcl_status tdcl_life_shard_input(const tdcl_life_job_opts *o, tdcl_life_opts *lo,
                                   tdcl_matrix *grid, int64_t *gen0, tdcl_err *err);
+
+/* Shared with the MPI job too: whether generation snapshots need the whole
+ * grid (--frames with --every, or --gif), and writing one: the PNG frame
+ * DIR/gen-GGGGGGGG.png and the GIF's frame (gif NULL: none) of grid at
+ * generation gen. */
+int tdcl_life_snapshot_needs_grid(const tdcl_life_job_opts *o);
+tdcl_status tdcl_life_snapshot_write(const tdcl_life_job_opts *o, const tdcl_life_write_opts *w0,
+                                     tdcl_life_gif *gif, const tdcl_matrix *grid, int64_t gen,
+                                     tdcl_err *err);
+
+/* Shared with the MPI job: --frames' directory made (or there already). */
+tdcl_status tdcl_life_frames_dir(const tdcl_life_job_opts *o, tdcl_err *err);
+
+/* Shared with the MPI job: the progress line or bar of a long run (o's
+ * callback, else the log), about once a second; *t_report is the last
+ * report's time (tdcl_now_ms), t_start the run's. */
+void tdcl_life_progress(const tdcl_life_job_opts *o, int64_t done, double t_start,
+                        double *t_report);
 
 #endif

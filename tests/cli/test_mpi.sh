@@ -72,6 +72,23 @@ done
 same 3 "3 ranks, torus, halo 5: .npy identical" npy life --size 90x31 --gens 25 --boundary torus --halo 5
 same 2 "2 ranks, B0 rule on a torus" rle life --size 33x21 --gens 17 --rule B0123478/S34678 --boundary torus
 
+# --frames and --gif from the grid gathered on rank 0: the one device's files
+run --device "$D0" life --size 40x30 --gens 12 --every 4 --frames "$T/f1" --gif "$T/g1.gif" -o "$T/fg1.rle"
+mrun 3 life --size 40x30 --gens 12 --every 4 --frames "$T/f3" --gif "$T/g3.gif" -o "$T/fg3.rle"
+expect_rc 0 "--frames and --gif over 3 ranks"
+expect_eq "$(ls "$T/f3" | tr '\n' ' ')" "gen-00000000.png gen-00000004.png gen-00000008.png gen-00000012.png " "... a PNG per --every"
+if [ -s "$T/g1.gif" ] && cmp -s "$T/g1.gif" "$T/g3.gif" && diff -r "$T/f1" "$T/f3" >/dev/null; then
+    ok "... frames and GIF identical to one device's"
+else
+    not_ok "... frames and GIF identical to one device's"
+fi
+run --device "$D0" life --size 33x20 --gens 7 --gif "$T/h1.gif"
+mrun 2 life --size 33x20 --gens 7 --gif "$T/h2.gif"
+expect_same_file "$T/h1.gif" "$T/h2.gif" "--gif alone (a frame a generation) over 2 ranks: identical"
+mrun 2 life --size 33x20 --gens 7 --gif "$T/nodir/x.gif"
+if [ "$RC" -ne 0 ]; then ok "a GIF that cannot be written fails every rank"; else not_ok "a GIF that cannot be written fails every rank"; fi
+expect_eq "$(printf '%s\n' "$ERR" | grep -c "nodir")" 1 "... with one message"
+
 # a .npy input: each rank reads its own rows (and halos) by offset
 run --device "$D0" life --size 83x59 --density 0.4 --gens 0 -o "$T/in.npy"
 for b in dead torus; do
