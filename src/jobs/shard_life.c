@@ -446,8 +446,7 @@ tdcl_status tdcl_life_frames_dir(const tdcl_life_job_opts *o, tdcl_err *err)
     return TDCL_OK;
 }
 
-void tdcl_life_progress(const tdcl_life_job_opts *o, int64_t done, double t_start,
-                        double *t_report)
+void tdcl_life_progress(const tdcl_life_job_opts *o, int64_t done, double t_start, double *t_report)
 {
     double now = tdcl_now_ms();
     if (now - t_start < 1000 || now - *t_report < 1000 || done >= o->gens) return;
