@@ -85,8 +85,8 @@ typedef struct summa {
     int64_t cur; /* the panel the device computes */
     int npy;     /* each rank read its blocks from the .npy files */
     int wrote;   /* each rank wrote its block of C into the output */
-    tdcl_status dev_st;
-    tdcl_err dev_err;
+    tdcl_status dev_st, net_st; /* a step's device side, and its packing and broadcasts */
+    tdcl_err dev_err, net_err;
     double compute_ms, kernel_ms, exchange_ms, scatter_ms, gather_ms;
 } summa;
 
@@ -314,8 +314,10 @@ static void device_step(summa *S)
     S->compute_ms += tdcl_now_ms() - t0;
 }
 
-/* Index 0 (the calling thread, MPI's): the next panel's broadcast; index
- * 1: the device on this one. */
+/* Index 0 (the calling thread, MPI's): the next panel packed and its
+ * broadcast posted and awaited; index 1: the device on this one. The
+ * packing of panel s + 1 (host copies of up to a few tens of MB) thus runs
+ * beside the device's work on panel s, not before it. */
 static void step_task(void *arg, int i)
 {
     summa *S = arg;
@@ -324,10 +326,10 @@ static void step_task(void *arg, int i)
         return;
     }
     tdcl_err e = {0};
-    if (wait_posted(S, &e) && S->dev_st == TDCL_OK) { /* the device's failure comes first */
-        S->dev_st = e.status ? e.status : TDCL_EIO;
-        S->dev_err = e;
-    }
+    tdcl_status st = S->cur + 1 < S->npan ? post(S, S->cur + 1, &e) : TDCL_OK;
+    if (st == TDCL_OK) st = wait_posted(S, &e);
+    S->net_st = st;
+    S->net_err = e;
 }
 
 /* The device's plan over the first panel's shape, or host mode. */
@@ -366,12 +368,13 @@ static tdcl_status run_panels(summa *S, tdcl_err *err)
     SYNC(post(S, 0, err));
     SYNC(wait_posted(S, err));
     for (S->cur = 0; S->cur < S->npan; S->cur++) {
-        st = S->cur + 1 < S->npan ? post(S, S->cur + 1, err) : TDCL_OK;
-        S->dev_st = TDCL_OK;
-        if (st == TDCL_OK) {
-            tdcl_pool_run(2, step_task, S);
-            if ((st = S->dev_st)) *err = S->dev_err;
-        }
+        S->dev_st = S->net_st = TDCL_OK;
+        tdcl_pool_run(2, step_task, S);
+        /* the device's failure comes first */
+        if ((st = S->dev_st))
+            *err = S->dev_err;
+        else if ((st = S->net_st))
+            *err = S->net_err;
         SYNC(st);
     }
 out:
