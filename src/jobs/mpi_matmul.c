@@ -82,9 +82,9 @@ typedef struct summa {
     tdcl_mm_opts mm;
     tdcl_mm_plan *plan; /* NULL: each panel's product added on the host into cblk */
     tdcl_matrix cblk;
-    int64_t cur; /* the panel the device computes */
-    int npy;     /* each rank read its blocks from the .npy files */
-    int wrote;   /* each rank wrote its block of C into the output */
+    int64_t cur;                /* the panel the device computes */
+    int npy;                    /* each rank read its blocks from the .npy files */
+    int wrote;                  /* each rank wrote its block of C into the output */
     tdcl_status dev_st, net_st; /* a step's device side, and its packing and broadcasts */
     tdcl_err dev_err, net_err;
     double compute_ms, kernel_ms, exchange_ms, scatter_ms, gather_ms;
