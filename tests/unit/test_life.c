@@ -233,6 +233,45 @@ static void test_soup(void **state)
     tdcl_matrix_free(&b);
 }
 
+/* Rows of a soup sown alone (as each MPI rank sows its own) are the whole
+ * soup's rows, against the independent stream; a row range of the host
+ * step is the whole step's rows. */
+static void test_soup_rows_and_step_rows(void **state)
+{
+    (void)state;
+    enum { R = 4099, C = 4097, R0 = 1000, N = 2050 };
+    uint8_t *rows = malloc((size_t)N * C);
+    assert_non_null(rows);
+    assert_int_equal(tdcl_life_soup_rows(C, R0, N, 0.3, 77, rows, NULL), TDCL_OK);
+    uint64_t s = 77;
+    for (size_t k = 0; k < (size_t)R0 * C; k++)
+        ref_splitmix(&s);
+    for (size_t k = 0; k < (size_t)N * C; k++)
+        if (rows[k] != ((double)(ref_splitmix(&s) >> 11) / 9007199254740992.0 < 0.3))
+            fail_msg("rows %d.. of the soup differ at cell %zu", R0, k);
+    assert_int_equal(tdcl_life_soup_rows(C, 0, 1, -0.1, 77, rows, NULL), TDCL_EINVAL);
+    free(rows);
+
+    tdcl_life_rule conway = tdcl_life_rule_conway();
+    tdcl_matrix g = {0}, whole = {0}, parts = {0};
+    /* square: the sphere joins the top edge to the left one */
+    assert_int_equal(tdcl_life_soup(53, 53, 0.4, 5, &g, NULL), TDCL_OK);
+    assert_int_equal(tdcl_matrix_alloc(&whole, 53, 53, 1, TDCL_U8, NULL), TDCL_OK);
+    assert_int_equal(tdcl_matrix_alloc(&parts, 53, 53, 1, TDCL_U8, NULL), TDCL_OK);
+    for (int b = TDCL_LIFE_DEAD; b <= TDCL_LIFE_SPHERE; b++) {
+        tdcl_life_host_step(&g, &whole, &conway, (tdcl_life_boundary)b);
+        memset(parts.data, 7, 53 * 53);
+        tdcl_life_host_step_rows(&g, &parts, &conway, (tdcl_life_boundary)b, 0, 20);
+        tdcl_life_host_step_rows(&g, &parts, &conway, (tdcl_life_boundary)b, 20, 21);
+        tdcl_life_host_step_rows(&g, &parts, &conway, (tdcl_life_boundary)b, 21, 53);
+        assert_memory_equal(whole.data, parts.data, 53 * 53);
+        assert_true(tdcl_life_population(&whole) > 0);
+    }
+    tdcl_matrix_free(&g);
+    tdcl_matrix_free(&whole);
+    tdcl_matrix_free(&parts);
+}
+
 static void test_b0_needs_finite_boundary(void **state)
 {
     (void)state;
@@ -778,6 +817,7 @@ int main(void)
         cmocka_unit_test(test_blinker_block_beehive),
         cmocka_unit_test(test_clamp_is_matlab),
         cmocka_unit_test(test_soup),
+        cmocka_unit_test(test_soup_rows_and_step_rows),
         cmocka_unit_test(test_b0_needs_finite_boundary),
         cmocka_unit_test(test_edge_map_golly_pictures),
     };
