@@ -21,15 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "base/clock.h"
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/pool.h"
-#include "base/fileio.h"
 #include "io/npy.h"
 #include "jobs/mpi.h"
 #include "jobs/shard.h"
