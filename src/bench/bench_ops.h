@@ -49,6 +49,8 @@ typedef struct tdcl_bench_opts {
                                           pattern's first run) */
     tdcl_life_boundary life_boundary;  /* life: the soup's boundary (dead, the zero
                                           default; torus; clamp) */
+    int grid_rows, grid_cols;          /* matmul over a set or ranks: the grid of
+                                          shards; 0: the squarest */
 } tdcl_bench_opts;
 
 /* Fills o with the defaults above (op COPY, type F32, warm-up 1). */

@@ -13,6 +13,7 @@
 #include "base/spec.h"
 #include "base/log.h"
 #include "ops/matmul/matmul_tc.h"
+#include "runtime/devset.h"
 #include "base/json.h"
 
 static void usage(FILE *fp)
@@ -73,6 +74,8 @@ static void usage(FILE *fp)
                 "                    tiledcl life --sparse), on or off; a run that skipped\n"
                 "                    tiles also gives cell updates/s of the tiles it computed\n"
                 "  --boundary B      life: the soup's boundary, dead (default), torus or clamp\n"
+                "  --shards RxC      matmul over a set of devices or MPI ranks: the grid of\n"
+                "                    shards (default: the squarest), e.g. 4x1 for row bands\n"
                 "  --reps R          timed runs (default 10)\n"
                 "  --warmup W        untimed runs first (default 1)\n"
                 "  --type T          matmul element type: f32 (default), f64 or i64\n"
@@ -149,6 +152,7 @@ enum {
     OPT_PATTERN,
     OPT_SPARSE,
     OPT_BOUNDARY,
+    OPT_SHARDS,
     OPT_NNZ,
     OPT_THREADS,
     OPT_DIR,
@@ -212,7 +216,7 @@ static int take_io_option(int c, const char *arg, bench_cli *b)
 static int take_option(int c, const char *arg, const char *name, bench_cli *b)
 {
     tdcl_bench_opts *o = &b->dev;
-    int64_t v;
+    int64_t v, u;
     const int64_t big = 1 << 20;
     if (c >= OPT_NNZ) {
         if (!b->io_only) b->io_only = name;
@@ -237,7 +241,6 @@ static int take_option(int c, const char *arg, const char *name, bench_cli *b)
                                    (long long)big, arg);
         return 0;
     case OPT_TILE: {
-        int64_t u;
         if (tdcl_spec_pair(arg, TDCL_SPEC_SQUARE, 4096, &v, &u))
             return cli_usage_error("bench", "expected --tile T or TxU (1..4096), got '%s'", arg);
         o->tile = (int)v;
@@ -299,6 +302,13 @@ static int take_option(int c, const char *arg, const char *name, bench_cli *b)
             return cli_usage_error("bench", "expected --boundary dead, torus or clamp, got '%s'",
                                    arg);
         return 0;
+    case OPT_SHARDS:
+        if (tdcl_spec_pair(arg, TDCL_SPEC_UPPER_X, TDCL_DEVSET_MAX, &v, &u))
+            return cli_usage_error("bench", "expected --shards RxC (each 1..%d), got '%s'",
+                                   TDCL_DEVSET_MAX, arg);
+        o->grid_rows = (int)v;
+        o->grid_cols = (int)u;
+        return 0;
     }
     return CLI_EXIT_USAGE;
 }
@@ -340,6 +350,8 @@ static int check_op_options(const bench_cli *b, int io)
     if (o->m && o->op != TDCL_BENCH_MATMUL)
         return cli_usage_error("bench", "--shape is for matmul only");
     if (o->m && o->size) return cli_usage_error("bench", "give --size or --shape, not both");
+    if (o->grid_rows && o->op != TDCL_BENCH_MATMUL)
+        return cli_usage_error("bench", "--shards is for matmul only");
     if ((o->life_pattern || o->life_sparse) && o->op != TDCL_BENCH_LIFE)
         return cli_usage_error("bench", "--pattern and --sparse are for life only");
     if (o->op == TDCL_BENCH_COPY && o->tile && o->tile != 1 && o->tile != 4 && o->tile != 8)
@@ -368,6 +380,7 @@ static int parse_args(int argc, char **argv, bench_cli *b, int *io)
                                              {"pattern", required_argument, NULL, OPT_PATTERN},
                                              {"sparse", required_argument, NULL, OPT_SPARSE},
                                              {"boundary", required_argument, NULL, OPT_BOUNDARY},
+                                             {"shards", required_argument, NULL, OPT_SHARDS},
                                              {"nnz", required_argument, NULL, OPT_NNZ},
                                              {"threads", required_argument, NULL, OPT_THREADS},
                                              {"dir", required_argument, NULL, OPT_DIR},

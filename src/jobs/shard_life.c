@@ -27,7 +27,7 @@
 
 /* The largest halo chosen, and the first one tried before the exchange is
  * measured. */
-enum { HALO_MAX = 64, HALO_FIRST = 16 };
+enum { HALO_MAX = 256, HALO_FIRST = 16 };
 
 typedef struct life_shard {
     tdcl_shard_stat stat; /* first: tdcl_shard_run reads it */

@@ -78,10 +78,9 @@ static tdcl_status column_band(const tdcl_matrix *b, int64_t c0, int64_t c1, tdc
     return TDCL_OK;
 }
 
-/* The shard's plan over A's rows and B's columns, made on the calling
- * thread: PoCL 3.1 builds and releases programs of several devices at
- * once unsafely (an assertion in its dlhandle cache, seen with 4 devices),
- * so plans are made and destroyed one at a time, and only run at once. */
+/* The shard's plan over A's rows and B's columns: on the shard's own
+ * thread, so that the shards' uploads overlap (the runtime builds their
+ * programs one at a time). */
 static tdcl_status shard_plan(mm_run *R, mm_shard *sh, tdcl_ctx *ctx, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
@@ -136,11 +135,27 @@ static tdcl_status shard_product(const mm_run *R, mm_shard *sh, tdcl_err *err)
     return st;
 }
 
+/* The shard's block into its place in C, where it was not downloaded
+ * there; its copy is freed at once. */
+static void place(mm_run *R, mm_shard *sh)
+{
+    size_t esz = tdcl_dtype_size(R->c.dtype), N = (size_t)R->c.cols;
+    size_t w = (size_t)(sh->c1 - sh->c0) * esz;
+    for (int64_t r = sh->r0; sh->part.data && r < sh->r1; r++)
+        memcpy((char *)R->c.data + ((size_t)r * N + (size_t)sh->c0) * esz,
+               (const char *)sh->part.data + (size_t)(r - sh->r0) * w, w);
+    tdcl_matrix_free(&sh->part);
+}
+
 static void mm_task(void *arg, int i)
 {
     mm_run *R = arg;
     mm_shard *sh = &R->s[i];
-    sh->stat.st = shard_product(R, sh, &sh->stat.err);
+    tdcl_err *err = &sh->stat.err;
+    tdcl_status st = shard_plan(R, sh, R->set->ctx[i], err);
+    if (st == TDCL_OK) st = shard_product(R, sh, err);
+    if (st == TDCL_OK) place(R, sh);
+    sh->stat.st = st;
 }
 
 /* An int64 overflow in several shards: the first element in C's order. */
@@ -154,19 +169,6 @@ static tdcl_status first_overflow(const mm_run *R, size_t n, tdcl_err *err)
             f = s;
     }
     return f ? tdcl_mm_fail_overflow(f->ovf_row, f->ovf_col, err) : TDCL_ERANGE;
-}
-
-/* Copies the blocks not downloaded in place into R->c. */
-static void assemble(mm_run *R, size_t n)
-{
-    size_t esz = tdcl_dtype_size(R->c.dtype), N = (size_t)R->c.cols;
-    for (size_t i = 0; i < n; i++) {
-        const mm_shard *s = &R->s[i];
-        size_t w = (size_t)(s->c1 - s->c0) * esz;
-        for (int64_t r = s->r0; s->part.data && r < s->r1; r++)
-            memcpy((char *)R->c.data + ((size_t)r * N + (size_t)s->c0) * esz,
-                   (const char *)s->part.data + (size_t)(r - s->r0) * w, w);
-    }
 }
 
 static void log_layout(const mm_run *R, size_t n, int rows, int cols)
@@ -219,14 +221,11 @@ tdcl_status tdcl_mm_shard_run(tdcl_devset *set, const tdcl_mm_opts *o, int rows,
         R->s[i].c0 = cb[q], R->s[i].c1 = cb[q + 1];
     }
     log_layout(R, n, rows, cols);
-    for (size_t i = 0; i < n; i++)
-        TDCL_TRY(shard_plan(R, &R->s[i], set->ctx[i], err));
     TDCL_TRY(tdcl_matrix_alloc(&R->c, a->rows, b->cols, 1, o->type, err));
     st = tdcl_shard_run(n, mm_task, R, &R->s[0].stat, sizeof R->s[0], err);
     if (st == TDCL_ERANGE) st = first_overflow(R, n, err);
     if (st) goto out;
     log_times(R, n);
-    assemble(R, n);
     *c = R->c;
     memset(&R->c, 0, sizeof R->c);
 out:

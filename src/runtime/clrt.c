@@ -42,12 +42,9 @@ double tdcl_event_ms(cl_event ev)
 
 const char *tdcl_cl_type_name(cl_device_type t)
 {
-    if (t & CL_DEVICE_TYPE_GPU)
-        return "GPU";
-    if (t & CL_DEVICE_TYPE_CPU)
-        return "CPU";
-    if (t & CL_DEVICE_TYPE_ACCELERATOR)
-        return "accelerator";
+    if (t & CL_DEVICE_TYPE_GPU) return "GPU";
+    if (t & CL_DEVICE_TYPE_CPU) return "CPU";
+    if (t & CL_DEVICE_TYPE_ACCELERATOR) return "accelerator";
     return "other";
 }
 
@@ -55,8 +52,7 @@ const char *tdcl_cl_type_name(cl_device_type t)
 static void copy_trunc(char *buf, size_t n, const char *src)
 {
     size_t len = strlen(src);
-    if (len >= n)
-        len = n - 1;
+    if (len >= n) len = n - 1;
     memcpy(buf, src, len);
     buf[len] = '\0';
 }
@@ -122,8 +118,7 @@ static int has_extension(dev_query *q, const char *ext)
     return 0;
 }
 
-static void platform_str(dev_query *q, cl_platform_id p, cl_platform_info what, char *buf,
-                         size_t n)
+static void platform_str(dev_query *q, cl_platform_id p, cl_platform_info what, char *buf, size_t n)
 {
     char tmp[1024];
     buf[0] = '\0';
@@ -213,8 +208,7 @@ out:
 static int dir_usable(const char *dir)
 {
     char buf[4096];
-    if ((size_t)snprintf(buf, sizeof buf, "%s", dir) >= sizeof buf)
-        return 0;
+    if ((size_t)snprintf(buf, sizeof buf, "%s", dir) >= sizeof buf) return 0;
     for (char *s = buf + 1; *s; s++)
         if (*s == '/') {
             *s = '\0';
@@ -234,12 +228,10 @@ static int dir_usable(const char *dir)
 static void pocl_cache_fallback(void)
 {
     static int done;
-    if (done)
-        return;
+    if (done) return;
     done = 1;
     const char *set = getenv("POCL_CACHE_DIR");
-    if (set && *set)
-        return;
+    if (set && *set) return;
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     char dir[4096];
     if (xdg && *xdg)
@@ -248,16 +240,13 @@ static void pocl_cache_fallback(void)
         snprintf(dir, sizeof dir, "%s/.cache/pocl", home);
     else
         dir[0] = '\0';
-    if (dir[0] && dir_usable(dir))
-        return;
+    if (dir[0] && dir_usable(dir)) return;
     const char *tmp = getenv("TMPDIR");
     char priv[4096];
-    snprintf(priv, sizeof priv, "%s/tiledcl-pocl-%ld", tmp && *tmp ? tmp : "/tmp",
-             (long)getuid());
+    snprintf(priv, sizeof priv, "%s/tiledcl-pocl-%ld", tmp && *tmp ? tmp : "/tmp", (long)getuid());
     struct stat sb;
     /* private: made 0700 by us, or already ours and 0700 */
-    if (mkdir(priv, 0700) != 0 && errno != EEXIST)
-        return;
+    if (mkdir(priv, 0700) != 0 && errno != EEXIST) return;
     if (lstat(priv, &sb) != 0 || !S_ISDIR(sb.st_mode) || sb.st_uid != getuid() ||
         (sb.st_mode & 077) != 0)
         return;
@@ -323,8 +312,7 @@ static int contains_nocase(const char *hay, const char *needle)
 {
     size_t nl = strlen(needle);
     for (; *hay; hay++)
-        if (strncasecmp(hay, needle, nl) == 0)
-            return 1;
+        if (strncasecmp(hay, needle, nl) == 0) return 1;
     return nl == 0;
 }
 
@@ -332,11 +320,10 @@ static void list_devices_into(char *buf, size_t len, const tdcl_device_info *lis
 {
     size_t used = strlen(buf);
     for (size_t i = 0; i < n && used + 1 < len; i++) {
-        int w = snprintf(buf + used, len - used, "\n  %u:%u  %s  %s (%s)", list[i].pidx,
-                         list[i].didx, tdcl_cl_type_name(list[i].type), list[i].device_name,
-                         list[i].platform_name);
-        if (w < 0)
-            break;
+        int w =
+            snprintf(buf + used, len - used, "\n  %u:%u  %s  %s (%s)", list[i].pidx, list[i].didx,
+                     tdcl_cl_type_name(list[i].type), list[i].device_name, list[i].platform_name);
+        if (w < 0) break;
         used += (size_t)w;
     }
 }
@@ -344,8 +331,7 @@ static void list_devices_into(char *buf, size_t len, const tdcl_device_info *lis
 tdcl_status tdcl_cl_pick(const tdcl_device_info *list, size_t n, const char *spec, size_t *index,
                          tdcl_err *err)
 {
-    if (n == 0)
-        return tdcl_fail(err, TDCL_ENODEV, "no OpenCL device found");
+    if (n == 0) return tdcl_fail(err, TDCL_ENODEV, "no OpenCL device found");
     if (!spec || !*spec) {
         for (size_t i = 0; i < n; i++)
             if (list[i].type & CL_DEVICE_TYPE_GPU) {
@@ -371,8 +357,7 @@ tdcl_status tdcl_cl_pick(const tdcl_device_info *list, size_t n, const char *spe
                      {"cpu", CL_DEVICE_TYPE_CPU},
                      {"accelerator", CL_DEVICE_TYPE_ACCELERATOR}};
         for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
-            if (strcasecmp(spec, types[t].name) != 0)
-                continue;
+            if (strcasecmp(spec, types[t].name) != 0) continue;
             for (size_t i = 0; i < n; i++)
                 if (list[i].type & types[t].type) {
                     *index = i;
@@ -386,8 +371,7 @@ tdcl_status tdcl_cl_pick(const tdcl_device_info *list, size_t n, const char *spe
         } aliases[] = {{"pocl", "Portable Computing Language"}};
         const char *also = NULL;
         for (size_t k = 0; k < sizeof aliases / sizeof aliases[0]; k++)
-            if (strcasecmp(spec, aliases[k].alias) == 0)
-                also = aliases[k].platform;
+            if (strcasecmp(spec, aliases[k].alias) == 0) also = aliases[k].platform;
         for (size_t i = 0; i < n; i++)
             if (contains_nocase(list[i].device_name, spec) ||
                 contains_nocase(list[i].platform_name, spec) ||
@@ -399,8 +383,7 @@ tdcl_status tdcl_cl_pick(const tdcl_device_info *list, size_t n, const char *spe
     }
 none:
     tdcl_fail(err, TDCL_ENODEV, "no device matches '%s'; the devices are:", spec);
-    if (err)
-        list_devices_into(err->msg, sizeof err->msg, list, n);
+    if (err) list_devices_into(err->msg, sizeof err->msg, list, n);
     return TDCL_ENODEV;
 }
 
@@ -411,8 +394,7 @@ size_t tdcl_cl_fit_square_tile(const tdcl_device_info *d, size_t max_tile,
         if (t * t <= d->max_wg && t <= d->max_item_sizes[0] && t <= d->max_item_sizes[1] &&
             local_bytes_per_item * t * t <= d->local_mem)
             return t;
-        if (t == 1)
-            break;
+        if (t == 1) break;
     }
     return 0;
 }
@@ -584,8 +566,7 @@ static char *join_path(const char *dir, const char *name)
 {
     size_t n = strlen(dir) + strlen(name) + 2;
     char *p = malloc(n);
-    if (p)
-        snprintf(p, n, "%s/%s", dir, name);
+    if (p) snprintf(p, n, "%s/%s", dir, name);
     return p;
 }
 
@@ -594,11 +575,9 @@ static char *join_path(const char *dir, const char *name)
  * when memory ran out: that is no reason to say the kernel is missing. */
 static int try_dir(const char *dir, const char *name, char **path, char *tried, size_t tlen)
 {
-    if (!dir || !*dir)
-        return 0;
+    if (!dir || !*dir) return 0;
     char *p = join_path(dir, name);
-    if (!p)
-        return -1;
+    if (!p) return -1;
     if (access(p, R_OK) == 0) {
         *path = p;
         return 1;
@@ -615,8 +594,7 @@ tdcl_status tdcl_kernel_path(const char *kernel_dir, const char *name, char **pa
     int hit = 0;
     *path = NULL;
     if (kernel_dir) {
-        if ((hit = try_dir(kernel_dir, name, path, tried, sizeof tried)) != 0)
-            goto found;
+        if ((hit = try_dir(kernel_dir, name, path, tried, sizeof tried)) != 0) goto found;
         return tdcl_fail_param(err, TDCL_EIO, TDCL_PARAM_KERNEL_DIR,
                                "kernel '%s' not found in the kernel directory '%s'", name,
                                kernel_dir);
@@ -624,14 +602,12 @@ tdcl_status tdcl_kernel_path(const char *kernel_dir, const char *name, char **pa
     const char *env = getenv("TILEDCL_KERNEL_PATH");
     if (env && *env) {
         char *copy = strdup(env);
-        if (!copy)
-            return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+        if (!copy) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
         for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir && !hit;
              dir = strtok_r(NULL, ":", &save))
             hit = try_dir(dir, name, path, tried, sizeof tried);
         free(copy);
-        if (hit)
-            goto found;
+        if (hit) goto found;
     }
     char exe[PATH_MAX];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 32);
@@ -640,20 +616,17 @@ tdcl_status tdcl_kernel_path(const char *kernel_dir, const char *name, char **pa
         char *slash = strrchr(exe, '/');
         if (slash) {
             strcpy(slash + 1, "cl"); /* the build tree */
-            if ((hit = try_dir(exe, name, path, tried, sizeof tried)) != 0)
-                goto found;
+            if ((hit = try_dir(exe, name, path, tried, sizeof tried)) != 0) goto found;
             /* an install, wherever it was staged or moved to: BIN/../share/tiledcl */
             strcpy(slash + 1, "../share/tiledcl");
-            if ((hit = try_dir(exe, name, path, tried, sizeof tried)) != 0)
-                goto found;
+            if ((hit = try_dir(exe, name, path, tried, sizeof tried)) != 0) goto found;
         }
     }
-    if ((hit = try_dir(TDCL_DATADIR, name, path, tried, sizeof tried)) != 0)
-        goto found;
+    if ((hit = try_dir(TDCL_DATADIR, name, path, tried, sizeof tried)) != 0) goto found;
     return tdcl_fail_param(err, TDCL_EIO, TDCL_PARAM_KERNEL_DIR,
-                     "kernel '%s' not found (looked in: %s); give a kernel directory or set "
-                     "TILEDCL_KERNEL_PATH",
-                     name, tried);
+                           "kernel '%s' not found (looked in: %s); give a kernel directory or set "
+                           "TILEDCL_KERNEL_PATH",
+                           name, tried);
 found:
     return hit > 0 ? TDCL_OK : tdcl_fail(err, TDCL_ENOMEM, "out of memory");
 }
@@ -665,8 +638,7 @@ static void log_build_log(cl_program prog, cl_device_id dev, tdcl_log_level leve
     if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) != CL_SUCCESS || n < 2)
         return;
     char *log = malloc(n + 1);
-    if (!log)
-        return;
+    if (!log) return;
     if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS) {
         log[n] = '\0';
         tdcl_log(level, "build log:\n%s", log);
@@ -674,8 +646,8 @@ static void log_build_log(cl_program prog, cl_device_id dev, tdcl_log_level leve
     free(log);
 }
 
-tdcl_status tdcl_ctx_program(tdcl_ctx *ctx, const char *name, const char *options, cl_program *prog,
-                             tdcl_err *err)
+static tdcl_status program_unlocked(tdcl_ctx *ctx, const char *name, const char *options,
+                                    cl_program *prog, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     char *path = NULL, *src = NULL, *opts = NULL;
@@ -711,12 +683,10 @@ tdcl_status tdcl_ctx_program(tdcl_ctx *ctx, const char *name, const char *option
                           opts, ctx->dev.device_name);
         goto out;
     }
-    if (tdcl_log_enabled(TDCL_LOG_DEBUG))
-        log_build_log(p, ctx->dev.device, TDCL_LOG_DEBUG);
+    if (tdcl_log_enabled(TDCL_LOG_DEBUG)) log_build_log(p, ctx->dev.device, TDCL_LOG_DEBUG);
     ctx->t.programs_built++;
     tdcl_log(TDCL_LOG_VERBOSE, "kernel %s: compiled from source (%s)", name, opts);
-    if (ctx->cache_dir)
-        tdcl_cache_store(ctx, src, src_len, opts, p);
+    if (ctx->cache_dir) tdcl_cache_store(ctx, src, src_len, opts, p);
 out:
     /* the driver's compiler may have put its own signal handlers in */
     tdcl_out_reclaim_signals();
@@ -725,12 +695,26 @@ out:
     free(src);
     free(opts);
     if (st) {
-        if (p)
-            clReleaseProgram(p);
+        if (p) clReleaseProgram(p);
         return st;
     }
     *prog = p;
     return TDCL_OK;
+}
+
+/* Programs are built one at a time in the process: PoCL 3.1 builds the
+ * programs of several devices at once unsafely (an assertion in its
+ * dlhandle cache, seen with 4 devices), and the shards of a set make their
+ * plans on threads of their own so that their uploads overlap. */
+static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
+
+tdcl_status tdcl_ctx_program(tdcl_ctx *ctx, const char *name, const char *options, cl_program *prog,
+                             tdcl_err *err)
+{
+    pthread_mutex_lock(&build_lock);
+    tdcl_status st = program_unlocked(ctx, name, options, prog, err);
+    pthread_mutex_unlock(&build_lock);
+    return st;
 }
 
 tdcl_status tdcl_ctx_kernel(cl_program prog, const char *kname, cl_kernel *k, tdcl_err *err)
