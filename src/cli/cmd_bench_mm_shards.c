@@ -148,8 +148,8 @@ int cmd_bench_mm_shards(const tdcl_bench_opts *o, int json, const cli_globals *g
     const char *spec = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE");
     TDCL_TRY(tdcl_devset_open_async(spec, &co, &all.set, &err));
     TDCL_TRY(tdcl_devset_wait(all.set, &err));
-    TDCL_TRY(
-        tdcl_mm_shard_grid(all.set->n, o->grid_rows, o->grid_cols, &all.rows, &all.cols, &err));
+    TDCL_TRY(tdcl_mm_shard_grid_local(all.set->n, o->grid_rows, o->grid_cols, &all.rows, &all.cols,
+                                      &err));
     int64_t sz = o->size ? o->size : tdcl_bench_default_size(&all.set->ctx[0]->dev, o->op);
     int64_t m = o->m ? o->m : sz, k = o->k ? o->k : sz, n = o->n ? o->n : sz;
     int reps = o->reps ? o->reps : 3, warm = o->warmup < 0 ? 1 : o->warmup;

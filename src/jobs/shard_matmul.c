@@ -33,6 +33,15 @@ tdcl_status tdcl_mm_shard_grid(size_t n, int rows, int cols, int *out_rows, int 
     return TDCL_OK;
 }
 
+tdcl_status tdcl_mm_shard_grid_local(size_t n, int rows, int cols, int *out_rows, int *out_cols,
+                                     tdcl_err *err)
+{
+    if (rows > 0 && cols > 0) return tdcl_mm_shard_grid(n, rows, cols, out_rows, out_cols, err);
+    *out_rows = (int)n;
+    *out_cols = 1;
+    return TDCL_OK;
+}
+
 tdcl_status tdcl_mm_shard_split(int64_t M, int64_t N, int rows, int cols, int64_t *rb, int64_t *cb,
                                 tdcl_err *err)
 {
@@ -276,7 +285,7 @@ tdcl_status tdcl_mm_shard_job(const tdcl_mm_shard_opts *so, const tdcl_mm_job_op
     TDCL_TRY(tdcl_out_precheck(o->out_path, err));
     TDCL_TRY(tdcl_mm_shard_inputs(o, &a, &b, err));
     TDCL_TRY(tdcl_devset_wait(so->set, err));
-    TDCL_TRY(tdcl_mm_shard_grid(so->set->n, so->grid_rows, so->grid_cols, &rows, &cols, err));
+    TDCL_TRY(tdcl_mm_shard_grid_local(so->set->n, so->grid_rows, so->grid_cols, &rows, &cols, err));
     tdcl_mm_opts mm = o->mm;
     mm.type = tdcl_mm_job_type(o, &a, &b);
     TDCL_TRY(tdcl_mm_shard_run(so->set, &mm, rows, cols, &a, &b, &c, err));

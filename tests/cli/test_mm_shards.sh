@@ -104,9 +104,16 @@ same "local: a 2x5*5x3 product over 1x3 shards (a column each)" tinya.npy tinyb.
     --device "$D0" -- --device "$D0,$D1,$D2" matmul --shards 1x3
 
 run -v --device "$D0,$D1,$D2,$D3" matmul "$T/a.npy" "$T/b.npy" -o "$T/v.npy"
-expect_contains "$ERR" "4 shards in a 2x2 grid" "-v: the grid"
-expect_contains "$ERR" "shard 3: rows 19-36, columns 15-28 on $D3" "-v: each shard's block and device"
+expect_contains "$ERR" "4 shards in a 4x1 grid" "-v: the grid (bands of rows by default)"
+expect_contains "$ERR" "shard 3: rows 28-36, columns 0-28 on $D3" "-v: each shard's block and device"
 expect_contains "$ERR" "exchange" "-v: each shard's times"
+
+run --device "$D0,$D1" bench matmul --size 48 --reps 1 --shards 1x2
+expect_rc 0 "bench matmul --shards 1x2 over two devices exits 0"
+expect_contains "$OUT" "2 shards 1x2:" "bench: the grid asked for"
+expect_contains "$OUT" "the products agree" "bench: the grid's product against one device's"
+run --device "$D0,$D1" bench matmul --size 48 --reps 1 --shards 2x2
+expect_rc 1 "bench --shards 2x2 over two devices fails"
 
 run --device "$D0,$D1,$D2,$D3" matmul "$T/ao.npy" "$T/bo.npy" -o "$T/x.npy"
 expect_rc 1 "local: int64 overflow in several shards is an error"

@@ -315,6 +315,12 @@ static void mm_grids(void **state)
     assert_int_equal(tdcl_mm_shard_grid(3, 1, 3, &r, &c, &err), TDCL_OK);
     assert_true(r == 1 && c == 3);
     assert_int_equal(tdcl_mm_shard_grid(3, 2, 2, &r, &c, &err), TDCL_EINVAL);
+    /* one process's set: row bands unless a grid is given */
+    assert_int_equal(tdcl_mm_shard_grid_local(4, 0, 0, &r, &c, &err), TDCL_OK);
+    assert_true(r == 4 && c == 1);
+    assert_int_equal(tdcl_mm_shard_grid_local(4, 2, 2, &r, &c, &err), TDCL_OK);
+    assert_true(r == 2 && c == 2);
+    assert_int_equal(tdcl_mm_shard_grid_local(4, 3, 1, &r, &c, &err), TDCL_EINVAL);
     int64_t rb[4], cb[4];
     assert_int_equal(tdcl_mm_shard_split(7, 5, 3, 2, rb, cb, &err), TDCL_OK);
     assert_true(rb[0] == 0 && rb[3] == 7 && cb[0] == 0 && cb[1] == 3 && cb[2] == 5);

@@ -1016,8 +1016,9 @@ tdcl_status tdcl_mm_plan_unmap_result(tdcl_mm_plan *p, tdcl_err *err)
 
 tdcl_status tdcl_mm_plan_result_into(tdcl_mm_plan *p, void *dst, tdcl_err *err)
 {
-    if (p->tc)
-        return tdcl_fail(err, TDCL_EUNSUPPORTED, "the tensor-core plan allocates its result");
+    if (p->tc && p->type != TDCL_F32)
+        return tdcl_fail(err, TDCL_EUNSUPPORTED, "the tensor-core plan's result is float32");
+    if (p->tc) return tdcl_mm_tc_result_into(p->tc, dst, err);
     double t0 = tdcl_now_ms();
     size_t bytes = (size_t)(p->M * p->N) * p->esz;
     if (p->hc) {

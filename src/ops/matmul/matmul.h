@@ -175,7 +175,8 @@ tdcl_status tdcl_mm_plan_unmap_result(tdcl_mm_plan *p, tdcl_err *err);
 
 /* Downloads C into dst (M x N of the plan's type, the caller's): memory
  * touched already (an input's, once uploaded) takes the download faster
- * than fresh pages. TDCL_EUNSUPPORTED for a tensor-core plan. */
+ * than fresh pages. A tensor-core plan's C is float32: TDCL_EUNSUPPORTED
+ * when the plan's type is not. */
 tdcl_status tdcl_mm_plan_result_into(tdcl_mm_plan *p, void *dst, tdcl_err *err);
 
 /* Hands C (M x N row-major of the plan's type) to sink in order, in chunks

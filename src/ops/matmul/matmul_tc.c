@@ -827,16 +827,19 @@ out:
     return st;
 }
 
+tdcl_status tdcl_mm_tc_result_into(tdcl_mm_tc *p, void *dst, tdcl_err *err)
+{
+    double t0 = tdcl_now_ms();
+    tdcl_status st =
+        tdcl_xfer_read(p->ctx, p->c, 0, dst, (size_t)(p->M * p->N) * sizeof(float), err);
+    if (st == TDCL_OK) p->ctx->t.download_ms += tdcl_now_ms() - t0;
+    return st;
+}
+
 tdcl_status tdcl_mm_tc_result(tdcl_mm_tc *p, tdcl_matrix *c, tdcl_err *err)
 {
     tdcl_status st = tdcl_matrix_alloc(c, p->M, p->N, 1, TDCL_F32, err);
-    if (st) return st;
-    double t0 = tdcl_now_ms();
-    st = tdcl_xfer_read(p->ctx, p->c, 0, c->data, (size_t)(p->M * p->N) * sizeof(float), err);
-    if (st) {
-        tdcl_matrix_free(c);
-        return st;
-    }
-    p->ctx->t.download_ms += tdcl_now_ms() - t0;
-    return TDCL_OK;
+    if (st == TDCL_OK) st = tdcl_mm_tc_result_into(p, c->data, err);
+    if (st) tdcl_matrix_free(c);
+    return st;
 }

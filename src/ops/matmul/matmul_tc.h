@@ -57,6 +57,9 @@ tdcl_status tdcl_mm_tc_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, tdcl_mm_prec
  * device time, which is also added to ctx->t.kernel_ms. */
 tdcl_status tdcl_mm_tc_execute(tdcl_mm_tc *p, double *kernel_ms, tdcl_err *err);
 
+/* Downloads C into dst, M x N floats of the caller's. */
+tdcl_status tdcl_mm_tc_result_into(tdcl_mm_tc *p, void *dst, tdcl_err *err);
+
 /* Downloads C into a new float32 M x N matrix owned by the caller. */
 tdcl_status tdcl_mm_tc_result(tdcl_mm_tc *p, tdcl_matrix *c, tdcl_err *err);
 
