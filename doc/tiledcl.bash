@@ -57,7 +57,7 @@ _tiledcl()
     convert) opts="--dtype --clip --coordinate --threads" ;;
     devices) opts="--json" ;;
     bench)
-        opts="--size --shape --tile --gens --reps --warmup --type --precision --params --no-tune --copy-size --seed --json --nnz --threads --dir --read --plain --pattern --sparse --boundary"
+        opts="--size --shape --tile --gens --reps --warmup --type --precision --params --no-tune --copy-size --seed --json --nnz --threads --dir --read --plain --pattern --sparse --boundary --shards"
         [ "${COMP_WORDS[i+1]}" = e2e ] && opts="--size --reps --quick --no-numpy --exe --dir --json"
         if [ "$prev" = bench ] && [[ $cur != -* ]]; then
             COMPREPLY=($(compgen -W "copy matmul tile-avg life all e2e io" -- "$cur")); return

@@ -6,6 +6,7 @@
 #include "jobs/mpi.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -489,6 +490,10 @@ struct tdcl_life_mpi {
     mpi_band b;
     int64_t *begin; /* every rank's first row, and the grid's rows at [g_size] */
     int64_t rows, cols;
+    int64_t thinnest; /* the thinnest band's rows */
+    int auto_halo;    /* the halo is measured in the first run of 3 or more */
+    tdcl_ctx *ctx;    /* for the plan rebuilt with that halo */
+    tdcl_life_opts lo;
 };
 
 void tdcl_life_mpi_destroy(tdcl_life_mpi *m)
@@ -499,6 +504,16 @@ void tdcl_life_mpi_destroy(tdcl_life_mpi *m)
     tdcl_life_plan_destroy(m->b.plan);
     free(m->begin);
     free(m);
+}
+
+/* The band's halos, halo rows deep, where a neighbour holds one. */
+static void band_halo(mpi_band *b, int64_t halo, int wrap)
+{
+    b->halo = halo;
+    b->top = b->halo && (g_rank > 0 || wrap) ? b->halo : 0;
+    b->bot = b->halo && (g_rank + 1 < g_size || wrap) ? b->halo : 0;
+    b->send_prev = b->halo && (g_rank > 0 || wrap);
+    b->send_next = b->halo && (g_rank + 1 < g_size || wrap);
 }
 
 /* The bands, this rank's halos and neighbours; the halo checked against
@@ -514,21 +529,19 @@ static tdcl_status mpi_bands(tdcl_life_mpi *m, const tdcl_life_opts *lo, int64_t
     int64_t thinnest = INT64_MAX;
     for (int r = 0; r < g_size; r++)
         if (m->begin[r + 1] - m->begin[r] < thinnest) thinnest = m->begin[r + 1] - m->begin[r];
-    int wrap = lo->boundary == TDCL_LIFE_TORUS;
-    b->halo = g_size == 1 ? 0 : halo ? halo : thinnest < 16 ? thinnest : 16;
-    if (b->halo > thinnest)
+    m->thinnest = thinnest;
+    m->auto_halo = g_size > 1 && !halo;
+    halo = g_size == 1 ? 0 : halo ? halo : thinnest < 16 ? thinnest : 16;
+    if (halo > thinnest)
         return tdcl_fail(err, TDCL_EINVAL,
                          "a halo of %" PRId64 " rows is more than the %" PRId64
                          " rows of the thinnest of %d bands",
-                         b->halo, thinnest, g_size);
+                         halo, thinnest, g_size);
     b->begin = m->begin[g_rank];
     b->end = m->begin[g_rank + 1];
     b->prev = (g_rank + g_size - 1) % g_size;
     b->next = (g_rank + 1) % g_size;
-    b->top = b->halo && (g_rank > 0 || wrap) ? b->halo : 0;
-    b->bot = b->halo && (g_rank + 1 < g_size || wrap) ? b->halo : 0;
-    b->send_prev = b->halo && (g_rank > 0 || wrap);
-    b->send_next = b->halo && (g_rank + 1 < g_size || wrap);
+    band_halo(b, halo, lo->boundary == TDCL_LIFE_TORUS);
     return TDCL_OK;
 }
 
@@ -556,6 +569,8 @@ static tdcl_status mpi_create(tdcl_ctx *ctx, const tdcl_life_opts *lo, const lif
     SYNC(m ? TDCL_OK : tdcl_fail(err, TDCL_ENOMEM, "out of memory"));
     m->rows = src->rows;
     m->cols = src->cols;
+    m->ctx = ctx;
+    m->lo = *lo;
     SYNC(mpi_bands(m, lo, halo, err));
     SYNC(mpi_band_plan(m, ctx, lo, src, err));
     /* the exchange copies rows as bytes: every rank's layout must agree */
@@ -588,10 +603,73 @@ tdcl_status tdcl_life_mpi_create(tdcl_ctx *ctx, const tdcl_life_opts *lo, const 
     return mpi_create(ctx, lo, &src, halo, out, err);
 }
 
+/* The plan again with halos `halo` rows deep, from this band's cells,
+ * the new halos filled by an exchange. */
+static tdcl_status rebuild(tdcl_life_mpi *m, int64_t halo, tdcl_err *err)
+{
+    mpi_band *b = &m->b;
+    tdcl_matrix sub = {0};
+    const int64_t band = b->end - b->begin;
+    uint8_t *cells = malloc((size_t)(band * m->cols) + 1);
+    tdcl_status st = cells ? TDCL_OK : tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    if (st == TDCL_OK) st = tdcl_life_plan_cells(b->plan, b->top, band, cells, err);
+    if (st == TDCL_OK) {
+        tdcl_pinned_free(&b->send);
+        tdcl_pinned_free(&b->recv);
+        tdcl_life_plan_destroy(b->plan);
+        b->plan = NULL;
+        band_halo(b, halo, m->lo.boundary == TDCL_LIFE_TORUS);
+        st = tdcl_matrix_alloc(&sub, b->top + band + b->bot, m->cols, 1, TDCL_U8, err);
+    }
+    if (st == TDCL_OK) {
+        memcpy((uint8_t *)sub.data + b->top * m->cols, cells, (size_t)(band * m->cols));
+        st = tdcl_life_plan_create(m->ctx, &m->lo, &sub, &b->plan, err);
+    }
+    if (st == TDCL_OK) st = tdcl_pinned_alloc(m->ctx, 2 * (size_t)halo * b->rb, &b->send, err);
+    if (st == TDCL_OK) st = tdcl_pinned_alloc(m->ctx, 2 * (size_t)halo * b->rb, &b->recv, err);
+    if (st == TDCL_OK) st = band_round(b, 0, err);
+    free(cells);
+    tdcl_matrix_free(&sub);
+    return st;
+}
+
+/* After two rounds of one generation (the second timed: round_ms, its
+ * kernels dev_ms): the halo K that minimises a generation's cost on the
+ * slowest rank, t_row * (band + 2K) + fixed / K, as the local transport
+ * does (jobs/shard_life.c): K = sqrt(fixed / (2 t_row)), within 1, 256 and
+ * the thinnest band. Every rank takes the same K (the maxima over ranks). */
+static tdcl_status choose_halo(tdcl_life_mpi *m, double round_ms, double dev_ms, tdcl_err *err)
+{
+    mpi_band *b = &m->b;
+    double v[2] = {round_ms > dev_ms ? round_ms - dev_ms : 0,
+                   dev_ms / (double)(b->top + (b->end - b->begin) + b->bot)},
+           mx[2] = {0, 0};
+    m->auto_halo = 0;
+    if (MPI_Allreduce(v, mx, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return tdcl_fail(err, TDCL_EIO, "rank %d: measuring the halo exchange failed", g_rank);
+    double k = mx[1] > 0 ? sqrt(mx[0] / (2 * mx[1])) : 256;
+    int64_t want = k > 256 ? 256 : k < 1 ? 1 : (int64_t)(k + 0.5);
+    if (want > m->thinnest) want = m->thinnest;
+    if (g_rank == 0)
+        tdcl_log(TDCL_LOG_VERBOSE,
+                 "ranks: a round's fixed cost %.3f ms, a row's generation %.6f ms: halo %" PRId64
+                 " (%" PRId64 " before)",
+                 mx[0], mx[1], want, b->halo);
+    return want == b->halo ? TDCL_OK : rebuild(m, want, err);
+}
+
 tdcl_status tdcl_life_mpi_execute(tdcl_life_mpi *m, int64_t gens, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    for (int64_t done = 0; done < gens;) {
+    int64_t done = 0;
+    if (m->auto_halo && gens >= 3) {
+        SYNC(band_round(&m->b, 1, err));
+        double t0 = tdcl_now_ms(), k0 = m->b.kernel_ms;
+        SYNC(band_round(&m->b, 1, err));
+        done = 2;
+        SYNC(choose_halo(m, tdcl_now_ms() - t0, m->b.kernel_ms - k0, err));
+    }
+    while (done < gens) {
         int64_t n = gens - done;
         if (m->b.halo && n > m->b.halo) n = m->b.halo;
         SYNC(band_round(&m->b, n, err));

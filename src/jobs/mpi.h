@@ -108,7 +108,9 @@ tdcl_status tdcl_mpi_open_local(const char *spec, tdcl_ctx **ctx, tdcl_err *err)
 
 /* Life over the ranks on a grid every rank holds alike (the job's core,
  * for bench): one band of rows per rank on ctx, halos `halo` rows deep
- * (0: 16, or the thinnest band), exchanged every `halo` generations.
+ * (0: measured: 16, or the thinnest band, until the first _execute of 3
+ * or more generations times a round and rebuilds the plans with the halo
+ * the exchange's cost asks for), exchanged every `halo` generations.
  * Every call is collective, and a failure on any rank fails all (as
  * tdcl_mpi_agree). _result gathers the grid on rank 0 (the others' *grid
  * stays empty); _log prints this rank's compute and exchange times at -v. */
