@@ -6,7 +6,6 @@
 #include "jobs/mpi.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -603,8 +602,8 @@ tdcl_status tdcl_life_mpi_create(tdcl_ctx *ctx, const tdcl_life_opts *lo, const 
     return mpi_create(ctx, lo, &src, halo, out, err);
 }
 
-/* The plan again with halos `halo` rows deep, from this band's cells,
- * the new halos filled by an exchange. */
+/* The plan again with halos `halo` rows deep, from this band's cells;
+ * its halos are empty until the next exchange. */
 static tdcl_status rebuild(tdcl_life_mpi *m, int64_t halo, tdcl_err *err)
 {
     mpi_band *b = &m->b;
@@ -627,17 +626,15 @@ static tdcl_status rebuild(tdcl_life_mpi *m, int64_t halo, tdcl_err *err)
     }
     if (st == TDCL_OK) st = tdcl_pinned_alloc(m->ctx, 2 * (size_t)halo * b->rb, &b->send, err);
     if (st == TDCL_OK) st = tdcl_pinned_alloc(m->ctx, 2 * (size_t)halo * b->rb, &b->recv, err);
-    if (st == TDCL_OK) st = band_round(b, 0, err);
     free(cells);
     tdcl_matrix_free(&sub);
     return st;
 }
 
 /* After two rounds of one generation (the second timed: round_ms, its
- * kernels dev_ms): the halo K that minimises a generation's cost on the
- * slowest rank, t_row * (band + 2K) + fixed / K, as the local transport
- * does (jobs/shard_life.c): K = sqrt(fixed / (2 t_row)), within 1, 256 and
- * the thinnest band. Every rank takes the same K (the maxima over ranks). */
+ * kernels dev_ms): the halo for the slowest rank's costs, as the local
+ * transport chooses it (tdcl_shard_halo). Every rank takes the same K (the
+ * maxima over ranks), so all rebuild their plans or none. */
 static tdcl_status choose_halo(tdcl_life_mpi *m, double round_ms, double dev_ms, tdcl_err *err)
 {
     mpi_band *b = &m->b;
@@ -647,9 +644,7 @@ static tdcl_status choose_halo(tdcl_life_mpi *m, double round_ms, double dev_ms,
     m->auto_halo = 0;
     if (MPI_Allreduce(v, mx, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
         return tdcl_fail(err, TDCL_EIO, "rank %d: measuring the halo exchange failed", g_rank);
-    double k = mx[1] > 0 ? sqrt(mx[0] / (2 * mx[1])) : 256;
-    int64_t want = k > 256 ? 256 : k < 1 ? 1 : (int64_t)(k + 0.5);
-    if (want > m->thinnest) want = m->thinnest;
+    int64_t want = tdcl_shard_halo(mx[0], mx[1], m->thinnest);
     if (g_rank == 0)
         tdcl_log(TDCL_LOG_VERBOSE,
                  "ranks: a round's fixed cost %.3f ms, a row's generation %.6f ms: halo %" PRId64
@@ -668,6 +663,7 @@ tdcl_status tdcl_life_mpi_execute(tdcl_life_mpi *m, int64_t gens, tdcl_err *err)
         SYNC(band_round(&m->b, 1, err));
         done = 2;
         SYNC(choose_halo(m, tdcl_now_ms() - t0, m->b.kernel_ms - k0, err));
+        SYNC(band_round(&m->b, 0, err)); /* the halos, after every rank's rebuild */
     }
     while (done < gens) {
         int64_t n = gens - done;

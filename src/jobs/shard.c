@@ -2,6 +2,7 @@
 #include "jobs/shard.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "base/pool.h"
@@ -57,6 +58,13 @@ void tdcl_pinned_free(tdcl_pinned *p)
     }
     if (p->mem) clReleaseMemObject(p->mem);
     memset(p, 0, sizeof *p);
+}
+
+int64_t tdcl_shard_halo(double fixed_ms, double row_ms, int64_t thinnest)
+{
+    double k = row_ms > 0 ? sqrt(fixed_ms / (2 * row_ms)) : TDCL_SHARD_HALO_MAX;
+    int64_t want = k >= TDCL_SHARD_HALO_MAX ? TDCL_SHARD_HALO_MAX : k < 1 ? 1 : (int64_t)(k + 0.5);
+    return want < thinnest ? want : thinnest;
 }
 
 tdcl_status tdcl_shard_run(size_t n, void (*fn)(void *arg, int i), void *arg,

@@ -19,6 +19,15 @@
  * align rows. */
 tdcl_status tdcl_shard_split(int64_t rows, size_t n, int64_t align, int64_t *begin, tdcl_err *err);
 
+/* The halo depth K (generations per exchange) that minimises a
+ * generation's cost t_row * (band + 2K) + fixed / K, where fixed_ms is
+ * what a round costs beyond its kernels and row_ms a row's generation on
+ * the device: K = sqrt(fixed / (2 t_row)), within 1, TDCL_SHARD_HALO_MAX
+ * and the thinnest band. On 4 H200s at 131072^2 rounds asked for 108-126
+ * rows. */
+enum { TDCL_SHARD_HALO_MAX = 256 };
+int64_t tdcl_shard_halo(double fixed_ms, double row_ms, int64_t thinnest);
+
 /* Host memory the device copies to and from at full speed: a buffer made
  * with CL_MEM_ALLOC_HOST_PTR and mapped for the life of the struct. */
 typedef struct tdcl_pinned {

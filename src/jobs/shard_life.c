@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +24,8 @@
 #include "io/life_io.h"
 #include "jobs/shard.h"
 
-/* The largest halo chosen, and the first one tried before the exchange is
- * measured. */
-enum { HALO_MAX = 256, HALO_FIRST = 16 };
+/* The halo tried before the exchange is measured. */
+enum { HALO_FIRST = 16 };
 
 typedef struct life_shard {
     tdcl_shard_stat stat; /* first: tdcl_shard_run reads it */
@@ -256,13 +254,11 @@ static tdcl_status round_run(tdcl_life_shards *S, int64_t gens, tdcl_err *err)
 }
 
 /* After two rounds of one generation (the second timed whole, round_ms,
- * from the threads' start to their join): the halo K that minimises a
- * generation's cost, t_row * (band + 2K) + fixed / K, where t_row is a
- * row's device time and fixed what a round costs beyond the slowest
- * shard's device time (starting and joining the threads, the copies both
- * ways, the waits): K = sqrt(fixed / (2 t_row)), within 1 and the thinnest
- * band (and HALO_MAX). The plans are rebuilt when it differs from the one
- * in use. */
+ * from the threads' start to their join): the halo K for a row's device
+ * time t_row and what a round costs beyond the slowest shard's device time
+ * (starting and joining the threads, the copies both ways, the waits), as
+ * tdcl_shard_halo weighs them. The plans are rebuilt when it differs from
+ * the one in use. */
 static tdcl_status choose_halo(tdcl_life_shards *S, double round_ms, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
@@ -279,11 +275,7 @@ static tdcl_status choose_halo(tdcl_life_shards *S, double round_ms, tdcl_err *e
     }
     exch = round_ms > slowest ? round_ms - slowest : 0;
     S->auto_halo = 0;
-    double k = t_row > 0 ? sqrt(exch / (2 * t_row)) : HALO_MAX;
-    int64_t want = (int64_t)(k + 0.5);
-    if (want < 1) want = 1;
-    if (want > HALO_MAX) want = HALO_MAX;
-    if (want > thinnest) want = thinnest;
+    int64_t want = tdcl_shard_halo(exch, t_row, thinnest);
     tdcl_log(TDCL_LOG_VERBOSE,
              "shards: a round's fixed cost %.3f ms, a row's generation %.6f ms: halo %" PRId64
              " (%d before)",

@@ -22,8 +22,8 @@ typedef struct tdcl_life_shards tdcl_life_shards;
 /* Splits grid (TDCL_U8, nonzero alive; not kept) over the set's devices
  * and makes a plan on each. halo: generations per exchange (the halo's
  * rows), at most the thinnest band's rows; 0: chosen from the measured
- * per-round cost during the first execute of 3 or more generations (at
- * most 64 and the thinnest band). More shards than rows, or a halo thicker than a band, is
+ * per-round cost during the first execute of 3 or more generations
+ * (tdcl_shard_halo). More shards than rows, or a halo thicker than a band, is
  * TDCL_EINVAL. *out is the caller's (tdcl_life_shards_destroy); set must
  * outlive it. */
 tdcl_status tdcl_life_shards_create(tdcl_devset *set, const tdcl_life_opts *o,

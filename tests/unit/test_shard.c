@@ -299,6 +299,20 @@ static void tile_avg_bands(void **state)
     tdcl_devset_close(set);
 }
 
+/* The halo for a round's fixed cost and a row's time: sqrt(fixed / 2 t_row),
+ * rounded, within 1, the cap and the thinnest band. */
+static void halo_choice(void **state)
+{
+    (void)state;
+    assert_int_equal(tdcl_shard_halo(0.25, 0.000011, 100000), 107); /* 106.6 */
+    assert_int_equal(tdcl_shard_halo(0.25, 0.000011, 50), 50);
+    assert_int_equal(tdcl_shard_halo(10.0, 0.000001, 100000), TDCL_SHARD_HALO_MAX);
+    assert_int_equal(tdcl_shard_halo(0.0, 0.01, 1000), 1);
+    assert_int_equal(tdcl_shard_halo(0.3, 0.0, 1000), TDCL_SHARD_HALO_MAX);
+    assert_int_equal(tdcl_shard_halo(0.02, 0.01, 1000), 1); /* 1.0 */
+    assert_int_equal(tdcl_shard_halo(0.18, 0.01, 1000), 3); /* 3.0 */
+}
+
 /* ---- matmul: grids, the plan's accumulation, the local transport ------- */
 
 static void mm_grids(void **state)
@@ -423,11 +437,9 @@ int main(void)
     setenv("POCL_MAX_PTHREAD_COUNT", "1", 0);
     setenv("POCL_CPU_MAX_CU_COUNT", "1", 0);
     const struct CMUnitTest pure[] = {
-        cmocka_unit_test(split_even_and_uneven),
-        cmocka_unit_test(split_refuses_empty_bands),
-        cmocka_unit_test(spec_is_set),
-        cmocka_unit_test(pick_sets),
-        cmocka_unit_test(mm_grids),
+        cmocka_unit_test(split_even_and_uneven), cmocka_unit_test(split_refuses_empty_bands),
+        cmocka_unit_test(spec_is_set),           cmocka_unit_test(pick_sets),
+        cmocka_unit_test(halo_choice),           cmocka_unit_test(mm_grids),
     };
     const struct CMUnitTest dev[] = {
         cmocka_unit_test(life_two),      cmocka_unit_test(life_three),
