@@ -5,9 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
-#include <unistd.h>
 
 /* A "Key:   123 kB" figure of a /proc file in bytes; UINT64_MAX if absent. */
 static uint64_t proc_kb(const char *path, const char *key)
@@ -123,18 +121,4 @@ int64_t tdcl_mem_max_items(int64_t cap, double item_bytes, uint64_t allow)
     if (soft < b) b = soft;
     double n = (double)b / item_bytes;
     return n < (double)cap ? (int64_t)n : cap;
-}
-
-void tdcl_mem_populate(void *p, size_t bytes)
-{
-    const long page = sysconf(_SC_PAGESIZE);
-    if (!p || !bytes || page <= 0) return;
-#ifdef MADV_POPULATE_WRITE
-    uintptr_t lo = (uintptr_t)p & ~((uintptr_t)page - 1);
-    if (madvise((void *)lo, (uintptr_t)p + bytes - lo, MADV_POPULATE_WRITE) == 0) return;
-#endif
-    /* older kernels: a write of each page's first byte, as it is */
-    volatile char *c = p;
-    for (size_t i = 0; i < bytes; i += (size_t)page)
-        c[i] = c[i];
 }

@@ -41,11 +41,4 @@ int64_t tdcl_mem_max_items(int64_t cap, double item_bytes, uint64_t allow);
 /* "1.5 GB" / "900 MB" / "12 kB" / "17 bytes" into buf; returns buf. */
 const char *tdcl_mem_size(uint64_t bytes, char *buf, size_t n);
 
-/* Maps in the pages of [p, p + bytes), memory the caller has allocated and
- * nothing else is reading or writing now, without changing its contents:
- * a copy into fresh pages spends most of its time faulting them in (a
- * download into a new matrix ran at 8.6 GB/s a GPU with four at once,
- * issue 24), and this can run on another thread while a device computes. */
-void tdcl_mem_populate(void *p, size_t bytes);
-
 #endif

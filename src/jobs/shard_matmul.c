@@ -3,7 +3,6 @@
 #include "jobs/shard_matmul.h"
 
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +10,6 @@
 #include "base/clock.h"
 #include "base/fileio.h"
 #include "base/log.h"
-#include "base/mem.h"
 #include "io/matio.h"
 #include "jobs/shard.h"
 
@@ -128,38 +126,11 @@ static tdcl_status shard_download(const mm_run *R, mm_shard *sh, tdcl_err *err)
     return tdcl_mm_plan_result(sh->plan, &sh->part, err);
 }
 
-typedef struct band_pages {
-    void *p;
-    size_t bytes;
-} band_pages;
-
-static void *populate_band(void *arg)
-{
-    band_pages *b = arg;
-    tdcl_mem_populate(b->p, b->bytes);
-    return NULL;
-}
-
-/* The product; while a GPU computes, another thread maps in the pages of
- * the shard's rows of C that its download will write (C is fresh memory).
- * A CPU device would lose the core to it. */
-static tdcl_status shard_execute(const mm_run *R, mm_shard *sh, tdcl_ctx *ctx, tdcl_err *err)
-{
-    size_t row = (size_t)R->c.cols * tdcl_dtype_size(R->c.dtype);
-    band_pages b = {(char *)R->c.data + (size_t)sh->r0 * row, (size_t)(sh->r1 - sh->r0) * row};
-    pthread_t t;
-    int helper = R->cols == 1 && (ctx->dev.type & CL_DEVICE_TYPE_GPU) &&
-                 pthread_create(&t, NULL, populate_band, &b) == 0;
-    tdcl_status st = tdcl_mm_plan_execute(sh->plan, &sh->kernel_ms, err);
-    if (helper) pthread_join(t, NULL);
-    return st;
-}
-
-static tdcl_status shard_product(const mm_run *R, mm_shard *sh, tdcl_ctx *ctx, tdcl_err *err)
+static tdcl_status shard_product(const mm_run *R, mm_shard *sh, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     double t0 = tdcl_now_ms();
-    st = shard_execute(R, sh, ctx, err);
+    st = tdcl_mm_plan_execute(sh->plan, &sh->kernel_ms, err);
     sh->stat.compute_ms = tdcl_now_ms() - t0;
     if (st == TDCL_ERANGE && tdcl_mm_plan_overflow(sh->plan, &sh->ovf_row, &sh->ovf_col)) {
         sh->ovf = 1;
@@ -191,7 +162,7 @@ static void mm_task(void *arg, int i)
     mm_shard *sh = &R->s[i];
     tdcl_err *err = &sh->stat.err;
     tdcl_status st = shard_plan(R, sh, R->set->ctx[i], err);
-    if (st == TDCL_OK) st = shard_product(R, sh, R->set->ctx[i], err);
+    if (st == TDCL_OK) st = shard_product(R, sh, err);
     if (st == TDCL_OK) place(R, sh);
     sh->stat.st = st;
 }

@@ -83,30 +83,10 @@ static void test_rlimit_as(void **state)
 #endif
 }
 
-/* Populating pages keeps what they hold: fresh ones stay zero, written
- * ones keep their bytes, an unaligned range included; nothing and NULL are
- * no-ops. */
-static void test_populate(void **state)
-{
-    (void)state;
-    size_t n = (size_t)3 << 20;
-    unsigned char *p = calloc(1, n);
-    assert_non_null(p);
-    for (size_t i = 0; i < n / 2; i++)
-        p[i] = (unsigned char)(i * 7 + 1);
-    tdcl_mem_populate(p + 5, n - 9);
-    for (size_t i = 0; i < n; i++)
-        if (p[i] != (i < n / 2 ? (unsigned char)(i * 7 + 1) : 0)) fail_msg("byte %zu changed", i);
-    tdcl_mem_populate(NULL, 100);
-    tdcl_mem_populate(p, 0);
-    free(p);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sizes),
-        cmocka_unit_test(test_populate),
         cmocka_unit_test(test_available),
         cmocka_unit_test(test_rlimit_as),
     };
