@@ -366,6 +366,11 @@ void tdcl_mapping_release(tdcl_mapping *map)
     if (map) memset(map, 0, sizeof *map);
 }
 
+void tdcl_mapping_drop(tdcl_mapping *map)
+{
+    if (map && map->addr) madvise(map->addr, map->len, MADV_DONTNEED);
+}
+
 /* Maps s's whole file read-only with its pages prefaulted (MAP_POPULATE
  * costs the page tables only: the pages are the page cache's); 0 when the
  * source cannot be mapped or mmap fails (the caller reads instead). */

@@ -65,6 +65,11 @@ tdcl_status tdcl_npy_read_mapped(tdcl_src *src, size_t max_bytes, tdcl_matrix *o
 /* Unmaps; accepts NULL and an empty mapping, and empties it. */
 void tdcl_mapping_release(tdcl_mapping *map);
 
+/* Lets the mapping's pages leave this process's memory; the mapping stays,
+ * and a page read again comes back from the file as it was. Accepts NULL
+ * and an empty mapping. */
+void tdcl_mapping_drop(tdcl_mapping *map);
+
 /* Writes m (1 channel) as a version 1.0 .npy file, C order, to fp. */
 tdcl_status tdcl_npy_write(FILE *fp, const char *name, const tdcl_matrix *m, tdcl_err *err);
 

@@ -204,6 +204,15 @@ out:
     return st;
 }
 
+/* tdcl_mm_opts.input_read: a mapped input, packed, leaves the process's
+ * memory (on a CPU device the peak is then one input, the packed panels
+ * and C, not both inputs beside them; --verify reads it back from the
+ * file). */
+static void drop_input(void *user, int which)
+{
+    tdcl_mapping_drop(&((tdcl_mapping *)user)[which]);
+}
+
 tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
@@ -221,6 +230,8 @@ tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
      * them in place; TILEDCL_MAPPED=0 copies them as other devices do */
     const char *env = getenv("TILEDCL_MAPPED");
     mm.borrow_inputs = !(env && strcmp(env, "0") == 0);
+    mm.input_read = drop_input;
+    mm.input_user = maps;
     TDCL_TRY(tdcl_mm_plan_create(ctx, &mm, &a, &b, &p, err));
     TDCL_TRY(tdcl_mm_plan_execute(p, NULL, err));
     view = (tdcl_matrix){.rows = a.rows, .cols = b.cols, .channels = 1, .dtype = mm.type};

@@ -490,6 +490,61 @@ static void test_plan_reuse(void **state)
     tdcl_matrix_free(&c2);
 }
 
+/* Borrowed inputs on a CPU device: the plan says when each has been read
+ * for the last time, A before B, once per execute; the caller may then
+ * scribble over them (here: NaN) and the product is still right. On other
+ * devices (nothing borrowed) it is never called. */
+typedef struct reads {
+    int order[4], n;
+    tdcl_matrix *in[2];
+} reads;
+
+static void note_read(void *user, int which)
+{
+    reads *r = user;
+    if (r->n < 4) r->order[r->n] = which;
+    r->n++;
+    float *d = r->in[which]->data;
+    for (size_t i = 0; i < tdcl_matrix_count(r->in[which]); i++)
+        d[i] = NAN;
+}
+
+static void test_input_read(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    tdcl_matrix a = rand_mat(70, 90, TDCL_F32, 41, -1, 1),
+                b = rand_mat(90, 50, TDCL_F32, 42, -1, 1);
+    tdcl_matrix a0 = a, b0 = b, c = {0};
+    a0.data = malloc(70 * 90 * sizeof(float));
+    b0.data = malloc(90 * 50 * sizeof(float));
+    memcpy(a0.data, a.data, 70 * 90 * sizeof(float));
+    memcpy(b0.data, b.data, 90 * 50 * sizeof(float));
+    reads r = {.in = {&a, &b}};
+    tdcl_mm_opts o = {.borrow_inputs = 1, .input_read = note_read, .input_user = &r};
+    tdcl_mm_plan *p = NULL;
+    tdcl_err e = {0};
+    assert_int_equal(tdcl_mm_plan_create(ctx, &o, &a, &b, &p, &e), TDCL_OK);
+    assert_int_equal(tdcl_mm_plan_execute(p, NULL, &e), TDCL_OK);
+    assert_int_equal(tdcl_mm_plan_result(p, &c, &e), TDCL_OK);
+    double *ref = naive_f64(&a0, &b0, TDCL_F32);
+    assert_true(rel_frob(&c, ref) < 1e-5);
+    if (ctx->dev.type & CL_DEVICE_TYPE_CPU) {
+        assert_int_equal(r.n, 2);
+        assert_int_equal(r.order[0], 0);
+        assert_int_equal(r.order[1], 1);
+    } else {
+        assert_int_equal(r.n, 0);
+    }
+    free(ref);
+    tdcl_mm_plan_destroy(p);
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&b);
+    tdcl_matrix_free(&a0);
+    tdcl_matrix_free(&b0);
+    tdcl_matrix_free(&c);
+}
+
 /* Mixed inputs: int32 x int64 is exact; int x float computes in the float type. */
 static void test_mixed_inputs(void **state)
 {
@@ -736,7 +791,8 @@ int main(void)
         cmocka_unit_test(test_mixed_inputs),     cmocka_unit_test(test_errors),
         cmocka_unit_test(test_check_product),    cmocka_unit_test(test_params_text),
         cmocka_unit_test(test_auto_ksplit),      cmocka_unit_test(test_i64_overflow),
-        cmocka_unit_test(test_check_nonfinite),  cmocka_unit_test(test_gpu_cp_async),
+        cmocka_unit_test(test_check_nonfinite),  cmocka_unit_test(test_input_read),
+        cmocka_unit_test(test_gpu_cp_async),
     };
     return tdcl_test_exit(
         cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown));

@@ -51,7 +51,9 @@ struct tdcl_mm_plan {
     int zero_copy;   /* o->borrow_inputs on a CPU device, one panel: A and B are the
                         caller's memory in place, C the driver's host memory */
     int borrowed[2]; /* A, B were created on the caller's memory: nothing to upload */
-    void *c_ptr;     /* C mapped by tdcl_mm_plan_map_result */
+    void (*input_read)(void *user, int which); /* o->input_read, o->input_user */
+    void *input_user;
+    void *c_ptr; /* C mapped by tdcl_mm_plan_map_result */
 };
 
 const char *tdcl_mm_kernel_name(tdcl_mm_kernel k)
@@ -970,6 +972,8 @@ tdcl_status tdcl_mm_plan_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl
     p->up_a[0] = p->up_b[0] = -1;
     p->ovf[0] = p->ovf[1] = -1;
     p->zero_copy = o->borrow_inputs && (ctx->dev.type & CL_DEVICE_TYPE_CPU);
+    p->input_read = o->input_read;
+    p->input_user = o->input_user;
     tdcl_mm_precision prec = TDCL_MM_FP32;
     tdcl_status st = check_inputs(p, a, b, err);
     if (!st) st = tdcl_mm_precision_resolve(ctx, o, &prec, err);
@@ -1198,6 +1202,16 @@ out:
     return st;
 }
 
+/* A borrowed input packed: once its packing kernel is done, the caller
+ * hears (o->input_read), A before B is packed so that at most one input,
+ * the packed panels and no C are in memory at once. */
+static void input_read(tdcl_mm_plan *p, int which, mm_events *e)
+{
+    if (!p->input_read || !p->zero_copy || !p->borrowed[which]) return;
+    events_flush(e);
+    p->input_read(p->input_user, which);
+}
+
 static tdcl_status run_packs(tdcl_mm_plan *p, const mm_panel *x, int64_t mpad, int64_t npad,
                              mm_events *e, tdcl_err *err)
 {
@@ -1208,11 +1222,13 @@ static tdcl_status run_packs(tdcl_mm_plan *p, const mm_panel *x, int64_t mpad, i
     TDCL_TRY(set_args(p, p->k_pack_a, "iiimxm", va, ma, err));
     size_t ga[2] = {(size_t)round_up(x->ki, (int64_t)w), (size_t)round_up(mpad, (int64_t)w)};
     TDCL_TRY(enqueue(p, p->k_pack_a, ga, l, e, err));
+    input_read(p, 0, e);
     int64_t vb[] = {x->nj, npad, x->ki, 0, x->nj, 0};
     cl_mem mb[] = {0, 0, 0, p->b, 0, p->bp};
     TDCL_TRY(set_args(p, p->k_pack_b, "iiimxm", vb, mb, err));
     size_t gb[2] = {(size_t)round_up(npad, (int64_t)w), (size_t)round_up(x->ki, (int64_t)w)};
     TDCL_TRY(enqueue(p, p->k_pack_b, gb, l, e, err));
+    input_read(p, 1, e);
 out:
     return st;
 }

@@ -111,6 +111,14 @@ typedef struct tdcl_mm_opts {
                                     computes on their memory in place (CL_MEM_USE_HOST_PTR)
                                     and keeps C in the driver's host memory, for
                                     tdcl_mm_plan_map_result: no copies */
+    /* If set, called during tdcl_mm_plan_execute on its thread once the
+     * device has read a borrowed input for the last time in that execute
+     * (which: 0 A, 1 B): on a CPU device, after the input's packing
+     * kernel, so the caller may let the input's pages go (keeping its
+     * contents: a file mapping's pages come back from the file) before the
+     * product's own memory is touched. */
+    void (*input_read)(void *user, int which);
+    void *input_user;
 } tdcl_mm_opts;
 
 typedef struct tdcl_mm_plan tdcl_mm_plan;
