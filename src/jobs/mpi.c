@@ -545,18 +545,26 @@ static tdcl_status mpi_bands(tdcl_life_mpi *m, const tdcl_life_opts *lo, int64_t
 }
 
 /* This rank's plan on its band of the grid and the pinned halo buffers. */
-static tdcl_status mpi_band_plan(tdcl_life_mpi *m, tdcl_ctx *ctx, const tdcl_life_opts *lo,
-                                 const life_src *src, tdcl_err *err)
+/* The band's plan on sub (its rows with the halos) and the pinned halo
+ * buffers. */
+static tdcl_status band_plan(mpi_band *b, tdcl_ctx *ctx, const tdcl_life_opts *lo,
+                             const tdcl_matrix *sub, tdcl_err *err)
 {
-    tdcl_matrix sub = {0};
-    mpi_band *b = &m->b;
-    tdcl_status st = band_grid(src, b, &sub, err);
-    if (st == TDCL_OK) st = tdcl_life_plan_create(ctx, lo, &sub, &b->plan, err);
-    tdcl_matrix_free(&sub);
+    tdcl_status st = tdcl_life_plan_create(ctx, lo, sub, &b->plan, err);
     if (st || !b->halo) return st;
     b->rb = tdcl_life_plan_row_bytes(b->plan);
     st = tdcl_pinned_alloc(ctx, 2 * (size_t)b->halo * b->rb, &b->send, err);
     return st ? st : tdcl_pinned_alloc(ctx, 2 * (size_t)b->halo * b->rb, &b->recv, err);
+}
+
+static tdcl_status mpi_band_plan(tdcl_life_mpi *m, tdcl_ctx *ctx, const tdcl_life_opts *lo,
+                                 const life_src *src, tdcl_err *err)
+{
+    tdcl_matrix sub = {0};
+    tdcl_status st = band_grid(src, &m->b, &sub, err);
+    if (st == TDCL_OK) st = band_plan(&m->b, ctx, lo, &sub, err);
+    tdcl_matrix_free(&sub);
+    return st;
 }
 
 static tdcl_status mpi_create(tdcl_ctx *ctx, const tdcl_life_opts *lo, const life_src *src,
@@ -622,10 +630,8 @@ static tdcl_status rebuild(tdcl_life_mpi *m, int64_t halo, tdcl_err *err)
     }
     if (st == TDCL_OK) {
         memcpy((uint8_t *)sub.data + b->top * m->cols, cells, (size_t)(band * m->cols));
-        st = tdcl_life_plan_create(m->ctx, &m->lo, &sub, &b->plan, err);
+        st = band_plan(b, m->ctx, &m->lo, &sub, err);
     }
-    if (st == TDCL_OK) st = tdcl_pinned_alloc(m->ctx, 2 * (size_t)halo * b->rb, &b->send, err);
-    if (st == TDCL_OK) st = tdcl_pinned_alloc(m->ctx, 2 * (size_t)halo * b->rb, &b->recv, err);
     free(cells);
     tdcl_matrix_free(&sub);
     return st;
