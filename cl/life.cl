@@ -1,5 +1,5 @@
 /* Life-like cellular automata: one generation of any B/S rule per cell,
- * with dead, torus or clamp boundaries. Four kernels:
+ * with dead, torus or clamp boundaries. Five kernels:
  *
  * life_bytes: one byte per cell, one generation per launch. A work-group
  *   is TS_X x TS_Y work-items, one cell each. The group stages its tile plus
@@ -43,6 +43,11 @@
  * life_band: bands of whole rows, K generations per launch, in a CPU's
  *   cache; see its own comment below. The choice on CPUs.
  *
+ * life_stream: the same words and network, each work-item streaming a
+ *   column of words down a long chunk of rows through K levels of
+ *   registers, neighbours across by shuffles; see its own comment below.
+ *   The choice on NVIDIA GPUs for grids that fill them several times.
+ *
  * Boundaries, the kernel argument bnd: 0 dead (outside is dead), 1 torus
  * (wrap around), 2 clamp (an index past the edge is clamped to the edge, so
  * edge cells count their own edge row or column again: the MATLAB seed's
@@ -68,7 +73,7 @@
 #ifndef LIFE_KERNEL
 #define LIFE_KERNEL 0 /* 0 both kernels, 1 life_bytes only, 2 life_bits only (3 life_bits1
                          and life_bytes, 4 life_band, 5 life_sparse: see life.c; 6
-                         life_peak only: bench_ops.c) */
+                         life_peak only: bench_ops.c; 7 life_stream) */
 #endif
 
 #define B_DEAD 0
@@ -77,7 +82,7 @@
 #define B_MAPPED 3 /* life_bytes: Golly's other bounded grids, from the TOPO macros */
 
 /* ---- byte per cell --------------------------------------------------------- */
-#if LIFE_KERNEL != 2 && LIFE_KERNEL != 6
+#if LIFE_KERNEL != 2 && LIFE_KERNEL != 6 && LIFE_KERNEL != 7
 
 #ifndef TS_X
 #define TS_X 16
@@ -549,7 +554,7 @@ inline lword next_word(lword a0, lword a1, lword b0, lword b1, lword c0, lword c
 #endif
 #endif
 }
-#if LIFE_KERNEL == 0 || LIFE_KERNEL == 2 || LIFE_KERNEL == 5
+#if LIFE_KERNEL == 0 || LIFE_KERNEL == 2 || LIFE_KERNEL == 5 || LIFE_KERNEL == 7
 
 /* What a work-group needs to read its tile through the boundary. */
 typedef struct {
@@ -623,6 +628,9 @@ inline word fetch(__global const word *in, const geom *g, int R, int C, int cols
     return v;
 }
 
+#endif /* geom, fetch */
+
+#if LIFE_KERNEL == 0 || LIFE_KERNEL == 2 || LIFE_KERNEL == 5
 /* Row sums of the NV words from x0 in tile row lr, read plainly; xl and
  * xr are the columns west and east of them, clamped into the tile. */
 inline void sums_plain(__local const word *t, int lr, int x0, int xl, int xr, lword *s0, lword *s1,
@@ -888,6 +896,229 @@ life_bits(__global const word *restrict in, __global word *restrict out, const i
     }
 }
 #endif /* life_bits */
+
+/* ---- bit-packed, columns streamed through registers -------------------- */
+/* life_stream (GPU layout, 64-bit words, Moore neighbourhood): work-item
+ * lx of a row of LX work-items owns word column C = cbase + lx, and the
+ * row of work-items streams down a chunk of S grid rows (rows r0 .. r0+S-1
+ * go out), reading each of the rows r0-K .. r0+S+K-1 once from global
+ * memory. The K generations of a launch are a pipeline of K levels in
+ * registers: level l keeps the row sums of the two rows above the one it
+ * receives and the state of the middle one, so a row arriving at level l
+ * leaves it as the next generation of the row above. Neighbours across are
+ * the words of the work-items beside (a shuffle on NVIDIA, SHFL; local
+ * memory and barriers elsewhere), so a row of work-items loses one word
+ * each side to the creep (K <= 63 cells), and a chunk K rows above and
+ * below: against life_bits's tile, no halo rows recomputed at every
+ * generation inside the chunk, no local memory and no barriers. A row of
+ * work-items is one warp on NVIDIA (LX = 32); LY of them, on chunks one
+ * below the other, make a work-group.
+ * Boundaries: groups whose rows or words reach past the grid's edges (or a
+ * torus's, fetched wrapped), and launches of fewer than K generations,
+ * take the loop with the checks: a dead or clamp row above row 0 or below
+ * the last is replaced, in the window, by zeros or by the edge row itself,
+ * and the words beside the first and last as fix_word says; rows and words
+ * outside are computed and never read. */
+#if LIFE_KERNEL == 7
+#if WBITS != 64 || NV != 1 || NBHD != 0 || !defined(HALVES)
+#error "life_stream: 64-bit words, one per work-item, the Moore neighbourhood and HALVES"
+#endif
+#ifndef SHFL
+#define SHFL 0 /* 1: NVIDIA, neighbours by shfl.sync (LX must be the warp, 32) */
+#endif
+#if SHFL
+#if LX != 32
+#error "SHFL needs LX = 32, one warp"
+#endif
+#ifndef ASM
+#define ASM asm
+#endif
+#endif
+
+/* The west word's high half and the east word's low half (x: this row of
+ * work-items' exchange space, without SHFL). */
+inline void beside(uint lo, uint hi, __local uint *x, int lane, uint *whi, uint *elo)
+{
+#if SHFL
+    (void)x;
+    (void)lane;
+    ASM("shfl.sync.up.b32 %0, %1, 1, 0, -1;" : "=r"(*whi) : "r"(hi));
+    ASM("shfl.sync.down.b32 %0, %1, 1, 31, -1;" : "=r"(*elo) : "r"(lo));
+#else
+    x[lane] = hi;
+    x[LX + lane] = lo;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    *whi = x[max(lane - 1, 0)];
+    *elo = x[LX + min(lane + 1, LX - 1)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+}
+
+/* NVIDIA unrolls the levels (their arrays live in registers) and three
+ * steps (the window's three rows rotate by renaming, not by moves).
+ * Without the shuffle the loops stay rolled: PoCL takes minutes to compile
+ * the unrolled barriers, and speed there is not this kernel's point. */
+#if SHFL
+#define STREAM_UNROLL_LEVELS _Pragma("unroll")
+#else
+#define STREAM_UNROLL_LEVELS _Pragma("unroll 1")
+#endif
+
+/* What a row of work-items needs besides its word column. */
+typedef struct {
+    int lane, C;          /* work-item in the row, its word */
+    int r0;               /* first row out */
+    int first, lastw;     /* a mapped edge: C is the row's first / last word */
+    int clampb;           /* clamp, else dead (where mapped) */
+    word lowm;            /* used bits of the last word (ONES: all) */
+    int store;            /* this work-item's word goes out */
+} stream_col;
+
+/* Row R of this column: plainly, or through the boundary. A dead or clamp
+ * row or word outside the grid is never read (the window and the words
+ * beside the edge are replaced), so any row or word does: the nearest. A
+ * torus's are real cells, wrapped: plainly unless a word straddles the
+ * row's end (fetch). */
+inline word stream_load(__global const word *in, const geom *g, int R, int C, int cols,
+                        const int edge)
+{
+    if (edge && g->hwrap && g->rem) return fetch(in, g, R, C, cols);
+    if (edge) {
+        R = g->vwrap ? (R % g->rows + g->rows) % g->rows : clamp(R, 0, g->rows - 1);
+        C = g->hwrap ? (C % g->nw + g->nw) % g->nw : clamp(C, 0, g->nw - 1);
+    }
+    return in[(size_t)R * (size_t)g->nw + (size_t)C];
+}
+
+/* The rows r0-K .. r0+S+K-1 of the column through the K levels; edge: the
+ * loop with the boundary's checks and a depth of gens < K. */
+inline void stream_run(__global const word *restrict in, __global word *restrict out,
+                       const geom *g, const stream_col *sc, int cols, int gens,
+                       __local uint *x, const int edge)
+{
+    word a0[K], a1[K], b0[K], b1[K], mid[K];
+#pragma unroll
+    for (int l = 0; l < K; l++)
+        a0[l] = a1[l] = b0[l] = b1[l] = mid[l] = 0;
+    const int rows = g->rows, nw = g->nw, C = sc->C, top = sc->r0 - K;
+    const int last = edge ? INT_MAX : sc->r0 + S + K - 1; /* the last row read (plain loads) */
+    word q0 = stream_load(in, g, top, C, cols, edge);
+    word q1 = stream_load(in, g, min(top + 1, last), C, cols, edge);
+    word q2 = stream_load(in, g, min(top + 2, last), C, cols, edge);
+    const int vmap = edge && !g->vwrap, hmap = edge && !g->hwrap;
+    /* One step: row rin in, row rin-K out. In the prologue (PRO, i < 2K)
+     * level l has no valid row before step 2l and no full window before
+     * step 2l+2: the levels past that are skipped, not computed. */
+#define STREAM_STEP(PRO)                                                                           \
+    do {                                                                                           \
+        const int rin = top + i;                                                                   \
+        word w = q0;                                                                               \
+        q0 = q1;                                                                                   \
+        q1 = q2;                                                                                   \
+        q2 = stream_load(in, g, min(rin + 3, last), C, cols, edge);                                \
+        STREAM_UNROLL_LEVELS for (int l = 0; l < K; l++)                                          \
+        {                                                                                          \
+            if (PRO && 2 * l > i) break;                                                           \
+            if (hmap && sc->lastw && g->rem) /* the bits past the row's end */                     \
+                w = (w & sc->lowm) |                                                               \
+                    (sc->clampb && ((w >> (g->rem - 1)) & 1) ? ~sc->lowm : (word)0);               \
+            const uint2 h = as_uint2(w);                                                           \
+            uint whi, elo;                                                                         \
+            beside(h.x, h.y, x, sc->lane, &whi, &elo);                                             \
+            if (hmap && sc->first) whi = sc->clampb && (h.x & 1) ? 0xffffffffu : 0u;               \
+            if (hmap && sc->lastw && !g->rem) elo = sc->clampb ? h.y >> 31 : 0u;                   \
+            word c0, c1, u0 = a0[l], u1 = a1[l], nxt = 0;                                          \
+            row_sum3_halves(whi, w, elo, &c0, &c1);                                                \
+            word d0 = c0, d1 = c1;                                                                 \
+            if (vmap) {                                                                            \
+                const int R = rin - l - 1; /* the row this level puts out */                       \
+                if (R == 0) {                                                                      \
+                    u0 = sc->clampb ? b0[l] : 0;                                                   \
+                    u1 = sc->clampb ? b1[l] : 0;                                                   \
+                }                                                                                  \
+                if (R == rows - 1) {                                                               \
+                    d0 = sc->clampb ? b0[l] : 0;                                                   \
+                    d1 = sc->clampb ? b1[l] : 0;                                                   \
+                }                                                                                  \
+            }                                                                                      \
+            const int full = !PRO || i >= 2 * l + 2;                                               \
+            if (full) nxt = next_word(u0, u1, b0[l], b1[l], d0, d1, mid[l], 0, 0);                 \
+            if (edge && l >= gens) nxt = mid[l]; /* a shallower launch: passed on */               \
+            a0[l] = b0[l];                                                                         \
+            a1[l] = b1[l];                                                                         \
+            b0[l] = c0;                                                                            \
+            b1[l] = c1;                                                                            \
+            mid[l] = w;                                                                            \
+            w = nxt;                                                                               \
+            if (!full) break;                                                                      \
+        }                                                                                          \
+        const int R = rin - K;                                                                     \
+        if (!PRO && sc->store && R < rows)                                                         \
+            out[(size_t)R * (size_t)nw + (size_t)C] = (C == nw - 1) ? w & sc->lowm : w;           \
+    } while (0)
+    int i = 0;
+#pragma unroll 1
+    for (; i < 2 * K; i++)
+        STREAM_STEP(1);
+#if SHFL
+#pragma unroll 3
+#else
+#pragma unroll 1
+#endif
+    for (; i < S + 2 * K; i++)
+        STREAM_STEP(0);
+#undef STREAM_STEP
+}
+
+__kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void
+life_stream(__global const word *restrict in, __global word *restrict out, const int rows,
+            const int cols, const int bnd, const int nw, const int gens)
+{
+#if SHFL
+    __local uint *x = 0;
+#else
+    __local uint xch[LY * 2 * LX];
+    __local uint *x = xch + get_local_id(1) * 2 * LX;
+#endif
+    geom g;
+    g.bnd = bnd;
+    g.rows = rows;
+    g.nw = nw;
+    g.rem = cols % WBITS;
+    g.vwrap = g.hwrap = bnd == B_TORUS;
+    g.rbase = g.cbase = 0;
+    stream_col sc;
+    const int cbase = (int)get_group_id(0) * (LX - 2) - 1;
+    const int gr0 = (int)get_group_id(1) * LY * S; /* the group's first row out */
+    sc.lane = (int)get_local_id(0);
+    sc.C = cbase + sc.lane;
+    sc.r0 = gr0 + (int)get_local_id(1) * S;
+    sc.first = !g.hwrap && sc.C == 0;
+    sc.lastw = !g.hwrap && sc.C == nw - 1;
+    sc.clampb = bnd == B_CLAMP;
+    sc.lowm = g.rem ? ((word)1 << g.rem) - 1 : ONES;
+    sc.store = sc.lane >= 1 && sc.lane <= LX - 2 && sc.C >= 0 && sc.C < nw;
+#if SHFL
+    if (sc.r0 >= rows) return; /* no barriers: a warp past the end leaves */
+#endif
+    /* a warp takes the checked loop where its rows or words reach an edge
+     * (with SHFL: no barriers), else the whole group does where any of
+     * them does */
+    const int wlast = nw - 1 - (g.hwrap && g.rem != 0); /* the last word read plainly */
+#if SHFL
+    const int rlo = sc.r0 - K, rhi = sc.r0 + S + K - 1;
+#else
+    const int rlo = gr0 - K, rhi = gr0 + LY * S + K - 1;
+#endif
+    const int edge = gens < K || cbase < 0 || cbase + LX - 1 > wlast || rlo < 0 ||
+                     rhi > rows - 1 || (!g.vwrap && (rlo <= 0 || rhi >= rows - 1)) ||
+                     (!g.hwrap && cbase + LX - 1 >= nw - 1);
+    if (edge)
+        stream_run(in, out, &g, &sc, cols, gens, x, 1);
+    else
+        stream_run(in, out, &g, &sc, cols, gens, x, 0);
+}
+#endif /* life_stream */
 
 /* ---- bit-packed, bands of whole rows blocked in a CPU's cache -------------- */
 /* life_band: one work-item per work-group; group y owns the s grid rows

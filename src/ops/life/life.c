@@ -323,9 +323,10 @@ typedef enum life_mode {
     MODE_SINGLE, /* life_bits: the whole grid in one work-group, a run per launch */
     MODE_GLOBAL, /* life_bits1: one generation per launch from global memory */
     MODE_BLOCK,  /* life_band: bands of whole rows in a CPU's cache, K generations per launch */
+    MODE_STREAM, /* life_stream: word columns streamed through registers, K generations */
 } life_mode;
 
-static const char *const mode_names[] = {"tiles", "bands", "single", "global", "block"};
+static const char *const mode_names[] = {"tiles", "bands", "single", "global", "block", "stream"};
 
 typedef struct life_cfg {
     int bits;             /* 1: life_bits or life_bits1, 0: life_bytes */
@@ -376,6 +377,18 @@ static size_t block_local(const life_cfg *c, int64_t nw)
            (size_t)(c->wb / 8);
 }
 
+/* life_stream: at most this many generations a launch (the levels'
+ * registers); the default chunk of rows a row of work-items streams, and
+ * rows of work-items a group. */
+enum { STREAM_KMAX = 16, STREAM_S = 192, STREAM_LY = 4, STREAM_LX = 32 };
+
+/* Local memory life_stream exchanges neighbours through where it has no
+ * shuffle (the host passes SHFL only for NVIDIA and 32 words across). */
+static size_t stream_local(const life_cfg *c)
+{
+    return (size_t)c->ly * 2 * (size_t)c->lx * 4;
+}
+
 /* Local memory a compiler may add to the tile's (NVIDIA's adds 8 bytes to
  * life_bits): a shape that fills the device to the byte would be refused
  * after its build. */
@@ -393,6 +406,9 @@ static int cfg_fits(const tdcl_device_info *d, const life_cfg *c, int64_t rows, 
         (size_t)c->lx > d->max_item_sizes[0] || (size_t)c->ly > d->max_item_sizes[1])
         return 0;
     if (c->mode == MODE_GLOBAL) return c->vw == 1 || c->vw == 2 || c->vw == 4 || c->vw == 8;
+    if (c->mode == MODE_STREAM) /* one halo word each side: the creep's reach */
+        return c->wb == 64 && c->vx == 1 && c->lx >= 3 && c->k >= 1 && c->k <= STREAM_KMAX &&
+               stream_local(c) + LOCAL_SLACK <= d->local_mem;
     if (c->mode == MODE_BLOCK)
         return (c->vw == 1 || c->vw == 2 || c->vw == 4 || c->vw == 8) && c->k >= 1 &&
                block_local(c, nw) + LOCAL_SLACK <= d->local_mem;
@@ -570,6 +586,27 @@ static int block_rows(const tdcl_device_info *d, int64_t rows, int64_t nw, int w
     return (int)(s < 2 * k ? 2 * k : s);
 }
 
+/* life_stream where it beats the tiles: NVIDIA (the shuffle), 64-bit
+ * words, the Moore neighbourhood, and a grid of at least STREAM_WAVES
+ * times the warps the device holds at once (STREAM_WARPS_CU a
+ * multiprocessor: 154 registers a work-item on an H200). Its chunks are
+ * long, so a smaller grid leaves multiprocessors idle. On an H200 (B3/S23,
+ * dead): 65536^2 (11970 warps of 192 rows, 7.6 waves) 2.80e13 against the
+ * tiles' 2.52e13; 49152^2 (4992 warps of 256 rows) 2.39e13 against 2.51e13;
+ * 32768^2 1.80e13 against 2.39e13. */
+enum { STREAM_WARPS_CU = 12, STREAM_WAVES = 6 };
+
+static int nv_compiler_options(const tdcl_device_info *d);
+
+static int stream_pays(const tdcl_device_info *d, const tdcl_life_opts *o, int64_t rows, int64_t nw,
+                       int wb, int k)
+{
+    int64_t warps = ((nw + STREAM_LX - 3) / (STREAM_LX - 2)) * ((rows + STREAM_S - 1) / STREAM_S);
+    int64_t cu = d->compute_units ? (int64_t)d->compute_units : 1;
+    return wb == 64 && k >= 1 && k <= STREAM_KMAX && tdcl_life_opts_rule(o).nbhd == 0 &&
+           warps >= STREAM_WAVES * STREAM_WARPS_CU * cu && nv_compiler_options(d);
+}
+
 /* The starting configuration; choose() shrinks it while it does not fit.
  * GPU layout: 64-bit words; a small grid in one work-group or in bands,
  * else tiles of 16 words by 128 rows advancing 8 or 16 generations per
@@ -608,6 +645,13 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
         global_cfg(&c, gpu, nw, o->tile);
         return c;
     }
+    if (gpu && !o->tile && stream_pays(d, o, rows, nw, c.wb, c.k)) {
+        c.mode = MODE_STREAM;
+        c.lx = STREAM_LX;
+        c.ly = STREAM_LY;
+        c.s = STREAM_S;
+        return c;
+    }
     c.mode = MODE_TILES;
     c.lx = gpu ? GPU_LX : 16;
     c.ly = gpu ? GPU_LY : 4;
@@ -638,7 +682,7 @@ static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64
         char v[24] = "";
         if (klen < n && n - klen - 1 < sizeof v) memcpy(v, p + klen + 1, n - klen - 1);
         int done = 0;
-        for (int m = 0; m <= MODE_BLOCK && klen == 4 && !strncmp(p, "mode", 4); m++)
+        for (int m = 0; m <= MODE_STREAM && klen == 4 && !strncmp(p, "mode", 4); m++)
             if (!strcmp(v, mode_names[m])) {
                 mode = m;
                 done = 1;
@@ -676,6 +720,14 @@ static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64
         if (given[i] && fields[i]) *fields[i] = val[i];
     if (given[NET]) c->net0 = val[NET] == 0;
     if (mode >= 0) c->mode = (life_mode)mode;
+    if (c->mode == MODE_STREAM) { /* 64-bit words, one a work-item, a warp across */
+        c->wb = 64;
+        c->vx = 1;
+        if (!given[LX]) c->lx = STREAM_LX;
+        if (!given[LY]) c->ly = STREAM_LY;
+        if (!given[S]) c->s = STREAM_S;
+        if (!given[K]) c->k = GPU_K;
+    }
     if (c->mode == MODE_BLOCK) { /* one work-item per group; the rest as the CPU's default */
         c->lx = c->ly = 1;
         if (!c->wb) c->wb = wb;
@@ -699,6 +751,10 @@ static void describe(tdcl_life_plan *p)
         snprintf(p->desc, sizeof p->desc,
                  "kernel=bits w=%dx%d band=%d rows depth=%d block rule=%s boundary=%s", c->vw,
                  c->wb, c->s, c->k, rule, tdcl_life_boundary_name(p->o.boundary));
+    else if (c->mode == MODE_STREAM)
+        snprintf(p->desc, sizeof p->desc,
+                 "kernel=bits w=1x64 wg=%dx%d stream rows=%d depth=%d rule=%s boundary=%s", c->lx,
+                 c->ly, c->s, c->k, rule, tdcl_life_boundary_name(p->o.boundary));
     else if (c->mode == MODE_GLOBAL)
         snprintf(p->desc, sizeof p->desc,
                  "kernel=bits w=%dx%d wg=%dx%d rows/item=%d depth=1 global rule=%s boundary=%s",
@@ -770,13 +826,23 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
     /* only the macros the kernel uses, so equal programs share a cache entry;
      * cl/life.cl's LIFE_KERNEL: 1 life_bytes, 2 life_bits, 3 life_bits1, 4 life_band (5,
      * life_sparse, is life_sparse.c's) */
-    static const char *const names[] = {"", "life_bytes", "life_bits", "life_bits1", "life_band"};
-    const int kid = !c->bits ? 1 : c->mode == MODE_GLOBAL ? 3 : c->mode == MODE_BLOCK ? 4 : 2;
+    static const char *const names[] = {"",          "life_bytes", "life_bits", "life_bits1",
+                                        "life_band", "",           "",          "life_stream"};
+    const int kid = !c->bits                 ? 1
+                    : c->mode == MODE_GLOBAL ? 3
+                    : c->mode == MODE_BLOCK  ? 4
+                    : c->mode == MODE_STREAM ? 7
+                                             : 2;
+    const int nv = nv_compiler_options(d);
     int n = snprintf(opts, sizeof opts, "-DLIFE_KERNEL=%d -DBIRTH=0x%x -DSURVIVE=0x%x", kid,
                      p->rule.birth, p->rule.survive);
     if (kid == 4) /* the band's rows and width are arguments: one program for all grids */
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DWBITS=%d -DK=%d -DVW=%d", c->wb, c->k,
                       c->vw);
+    else if (kid == 7) /* the shuffle: NVIDIA, a warp across */
+        n += snprintf(opts + n, sizeof opts - (size_t)n,
+                      " -DWBITS=64 -DLX=%d -DLY=%d -DS=%d -DK=%d -DVX=1 -DHALVES=%d -DSHFL=%d",
+                      c->lx, c->ly, c->s, c->k, c->halves ? c->halves : 1, nv && c->lx == 32);
     else if (c->bits && c->mode == MODE_GLOBAL)
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DWBITS=%d -DS=%d -DVW=%d", c->wb, c->s,
                       c->vw);
@@ -791,7 +857,7 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
     if (p->rule.nbhd) /* only when not Moore: equal programs share a cache entry */
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNBHD=%d", p->rule.nbhd);
     if (c->bits && c->net0) n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNET=0");
-    if (kid == 2 && c->lop3 && c->vx == 1 && !c->net0 && !p->rule.nbhd && nv_compiler_options(d))
+    if ((kid == 2 || kid == 7) && c->lop3 && c->vx == 1 && !c->net0 && !p->rule.nbhd && nv)
         n += snprintf(opts + n, sizeof opts - (size_t)n,
                       " -DLOP3ASM=1 -DLUT_B0=0x%x -DLUT_B1=0x%x -DLUT_S0=0x%x -DLUT_S1=0x%x",
                       rule_table(p->rule.birth, 0), rule_table(p->rule.birth, 1),
@@ -807,7 +873,7 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
                       (int)p->o.boundary, e->shift_h, e->shift_v, e->twist_h, e->twist_v, e->open_x,
                       e->open_y);
     }
-    if (kid == 2 && nv_compiler_options(d))
+    if ((kid == 2 || kid == 7) && nv)
         snprintf(opts + n, sizeof opts - (size_t)n, " -cl-nv-maxrregcount=%d", reg_cap(c));
     if (p->kern) clReleaseKernel(p->kern);
     if (p->prog) clReleaseProgram(p->prog);
@@ -894,6 +960,10 @@ static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
     int forced = p->o.tile != 0 || p->o.tune != NULL;
     life_cfg c = initial_cfg(d, &p->o, p->rows, p->cols, 1);
     if (p->o.tune) TDCL_TRY(apply_tune(d, p->o.tune, p->rows, p->cols, &c, err));
+    if (c.mode == MODE_STREAM && p->rule.nbhd)
+        return tdcl_fail(err, TDCL_EINVAL,
+                         "life tune '%s': mode=stream runs the Moore neighbourhood only",
+                         p->o.tune);
     for (;;) {
         tdcl_status bst = TDCL_ELIMIT;
         int64_t nw = c.bits ? (p->cols + c.wb - 1) / c.wb : p->cols;
@@ -1106,6 +1176,13 @@ tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const 
         int64_t nv = (p->nw + c->vw - 1) / c->vw;
         p->gws[0] = (size_t)((nv + c->lx - 1) / c->lx) * p->lws[0];
         p->gws[1] = (size_t)(((p->rows + c->s - 1) / c->s + c->ly - 1) / c->ly) * p->lws[1];
+    } else if (p->c.bits && p->c.mode == MODE_STREAM) {
+        const life_cfg *c = &p->c;
+        int64_t chunks = (p->rows + c->s - 1) / c->s;
+        p->lws[0] = (size_t)c->lx;
+        p->lws[1] = (size_t)c->ly;
+        p->gws[0] = (size_t)((p->nw + c->lx - 3) / (c->lx - 2)) * p->lws[0];
+        p->gws[1] = (size_t)((chunks + c->ly - 1) / c->ly) * p->lws[1];
     } else if (p->c.bits) {
         const life_cfg *c = &p->c;
         int64_t tw = (int64_t)c->lx * c->vx, er = (int64_t)c->ly * c->s;
