@@ -913,12 +913,13 @@ life_bits(__global const word *restrict in, __global word *restrict out, const i
  * generation inside the chunk, no local memory and no barriers. A row of
  * work-items is one warp on NVIDIA (LX = 32); LY of them, on chunks one
  * below the other, make a work-group.
- * Boundaries: groups whose rows or words reach past the grid's edges (or a
- * torus's, fetched wrapped), and launches of fewer than K generations,
- * take the loop with the checks: a dead or clamp row above row 0 or below
- * the last is replaced, in the window, by zeros or by the edge row itself,
- * and the words beside the first and last as fix_word says; rows and words
- * outside are computed and never read. */
+ * Boundaries: warps (groups, without the shuffle) whose rows or words
+ * reach past the grid's edges (or a torus's, read wrapped) take the loop
+ * with the checks: a dead or clamp row above row 0 or below the last is
+ * replaced, in the window, by zeros or by the edge row itself, and the
+ * words beside the first and last as fix_word says; rows and words
+ * outside are computed and never read. A launch of fewer than K
+ * generations (a run's last) takes a loop that stops at its depth. */
 #if LIFE_KERNEL == 7
 #if WBITS != 64 || NV != 1 || NBHD != 0 || !defined(HALVES)
 #error "life_stream: 64-bit words, one per work-item, the Moore neighbourhood and HALVES"
@@ -991,10 +992,11 @@ inline word stream_load(__global const word *in, const geom *g, int R, int C, in
 }
 
 /* The rows r0-K .. r0+S+K-1 of the column through the K levels; edge: the
- * loop with the boundary's checks and a depth of gens < K. */
+ * loop with the boundary's checks; shallow: through the first gens < K
+ * levels only (a row then comes out gens rows up, not K). */
 inline void stream_run(__global const word *restrict in, __global word *restrict out,
                        const geom *g, const stream_col *sc, int cols, int gens,
-                       __local uint *x, const int edge)
+                       __local uint *x, const int edge, const int shallow)
 {
     word a0[K], a1[K], b0[K], b1[K], mid[K];
 #pragma unroll
@@ -1018,7 +1020,7 @@ inline void stream_run(__global const word *restrict in, __global word *restrict
         q2 = stream_load(in, g, min(rin + 3, last), C, cols, edge);                                \
         STREAM_UNROLL_LEVELS for (int l = 0; l < K; l++)                                          \
         {                                                                                          \
-            if (PRO && 2 * l > i) break;                                                           \
+            if ((PRO && 2 * l > i) || (shallow && l >= gens)) break;                               \
             if (hmap && sc->lastw && g->rem) /* the bits past the row's end */                     \
                 w = (w & sc->lowm) |                                                               \
                     (sc->clampb && ((w >> (g->rem - 1)) & 1) ? ~sc->lowm : (word)0);               \
@@ -1043,7 +1045,6 @@ inline void stream_run(__global const word *restrict in, __global word *restrict
             }                                                                                      \
             const int full = !PRO || i >= 2 * l + 2;                                               \
             if (full) nxt = next_word(u0, u1, b0[l], b1[l], d0, d1, mid[l], 0, 0);                 \
-            if (edge && l >= gens) nxt = mid[l]; /* a shallower launch: passed on */               \
             a0[l] = b0[l];                                                                         \
             a1[l] = b1[l];                                                                         \
             b0[l] = c0;                                                                            \
@@ -1052,8 +1053,8 @@ inline void stream_run(__global const word *restrict in, __global word *restrict
             w = nxt;                                                                               \
             if (!full) break;                                                                      \
         }                                                                                          \
-        const int R = rin - K;                                                                     \
-        if (!PRO && sc->store && R < rows)                                                         \
+        const int R = rin - (shallow ? gens : K); /* the row out */                                \
+        if ((shallow ? R >= sc->r0 : !PRO) && sc->store && R < rows)                               \
             out[(size_t)R * (size_t)nw + (size_t)C] = (C == nw - 1) ? w & sc->lowm : w;           \
     } while (0)
     int i = 0;
@@ -1070,16 +1071,11 @@ inline void stream_run(__global const word *restrict in, __global word *restrict
 #undef STREAM_STEP
 }
 
-__kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void
-life_stream(__global const word *restrict in, __global word *restrict out, const int rows,
-            const int cols, const int bnd, const int nw, const int gens)
+/* One launch of K generations, or with last of gens < K (a run's last). */
+inline void stream_launch(__global const word *restrict in, __global word *restrict out,
+                          const int rows, const int cols, const int bnd, const int nw,
+                          const int gens, __local uint *x, const int last)
 {
-#if SHFL
-    __local uint *x = 0;
-#else
-    __local uint xch[LY * 2 * LX];
-    __local uint *x = xch + get_local_id(1) * 2 * LX;
-#endif
     geom g;
     g.bnd = bnd;
     g.rows = rows;
@@ -1110,13 +1106,43 @@ life_stream(__global const word *restrict in, __global word *restrict out, const
 #else
     const int rlo = gr0 - K, rhi = gr0 + LY * S + K - 1;
 #endif
-    const int edge = gens < K || cbase < 0 || cbase + LX - 1 > wlast || rlo < 0 ||
+    const int edge = cbase < 0 || cbase + LX - 1 > wlast || rlo < 0 ||
                      rhi > rows - 1 || (!g.vwrap && (rlo <= 0 || rhi >= rows - 1)) ||
                      (!g.hwrap && cbase + LX - 1 >= nw - 1);
     if (edge)
-        stream_run(in, out, &g, &sc, cols, gens, x, 1);
+        stream_run(in, out, &g, &sc, cols, gens, x, 1, last);
     else
-        stream_run(in, out, &g, &sc, cols, gens, x, 0);
+        stream_run(in, out, &g, &sc, cols, gens, x, 0, last);
+}
+
+#if SHFL
+#define STREAM_X __local uint *x = 0
+#else
+#define STREAM_X                                                                                   \
+    __local uint xch[LY * 2 * LX];                                                                 \
+    __local uint *x = xch + get_local_id(1) * 2 * LX
+#endif
+
+__kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void
+life_stream(__global const word *restrict in, __global word *restrict out, const int rows,
+            const int cols, const int bnd, const int nw, const int gens)
+{
+    STREAM_X;
+    stream_launch(in, out, rows, cols, bnd, nw, gens, x, 0);
+}
+
+/* A launch of fewer than K generations: a kernel of its own, since its
+ * loops (which stop at a depth known at run time, so the levels' registers
+ * no longer rotate by renaming) need more registers than the full one's,
+ * and a kernel's count is its costliest path's (in one kernel: 184-188 a
+ * work-item against 168, and 2.38e13 against 2.79e13 at 65536^2 on an
+ * H200). life_stream itself always advances K generations. */
+__kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void
+life_stream_last(__global const word *restrict in, __global word *restrict out, const int rows,
+                 const int cols, const int bnd, const int nw, const int gens)
+{
+    STREAM_X;
+    stream_launch(in, out, rows, cols, bnd, nw, gens, x, 1);
 }
 #endif /* life_stream */
 

@@ -634,6 +634,7 @@ static void test_shapes_vs_host(void **state)
         {"mode=stream,lx=32,ly=2,s=16,k=8", "B3/S23", 70, 100, 30},
         {"mode=stream,lx=6,ly=2,s=10,k=4", "B3678/S34678", 64, 256, 17},
         {"mode=stream,lx=3,ly=4,s=2,k=8", "B3/S23", 5, 130, 19},
+        {"mode=stream,lx=5,ly=2,s=30,k=5", "B3/S23", 200, 1000, 23}, /* interior warps */
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         for (int b = 0; b < 3; b++) {

@@ -351,6 +351,7 @@ struct tdcl_life_plan {
     size_t row_bytes, buf_bytes;
     cl_program prog;
     cl_kernel kern;
+    cl_kernel kern_last; /* life_stream: the launch of fewer than k generations */
     cl_mem buf[2];
     int cur; /* buf[cur] holds the current generation */
     size_t gws[2], lws[2];
@@ -876,11 +877,27 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
     if ((kid == 2 || kid == 7) && nv)
         snprintf(opts + n, sizeof opts - (size_t)n, " -cl-nv-maxrregcount=%d", reg_cap(c));
     if (p->kern) clReleaseKernel(p->kern);
+    if (p->kern_last) clReleaseKernel(p->kern_last);
     if (p->prog) clReleaseProgram(p->prog);
-    p->kern = NULL;
+    p->kern = p->kern_last = NULL;
     p->prog = NULL;
     TDCL_TRY(tdcl_ctx_program(p->ctx, "life.cl", opts, &p->prog, err));
     TDCL_TRY(tdcl_ctx_kernel(p->prog, names[kid], &p->kern, err));
+    if (kid == 7) {
+        size_t wg_last = 0;
+        TDCL_TRY(tdcl_ctx_kernel(p->prog, "life_stream_last", &p->kern_last, err));
+        TDCL_CL_TRY(err,
+                    clGetKernelWorkGroupInfo(p->kern_last, d->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                             sizeof wg_last, &wg_last, NULL),
+                    "clGetKernelWorkGroupInfo");
+        if (wg_last < (size_t)(c->lx * c->ly)) {
+            st = tdcl_fail(err, TDCL_ELIMIT,
+                           "life kernel with %s: the device runs life_stream_last in "
+                           "work-groups of at most %zu (wanted %d)",
+                           opts, wg_last, c->lx * c->ly);
+            goto out;
+        }
+    }
     size_t wg = 0;
     cl_ulong lmem = 0, pmem = 0;
     TDCL_CL_TRY(err,
@@ -1211,7 +1228,7 @@ out:
 static tdcl_status launch(tdcl_life_plan *p, int n, cl_event *ev, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    cl_kernel k = p->kern;
+    cl_kernel k = p->kern_last && n < p->c.k ? p->kern_last : p->kern;
     cl_int rows = (cl_int)p->rows, cols = (cl_int)p->cols, nw = (cl_int)p->nw, gens = n;
     cl_int bnd = edges_mapped(&p->o) ? 3 : (cl_int)p->o.boundary; /* 3: cl/life.cl's B_MAPPED */
     TDCL_CL_TRY(err, clSetKernelArg(k, 0, sizeof(cl_mem), &p->buf[p->cur]), "clSetKernelArg");
@@ -1359,6 +1376,7 @@ void tdcl_life_plan_destroy(tdcl_life_plan *p)
     for (int i = 0; i < 2; i++)
         if (p->buf[i]) clReleaseMemObject(p->buf[i]);
     if (p->kern) clReleaseKernel(p->kern);
+    if (p->kern_last) clReleaseKernel(p->kern_last);
     if (p->prog) clReleaseProgram(p->prog);
     free(p);
 }
