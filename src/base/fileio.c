@@ -1,4 +1,5 @@
 /* Whole-file reads, atomic writes and the signal-time cleanup of temporaries. */
+#define _GNU_SOURCE /* fallocate: posix_fallocate writes zeros where it is not supported */
 #include "base/fileio.h"
 
 #include <errno.h>
@@ -313,6 +314,18 @@ static tdcl_status open_direct(tdcl_outfile *o, const char *path, int alias, tdc
     }
     o->direct = 1;
     return TDCL_OK;
+}
+
+tdcl_status tdcl_out_reserve(tdcl_outfile *o, unsigned long long bytes, tdcl_err *err)
+{
+    if (!o->fp || o->direct || !o->tmp || bytes == 0) return TDCL_OK;
+    if (fflush(o->fp) != 0)
+        return tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", o->path, strerror(errno));
+    int rc = fallocate(fileno(o->fp), 0, 0, (off_t)bytes);
+    if (rc == 0 || errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL || errno == EINTR)
+        return TDCL_OK;
+    return tdcl_fail(err, TDCL_EIO, "cannot write '%s' (%llu bytes): %s", o->path, bytes,
+                     strerror(errno));
 }
 
 tdcl_status tdcl_out_open(tdcl_outfile *o, const char *path, tdcl_err *err)

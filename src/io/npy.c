@@ -565,34 +565,42 @@ static void save_part(void *arg, int i)
     s->st[i] = tdcl_npy_out_write(s->w, a, s->data + a, b - a, &s->err[i]);
 }
 
+tdcl_status tdcl_npy_out_reserve(tdcl_npy_out *w, tdcl_err *err)
+{
+    return tdcl_out_reserve(&w->of, (unsigned long long)(w->hdr + w->bytes), err);
+}
+
+tdcl_status tdcl_npy_out_write_all(tdcl_npy_out *w, const void *data, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    save s = {.w = w, .data = data, .bytes = w->bytes};
+    s.parts = s.bytes < SAVE_MIN ? 1 : tdcl_pool_size(0, 8);
+    if (!(s.err = calloc((size_t)s.parts, sizeof *s.err)))
+        return tdcl_fail(err, TDCL_ENOMEM, "out of memory writing '%s'", w->name);
+    tdcl_pool_run(s.parts, save_part, &s);
+    for (int i = 0; i < s.parts && !st; i++)
+        if ((st = s.st[i]) && err) *err = s.err[i];
+    free(s.err);
+    return st;
+}
+
 tdcl_status tdcl_npy_save(const char *path, const tdcl_matrix *m, int *done, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_err e = {0};
-    save s = {.data = m->data, .bytes = tdcl_matrix_count(m) * tdcl_dtype_size(m->dtype)};
+    tdcl_npy_out *w = NULL;
     *done = 0;
-    if (m->channels != 1 || s.bytes < SAVE_MIN) return TDCL_OK;
-    st = tdcl_npy_out_open(path, m->rows, m->cols, m->dtype, &s.w, &e);
+    if (m->channels != 1 || tdcl_matrix_count(m) * tdcl_dtype_size(m->dtype) < SAVE_MIN)
+        return TDCL_OK;
+    st = tdcl_npy_out_open(path, m->rows, m->cols, m->dtype, &w, &e);
     if (st == TDCL_EUNSUPPORTED) return TDCL_OK; /* not a regular file */
     if (st && err) *err = e;
     if (st) return st;
-    s.parts = tdcl_pool_size(0, 8);
-    if (!(s.err = calloc((size_t)s.parts, sizeof *s.err))) {
-        st = tdcl_fail(err, TDCL_ENOMEM, "out of memory writing '%s'", path);
-        goto out;
-    }
-    tdcl_pool_run(s.parts, save_part, &s);
-    for (int i = 0; i < s.parts; i++)
-        if (s.st[i]) {
-            st = s.st[i];
-            if (err) *err = s.err[i];
-            goto out;
-        }
-    st = tdcl_npy_out_commit(s.w, err);
-    s.w = NULL;
+    TDCL_TRY(tdcl_npy_out_write_all(w, m->data, err));
+    st = tdcl_npy_out_commit(w, err);
+    w = NULL;
     *done = 1;
 out:
-    tdcl_npy_out_abort(s.w);
-    free(s.err);
+    tdcl_npy_out_abort(w);
     return st;
 }

@@ -92,6 +92,15 @@ tdcl_status tdcl_npy_out_open(const char *path, int64_t rows, int64_t cols, tdcl
  * are refused. */
 tdcl_status tdcl_npy_out_write(void *w, size_t pos, const void *p, size_t n, tdcl_err *err);
 
+/* Allocates the file's space now (tdcl_out_reserve): called while the
+ * caller waits for the device, it takes the file system's share of the
+ * writing off the critical path. */
+tdcl_status tdcl_npy_out_reserve(tdcl_npy_out *w, tdcl_err *err);
+
+/* Writes the whole array from data (C order, the open's shape and type),
+ * in bands on several threads from 16 MiB up. */
+tdcl_status tdcl_npy_out_write_all(tdcl_npy_out *w, const void *data, tdcl_err *err);
+
 /* Renames the file into place if every byte came, else fails and writes
  * nothing; frees w either way. */
 tdcl_status tdcl_npy_out_commit(tdcl_npy_out *w, tdcl_err *err);

@@ -100,9 +100,22 @@ tdcl_status tdcl_mm_job_verify(const tdcl_mm_job_opts *o, const tdcl_matrix *a,
                      o->mm.precision == TDCL_MM_TF32 ? " (tf32 inputs)" : "", a->cols);
 }
 
+/* The product written: into the .npy file opened early (w, freed), else
+ * through tdcl_matrix_write (any format; .mtx gets a comment). */
 static tdcl_status write_product(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, const tdcl_matrix *c,
-                                 const tdcl_matrix *a, tdcl_err *err)
+                                 const tdcl_matrix *a, tdcl_npy_out **w, tdcl_err *err)
 {
+    if (*w) {
+        double t0 = tdcl_now_ms();
+        tdcl_status st = tdcl_npy_out_write_all(*w, c->data, err);
+        if (st)
+            tdcl_npy_out_abort(*w);
+        else
+            st = tdcl_npy_out_commit(*w, err); /* frees it either way */
+        *w = NULL;
+        ctx->t.write_ms += tdcl_now_ms() - t0;
+        return st;
+    }
     char comment[512];
     snprintf(comment, sizeof comment, "C = A*B, A = %s (%" PRId64 "x%" PRId64 "), B = %s, %s on %s",
              tdcl_path_display(o->a_path), a->rows, a->cols, tdcl_path_display(o->b_path),
@@ -167,40 +180,62 @@ static tdcl_status timed_write(void *user, size_t pos, const void *p, size_t n, 
     return st;
 }
 
+/* A .npy product opened before the device is ready (a regular file, and
+ * the product not wanted in memory), its space reserved while the device
+ * opens (tdcl_npy_out_reserve): *w stays NULL for any other output. */
+static tdcl_status open_early(const tdcl_mm_job_opts *o, const tdcl_matrix *shape, tdcl_npy_out **w,
+                              tdcl_err *err)
+{
+    tdcl_err e = {0};
+    *w = NULL;
+    if (o->product || !o->out_path || strcmp(o->out_path, "-") == 0 ||
+        !tdcl_path_has_ext(o->out_path, ".npy"))
+        return TDCL_OK;
+    double t0 = tdcl_now_ms();
+    tdcl_status st = tdcl_npy_out_open(o->out_path, shape->rows, shape->cols, shape->dtype, w, &e);
+    if (st == TDCL_EUNSUPPORTED) return TDCL_OK; /* a FIFO, a device: in order, whole */
+    if (!st) st = tdcl_npy_out_reserve(*w, &e);
+    if (st) {
+        tdcl_npy_out_abort(*w);
+        *w = NULL;
+        if (err) *err = e;
+        return st;
+    }
+    tdcl_log(TDCL_LOG_VERBOSE, "matmul: '%s' opened and its space reserved in %.1f ms",
+             tdcl_path_display(o->out_path), tdcl_now_ms() - t0);
+    return TDCL_OK;
+}
+
 /* A .npy product written chunk by chunk as it downloads, each chunk from
- * the pinned staging memory on a GPU straight to its place in the file, on
- * several threads (runtime/xfer.h): no host copy of C at all. *done stays
- * 0 when the plan cannot (panels, tensor cores) or the output is not a
- * regular .npy file: the caller downloads C whole. The write phase is the
- * writing threads' mean time, the rest is the download's. */
-static tdcl_status stream_product(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_mm_plan *p,
-                                  const tdcl_matrix *shape, int *done, tdcl_err *err)
+ * the pinned staging memory on a GPU straight to its place in the file
+ * opened early (*w, taken), on several threads (runtime/xfer.h): no host
+ * copy of C at all. *done stays 0 when the plan cannot (panels, tensor
+ * cores) or there is no such file: the caller downloads C whole. The write
+ * phase is the writing threads' mean time, the rest is the download's. */
+static tdcl_status stream_product(tdcl_ctx *ctx, tdcl_mm_plan *p, const tdcl_matrix *shape,
+                                  tdcl_npy_out **w, int *done, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_mm_plan_info info;
     timed_out t = {0};
-    tdcl_err e = {0};
     *done = 0;
     tdcl_mm_plan_get_info(p, &info);
-    if (!o->out_path || strcmp(o->out_path, "-") == 0 || !tdcl_path_has_ext(o->out_path, ".npy") ||
-        info.tensor_cores || info.panels_m * info.panels_k * info.panels_n != 1)
+    if (!*w || info.tensor_cores || info.panels_m * info.panels_k * info.panels_n != 1)
         return TDCL_OK;
     double t0 = tdcl_now_ms();
     size_t bytes = tdcl_matrix_count(shape) * tdcl_dtype_size(shape->dtype);
-    st = tdcl_npy_out_open(o->out_path, shape->rows, shape->cols, shape->dtype, &t.w, &e);
-    if (st == TDCL_EUNSUPPORTED) return TDCL_OK; /* a FIFO, a device: in order, whole */
-    if (st && err) *err = e;
-    if (st) return st;
+    t.w = *w;
+    *w = NULL;
     TDCL_TRY(tdcl_mm_plan_result_each(p, timed_write, &t, err));
-    TDCL_TRY(tdcl_npy_out_commit(t.w, err));
+    st = tdcl_npy_out_commit(t.w, err); /* frees it either way */
     t.w = NULL;
-    *done = 1;
+    *done = !st;
 out:
     tdcl_npy_out_abort(t.w);
-    double all = tdcl_now_ms() - t0, w = t.us / 1000.0 / tdcl_xfer_lanes(ctx, bytes);
-    if (w > all) w = all;
-    ctx->t.download_ms += all - w;
-    ctx->t.write_ms += w;
+    double all = tdcl_now_ms() - t0, wr = t.us / 1000.0 / tdcl_xfer_lanes(ctx, bytes);
+    if (wr > all) wr = all;
+    ctx->t.download_ms += all - wr;
+    ctx->t.write_ms += wr;
     return st;
 }
 
@@ -219,13 +254,16 @@ tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
     tdcl_matrix a = {0}, b = {0}, c = {0}, view = {0};
     tdcl_mapping maps[2] = {{0}};
     tdcl_mm_plan *p = NULL;
+    tdcl_npy_out *w = NULL; /* a .npy product, opened while the device opens */
     int in_place = 0;
     TDCL_TRY(check_out_path(o->out_path, err));
     TDCL_TRY(tdcl_out_precheck(o->out_path, err)); /* before the work, not after */
     TDCL_TRY(read_inputs(ctx, o, &a, &b, maps, err));
-    TDCL_TRY(tdcl_ctx_wait(ctx, err));
     tdcl_mm_opts mm = o->mm;
     mm.type = tdcl_mm_job_type(o, &a, &b);
+    view = (tdcl_matrix){.rows = a.rows, .cols = b.cols, .channels = 1, .dtype = mm.type};
+    TDCL_TRY(open_early(o, &view, &w, err));
+    TDCL_TRY(tdcl_ctx_wait(ctx, err));
     /* a and b live until the plan is destroyed: a CPU device computes on
      * them in place; TILEDCL_MAPPED=0 copies them as other devices do */
     const char *env = getenv("TILEDCL_MAPPED");
@@ -234,11 +272,10 @@ tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
     mm.input_user = maps;
     TDCL_TRY(tdcl_mm_plan_create(ctx, &mm, &a, &b, &p, err));
     TDCL_TRY(tdcl_mm_plan_execute(p, NULL, err));
-    view = (tdcl_matrix){.rows = a.rows, .cols = b.cols, .channels = 1, .dtype = mm.type};
     if (!o->verify && !o->product) {
         int streamed = 0;
         if (mm.borrow_inputs) TDCL_TRY(map_in_place(p, &view, &in_place, err));
-        if (!in_place) TDCL_TRY(stream_product(ctx, o, p, &view, &streamed, err));
+        if (!in_place) TDCL_TRY(stream_product(ctx, p, &view, &w, &streamed, err));
         if (streamed) goto out;
         if (!in_place && mm.borrow_inputs && !maps[0].addr) /* a mapping is read-only */
             TDCL_TRY(download_into_a(p, &a, &view, &in_place, err));
@@ -247,7 +284,7 @@ tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
         tdcl_log(TDCL_LOG_VERBOSE, "matmul: the product is written from %s",
                  in_place == 1 ? "the device's own memory (zero copy)"
                                : "A's host memory, reused for the download");
-        TDCL_TRY(write_product(ctx, o, &view, &a, err));
+        TDCL_TRY(write_product(ctx, o, &view, &a, &w, err));
     } else {
         TDCL_TRY(tdcl_mm_plan_result(p, &c, err));
         if (o->verify) TDCL_TRY(tdcl_mm_job_verify(o, &a, &b, &c, err));
@@ -255,10 +292,11 @@ tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
             *o->product = c;
             memset(&c, 0, sizeof c);
         } else {
-            TDCL_TRY(write_product(ctx, o, &c, &a, err));
+            TDCL_TRY(write_product(ctx, o, &c, &a, &w, err));
         }
     }
 out:
+    tdcl_npy_out_abort(w);
     tdcl_mm_plan_destroy(p);
     tdcl_matrix_release(&a, &maps[0]);
     tdcl_matrix_release(&b, &maps[1]);

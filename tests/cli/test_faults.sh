@@ -113,6 +113,29 @@ if [ $? -eq 0 ] && grep -q "mmap FAULT" "$T/mtrace" && cmp -s "$T/c.npy" "$T/ref
 else
     not_ok "matmul npy: a failed mapping falls back to reading" "$(cat "$T/.err")"
 fi
+# a .npy product's space is reserved while the device opens: a full file
+# system fails there, naming the file, and leaves the existing one as it
+# was; one that cannot reserve space is written as before
+cp "$T/ref.npy" "$T/keep.npy"
+rm -f "$T/ftrace"
+TDCL_FAULT_FALLOCATE=ENOSPC TDCL_FAULT_TRACE="$T/ftrace" LD_PRELOAD="$PRELOAD" "$TILEDCL" matmul \
+    "$T/big32.npy" "$T/big32.npy" -o "$T/keep.npy" >/dev/null 2>"$T/.err"
+rc=$?
+if [ $rc -ne 0 ] && grep -q "fallocate FAULT" "$T/ftrace" && grep -q "keep.npy" "$T/.err" &&
+    grep -qi "no space" "$T/.err" && cmp -s "$T/keep.npy" "$T/ref.npy" &&
+    ! ls "$T" | grep -q '\.tmp\.'; then
+    ok "matmul npy: no space for the product fails before the work, the old file kept"
+else
+    not_ok "matmul npy: no space for the product fails before the work" "rc $rc: $(cat "$T/.err")"
+fi
+rm -f "$T/ftrace" "$T/c2.npy"
+TDCL_FAULT_FALLOCATE=EOPNOTSUPP TDCL_FAULT_TRACE="$T/ftrace" LD_PRELOAD="$PRELOAD" "$TILEDCL" \
+    matmul "$T/big32.npy" "$T/big32.npy" -o "$T/c2.npy" >/dev/null 2>"$T/.err"
+if [ $? -eq 0 ] && grep -q "fallocate FAULT" "$T/ftrace" && cmp -s "$T/c2.npy" "$T/ref.npy"; then
+    ok "matmul npy: a file system that cannot reserve space gets the same product"
+else
+    not_ok "matmul npy: a file system that cannot reserve space" "$(cat "$T/.err")"
+fi
 walk "tile-avg" "$T/t.mtx" --no-cache tile-avg "$D/seed8x8.mtx" --tile 2x4 -o "$T/t.mtx"
 walk "life" "$T/g.rle" --no-cache life "$D/glider.rle" --size 16x16 --gens 6 -o "$T/g.rle"
 walk "life gif" "$T/g.gif" --no-cache life "$D/glider.rle" --size 8x8 --gens 3 --gif "$T/g.gif"

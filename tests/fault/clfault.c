@@ -29,6 +29,9 @@
  *                           calls are traced as "N malloc". Under ASan the
  *                           sanitizer's allocator comes first and these
  *                           wrappers never run.
+ *   TDCL_FAULT_FALLOCATE=E  every fallocate fails with errno E (ENOSPC or
+ *                           EOPNOTSUPP): the space of an output reserved
+ *                           early (base/fileio.h tdcl_out_reserve)
  *   TDCL_FAULT_MMAP=1       every mmap of a file made directly by the
  *                           executable fails with ENOMEM (the mapped .npy
  *                           input must fall back to reading)
@@ -57,6 +60,7 @@
 
 static long fault_call = -1, fault_malloc = -1;
 static int fault_mmap;
+static int fault_fallocate; /* an errno, 0: none */
 static const char *only;
 static cl_int fault_error = CL_OUT_OF_RESOURCES;
 static int trace_fd = -1;
@@ -101,6 +105,8 @@ __attribute__((constructor)) static void fault_init(void)
     if ((s = getenv("TDCL_FAULT_MALLOC"))) fault_malloc = atol(s);
     only = getenv("TDCL_FAULT_ONLY");
     fault_mmap = (s = getenv("TDCL_FAULT_MMAP")) && strcmp(s, "1") == 0;
+    if ((s = getenv("TDCL_FAULT_FALLOCATE")))
+        fault_fallocate = strcmp(s, "ENOSPC") == 0 ? ENOSPC : EOPNOTSUPP;
     if ((s = getenv("TDCL_FAULT_MAX_ALLOC"))) max_alloc = strtoull(s, NULL, 10);
     if ((s = getenv("TDCL_FAULT_GLOBAL_MEM"))) global_mem = strtoull(s, NULL, 10);
     if ((s = getenv("TDCL_FAULT_ERROR"))) {
@@ -322,6 +328,20 @@ void *calloc(size_t n, size_t s)
 void *realloc(void *p, size_t n)
 {
     return malloc_fault(__builtin_return_address(0)) ? NULL : __libc_realloc(p, n);
+}
+
+/* ---- space reserved for outputs ---------------------------------------- */
+
+int fallocate(int fd, int mode, off_t off, off_t len)
+{
+    static int (*next)(int, int, off_t, off_t);
+    if (!next) *(void **)&next = real("fallocate");
+    if (fault_fallocate) {
+        trace(0, "fallocate", 1);
+        errno = fault_fallocate;
+        return -1;
+    }
+    return next(fd, mode, off, len);
 }
 
 /* ---- file mappings --------------------------------------------------- */
