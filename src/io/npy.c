@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/fileio.h"
+#include "base/log.h"
 #include "base/pool.h"
 #include "io/numconv.h"
 
@@ -476,6 +478,8 @@ tdcl_status tdcl_npy_write(FILE *fp, const char *name, const tdcl_matrix *m, tdc
 struct tdcl_npy_out {
     tdcl_outfile of;
     const char *name;
+    int64_t rows, cols;
+    tdcl_dtype dtype;
     size_t hdr, bytes; /* header and data bytes */
     size_t left;       /* data bytes still to come (atomic) */
 };
@@ -493,6 +497,9 @@ tdcl_status tdcl_npy_out_open(const char *path, int64_t rows, int64_t cols, tdcl
     tdcl_npy_out *w = calloc(1, sizeof *w);
     if (!w) return tdcl_fail(err, TDCL_ENOMEM, "out of memory writing '%s'", path);
     w->name = path;
+    w->rows = rows;
+    w->cols = cols;
+    w->dtype = t;
     w->hdr = npy_header(hdr, rows, cols, t);
     w->bytes = w->left = (size_t)rows * (size_t)cols * tdcl_dtype_size(t);
     TDCL_TRY(tdcl_out_open(&w->of, path, err));
@@ -568,6 +575,32 @@ static void save_part(void *arg, int i)
 tdcl_status tdcl_npy_out_reserve(tdcl_npy_out *w, tdcl_err *err)
 {
     return tdcl_out_reserve(&w->of, (unsigned long long)(w->hdr + w->bytes), err);
+}
+
+tdcl_status tdcl_npy_out_early(const char *path, int64_t rows, int64_t cols, tdcl_dtype t,
+                               tdcl_npy_out **out, tdcl_err *err)
+{
+    tdcl_err e = {0};
+    double t0 = tdcl_now_ms();
+    *out = NULL;
+    if (!path || strcmp(path, "-") == 0 || !tdcl_path_has_ext(path, ".npy")) return TDCL_OK;
+    tdcl_status st = tdcl_npy_out_open(path, rows, cols, t, out, &e);
+    if (st == TDCL_EUNSUPPORTED) return TDCL_OK; /* a FIFO, a device: in order, later */
+    if (!st) st = tdcl_npy_out_reserve(*out, &e);
+    if (st) {
+        tdcl_npy_out_abort(*out);
+        *out = NULL;
+        if (err) *err = e;
+        return st;
+    }
+    tdcl_log(TDCL_LOG_VERBOSE, "'%s' opened and its space reserved in %.1f ms", path,
+             tdcl_now_ms() - t0);
+    return TDCL_OK;
+}
+
+int tdcl_npy_out_fits(const tdcl_npy_out *w, const tdcl_matrix *m)
+{
+    return m->channels == 1 && m->rows == w->rows && m->cols == w->cols && m->dtype == w->dtype;
 }
 
 tdcl_status tdcl_npy_out_write_all(tdcl_npy_out *w, const void *data, tdcl_err *err)

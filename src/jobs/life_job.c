@@ -17,6 +17,7 @@
 #include "base/mem.h"
 #include "io/image.h"
 #include "io/life_io.h"
+#include "io/npy.h"
 #include "jobs/life_grow.h"
 
 /* The largest grid the device holds (two packed buffers) or, for the byte
@@ -128,9 +129,12 @@ static tdcl_status plane_start(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_
     return TDCL_OK;
 }
 
-/* The starting grid, rule and boundary from the file or the soup options. */
+/* The starting grid, rule and boundary from the file or the soup options.
+ * A soup's .npy output (its shape the soup's) is opened and its space
+ * reserved while the device opens (*early). */
 static tdcl_status job_input(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_opts *lo,
-                             tdcl_matrix *grid, int64_t *gen0, tdcl_life_plane *pl, tdcl_err *err)
+                             tdcl_matrix *grid, int64_t *gen0, tdcl_life_plane *pl,
+                             tdcl_npy_out **early_out, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_life_pattern pat = {0};
@@ -143,6 +147,7 @@ static tdcl_status job_input(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_li
         int early = w <= (INT64_C(1) << 32) / h;
         if (early) st = tdcl_life_soup(h, w, o->density, o->seed, grid, err);
         ctx->t.read_ms += tdcl_now_ms() - t0;
+        if (!st && early) st = tdcl_npy_out_early(o->output, h, w, TDCL_U8, early_out, err);
         if (!st) st = tdcl_ctx_wait(ctx, err);
         int64_t max_cells = st ? 0 : grid_cells_limit(ctx, o, lo);
         if (!st && w > max_cells / h)
@@ -330,12 +335,30 @@ static tdcl_status check_outputs(const tdcl_life_job_opts *o, tdcl_err *err)
                    (stat(o->output, &a) == 0 && stat(o->gif_path, &b) == 0 &&
                     a.st_dev == b.st_dev && a.st_ino == b.st_ino);
         if (same)
-            return tdcl_fail(err, TDCL_EINVAL, "the GIF and the output are both '%s'",
-                             o->output);
+            return tdcl_fail(err, TDCL_EINVAL, "the GIF and the output are both '%s'", o->output);
     }
     tdcl_status st = o->output ? tdcl_out_precheck(o->output, err) : TDCL_OK;
     if (!st && o->gif_path) st = tdcl_out_precheck(o->gif_path, err);
     return st;
+}
+
+/* The final grid into the .npy file opened early (*w, taken) where its
+ * shape is still the soup's, else through tdcl_life_write. */
+static tdcl_status write_result(const tdcl_life_job_opts *o, const tdcl_matrix *g,
+                                const tdcl_life_write_opts *wo, tdcl_npy_out **w, tdcl_err *err)
+{
+    tdcl_npy_out *f = *w;
+    *w = NULL;
+    if (!f || !tdcl_npy_out_fits(f, g)) {
+        tdcl_npy_out_abort(f);
+        return tdcl_life_write(o->output, g, wo, err);
+    }
+    tdcl_status st = tdcl_npy_out_write_all(f, g->data, err);
+    if (st) {
+        tdcl_npy_out_abort(f);
+        return st;
+    }
+    return tdcl_npy_out_commit(f, err); /* frees it either way */
 }
 
 tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_summary *sum,
@@ -344,6 +367,7 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
     tdcl_status st = TDCL_OK;
     tdcl_matrix grid = {0}, result = {0};
     tdcl_life_plan *p = NULL;
+    tdcl_npy_out *early = NULL; /* a soup's .npy output, opened while the device opens */
     tdcl_life_opts lo = o->life;
     job_state js = {.o = o};
     double t_start = tdcl_now_ms(), kernel_ms = 0;
@@ -354,7 +378,7 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
     lo.rule = tdcl_life_opts_rule(&lo);
     js.ctx = ctx;
     js.lo = &lo;
-    if ((st = job_input(ctx, o, &lo, &grid, &js.gen0, &js.pl, err))) {
+    if ((st = job_input(ctx, o, &lo, &grid, &js.gen0, &js.pl, &early, err))) {
         memory_note(ctx, o, &lo, err);
         goto out;
     }
@@ -424,7 +448,7 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
                  js.gen0 + o->gens);
         js.w.generation = js.gen0 + o->gens;
         js.w.comment = comment;
-        st = tdcl_life_write(o->output, &result, &js.w, err);
+        st = write_result(o, &result, &js.w, &early, err);
         ctx->t.write_ms += tdcl_now_ms() - t0;
         if (st) goto out;
     }
@@ -434,6 +458,7 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
     }
     (void)t_start;
 out:
+    tdcl_npy_out_abort(early);
     tdcl_life_gif_abort(js.gif);
     tdcl_life_plan_destroy(p);
     tdcl_matrix_free(&grid);

@@ -180,30 +180,14 @@ static tdcl_status timed_write(void *user, size_t pos, const void *p, size_t n, 
     return st;
 }
 
-/* A .npy product opened before the device is ready (a regular file, and
- * the product not wanted in memory), its space reserved while the device
- * opens (tdcl_npy_out_reserve): *w stays NULL for any other output. */
+/* A .npy product opened and its space reserved while the device opens
+ * (tdcl_npy_out_early), unless the product is wanted in memory. */
 static tdcl_status open_early(const tdcl_mm_job_opts *o, const tdcl_matrix *shape, tdcl_npy_out **w,
                               tdcl_err *err)
 {
-    tdcl_err e = {0};
     *w = NULL;
-    if (o->product || !o->out_path || strcmp(o->out_path, "-") == 0 ||
-        !tdcl_path_has_ext(o->out_path, ".npy"))
-        return TDCL_OK;
-    double t0 = tdcl_now_ms();
-    tdcl_status st = tdcl_npy_out_open(o->out_path, shape->rows, shape->cols, shape->dtype, w, &e);
-    if (st == TDCL_EUNSUPPORTED) return TDCL_OK; /* a FIFO, a device: in order, whole */
-    if (!st) st = tdcl_npy_out_reserve(*w, &e);
-    if (st) {
-        tdcl_npy_out_abort(*w);
-        *w = NULL;
-        if (err) *err = e;
-        return st;
-    }
-    tdcl_log(TDCL_LOG_VERBOSE, "matmul: '%s' opened and its space reserved in %.1f ms",
-             tdcl_path_display(o->out_path), tdcl_now_ms() - t0);
-    return TDCL_OK;
+    if (o->product) return TDCL_OK;
+    return tdcl_npy_out_early(o->out_path, shape->rows, shape->cols, shape->dtype, w, err);
 }
 
 /* A .npy product written chunk by chunk as it downloads, each chunk from
