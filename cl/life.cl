@@ -914,12 +914,13 @@ life_bits(__global const word *restrict in, __global word *restrict out, const i
  * work-items is one warp on NVIDIA (LX = 32); LY of them, on chunks one
  * below the other, make a work-group.
  * Boundaries: warps (groups, without the shuffle) whose rows or words
- * reach past the grid's edges (or a torus's, read wrapped) take the loop
- * with the checks: a dead or clamp row above row 0 or below the last is
- * replaced, in the window, by zeros or by the edge row itself, and the
- * words beside the first and last as fix_word says; rows and words
- * outside are computed and never read. A launch of fewer than K
- * generations (a run's last) takes a loop that stops at its depth. */
+ * reach past the grid's edges (or a torus's, read wrapped) take a loop
+ * with the checks their place needs (stream_run): a dead or clamp row
+ * above row 0 or below the last is replaced, in the window, by zeros or by
+ * the edge row itself, and the words beside the first and last as fix_word
+ * says; rows and words outside are computed and never read. A launch of
+ * fewer than K generations (a run's last) takes a loop that stops at its
+ * depth. */
 #if LIFE_KERNEL == 7
 #if WBITS != 64 || NV != 1 || NBHD != 0 || !defined(HALVES)
 #error "life_stream: 64-bit words, one per work-item, the Moore neighbourhood and HALVES"
@@ -991,23 +992,29 @@ inline word stream_load(__global const word *in, const geom *g, int R, int C, in
     return in[(size_t)R * (size_t)g->nw + (size_t)C];
 }
 
-/* The rows r0-K .. r0+S+K-1 of the column through the K levels; edge: the
- * loop with the boundary's checks; shallow: through the first gens < K
- * levels only (a row then comes out gens rows up, not K). */
+/* The rows r0-K .. r0+S+K-1 of the column through the K levels, in a loop
+ * made for where the warp lies: eload, rows or words read through the
+ * boundary (stream_load); hfix, the words beside a dead or clamp grid's
+ * first and last fixed at every level; vfix, the rows above row 0 and
+ * below the last replaced in the window; shallow, through the first
+ * gens < K levels only (a row then comes out gens rows up, not K). Each
+ * check costs every level of every row: a warp at the left or right edge
+ * has no row to check, and most edge warps are there. */
 inline void stream_run(__global const word *restrict in, __global word *restrict out,
                        const geom *g, const stream_col *sc, int cols, int gens,
-                       __local uint *x, const int edge, const int shallow)
+                       __local uint *x, const int eload, const int hfix, const int vfix,
+                       const int shallow)
 {
     word a0[K], a1[K], b0[K], b1[K], mid[K];
 #pragma unroll
     for (int l = 0; l < K; l++)
         a0[l] = a1[l] = b0[l] = b1[l] = mid[l] = 0;
     const int rows = g->rows, nw = g->nw, C = sc->C, top = sc->r0 - K;
-    const int last = edge ? INT_MAX : sc->r0 + S + K - 1; /* the last row read (plain loads) */
-    word q0 = stream_load(in, g, top, C, cols, edge);
-    word q1 = stream_load(in, g, min(top + 1, last), C, cols, edge);
-    word q2 = stream_load(in, g, min(top + 2, last), C, cols, edge);
-    const int vmap = edge && !g->vwrap, hmap = edge && !g->hwrap;
+    const int last = eload ? INT_MAX : sc->r0 + S + K - 1; /* the last row read (plain loads) */
+    word q0 = stream_load(in, g, top, C, cols, eload);
+    word q1 = stream_load(in, g, min(top + 1, last), C, cols, eload);
+    word q2 = stream_load(in, g, min(top + 2, last), C, cols, eload);
+    const int vmap = vfix && !g->vwrap, hmap = hfix && !g->hwrap;
     /* One step: row rin in, row rin-K out. In the prologue (PRO, i < 2K)
      * level l has no valid row before step 2l and no full window before
      * step 2l+2: the levels past that are skipped, not computed. */
@@ -1017,7 +1024,7 @@ inline void stream_run(__global const word *restrict in, __global word *restrict
         word w = q0;                                                                               \
         q0 = q1;                                                                                   \
         q1 = q2;                                                                                   \
-        q2 = stream_load(in, g, min(rin + 3, last), C, cols, edge);                                \
+        q2 = stream_load(in, g, min(rin + 3, last), C, cols, eload);                               \
         STREAM_UNROLL_LEVELS for (int l = 0; l < K; l++)                                          \
         {                                                                                          \
             if ((PRO && 2 * l > i) || (shallow && l >= gens)) break;                               \
@@ -1097,22 +1104,30 @@ inline void stream_launch(__global const word *restrict in, __global word *restr
 #if SHFL
     if (sc.r0 >= rows) return; /* no barriers: a warp past the end leaves */
 #endif
-    /* a warp takes the checked loop where its rows or words reach an edge
-     * (with SHFL: no barriers), else the whole group does where any of
-     * them does */
+    /* a warp takes the loop its place needs (with SHFL: no barriers), else
+     * the whole group takes the one any of its warps needs */
     const int wlast = nw - 1 - (g.hwrap && g.rem != 0); /* the last word read plainly */
 #if SHFL
     const int rlo = sc.r0 - K, rhi = sc.r0 + S + K - 1;
 #else
     const int rlo = gr0 - K, rhi = gr0 + LY * S + K - 1;
 #endif
-    const int edge = cbase < 0 || cbase + LX - 1 > wlast || rlo < 0 ||
-                     rhi > rows - 1 || (!g.vwrap && (rlo <= 0 || rhi >= rows - 1)) ||
-                     (!g.hwrap && cbase + LX - 1 >= nw - 1);
-    if (edge)
-        stream_run(in, out, &g, &sc, cols, gens, x, 1, last);
+    const int hfix = !g.hwrap && (cbase < 0 || cbase + LX - 1 >= nw - 1);
+    const int vfix = !g.vwrap && (rlo <= 0 || rhi >= rows - 1);
+    const int eload =
+        hfix || vfix || cbase < 0 || cbase + LX - 1 > wlast || rlo < 0 || rhi > rows - 1;
+    if (last && eload) /* a run's last launch: two loops */
+        stream_run(in, out, &g, &sc, cols, gens, x, 1, 1, 1, 1);
+    else if (last)
+        stream_run(in, out, &g, &sc, cols, gens, x, 0, 0, 0, 1);
+    else if (vfix) /* the top or bottom, corners too */
+        stream_run(in, out, &g, &sc, cols, gens, x, 1, 1, 1, 0);
+    else if (hfix) /* the left or right */
+        stream_run(in, out, &g, &sc, cols, gens, x, 1, 1, 0, 0);
+    else if (eload) /* a torus's wrapped rows or words */
+        stream_run(in, out, &g, &sc, cols, gens, x, 1, 0, 0, 0);
     else
-        stream_run(in, out, &g, &sc, cols, gens, x, 0, last);
+        stream_run(in, out, &g, &sc, cols, gens, x, 0, 0, 0, 0);
 }
 
 #if SHFL
