@@ -588,14 +588,15 @@ static int block_rows(const tdcl_device_info *d, int64_t rows, int64_t nw, int w
 }
 
 /* life_stream where it beats the tiles: NVIDIA (the shuffle), 64-bit
- * words, the Moore neighbourhood, and a grid of at least STREAM_WAVES
- * times the warps the device holds at once (STREAM_WARPS_CU a
- * multiprocessor: 154 registers a work-item on an H200). Its chunks are
+ * words, the Moore neighbourhood, and a grid of at least STREAM_HALF_WAVES
+ * / 2 times the warps the device holds at once (STREAM_WARPS_CU a
+ * multiprocessor: 164 registers a work-item on an H200). Its chunks are
  * long, so a smaller grid leaves multiprocessors idle. On an H200 (B3/S23,
- * dead): 65536^2 (11970 warps of 192 rows, 7.6 waves) 2.80e13 against the
- * tiles' 2.52e13; 49152^2 (4992 warps of 256 rows) 2.39e13 against 2.51e13;
- * 32768^2 1.80e13 against 2.39e13. */
-enum { STREAM_WARPS_CU = 12, STREAM_WAVES = 6 };
+ * dead, 96 generations; life_stream with 192 rows against the tiles):
+ * 65536^2 (11970 warps, 7.6 waves) 2.90e13 against 2.52e13; 46336^2 (6050
+ * warps, 3.8 waves) 2.59e13 against 2.49e13; 40960^2 (4708, 3.0) 2.39e13
+ * against 2.47e13; 32768^2 2.01e13 against 2.39e13. */
+enum { STREAM_WARPS_CU = 12, STREAM_HALF_WAVES = 7 };
 
 static int nv_compiler_options(const tdcl_device_info *d);
 
@@ -605,7 +606,7 @@ static int stream_pays(const tdcl_device_info *d, const tdcl_life_opts *o, int64
     int64_t warps = ((nw + STREAM_LX - 3) / (STREAM_LX - 2)) * ((rows + STREAM_S - 1) / STREAM_S);
     int64_t cu = d->compute_units ? (int64_t)d->compute_units : 1;
     return wb == 64 && k >= 1 && k <= STREAM_KMAX && tdcl_life_opts_rule(o).nbhd == 0 &&
-           warps >= STREAM_WAVES * STREAM_WARPS_CU * cu && nv_compiler_options(d);
+           2 * warps >= STREAM_HALF_WAVES * STREAM_WARPS_CU * cu && nv_compiler_options(d);
 }
 
 /* The starting configuration; choose() shrinks it while it does not fit.
