@@ -617,6 +617,16 @@ tdcl_status tdcl_npy_out_write_all(tdcl_npy_out *w, const void *data, tdcl_err *
     return st;
 }
 
+tdcl_status tdcl_npy_out_finish(tdcl_npy_out *w, const void *data, tdcl_err *err)
+{
+    tdcl_status st = tdcl_npy_out_write_all(w, data, err);
+    if (st) {
+        tdcl_npy_out_abort(w);
+        return st;
+    }
+    return tdcl_npy_out_commit(w, err); /* frees w either way */
+}
+
 tdcl_status tdcl_npy_save(const char *path, const tdcl_matrix *m, int *done, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
@@ -629,11 +639,7 @@ tdcl_status tdcl_npy_save(const char *path, const tdcl_matrix *m, int *done, tdc
     if (st == TDCL_EUNSUPPORTED) return TDCL_OK; /* not a regular file */
     if (st && err) *err = e;
     if (st) return st;
-    TDCL_TRY(tdcl_npy_out_write_all(w, m->data, err));
-    st = tdcl_npy_out_commit(w, err);
-    w = NULL;
-    *done = 1;
-out:
-    tdcl_npy_out_abort(w);
+    st = tdcl_npy_out_finish(w, m->data, err);
+    *done = !st;
     return st;
 }

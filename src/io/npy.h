@@ -103,6 +103,9 @@ tdcl_status tdcl_npy_out_reserve(tdcl_npy_out *w, tdcl_err *err);
 tdcl_status tdcl_npy_out_early(const char *path, int64_t rows, int64_t cols, tdcl_dtype t,
                                tdcl_npy_out **out, tdcl_err *err);
 
+/* tdcl_npy_out_write_all, then tdcl_npy_out_commit; frees w either way. */
+tdcl_status tdcl_npy_out_finish(tdcl_npy_out *w, const void *data, tdcl_err *err);
+
 /* 1 if m (one channel) has the shape and type w was opened for. */
 int tdcl_npy_out_fits(const tdcl_npy_out *w, const tdcl_matrix *m);
 

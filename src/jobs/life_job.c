@@ -353,12 +353,7 @@ static tdcl_status write_result(const tdcl_life_job_opts *o, const tdcl_matrix *
         tdcl_npy_out_abort(f);
         return tdcl_life_write(o->output, g, wo, err);
     }
-    tdcl_status st = tdcl_npy_out_write_all(f, g->data, err);
-    if (st) {
-        tdcl_npy_out_abort(f);
-        return st;
-    }
-    return tdcl_npy_out_commit(f, err); /* frees it either way */
+    return tdcl_npy_out_finish(f, g->data, err);
 }
 
 tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_summary *sum,

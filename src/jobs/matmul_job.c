@@ -107,11 +107,7 @@ static tdcl_status write_product(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, const
 {
     if (*w) {
         double t0 = tdcl_now_ms();
-        tdcl_status st = tdcl_npy_out_write_all(*w, c->data, err);
-        if (st)
-            tdcl_npy_out_abort(*w);
-        else
-            st = tdcl_npy_out_commit(*w, err); /* frees it either way */
+        tdcl_status st = tdcl_npy_out_finish(*w, c->data, err);
         *w = NULL;
         ctx->t.write_ms += tdcl_now_ms() - t0;
         return st;
