@@ -592,11 +592,12 @@ static int block_rows(const tdcl_device_info *d, int64_t rows, int64_t nw, int w
  * / 2 times the warps the device holds at once (STREAM_WARPS_CU a
  * multiprocessor: 164 registers a work-item on an H200). Its chunks are
  * long, so a smaller grid leaves multiprocessors idle. On an H200 (B3/S23,
- * dead, 96 generations; life_stream with 192 rows against the tiles):
- * 65536^2 (11970 warps, 7.6 waves) 2.90e13 against 2.52e13; 46336^2 (6050
- * warps, 3.8 waves) 2.59e13 against 2.49e13; 40960^2 (4708, 3.0) 2.39e13
+ * life_stream with 192 rows against the tiles): 65536^2 (11970 warps, 7.6
+ * waves) 2.90e13 against 2.52e13 dead, 2.70 against 2.51 clamp over 100
+ * generations; 46336^2 (6050 warps, 3.8 waves) 2.59e13 against 2.49e13
+ * dead over 96, but 2.31 against 2.48 clamp over 100; 40960^2 2.39e13
  * against 2.47e13; 32768^2 2.01e13 against 2.39e13. */
-enum { STREAM_WARPS_CU = 12, STREAM_HALF_WAVES = 7 };
+enum { STREAM_WARPS_CU = 12, STREAM_HALF_WAVES = 12 };
 
 static int nv_compiler_options(const tdcl_device_info *d);
 
