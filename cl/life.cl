@@ -1116,6 +1116,9 @@ inline void stream_launch(__global const word *restrict in, __global word *restr
     const int vfix = !g.vwrap && (rlo <= 0 || rhi >= rows - 1);
     const int eload =
         hfix || vfix || cbase < 0 || cbase + LX - 1 > wlast || rlo < 0 || rhi > rows - 1;
+#if !SHFL /* one loop, the checks chosen at run time: PoCL compiles each loop for minutes */
+    stream_run(in, out, &g, &sc, cols, gens, x, eload, hfix, vfix, last);
+#else
     if (last && eload) /* a run's last launch: two loops */
         stream_run(in, out, &g, &sc, cols, gens, x, 1, 1, 1, 1);
     else if (last)
@@ -1128,6 +1131,7 @@ inline void stream_launch(__global const word *restrict in, __global word *restr
         stream_run(in, out, &g, &sc, cols, gens, x, 1, 0, 0, 0);
     else
         stream_run(in, out, &g, &sc, cols, gens, x, 0, 0, 0, 0);
+#endif
 }
 
 #if SHFL
