@@ -572,7 +572,10 @@ static void save_part(void *arg, int i)
     s->st[i] = tdcl_npy_out_write(s->w, a, s->data + a, b - a, &s->err[i]);
 }
 
-tdcl_status tdcl_npy_out_reserve(tdcl_npy_out *w, tdcl_err *err)
+/* The file's space allocated now (tdcl_out_reserve): done while the
+ * caller waits for the device, it takes the file system's share of the
+ * writing off the critical path. */
+static tdcl_status reserve(tdcl_npy_out *w, tdcl_err *err)
 {
     return tdcl_out_reserve(&w->of, (unsigned long long)(w->hdr + w->bytes), err);
 }
@@ -586,7 +589,7 @@ tdcl_status tdcl_npy_out_early(const char *path, int64_t rows, int64_t cols, tdc
     if (!path || strcmp(path, "-") == 0 || !tdcl_path_has_ext(path, ".npy")) return TDCL_OK;
     tdcl_status st = tdcl_npy_out_open(path, rows, cols, t, out, &e);
     if (st == TDCL_EUNSUPPORTED) return TDCL_OK; /* a FIFO, a device: in order, later */
-    if (!st) st = tdcl_npy_out_reserve(*out, &e);
+    if (!st) st = reserve(*out, &e);
     if (st) {
         tdcl_npy_out_abort(*out);
         *out = NULL;
@@ -603,7 +606,7 @@ int tdcl_npy_out_fits(const tdcl_npy_out *w, const tdcl_matrix *m)
     return m->channels == 1 && m->rows == w->rows && m->cols == w->cols && m->dtype == w->dtype;
 }
 
-tdcl_status tdcl_npy_out_write_all(tdcl_npy_out *w, const void *data, tdcl_err *err)
+static tdcl_status write_all(tdcl_npy_out *w, const void *data, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     save s = {.w = w, .data = data, .bytes = w->bytes};
@@ -619,7 +622,7 @@ tdcl_status tdcl_npy_out_write_all(tdcl_npy_out *w, const void *data, tdcl_err *
 
 tdcl_status tdcl_npy_out_finish(tdcl_npy_out *w, const void *data, tdcl_err *err)
 {
-    tdcl_status st = tdcl_npy_out_write_all(w, data, err);
+    tdcl_status st = write_all(w, data, err);
     if (st) {
         tdcl_npy_out_abort(w);
         return st;

@@ -92,26 +92,19 @@ tdcl_status tdcl_npy_out_open(const char *path, int64_t rows, int64_t cols, tdcl
  * are refused. */
 tdcl_status tdcl_npy_out_write(void *w, size_t pos, const void *p, size_t n, tdcl_err *err);
 
-/* Allocates the file's space now (tdcl_out_reserve): called while the
- * caller waits for the device, it takes the file system's share of the
- * writing off the critical path. */
-tdcl_status tdcl_npy_out_reserve(tdcl_npy_out *w, tdcl_err *err);
-
 /* A .npy output opened and its space reserved ahead of the work (while
  * the device opens): *out stays NULL where path is not a .npy file that
  * can be written in pieces ("-", another extension, a FIFO, a device). */
 tdcl_status tdcl_npy_out_early(const char *path, int64_t rows, int64_t cols, tdcl_dtype t,
                                tdcl_npy_out **out, tdcl_err *err);
 
-/* tdcl_npy_out_write_all, then tdcl_npy_out_commit; frees w either way. */
+/* Writes the whole array from data (C order, the open's shape and type;
+ * in bands on several threads from 16 MiB up) and commits; frees w either
+ * way. */
 tdcl_status tdcl_npy_out_finish(tdcl_npy_out *w, const void *data, tdcl_err *err);
 
 /* 1 if m (one channel) has the shape and type w was opened for. */
 int tdcl_npy_out_fits(const tdcl_npy_out *w, const tdcl_matrix *m);
-
-/* Writes the whole array from data (C order, the open's shape and type),
- * in bands on several threads from 16 MiB up. */
-tdcl_status tdcl_npy_out_write_all(tdcl_npy_out *w, const void *data, tdcl_err *err);
 
 /* Renames the file into place if every byte came, else fails and writes
  * nothing; frees w either way. */

@@ -383,6 +383,19 @@ static size_t block_local(const life_cfg *c, int64_t nw)
  * rows of work-items a group. */
 enum { STREAM_KMAX = 16, STREAM_S = 192, STREAM_LY = 4, STREAM_LX = 32 };
 
+/* life_stream's rows of work-items across a grid of nw words (each keeps
+ * lx - 2 of its words) and down its rows (chunks of s): the warps on
+ * NVIDIA. */
+static int64_t stream_cols(int64_t nw, int lx)
+{
+    return (nw + lx - 3) / (lx - 2);
+}
+
+static int64_t stream_chunks(int64_t rows, int s)
+{
+    return (rows + s - 1) / s;
+}
+
 /* Local memory life_stream exchanges neighbours through where it has no
  * shuffle (the host passes SHFL only for NVIDIA and 32 words across). */
 static size_t stream_local(const life_cfg *c)
@@ -604,7 +617,7 @@ static int nv_compiler_options(const tdcl_device_info *d);
 static int stream_pays(const tdcl_device_info *d, const tdcl_life_opts *o, int64_t rows, int64_t nw,
                        int wb, int k)
 {
-    int64_t warps = ((nw + STREAM_LX - 3) / (STREAM_LX - 2)) * ((rows + STREAM_S - 1) / STREAM_S);
+    int64_t warps = stream_cols(nw, STREAM_LX) * stream_chunks(rows, STREAM_S);
     int64_t cu = d->compute_units ? (int64_t)d->compute_units : 1;
     return wb == 64 && k >= 1 && k <= STREAM_KMAX && tdcl_life_opts_rule(o).nbhd == 0 &&
            2 * warps >= STREAM_HALF_WAVES * STREAM_WARPS_CU * cu && nv_compiler_options(d);
@@ -827,8 +840,8 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
     tdcl_status st = TDCL_OK;
     const tdcl_device_info *d = &p->ctx->dev;
     /* only the macros the kernel uses, so equal programs share a cache entry;
-     * cl/life.cl's LIFE_KERNEL: 1 life_bytes, 2 life_bits, 3 life_bits1, 4 life_band (5,
-     * life_sparse, is life_sparse.c's) */
+     * cl/life.cl's LIFE_KERNEL: 1 life_bytes, 2 life_bits, 3 life_bits1, 4 life_band, 7
+     * life_stream and life_stream_last (5, life_sparse, is life_sparse.c's) */
     static const char *const names[] = {"",          "life_bytes", "life_bits", "life_bits1",
                                         "life_band", "",           "",          "life_stream"};
     const int kid = !c->bits                 ? 1
@@ -1197,10 +1210,10 @@ tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const 
         p->gws[1] = (size_t)(((p->rows + c->s - 1) / c->s + c->ly - 1) / c->ly) * p->lws[1];
     } else if (p->c.bits && p->c.mode == MODE_STREAM) {
         const life_cfg *c = &p->c;
-        int64_t chunks = (p->rows + c->s - 1) / c->s;
+        int64_t chunks = stream_chunks(p->rows, c->s);
         p->lws[0] = (size_t)c->lx;
         p->lws[1] = (size_t)c->ly;
-        p->gws[0] = (size_t)((p->nw + c->lx - 3) / (c->lx - 2)) * p->lws[0];
+        p->gws[0] = (size_t)stream_cols(p->nw, c->lx) * p->lws[0];
         p->gws[1] = (size_t)((chunks + c->ly - 1) / c->ly) * p->lws[1];
     } else if (p->c.bits) {
         const life_cfg *c = &p->c;
