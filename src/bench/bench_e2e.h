@@ -43,6 +43,8 @@ typedef struct tdcl_e2e_row {
     char command[384]; /* the child's arguments after the executable */
     int reps;
     double wall_ms, wall_min_ms; /* median and fastest run */
+    double release_ms;           /* the median run's device release after its exit: the helper
+                                    it left (base/proc.h), awaited before the next run */
     tdcl_timing t;               /* the -v phases of the median run */
     double in_mb, out_mb;        /* input and output files, 10^6 bytes */
     double maxrss_mb;            /* largest over the runs */

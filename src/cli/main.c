@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "base/fileio.h"
 #include "base/log.h"
+#include "base/proc.h"
 #include "jobs/mpi.h"
 #include "runtime/devset.h"
 
@@ -169,12 +170,18 @@ static int run_command(const cli_command *cmd, int argc, char **argv, cli_global
 #ifndef __SANITIZE_ADDRESS__
     /* A finished run leaves without releasing the device: destroying an
      * NVIDIA context and unloading its driver take tens of milliseconds the
-     * user would wait for, and the kernel reclaims all of it. The outputs
-     * are committed; only stdio is left to flush. Sanitized builds release
-     * everything, so that leak checks keep their meaning. */
+     * user would wait for, and the kernel reclaims all of it. Even so, the
+     * kernel's own release of the context after _exit took 100-140 ms on
+     * an H200, before the shell saw the status; outside MPI (whose launcher
+     * follows its processes) a helper that outlives this process by a
+     * moment takes that over. The outputs are committed; only stdio is left
+     * to flush. Sanitized builds release everything, so that leak checks
+     * keep their meaning. */
     if (g->ctx && rc == 0 && tdcl_ctx_wait(g->ctx, NULL) == TDCL_OK && fflush(stdout) == 0 &&
-        !ferror(stdout) && fflush(stderr) == 0)
+        !ferror(stdout) && fflush(stderr) == 0) {
+        if (g->ranks == 0) tdcl_proc_detach_teardown();
         _exit(0);
+    }
 #endif
     tdcl_ctx_close(g->ctx);
     g->ctx = NULL;

@@ -201,6 +201,7 @@ assert abs(t["out_mb"] - (64 * 64 * 4 + 128) / 1e6) < 1e-6, t["out_mb"]
 for r in rows:
     assert r["op"] == "e2e" and r["reps"] == 1
     assert r["wall_ms"] > 0 and r["maxrss_mb"] > 0 and r["setup_ms"] > 0, r
+    assert r["release_ms"] >= 0, r
     s = sum(r[k] for k in ("floor_startup_ms", "floor_read_ms", "floor_upload_ms",
                            "floor_kernel_ms", "floor_download_ms", "floor_write_ms"))
     assert abs(s - r["floor_ms"]) <= 1e-3 * s + 1e-3, (s, r["floor_ms"])
