@@ -59,7 +59,10 @@ static void report(const ta_bench *all, size_t parts, int64_t n, const tdcl_ta_o
                t1->median_ms, tn->median_ms, keff);
         return;
     }
-    if (!all->set) printf("%zu MPI ranks, bands of rows", parts);
+    if (!all->set)
+        printf("%zu MPI ranks, bands of rows; every rank holds the generated input and keeps its "
+               "means",
+               parts);
     for (size_t i = 0; all->set && i < all->set->n; i++)
         printf("%s %u:%u %s", i ? "," : "devices:", all->set->ctx[i]->dev.pidx,
                all->set->ctx[i]->dev.didx, all->set->ctx[i]->dev.device_name);
@@ -137,7 +140,7 @@ out:
 typedef struct ta_mpi_bench {
     tdcl_ctx *ctx;
     const tdcl_ta_opts *o;
-    const tdcl_matrix *in; /* rank 0's; the others' empty */
+    const tdcl_matrix *in; /* every rank's (the same) */
     tdcl_matrix out;
 } ta_mpi_bench;
 
@@ -152,14 +155,15 @@ static tdcl_status run_alone(void *user, double *device_ms, tdcl_err *err)
     return st;
 }
 
-/* tdcl_bench_fn: the bands over the ranks; the slowest rank's kernels */
+/* tdcl_bench_fn: the bands over the ranks, each from the input it holds
+ * into its own means (as from and into .npy files by offset); the slowest
+ * rank's kernels */
 static tdcl_status run_ranks(void *user, double *device_ms, tdcl_err *err)
 {
     ta_mpi_bench *r = user;
     double k0 = r->ctx->t.kernel_ms;
     tdcl_matrix_free(&r->out);
-    tdcl_status st =
-        tdcl_ta_mpi_bands(r->ctx, r->o, TDCL_OK, r->in, NULL, NULL, NULL, &r->out, err);
+    tdcl_status st = tdcl_ta_mpi_own_band(r->ctx, r->o, r->in, &r->out, err);
     *device_ms = tdcl_mpi_max(r->ctx->t.kernel_ms - k0);
     return st;
 }
@@ -177,13 +181,17 @@ int cmd_bench_ta_mpi(const tdcl_bench_opts *o, int json, const cli_globals *g)
     SYNC(tdcl_mpi_open_local(g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE"), &one.ctx,
                              &err));
     all.ctx = one.ctx;
-    /* rank 0's device picks the default size */
+    /* rank 0's device picks the default size for every rank */
     int64_t n = o->size ? o->size : tdcl_bench_default_size(&one.ctx->dev, o->op);
-    if (root) st = random_input(n, o->type, o->seed ? o->seed : 1, &in, &err);
-    if (root && st == TDCL_OK) st = tdcl_bench_time(warm, reps, run_alone, &one, &t1, &err);
+    tdcl_mpi_bcast_i64(&n);
+    SYNC(random_input(n, o->type, o->seed ? o->seed : 1, &in, &err));
+    if (root) st = tdcl_bench_time(warm, reps, run_alone, &one, &t1, &err);
     tdcl_mpi_quiet_barrier(); /* the others wait without taking rank 0's CPU */
     SYNC(st);
     SYNC(tdcl_bench_time(warm, reps, run_ranks, &all, &tn, &err));
+    /* the check: one more run, the means gathered on rank 0 */
+    tdcl_matrix_free(&all.out);
+    SYNC(tdcl_ta_mpi_bands(all.ctx, &to, TDCL_OK, &in, NULL, NULL, NULL, &all.out, &err));
     size_t bytes = tdcl_matrix_count(&one.out) * tdcl_dtype_size(one.out.dtype);
     if (root && (one.out.dtype != all.out.dtype ||
                  tdcl_matrix_count(&all.out) != tdcl_matrix_count(&one.out) ||

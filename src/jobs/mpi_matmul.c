@@ -1,5 +1,10 @@
-/* matmul over MPI ranks: SUMMA on a 2D grid of ranks (tdcl_mm_mpi_job in
- * jobs/shard_matmul.h).
+/* matmul over MPI ranks (tdcl_mm_mpi_job in jobs/shard_matmul.h): bands
+ * of C's rows with the whole of B on every rank where the devices hold it,
+ * else SUMMA on a 2D grid of ranks.
+ *
+ * Bands: rank p of R x 1 holds A's rows of its band and all of B, and
+ * computes its rows of C with tdcl_mm_run; nothing crosses between ranks
+ * but the inputs (none where each rank reads its own from .npy files).
  *
  * Rank (p, q) of a P x Q grid owns C's block (rows band p, columns band
  * q), A's block (rows band p, K band q of Q) and B's block (K band p of P,
@@ -81,6 +86,9 @@ typedef struct summa {
     tdcl_matrix cblk;
     int64_t cur;                /* the panel the device computes */
     int npy;                    /* each rank read its blocks from the .npy files */
+    int bands;                  /* R x 1, the whole of B on every rank, no panels */
+    int local;                  /* every rank was given the whole A and B */
+    int views;                  /* ablk and bblk point into the caller's matrices */
     int wrote;                  /* each rank wrote its block of C into the output */
     tdcl_status dev_st, net_st; /* a step's device side, and its packing and broadcasts */
     tdcl_err dev_err, net_err;
@@ -198,20 +206,46 @@ static size_t ablk_bytes(const summa *S, int p, int q)
 
 static size_t bblk_bytes(const summa *S, int p, int q)
 {
+    if (S->bands) return (size_t)S->K * (size_t)S->N * S->esz;
     return (size_t)(S->kb[p + 1] - S->kb[p]) * (size_t)(S->cb[q + 1] - S->cb[q]) * S->esz;
 }
 
-/* Rank 0 sends every rank its blocks of A and B; the others receive. */
+/* This rank's blocks, before any is sent: a rank that cannot hold its
+ * own stops every rank (SYNC) instead of leaving rank 0 sending to it.
+ * Bands: rank 0's B is bt's memory, taken over. */
+static tdcl_status alloc_blocks(summa *S, tdcl_matrix *bt, tdcl_err *err)
+{
+    S->ablk = malloc(ablk_bytes(S, S->p, S->q) + 1);
+    if (S->bands && S->rank == 0)
+        S->bblk = bt->data, bt->data = NULL;
+    else
+        S->bblk = malloc(bblk_bytes(S, S->p, S->q) + 1);
+    return S->ablk && S->bblk ? TDCL_OK
+                              : tdcl_fail(err, TDCL_ENOMEM, "out of memory for the blocks");
+}
+
+/* Bands: the whole of B from rank 0 to every rank, in pieces of at most
+ * 1 GiB (MPI counts are int). */
+static tdcl_status bcast_b(summa *S, tdcl_err *err)
+{
+    size_t bytes = bblk_bytes(S, S->p, S->q), piece = (size_t)1 << 30;
+    for (size_t off = 0; off < bytes; off += piece) {
+        int n = (int)(bytes - off < piece ? bytes - off : piece);
+        if (MPI_Bcast((char *)S->bblk + off, n, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+            return tdcl_fail(err, TDCL_EIO, "rank %d: the broadcast of B failed", S->rank);
+    }
+    return TDCL_OK;
+}
+
+/* Rank 0 sends every rank its blocks of A and B (bands: A's, then B to
+ * all at once); the others receive. The blocks are allocated. */
 static tdcl_status scatter(summa *S, const tdcl_matrix *at, const tdcl_matrix *bt, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     void *tmp = NULL;
-    S->ablk = malloc(ablk_bytes(S, S->p, S->q) + 1);
-    S->bblk = malloc(bblk_bytes(S, S->p, S->q) + 1);
-    if (!S->ablk || !S->bblk) return tdcl_fail(err, TDCL_ENOMEM, "out of memory for the blocks");
     if (S->rank != 0) {
         TDCL_TRY(tdcl_mpi_move(0, S->ablk, ablk_bytes(S, S->p, S->q), 0, err));
-        TDCL_TRY(tdcl_mpi_move(0, S->bblk, bblk_bytes(S, S->p, S->q), 0, err));
+        if (!S->bands) TDCL_TRY(tdcl_mpi_move(0, S->bblk, bblk_bytes(S, S->p, S->q), 0, err));
         goto out;
     }
     for (int r = S->size - 1; r >= 0; r--) {
@@ -222,6 +256,7 @@ static tdcl_status scatter(summa *S, const tdcl_matrix *at, const tdcl_matrix *b
                    S->ka[q + 1] - S->ka[q], a, S->esz, 0);
         if (r) TDCL_TRY(tdcl_mpi_move(1, a, ablk_bytes(S, p, q), r, err));
         free(tmp), tmp = NULL;
+        if (S->bands) continue;
         void *b = r ? (tmp = malloc(bblk_bytes(S, p, q) + 1)) : S->bblk;
         if (!b) return tdcl_fail(err, TDCL_ENOMEM, "out of memory for the blocks");
         copy_block(bt->data, S->N, S->kb[p], S->cb[q], S->kb[p + 1] - S->kb[p],
@@ -231,7 +266,7 @@ static tdcl_status scatter(summa *S, const tdcl_matrix *at, const tdcl_matrix *b
     }
 out:
     free(tmp);
-    return st;
+    return st == TDCL_OK && S->bands ? bcast_b(S, err) : st;
 }
 
 /* Starts panel s's broadcasts into buffers s % 2: the owners pack theirs
@@ -423,6 +458,11 @@ static tdcl_status finish(summa *S, const tdcl_mm_shard_opts *so, tdcl_matrix *c
     tdcl_matrix mine = {0};
     double t0 = tdcl_now_ms();
     SYNC(my_block(S, &mine, err));
+    if (so->c_stays) {
+        *c = mine;
+        memset(&mine, 0, sizeof mine);
+        goto out;
+    }
     int written = 0; /* handled by the ranks' writes, failed or not */
     if (so->npy_out) {
         tdcl_mpi_block blk = {S->M, S->N, S->type, S->rb[S->p], S->cb[S->q], S->mi, S->nj};
@@ -438,6 +478,14 @@ out:
 
 static void log_rank(const summa *S, int after)
 {
+    if (!after && S->bands) {
+        tdcl_log(TDCL_LOG_VERBOSE,
+                 "rank %d of %d: grid position %d,%d of %dx%d, rows %" PRId64 "-%" PRId64
+                 ", all %" PRId64 " columns, with the whole of B (bands: no panels) on %u:%u %s",
+                 S->rank, S->size, S->p, S->q, S->pr, S->pc, S->rb[S->p], S->rb[S->p + 1] - 1, S->N,
+                 S->ctx->dev.pidx, S->ctx->dev.didx, S->ctx->dev.device_name);
+        return;
+    }
     if (!after) {
         tdcl_log(
             TDCL_LOG_VERBOSE,
@@ -452,8 +500,44 @@ static void log_rank(const summa *S, int after)
              "rank %d: compute %.3f ms (device %.3f ms), exchange %.3f ms (blocks %s %.3f ms, "
              "panels %.3f ms, C %s %.3f ms)",
              S->rank, S->compute_ms, S->kernel_ms, S->scatter_ms + S->exchange_ms + S->gather_ms,
-             S->npy ? "read from the .npy files" : "from rank 0", S->scatter_ms, S->exchange_ms,
+             S->npy     ? "read from the .npy files"
+             : S->local ? "given"
+                        : "from rank 0",
+             S->scatter_ms, S->exchange_ms,
              S->wrote ? "written into the output by offset" : "to rank 0", S->gather_ms);
+}
+
+/* Whether every rank's device holds the whole of B beside its band of
+ * A's rows and of C's under R x 1, with half its memory to spare for the
+ * plan's own buffers (agreed over the ranks). */
+static int bands_fit(const summa *S)
+{
+    double band = (double)((S->M + S->size - 1) / S->size), k = (double)S->K, n = (double)S->N;
+    double need = (band * k + k * n + band * n) * (double)S->esz;
+    int mine = need <= 0.5 * (double)S->ctx->dev.global_mem, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all;
+}
+
+/* The grid (bands where they fit and no grid of several columns or panel
+ * width was asked for), this rank's place and its row and column
+ * communicators. */
+static tdcl_status grid_comms(summa *S, const tdcl_mm_shard_opts *so, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    int fit = bands_fit(S) && so->panel == 0;
+    if (fit && so->grid_rows == 0 && so->grid_cols == 0)
+        S->pr = S->size, S->pc = 1;
+    else
+        TDCL_TRY(
+            tdcl_mm_shard_grid((size_t)S->size, so->grid_rows, so->grid_cols, &S->pr, &S->pc, err));
+    S->bands = fit && S->pc == 1;
+    S->p = S->rank / S->pc;
+    S->q = S->rank % S->pc;
+    MPI_Comm_split(MPI_COMM_WORLD, S->p, S->q, &S->row);
+    MPI_Comm_split(MPI_COMM_WORLD, S->q, S->p, &S->col);
+out:
+    return st;
 }
 
 /* Both .npy headers, read on every rank. */
@@ -488,13 +572,15 @@ out:
     return st;
 }
 
-/* Each rank reads its own blocks of A and B. */
+/* Each rank reads its own blocks of A and B (bands: all of B). */
 static tdcl_status read_blocks(summa *S, const tdcl_mm_shard_opts *so, const tdcl_npy_info *ia,
                                const tdcl_npy_info *ib, tdcl_err *err)
 {
     int p = S->p, q = S->q;
     tdcl_status st =
         npy_block(S, so->a_npy, ia, S->rb[p], S->rb[p + 1], S->ka[q], S->ka[q + 1], &S->ablk, err);
+    if (st == TDCL_OK && S->bands)
+        return npy_block(S, so->b_npy, ib, 0, S->K, 0, S->N, &S->bblk, err);
     return st ? st
               : npy_block(S, so->b_npy, ib, S->kb[p], S->kb[p + 1], S->cb[q], S->cb[q + 1],
                           &S->bblk, err);
@@ -516,6 +602,7 @@ static tdcl_status setup_npy(summa *S, const tdcl_mm_shard_opts *so, const tdcl_
     SYNC(st);
     S->M = ia.rows, S->K = ia.cols, S->N = ib.cols, S->type = mm->type;
     S->esz = tdcl_dtype_size(S->type);
+    SYNC(grid_comms(S, so, err));
     SYNC(plan_grid(S, so->panel, err));
     double t0 = tdcl_now_ms();
     S->npy = 1;
@@ -541,8 +628,10 @@ static tdcl_status setup(summa *S, const tdcl_mm_shard_opts *so, const tdcl_mm_o
     MPI_Bcast(h, 4, MPI_INT64_T, 0, MPI_COMM_WORLD);
     S->M = h[0], S->K = h[1], S->N = h[2], S->type = (tdcl_dtype)h[3];
     S->esz = tdcl_dtype_size(S->type);
+    SYNC(grid_comms(S, so, err));
     SYNC(plan_grid(S, so->panel, err));
     double t0 = tdcl_now_ms();
+    SYNC(alloc_blocks(S, &bt, err));
     SYNC(scatter(S, &at, &bt, err));
     S->scatter_ms = tdcl_now_ms() - t0;
 out:
@@ -551,17 +640,61 @@ out:
     return st;
 }
 
-static tdcl_status grid_comms(summa *S, const tdcl_mm_shard_opts *so, tdcl_err *err)
+/* Every rank was given the whole A and B (so->inputs_everywhere): its
+ * blocks are views of them (bands) or copies (SUMMA). Rank 0 rules out
+ * int64 overflow as root_convert does. */
+static tdcl_status setup_local(summa *S, const tdcl_mm_shard_opts *so, const tdcl_mm_opts *mm,
+                               tdcl_status in_st, const tdcl_matrix *a, const tdcl_matrix *b,
+                               tdcl_err *err)
 {
-    tdcl_status st = TDCL_OK;
-    S->rank = tdcl_mpi_rank();
-    S->size = tdcl_mpi_size();
-    SYNC(tdcl_mm_shard_grid((size_t)S->size, so->grid_rows, so->grid_cols, &S->pr, &S->pc, err));
-    S->p = S->rank / S->pc;
-    S->q = S->rank % S->pc;
-    MPI_Comm_split(MPI_COMM_WORLD, S->p, S->q, &S->row);
-    MPI_Comm_split(MPI_COMM_WORLD, S->q, S->p, &S->col);
+    tdcl_status st = in_st;
+    int64_t r, c;
+    if (st == TDCL_OK && (a->cols != b->rows || a->dtype != mm->type || b->dtype != mm->type))
+        st =
+            tdcl_fail(err, TDCL_EINVAL,
+                      "rank %d: A and B do not multiply or are not of the product's type", S->rank);
+    if (st == TDCL_OK && S->rank == 0 && mm->type == TDCL_I64 && !mm->wrap &&
+        !tdcl_mm_i64_bound_ok(a->data, b->data, a->rows, a->cols, b->cols) &&
+        tdcl_mm_i64_first_overflow(a->data, b->data, a->rows, a->cols, b->cols, &r, &c))
+        st = tdcl_mm_fail_overflow(r, c, err);
+    SYNC(st);
+    S->M = a->rows, S->K = a->cols, S->N = b->cols, S->type = mm->type;
+    S->esz = tdcl_dtype_size(S->type);
+    S->local = 1;
+    SYNC(grid_comms(S, so, err));
+    SYNC(plan_grid(S, so->panel, err));
+    if (S->bands) {
+        S->ablk = (char *)a->data + (size_t)S->rb[S->p] * (size_t)S->K * S->esz;
+        S->bblk = b->data;
+        S->views = 1;
+        goto out;
+    }
+    S->ablk = malloc(ablk_bytes(S, S->p, S->q) + 1);
+    S->bblk = malloc(bblk_bytes(S, S->p, S->q) + 1);
+    SYNC(S->ablk && S->bblk ? TDCL_OK
+                            : tdcl_fail(err, TDCL_ENOMEM, "out of memory for the blocks"));
+    copy_block(a->data, S->K, S->rb[S->p], S->ka[S->q], S->mi, S->ka[S->q + 1] - S->ka[S->q],
+               S->ablk, S->esz, 0);
+    copy_block(b->data, S->N, S->kb[S->p], S->cb[S->q], S->kb[S->p + 1] - S->kb[S->p], S->nj,
+               S->bblk, S->esz, 0);
 out:
+    return st;
+}
+
+/* Bands: this rank's rows of C from its rows of A and all of B, by the
+ * single-device product. */
+static tdcl_status run_bands(summa *S, const tdcl_mm_opts *mm, tdcl_err *err)
+{
+    tdcl_matrix a = {S->mi, S->K, 1, S->type, S->ablk};
+    tdcl_matrix b = {S->K, S->N, 1, S->type, S->bblk};
+    tdcl_mm_opts o = *mm;
+    o.type = S->type;
+    o.wrap = 1; /* overflow is rank 0's check, over the whole product */
+    o.borrow_inputs = 0;
+    double t0 = tdcl_now_ms(), k0 = S->ctx->t.kernel_ms;
+    tdcl_status st = tdcl_mm_run(S->ctx, &o, &a, &b, &S->cblk, err);
+    S->kernel_ms = S->ctx->t.kernel_ms - k0;
+    S->compute_ms = tdcl_now_ms() - t0;
     return st;
 }
 
@@ -582,8 +715,10 @@ static void summa_free(summa *S)
     if (S->col != MPI_COMM_NULL) MPI_Comm_free(&S->col);
     free(S->rb);
     free(S->pk);
-    free(S->ablk);
-    free(S->bblk);
+    if (!S->views) {
+        free(S->ablk);
+        free(S->bblk);
+    }
     free(S);
 }
 
@@ -598,15 +733,22 @@ tdcl_status tdcl_mm_mpi_run(tdcl_ctx *ctx, const tdcl_mm_shard_opts *so, const t
     SYNC(st);
     S->row = S->col = MPI_COMM_NULL;
     S->ctx = ctx;
-    TDCL_TRY(grid_comms(S, so, err));
-    if (so->a_npy && so->b_npy)
+    S->rank = tdcl_mpi_rank();
+    S->size = tdcl_mpi_size();
+    if (so->inputs_everywhere)
+        TDCL_TRY(setup_local(S, so, mm, in_st, a, b, err));
+    else if (so->a_npy && so->b_npy)
         TDCL_TRY(setup_npy(S, so, mm, in_st, a, b, err));
     else
         TDCL_TRY(setup(S, so, mm, in_st, a, b, err));
-    SYNC(make_plan(S, mm, err));
+    if (so->layout) *so->layout = (tdcl_mm_mpi_layout){S->pr, S->pc, S->bands};
+    if (!S->bands) SYNC(make_plan(S, mm, err));
     log_rank(S, 0);
     double t0 = tdcl_now_ms();
-    TDCL_TRY(run_panels(S, err));
+    if (S->bands)
+        SYNC(run_bands(S, mm, err));
+    else
+        TDCL_TRY(run_panels(S, err));
     if (so->panels_ms) *so->panels_ms = tdcl_now_ms() - t0;
     TDCL_TRY(finish(S, so, c, err));
     log_rank(S, 1);

@@ -37,6 +37,13 @@ tdcl_status tdcl_ta_mpi_bands(tdcl_ctx *ctx, const tdcl_ta_opts *o, tdcl_status 
     return tdcl_fail(err, TDCL_EUNSUPPORTED, "built without MPI");
 }
 
+tdcl_status tdcl_ta_mpi_own_band(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_matrix *in,
+                                 tdcl_matrix *part, tdcl_err *err)
+{
+    (void)ctx, (void)o, (void)in, (void)part;
+    return tdcl_fail(err, TDCL_EUNSUPPORTED, "built without MPI");
+}
+
 #else
 
 #define SYNC TDCL_MPI_SYNC
@@ -168,6 +175,25 @@ out:
     if (band.data && band.data != in->data) tdcl_matrix_free(&band); /* not rank 0's view */
     tdcl_matrix_free(&whole);
     tdcl_matrix_free(&part);
+    free(begin);
+    return st;
+}
+
+tdcl_status tdcl_ta_mpi_own_band(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_matrix *in,
+                                 tdcl_matrix *part, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    int rank = tdcl_mpi_rank(), size = tdcl_mpi_size();
+    int64_t *begin = malloc(sizeof *begin * (size_t)(size + 1));
+    memset(part, 0, sizeof *part);
+    SYNC(begin ? tdcl_ta_shards_split(o, in->rows, (size_t)size, begin, err)
+               : tdcl_fail(err, TDCL_ENOMEM, "out of memory"));
+    tdcl_matrix band = *in; /* a view of this rank's rows */
+    band.data = (char *)in->data + (size_t)begin[rank] * row_bytes(in);
+    band.rows = begin[rank + 1] - begin[rank];
+    SYNC(tdcl_ta_run(ctx, o, &band, part, err));
+out:
+    if (st) tdcl_matrix_free(part);
     free(begin);
     return st;
 }

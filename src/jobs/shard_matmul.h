@@ -32,7 +32,18 @@ typedef struct tdcl_mm_shard_opts {
                                   else C is gathered to rank 0 as without it */
     double *panels_ms;         /* mpi, if non-NULL: set to this rank's wall time of the
                                   panel phase (after the scatter, before the gather) */
+    int inputs_everywhere;     /* mpi: every rank passes the whole A and B, already of
+                                  the run's type: nothing is read or sent */
+    int c_stays;               /* mpi: c gets this rank's own block of C; nothing is
+                                  written or gathered */
+    struct tdcl_mm_mpi_layout *layout; /* mpi, if non-NULL: set to the grid chosen */
 } tdcl_mm_shard_opts;
+
+/* The grid of ranks a run chose, and whether it gave every rank the whole
+ * of B (bands of C's rows, no panel exchange) rather than SUMMA's panels. */
+typedef struct tdcl_mm_mpi_layout {
+    int rows, cols, bands;
+} tdcl_mm_mpi_layout;
 
 /* The grid for n shards: *rows x *cols = given (rows, cols) when both are
  * non-zero, else the most square factorisation of n with rows >= cols
@@ -70,10 +81,20 @@ tdcl_status tdcl_mm_shard_run(tdcl_devset *set, const tdcl_mm_opts *o, int rows,
 tdcl_status tdcl_mm_shard_job(const tdcl_mm_shard_opts *so, const tdcl_mm_job_opts *o,
                               tdcl_err *err);
 
-/* The matmul job over MPI ranks (jobs/mpi_matmul.c; every rank calls it):
- * SUMMA on a so->grid_rows x so->grid_cols grid of ranks (0 x 0: the most
- * square), each on the device its node-local rank picks among
- * so->devices. Rank 0 reads A and B, converts them to the compute type,
+/* The matmul job over MPI ranks (jobs/mpi_matmul.c; every rank calls it),
+ * each rank on the device its node-local rank picks among so->devices.
+ *
+ * Bands: with no grid and no panel width given (or a grid of one column
+ * and no panel width), and where every rank's device holds the whole of B
+ * beside its band of A's rows and of C's, the grid is R x 1 and every rank
+ * gets the whole B: from the .npy file (each rank reads A's rows it needs
+ * and all of B), or broadcast once from rank 0. Each rank then computes
+ * its band of C with the single-device product (tensor cores included);
+ * no panels cross between ranks. Two ranks on one H200 spent 191 ms
+ * passing SUMMA's panels for a 22.7 ms product (issue 23).
+ *
+ * SUMMA otherwise, on a so->grid_rows x so->grid_cols grid of ranks (0 x
+ * 0: the most square). Rank 0 reads A and B, converts them to the compute type,
  * checks int64 overflow (as a panelled single-device product does, on the
  * host unless the inputs' bound rules it out) and sends each rank only
  * its own blocks; panels of A then go along the grid's rows and panels of
@@ -90,11 +111,13 @@ tdcl_status tdcl_mm_mpi_job(const tdcl_mm_shard_opts *so, const tdcl_mm_job_opts
  * ranks as tdcl_mm_mpi_job's steps are. */
 tdcl_status tdcl_mm_mpi_open(const tdcl_mm_shard_opts *so, tdcl_ctx **ctx, tdcl_err *err);
 
-/* Every rank: c = a*b by SUMMA over the ranks, as tdcl_mm_mpi_job does it
- * without the files. Rank 0 passes a and b (any dtypes, converted to
- * mm->type there) and in_st (a failure it had getting them, which stops
- * every rank); the other ranks pass empty matrices, TDCL_OK and the same
- * mm. c (new) is rank 0's; the others' stays empty. */
+/* Every rank: c = a*b over the ranks (bands or SUMMA, as tdcl_mm_mpi_job
+ * chooses), as tdcl_mm_mpi_job does it without the files. Rank 0 passes a
+ * and b (any dtypes, converted to mm->type there) and in_st (a failure it
+ * had getting them, which stops every rank); the other ranks pass empty
+ * matrices, TDCL_OK and the same mm. With so->inputs_everywhere every
+ * rank passes the whole a and b, of mm->type. c (new) is rank 0's; the
+ * others' stays empty; with so->c_stays each rank's c is its own block. */
 tdcl_status tdcl_mm_mpi_run(tdcl_ctx *ctx, const tdcl_mm_shard_opts *so, const tdcl_mm_opts *mm,
                             tdcl_status in_st, const tdcl_matrix *a, const tdcl_matrix *b,
                             tdcl_matrix *c, tdcl_err *err);

@@ -50,4 +50,11 @@ tdcl_status tdcl_ta_mpi_bands(tdcl_ctx *ctx, const tdcl_ta_opts *o, tdcl_status 
                               const tdcl_matrix *in, const char *npy_path, const char *npy_out,
                               int *written, tdcl_matrix *out, tdcl_err *err);
 
+/* Every rank: the means of its own band of in, which every rank holds
+ * whole (as each reads its own band from a .npy file), into part (new,
+ * this rank's rows of the means; nothing is sent or gathered). The bands
+ * are tdcl_ta_mpi_bands's. bench measures the decomposition with it. */
+tdcl_status tdcl_ta_mpi_own_band(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_matrix *in,
+                                 tdcl_matrix *part, tdcl_err *err);
+
 #endif

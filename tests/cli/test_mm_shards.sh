@@ -189,6 +189,7 @@ msame 2 "2 ranks, f32 37x23*23x29, --verify" a.npy b.npy --verify -v
 expect_contains "$ERR" "rank 1 of 2: grid position 1,0 of 2x1, rows 19-36" "mpi -v: each rank's block and device"
 expect_contains "$ERR" "exchange" "mpi -v: each rank's exchange time"
 expect_contains "$ERR" "blocks read from the .npy files" "mpi: .npy inputs are read by each rank, its blocks only"
+expect_contains "$ERR" "with the whole of B (bands: no panels)" "mpi: by default, bands of C's rows with all of B on each rank"
 msame 3 "3 ranks, int64, panels of 5 (padded, across both splits)" ai.npy bi.npy --panel 5
 msame 3 "3 ranks, f64 13x61*61x5, --shards 1x3, panels of 7" as64.npy bs64.npy --shards 1x3 --panel 7
 
@@ -201,6 +202,10 @@ mrun 2 -v matmul "$T/asi.mtx" "$T/bsi.mtx" -o "$T/mtx2.npy" --panel 9 --shards 1
 expect_same_file "$T/one.npy" "$T/mtx2.npy" "mpi: .mtx inputs over a 1x2 grid, int64 identical to one device"
 expect_contains "$ERR" "blocks from rank 0" "... the blocks sent by rank 0"
 expect_contains "$ERR" "C written into the output by offset" "... C written by every rank into the .npy by offset"
+mrun 3 -v matmul "$T/asi.mtx" "$T/bsi.mtx" -o "$T/mtx3.npy"
+expect_same_file "$T/one.npy" "$T/mtx3.npy" "mpi: .mtx inputs in bands over 3 ranks (B broadcast from rank 0): int64 identical"
+expect_contains "$ERR" "rank 2 of 3: grid position 2,0 of 3x1" "... a grid of one column"
+expect_contains "$ERR" "with the whole of B (bands: no panels)" "... every rank holding all of B"
 
 mrun 3 matmul "$T/ao.npy" "$T/bo.npy" -o "$T/x.npy"
 if [ "$RC" -ne 0 ]; then ok "mpi: int64 overflow is an error"; else not_ok "mpi: int64 overflow is an error"; fi
@@ -212,7 +217,14 @@ expect_eq "$(printf '%s\n' "$ERR" | grep -c 'grid of shards for a 2x3 product')"
 
 mrun 2 bench matmul --size 48 --reps 1 --json
 expect_contains "$OUT" '"ranks":2,"grid":"2x1"' "bench matmul under mpirun -n 2: one line of JSON"
-expect_contains "$OUT" '"checked":true' "... after rank 0's product alone and SUMMA's were compared"
+expect_contains "$OUT" '"checked":true' "... after rank 0's product alone and the ranks' were compared"
+expect_contains "$OUT" '"layout":"bands"' "... in bands of C's rows"
+mrun 2 bench matmul --size 48 --reps 1 --json --shards 1x2
+expect_contains "$OUT" '"grid":"1x2","layout":"summa"' "bench matmul under mpirun --shards 1x2: SUMMA"
+expect_contains "$OUT" '"checked":true' "... checked against rank 0's product alone"
+mrun 3 bench tile-avg --size 100 --tile 3 --reps 1 --json
+expect_contains "$OUT" '"ranks":3' "bench tile-avg under mpirun -n 3: one line of JSON"
+expect_contains "$OUT" '"checked":true' "... the means gathered and compared with rank 0's alone"
 
 # tile-avg over ranks: bands of whole blocks of 8 tile rows, rank 0 reads
 # and writes; byte-identical to one device
