@@ -48,6 +48,14 @@ run life --size 160x160 --gens 0 --seed 3 -o "$T/a.mtx"
 run life --size 160x160 --gens 0 --seed 4 -o "$T/b.mtx"
 small "matmul 160x160 f32" c.mtx matmul "$T/a.mtx" "$T/b.mtx"
 small "tile-avg 160x160 f32" t.mtx tile-avg "$T/a.mtx" --tile 4
+# tile-avg past the largest buffer goes in bands, never refused
+TDCL_FAULT_MAX_ALLOC=65536 TDCL_FAULT_GLOBAL_MEM=262144 LD_PRELOAD="$PRELOAD" \
+    "$TILEDCL" -v tile-avg "$T/a.mtx" --tile 5x3 -o "$T/tb.mtx" >/dev/null 2>"$T/.err" </dev/null
+RC=$? ERR=$(cat "$T/.err")
+expect_rc 0 "tile-avg of 0.2 MiB on a device of 64 KiB buffers: done"
+expect_contains "$ERR" "160 rows in 4 bands of up to 40 rows" "... in bands of whole blocks of 8 tile rows"
+run tile-avg "$T/a.mtx" --tile 5x3 -o "$T/tw.mtx"
+expect_same_file "$T/tw.mtx" "$T/tb.mtx" "... the same means as on the full device"
 small "life 1024x1024" l.rle life --size 1024x1024 --gens 2
 
 # walk DESC OUT ARGS...: fails the executable's allocations one at a time.

@@ -413,6 +413,68 @@ static void test_strict_run(void **state)
     tdcl_matrix_free(&m);
 }
 
+/* A matrix larger than the device's largest buffer goes in bands of whole
+ * blocks of 8 tile rows: the means are byte for byte the whole's, for
+ * every variant, partial tiles, channels and a last band of fewer rows
+ * than a tile; with not even a block in a buffer, the refusal names it. */
+static void test_bands_past_the_largest_buffer(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    typedef struct {
+        int64_t rows, cols, t, u;
+        int ch;
+        tdcl_dtype dt;
+    } big_case;
+    const big_case cases[] = {
+        {203, 50, 4, 4, 1, TDCL_F32},  /* 6 bands of 32 rows and one of 11 */
+        {171, 37, 3, 5, 3, TDCL_U8},   /* three channels, partial tiles both ways */
+        {130, 64, 1, 7, 1, TDCL_F64},  /* one-row tiles */
+        {389, 40, 16, 2, 1, TDCL_F32}, /* 5 rows past the bands: fewer than a tile's */
+    };
+    cl_ulong keep = ctx->dev.max_alloc;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const big_case *c = &cases[i];
+        for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+            tdcl_ta_opts o = {.tile_rows = c->t, .tile_cols = c->u, .variant = variants[v]};
+            tdcl_matrix m = {0}, whole = {0}, banded = {0};
+            tdcl_err err = {0};
+            random_matrix(&m, c->rows, c->cols, c->ch, c->dt, 700 + i, 0, 200);
+            ctx->dev.max_alloc = keep;
+            assert_int_equal(tdcl_ta_run(ctx, &o, &m, &whole, &err), TDCL_OK);
+            size_t row = (size_t)c->cols * (size_t)c->ch * tdcl_dtype_size(c->dt);
+            /* room for 2 or 3 blocks of 8 tile rows, not the whole */
+            ctx->dev.max_alloc = (cl_ulong)(row * 8 * (size_t)c->t * 2 + row * (size_t)c->t);
+            /* the whole would not fit one buffer: the plan would refuse it */
+            assert_true(row * (size_t)c->rows > ctx->dev.max_alloc);
+            tdcl_status st = tdcl_ta_run(ctx, &o, &m, &banded, &err);
+            ctx->dev.max_alloc = keep;
+            if (st != TDCL_OK)
+                fail_msg("case %zu (%s): %s", i, tdcl_ta_variant_name(o.variant), err.msg);
+            assert_int_equal(banded.dtype, whole.dtype);
+            assert_int_equal(banded.rows, whole.rows);
+            assert_int_equal(banded.channels, whole.channels);
+            assert_memory_equal(banded.data, whole.data,
+                                tdcl_matrix_count(&whole) * tdcl_dtype_size(whole.dtype));
+            check_means(&m, c->t, c->u, &banded, 1e-5);
+            tdcl_matrix_free(&whole);
+            tdcl_matrix_free(&banded);
+            tdcl_matrix_free(&m);
+        }
+    }
+    tdcl_matrix m = {0}, got = {0};
+    tdcl_err err = {0};
+    random_matrix(&m, 100, 100, 1, TDCL_F32, 799, 0, 1);
+    tdcl_ta_opts o = {.tile_rows = 8, .tile_cols = 8};
+    ctx->dev.max_alloc = 100 * 4 * 8 * 8 - 1; /* less than one block of 8 tile rows */
+    tdcl_status st = tdcl_ta_run(ctx, &o, &m, &got, &err);
+    ctx->dev.max_alloc = keep;
+    assert_int_equal(st, TDCL_ELIMIT);
+    assert_non_null(strstr(err.msg, "MiB"));
+    assert_null(got.data);
+    tdcl_matrix_free(&m);
+}
+
 static void test_plan_reuse(void **state)
 {
     TDCL_NEED_DEVICE(state);
@@ -505,14 +567,24 @@ static void test_tile_map(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_refusals),     cmocka_unit_test(test_compare),
-        cmocka_unit_test(test_seed_example), cmocka_unit_test(test_seed_file),
-        cmocka_unit_test(test_shapes),       cmocka_unit_test(test_large_tiles),
-        cmocka_unit_test(test_band_shapes),  cmocka_unit_test(test_band_types),
-        cmocka_unit_test(test_band_auto),    cmocka_unit_test(test_images),
-        cmocka_unit_test(test_input_types),  cmocka_unit_test(test_float_accumulators),
-        cmocka_unit_test(test_huge_values),  cmocka_unit_test(test_strict_run),
-        cmocka_unit_test(test_plan_reuse),   cmocka_unit_test(test_tile_map),
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_seed_example),
+        cmocka_unit_test(test_seed_file),
+        cmocka_unit_test(test_shapes),
+        cmocka_unit_test(test_large_tiles),
+        cmocka_unit_test(test_band_shapes),
+        cmocka_unit_test(test_band_types),
+        cmocka_unit_test(test_band_auto),
+        cmocka_unit_test(test_images),
+        cmocka_unit_test(test_input_types),
+        cmocka_unit_test(test_float_accumulators),
+        cmocka_unit_test(test_huge_values),
+        cmocka_unit_test(test_strict_run),
+        cmocka_unit_test(test_plan_reuse),
+        cmocka_unit_test(test_tile_map),
+        cmocka_unit_test(test_bands_past_the_largest_buffer),
     };
-    return tdcl_test_exit(cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown));
+    return tdcl_test_exit(
+        cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown));
 }

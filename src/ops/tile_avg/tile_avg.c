@@ -991,8 +991,8 @@ void tdcl_ta_plan_destroy(tdcl_ta_plan *p)
     free(p);
 }
 
-tdcl_status tdcl_ta_run(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_matrix *in,
-                        tdcl_matrix *out, tdcl_err *err)
+static tdcl_status run_once(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_matrix *in,
+                            tdcl_matrix *out, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_ta_plan *p = NULL;
@@ -1006,6 +1006,78 @@ tdcl_status tdcl_ta_run(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_matrix 
 out:
     tdcl_ta_plan_destroy(p);
     return st;
+}
+
+/* The rows of a band (whole blocks of 8 tile rows, as the shards' bands:
+ * the kernels' rows per work-item divide 8, so a band adds its tiles as
+ * the whole does) whose buffers fit the device where in's do not: input
+ * and means within the largest buffer and half the memory, with room for
+ * the last band's rows past a band (fewer than a tile's, which could not
+ * be a band of their own). 0: in fits whole, or not even a block does
+ * (the plan then refuses, naming the limit). */
+static int64_t band_rows(const tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_matrix *in)
+{
+    const tdcl_device_info *d = &ctx->dev;
+    int64_t orows, ocols;
+    if (tdcl_ta_shape(o, in->rows, in->cols, &orows, &ocols, NULL) != TDCL_OK) return 0;
+    tdcl_dtype dt = in->dtype == TDCL_F64 && !d->fp64 ? TDCL_F32 : in->dtype;
+    double in_row = (double)in->cols * in->channels * (double)tdcl_dtype_size(dt);
+    double out_row = (double)ocols * in->channels * 8.0; /* per tile row, at most float64 */
+    double buf = (double)d->max_alloc, mem = (double)d->global_mem / 2;
+    double whole_in = in_row * (double)in->rows, whole_out = out_row * (double)orows;
+    if (whole_in <= buf && whole_out <= buf && whole_in + whole_out <= mem) return 0;
+    double block_in = 8.0 * (double)o->tile_rows * in_row, block_out = 8.0 * out_row;
+    double extra = (double)o->tile_rows * (in_row + out_row); /* the last band's rows past */
+    double by_buf = floor((buf - extra) / block_in),
+           by_mem = floor((mem - extra) / (block_in + block_out));
+    int64_t blocks = (int64_t)(by_buf < by_mem ? by_buf : by_mem);
+    return blocks >= 1 ? blocks * 8 * o->tile_rows : 0;
+}
+
+/* in in bands of band rows, each planned, run and read back in turn into
+ * its rows of out; the last takes the rows left, and the one before it
+ * takes them too where they are fewer than a tile's. */
+static tdcl_status run_bands(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_matrix *in,
+                             int64_t band, tdcl_matrix *out, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix part = {0};
+    int64_t orows, ocols, nb = 0;
+    size_t in_row = (size_t)in->cols * (size_t)in->channels * tdcl_dtype_size(in->dtype);
+    TDCL_TRY(tdcl_ta_shape(o, in->rows, in->cols, &orows, &ocols, err));
+    for (int64_t r0 = 0; r0 < in->rows; r0 += band) {
+        tdcl_matrix view = *in;
+        int64_t rest = in->rows - r0;
+        view.data = (char *)in->data + (size_t)r0 * in_row;
+        view.rows = rest < band + o->tile_rows ? rest : band;
+        nb++;
+        TDCL_TRY(run_once(ctx, o, &view, &part, err));
+        if (!out->data)
+            TDCL_TRY(tdcl_matrix_alloc(out, orows, ocols, part.channels, part.dtype, err));
+        size_t out_row = (size_t)ocols * (size_t)part.channels * tdcl_dtype_size(part.dtype);
+        memcpy((char *)out->data + (size_t)(r0 / o->tile_rows) * out_row, part.data,
+               (size_t)part.rows * out_row);
+        tdcl_matrix_free(&part);
+        if (view.rows > band) break;
+    }
+    tdcl_log(TDCL_LOG_VERBOSE,
+             "tile-avg: %lld rows in %lld bands of up to %lld rows (the device's largest buffer "
+             "%.1f MiB, memory %.1f MiB)",
+             (long long)in->rows, (long long)nb, (long long)band, ctx->dev.max_alloc / 1048576.0,
+             ctx->dev.global_mem / 1048576.0);
+out:
+    tdcl_matrix_free(&part);
+    if (st) tdcl_matrix_free(out);
+    return st;
+}
+
+tdcl_status tdcl_ta_run(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_matrix *in,
+                        tdcl_matrix *out, tdcl_err *err)
+{
+    memset(out, 0, sizeof *out);
+    int64_t band = in && in->data ? band_rows(ctx, o, in) : 0;
+    if (band <= 0 || band >= in->rows) return run_once(ctx, o, in, out, err);
+    return run_bands(ctx, o, in, band, out, err);
 }
 
 /* ---- the host reference ------------------------------------------------- */
