@@ -19,6 +19,7 @@
 #include "io/life_io.h"
 #include "io/npy.h"
 #include "jobs/life_grow.h"
+#include "jobs/shard_life.h"
 
 /* The largest grid the device holds (two packed buffers) or, for the byte
  * kernel, two byte buffers. */
@@ -40,21 +41,38 @@ static double host_bytes_per_cell(const tdcl_ctx *ctx, const tdcl_life_opts *o)
     return 2.0 + ((ctx->dev.type & CL_DEVICE_TYPE_CPU) ? dev : 0.0);
 }
 
-/* The largest grid the device and the host memory (tdcl_mem_check's
- * rules, o->max_bytes confirming more) allow. */
+/* The host bytes a cell takes where the grid is larger than the device
+ * and streams through it in bands (tdcl_life_stream_job): the grid read,
+ * then the two grids of the rounds, and the result. */
+#define STREAM_BYTES_PER_CELL 3.0
+
+/* The largest grid the host memory (tdcl_mem_check's rules, o->max_bytes
+ * confirming more) allows, on the device or streamed through it; *per:
+ * the host bytes a cell takes at that limit (NULL: not wanted). */
+static int64_t grid_cells_limit_per(const tdcl_ctx *ctx, const tdcl_life_job_opts *o,
+                                    const tdcl_life_opts *lo, double *per)
+{
+    double on_per = host_bytes_per_cell(ctx, lo);
+    int64_t on = tdcl_mem_max_items(max_cells_for(ctx, lo), on_per, o->max_bytes);
+    int64_t streamed = tdcl_mem_max_items(INT64_MAX / 4, STREAM_BYTES_PER_CELL, o->max_bytes);
+    if (per) *per = on >= streamed ? on_per : STREAM_BYTES_PER_CELL;
+    return on >= streamed ? on : streamed;
+}
+
 static int64_t grid_cells_limit(const tdcl_ctx *ctx, const tdcl_life_job_opts *o,
                                 const tdcl_life_opts *lo)
 {
-    return tdcl_mem_max_items(max_cells_for(ctx, lo), host_bytes_per_cell(ctx, lo), o->max_bytes);
+    return grid_cells_limit_per(ctx, o, lo, NULL);
 }
 
 /* After a grid was refused: says so when host memory set the limit. */
 static void memory_note(const tdcl_ctx *ctx, const tdcl_life_job_opts *o, const tdcl_life_opts *lo,
                         tdcl_err *err)
 {
-    double per = host_bytes_per_cell(ctx, lo);
-    int64_t lim = grid_cells_limit(ctx, o, lo);
-    if (!err || err->status != TDCL_ELIMIT || lim >= max_cells_for(ctx, lo)) return;
+    double per = 0;
+    int64_t lim = grid_cells_limit_per(ctx, o, lo, &per);
+    int device = per != STREAM_BYTES_PER_CELL && lim >= max_cells_for(ctx, lo);
+    if (!err || err->status != TDCL_ELIMIT || device) return;
     char b[32];
     size_t n = strlen(err->msg);
     tdcl_mem_info mi;
@@ -375,6 +393,14 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
     js.lo = &lo;
     if ((st = job_input(ctx, o, &lo, &grid, &js.gen0, &js.pl, &early, err))) {
         memory_note(ctx, o, &lo, err);
+        goto out;
+    }
+    if (!js.pl.open_x && !js.pl.open_y && grid.rows > max_cells_for(ctx, &lo) / grid.cols) {
+        /* larger than the device: through it in bands, written as the
+         * shards write (the .npy opened early goes) */
+        tdcl_npy_out_abort(early);
+        early = NULL;
+        st = tdcl_life_stream_job(ctx, o, &lo, &grid, js.gen0, sum, final, err);
         goto out;
     }
     TDCL_TRY(tdcl_life_plan_create(ctx, &lo, &grid, &p, err));

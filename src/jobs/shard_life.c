@@ -9,7 +9,15 @@
  * wrong, and the exchange replaces them with the neighbours' true rows.
  * A band at the grid's top or bottom edge (dead or clamp) has no halo on
  * that side: there the plan's boundary is the grid's. Columns are whole in
- * every band, so the plan's boundary across is the grid's too. */
+ * every band, so the plan's boundary across is the grid's too.
+ *
+ * Streamed: where the bands would not fit their devices (a grid larger
+ * than the device), the grid stays in host memory, two copies by round
+ * parity, and is cut into as many bands as it takes; each round every
+ * device takes its bands in turn (band b on device b mod n): a plan of the
+ * band and its halos from this round's grid, K generations, the band's
+ * rows read back into the next round's grid. No exchange: each band's
+ * halos come from the whole grid of the round before. */
 #include "jobs/shard_life.h"
 
 #include <errno.h>
@@ -40,7 +48,13 @@ typedef struct life_shard {
     int64_t pop;
 } life_shard;
 
-enum { TASK_CREATE, TASK_STEP, TASK_POP, TASK_GATHER };
+enum { TASK_CREATE, TASK_STEP, TASK_POP, TASK_GATHER, TASK_STREAM };
+
+/* Streamed: generations per round, at most, and the share of a device's
+ * largest grid a band with its halos may take (the plan pads rows to
+ * words, and a sparse plan adds its tile maps). */
+enum { STREAM_HALO = 256 };
+#define STREAM_SHARE 0.9
 
 struct tdcl_life_shards {
     tdcl_devset *set;
@@ -56,21 +70,56 @@ struct tdcl_life_shards {
     size_t row_bytes;
     life_shard s[TDCL_DEVSET_MAX];
     char desc[256];
+    int stream;            /* streamed: the grid in host memory, nb bands */
+    int64_t nb, band;      /* streamed: how many bands, and rows a band (the last: the rest) */
+    tdcl_matrix cur, next; /* streamed: this round's grid and the next's */
 };
 
-/* Grid rows of shard i's plan, the halos included (wrapping on a torus). */
-static tdcl_status sub_grid(const tdcl_life_shards *S, const life_shard *sh, tdcl_matrix *sub,
-                            tdcl_err *err)
+/* Grid rows of shard i's plan, the halos included (wrapping on a torus),
+ * from grid. */
+static tdcl_status sub_grid(const tdcl_life_shards *S, const tdcl_matrix *grid,
+                            const life_shard *sh, tdcl_matrix *sub, tdcl_err *err)
 {
     int64_t n = sh->top + (sh->end - sh->begin) + sh->bot;
     tdcl_status st = tdcl_matrix_alloc(sub, n, S->cols, 1, TDCL_U8, err);
     if (st) return st;
     for (int64_t r = 0; r < n; r++) {
         int64_t y = ((sh->begin - sh->top + r) % S->rows + S->rows) % S->rows;
-        memcpy((uint8_t *)sub->data + r * S->cols, (const uint8_t *)S->grid->data + y * S->cols,
+        memcpy((uint8_t *)sub->data + r * S->cols, (const uint8_t *)grid->data + y * S->cols,
                (size_t)S->cols);
     }
     return TDCL_OK;
+}
+
+/* Streamed: band b of this round on device i's context: planned from the
+ * round's grid, advanced, its rows read into the next round's. */
+static tdcl_status stream_band(tdcl_life_shards *S, life_shard *sh, int64_t b, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix sub = {0};
+    tdcl_life_plan *plan = NULL;
+    int wrap = S->o.boundary == TDCL_LIFE_TORUS;
+    double ms = 0;
+    life_shard band = *sh;
+    band.begin = b * S->band;
+    band.end = b + 1 == S->nb ? S->rows : band.begin + S->band;
+    /* the grid's own rows only, past its edges (dead, clamp): the last
+     * band may be thinner than the halo */
+    band.top = wrap || band.begin >= S->halo ? S->halo : band.begin;
+    band.bot = wrap || S->rows - band.end >= S->halo ? S->halo : S->rows - band.end;
+    tdcl_life_opts o = S->o;
+    o.quiet = 1; /* stream_setup's plan said it once */
+    TDCL_TRY(sub_grid(S, &S->cur, &band, &sub, err));
+    TDCL_TRY(tdcl_life_plan_create(sh->ctx, &o, &sub, &plan, err));
+    TDCL_TRY(tdcl_life_plan_execute(plan, S->round_gens, &ms, err));
+    TDCL_TRY(tdcl_life_plan_cells(plan, band.top, band.end - band.begin,
+                                  (uint8_t *)S->next.data + band.begin * S->cols, err));
+    sh->kernel_ms += ms;
+    sh->round_kernel_ms += ms;
+out:
+    tdcl_life_plan_destroy(plan);
+    tdcl_matrix_free(&sub);
+    return st;
 }
 
 /* Shard i's part of a step; see the task names. */
@@ -84,8 +133,16 @@ static void shard_task(void *arg, int i)
     uint8_t *cells = NULL;
     const int64_t band = sh->end - sh->begin, H = S->halo;
     switch (S->task) {
+    case TASK_STREAM: {
+        double t0 = tdcl_now_ms();
+        sh->round_kernel_ms = 0;
+        for (int64_t b = i; b < S->nb; b += (int64_t)S->n)
+            TDCL_TRY(stream_band(S, sh, b, err));
+        sh->stat.compute_ms += tdcl_now_ms() - t0;
+        break;
+    }
     case TASK_CREATE:
-        TDCL_TRY(sub_grid(S, sh, &sub, err));
+        TDCL_TRY(sub_grid(S, S->grid, sh, &sub, err));
         TDCL_TRY(tdcl_life_plan_create(sh->ctx, &S->o, &sub, &sh->plan, err));
         if (S->n > 1) {
             size_t rb = tdcl_life_plan_row_bytes(sh->plan);
@@ -200,6 +257,60 @@ static tdcl_status build(tdcl_life_shards *S, const tdcl_matrix *grid, int halo,
     return TDCL_OK;
 }
 
+/* Rows of a band with its halos that every device of the set holds: its
+ * plan's two buffers (words of up to 64 cells, or a byte a cell) within
+ * the largest buffer and half the memory, with room for the plan's own. */
+static int64_t rows_that_fit(const tdcl_life_shards *S)
+{
+    double row =
+        S->o.kernel == TDCL_LIFE_KERNEL_BYTES ? (double)S->cols : (double)((S->cols + 63) / 64 * 8);
+    double least = 9e18;
+    for (size_t i = 0; i < S->n; i++) {
+        const tdcl_device_info *d = &S->s[i].ctx->dev;
+        double cap = (double)d->global_mem / 2;
+        if ((double)d->max_alloc < cap) cap = (double)d->max_alloc;
+        if (cap * STREAM_SHARE / row < least) least = cap * STREAM_SHARE / row;
+    }
+    return (int64_t)least;
+}
+
+/* Streamed (the bands do not fit their devices): the grid copied into
+ * host memory, the bands' height and halo chosen, and one band planned to
+ * check the options and describe the kernel. */
+static tdcl_status stream_setup(tdcl_life_shards *S, const tdcl_matrix *grid, int halo, int64_t fit,
+                                tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix sub = {0};
+    tdcl_life_plan *plan = NULL;
+    int64_t h = halo > 0 ? halo : STREAM_HALO;
+    if (fit < 3)
+        return tdcl_fail(err, TDCL_ELIMIT,
+                         "a row of %" PRId64 " cells takes more than a third of what '%s' holds",
+                         S->cols, S->s[0].ctx->dev.device_name);
+    if (fit - 2 * h < h) h = fit / 4 > 0 ? fit / 4 : 1;
+    S->stream = 1;
+    S->halo = (int)h;
+    S->band = fit - 2 * h;
+    S->nb = (S->rows + S->band - 1) / S->band;
+    TDCL_TRY(tdcl_matrix_alloc(&S->cur, S->rows, S->cols, 1, TDCL_U8, err));
+    TDCL_TRY(tdcl_matrix_alloc(&S->next, S->rows, S->cols, 1, TDCL_U8, err));
+    memcpy(S->cur.data, grid->data, (size_t)(S->rows * S->cols));
+    life_shard first = {.begin = 0, .end = S->band < S->rows ? S->band : S->rows};
+    int wrap = S->o.boundary == TDCL_LIFE_TORUS;
+    first.bot = wrap || S->rows - first.end >= h ? h : S->rows - first.end;
+    first.top = wrap ? h : 0;
+    TDCL_TRY(sub_grid(S, &S->cur, &first, &sub, err));
+    TDCL_TRY(tdcl_life_plan_create(S->s[0].ctx, &S->o, &sub, &plan, err));
+    snprintf(S->desc, sizeof S->desc,
+             "streamed in %" PRId64 " bands of %" PRId64 " rows through %zu device(s), halo %d: %s",
+             S->nb, S->band, S->n, S->halo, tdcl_life_plan_describe(plan));
+out:
+    tdcl_life_plan_destroy(plan);
+    tdcl_matrix_free(&sub);
+    return st;
+}
+
 tdcl_status tdcl_life_shards_create(tdcl_devset *set, const tdcl_life_opts *o,
                                     const tdcl_matrix *grid, int halo, tdcl_life_shards **out,
                                     tdcl_err *err)
@@ -228,6 +339,11 @@ tdcl_status tdcl_life_shards_create(tdcl_devset *set, const tdcl_life_opts *o,
                        S->n, grid->rows);
         goto out;
     }
+    int64_t fit = rows_that_fit(S), thickest = (S->rows + (int64_t)S->n - 1) / (int64_t)S->n;
+    if (thickest + 2 * (int64_t)(halo > 0 ? halo : STREAM_HALO) * (S->n > 1) > fit) {
+        TDCL_TRY(stream_setup(S, grid, halo, fit, err));
+        goto out;
+    }
     S->auto_halo = halo == 0 && S->n > 1;
     if (halo == 0) {
         halo = HALO_FIRST;
@@ -251,6 +367,24 @@ static tdcl_status round_run(tdcl_life_shards *S, int64_t gens, tdcl_err *err)
     tdcl_status st = run_task(S, TASK_STEP, err);
     S->round++;
     return st;
+}
+
+/* Streamed: rounds of at most the halo's generations, each over every
+ * band, the grids swapped after each. */
+static tdcl_status stream_run(tdcl_life_shards *S, int64_t gens, tdcl_err *err)
+{
+    for (int64_t done = 0; done < gens;) {
+        int64_t n = gens - done < S->halo ? gens - done : S->halo;
+        S->round_gens = n;
+        tdcl_status st = run_task(S, TASK_STREAM, err);
+        if (st) return st;
+        tdcl_matrix t = S->cur;
+        S->cur = S->next;
+        S->next = t;
+        S->round++;
+        done += n;
+    }
+    return TDCL_OK;
 }
 
 /* After two rounds of one generation (the second timed whole, round_ms,
@@ -294,6 +428,7 @@ tdcl_status tdcl_life_shards_execute(tdcl_life_shards *S, int64_t gens, tdcl_err
     tdcl_status st = TDCL_OK;
     if (gens < 0)
         return tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0, got %" PRId64, gens);
+    if (S->stream) return stream_run(S, gens, err);
     if (S->n == 1) return round_run(S, gens, err);
     int64_t done = 0;
     if (S->auto_halo && gens >= 3) {
@@ -314,6 +449,10 @@ out:
 
 tdcl_status tdcl_life_shards_population(tdcl_life_shards *S, int64_t *pop, tdcl_err *err)
 {
+    if (S->stream) {
+        *pop = tdcl_life_population(&S->cur);
+        return TDCL_OK;
+    }
     tdcl_status st = run_task(S, TASK_POP, err);
     *pop = 0;
     for (size_t i = 0; st == TDCL_OK && i < S->n; i++)
@@ -325,6 +464,10 @@ tdcl_status tdcl_life_shards_result(tdcl_life_shards *S, tdcl_matrix *grid, tdcl
 {
     tdcl_status st = tdcl_matrix_alloc(grid, S->rows, S->cols, 1, TDCL_U8, err);
     if (st) return st;
+    if (S->stream) {
+        memcpy(grid->data, S->cur.data, (size_t)(S->rows * S->cols));
+        return TDCL_OK;
+    }
     S->grid = grid;
     st = run_task(S, TASK_GATHER, err);
     S->grid = NULL;
@@ -334,6 +477,13 @@ tdcl_status tdcl_life_shards_result(tdcl_life_shards *S, tdcl_matrix *grid, tdcl
 
 void tdcl_life_shards_log(const tdcl_life_shards *S, int timing)
 {
+    if (S->stream) {
+        if (!timing) tdcl_log(TDCL_LOG_VERBOSE, "life: more than the device holds: %s", S->desc);
+        for (size_t i = 0; timing && i < S->n; i++)
+            tdcl_log(TDCL_LOG_VERBOSE, "device %zu: bands %.3f ms (device %.3f ms)", i,
+                     S->s[i].stat.compute_ms, S->s[i].kernel_ms);
+        return;
+    }
     if (!timing)
         tdcl_log(TDCL_LOG_VERBOSE, "shards: %zu over %" PRId64 " rows, halo %d rows%s", S->n,
                  S->rows, S->halo, S->auto_halo ? " (to be measured)" : "");
@@ -375,6 +525,8 @@ void tdcl_life_shards_destroy(tdcl_life_shards *S)
 {
     if (!S) return;
     free_plans(S);
+    tdcl_matrix_free(&S->cur);
+    tdcl_matrix_free(&S->next);
     free(S);
 }
 
@@ -470,35 +622,31 @@ out:
     return st;
 }
 
-tdcl_status tdcl_life_shard_job(const tdcl_life_shard_opts *so, const tdcl_life_job_opts *o,
-                                tdcl_life_summary *sum, tdcl_matrix *final, tdcl_err *err)
+/* The job's run over an open set: grid (read; freed here once the shards
+ * hold it) advanced, snapshots, summary and output. */
+static tdcl_status shard_run(tdcl_devset *set, int halo, const tdcl_life_job_opts *o,
+                             const tdcl_life_opts *lop, tdcl_matrix *grid_in, int64_t gen0,
+                             double read_ms, tdcl_life_summary *sum, tdcl_matrix *final,
+                             tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    tdcl_devset *set = NULL;
     tdcl_life_shards *S = NULL;
     tdcl_life_gif *gif = NULL;
-    tdcl_matrix grid = {0}, result = {0};
-    tdcl_life_opts lo = o->life;
+    tdcl_matrix grid = *grid_in, result = {0};
+    tdcl_life_opts lo = *lop;
     tdcl_life_write_opts w = {0};
-    int64_t gen0 = 0;
-    if (final) memset(final, 0, sizeof *final);
-    if (o->gens < 0)
-        return tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0, got %" PRId64, o->gens);
-    lo.rule = tdcl_life_opts_rule(&lo);
-    TDCL_TRY(tdcl_devset_open_async(so->devices, &so->ctx, &set, err));
-    double t0 = tdcl_now_ms();
-    TDCL_TRY(tdcl_life_shard_input(o, &lo, &grid, &gen0, err));
-    double read_ms = tdcl_now_ms() - t0;
-    TDCL_TRY(tdcl_devset_wait(set, err));
-    TDCL_TRY(tdcl_life_shards_create(set, &lo, &grid, so->halo, &S, err));
+    memset(grid_in, 0, sizeof *grid_in);
+    TDCL_TRY(tdcl_life_shards_create(set, &lo, &grid, halo, &S, err));
+    int64_t rows = grid.rows, cols = grid.cols;
+    tdcl_matrix_free(&grid); /* the shards hold it */
     tdcl_life_shards_log(S, 0);
     w.rule = lo.rule;
     w.boundary = lo.boundary;
     w.scale = o->scale;
     TDCL_TRY(tdcl_life_frames_dir(o, err));
     if (o->gif_path)
-        TDCL_TRY(tdcl_life_gif_open(o->gif_path, grid.rows, grid.cols, o->scale,
-                                    o->every > 0 ? 10 : 5, &gif, err));
+        TDCL_TRY(tdcl_life_gif_open(o->gif_path, rows, cols, o->scale, o->every > 0 ? 10 : 5, &gif,
+                                    err));
     double t_start = tdcl_now_ms(), t_report = t_start;
     int64_t every = o->every > 0 ? o->every : (gif ? 1 : 0);
     if (every) TDCL_TRY(job_snapshot(o, S, &w, gif, gen0, err));
@@ -528,6 +676,7 @@ tdcl_status tdcl_life_shard_job(const tdcl_life_shard_opts *so, const tdcl_life_
         sum->cols = result.cols;
         sum->generations = o->gens;
         sum->population = tdcl_life_population(&result);
+        sum->computed = -1;
         sum->kernel_ms = kmax;
         sum->wall_ms = wall_ms;
         sum->rule = lo.rule;
@@ -556,8 +705,40 @@ tdcl_status tdcl_life_shard_job(const tdcl_life_shard_opts *so, const tdcl_life_
 out:
     tdcl_life_gif_abort(gif);
     tdcl_life_shards_destroy(S);
-    tdcl_devset_close(set);
     tdcl_matrix_free(&grid);
     tdcl_matrix_free(&result);
     return st;
+}
+
+tdcl_status tdcl_life_shard_job(const tdcl_life_shard_opts *so, const tdcl_life_job_opts *o,
+                                tdcl_life_summary *sum, tdcl_matrix *final, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_devset *set = NULL;
+    tdcl_matrix grid = {0};
+    tdcl_life_opts lo = o->life;
+    int64_t gen0 = 0;
+    if (final) memset(final, 0, sizeof *final);
+    if (o->gens < 0)
+        return tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0, got %" PRId64, o->gens);
+    lo.rule = tdcl_life_opts_rule(&lo);
+    TDCL_TRY(tdcl_devset_open_async(so->devices, &so->ctx, &set, err));
+    double t0 = tdcl_now_ms();
+    TDCL_TRY(tdcl_life_shard_input(o, &lo, &grid, &gen0, err));
+    double read_ms = tdcl_now_ms() - t0;
+    TDCL_TRY(tdcl_devset_wait(set, err));
+    st = shard_run(set, so->halo, o, &lo, &grid, gen0, read_ms, sum, final, err);
+out:
+    tdcl_devset_close(set);
+    tdcl_matrix_free(&grid);
+    return st;
+}
+
+tdcl_status tdcl_life_stream_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o,
+                                 const tdcl_life_opts *lo, tdcl_matrix *grid, int64_t gen0,
+                                 tdcl_life_summary *sum, tdcl_matrix *final, tdcl_err *err)
+{
+    tdcl_devset one = {.n = 1, .ctx = {ctx}};
+    if (final) memset(final, 0, sizeof *final);
+    return shard_run(&one, 0, o, lo, grid, gen0, 0, sum, final, err);
 }

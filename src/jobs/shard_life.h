@@ -20,8 +20,10 @@
 typedef struct tdcl_life_shards tdcl_life_shards;
 
 /* Splits grid (TDCL_U8, nonzero alive; not kept) over the set's devices
- * and makes a plan on each. halo: generations per exchange (the halo's
- * rows), at most the thinnest band's rows; 0: chosen from the measured
+ * and makes a plan on each; where the bands would not fit their devices,
+ * keeps the grid in host memory and streams it through them in as many
+ * bands as it takes, every round (halo: generations a round; 0: 256). halo: generations per
+ * exchange (the halo's rows), at most the thinnest band's rows; 0: chosen from the measured
  * per-round cost during the first execute of 3 or more generations
  * (tdcl_shard_halo). More shards than rows, or a halo thicker than a band, is
  * TDCL_EINVAL. *out is the caller's (tdcl_life_shards_destroy); set must
@@ -69,6 +71,15 @@ typedef struct tdcl_life_shard_opts {
  * shards), writes frames, GIF and output from the gathered grid. */
 tdcl_status tdcl_life_shard_job(const tdcl_life_shard_opts *so, const tdcl_life_job_opts *o,
                                 tdcl_life_summary *sum, tdcl_matrix *final, tdcl_err *err);
+
+/* The life job's run of a grid larger than ctx's device holds (jobs/
+ * life_job.c hands it over): grid (read, with the starting generation
+ * gen0; taken) streamed through the device in bands, as the shards do it
+ * over a one-device set; snapshots, summary and output as
+ * tdcl_life_shard_job. */
+tdcl_status tdcl_life_stream_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o,
+                                 const tdcl_life_opts *lo, tdcl_matrix *grid, int64_t gen0,
+                                 tdcl_life_summary *sum, tdcl_matrix *final, tdcl_err *err);
 
 /* The job's first step, shared with the MPI job (jobs/mpi.h): the
  * starting grid (the caller's), rule and boundary (into *lo, unless o says

@@ -57,6 +57,30 @@ expect_contains "$ERR" "160 rows in 4 bands of up to 40 rows" "... in bands of w
 run tile-avg "$T/a.mtx" --tile 5x3 -o "$T/tw.mtx"
 expect_same_file "$T/tw.mtx" "$T/tb.mtx" "... the same means as on the full device"
 small "life 1024x1024" l.rle life --size 1024x1024 --gens 2
+# life larger than the device: streamed through it in bands, the same
+# grid on every boundary (a last band thinner than the halo), over one
+# device and over two
+for b in dead torus clamp; do
+    run life --size 700x521 --gens 37 --seed 5 --boundary $b --rule B36/S23 -o "$T/lf-$b.npy"
+    TDCL_FAULT_MAX_ALLOC=8192 TDCL_FAULT_GLOBAL_MEM=65536 LD_PRELOAD="$PRELOAD" \
+        "$TILEDCL" -v life --size 700x521 --gens 37 --seed 5 --boundary $b --rule B36/S23 \
+        -o "$T/ls-$b.npy" >/dev/null 2>"$T/.err" </dev/null
+    RC=$? ERR=$(cat "$T/.err")
+    expect_rc 0 "life 700x521 $b on a device of 8 KiB buffers: done"
+    expect_contains "$ERR" "more than the device holds: streamed in 13 bands of 43 rows" "... streamed in bands"
+    expect_same_file "$T/lf-$b.npy" "$T/ls-$b.npy" "... the grid one device gives"
+done
+POCL_DEVICES="pthread pthread" TDCL_FAULT_MAX_ALLOC=8192 TDCL_FAULT_GLOBAL_MEM=65536 \
+    LD_PRELOAD="$PRELOAD" "$TILEDCL" -v --device 0:0,0:1 life --size 700x521 --gens 37 --seed 5 \
+    --boundary torus --rule B36/S23 -o "$T/ls2.npy" >/dev/null 2>"$T/.err" </dev/null
+RC=$? ERR=$(cat "$T/.err")
+if printf '%s' "$ERR" | grep -q "device 0:1"; then
+    expect_rc 0 "life streamed over two devices"
+    expect_contains "$ERR" "through 2 device(s)" "... the bands shared by both"
+    expect_same_file "$T/lf-torus.npy" "$T/ls2.npy" "... the same grid"
+else
+    ok "life streamed over two devices # SKIP one OpenCL device here"
+fi
 
 # walk DESC OUT ARGS...: fails the executable's allocations one at a time.
 walk_malloc() {

@@ -239,6 +239,23 @@ CL_API_ENTRY cl_mem CL_API_CALL clCreateBuffer(cl_context c, cl_mem_flags f, siz
     allocated += s;
     return next(c, f, s, h, err);
 }
+/* A released buffer's bytes go back to the device's memory (sub-buffers
+ * were never counted). */
+CL_API_ENTRY cl_int CL_API_CALL clReleaseMemObject(cl_mem m)
+{
+    static cl_int(CL_API_CALL * next)(cl_mem);
+    static cl_int(CL_API_CALL * info)(cl_mem, cl_mem_info, size_t, void *, size_t *);
+    if (!next) *(void **)&next = real("clReleaseMemObject");
+    if (!info) *(void **)&info = real("clGetMemObjectInfo");
+    cl_uint refs = 0;
+    size_t size = 0;
+    cl_mem parent = NULL;
+    if (m && info(m, CL_MEM_REFERENCE_COUNT, sizeof refs, &refs, NULL) == CL_SUCCESS &&
+        refs == 1 && info(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) == 0 &&
+        !parent && info(m, CL_MEM_SIZE, sizeof size, &size, NULL) == CL_SUCCESS)
+        allocated = size < allocated ? allocated - size : 0;
+    return next(m);
+}
 WRAP_OBJ(cl_program, clCreateProgramWithSource,
          (cl_context c, cl_uint n, const char **s, const size_t *l, cl_int *err), (c, n, s, l, err))
 WRAP_OBJ(cl_program, clCreateProgramWithBinary,

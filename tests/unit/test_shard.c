@@ -223,6 +223,63 @@ static void life_three(void **state)
     life_on(3, state);
 }
 
+/* A grid larger than its devices: streamed through them in bands, each
+ * round from the whole grid of the round before, against the host; one
+ * device and two (the same context twice), each boundary, a last band of
+ * a row, a halo given, and a round boundary inside the run. */
+static void life_streamed(void **state)
+{
+    (void)state;
+    tdcl_devset *set = open_set(1);
+    if (!set) {
+        print_message("no CPU OpenCL device: skipped\n");
+        skip();
+    }
+    tdcl_ctx *ctx = set->ctx[0];
+    cl_ulong keep = ctx->dev.max_alloc;
+    static const struct {
+        int64_t rows, cols, gens;
+        int halo, devices;
+    } cases[] = {{111, 130, 31, 0, 1}, {97, 64, 17, 3, 1}, {200, 70, 45, 0, 2}};
+    const tdcl_life_boundary bounds[] = {TDCL_LIFE_DEAD, TDCL_LIFE_TORUS, TDCL_LIFE_CLAMP};
+    tdcl_life_rule conway = tdcl_life_rule_conway();
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (size_t b = 0; b < 3; b++) {
+            tdcl_matrix g = random_grid(cases[c].rows, cases[c].cols, 50 + c * 3 + b), got = {0};
+            tdcl_matrix want = host_run(&g, &conway, bounds[b], cases[c].gens);
+            tdcl_life_opts o = tdcl_life_opts_default();
+            o.boundary = bounds[b];
+            tdcl_life_shards *S = NULL;
+            tdcl_err err = {0};
+            tdcl_devset two = {.n = (size_t)cases[c].devices, .ctx = {ctx, ctx}};
+            /* 24 rows of up to 192 cells (24-byte words) in the largest buffer */
+            ctx->dev.max_alloc = 24 * 24;
+            tdcl_status st = tdcl_life_shards_create(&two, &o, &g, cases[c].halo, &S, &err);
+            if (st == TDCL_OK) st = tdcl_life_shards_execute(S, cases[c].gens / 2, &err);
+            if (st == TDCL_OK)
+                st = tdcl_life_shards_execute(S, cases[c].gens - cases[c].gens / 2, &err);
+            ctx->dev.max_alloc = keep;
+            if (st) fail_msg("case %zu, boundary %zu: %s", c, b, err.msg);
+            assert_non_null(strstr(tdcl_life_shards_describe(S), "streamed in"));
+            int64_t pop = -1, want_pop = 0;
+            assert_int_equal(tdcl_life_shards_population(S, &pop, &err), TDCL_OK);
+            assert_int_equal(tdcl_life_shards_result(S, &got, &err), TDCL_OK);
+            for (int64_t k = 0; k < want.rows * want.cols; k++)
+                want_pop += ((uint8_t *)want.data)[k];
+            if (memcmp(got.data, want.data, (size_t)(want.rows * want.cols)) != 0)
+                fail_msg("streamed %lld x %lld, boundary %zu (%s): differs from the host",
+                         (long long)cases[c].cols, (long long)cases[c].rows, b,
+                         tdcl_life_shards_describe(S));
+            assert_int_equal(pop, want_pop);
+            assert_true(want_pop > 0);
+            tdcl_life_shards_destroy(S);
+            tdcl_matrix_free(&g);
+            tdcl_matrix_free(&got);
+            tdcl_matrix_free(&want);
+        }
+    tdcl_devset_close(set);
+}
+
 static void life_refusals(void **state)
 {
     (void)state;
@@ -444,7 +501,8 @@ int main(void)
     const struct CMUnitTest dev[] = {
         cmocka_unit_test(life_two),      cmocka_unit_test(life_three),
         cmocka_unit_test(life_refusals), cmocka_unit_test(tile_avg_bands),
-        cmocka_unit_test(mm_accumulate), cmocka_unit_test(mm_local),
+        cmocka_unit_test(life_streamed), cmocka_unit_test(mm_accumulate),
+        cmocka_unit_test(mm_local),
     };
     int rc = cmocka_run_group_tests_name("shard", pure, NULL, NULL);
     return rc | cmocka_run_group_tests_name("shard_device", dev, NULL, NULL);

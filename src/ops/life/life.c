@@ -926,9 +926,10 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
     if (clGetKernelWorkGroupInfo(p->kern, d->device, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof pmem, &pmem,
                                  NULL) != CL_SUCCESS)
         pmem = 0;
-    tdcl_log(TDCL_LOG_VERBOSE,
-             "life: kernel with %s: work-groups of up to %zu, %llu bytes local, %llu private", opts,
-             wg, (unsigned long long)lmem, (unsigned long long)pmem);
+    if (!p->o.quiet)
+        tdcl_log(TDCL_LOG_VERBOSE,
+                 "life: kernel with %s: work-groups of up to %zu, %llu bytes local, %llu private",
+                 opts, wg, (unsigned long long)lmem, (unsigned long long)pmem);
     size_t want = c->bits ? (size_t)(c->lx * c->ly) : (size_t)(c->ts * c->ts);
     if (wg < want || lmem > d->local_mem)
         st = tdcl_fail(err, TDCL_ELIMIT,
@@ -1180,7 +1181,9 @@ tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const 
     TDCL_TRY(choose(p, err));
     TDCL_TRY(size_buffers(p, err));
     describe(p);
-    tdcl_log(TDCL_LOG_VERBOSE, "life: %" PRId64 " x %" PRId64 ", %s", p->cols, p->rows, p->desc);
+    if (!p->o.quiet)
+        tdcl_log(TDCL_LOG_VERBOSE, "life: %" PRId64 " x %" PRId64 ", %s", p->cols, p->rows,
+                 p->desc);
     TDCL_TRY(host_layout(p, grid, &host, err));
     double t0 = tdcl_now_ms();
     cl_int rc;

@@ -68,6 +68,7 @@ typedef struct tdcl_life_opts {
      * past plan creation. */
     const char *tune;
     tdcl_life_sparse_mode sparse;
+    int quiet; /* the plan logs nothing (plans made over and over: streamed bands) */
 } tdcl_life_opts;
 
 /* The B3/S23, dead-boundary, automatic-everything options. */
