@@ -121,7 +121,7 @@ static int wanted(const tdcl_life_sparse *s, const tdcl_life_opts *o, const tdcl
     const char *why = unsupported(o, rule, g);
     if (o->sparse == TDCL_LIFE_SPARSE_OFF) return 0;
     if (why) {
-        tdcl_log(TDCL_LOG_VERBOSE, "life: dense, no tiles skipped: %s", why);
+        if (!o->quiet) tdcl_log(TDCL_LOG_VERBOSE, "life: dense, no tiles skipped: %s", why);
         return 0;
     }
     if (o->sparse == TDCL_LIFE_SPARSE_ON) return 1;
@@ -130,9 +130,10 @@ static int wanted(const tdcl_life_sparse *s, const tdcl_life_opts *o, const tdcl
     if (s->rows * s->cols < AUTO_CELLS || tiles < AUTO_TILES) return 0;
     int64_t limit = tiles / AUTO_LIVE_DIV;
     if (live_tiles(s, g, limit) > limit) {
-        tdcl_log(TDCL_LOG_VERBOSE,
-                 "life: dense: more than 1 in %d of the %" PRId64 " tiles hold live cells",
-                 AUTO_LIVE_DIV, tiles);
+        if (!o->quiet)
+            tdcl_log(TDCL_LOG_VERBOSE,
+                     "life: dense: more than 1 in %d of the %" PRId64 " tiles hold live cells",
+                     AUTO_LIVE_DIV, tiles);
         return 0;
     }
     return 1;
@@ -229,7 +230,7 @@ tdcl_status tdcl_life_sparse_create(tdcl_ctx *ctx, const tdcl_life_opts *o,
     tdcl_err why = {0};
     st = build(s, rule, &why);
     if (st == TDCL_ELIMIT) {
-        tdcl_log(TDCL_LOG_VERBOSE, "life: dense, no tiles skipped: %s", why.msg);
+        if (!o->quiet) tdcl_log(TDCL_LOG_VERBOSE, "life: dense, no tiles skipped: %s", why.msg);
         st = TDCL_OK;
         goto out;
     }
@@ -244,8 +245,9 @@ tdcl_status tdcl_life_sparse_create(tdcl_ctx *ctx, const tdcl_life_opts *o,
     if (s->groups > (tiles + per - 1) / per) s->groups = (tiles + per - 1) / per;
     snprintf(s->desc, sizeof s->desc, "sparse tiles=%" PRId64 "x%" PRId64 " depth=%d wg=%dx%d",
              s->ow * s->wb, s->oh, s->k, s->one ? ONE_WG : s->lx, s->one ? 1 : s->ly);
-    tdcl_log(TDCL_LOG_VERBOSE, "life: %s, %" PRId64 " x %" PRId64 " tiles, %zu groups", s->desc,
-             s->ntx, s->nty, s->groups);
+    if (!o->quiet)
+        tdcl_log(TDCL_LOG_VERBOSE, "life: %s, %" PRId64 " x %" PRId64 " tiles, %zu groups", s->desc,
+                 s->ntx, s->nty, s->groups);
     *out = s;
     s = NULL;
 out:
