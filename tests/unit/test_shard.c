@@ -164,6 +164,26 @@ static tdcl_matrix host_run(const tdcl_matrix *g, const tdcl_life_rule *r, tdcl_
     return a;
 }
 
+/* The shards' grid and population are the host's want (a grid with live
+ * cells); then S and want are released. what names the case. */
+static void expect_host_grid(tdcl_life_shards *S, tdcl_matrix *want, const char *what)
+{
+    tdcl_matrix got = {0};
+    tdcl_err err = {0};
+    int64_t pop = -1, want_pop = 0;
+    assert_int_equal(tdcl_life_shards_population(S, &pop, &err), TDCL_OK);
+    assert_int_equal(tdcl_life_shards_result(S, &got, &err), TDCL_OK);
+    for (int64_t k = 0; k < want->rows * want->cols; k++)
+        want_pop += ((uint8_t *)want->data)[k];
+    if (memcmp(got.data, want->data, (size_t)(want->rows * want->cols)) != 0)
+        fail_msg("%s (%s): differs from the host", what, tdcl_life_shards_describe(S));
+    assert_int_equal(pop, want_pop);
+    assert_true(want_pop > 0);
+    tdcl_life_shards_destroy(S);
+    tdcl_matrix_free(&got);
+    tdcl_matrix_free(want);
+}
+
 static void life_on(size_t devices, void **state)
 {
     (void)state;
@@ -182,7 +202,7 @@ static void life_on(size_t devices, void **state)
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         for (size_t b = 0; b < 3; b++) {
             if (cases[c].halo > cases[c].rows / (int64_t)devices) continue;
-            tdcl_matrix g = random_grid(cases[c].rows, cases[c].cols, c * 3 + b), got = {0};
+            tdcl_matrix g = random_grid(cases[c].rows, cases[c].cols, c * 3 + b);
             tdcl_matrix want = host_run(&g, &conway, bounds[b], cases[c].gens);
             tdcl_life_opts o = tdcl_life_opts_default();
             o.boundary = bounds[b];
@@ -194,21 +214,12 @@ static void life_on(size_t devices, void **state)
             assert_int_equal(tdcl_life_shards_execute(S, cases[c].gens / 3, &err), TDCL_OK);
             assert_int_equal(tdcl_life_shards_execute(S, cases[c].gens - cases[c].gens / 3, &err),
                              TDCL_OK);
-            int64_t pop = -1, want_pop = 0;
-            assert_int_equal(tdcl_life_shards_population(S, &pop, &err), TDCL_OK);
-            assert_int_equal(tdcl_life_shards_result(S, &got, &err), TDCL_OK);
-            for (int64_t k = 0; k < want.rows * want.cols; k++)
-                want_pop += ((uint8_t *)want.data)[k];
-            if (memcmp(got.data, want.data, (size_t)(want.rows * want.cols)) != 0)
-                fail_msg("%zu devices, %lld x %lld, boundary %zu, halo %d: differs from the host",
-                         devices, (long long)cases[c].cols, (long long)cases[c].rows, b,
-                         tdcl_life_shards_halo(S));
-            assert_int_equal(pop, want_pop);
-            assert_true(want_pop > 0);
-            tdcl_life_shards_destroy(S);
+            char what[96];
+            snprintf(what, sizeof what, "%zu devices, %lld x %lld, boundary %zu, halo %d", devices,
+                     (long long)cases[c].cols, (long long)cases[c].rows, b,
+                     tdcl_life_shards_halo(S));
+            expect_host_grid(S, &want, what);
             tdcl_matrix_free(&g);
-            tdcl_matrix_free(&got);
-            tdcl_matrix_free(&want);
         }
     tdcl_devset_close(set);
 }
@@ -245,7 +256,7 @@ static void life_streamed(void **state)
     tdcl_life_rule conway = tdcl_life_rule_conway();
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         for (size_t b = 0; b < 3; b++) {
-            tdcl_matrix g = random_grid(cases[c].rows, cases[c].cols, 50 + c * 3 + b), got = {0};
+            tdcl_matrix g = random_grid(cases[c].rows, cases[c].cols, 50 + c * 3 + b);
             tdcl_matrix want = host_run(&g, &conway, bounds[b], cases[c].gens);
             tdcl_life_opts o = tdcl_life_opts_default();
             o.boundary = bounds[b];
@@ -261,21 +272,11 @@ static void life_streamed(void **state)
             ctx->dev.max_alloc = keep;
             if (st) fail_msg("case %zu, boundary %zu: %s", c, b, err.msg);
             assert_non_null(strstr(tdcl_life_shards_describe(S), "streamed in"));
-            int64_t pop = -1, want_pop = 0;
-            assert_int_equal(tdcl_life_shards_population(S, &pop, &err), TDCL_OK);
-            assert_int_equal(tdcl_life_shards_result(S, &got, &err), TDCL_OK);
-            for (int64_t k = 0; k < want.rows * want.cols; k++)
-                want_pop += ((uint8_t *)want.data)[k];
-            if (memcmp(got.data, want.data, (size_t)(want.rows * want.cols)) != 0)
-                fail_msg("streamed %lld x %lld, boundary %zu (%s): differs from the host",
-                         (long long)cases[c].cols, (long long)cases[c].rows, b,
-                         tdcl_life_shards_describe(S));
-            assert_int_equal(pop, want_pop);
-            assert_true(want_pop > 0);
-            tdcl_life_shards_destroy(S);
+            char what[96];
+            snprintf(what, sizeof what, "streamed %lld x %lld, boundary %zu",
+                     (long long)cases[c].cols, (long long)cases[c].rows, b);
+            expect_host_grid(S, &want, what);
             tdcl_matrix_free(&g);
-            tdcl_matrix_free(&got);
-            tdcl_matrix_free(&want);
         }
     tdcl_devset_close(set);
 }
