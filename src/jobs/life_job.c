@@ -21,16 +21,11 @@
 #include "jobs/life_grow.h"
 #include "jobs/shard_life.h"
 
-/* The largest grid the device holds (two packed buffers) or, for the byte
- * kernel, two byte buffers. */
+/* The largest grid the device holds, in cells: its rows of one word. */
 static int64_t max_cells_for(const tdcl_ctx *ctx, const tdcl_life_opts *o)
 {
-    const tdcl_device_info *d = &ctx->dev;
-    double per_cell = o->kernel == TDCL_LIFE_KERNEL_BYTES ? 1.0 : 0.125;
-    double by_alloc = (double)d->max_alloc / per_cell,
-           by_mem = (double)d->global_mem / 2 / per_cell;
-    double m = by_alloc < by_mem ? by_alloc : by_mem;
-    return m > 9e18 ? INT64_MAX : (int64_t)m;
+    int64_t rows = tdcl_life_max_rows(&ctx->dev, o, 64);
+    return rows > INT64_MAX / 64 ? INT64_MAX : rows * 64;
 }
 
 /* The host bytes a cell takes: the grid and the result, a byte each, and

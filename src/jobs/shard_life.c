@@ -257,21 +257,16 @@ static tdcl_status build(tdcl_life_shards *S, const tdcl_matrix *grid, int halo,
     return TDCL_OK;
 }
 
-/* Rows of a band with its halos that every device of the set holds: its
- * plan's two buffers (words of up to 64 cells, or a byte a cell) within
- * the largest buffer and half the memory, with room for the plan's own. */
+/* Rows of a band with its halos that every device of the set holds, with
+ * room for the plan's own buffers. */
 static int64_t rows_that_fit(const tdcl_life_shards *S)
 {
-    double row =
-        S->o.kernel == TDCL_LIFE_KERNEL_BYTES ? (double)S->cols : (double)((S->cols + 63) / 64 * 8);
-    double least = 9e18;
+    int64_t least = INT64_MAX;
     for (size_t i = 0; i < S->n; i++) {
-        const tdcl_device_info *d = &S->s[i].ctx->dev;
-        double cap = (double)d->global_mem / 2;
-        if ((double)d->max_alloc < cap) cap = (double)d->max_alloc;
-        if (cap * STREAM_SHARE / row < least) least = cap * STREAM_SHARE / row;
+        int64_t r = tdcl_life_max_rows(&S->s[i].ctx->dev, &S->o, S->cols);
+        if (r < least) least = r;
     }
-    return (int64_t)least;
+    return (int64_t)((double)least * STREAM_SHARE);
 }
 
 /* Streamed (the bands do not fit their devices): the grid copied into

@@ -1106,6 +1106,16 @@ static tdcl_status host_layout(const tdcl_life_plan *p, const tdcl_matrix *grid,
     return TDCL_OK;
 }
 
+int64_t tdcl_life_max_rows(const tdcl_device_info *d, const tdcl_life_opts *o, int64_t cols)
+{
+    double row =
+        o->kernel == TDCL_LIFE_KERNEL_BYTES ? (double)cols : (double)((cols + 63) / 64 * 8);
+    double cap = (double)d->global_mem / 2;
+    if ((double)d->max_alloc < cap) cap = (double)d->max_alloc;
+    double rows = cap / (row > 0 ? row : 1);
+    return rows > 9e18 ? INT64_MAX : (int64_t)rows;
+}
+
 /* Sizes the buffers and checks them against the device. */
 static tdcl_status size_buffers(tdcl_life_plan *p, tdcl_err *err)
 {

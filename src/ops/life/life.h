@@ -130,6 +130,12 @@ int tdcl_life_one_group(const tdcl_device_info *d, int64_t rows, int64_t cols);
  * whether or not the automatic choice runs it so; else 0. */
 int tdcl_life_one_group_fits(const tdcl_device_info *d, int64_t rows, int64_t cols);
 
+/* The most rows of cols cells a plan of o holds on device d: its two grid
+ * buffers (words of up to 64 cells, or a byte a cell with
+ * TDCL_LIFE_KERNEL_BYTES) each within the largest buffer, both within the
+ * memory, as tdcl_life_plan_create checks them. */
+int64_t tdcl_life_max_rows(const tdcl_device_info *d, const tdcl_life_opts *o, int64_t cols);
+
 typedef struct tdcl_life_plan tdcl_life_plan;
 
 /* Chooses kernel and tile for the device, builds the program, uploads grid
