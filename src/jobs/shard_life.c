@@ -14,10 +14,14 @@
  * Streamed: where the bands would not fit their devices (a grid larger
  * than the device), the grid stays in host memory, two copies by round
  * parity, and is cut into as many bands as it takes; each round every
- * device takes its bands in turn (band b on device b mod n): a plan of the
- * band and its halos from this round's grid, K generations, the band's
- * rows read back into the next round's grid. No exchange: each band's
- * halos come from the whole grid of the round before. */
+ * device takes its bands in turn (band b on device b mod n): the band and
+ * its halos from this round's grid into the device's plan, K generations,
+ * the band's rows read back into the next round's grid. No exchange: each
+ * band's halos come from the whole grid of the round before. The host's
+ * copies are in the plans' packed layout (the first round reads the
+ * byte-a-cell grid): a round moves an eighth of a byte a cell each way and
+ * packs nothing; a device's plan is made again only when a band's rows
+ * differ from the last one's. */
 #include "jobs/shard_life.h"
 
 #include <errno.h>
@@ -46,9 +50,10 @@ typedef struct life_shard {
     double round_compute_ms, round_exchange_ms; /* the last round's, host time */
     double round_kernel_ms;                     /* the last round's device time */
     int64_t pop;
+    int64_t plan_rows; /* streamed: the rows of plan, the last band's and its halos' */
 } life_shard;
 
-enum { TASK_CREATE, TASK_STEP, TASK_POP, TASK_GATHER, TASK_STREAM };
+enum { TASK_CREATE, TASK_STEP, TASK_POP, TASK_GATHER, TASK_STREAM, TASK_UNPACK };
 
 /* Streamed: generations per round, at most, and the share of a device's
  * largest grid a band with its halos may take (the plan pads rows to
@@ -72,7 +77,11 @@ struct tdcl_life_shards {
     char desc[256];
     int stream;            /* streamed: the grid in host memory, nb bands */
     int64_t nb, band;      /* streamed: how many bands, and rows a band (the last: the rest) */
-    tdcl_matrix cur, next; /* streamed: this round's grid and the next's */
+    tdcl_matrix cur;       /* streamed: the grid as given, until the first round */
+    uint8_t *pcur, *pnext; /* streamed: this round's grid and the next's, packed */
+    size_t rb;             /* streamed: a packed row's bytes */
+    int wb;                /* streamed: the plans' word bits (0: a byte a cell) */
+    int packed;            /* streamed: pcur holds the grid (a round has run) */
 };
 
 /* Grid rows of shard i's plan, the halos included (wrapping on a torus),
@@ -91,34 +100,95 @@ static tdcl_status sub_grid(const tdcl_life_shards *S, const tdcl_matrix *grid,
     return TDCL_OK;
 }
 
-/* Streamed: band b of this round on device i's context: planned from the
- * round's grid, advanced, its rows read into the next round's. */
-static tdcl_status stream_band(tdcl_life_shards *S, life_shard *sh, int64_t b, tdcl_err *err)
+/* Streamed: band b's rows of the grid, its halos included. */
+static life_shard stream_place(const tdcl_life_shards *S, int64_t b)
 {
-    tdcl_status st = TDCL_OK;
-    tdcl_matrix sub = {0};
-    tdcl_life_plan *plan = NULL;
     int wrap = S->o.boundary == TDCL_LIFE_TORUS;
-    double ms = 0;
-    life_shard band = *sh;
-    band.begin = b * S->band;
+    life_shard band = {.begin = b * S->band};
     band.end = b + 1 == S->nb ? S->rows : band.begin + S->band;
     /* the grid's own rows only, past its edges (dead, clamp): the last
      * band may be thinner than the halo */
     band.top = wrap || band.begin >= S->halo ? S->halo : band.begin;
     band.bot = wrap || S->rows - band.end >= S->halo ? S->halo : S->rows - band.end;
+    return band;
+}
+
+/* Streamed: device sh's plan for band's rows: kept when its rows are the
+ * same, else made again from grid's (the byte-a-cell grid of the first
+ * round) or from zeros, to be written over. Its layout must be the host
+ * copies'. */
+static tdcl_status stream_plan(tdcl_life_shards *S, life_shard *sh, const life_shard *band,
+                               const tdcl_matrix *grid, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix sub = {0};
+    int64_t rows = band->top + (band->end - band->begin) + band->bot;
+    if (sh->plan && sh->plan_rows == rows && !grid) return TDCL_OK;
+    tdcl_life_plan_destroy(sh->plan);
+    sh->plan = NULL;
     tdcl_life_opts o = S->o;
     o.quiet = 1; /* stream_setup's plan said it once */
-    TDCL_TRY(sub_grid(S, &S->cur, &band, &sub, err));
-    TDCL_TRY(tdcl_life_plan_create(sh->ctx, &o, &sub, &plan, err));
-    TDCL_TRY(tdcl_life_plan_execute(plan, S->round_gens, &ms, err));
-    TDCL_TRY(tdcl_life_plan_cells(plan, band.top, band.end - band.begin,
-                                  (uint8_t *)S->next.data + band.begin * S->cols, err));
+    if (grid)
+        TDCL_TRY(sub_grid(S, grid, band, &sub, err));
+    else if (!(sub.data = calloc((size_t)rows, (size_t)S->cols)))
+        return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    sub.rows = rows, sub.cols = S->cols, sub.channels = 1, sub.dtype = TDCL_U8;
+    TDCL_TRY(tdcl_life_plan_create(sh->ctx, &o, &sub, &sh->plan, err));
+    sh->plan_rows = rows;
+    if (tdcl_life_plan_row_bytes(sh->plan) != S->rb || tdcl_life_plan_word_bits(sh->plan) != S->wb)
+        st = tdcl_fail(err, TDCL_EINVAL, "life: a band's plan took another layout ('%s')",
+                       tdcl_life_plan_describe(sh->plan));
+out:
+    tdcl_matrix_free(&sub);
+    return st;
+}
+
+/* Streamed: band's rows, halos included (wrapping on a torus), from the
+ * packed grid into the device's plan. */
+static tdcl_status stream_write(tdcl_life_shards *S, life_shard *sh, const life_shard *band,
+                                tdcl_err *err)
+{
+    int64_t n = band->top + (band->end - band->begin) + band->bot, done = 0;
+    while (done < n) {
+        int64_t y = ((band->begin - band->top + done) % S->rows + S->rows) % S->rows;
+        int64_t run = S->rows - y < n - done ? S->rows - y : n - done;
+        tdcl_status st =
+            tdcl_life_plan_write_rows(sh->plan, done, run, S->pcur + (size_t)y * S->rb, err);
+        if (st) return st;
+        done += run;
+    }
+    return TDCL_OK;
+}
+
+/* Streamed: band b of this round on device sh: into its plan, advanced,
+ * its rows read into the next round's grid. */
+static tdcl_status stream_band(tdcl_life_shards *S, life_shard *sh, int64_t b, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    double ms = 0;
+    life_shard band = stream_place(S, b);
+    TDCL_TRY(stream_plan(S, sh, &band, S->packed ? NULL : &S->cur, err));
+    if (S->packed) TDCL_TRY(stream_write(S, sh, &band, err));
+    TDCL_TRY(tdcl_life_plan_execute(sh->plan, S->round_gens, &ms, err));
+    TDCL_TRY(tdcl_life_plan_read_rows(sh->plan, band.top, band.end - band.begin,
+                                      S->pnext + (size_t)band.begin * S->rb, err));
     sh->kernel_ms += ms;
     sh->round_kernel_ms += ms;
 out:
-    tdcl_life_plan_destroy(plan);
-    tdcl_matrix_free(&sub);
+    return st;
+}
+
+/* Streamed: band b's cells of the packed grid into S->grid, through the
+ * device's plan. */
+static tdcl_status stream_unpack(tdcl_life_shards *S, life_shard *sh, int64_t b, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    life_shard band = stream_place(S, b);
+    TDCL_TRY(stream_plan(S, sh, &band, NULL, err));
+    TDCL_TRY(stream_write(S, sh, &band, err));
+    TDCL_TRY(tdcl_life_plan_cells(sh->plan, band.top, band.end - band.begin,
+                                  (uint8_t *)S->grid->data + band.begin * S->cols, err));
+out:
     return st;
 }
 
@@ -141,6 +211,10 @@ static void shard_task(void *arg, int i)
         sh->stat.compute_ms += tdcl_now_ms() - t0;
         break;
     }
+    case TASK_UNPACK:
+        for (int64_t b = i; b < S->nb; b += (int64_t)S->n)
+            TDCL_TRY(stream_unpack(S, sh, b, err));
+        break;
     case TASK_CREATE:
         TDCL_TRY(sub_grid(S, S->grid, sh, &sub, err));
         TDCL_TRY(tdcl_life_plan_create(sh->ctx, &S->o, &sub, &sh->plan, err));
@@ -289,14 +363,23 @@ static tdcl_status stream_setup(tdcl_life_shards *S, const tdcl_matrix *grid, in
     S->band = fit - 2 * h;
     S->nb = (S->rows + S->band - 1) / S->band;
     TDCL_TRY(tdcl_matrix_alloc(&S->cur, S->rows, S->cols, 1, TDCL_U8, err));
-    TDCL_TRY(tdcl_matrix_alloc(&S->next, S->rows, S->cols, 1, TDCL_U8, err));
     memcpy(S->cur.data, grid->data, (size_t)(S->rows * S->cols));
+    /* the plans made from zeros must not skip tiles that the rows written
+     * over them fill (auto decides at creation) */
+    if (S->o.sparse == TDCL_LIFE_SPARSE_AUTO) S->o.sparse = TDCL_LIFE_SPARSE_OFF;
     life_shard first = {.begin = 0, .end = S->band < S->rows ? S->band : S->rows};
     int wrap = S->o.boundary == TDCL_LIFE_TORUS;
     first.bot = wrap || S->rows - first.end >= h ? h : S->rows - first.end;
     first.top = wrap ? h : 0;
     TDCL_TRY(sub_grid(S, &S->cur, &first, &sub, err));
     TDCL_TRY(tdcl_life_plan_create(S->s[0].ctx, &S->o, &sub, &plan, err));
+    /* every band's plan keeps this one's layout, which the host copies take */
+    S->wb = tdcl_life_plan_word_bits(plan);
+    if (S->wb) S->o.word_bits = S->wb;
+    S->rb = tdcl_life_plan_row_bytes(plan);
+    if (!(S->pcur = malloc((size_t)S->rows * S->rb)) ||
+        !(S->pnext = malloc((size_t)S->rows * S->rb)))
+        TDCL_TRY(tdcl_fail(err, TDCL_ENOMEM, "out of memory for the grid's packed copies"));
     snprintf(S->desc, sizeof S->desc,
              "streamed in %" PRId64 " bands of %" PRId64 " rows through %zu device(s), halo %d: %s",
              S->nb, S->band, S->n, S->halo, tdcl_life_plan_describe(plan));
@@ -373,9 +456,11 @@ static tdcl_status stream_run(tdcl_life_shards *S, int64_t gens, tdcl_err *err)
         S->round_gens = n;
         tdcl_status st = run_task(S, TASK_STREAM, err);
         if (st) return st;
-        tdcl_matrix t = S->cur;
-        S->cur = S->next;
-        S->next = t;
+        uint8_t *t = S->pcur;
+        S->pcur = S->pnext;
+        S->pnext = t;
+        if (!S->packed) tdcl_matrix_free(&S->cur); /* the packed copy holds it now */
+        S->packed = 1;
         S->round++;
         done += n;
     }
@@ -445,8 +530,11 @@ out:
 tdcl_status tdcl_life_shards_population(tdcl_life_shards *S, int64_t *pop, tdcl_err *err)
 {
     if (S->stream) {
-        *pop = tdcl_life_population(&S->cur);
-        return TDCL_OK;
+        tdcl_matrix g = {0};
+        tdcl_status st = tdcl_life_shards_result(S, &g, err);
+        *pop = st ? 0 : tdcl_life_population(&g);
+        tdcl_matrix_free(&g);
+        return st;
     }
     tdcl_status st = run_task(S, TASK_POP, err);
     *pop = 0;
@@ -459,12 +547,12 @@ tdcl_status tdcl_life_shards_result(tdcl_life_shards *S, tdcl_matrix *grid, tdcl
 {
     tdcl_status st = tdcl_matrix_alloc(grid, S->rows, S->cols, 1, TDCL_U8, err);
     if (st) return st;
-    if (S->stream) {
+    if (S->stream && !S->packed) {
         memcpy(grid->data, S->cur.data, (size_t)(S->rows * S->cols));
         return TDCL_OK;
     }
     S->grid = grid;
-    st = run_task(S, TASK_GATHER, err);
+    st = run_task(S, S->stream ? TASK_UNPACK : TASK_GATHER, err);
     S->grid = NULL;
     if (st) tdcl_matrix_free(grid);
     return st;
@@ -521,7 +609,8 @@ void tdcl_life_shards_destroy(tdcl_life_shards *S)
     if (!S) return;
     free_plans(S);
     tdcl_matrix_free(&S->cur);
-    tdcl_matrix_free(&S->next);
+    free(S->pcur);
+    free(S->pnext);
     free(S);
 }
 

@@ -1427,6 +1427,11 @@ size_t tdcl_life_plan_row_bytes(const tdcl_life_plan *p)
     return p->row_bytes;
 }
 
+int tdcl_life_plan_word_bits(const tdcl_life_plan *p)
+{
+    return p->c.bits ? p->c.wb : 0;
+}
+
 int tdcl_life_plan_same_layout(const tdcl_life_plan *a, const tdcl_life_plan *b)
 {
     return a->cols == b->cols && a->row_bytes == b->row_bytes && a->c.bits == b->c.bits &&

@@ -190,6 +190,10 @@ tdcl_status tdcl_life_run(tdcl_ctx *ctx, const tdcl_life_opts *o, const tdcl_mat
 /* Bytes of one row in the plan's device layout (packed words or bytes). */
 size_t tdcl_life_plan_row_bytes(const tdcl_life_plan *p);
 
+/* Cells a word of the plan's layout packs (32 or 64), or 0 for a byte a
+ * cell. */
+int tdcl_life_plan_word_bits(const tdcl_life_plan *p);
+
 /* 1 if rows of a and b have the same width and device layout, so that rows
  * read from one may be written into the other; else 0. */
 int tdcl_life_plan_same_layout(const tdcl_life_plan *a, const tdcl_life_plan *b);
