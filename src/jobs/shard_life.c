@@ -115,7 +115,7 @@ static life_shard stream_place(const tdcl_life_shards *S, int64_t b)
 
 /* Streamed: device sh's plan for band's rows: kept when its rows are the
  * same, else made again from grid's (the byte-a-cell grid of the first
- * round) or from zeros, to be written over. Its layout must be the host
+ * round) or empty, to be written over. Its layout must be the host
  * copies'. */
 static tdcl_status stream_plan(tdcl_life_shards *S, life_shard *sh, const life_shard *band,
                                const tdcl_matrix *grid, tdcl_err *err)
@@ -130,9 +130,8 @@ static tdcl_status stream_plan(tdcl_life_shards *S, life_shard *sh, const life_s
     o.quiet = 1; /* stream_setup's plan said it once */
     if (grid)
         TDCL_TRY(sub_grid(S, grid, band, &sub, err));
-    else if (!(sub.data = calloc((size_t)rows, (size_t)S->cols)))
-        return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
-    sub.rows = rows, sub.cols = S->cols, sub.channels = 1, sub.dtype = TDCL_U8;
+    else /* the shape only: the rows are written over it (stream_write) */
+        sub = (tdcl_matrix){.rows = rows, .cols = S->cols, .channels = 1, .dtype = TDCL_U8};
     TDCL_TRY(tdcl_life_plan_create(sh->ctx, &o, &sub, &sh->plan, err));
     sh->plan_rows = rows;
     if (tdcl_life_plan_row_bytes(sh->plan) != S->rb || tdcl_life_plan_word_bits(sh->plan) != S->wb)
@@ -206,8 +205,13 @@ static void shard_task(void *arg, int i)
     case TASK_STREAM: {
         double t0 = tdcl_now_ms();
         sh->round_kernel_ms = 0;
-        for (int64_t b = i; b < S->nb; b += (int64_t)S->n)
-            TDCL_TRY(stream_band(S, sh, b, err));
+        /* every other round backwards: the band a round ends with (and
+         * its plan's rows) is the one the next starts with */
+        int64_t mine = (S->nb - i + (int64_t)S->n - 1) / (int64_t)S->n;
+        for (int64_t k = 0; k < mine; k++) {
+            int64_t j = S->round % 2 ? mine - 1 - k : k;
+            TDCL_TRY(stream_band(S, sh, i + j * (int64_t)S->n, err));
+        }
         sh->stat.compute_ms += tdcl_now_ms() - t0;
         break;
     }
@@ -364,9 +368,8 @@ static tdcl_status stream_setup(tdcl_life_shards *S, const tdcl_matrix *grid, in
     S->nb = (S->rows + S->band - 1) / S->band;
     TDCL_TRY(tdcl_matrix_alloc(&S->cur, S->rows, S->cols, 1, TDCL_U8, err));
     memcpy(S->cur.data, grid->data, (size_t)(S->rows * S->cols));
-    /* the plans made from zeros must not skip tiles that the rows written
-     * over them fill (auto decides at creation) */
-    if (S->o.sparse == TDCL_LIFE_SPARSE_AUTO) S->o.sparse = TDCL_LIFE_SPARSE_OFF;
+    /* the plans made empty and written over run dense: every band the same */
+    S->o.sparse = TDCL_LIFE_SPARSE_OFF;
     life_shard first = {.begin = 0, .end = S->band < S->rows ? S->band : S->rows};
     int wrap = S->o.boundary == TDCL_LIFE_TORUS;
     first.bot = wrap || S->rows - first.end >= h ? h : S->rows - first.end;

@@ -1194,7 +1194,7 @@ tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const 
     if (!p->o.quiet)
         tdcl_log(TDCL_LOG_VERBOSE, "life: %" PRId64 " x %" PRId64 ", %s", p->cols, p->rows,
                  p->desc);
-    TDCL_TRY(host_layout(p, grid, &host, err));
+    if (grid->data) TDCL_TRY(host_layout(p, grid, &host, err));
     double t0 = tdcl_now_ms();
     cl_int rc;
     /* a CPU device's buffers are host memory: a failure there aborts PoCL */
@@ -1205,12 +1205,13 @@ tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const 
         p->buf[i] = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, p->buf_bytes, NULL, &rc);
         TDCL_CL_TRY(err, rc, "clCreateBuffer");
     }
-    TDCL_CL_TRY(
-        err,
-        clEnqueueWriteBuffer(ctx->queue, p->buf[0], CL_TRUE, 0, p->buf_bytes, host, 0, NULL, NULL),
-        "clEnqueueWriteBuffer");
+    if (host)
+        TDCL_CL_TRY(err,
+                    clEnqueueWriteBuffer(ctx->queue, p->buf[0], CL_TRUE, 0, p->buf_bytes, host, 0,
+                                         NULL, NULL),
+                    "clEnqueueWriteBuffer");
     ctx->t.upload_ms += tdcl_now_ms() - t0;
-    TDCL_TRY(sparse_create(p, host, err));
+    if (host) TDCL_TRY(sparse_create(p, host, err)); /* else dense: no cells to judge by */
     if (p->c.bits && p->c.mode == MODE_BLOCK) {
         p->lws[0] = p->lws[1] = p->gws[0] = 1;
         p->gws[1] = (size_t)((p->rows + p->c.s - 1) / p->c.s);

@@ -140,7 +140,9 @@ typedef struct tdcl_life_plan tdcl_life_plan;
 
 /* Chooses kernel and tile for the device, builds the program, uploads grid
  * (TDCL_U8, nonzero alive; not kept). *out is the caller's; release with
- * tdcl_life_plan_destroy. */
+ * tdcl_life_plan_destroy. A grid without data (its shape only) makes a
+ * plan whose cells are not uploaded, to be written whole with
+ * tdcl_life_plan_write_rows before it runs; it runs dense. */
 tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const tdcl_matrix *grid,
                                   tdcl_life_plan **out, tdcl_err *err);
 
