@@ -489,9 +489,9 @@ struct tdcl_life_mpi {
     mpi_band b;
     int64_t *begin; /* every rank's first row, and the grid's rows at [g_size] */
     int64_t rows, cols;
-    int64_t thinnest; /* the thinnest band's rows */
-    int auto_halo;    /* the halo is measured in the first run of 3 or more */
-    tdcl_ctx *ctx;    /* for the plan rebuilt with that halo */
+    int64_t thinnest, thickest; /* the thinnest and the thickest band's rows */
+    int auto_halo;              /* the halo is measured in the first run of 3 or more */
+    tdcl_ctx *ctx;              /* for the plan rebuilt with that halo */
     tdcl_life_opts lo;
 };
 
@@ -525,12 +525,16 @@ static tdcl_status mpi_bands(tdcl_life_mpi *m, const tdcl_life_opts *lo, int64_t
         return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
     tdcl_status st = tdcl_shard_split(m->rows, (size_t)g_size, 1, m->begin, err);
     if (st) return st;
-    int64_t thinnest = INT64_MAX;
-    for (int r = 0; r < g_size; r++)
-        if (m->begin[r + 1] - m->begin[r] < thinnest) thinnest = m->begin[r + 1] - m->begin[r];
+    int64_t thinnest = INT64_MAX, thickest = 0;
+    for (int r = 0; r < g_size; r++) {
+        int64_t rows = m->begin[r + 1] - m->begin[r];
+        if (rows < thinnest) thinnest = rows;
+        if (rows > thickest) thickest = rows;
+    }
     m->thinnest = thinnest;
+    m->thickest = thickest;
     m->auto_halo = g_size > 1 && !halo;
-    halo = g_size == 1 ? 0 : halo ? halo : thinnest < 16 ? thinnest : 16;
+    halo = g_size == 1 ? 0 : halo ? halo : thinnest < 64 ? thinnest : 64; /* as the shards' */
     if (halo > thinnest)
         return tdcl_fail(err, TDCL_EINVAL,
                          "a halo of %" PRId64 " rows is more than the %" PRId64
@@ -637,20 +641,24 @@ static tdcl_status rebuild(tdcl_life_mpi *m, int64_t halo, tdcl_err *err)
     return st;
 }
 
-/* After two rounds of one generation (the second timed: round_ms, its
- * kernels dev_ms): the halo for the slowest rank's costs, as the local
- * transport chooses it (tdcl_shard_halo). Every rank takes the same K (the
- * maxima over ranks), so all rebuild their plans or none. */
-static tdcl_status choose_halo(tdcl_life_mpi *m, double round_ms, double dev_ms, tdcl_err *err)
+/* After two rounds of gens generations, the halo's first depth (the
+ * second timed: round_ms, its kernels dev_ms): the halo for the slowest
+ * rank's costs, as the local transport chooses it (tdcl_shard_halo, and
+ * shard_life.c's choose_halo says why not rounds of one generation). Every
+ * rank takes the same K (the maxima over ranks), so all rebuild their
+ * plans or none. */
+static tdcl_status choose_halo(tdcl_life_mpi *m, double round_ms, double dev_ms, int64_t gens,
+                               tdcl_err *err)
 {
     mpi_band *b = &m->b;
     double v[2] = {round_ms > dev_ms ? round_ms - dev_ms : 0,
-                   dev_ms / (double)(b->top + (b->end - b->begin) + b->bot)},
+                   dev_ms / (double)(b->top + (b->end - b->begin) + b->bot) / (double)gens},
            mx[2] = {0, 0};
     m->auto_halo = 0;
     if (MPI_Allreduce(v, mx, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
         return tdcl_fail(err, TDCL_EIO, "rank %d: measuring the halo exchange failed", g_rank);
     int64_t want = tdcl_shard_halo(mx[0], mx[1], m->thinnest);
+    if (!tdcl_shard_halo_worth(mx[0], mx[1], m->thickest, b->halo, want)) want = b->halo;
     if (g_rank == 0)
         tdcl_log(TDCL_LOG_VERBOSE,
                  "ranks: a round's fixed cost %.3f ms, a row's generation %.6f ms: halo %" PRId64
@@ -663,12 +671,13 @@ tdcl_status tdcl_life_mpi_execute(tdcl_life_mpi *m, int64_t gens, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     int64_t done = 0;
-    if (m->auto_halo && gens >= 3) {
-        SYNC(band_round(&m->b, 1, err));
+    int64_t g = m->b.halo; /* 16, or the thinnest band */
+    if (m->auto_halo && gens > 2 * g) {
+        SYNC(band_round(&m->b, g, err));
         double t0 = tdcl_now_ms(), k0 = m->b.kernel_ms;
-        SYNC(band_round(&m->b, 1, err));
-        done = 2;
-        SYNC(choose_halo(m, tdcl_now_ms() - t0, m->b.kernel_ms - k0, err));
+        SYNC(band_round(&m->b, g, err));
+        done = 2 * g;
+        SYNC(choose_halo(m, tdcl_now_ms() - t0, m->b.kernel_ms - k0, g, err));
         SYNC(band_round(&m->b, 0, err)); /* the halos, after every rank's rebuild */
     }
     while (done < gens) {

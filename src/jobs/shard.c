@@ -67,6 +67,16 @@ int64_t tdcl_shard_halo(double fixed_ms, double row_ms, int64_t thinnest)
     return want < thinnest ? want : thinnest;
 }
 
+static double gen_cost(double fixed_ms, double row_ms, int64_t band, int64_t k)
+{
+    return row_ms * (double)(band + 2 * k) + fixed_ms / (double)(k > 0 ? k : 1);
+}
+
+int tdcl_shard_halo_worth(double fixed_ms, double row_ms, int64_t band, int64_t from, int64_t to)
+{
+    return gen_cost(fixed_ms, row_ms, band, to) <= 0.95 * gen_cost(fixed_ms, row_ms, band, from);
+}
+
 tdcl_status tdcl_shard_run(size_t n, void (*fn)(void *arg, int i), void *arg,
                            const tdcl_shard_stat *stat, size_t stat_stride, tdcl_err *err)
 {

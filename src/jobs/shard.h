@@ -28,6 +28,11 @@ tdcl_status tdcl_shard_split(int64_t rows, size_t n, int64_t align, int64_t *beg
 enum { TDCL_SHARD_HALO_MAX = 256 };
 int64_t tdcl_shard_halo(double fixed_ms, double row_ms, int64_t thinnest);
 
+/* 1 when a generation of a band of band rows costs at least 5% less with a
+ * halo of to rows than with from (t_row * (band + 2K) + fixed / K), so
+ * that rebuilding the plans for it is worth a measurement's noise; else 0. */
+int tdcl_shard_halo_worth(double fixed_ms, double row_ms, int64_t band, int64_t from, int64_t to);
+
 /* Host memory the device copies to and from at full speed: a buffer made
  * with CL_MEM_ALLOC_HOST_PTR and mapped for the life of the struct. */
 typedef struct tdcl_pinned {

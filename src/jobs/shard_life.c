@@ -37,7 +37,7 @@
 #include "jobs/shard.h"
 
 /* The halo tried before the exchange is measured. */
-enum { HALO_FIRST = 16 };
+enum { HALO_FIRST = 64 };
 
 typedef struct life_shard {
     tdcl_shard_stat stat; /* first: tdcl_shard_run reads it */
@@ -470,29 +470,36 @@ static tdcl_status stream_run(tdcl_life_shards *S, int64_t gens, tdcl_err *err)
     return TDCL_OK;
 }
 
-/* After two rounds of one generation (the second timed whole, round_ms,
- * from the threads' start to their join): the halo K for a row's device
- * time t_row and what a round costs beyond the slowest shard's device time
- * (starting and joining the threads, the copies both ways, the waits), as
- * tdcl_shard_halo weighs them. The plans are rebuilt when it differs from
- * the one in use. */
-static tdcl_status choose_halo(tdcl_life_shards *S, double round_ms, tdcl_err *err)
+/* After two rounds of gens generations, the halo's first depth (the
+ * second timed whole, round_ms, from the threads' start to their join):
+ * the halo K for a row's device time a generation t_row and what a round
+ * costs beyond the slowest shard's device time (starting and joining the
+ * threads, the copies both ways, the waits), as tdcl_shard_halo weighs
+ * them. Rounds of one generation made t_row that of a launch one
+ * generation deep, several times a deeper launch's a generation where
+ * the kernels block several generations (PoCL's band kernel, 8): the halo
+ * came out 11-17 where 64 ran 15-35% faster over two devices of this CPU.
+ * The plans are rebuilt only where the new halo saves 5% a generation:
+ * the fixed cost measured from one round varied 0.06-4 ms there. */
+static tdcl_status choose_halo(tdcl_life_shards *S, double round_ms, int64_t gens, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_matrix g = {0};
     double exch = 0, t_row = 0, slowest = 0;
-    int64_t thinnest = INT64_MAX;
+    int64_t thinnest = INT64_MAX, thickest = 0;
     for (size_t i = 0; i < S->n; i++) {
         const life_shard *sh = &S->s[i];
         int64_t rows = sh->top + (sh->end - sh->begin) + sh->bot;
+        if (sh->end - sh->begin > thickest) thickest = sh->end - sh->begin;
         double dev = sh->round_kernel_ms > 0 ? sh->round_kernel_ms : sh->round_compute_ms;
         if (dev > slowest) slowest = dev;
-        if (dev / (double)rows > t_row) t_row = dev / (double)rows;
+        if (dev / (double)rows / (double)gens > t_row) t_row = dev / (double)rows / (double)gens;
         if (sh->end - sh->begin < thinnest) thinnest = sh->end - sh->begin;
     }
     exch = round_ms > slowest ? round_ms - slowest : 0;
     S->auto_halo = 0;
     int64_t want = tdcl_shard_halo(exch, t_row, thinnest);
+    if (!tdcl_shard_halo_worth(exch, t_row, thickest, S->halo, want)) want = S->halo;
     tdcl_log(TDCL_LOG_VERBOSE,
              "shards: a round's fixed cost %.3f ms, a row's generation %.6f ms: halo %" PRId64
              " (%d before)",
@@ -514,12 +521,13 @@ tdcl_status tdcl_life_shards_execute(tdcl_life_shards *S, int64_t gens, tdcl_err
     if (S->stream) return stream_run(S, gens, err);
     if (S->n == 1) return round_run(S, gens, err);
     int64_t done = 0;
-    if (S->auto_halo && gens >= 3) {
-        TDCL_TRY(round_run(S, 1, err));
+    int64_t g = S->halo; /* HALO_FIRST, or the thinnest band */
+    if (S->auto_halo && gens > 2 * g) {
+        TDCL_TRY(round_run(S, g, err));
         double t0 = tdcl_now_ms();
-        TDCL_TRY(round_run(S, 1, err));
-        done = 2;
-        TDCL_TRY(choose_halo(S, tdcl_now_ms() - t0, err));
+        TDCL_TRY(round_run(S, g, err));
+        done = 2 * g;
+        TDCL_TRY(choose_halo(S, tdcl_now_ms() - t0, g, err));
     }
     while (done < gens) {
         int64_t n = gens - done < S->halo ? gens - done : S->halo;

@@ -369,6 +369,12 @@ static void halo_choice(void **state)
     assert_int_equal(tdcl_shard_halo(0.3, 0.0, 1000), TDCL_SHARD_HALO_MAX);
     assert_int_equal(tdcl_shard_halo(0.02, 0.01, 1000), 1); /* 1.0 */
     assert_int_equal(tdcl_shard_halo(0.18, 0.01, 1000), 3); /* 3.0 */
+    /* a rebuild for another halo only where a generation costs 5% less:
+     * band 2048, t_row 1e-4, fixed 0.2: K* = 32 */
+    assert_true(tdcl_shard_halo_worth(0.2, 0.0001, 2048, 1, 32));   /* 0.4050 -> 0.2175 */
+    assert_false(tdcl_shard_halo_worth(0.2, 0.0001, 2048, 64, 32)); /* 0.2207 -> 0.2175 */
+    assert_false(tdcl_shard_halo_worth(0.2, 0.0001, 2048, 32, 32));
+    assert_true(tdcl_shard_halo_worth(5.0, 0.0001, 2048, 16, 158)); /* 0.5205 -> 0.2680 */
 }
 
 /* ---- matmul: grids, the plan's accumulation, the local transport ------- */
