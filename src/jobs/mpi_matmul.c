@@ -669,10 +669,7 @@ static tdcl_status setup_local(summa *S, const tdcl_mm_shard_opts *so, const tdc
         S->views = 1;
         goto out;
     }
-    S->ablk = malloc(ablk_bytes(S, S->p, S->q) + 1);
-    S->bblk = malloc(bblk_bytes(S, S->p, S->q) + 1);
-    SYNC(S->ablk && S->bblk ? TDCL_OK
-                            : tdcl_fail(err, TDCL_ENOMEM, "out of memory for the blocks"));
+    SYNC(alloc_blocks(S, NULL, err)); /* not bands: no B to take over */
     copy_block(a->data, S->K, S->rb[S->p], S->ka[S->q], S->mi, S->ka[S->q + 1] - S->ka[S->q],
                S->ablk, S->esz, 0);
     copy_block(b->data, S->N, S->kb[S->p], S->cb[S->q], S->kb[S->p + 1] - S->kb[S->p], S->nj,
