@@ -213,6 +213,9 @@ typedef uint word;
 #ifndef VX
 #define VX 1 /* life_bits: words per work-item across, one vector (1, 2 or 4) */
 #endif
+#ifndef FLOW
+#define FLOW 0 /* 1: also life_flow, every step of a run in one launch */
+#endif
 #ifndef DBUF
 #define DBUF 1 /* life_bits: two tile buffers, one barrier per generation */
 #endif
@@ -557,6 +560,18 @@ inline lword next_word(lword a0, lword a1, lword b0, lword b1, lword c0, lword c
 #if LIFE_KERNEL == 0 || LIFE_KERNEL == 2 || LIFE_KERNEL == 5 || LIFE_KERNEL == 7
 
 /* What a work-group needs to read its tile through the boundary. */
+/* How the grid is read. life_flow's tiles read what other work-groups of
+ * the same launch wrote: volatile reads go to the device's coherent cache
+ * (on NVIDIA, L2 rather than the multiprocessor's own L1, which may hold
+ * the same addresses from two steps before). */
+#if FLOW
+#define GIN __global const volatile
+#define GIN_RESTRICT
+#else
+#define GIN __global const
+#define GIN_RESTRICT restrict
+#endif
+
 typedef struct {
     int bnd;          /* boundary */
     int rbase, cbase; /* grid row and word of tile (0, 0) */
@@ -586,7 +601,7 @@ typedef struct {
 
 /* n (1 .. WBITS) cells of a row from cell x on (x + n <= the row's cells),
  * in the low bits. */
-inline word cells_at(__global const word *row, int nw, int x, int n)
+inline word cells_at(GIN word *row, int nw, int x, int n)
 {
     const int i = x / WBITS, b = x % WBITS;
     word v = row[i] >> b;
@@ -597,7 +612,7 @@ inline word cells_at(__global const word *row, int nw, int x, int n)
 /* Word C of grid row R for the tile. What the tile takes wrapped (g->vwrap,
  * g->hwrap) is fetched wrapped; anything else outside the grid is 0 and
  * never read as a cell. */
-inline word fetch(__global const word *in, const geom *g, int R, int C, int cols)
+inline word fetch(GIN word *in, const geom *g, int R, int C, int cols)
 {
     const int rows = g->rows, nw = g->nw;
     if (R < 0 || R >= rows) {
@@ -605,7 +620,7 @@ inline word fetch(__global const word *in, const geom *g, int R, int C, int cols
         R %= rows;
         R = R < 0 ? R + rows : R;
     }
-    __global const word *row = in + (size_t)R * (size_t)nw;
+    GIN word *row = in + (size_t)R * (size_t)nw;
     if (C >= 0 && C < nw && !(g->hwrap && C == nw - 1 && g->rem)) return row[C];
     if (!g->hwrap) return 0;
     if (g->rem == 0) {
@@ -800,17 +815,18 @@ inline void item_step(__local const word *t, __local word *dst, const geom *g, c
     }
 }
 
-__kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void
-life_bits(__global const word *restrict in, __global word *restrict out, const int rows,
-          const int cols, const int bnd, const int nw, const int gens)
+/* gens generations of tile (tx, ty) from in into out: its halo loaded
+ * into local memory (tile: 2 buffers of BUFW words with DBUF, else 1),
+ * advanced there, and its interior written out. */
+inline void bits_tile(GIN word *GIN_RESTRICT in, __global word *restrict out, __local word *tile,
+                      const int rows, const int cols, const int bnd, const int nw, const int gens,
+                      const int tx, const int ty)
 {
-    __local lword tile_v[(DBUF ? 2 : 1) * BUFW / NV];
-    __local word *tile = (__local word *)tile_v;
     const int lx = get_local_id(0), ly = get_local_id(1);
     geom g;
     g.bnd = bnd;
-    g.rbase = (int)get_group_id(1) * (ER - 2 * K) - K;
-    g.cbase = (int)get_group_id(0) * (TW - 2 * HW) - HW;
+    g.rbase = ty * (ER - 2 * K) - K;
+    g.cbase = tx * (TW - 2 * HW) - HW;
     g.rows = rows;
     g.nw = nw;
     g.rem = cols % WBITS;
@@ -895,10 +911,75 @@ life_bits(__global const word *restrict in, __global word *restrict out, const i
         }
     }
 }
+
+__kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void
+life_bits(GIN word *GIN_RESTRICT in, __global word *restrict out, const int rows, const int cols,
+          const int bnd, const int nw, const int gens)
+{
+    __local lword tile_v[(DBUF ? 2 : 1) * BUFW / NV];
+    bits_tile(in, out, (__local word *)tile_v, rows, cols, bnd, nw, gens, (int)get_group_id(0),
+              (int)get_group_id(1));
+}
+
+#if FLOW
+/* life_flow: every step of K generations of every tile in one launch, so
+ * that no launch's ramp and tail (about 23 us a launch of 8 generations on
+ * an H200, a fifth of it at 16384^2) separate the steps. Work-groups take
+ * tickets in order from *ticket: ticket t is step t / tiles of tile
+ * t % tiles (row by row). Step a of a tile reads buffer a % 2, the state
+ * after a steps, and writes buffer (a + 1) % 2; it starts once each tile
+ * whose cells its halo reaches (itself and the 8 around, wrapped on a
+ * torus) has finished step a - 1, as flags[tile] (the steps it has
+ * finished, counted from the plan's first launch: step0 on) says. Then
+ * those tiles have also finished reading the cells it overwrites.
+ * Deadlock-free whatever the device runs at once: a work-group waits only
+ * for lower tickets, all taken by work-groups already running. The flag
+ * goes up after a global barrier and a fence, and is read (volatile) by
+ * the work-items that wait, before a barrier; the cells themselves are
+ * read volatile (GIN). */
+__kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void
+life_flow(__global word *b0, __global word *b1, const int rows, const int cols, const int bnd,
+          const int nw, const int gens, const int last_gens, const int steps, const int step0,
+          const int ntx, const int nty, __global volatile int *flags, __global int *ticket)
+{
+    __local lword tile_v[(DBUF ? 2 : 1) * BUFW / NV];
+    __local int take;
+    const int lid = get_local_id(1) * LX + get_local_id(0), tiles = ntx * nty;
+    const int wrap = bnd == B_TORUS;
+    if (lid == 0) take = atomic_inc(ticket);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int t = take; t < steps * tiles; t = take) {
+        const int a = t / tiles, tile = t % tiles, tx = tile % ntx, ty = tile / ntx;
+        const int need = step0 + a; /* steps every tile around must have finished */
+        for (int n = lid; a > 0 && n < 9; n += LX * LY) {
+            int y = ty + n / 3 - 1, x = tx + n % 3 - 1;
+            if (wrap) {
+                y = (y + nty) % nty;
+                x = (x + ntx) % ntx;
+            }
+            if (y >= 0 && y < nty && x >= 0 && x < ntx)
+                while (flags[y * ntx + x] < need)
+                    ;
+            mem_fence(CLK_GLOBAL_MEM_FENCE);
+        }
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+        __global word *src = (a & 1) ? b1 : b0, *dst = (a & 1) ? b0 : b1;
+        bits_tile(src, dst, (__local word *)tile_v, rows, cols, bnd, nw,
+                  a == steps - 1 ? last_gens : gens, tx, ty);
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+        if (lid == 0) {
+            mem_fence(CLK_GLOBAL_MEM_FENCE);
+            atomic_xchg(&flags[tile], need + 1);
+            take = atomic_inc(ticket); /* every work-item has read take (barriers above) */
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+#endif
 #endif /* life_bits */
 
 /* ---- bit-packed, columns streamed through registers -------------------- */
-/* life_stream (GPU layout, 64-bit words, Moore neighbourhood): work-item
+/* life_stream (GPU layout, 64- or 32-bit words, Moore neighbourhood): work-item
  * lx of a row of LX work-items owns word column C = cbase + lx, and the
  * row of work-items streams down a chunk of S grid rows (rows r0 .. r0+S-1
  * go out), reading each of the rows r0-K .. r0+S+K-1 once from global
@@ -922,8 +1003,8 @@ life_bits(__global const word *restrict in, __global word *restrict out, const i
  * fewer than K generations (a run's last) takes a loop that stops at its
  * depth. */
 #if LIFE_KERNEL == 7
-#if WBITS != 64 || NV != 1 || NBHD != 0 || !defined(HALVES)
-#error "life_stream: 64-bit words, one per work-item, the Moore neighbourhood and HALVES"
+#if (WBITS != 64 && WBITS != 32) || NV != 1 || NBHD != 0 || (WBITS == 64 && !defined(HALVES))
+#error "life_stream: 32- or 64-bit words (HALVES), one per work-item, the Moore neighbourhood"
 #endif
 #ifndef SHFL
 #define SHFL 0 /* 1: NVIDIA, neighbours by shfl.sync (LX must be the warp, 32) */
@@ -938,7 +1019,8 @@ life_bits(__global const word *restrict in, __global word *restrict out, const i
 #endif
 
 /* The west word's high half and the east word's low half (x: this row of
- * work-items' exchange space, without SHFL). */
+ * work-items' exchange space, without SHFL); with 32-bit words, the whole
+ * west and east words (both halves are the word). */
 inline void beside(uint lo, uint hi, __local uint *x, int lane, uint *whi, uint *elo)
 {
 #if SHFL
@@ -964,6 +1046,13 @@ inline void beside(uint lo, uint hi, __local uint *x, int lane, uint *whi, uint 
 #define STREAM_UNROLL_LEVELS _Pragma("unroll")
 #else
 #define STREAM_UNROLL_LEVELS _Pragma("unroll 1")
+#endif
+
+/* A row's sums from the neighbours' halves (64-bit words) or words (32). */
+#if WBITS == 64
+#define STREAM_ROW_SUM row_sum3_halves
+#else
+#define STREAM_ROW_SUM row_sum3
 #endif
 
 /* What a row of work-items needs besides its word column. */
@@ -1031,13 +1120,13 @@ inline void stream_run(__global const word *restrict in, __global word *restrict
             if (hmap && sc->lastw && g->rem) /* the bits past the row's end */                     \
                 w = (w & sc->lowm) |                                                               \
                     (sc->clampb && ((w >> (g->rem - 1)) & 1) ? ~sc->lowm : (word)0);               \
-            const uint2 h = as_uint2(w);                                                           \
+            const uint hlo = (uint)w, hhi = (uint)(w >> (WBITS - 32));                             \
             uint whi, elo;                                                                         \
-            beside(h.x, h.y, x, sc->lane, &whi, &elo);                                             \
-            if (hmap && sc->first) whi = sc->clampb && (h.x & 1) ? 0xffffffffu : 0u;               \
-            if (hmap && sc->lastw && !g->rem) elo = sc->clampb ? h.y >> 31 : 0u;                   \
+            beside(hlo, hhi, x, sc->lane, &whi, &elo);                                             \
+            if (hmap && sc->first) whi = sc->clampb && (hlo & 1) ? 0xffffffffu : 0u;               \
+            if (hmap && sc->lastw && !g->rem) elo = sc->clampb ? hhi >> 31 : 0u;                   \
             word c0, c1, u0 = a0[l], u1 = a1[l], nxt = 0;                                          \
-            row_sum3_halves(whi, w, elo, &c0, &c1);                                                \
+            STREAM_ROW_SUM(whi, w, elo, &c0, &c1);                                                 \
             word d0 = c0, d1 = c1;                                                                 \
             if (vmap) {                                                                            \
                 const int R = rin - l - 1; /* the row this level puts out */                       \

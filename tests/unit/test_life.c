@@ -628,12 +628,15 @@ static void test_shapes_vs_host(void **state)
         {"mode=tiles,w=64,lx=5,ly=8,s=9,k=33", "B3/S23", 97, 1000, 35},
         /* life_stream: partial last launches, a row of work-items wider than
          * the grid, whole last words, rows fewer than the depth, interior
-         * warps (4 programs: PoCL takes about 6 s to build each) */
+         * warps (5 programs: PoCL takes about 6 s to build each) */
         {"mode=stream,lx=8,ly=2,s=7,k=5", "B3/S23", 53, 333, 12},
         {"mode=stream,lx=32,ly=2,s=16,k=8", "B3/S23", 70, 100, 30},
         {"mode=stream,lx=6,ly=2,s=10,k=4", "B3678/S34678", 64, 256, 17},
         {"mode=stream,lx=3,ly=4,s=2,k=8", "B3/S23", 5, 130, 19},
         {"mode=stream,lx=8,ly=2,s=7,k=5", "B3/S23", 200, 1000, 23},
+        /* 32-bit words: a part last word, then whole ones (one program) */
+        {"mode=stream,w=32,lx=8,ly=2,s=7,k=5", "B3/S23", 53, 333, 12},
+        {"mode=stream,w=32,lx=8,ly=2,s=7,k=5", "B3/S23", 61, 256, 23},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         for (int b = 0; b < 3; b++) {

@@ -340,6 +340,7 @@ typedef struct life_cfg {
     int net0;   /* bits: the 4-bit count network (cl/life.cl's NET 0), else the 3-input one */
     int halves; /* life_bits, 64-bit words: row sums from 32-bit halves (cl/life.cl's HALVES) */
     int lop3;   /* life_bits on NVIDIA: the rule's tables as inline PTX lop3 (LOP3ASM) */
+    int flow;   /* tiles: a run's steps in one launch, tiles in ticket order (life_flow) */
 } life_cfg;
 
 struct tdcl_life_plan {
@@ -358,6 +359,9 @@ struct tdcl_life_plan {
     int64_t generation;
     int64_t population;       /* of the last grid tdcl_life_plan_result* gave, -1 before */
     tdcl_life_sparse *sparse; /* skipping tiles that do not change; NULL: dense */
+    cl_mem flow_flags;        /* life_flow: steps each tile has finished, from flow_step 0 */
+    cl_mem flow_ticket;       /* life_flow: the next ticket, 0 at each launch */
+    int flow_step;            /* life_flow: steps finished since the flags were last 0 */
     char desc[200];
 };
 
@@ -403,6 +407,11 @@ static size_t stream_local(const life_cfg *c)
     return (size_t)c->ly * 2 * (size_t)c->lx * 4;
 }
 
+/* life_flow: at most this many tickets a launch (an int on the device,
+ * with room for the work-groups' last takes), and this many work-groups a
+ * compute unit launched (more than run at once: the rest find no ticket). */
+enum { FLOW_MAX_TICKETS = INT32_MAX / 2, FLOW_GROUPS_CU = 8 };
+
 /* Local memory a compiler may add to the tile's (NVIDIA's adds 8 bytes to
  * life_bits): a shape that fills the device to the byte would be refused
  * after its build. */
@@ -421,14 +430,18 @@ static int cfg_fits(const tdcl_device_info *d, const life_cfg *c, int64_t rows, 
         return 0;
     if (c->mode == MODE_GLOBAL) return c->vw == 1 || c->vw == 2 || c->vw == 4 || c->vw == 8;
     if (c->mode == MODE_STREAM) /* one halo word each side: the creep's reach */
-        return c->wb == 64 && c->vx == 1 && c->lx >= 3 && c->k >= 1 && c->k <= STREAM_KMAX &&
-               stream_local(c) + LOCAL_SLACK <= d->local_mem;
+        return (c->wb == 64 || c->wb == 32) && c->vx == 1 && c->lx >= 3 && c->k >= 1 &&
+               c->k <= STREAM_KMAX && stream_local(c) + LOCAL_SLACK <= d->local_mem;
     if (c->mode == MODE_BLOCK)
         return (c->vw == 1 || c->vw == 2 || c->vw == 4 || c->vw == 8) && c->k >= 1 &&
                block_local(c, nw) + LOCAL_SLACK <= d->local_mem;
     const int64_t er = (int64_t)c->ly * c->s, tw = (int64_t)c->lx * c->vx;
     if ((c->vx != 1 && c->vx != 2 && c->vx != 4) || bits_local(c) + LOCAL_SLACK > d->local_mem)
         return 0;
+    if (c->flow && (c->mode != MODE_TILES || er - 2 * c->k < c->k || tw - 2 < 2 ||
+                    ((rows + er - 2 * c->k - 1) / (er - 2 * c->k)) * ((nw + tw - 3) / (tw - 2)) >
+                        FLOW_MAX_TICKETS))
+        return 0; /* life_flow: a tile's halo inside the tiles around it; a step's tickets */
     switch (c->mode) {
     case MODE_TILES: /* one halo word each side: the creep's reach */
         return c->k >= 1 && c->k <= c->wb && er > 2 * c->k && tw > 2;
@@ -689,9 +702,9 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
 static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64_t rows,
                               int64_t cols, life_cfg *c, tdcl_err *err)
 {
-    enum { W, LX, LY, S, K, VX, DBUF, VW, G, REGS, NET, HALVES, LOP3, NKEYS };
-    static const char *const keys[NKEYS] = {"w",  "lx", "ly",   "s",   "k",      "vx",  "dbuf",
-                                            "vw", "g",  "regs", "net", "halves", "lop3"};
+    enum { W, LX, LY, S, K, VX, DBUF, VW, G, REGS, NET, HALVES, LOP3, FLOW, NKEYS };
+    static const char *const keys[NKEYS] = {"w",  "lx", "ly",   "s",   "k",      "vx",   "dbuf",
+                                            "vw", "g",  "regs", "net", "halves", "lop3", "flow"};
     int val[NKEYS], given[NKEYS] = {0}, mode = -1;
     for (const char *p = tune; *p;) {
         size_t n = strcspn(p, ","), klen = strcspn(p, "=,");
@@ -715,7 +728,7 @@ static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64
         if (!done)
             return tdcl_fail(err, TDCL_EINVAL,
                              "life tune: expected key=value (mode, w, lx, ly, s, k, vx, dbuf, vw, "
-                             "g, regs, net, halves, lop3), got '%.*s'",
+                             "g, regs, net, halves, lop3, flow), got '%.*s'",
                              (int)n, p);
         p += n + (p[n] == ',');
     }
@@ -730,14 +743,14 @@ static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64
             return tdcl_fail(err, TDCL_ELIMIT, "life tune: no bands of %d rows and depth %d",
                              (int)((rows + g - 1) / g), k);
     }
-    int *const fields[NKEYS] = {&c->wb, &c->lx, &c->ly,   &c->s, &c->k,      &c->vx,  &c->dbuf,
-                                &c->vw, NULL,   &c->regs, NULL,  &c->halves, &c->lop3};
+    int *const fields[NKEYS] = {&c->wb, &c->lx, &c->ly,   &c->s, &c->k,      &c->vx,   &c->dbuf,
+                                &c->vw, NULL,   &c->regs, NULL,  &c->halves, &c->lop3, &c->flow};
     for (int i = 0; i < NKEYS; i++)
         if (given[i] && fields[i]) *fields[i] = val[i];
     if (given[NET]) c->net0 = val[NET] == 0;
     if (mode >= 0) c->mode = (life_mode)mode;
-    if (c->mode == MODE_STREAM) { /* 64-bit words, one a work-item, a warp across */
-        c->wb = 64;
+    if (c->mode == MODE_STREAM) { /* 64-bit words unless w=32, one a work-item, a warp across */
+        c->wb = given[W] ? val[W] : 64;
         c->vx = 1;
         if (!given[LX]) c->lx = STREAM_LX;
         if (!given[LY]) c->ly = STREAM_LY;
@@ -769,22 +782,22 @@ static void describe(tdcl_life_plan *p)
                  c->wb, c->s, c->k, rule, tdcl_life_boundary_name(p->o.boundary));
     else if (c->mode == MODE_STREAM)
         snprintf(p->desc, sizeof p->desc,
-                 "kernel=bits w=1x64 wg=%dx%d stream rows=%d depth=%d rule=%s boundary=%s", c->lx,
-                 c->ly, c->s, c->k, rule, tdcl_life_boundary_name(p->o.boundary));
+                 "kernel=bits w=1x%d wg=%dx%d stream rows=%d depth=%d rule=%s boundary=%s", c->wb,
+                 c->lx, c->ly, c->s, c->k, rule, tdcl_life_boundary_name(p->o.boundary));
     else if (c->mode == MODE_GLOBAL)
         snprintf(p->desc, sizeof p->desc,
                  "kernel=bits w=%dx%d wg=%dx%d rows/item=%d depth=1 global rule=%s boundary=%s",
                  c->vw, c->wb, c->lx, c->ly, c->s, rule, tdcl_life_boundary_name(p->o.boundary));
     else
         snprintf(p->desc, sizeof p->desc,
-                 "kernel=bits w=%dx%d wg=%dx%d tile=%dx%d depth=%s%d rule=%s boundary=%s %s%s",
+                 "kernel=bits w=%dx%d wg=%dx%d tile=%dx%d depth=%s%d rule=%s boundary=%s %s%s%s",
                  c->vx, c->wb, c->lx, c->ly, c->lx * c->vx * c->wb, c->ly * c->s,
                  c->mode == MODE_SINGLE ? "all/" : "", c->mode == MODE_SINGLE ? 0 : c->k, rule,
                  tdcl_life_boundary_name(p->o.boundary),
                  c->mode == MODE_SINGLE  ? "single-group"
                  : c->mode == MODE_BANDS ? "bands"
                                          : "tiles",
-                 c->dbuf ? " 2-buffer" : "");
+                 c->dbuf ? " 2-buffer" : "", c->flow ? " flow" : "");
 }
 
 /* 1 if the device takes NVIDIA's compiler options (cl_nv_compiler_options). */
@@ -856,9 +869,10 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DWBITS=%d -DK=%d -DVW=%d", c->wb, c->k,
                       c->vw);
     else if (kid == 7) /* the shuffle: NVIDIA, a warp across */
-        n += snprintf(opts + n, sizeof opts - (size_t)n,
-                      " -DWBITS=64 -DLX=%d -DLY=%d -DS=%d -DK=%d -DVX=1 -DHALVES=%d -DSHFL=%d",
-                      c->lx, c->ly, c->s, c->k, c->halves ? c->halves : 1, nv && c->lx == 32);
+        n +=
+            snprintf(opts + n, sizeof opts - (size_t)n,
+                     " -DWBITS=%d -DLX=%d -DLY=%d -DS=%d -DK=%d -DVX=1 -DHALVES=%d -DSHFL=%d",
+                     c->wb, c->lx, c->ly, c->s, c->k, c->halves ? c->halves : 1, nv && c->lx == 32);
     else if (c->bits && c->mode == MODE_GLOBAL)
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DWBITS=%d -DS=%d -DVW=%d", c->wb, c->s,
                       c->vw);
@@ -868,6 +882,8 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
                       "-DSINGLE=%d",
                       c->wb, c->lx, c->ly, c->s, c->mode == MODE_SINGLE ? 0 : c->k, c->vx, c->dbuf,
                       c->mode != MODE_TILES, c->mode == MODE_SINGLE);
+    if (kid == 2 && c->flow)
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " -DFLOW=1");
     else
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DTS_X=%d -DTS_Y=%d", c->ts, c->ts);
     if (p->rule.nbhd) /* only when not Moore: equal programs share a cache entry */
@@ -897,7 +913,8 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
     p->kern = p->kern_last = NULL;
     p->prog = NULL;
     TDCL_TRY(tdcl_ctx_program(p->ctx, "life.cl", opts, &p->prog, err));
-    TDCL_TRY(tdcl_ctx_kernel(p->prog, names[kid], &p->kern, err));
+    TDCL_TRY(
+        tdcl_ctx_kernel(p->prog, kid == 2 && c->flow ? "life_flow" : names[kid], &p->kern, err));
     if (kid == 7) {
         size_t wg_last = 0;
         TDCL_TRY(tdcl_ctx_kernel(p->prog, "life_stream_last", &p->kern_last, err));
@@ -1138,6 +1155,24 @@ static tdcl_status size_buffers(tdcl_life_plan *p, tdcl_err *err)
 
 /* The sparse path when the options and grid take it (life_sparse.c); its
  * tiles join the plan's description. */
+/* life_flow's flags (every tile has finished step 0) and ticket. */
+static tdcl_status flow_buffers(tdcl_life_plan *p, size_t tiles, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    cl_int rc, zero = 0;
+    p->flow_flags =
+        clCreateBuffer(p->ctx->context, CL_MEM_READ_WRITE, tiles * sizeof(cl_int), NULL, &rc);
+    TDCL_CL_TRY(err, rc, "clCreateBuffer");
+    p->flow_ticket = clCreateBuffer(p->ctx->context, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &rc);
+    TDCL_CL_TRY(err, rc, "clCreateBuffer");
+    TDCL_CL_TRY(err,
+                clEnqueueFillBuffer(p->ctx->queue, p->flow_flags, &zero, sizeof zero, 0,
+                                    tiles * sizeof(cl_int), 0, NULL, NULL),
+                "clEnqueueFillBuffer");
+out:
+    return st;
+}
+
 static tdcl_status sparse_create(tdcl_life_plan *p, const uint8_t *host, tdcl_err *err)
 {
     tdcl_life_sparse_grid g = {p->rows,      p->cols, p->nw, p->c.bits ? p->c.wb : 0,
@@ -1238,6 +1273,7 @@ tdcl_status tdcl_life_plan_create(tdcl_ctx *ctx, const tdcl_life_opts *o, const 
         p->lws[1] = (size_t)c->ly;
         p->gws[0] = (size_t)gx * p->lws[0];
         p->gws[1] = (size_t)gy * p->lws[1];
+        if (c->flow) TDCL_TRY(flow_buffers(p, (size_t)(gx * gy), err));
     } else {
         p->lws[0] = p->lws[1] = (size_t)p->c.ts;
         p->gws[0] = (size_t)((p->cols + p->c.ts - 1) / p->c.ts) * p->lws[0];
@@ -1280,6 +1316,67 @@ out:
     return st;
 }
 
+static int64_t flow_tiles(const tdcl_life_plan *p)
+{
+    return (int64_t)(p->gws[0] / p->lws[0]) * (int64_t)(p->gws[1] / p->lws[1]);
+}
+
+/* Generations a life_flow launch advances at most: its tickets (steps
+ * times tiles) an int on the device, with room for the last takes. */
+static int64_t flow_per(const tdcl_life_plan *p)
+{
+    int64_t per = (int64_t)p->c.k * (FLOW_MAX_TICKETS / flow_tiles(p));
+    return per < INT32_MAX ? per : INT32_MAX;
+}
+
+/* Enqueues one life_flow launch of n generations: every step of k of
+ * them (the last what is left), every tile, in ticket order. */
+static tdcl_status flow_launch(tdcl_life_plan *p, int64_t n, cl_event *ev, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    cl_kernel k = p->kern;
+    const cl_int zero = 0, ntx = (cl_int)(p->gws[0] / p->lws[0]),
+                 nty = (cl_int)(p->gws[1] / p->lws[1]);
+    const int64_t steps = (n + p->c.k - 1) / p->c.k, tiles = flow_tiles(p);
+    if (p->flow_step > INT32_MAX - 1 - steps) { /* the flags count again from 0 */
+        TDCL_CL_TRY(err,
+                    clEnqueueFillBuffer(p->ctx->queue, p->flow_flags, &zero, sizeof zero, 0,
+                                        (size_t)tiles * sizeof(cl_int), 0, NULL, NULL),
+                    "clEnqueueFillBuffer");
+        p->flow_step = 0;
+    }
+    TDCL_CL_TRY(err,
+                clEnqueueFillBuffer(p->ctx->queue, p->flow_ticket, &zero, sizeof zero, 0,
+                                    sizeof zero, 0, NULL, NULL),
+                "clEnqueueFillBuffer");
+    cl_int a[] = {(cl_int)p->rows,
+                  (cl_int)p->cols,
+                  (cl_int)p->o.boundary,
+                  (cl_int)p->nw,
+                  p->c.k,
+                  (cl_int)(n - (steps - 1) * p->c.k),
+                  (cl_int)steps,
+                  p->flow_step,
+                  ntx,
+                  nty};
+    TDCL_CL_TRY(err, clSetKernelArg(k, 0, sizeof(cl_mem), &p->buf[p->cur]), "clSetKernelArg");
+    TDCL_CL_TRY(err, clSetKernelArg(k, 1, sizeof(cl_mem), &p->buf[1 - p->cur]), "clSetKernelArg");
+    for (cl_uint i = 0; i < sizeof a / sizeof a[0]; i++)
+        TDCL_CL_TRY(err, clSetKernelArg(k, 2 + i, sizeof a[i], &a[i]), "clSetKernelArg");
+    TDCL_CL_TRY(err, clSetKernelArg(k, 12, sizeof(cl_mem), &p->flow_flags), "clSetKernelArg");
+    TDCL_CL_TRY(err, clSetKernelArg(k, 13, sizeof(cl_mem), &p->flow_ticket), "clSetKernelArg");
+    /* enough work-groups to fill the device; any more would find no ticket */
+    int64_t cu = p->ctx->dev.compute_units ? (int64_t)p->ctx->dev.compute_units : 1;
+    int64_t groups = steps * tiles < FLOW_GROUPS_CU * cu ? steps * tiles : FLOW_GROUPS_CU * cu;
+    size_t gws[2] = {(size_t)groups * p->lws[0], p->lws[1]};
+    TDCL_CL_TRY(err, clEnqueueNDRangeKernel(p->ctx->queue, k, 2, NULL, gws, p->lws, 0, NULL, ev),
+                "clEnqueueNDRangeKernel");
+    p->cur ^= (int)(steps & 1);
+    p->flow_step += (int)steps;
+out:
+    return st;
+}
+
 /* Device time from the start of first to the end of last, in ms. */
 static double span_ms(cl_event first, cl_event last)
 {
@@ -1301,6 +1398,7 @@ tdcl_status tdcl_life_plan_execute(tdcl_life_plan *p, int64_t gens, double *kern
     int64_t per = p->sparse                                ? tdcl_life_sparse_depth(p->sparse)
                   : !p->c.bits || p->c.mode == MODE_GLOBAL ? 1
                   : p->c.mode == MODE_SINGLE               ? INT32_MAX
+                  : p->c.flow                              ? flow_per(p)
                                                            : p->c.k;
     if (kernel_ms) *kernel_ms = 0;
     if (gens < 0)
@@ -1315,7 +1413,8 @@ tdcl_status tdcl_life_plan_execute(tdcl_life_plan *p, int64_t gens, double *kern
                                              err));
             p->cur = 1 - p->cur;
         } else {
-            TDCL_TRY(launch(p, n, (is_first || is_last) ? &ev : NULL, err));
+            cl_event *want = (is_first || is_last) ? &ev : NULL;
+            TDCL_TRY(p->c.flow ? flow_launch(p, n, want, err) : launch(p, n, want, err));
             if (is_first) first = ev;
             if (is_last) {
                 last = ev;
@@ -1404,6 +1503,8 @@ void tdcl_life_plan_destroy(tdcl_life_plan *p)
     tdcl_life_sparse_destroy(p->sparse);
     for (int i = 0; i < 2; i++)
         if (p->buf[i]) clReleaseMemObject(p->buf[i]);
+    if (p->flow_flags) clReleaseMemObject(p->flow_flags);
+    if (p->flow_ticket) clReleaseMemObject(p->flow_ticket);
     if (p->kern) clReleaseKernel(p->kern);
     if (p->kern_last) clReleaseKernel(p->kern_last);
     if (p->prog) clReleaseProgram(p->prog);
