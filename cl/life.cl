@@ -561,15 +561,37 @@ inline lword next_word(lword a0, lword a1, lword b0, lword b1, lword c0, lword c
 
 /* What a work-group needs to read its tile through the boundary. */
 /* How the grid is read. life_flow's tiles read what other work-groups of
- * the same launch wrote: volatile reads go to the device's coherent cache
- * (on NVIDIA, L2 rather than the multiprocessor's own L1, which may hold
- * the same addresses from two steps before). */
-#if FLOW
+ * the same launch wrote, so past any cache that is not coherent across
+ * compute units (NVIDIA's L1 may hold the same addresses from two steps
+ * before): on NVIDIA (FLOWCG) by ld.global.cg, cached in L2 only;
+ * elsewhere by volatile reads. */
+#ifndef FLOWCG
+#define FLOWCG 0
+#endif
+#if FLOW && !FLOWCG
 #define GIN __global const volatile
-#define GIN_RESTRICT
 #else
 #define GIN __global const
+#endif
+#if FLOW
+#define GIN_RESTRICT
+#else
 #define GIN_RESTRICT restrict
+#endif
+#if FLOW && FLOWCG
+inline word gload(GIN word *p)
+{
+    word v;
+#if WBITS == 64
+    asm volatile("ld.global.cg.u64 %0, [%1];" : "=l"(v) : "l"(p));
+#else
+    asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p));
+#endif
+    return v;
+}
+#define GLOAD(p) gload(p)
+#else
+#define GLOAD(p) (*(p))
 #endif
 
 typedef struct {
@@ -604,8 +626,8 @@ typedef struct {
 inline word cells_at(GIN word *row, int nw, int x, int n)
 {
     const int i = x / WBITS, b = x % WBITS;
-    word v = row[i] >> b;
-    if (b && i + 1 < nw) v |= row[i + 1] << (WBITS - b);
+    word v = GLOAD(row + i) >> b;
+    if (b && i + 1 < nw) v |= GLOAD(row + i + 1) << (WBITS - b);
     return n < WBITS ? v & (((word)1 << n) - 1) : v;
 }
 
@@ -621,11 +643,11 @@ inline word fetch(GIN word *in, const geom *g, int R, int C, int cols)
         R = R < 0 ? R + rows : R;
     }
     GIN word *row = in + (size_t)R * (size_t)nw;
-    if (C >= 0 && C < nw && !(g->hwrap && C == nw - 1 && g->rem)) return row[C];
+    if (C >= 0 && C < nw && !(g->hwrap && C == nw - 1 && g->rem)) return GLOAD(row + C);
     if (!g->hwrap) return 0;
     if (g->rem == 0) {
         C %= nw;
-        return row[C < 0 ? C + nw : C];
+        return GLOAD(row + (C < 0 ? C + nw : C));
     }
     /* the word straddles the wrap: its cells from the first on, in pieces
      * that end at the row's end (two unless the row is narrower than a
@@ -844,7 +866,8 @@ inline void bits_tile(GIN word *GIN_RESTRICT in, __global word *restrict out, __
 #pragma unroll
         for (int s = 0; s < S; s++)
             for (int i = 0; i < NV; i++)
-                T(tile, lr0 + s, x0 + i) = in[(size_t)(R0 + s) * (size_t)nw + (size_t)(C0 + i)];
+                T(tile, lr0 + s, x0 + i) =
+                    GLOAD(in + (size_t)(R0 + s) * (size_t)nw + (size_t)(C0 + i));
     } else {
 #pragma unroll 1
         for (int s = 0; s < S; s++)
@@ -928,15 +951,30 @@ life_bits(GIN word *GIN_RESTRICT in, __global word *restrict out, const int rows
  * tickets in order from *ticket: ticket t is step t / tiles of tile
  * t % tiles (row by row). Step a of a tile reads buffer a % 2, the state
  * after a steps, and writes buffer (a + 1) % 2; it starts once each tile
- * whose cells its halo reaches (itself and the 8 around, wrapped on a
- * torus) has finished step a - 1, as flags[tile] (the steps it has
- * finished, counted from the plan's first launch: step0 on) says. Then
- * those tiles have also finished reading the cells it overwrites.
+ * whose cells its halo reaches, and each whose halo reaches its cells
+ * (itself and the 8 around, wrapped on a torus; flow_reach), has finished
+ * step a - 1, as flags[tile] (the steps it has finished, counted from the
+ * plan's first launch: step0 on) says. Then those tiles have also finished
+ * reading the cells it overwrites. Cells a tile reads past these (on a
+ * torus, of the rows and words past the grid's end) feed only cells it
+ * never writes out.
  * Deadlock-free whatever the device runs at once: a work-group waits only
  * for lower tickets, all taken by work-groups already running. The flag
  * goes up after a global barrier and a fence, and is read (volatile) by
  * the work-items that wait, before a barrier; the cells themselves are
- * read volatile (GIN). */
+ * read past the caches that are not coherent (GIN, GLOAD). (A work-group
+ * that took its next ticket while computing this one hung PoCL, even on
+ * one thread.) */
+/* Whether the tile d tiles away (-2 .. 2, across or down) from tile i of
+ * n is one that tile i's halo reads or that reads tile i's cells. On a
+ * torus, tile 0's halo crosses the last tile, which may be thinner than
+ * the halo, into the one before it (whose halo in turn reaches tile 0); all
+ * other reading lies within a tile each way. */
+inline int flow_reach(int d, int i, int n, int wrap)
+{
+    return d >= -1 && d <= 1 ? 1 : wrap && ((d == -2 && i == 0) || (d == 2 && i == n - 2));
+}
+
 __kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void
 life_flow(__global word *b0, __global word *b1, const int rows, const int cols, const int bnd,
           const int nw, const int gens, const int last_gens, const int steps, const int step0,
@@ -951,8 +989,10 @@ life_flow(__global word *b0, __global word *b1, const int rows, const int cols, 
     for (int t = take; t < steps * tiles; t = take) {
         const int a = t / tiles, tile = t % tiles, tx = tile % ntx, ty = tile / ntx;
         const int need = step0 + a; /* steps every tile around must have finished */
-        for (int n = lid; a > 0 && n < 9; n += LX * LY) {
-            int y = ty + n / 3 - 1, x = tx + n % 3 - 1;
+        for (int n = lid; a > 0 && n < 25; n += LX * LY) {
+            const int dy = n / 5 - 2, dx = n % 5 - 2;
+            int y = ty + dy, x = tx + dx;
+            if (!flow_reach(dy, ty, nty, wrap) || !flow_reach(dx, tx, ntx, wrap)) continue;
             if (wrap) {
                 y = (y + nty) % nty;
                 x = (x + ntx) % ntx;
@@ -970,7 +1010,7 @@ life_flow(__global word *b0, __global word *b1, const int rows, const int cols, 
         if (lid == 0) {
             mem_fence(CLK_GLOBAL_MEM_FENCE);
             atomic_xchg(&flags[tile], need + 1);
-            take = atomic_inc(ticket); /* every work-item has read take (barriers above) */
+            take = atomic_inc(ticket); /* every work-item has read take into t */
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
@@ -1701,7 +1741,8 @@ inline uint sparse_tile(__global const word *restrict in, __global word *restric
 #pragma unroll
         for (int s = 0; s < S; s++)
             for (int i = 0; i < NV; i++)
-                T(tile, lr0 + s, x0 + i) = in[(size_t)(R0 + s) * (size_t)nw + (size_t)(C0 + i)];
+                T(tile, lr0 + s, x0 + i) =
+                    GLOAD(in + (size_t)(R0 + s) * (size_t)nw + (size_t)(C0 + i));
     } else {
 #pragma unroll 1
         for (int s = 0; s < S; s++)

@@ -637,6 +637,12 @@ static void test_shapes_vs_host(void **state)
         /* 32-bit words: a part last word, then whole ones (one program) */
         {"mode=stream,w=32,lx=8,ly=2,s=7,k=5", "B3/S23", 53, 333, 12},
         {"mode=stream,w=32,lx=8,ly=2,s=7,k=5", "B3/S23", 61, 256, 23},
+        /* life_flow (one program): a part last word (a torus's straddles the
+         * wrap), a part last step, last tiles thinner than the halo (1 row
+         * of 8; 4 cells), so that a torus's first tile waits for the one
+         * before the last; tiles hand steps on within a launch and across */
+        {"mode=tiles,lx=4,ly=4,s=5,k=6,flow=1", "B3/S23", 97, 333, 40},
+        {"mode=tiles,lx=4,ly=4,s=5,k=6,flow=1", "B3/S23", 41, 260, 31},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         for (int b = 0; b < 3; b++) {

@@ -412,6 +412,17 @@ static size_t stream_local(const life_cfg *c)
  * compute unit launched (more than run at once: the rest find no ticket). */
 enum { FLOW_MAX_TICKETS = INT32_MAX / 2, FLOW_GROUPS_CU = 8 };
 
+/* The tiles of a life_flow step over rows x nw words, or 0 where the
+ * shape cannot run it: every tile's halo must lie in the 8 tiles around it
+ * (at least k rows and 2 words out), and a step's tickets fit. */
+static int64_t flow_tiles_of(const life_cfg *c, int64_t rows, int64_t nw)
+{
+    const int64_t out_r = (int64_t)c->ly * c->s - 2 * c->k, out_w = (int64_t)c->lx * c->vx - 2;
+    if (c->mode != MODE_TILES || out_r < c->k || out_w < 2) return 0;
+    const int64_t tiles = ((rows + out_r - 1) / out_r) * ((nw + out_w - 1) / out_w);
+    return tiles <= FLOW_MAX_TICKETS ? tiles : 0;
+}
+
 /* Local memory a compiler may add to the tile's (NVIDIA's adds 8 bytes to
  * life_bits): a shape that fills the device to the byte would be refused
  * after its build. */
@@ -438,10 +449,7 @@ static int cfg_fits(const tdcl_device_info *d, const life_cfg *c, int64_t rows, 
     const int64_t er = (int64_t)c->ly * c->s, tw = (int64_t)c->lx * c->vx;
     if ((c->vx != 1 && c->vx != 2 && c->vx != 4) || bits_local(c) + LOCAL_SLACK > d->local_mem)
         return 0;
-    if (c->flow && (c->mode != MODE_TILES || er - 2 * c->k < c->k || tw - 2 < 2 ||
-                    ((rows + er - 2 * c->k - 1) / (er - 2 * c->k)) * ((nw + tw - 3) / (tw - 2)) >
-                        FLOW_MAX_TICKETS))
-        return 0; /* life_flow: a tile's halo inside the tiles around it; a step's tickets */
+    if (c->flow && !flow_tiles_of(c, rows, nw)) return 0;
     switch (c->mode) {
     case MODE_TILES: /* one halo word each side: the creep's reach */
         return c->k >= 1 && c->k <= c->wb && er > 2 * c->k && tw > 2;
@@ -636,6 +644,21 @@ static int stream_pays(const tdcl_device_info *d, const tdcl_life_opts *o, int64
            2 * warps >= STREAM_HALF_WAVES * STREAM_WARPS_CU * cu && nv_compiler_options(d);
 }
 
+/* life_flow where it beats launching the tiles step by step: NVIDIA (the
+ * only GPUs it was measured on), and a step of at least FLOW_TILES_CU tiles
+ * a compute unit (4 run at once on an H200 multiprocessor). On an H200
+ * (B3/S23, 96 generations, 16-word x 128-row tiles): 8192^2 (740 tiles,
+ * 5.6 a multiprocessor) 1.59e13 against 1.41e13, 16384^2 2.22e13 against
+ * 2.01e13 dead, 2.29 against 2.08 torus; 32768^2 2.46e13 against 2.39e13;
+ * but 4096^2 (185 tiles) 6.3e12 against 8.3e12. */
+enum { FLOW_TILES_CU = 4 };
+
+static int flow_pays(const tdcl_device_info *d, int64_t rows, int64_t nw, const life_cfg *c)
+{
+    const int64_t cu = d->compute_units ? (int64_t)d->compute_units : 1;
+    return flow_tiles_of(c, rows, nw) >= FLOW_TILES_CU * cu && nv_compiler_options(d);
+}
+
 /* The starting configuration; choose() shrinks it while it does not fit.
  * GPU layout: 64-bit words; a small grid in one work-group or in bands,
  * else tiles of 16 words by 128 rows advancing 8 or 16 generations per
@@ -692,6 +715,7 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
     }
     while (c.ly * c.s <= 2 * c.k) /* at least one output row */
         c.s *= 2;
+    c.flow = gpu && !o->tile && flow_pays(d, rows, nw, &c);
     return c;
 }
 
@@ -748,6 +772,7 @@ static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64
     for (int i = 0; i < NKEYS; i++)
         if (given[i] && fields[i]) *fields[i] = val[i];
     if (given[NET]) c->net0 = val[NET] == 0;
+    if (!given[FLOW]) c->flow = 0; /* a tune names its kernel: life_flow only if asked */
     if (mode >= 0) c->mode = (life_mode)mode;
     if (c->mode == MODE_STREAM) { /* 64-bit words unless w=32, one a work-item, a warp across */
         c->wb = given[W] ? val[W] : 64;
@@ -882,10 +907,11 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
                       "-DSINGLE=%d",
                       c->wb, c->lx, c->ly, c->s, c->mode == MODE_SINGLE ? 0 : c->k, c->vx, c->dbuf,
                       c->mode != MODE_TILES, c->mode == MODE_SINGLE);
-    if (kid == 2 && c->flow)
-        n += snprintf(opts + n, sizeof opts - (size_t)n, " -DFLOW=1");
     else
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DTS_X=%d -DTS_Y=%d", c->ts, c->ts);
+    if (kid == 2 && c->flow) /* flow=2: the portable reads on NVIDIA too */
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " -DFLOW=1 -DFLOWCG=%d",
+                      nv && c->flow == 1);
     if (p->rule.nbhd) /* only when not Moore: equal programs share a cache entry */
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNBHD=%d", p->rule.nbhd);
     if (c->bits && c->net0) n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNET=0");
@@ -1042,6 +1068,10 @@ static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
                 "%zu, local memory %llu bytes); leave the tile unset to choose one "
                 "that fits",
                 p->o.tile, d->device_name, d->max_wg, (unsigned long long)d->local_mem);
+        if (c.flow) { /* the tiles launched step by step before a smaller shape */
+            c.flow = 0;
+            continue;
+        }
         if (shrink(&c)) continue;
         if (c.mode == MODE_BLOCK) { /* not even a band of one row fits: no bands */
             global_cfg(&c, 0, (p->cols + c.wb - 1) / c.wb, 0);
