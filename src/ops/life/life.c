@@ -647,11 +647,15 @@ static int stream_pays(const tdcl_device_info *d, const tdcl_life_opts *o, int64
 /* life_flow where it beats launching the tiles step by step: NVIDIA (the
  * only GPUs it was measured on), and a step of at least FLOW_TILES_CU tiles
  * a compute unit (4 run at once on an H200 multiprocessor). On an H200
- * (B3/S23, 96 generations, 16-word x 128-row tiles): 8192^2 (740 tiles,
- * 5.6 a multiprocessor) 1.59e13 against 1.41e13, 16384^2 2.22e13 against
- * 2.01e13 dead, 2.29 against 2.08 torus; 32768^2 2.46e13 against 2.39e13;
- * but 4096^2 (185 tiles) 6.3e12 against 8.3e12. */
-enum { FLOW_TILES_CU = 4 };
+ * (B3/S23, 96 generations, 16-word x 128-row tiles): 6144^2 (385 tiles,
+ * 2.9 a multiprocessor) 1.23e13 against 1.15e13; 8192^2 1.59e13 against
+ * 1.41e13; 16384^2 2.22e13 against 2.01e13 dead, 2.29 against 2.08 torus;
+ * but 4096^2 (185 tiles) 6.3e12 against 8.3e12. With FLOW_TALL_TILES_CU
+ * tiles a compute unit, tiles of 144 rows (37 KB of local memory): 16384^2
+ * 2.28e13 against 2.21e13, 32768^2 2.47e13 against 2.39e13, 40960^2
+ * 2.51e13 against 2.42e13; equal at 12288^2 (10 a multiprocessor), and
+ * 1.55 against 1.57e13 at 8192^2, 1.14 against 1.23e13 at 6144^2. */
+enum { FLOW_TILES_CU = 2, FLOW_TALL_TILES_CU = 12, FLOW_TALL_S = 18 };
 
 static int flow_pays(const tdcl_device_info *d, int64_t rows, int64_t nw, const life_cfg *c)
 {
@@ -716,6 +720,10 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
     while (c.ly * c.s <= 2 * c.k) /* at least one output row */
         c.s *= 2;
     c.flow = gpu && !o->tile && flow_pays(d, rows, nw, &c);
+    life_cfg tall = c;
+    tall.s = FLOW_TALL_S;
+    const int64_t cu = d->compute_units ? (int64_t)d->compute_units : 1;
+    if (c.flow && flow_tiles_of(&tall, rows, nw) >= FLOW_TALL_TILES_CU * cu) c.s = FLOW_TALL_S;
     return c;
 }
 
