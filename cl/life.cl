@@ -559,16 +559,19 @@ inline lword next_word(lword a0, lword a1, lword b0, lword b1, lword c0, lword c
 }
 #if LIFE_KERNEL == 0 || LIFE_KERNEL == 2 || LIFE_KERNEL == 5 || LIFE_KERNEL == 7
 
-/* What a work-group needs to read its tile through the boundary. */
-/* How the grid is read. life_flow's tiles read what other work-groups of
- * the same launch wrote, so past any cache that is not coherent across
- * compute units (NVIDIA's L1 may hold the same addresses from two steps
- * before): on NVIDIA (FLOWCG) by ld.global.cg, cached in L2 only;
- * elsewhere by volatile reads. */
-#ifndef FLOWCG
-#define FLOWCG 0
+/* How the grid is read and a tile's cells handed on. life_flow's tiles
+ * read what other work-groups of the same launch wrote, past any cache
+ * that is not coherent across compute units, and raise a flag only after
+ * a fence at the device's scope. On NVIDIA (FLOWNV): ld.global.cg, cached
+ * in L2 only (a multiprocessor's L1 may hold the same addresses from two
+ * steps before), and membar.gl (OpenCL 1.2's mem_fence orders memory for
+ * the work-group only; with it, two MPI ranks' grids once came out unlike
+ * one rank's on an H200). Elsewhere volatile reads and mem_fence, which
+ * suffice on a CPU; the host runs life_flow on nothing else. */
+#ifndef FLOWNV
+#define FLOWNV 0
 #endif
-#if FLOW && !FLOWCG
+#if FLOW && !FLOWNV
 #define GIN __global const volatile
 #else
 #define GIN __global const
@@ -578,7 +581,7 @@ inline lword next_word(lword a0, lword a1, lword b0, lword b1, lword c0, lword c
 #else
 #define GIN_RESTRICT restrict
 #endif
-#if FLOW && FLOWCG
+#if FLOW && FLOWNV
 inline word gload(GIN word *p)
 {
     word v;
@@ -590,9 +593,13 @@ inline word gload(GIN word *p)
     return v;
 }
 #define GLOAD(p) gload(p)
+#define FLOW_FENCE() asm volatile("membar.gl;" ::: "memory")
 #else
 #define GLOAD(p) (*(p))
+#define FLOW_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
 #endif
+
+/* What a work-group needs to read its tile through the boundary. */
 
 typedef struct {
     int bnd;          /* boundary */
@@ -1000,7 +1007,7 @@ life_flow(__global word *b0, __global word *b1, const int rows, const int cols, 
             if (y >= 0 && y < nty && x >= 0 && x < ntx)
                 while (flags[y * ntx + x] < need)
                     ;
-            mem_fence(CLK_GLOBAL_MEM_FENCE);
+            FLOW_FENCE();
         }
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
         __global word *src = (a & 1) ? b1 : b0, *dst = (a & 1) ? b0 : b1;
@@ -1008,7 +1015,7 @@ life_flow(__global word *b0, __global word *b1, const int rows, const int cols, 
                   a == steps - 1 ? last_gens : gens, tx, ty);
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
         if (lid == 0) {
-            mem_fence(CLK_GLOBAL_MEM_FENCE);
+            FLOW_FENCE();
             atomic_xchg(&flags[tile], need + 1);
             take = atomic_inc(ticket); /* every work-item has read take into t */
         }

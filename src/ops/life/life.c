@@ -412,6 +412,15 @@ static size_t stream_local(const life_cfg *c)
  * compute unit launched (more than run at once: the rest find no ticket). */
 enum { FLOW_MAX_TICKETS = INT32_MAX / 2, FLOW_GROUPS_CU = 8 };
 
+static int nv_compiler_options(const tdcl_device_info *d);
+
+/* Devices life_flow's hand-over is written for (cl/life.cl's FLOWNV):
+ * NVIDIA's, by inline PTX, and CPUs, where mem_fence is a full fence. */
+static int flow_device(const tdcl_device_info *d)
+{
+    return nv_compiler_options(d) || (d->type & CL_DEVICE_TYPE_CPU);
+}
+
 /* The tiles of a life_flow step over rows x nw words, or 0 where the
  * shape cannot run it: every tile's halo must lie in the 8 tiles around it
  * (at least k rows and 2 words out), and a step's tickets fit. */
@@ -449,7 +458,7 @@ static int cfg_fits(const tdcl_device_info *d, const life_cfg *c, int64_t rows, 
     const int64_t er = (int64_t)c->ly * c->s, tw = (int64_t)c->lx * c->vx;
     if ((c->vx != 1 && c->vx != 2 && c->vx != 4) || bits_local(c) + LOCAL_SLACK > d->local_mem)
         return 0;
-    if (c->flow && !flow_tiles_of(c, rows, nw)) return 0;
+    if (c->flow && (!flow_tiles_of(c, rows, nw) || !flow_device(d))) return 0;
     switch (c->mode) {
     case MODE_TILES: /* one halo word each side: the creep's reach */
         return c->k >= 1 && c->k <= c->wb && er > 2 * c->k && tw > 2;
@@ -632,8 +641,6 @@ static int block_rows(const tdcl_device_info *d, int64_t rows, int64_t nw, int w
  * dead over 96, but 2.31 against 2.48 clamp over 100; 40960^2 2.39e13
  * against 2.47e13; 32768^2 2.01e13 against 2.39e13. */
 enum { STREAM_WARPS_CU = 12, STREAM_HALF_WAVES = 12 };
-
-static int nv_compiler_options(const tdcl_device_info *d);
 
 static int stream_pays(const tdcl_device_info *d, const tdcl_life_opts *o, int64_t rows, int64_t nw,
                        int wb, int k)
@@ -917,9 +924,8 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
                       c->mode != MODE_TILES, c->mode == MODE_SINGLE);
     else
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DTS_X=%d -DTS_Y=%d", c->ts, c->ts);
-    if (kid == 2 && c->flow) /* flow=2: the portable reads on NVIDIA too */
-        n += snprintf(opts + n, sizeof opts - (size_t)n, " -DFLOW=1 -DFLOWCG=%d",
-                      nv && c->flow == 1);
+    if (kid == 2 && c->flow)
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " -DFLOW=1 -DFLOWNV=%d", nv);
     if (p->rule.nbhd) /* only when not Moore: equal programs share a cache entry */
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNBHD=%d", p->rule.nbhd);
     if (c->bits && c->net0) n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNET=0");
