@@ -1197,26 +1197,37 @@ static tdcl_status size_buffers(tdcl_life_plan *p, tdcl_err *err)
     return TDCL_OK;
 }
 
-/* The sparse path when the options and grid take it (life_sparse.c); its
- * tiles join the plan's description. */
-/* life_flow's flags (every tile has finished step 0) and ticket. */
+/* life_flow's flags back to 0: every tile has finished step 0. */
+static tdcl_status flow_flags_zero(tdcl_life_plan *p, size_t tiles, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    const cl_int zero = 0;
+    TDCL_CL_TRY(err,
+                clEnqueueFillBuffer(p->ctx->queue, p->flow_flags, &zero, sizeof zero, 0,
+                                    tiles * sizeof(cl_int), 0, NULL, NULL),
+                "clEnqueueFillBuffer");
+    p->flow_step = 0;
+out:
+    return st;
+}
+
+/* life_flow's flags and ticket. */
 static tdcl_status flow_buffers(tdcl_life_plan *p, size_t tiles, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    cl_int rc, zero = 0;
+    cl_int rc;
     p->flow_flags =
         clCreateBuffer(p->ctx->context, CL_MEM_READ_WRITE, tiles * sizeof(cl_int), NULL, &rc);
     TDCL_CL_TRY(err, rc, "clCreateBuffer");
     p->flow_ticket = clCreateBuffer(p->ctx->context, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &rc);
     TDCL_CL_TRY(err, rc, "clCreateBuffer");
-    TDCL_CL_TRY(err,
-                clEnqueueFillBuffer(p->ctx->queue, p->flow_flags, &zero, sizeof zero, 0,
-                                    tiles * sizeof(cl_int), 0, NULL, NULL),
-                "clEnqueueFillBuffer");
+    st = flow_flags_zero(p, tiles, err);
 out:
     return st;
 }
 
+/* The sparse path when the options and grid take it (life_sparse.c); its
+ * tiles join the plan's description. */
 static tdcl_status sparse_create(tdcl_life_plan *p, const uint8_t *host, tdcl_err *err)
 {
     tdcl_life_sparse_grid g = {p->rows,      p->cols, p->nw, p->c.bits ? p->c.wb : 0,
@@ -1382,13 +1393,8 @@ static tdcl_status flow_launch(tdcl_life_plan *p, int64_t n, cl_event *ev, tdcl_
     const cl_int zero = 0, ntx = (cl_int)(p->gws[0] / p->lws[0]),
                  nty = (cl_int)(p->gws[1] / p->lws[1]);
     const int64_t steps = (n + p->c.k - 1) / p->c.k, tiles = flow_tiles(p);
-    if (p->flow_step > INT32_MAX - 1 - steps) { /* the flags count again from 0 */
-        TDCL_CL_TRY(err,
-                    clEnqueueFillBuffer(p->ctx->queue, p->flow_flags, &zero, sizeof zero, 0,
-                                        (size_t)tiles * sizeof(cl_int), 0, NULL, NULL),
-                    "clEnqueueFillBuffer");
-        p->flow_step = 0;
-    }
+    if (p->flow_step > INT32_MAX - 1 - steps) /* the flags count again from 0 */
+        TDCL_TRY(flow_flags_zero(p, (size_t)tiles, err));
     TDCL_CL_TRY(err,
                 clEnqueueFillBuffer(p->ctx->queue, p->flow_ticket, &zero, sizeof zero, 0,
                                     sizeof zero, 0, NULL, NULL),
