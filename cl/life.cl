@@ -600,7 +600,6 @@ inline word gload(GIN word *p)
 #endif
 
 /* What a work-group needs to read its tile through the boundary. */
-
 typedef struct {
     int bnd;          /* boundary */
     int rbase, cbase; /* grid row and word of tile (0, 0) */
