@@ -407,6 +407,12 @@ static size_t stream_local(const life_cfg *c)
     return (size_t)c->ly * 2 * (size_t)c->lx * 4;
 }
 
+/* The device's compute units, at least 1 (a driver may report 0). */
+static int64_t compute_units(const tdcl_device_info *d)
+{
+    return d->compute_units ? (int64_t)d->compute_units : 1;
+}
+
 /* life_flow: at most this many tickets a launch (an int on the device,
  * with room for the work-groups' last takes), and this many work-groups a
  * compute unit launched (more than run at once: the rest find no ticket). */
@@ -623,7 +629,7 @@ static int block_rows(const tdcl_device_info *d, int64_t rows, int64_t nw, int w
 {
     int64_t row_bytes = ((nw + vw - 1) / vw + 2) * vw * (wb / 8);
     int64_t fit = CPU_BAND_BYTES / (2 * row_bytes) - 2 * k - 1;
-    int64_t cu = d->compute_units ? (int64_t)d->compute_units : 1;
+    int64_t cu = compute_units(d);
     int64_t bal = (rows + 4 * cu - 1) / (4 * cu), s = CPU_S;
     s = fit < s ? fit : s;
     s = bal < s ? bal : s;
@@ -646,7 +652,7 @@ static int stream_pays(const tdcl_device_info *d, const tdcl_life_opts *o, int64
                        int wb, int k)
 {
     int64_t warps = stream_cols(nw, STREAM_LX) * stream_chunks(rows, STREAM_S);
-    int64_t cu = d->compute_units ? (int64_t)d->compute_units : 1;
+    int64_t cu = compute_units(d);
     return wb == 64 && k >= 1 && k <= STREAM_KMAX && tdcl_life_opts_rule(o).nbhd == 0 &&
            2 * warps >= STREAM_HALF_WAVES * STREAM_WARPS_CU * cu && nv_compiler_options(d);
 }
@@ -666,7 +672,7 @@ enum { FLOW_TILES_CU = 2, FLOW_TALL_TILES_CU = 12, FLOW_TALL_S = 18 };
 
 static int flow_pays(const tdcl_device_info *d, int64_t rows, int64_t nw, const life_cfg *c)
 {
-    const int64_t cu = d->compute_units ? (int64_t)d->compute_units : 1;
+    const int64_t cu = compute_units(d);
     return flow_tiles_of(c, rows, nw) >= FLOW_TILES_CU * cu && nv_compiler_options(d);
 }
 
@@ -729,7 +735,7 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
     c.flow = gpu && !o->tile && flow_pays(d, rows, nw, &c);
     life_cfg tall = c;
     tall.s = FLOW_TALL_S;
-    const int64_t cu = d->compute_units ? (int64_t)d->compute_units : 1;
+    const int64_t cu = compute_units(d);
     if (c.flow && flow_tiles_of(&tall, rows, nw) >= FLOW_TALL_TILES_CU * cu) c.s = FLOW_TALL_S;
     return c;
 }
@@ -1416,7 +1422,7 @@ static tdcl_status flow_launch(tdcl_life_plan *p, int64_t n, cl_event *ev, tdcl_
     TDCL_CL_TRY(err, clSetKernelArg(k, 12, sizeof(cl_mem), &p->flow_flags), "clSetKernelArg");
     TDCL_CL_TRY(err, clSetKernelArg(k, 13, sizeof(cl_mem), &p->flow_ticket), "clSetKernelArg");
     /* enough work-groups to fill the device; any more would find no ticket */
-    int64_t cu = p->ctx->dev.compute_units ? (int64_t)p->ctx->dev.compute_units : 1;
+    int64_t cu = compute_units(&p->ctx->dev);
     int64_t groups = steps * tiles < FLOW_GROUPS_CU * cu ? steps * tiles : FLOW_GROUPS_CU * cu;
     size_t gws[2] = {(size_t)groups * p->lws[0], p->lws[1]};
     TDCL_CL_TRY(err, clEnqueueNDRangeKernel(p->ctx->queue, k, 2, NULL, gws, p->lws, 0, NULL, ev),
