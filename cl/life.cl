@@ -356,7 +356,7 @@ inline lword lut3(uint t, lword a, lword b, lword c)
  * its 3-input fusion then takes two or three operations for a table. The
  * host passes the tables as literals (LUT_*), since PTX takes the
  * immediate as text; they must be what the preprocessor works out. */
-#if NV != 1 || LUT_B0 != TB0 || LUT_B1 != TB1 || LUT_S0 != TS0 || LUT_S1 != TS1
+#if NV != 1 || (!defined(NET3) && (LUT_B0 != TB0 || LUT_B1 != TB1 || LUT_S0 != TS0 || LUT_S1 != TS1))
 #error "LOP3ASM needs one word per work-item and LUT_* equal to the rule's tables"
 #endif
 #ifndef ASM
@@ -388,6 +388,11 @@ inline lword lut3(uint t, lword a, lword b, lword c)
         LOP3(d, a, b, c, imm);                                                                     \
         return d;                                                                                  \
     }
+#ifdef NET3
+LUT_FN(lut_n0, N3_T0)
+LUT_FN(lut_n1, N3_T1)
+LUT_FN(lut_n2, N3_T2)
+#else
 LUT_FN(lut_b0, LUT_B0)
 LUT_FN(lut_b1, LUT_B1)
 LUT_FN(lut_s0, LUT_S0)
@@ -401,10 +406,28 @@ inline lword lut(uint t, lword a, lword b, lword c)
            : t == TS0 ? lut_s0(a, b, c)
                       : lut_s1(a, b, c);
 }
+#endif /* NET3 */
 #else
 #define lut lut3
+#ifdef NET3
+#define lut_n0(a, b, c) lut3(N3_T0, a, b, c)
+#define lut_n1(a, b, c) lut3(N3_T1, a, b, c)
+#define lut_n2(a, b, c) lut3(N3_T2, a, b, c)
+#endif
 #endif
 
+#ifdef NET3
+/* The rule as three gates the host found by search (src/ops/life/life_net.c:
+ * one fewer than the form below for B3/S23). Gate g's inputs N3_Ag, N3_Bg,
+ * N3_Cg name planes (s0, k0, x, y, alive) or earlier gates' outputs (g0,
+ * g1); its truth table is N3_Tg. */
+inline lword rule3(lword alive, lword s0, lword k0, lword x, lword y)
+{
+    const lword g0 = lut_n0(N3_A0, N3_B0, N3_C0);
+    const lword g1 = lut_n1(N3_A1, N3_B1, N3_C1);
+    return lut_n2(N3_A2, N3_B2, N3_C2);
+}
+#else
 /* The next state of cells with count parity s (0 or 1) given the weight-2
  * bits k0, x and the weight-4 bit y: births by table tb, survival by ts. */
 inline lword rule_half(uint tb, uint ts, lword alive, lword k0, lword x, lword y)
@@ -423,6 +446,7 @@ inline lword rule3(lword alive, lword s0, lword k0, lword x, lword y)
     if (TB1 == 0 && TS1 == 0) return ~s0 & even;
     return bitselect(even, odd, s0);
 }
+#endif
 
 /* Word C (in [-1, nw]) of a row as the boundary says, given the stored
  * word w at C (any value when C is outside), and the row's first and last

@@ -15,6 +15,7 @@
 
 #include "io/life_io.h"
 #include "ops/life/life.h"
+#include "ops/life/life_net.h"
 #include "base/log.h"
 #include "base/pool.h"
 #include "base/rng.h"
@@ -700,7 +701,7 @@ typedef struct lpeak_run {
     cl_kernel k;
     cl_mem out;
     size_t gsize, lsize;
-    int wb, nv, iters;
+    int wb, nv, iters, lop3;
 } lpeak_run;
 
 static void lpeak_release(lpeak_run *p)
@@ -727,16 +728,27 @@ static tdcl_status lpeak_setup(const bench_job *j, int wb, int nv, lpeak_run *p,
 {
     tdcl_status st = TDCL_OK;
     tdcl_ctx *ctx = j->ctx;
-    char opts[128];
+    char opts[256];
     cl_int rc;
     int base = ctx->dev.type & CL_DEVICE_TYPE_CPU ? 2048 : 4096;
     p->ctx = ctx;
     p->wb = wb;
     p->nv = nv;
     p->iters = base * 32 / (wb * nv) < 16 ? 16 : base * 32 / (wb * nv);
-    snprintf(opts, sizeof opts,
-             "-DLIFE_KERNEL=6 -DBIRTH=0x8 -DSURVIVE=0xc -DWBITS=%d -DVW=%d -DITERS=%d -DPK=%d", wb,
-             nv, p->iters, LP_ROWS);
+    int n =
+        snprintf(opts, sizeof opts,
+                 "-DLIFE_KERNEL=6 -DBIRTH=0x8 -DSURVIVE=0xc -DWBITS=%d -DVW=%d -DITERS=%d -DPK=%d",
+                 wb, nv, p->iters, LP_ROWS);
+    /* the product's network (life.c's build): the rule's gates found by
+     * search on a CPU, and on NVIDIA for one word a work-item, one PTX lop3
+     * each, row sums from 32-bit halves */
+    const int lop3 = nv == 1 && ctx->dev.nv_cc_major > 0;
+    const int net3 = (lop3 || (ctx->dev.type & CL_DEVICE_TYPE_CPU)) &&
+                     tdcl_life_net_opts(tdcl_life_rule_conway(), opts, sizeof opts, &n);
+    p->lop3 = lop3 && net3;
+    if (p->lop3)
+        snprintf(opts + n, sizeof opts - (size_t)n, " -DLOP3ASM=1%s",
+                 wb == 64 ? " -DHALVES=1" : "");
     TDCL_TRY(tdcl_ctx_program(ctx, "life.cl", opts, &p->prog, err));
     TDCL_TRY(tdcl_ctx_kernel(p->prog, "life_peak", &p->k, err));
     p->lsize = kernel_wg(ctx, p->k, 256);
@@ -842,8 +854,8 @@ static tdcl_status lpeak_try(bench_job *j, int wb, int nv, tdcl_bench_result *be
     tdcl_log(TDCL_LOG_VERBOSE, "bench: life peak %dx%d: %.4g cells/s (median), %.4g (fastest)", nv,
              wb, cells / r.t.median_ms * 1e3, cells / r.t.min_ms * 1e3);
     if (best->t.reps == 0 || cells / r.t.min_ms > *best_cells / best->t.min_ms) {
-        snprintf(r.plan, sizeof r.plan, "life_peak w=%dx%d rows=%d steps=%d items=%zu wg=%zu", nv,
-                 wb, LP_ROWS, p.iters, p.gsize, p.lsize);
+        snprintf(r.plan, sizeof r.plan, "life_peak w=%dx%d rows=%d steps=%d items=%zu wg=%zu%s", nv,
+                 wb, LP_ROWS, p.iters, p.gsize, p.lsize, p.lop3 ? " lop3" : "");
         *best = r;
         *best_cells = cells;
     }

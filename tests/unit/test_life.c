@@ -363,7 +363,8 @@ static void test_rules_vs_host(void **state)
         }
 }
 
-/* The rule's two adder networks (the 3-input one, and the 4-bit count
+/* The rule's adder networks (the 3-input one with the rule's gates found
+ * by search, the rule's own 3-input form: tune net=1, and the 4-bit count
  * with apply_rule: tune net=0) on the CPU's bands and the GPU's tiles (and
  * its row sums' other funnel form, halves=2),
  * against the host, for named rules and random ones (any birth and
@@ -397,6 +398,12 @@ static void test_rule_nets_vs_host(void **state)
             snprintf(what, sizeof what, "B%x/S%x %s layout, tune %s", r.birth, r.survive,
                      t < 3 ? "cpu" : "gpu", o.tune ? o.tune : "none");
             check_device(ctx, &o, &g, 9, what);
+        }
+        if (i == 0 || i == 5) { /* the rule's own 3-input form, not the gates found by search */
+            tdcl_life_opts o = opts_for(&cfgs[1], "B3/S23", b);
+            o.rule = r;
+            o.tune = "net=1";
+            check_device(ctx, &o, &g, 9, "the rule's own form (tune net=1)");
         }
         tdcl_matrix_free(&g);
     }

@@ -3,6 +3,7 @@
  * ping-ponged, several generations per launch). The file job is
  * jobs/life_job.c. */
 #include "ops/life/life.h"
+#include "ops/life/life_net.h"
 #include "ops/life/life_sparse.h"
 
 #include <errno.h>
@@ -338,6 +339,7 @@ typedef struct life_cfg {
     int vw;               /* life_bits1: words per work-item (a vector) */
     int regs;             /* life_bits on NVIDIA: register cap per work-item; 0: by the group */
     int net0;   /* bits: the 4-bit count network (cl/life.cl's NET 0), else the 3-input one */
+    int net1;   /* bits: the rule's own 3-input form, not the three gates found by search */
     int halves; /* life_bits, 64-bit words: row sums from 32-bit halves (cl/life.cl's HALVES) */
     int lop3;   /* life_bits on NVIDIA: the rule's tables as inline PTX lop3 (LOP3ASM) */
     int flow;   /* tiles: a run's steps in one launch, tiles in ticket order (life_flow) */
@@ -792,7 +794,10 @@ static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64
                                 &c->vw, NULL,   &c->regs, NULL,  &c->halves, &c->lop3, &c->flow};
     for (int i = 0; i < NKEYS; i++)
         if (given[i] && fields[i]) *fields[i] = val[i];
-    if (given[NET]) c->net0 = val[NET] == 0;
+    if (given[NET]) {
+        c->net0 = val[NET] == 0;
+        c->net1 = val[NET] == 1;
+    }
     if (!given[FLOW]) c->flow = 0; /* a tune names its kernel: life_flow only if asked */
     if (mode >= 0) c->mode = (life_mode)mode;
     if (c->mode == MODE_STREAM) { /* 64-bit words unless w=32, one a work-item, a warp across */
@@ -895,7 +900,7 @@ static unsigned rule_table(unsigned mask, int s)
 
 static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
 {
-    char opts[512];
+    char opts[640];
     tdcl_status st = TDCL_OK;
     const tdcl_device_info *d = &p->ctx->dev;
     /* only the macros the kernel uses, so equal programs share a cache entry;
@@ -935,12 +940,21 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
     if (p->rule.nbhd) /* only when not Moore: equal programs share a cache entry */
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNBHD=%d", p->rule.nbhd);
     if (c->bits && c->net0) n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNET=0");
-    if ((kid == 2 || kid == 7) && c->lop3 && c->vx == 1 && !c->net0 && !p->rule.nbhd && nv)
-        n += snprintf(opts + n, sizeof opts - (size_t)n,
-                      " -DLOP3ASM=1 -DLUT_B0=0x%x -DLUT_B1=0x%x -DLUT_S0=0x%x -DLUT_S1=0x%x",
-                      rule_table(p->rule.birth, 0), rule_table(p->rule.birth, 1),
-                      rule_table((unsigned)p->rule.survive << 1, 0),
-                      rule_table((unsigned)p->rule.survive << 1, 1));
+    const int lop3 =
+        (kid == 2 || kid == 7) && c->lop3 && c->vx == 1 && !c->net0 && !p->rule.nbhd && nv;
+    /* the rule's three gates found by search where each is one instruction
+     * (NVIDIA's lop3) or a CPU compiles them as well as the rule's own form
+     * (measured: PoCL equal); NVIDIA's compiler turns them, written as
+     * logic, into about twice the instructions */
+    const int net3 = c->bits && !c->net0 && !c->net1 && (lop3 || (d->type & CL_DEVICE_TYPE_CPU)) &&
+                     tdcl_life_net_opts(p->rule, opts, sizeof opts, &n);
+    if (lop3)
+        n += net3 ? snprintf(opts + n, sizeof opts - (size_t)n, " -DLOP3ASM=1")
+                  : snprintf(opts + n, sizeof opts - (size_t)n,
+                             " -DLOP3ASM=1 -DLUT_B0=0x%x -DLUT_B1=0x%x -DLUT_S0=0x%x -DLUT_S1=0x%x",
+                             rule_table(p->rule.birth, 0), rule_table(p->rule.birth, 1),
+                             rule_table((unsigned)p->rule.survive << 1, 0),
+                             rule_table((unsigned)p->rule.survive << 1, 1));
     if (kid == 2 && c->halves && c->wb == 64 && c->vx == 1)
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DHALVES=%d", c->halves);
     if (!c->bits && edges_mapped(&p->o)) {

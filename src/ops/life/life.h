@@ -63,9 +63,10 @@ typedef struct tdcl_life_opts {
     /* Tests and tuning: "key=value,..." over the automatic choice, forced
      * (refused with TDCL_ELIMIT when the device cannot run it). Keys: mode
      * (tiles, bands, single, global, block), w, lx, ly, s, k, vx, dbuf, vw,
-     * g, regs, net (0: the 4-bit count network), halves (0, 1, 2), lop3 (0:
-     * no inline PTX on NVIDIA); see cl/life.cl. NULL: automatic. Not kept
-     * past plan creation. */
+     * g, regs, net (0: the 4-bit count network; 1: the rule's own 3-input
+     * form, not the gates life_net.h finds), halves (0, 1, 2), lop3 (0: no
+     * inline PTX on NVIDIA), flow; see cl/life.cl. NULL: automatic. Not
+     * kept past plan creation. */
     const char *tune;
     tdcl_life_sparse_mode sparse;
     int quiet; /* the plan logs nothing (plans made over and over: streamed bands) */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "ops/life/life_net.h"
 
 enum { LIST_ALL = 0, LIST_STEADY = 1, LIST_DEPTH = 2 }; /* cl/life.cl's LIST_* */
 enum { LIST_WG = 64, CPU_LIST_TPI = 32 };
@@ -155,7 +156,7 @@ static tdcl_status build(tdcl_life_sparse *s, const tdcl_life_rule *rule, tdcl_e
 {
     tdcl_status st = TDCL_OK;
     const tdcl_device_info *d = &s->ctx->dev;
-    char opts[400];
+    char opts[512];
     int n = snprintf(opts, sizeof opts, "-DBIRTH=0x%x -DSURVIVE=0x%x -DWBITS=%d -DLIST_WG=%d",
                      rule->birth, rule->survive, s->wb, LIST_WG);
     if (s->one)
@@ -168,6 +169,8 @@ static tdcl_status build(tdcl_life_sparse *s, const tdcl_life_rule *rule, tdcl_e
                       s->lx, s->ly, s->s, s->k, s->dbuf);
     if (s->tpi > 1) n += snprintf(opts + n, sizeof opts - (size_t)n, " -DLIST_TPI=%d", s->tpi);
     if (rule->nbhd) n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNBHD=%d", rule->nbhd);
+    if (d->type & CL_DEVICE_TYPE_CPU) /* as life_bits: no lop3 here, see life.c's build */
+        tdcl_life_net_opts(*rule, opts, sizeof opts, &n);
     if (!s->one && nv_options(d)) /* as life_bits: 512 work-items on a multiprocessor */
         snprintf(opts + n, sizeof opts - (size_t)n, " -cl-nv-maxrregcount=128");
     size_t wg = 0;

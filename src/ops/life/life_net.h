@@ -1,0 +1,43 @@
+/* The last stage of the bits kernels' adder network, a rule's next state
+ * from the count of a 3x3 block, as three 3-input operations found by
+ * search (cl/life.cl's NET3).
+ *
+ * The kernels reduce the block (the cell itself included) to five bit
+ * planes: s0, k0, x, y and the cell's state, with the count s0 + 2 (k0 +
+ * x) + 4 y. cl/life.cl's own form of the rule takes up to four 3-input
+ * operations from them (four for B3/S23). tdcl_life_net_find tries a few
+ * wirings of three gates over those planes, every pair of truth tables
+ * for the first two gates, and reads the third's table off the rule; a
+ * block of count 0 around a live cell cannot occur, so its row is free. */
+#ifndef TDCL_LIFE_NET_H
+#define TDCL_LIFE_NET_H
+
+#include <stddef.h>
+
+#include "base/rule.h"
+
+/* The planes, as cl/life.cl numbers them: gate g's inputs are planes
+ * 0..4 or the outputs of the gates before it (5: gate 0, 6: gate 1). */
+enum { TDCL_NET_S0, TDCL_NET_K0, TDCL_NET_X, TDCL_NET_Y, TDCL_NET_ALIVE, TDCL_NET_G0, TDCL_NET_G1 };
+
+typedef struct tdcl_life_net {
+    int in[3][3];      /* gate g's inputs a, b, c */
+    unsigned table[3]; /* gate g's truth table, bit 4a + 2b + c (PTX lop3's order) */
+} tdcl_life_net;
+
+/* Finds a three-gate network for a Moore rule whose own form takes more
+ * than three operations: 1 and *net filled, else 0 (the kernels keep their
+ * own form). */
+int tdcl_life_net_find(tdcl_life_rule rule, tdcl_life_net *net);
+
+/* The next state by net for planes s0, k0, x, y and alive (0 or 1): what
+ * the kernels compute, for the tests. */
+int tdcl_life_net_eval(const tdcl_life_net *net, int s0, int k0, int x, int y, int alive);
+
+/* Appends the build options that give cl/life.cl the rule's network
+ * (" -DNET3=1 -DN3_A0=k0 ... -DN3_T0=0x...") at buf + *used and returns 1,
+ * *used grown by what was written; 0 and nothing written where the rule
+ * has no such network or buf no room. */
+int tdcl_life_net_opts(tdcl_life_rule rule, char *buf, size_t size, int *used);
+
+#endif

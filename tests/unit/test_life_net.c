@@ -1,0 +1,139 @@
+/* The rule networks found by search (ops/life/life_net.c) against the
+ * rule itself: every 3x3 block of cells is reduced to planes the way
+ * cl/life.cl's adder does (row sums, then sum and majority of each
+ * weight), run through the network, and compared with the block's
+ * neighbour count looked up in the rule. */
+#include <stdint.h>
+#include <string.h>
+
+#include "tdcl_test.h"
+
+#include "base/rng.h"
+#include "base/rule.h"
+#include "ops/life/life_net.h"
+
+static int maj(int a, int b, int c)
+{
+    return (a & b) | (c & (a | b));
+}
+
+/* Every one of the 512 blocks (bit 3r + c: row r, column c; the cell is
+ * bit 4) through net, against the rule; the blocks that disagree. */
+static int mismatches(const tdcl_life_net *net, tdcl_life_rule rule)
+{
+    int bad = 0;
+    for (int b = 0; b < 512; b++) {
+        int r0[3], r1[3], neighbours = 0;
+        for (int r = 0; r < 3; r++) {
+            const int w = (b >> (3 * r)) & 1, c = (b >> (3 * r + 1)) & 1,
+                      e = (b >> (3 * r + 2)) & 1;
+            r0[r] = w ^ c ^ e;
+            r1[r] = maj(w, c, e);
+            neighbours += w + e + (r != 1 ? c : 0);
+        }
+        const int alive = (b >> 4) & 1;
+        const int s0 = r0[0] ^ r0[1] ^ r0[2], k0 = maj(r0[0], r0[1], r0[2]);
+        const int x = r1[0] ^ r1[1] ^ r1[2], y = maj(r1[0], r1[1], r1[2]);
+        const int want = alive ? (rule.survive >> neighbours) & 1 : (rule.birth >> neighbours) & 1;
+        bad += tdcl_life_net_eval(net, s0, k0, x, y, alive) != want;
+    }
+    return bad;
+}
+
+static tdcl_life_rule rule_of(unsigned birth, unsigned survive)
+{
+    tdcl_life_rule r;
+    memset(&r, 0, sizeof r);
+    r.birth = (uint16_t)birth;
+    r.survive = (uint16_t)survive;
+    return r;
+}
+
+static void test_conway(void **state)
+{
+    (void)state;
+    tdcl_life_net net;
+    assert_true(tdcl_life_net_find(tdcl_life_rule_conway(), &net));
+    assert_int_equal(mismatches(&net, tdcl_life_rule_conway()), 0);
+    /* and a wrong table would be caught: every bit of each gate matters */
+    int caught = 0;
+    for (int g = 0; g < 3; g++)
+        for (int bit = 0; bit < 8; bit++) {
+            tdcl_life_net bad = net;
+            bad.table[g] ^= 1u << bit;
+            caught += mismatches(&bad, tdcl_life_rule_conway()) > 0;
+        }
+    assert_true(caught >= 16);
+}
+
+/* Golly's named Life-like rules and random ones: where a network is found,
+ * it is the rule. */
+static void test_other_rules(void **state)
+{
+    (void)state;
+    static const unsigned named[][2] = {
+        {0x048, 0x00c}, /* HighLife B36/S23 */
+        {0x1c8, 0x1d8}, /* Day & Night B3678/S34678 */
+        {0x004, 0x000}, /* Seeds B2/S */
+        {0x008, 0x1ff}, /* Life without death B3/S012345678 */
+        {0x008, 0x03e}, /* Maze B3/S12345 */
+        {0x048, 0x026}, /* 2x2 B36/S125 */
+        {0x0aa, 0x0aa}, /* Replicator B1357/S1357 */
+        {0x1c8, 0x00c}, /* B3678/S23 */
+        {0x008, 0x004}, /* B3/S2 */
+    };
+    int found = 0;
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
+        tdcl_life_net net;
+        const tdcl_life_rule r = rule_of(named[i][0], named[i][1]);
+        if (!tdcl_life_net_find(r, &net)) continue;
+        found++;
+        assert_int_equal(mismatches(&net, r), 0);
+    }
+    uint64_t seed = 25;
+    for (int i = 0; i < 40; i++) {
+        tdcl_life_net net;
+        const uint64_t v = tdcl_rng_next(&seed);
+        const tdcl_life_rule r = rule_of((unsigned)(v & 0x1fe), (unsigned)((v >> 9) & 0x1ff));
+        if (!tdcl_life_net_find(r, &net)) continue;
+        found++;
+        assert_int_equal(mismatches(&net, r), 0);
+    }
+    assert_true(found >= 3); /* HighLife and B3/S2 at least: not a test of nothing */
+}
+
+static void test_not_moore(void **state)
+{
+    (void)state;
+    tdcl_life_net net;
+    tdcl_life_rule r = tdcl_life_rule_conway();
+    r.nbhd = TDCL_LIFE_HEX;
+    assert_false(tdcl_life_net_find(r, &net));
+}
+
+static void test_opts(void **state)
+{
+    (void)state;
+    char buf[256] = "-DX=1";
+    int used = 5;
+    assert_true(tdcl_life_net_opts(tdcl_life_rule_conway(), buf, sizeof buf, &used));
+    assert_int_equal(used, (int)strlen(buf));
+    assert_non_null(strstr(buf, "-DX=1 -DNET3=1 -DN3_A0="));
+    assert_non_null(strstr(buf, " -DN3_T2=0x"));
+    char small[24] = "-DX=1";
+    used = 5;
+    assert_false(tdcl_life_net_opts(tdcl_life_rule_conway(), small, sizeof small, &used));
+    assert_int_equal(used, 5);
+    assert_string_equal(small, "-DX=1");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_conway),
+        cmocka_unit_test(test_other_rules),
+        cmocka_unit_test(test_not_moore),
+        cmocka_unit_test(test_opts),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
