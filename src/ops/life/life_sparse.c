@@ -169,8 +169,14 @@ static tdcl_status build(tdcl_life_sparse *s, const tdcl_life_rule *rule, tdcl_e
                       s->lx, s->ly, s->s, s->k, s->dbuf);
     if (s->tpi > 1) n += snprintf(opts + n, sizeof opts - (size_t)n, " -DLIST_TPI=%d", s->tpi);
     if (rule->nbhd) n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNBHD=%d", rule->nbhd);
-    if (d->type & CL_DEVICE_TYPE_CPU) /* as life_bits: no lop3 here, see life.c's build */
-        tdcl_life_net_opts(*rule, opts, sizeof opts, &n);
+    /* as life_bits (life.c's build): the rule's gates found by search on a
+     * CPU, and on NVIDIA as one PTX lop3 each, with row sums from 32-bit
+     * halves */
+    const int lop3 = !s->one && nv_options(d) && !rule->nbhd;
+    if ((lop3 || (d->type & CL_DEVICE_TYPE_CPU)) &&
+        tdcl_life_net_opts(*rule, opts, sizeof opts, &n) && lop3)
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " -DLOP3ASM=1%s",
+                      s->wb == 64 ? " -DHALVES=1" : "");
     if (!s->one && nv_options(d)) /* as life_bits: 512 work-items on a multiprocessor */
         snprintf(opts + n, sizeof opts - (size_t)n, " -cl-nv-maxrregcount=128");
     size_t wg = 0;
