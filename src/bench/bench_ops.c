@@ -739,11 +739,11 @@ static tdcl_status lpeak_setup(const bench_job *j, int wb, int nv, lpeak_run *p,
         snprintf(opts, sizeof opts,
                  "-DLIFE_KERNEL=6 -DBIRTH=0x8 -DSURVIVE=0xc -DWBITS=%d -DVW=%d -DITERS=%d -DPK=%d",
                  wb, nv, p->iters, LP_ROWS);
-    /* the product's network (life.c's build): the rule's gates found by
-     * search on a CPU, and on NVIDIA for one word a work-item, one PTX lop3
-     * each, row sums from 32-bit halves */
+    /* the product's network (life.c's build): the rule's gates, on NVIDIA
+     * for one word a work-item as one PTX lop3 each, row sums from 32-bit
+     * halves */
     const int lop3 = nv == 1 && ctx->dev.nv_cc_major > 0;
-    const int net3 = (lop3 || (ctx->dev.type & CL_DEVICE_TYPE_CPU)) &&
+    const int net3 = tdcl_life_net_pays(&ctx->dev, lop3) &&
                      tdcl_life_net_opts(tdcl_life_rule_conway(), opts, sizeof opts, &n);
     p->lop3 = lop3 && net3;
     if (p->lop3)

@@ -885,19 +885,6 @@ static int edges_mapped(const tdcl_life_opts *o)
            (o->boundary == TDCL_LIFE_TORUS && tdcl_life_edges_any(&o->edges));
 }
 
-/* cl/life.cl's TABLE(mask, s): bit 4a + 2b + c set when a count of s +
- * 2 (a + b) + 4 c is in mask (a 3x3 block's count, self included for
- * survival). */
-static unsigned rule_table(unsigned mask, int s)
-{
-    unsigned t = 0;
-    for (int i = 0; i < 8; i++) {
-        int n = s + 2 * (((i >> 2) & 1) + ((i >> 1) & 1)) + 4 * (i & 1);
-        t |= ((mask >> n) & 1u) << i;
-    }
-    return t;
-}
-
 static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
 {
     char opts[640];
@@ -942,19 +929,16 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
     if (c->bits && c->net0) n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNET=0");
     const int lop3 =
         (kid == 2 || kid == 7) && c->lop3 && c->vx == 1 && !c->net0 && !p->rule.nbhd && nv;
-    /* the rule's three gates found by search where each is one instruction
-     * (NVIDIA's lop3) or a CPU compiles them as well as the rule's own form
-     * (measured: PoCL equal); NVIDIA's compiler turns them, written as
-     * logic, into about twice the instructions */
-    const int net3 = c->bits && !c->net0 && !c->net1 && (lop3 || (d->type & CL_DEVICE_TYPE_CPU)) &&
+    const int net3 = c->bits && !c->net0 && !c->net1 && tdcl_life_net_pays(d, lop3) &&
                      tdcl_life_net_opts(p->rule, opts, sizeof opts, &n);
     if (lop3)
         n += net3 ? snprintf(opts + n, sizeof opts - (size_t)n, " -DLOP3ASM=1")
                   : snprintf(opts + n, sizeof opts - (size_t)n,
                              " -DLOP3ASM=1 -DLUT_B0=0x%x -DLUT_B1=0x%x -DLUT_S0=0x%x -DLUT_S1=0x%x",
-                             rule_table(p->rule.birth, 0), rule_table(p->rule.birth, 1),
-                             rule_table((unsigned)p->rule.survive << 1, 0),
-                             rule_table((unsigned)p->rule.survive << 1, 1));
+                             tdcl_life_net_table(p->rule.birth, 0),
+                             tdcl_life_net_table(p->rule.birth, 1),
+                             tdcl_life_net_table((unsigned)p->rule.survive << 1, 0),
+                             tdcl_life_net_table((unsigned)p->rule.survive << 1, 1));
     if (kid == 2 && c->halves && c->wb == 64 && c->vx == 1)
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DHALVES=%d", c->halves);
     if (!c->bits && edges_mapped(&p->o)) {

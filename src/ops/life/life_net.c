@@ -75,9 +75,7 @@ static void rule_rows(tdcl_life_rule rule, uint32_t *next, uint32_t *care)
     }
 }
 
-/* cl/life.cl's TABLE(mask, s): the rule for count parity s as a table of
- * (k0, x, y). */
-static unsigned own_table(unsigned mask, int s)
+unsigned tdcl_life_net_table(unsigned mask, int s)
 {
     unsigned t = 0;
     for (int i = 0; i < 8; i++) {
@@ -91,8 +89,8 @@ static unsigned own_table(unsigned mask, int s)
 static int own_cost(tdcl_life_rule rule)
 {
     const unsigned s9 = (unsigned)rule.survive << 1;
-    const unsigned tb[2] = {own_table(rule.birth, 0), own_table(rule.birth, 1)};
-    const unsigned ts[2] = {own_table(s9, 0), own_table(s9, 1)};
+    const unsigned tb[2] = {tdcl_life_net_table(rule.birth, 0), tdcl_life_net_table(rule.birth, 1)};
+    const unsigned ts[2] = {tdcl_life_net_table(s9, 0), tdcl_life_net_table(s9, 1)};
     int half[2];
     for (int s = 0; s < 2; s++)
         half[s] = tb[s] == ts[s] ? (tb[s] != 0) : (tb[s] == 0 || ts[s] == 0) ? 2 : 3;
@@ -140,6 +138,11 @@ static int try_wiring(const int w[3][3], uint32_t next, uint32_t care, tdcl_life
         }
     }
     return 0;
+}
+
+int tdcl_life_net_pays(const tdcl_device_info *d, int lop3)
+{
+    return lop3 || (d->type & CL_DEVICE_TYPE_CPU) != 0;
 }
 
 int tdcl_life_net_find(tdcl_life_rule rule, tdcl_life_net *net)

@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "base/rule.h"
+#include "runtime/clrt.h"
 
 /* The planes, as cl/life.cl numbers them: gate g's inputs are planes
  * 0..4 or the outputs of the gates before it (5: gate 0, 6: gate 1). */
@@ -33,6 +34,18 @@ int tdcl_life_net_find(tdcl_life_rule rule, tdcl_life_net *net);
 /* The next state by net for planes s0, k0, x, y and alive (0 or 1): what
  * the kernels compute, for the tests. */
 int tdcl_life_net_eval(const tdcl_life_net *net, int s0, int k0, int x, int y, int alive);
+
+/* cl/life.cl's TABLE(mask, s): the rule's own table for count parity s,
+ * bit 4 k0 + 2 x + y set where s + 2 (k0 + x) + 4 y is in mask (the
+ * LOP3ASM kernels' LUT_* literals). */
+unsigned tdcl_life_net_table(unsigned mask, int s);
+
+/* 1 where a kernel on d should take the gates: where each is one
+ * instruction (lop3: NVIDIA's inline PTX is in the build) or on a CPU,
+ * which compiles them as well as the rule's own form (PoCL: measured the
+ * same). NVIDIA's compiler, given them written as logic, makes about twice
+ * the instructions. */
+int tdcl_life_net_pays(const tdcl_device_info *d, int lop3);
 
 /* Appends the build options that give cl/life.cl the rule's network
  * (" -DNET3=1 -DN3_A0=k0 ... -DN3_T0=0x...") at buf + *used and returns 1,

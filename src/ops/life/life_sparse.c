@@ -169,12 +169,10 @@ static tdcl_status build(tdcl_life_sparse *s, const tdcl_life_rule *rule, tdcl_e
                       s->lx, s->ly, s->s, s->k, s->dbuf);
     if (s->tpi > 1) n += snprintf(opts + n, sizeof opts - (size_t)n, " -DLIST_TPI=%d", s->tpi);
     if (rule->nbhd) n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNBHD=%d", rule->nbhd);
-    /* as life_bits (life.c's build): the rule's gates found by search on a
-     * CPU, and on NVIDIA as one PTX lop3 each, with row sums from 32-bit
-     * halves */
+    /* as life_bits (life.c's build): the rule's gates, on NVIDIA as one
+     * PTX lop3 each with row sums from 32-bit halves */
     const int lop3 = !s->one && nv_options(d) && !rule->nbhd;
-    if ((lop3 || (d->type & CL_DEVICE_TYPE_CPU)) &&
-        tdcl_life_net_opts(*rule, opts, sizeof opts, &n) && lop3)
+    if (tdcl_life_net_pays(d, lop3) && tdcl_life_net_opts(*rule, opts, sizeof opts, &n) && lop3)
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DLOP3ASM=1%s",
                       s->wb == 64 ? " -DHALVES=1" : "");
     if (!s->one && nv_options(d)) /* as life_bits: 512 work-items on a multiprocessor */
