@@ -145,7 +145,8 @@ int tdcl_life_net_pays(const tdcl_device_info *d, int lop3)
     return lop3 || (d->type & CL_DEVICE_TYPE_CPU) != 0;
 }
 
-int tdcl_life_net_find(tdcl_life_rule rule, tdcl_life_net *net)
+/* The search without the cache below: 1 and *net, else 0. */
+static int net_search(tdcl_life_rule rule, tdcl_life_net *net)
 {
     if (rule.nbhd != TDCL_LIFE_MOORE || own_cost(rule) <= 3) return 0;
     uint32_t next, care;
@@ -153,6 +154,26 @@ int tdcl_life_net_find(tdcl_life_rule rule, tdcl_life_net *net)
     for (size_t i = 0; i < sizeof wirings / sizeof wirings[0]; i++)
         if (try_wiring(wirings[i], next, care, net)) return 1;
     return 0;
+}
+
+int tdcl_life_net_find(tdcl_life_rule rule, tdcl_life_net *net)
+{
+    /* A rule without a network costs up to ~15 ms of search, and a run
+     * builds a plan per band or device: the last answer is kept, per
+     * thread (plans are built on several at once). */
+    static _Thread_local struct {
+        int valid, found;
+        tdcl_life_rule rule;
+        tdcl_life_net net;
+    } last;
+    if (!last.valid || last.rule.birth != rule.birth || last.rule.survive != rule.survive ||
+        last.rule.nbhd != rule.nbhd) {
+        last.found = net_search(rule, &last.net);
+        last.rule = rule;
+        last.valid = 1;
+    }
+    if (last.found) *net = last.net;
+    return last.found;
 }
 
 int tdcl_life_net_eval(const tdcl_life_net *net, int s0, int k0, int x, int y, int alive)
