@@ -219,6 +219,9 @@ typedef uint word;
 #ifndef DBUF
 #define DBUF 1 /* life_bits: two tile buffers, one barrier per generation */
 #endif
+#ifndef REGT
+#define REGT 0 /* life_bits, life_flow: the tile in registers, not local memory */
+#endif
 #ifndef SINGLE
 #define SINGLE 0 /* life_bits: the whole grid in one group */
 #endif
@@ -867,6 +870,216 @@ inline void item_step(__local const word *t, __local word *dst, const geom *g, c
     }
 }
 
+#if REGT
+/* life_bits with the tile in registers (REGT, tune reg=1; 64-bit words
+ * with HALVES, one a work-item, the Moore neighbourhood). The tile is as
+ * bits_tile's (TW = LX words by ER = LY*S rows, one halo word each side,
+ * K rows above and below), but work-item (lane, ly) keeps its S rows of
+ * word column lane in registers, not in local memory: on NVIDIA (SHFL) a
+ * row of LX = 32 work-items is a warp, and a word's neighbours across come
+ * from the lanes beside by shfl.sync, so local memory holds only the row
+ * sums of each work-item's top and bottom rows, which the work-items above
+ * and below read. NVIDIA's 48 KiB of local memory bounded bits_tile at 16
+ * words by 144 rows (0.78 of the cells computed are output); in registers
+ * a tile is 32 words by 8 x 32 rows (0.88). One barrier a generation: the
+ * exchange is double-buffered by the generation's parity. Without the
+ * shuffle (PoCL, the tests) every row's halves also go through local
+ * memory, under the same barrier.
+ * Boundaries: a torus's tiles are fetched wrapped and run the plain loop;
+ * a dead or clamp tile at the grid's edge fixes, at every generation, the
+ * words beside the row's first and last (and the bits past its end) and the
+ * row sums above row 0 and below the last, as life_stream does. */
+#if WBITS != 64 || NV != 1 || NBHD != 0 || !defined(HALVES) || DBUF || FULLW
+#error "REGT: 64-bit words (HALVES), one a work-item, the Moore neighbourhood, tiles, DBUF 0"
+#endif
+#ifndef SHFL
+#define SHFL 0
+#endif
+#if SHFL && LX != 32
+#error "SHFL needs LX = 32, one warp"
+#endif
+#ifndef ASM
+#define ASM asm
+#endif
+
+/* A work-item's place, for the boundary fixes of an edge tile. */
+typedef struct {
+    int lane, ly, first, lastw, clampb, rem, r0, rows;
+    ulong lowm;
+} reg_geo;
+
+/* Local memory: the row sums of every work-item's top and bottom rows
+ * (s0, s1 of each), twice; without SHFL also every row's halves, twice. */
+#define REG_XV (2 * LY * 4 * LX)
+#if SHFL
+#define REG_XH 0
+#else
+#define REG_XH (2 * ER * LX)
+#endif
+
+/* Row sums of word w, tile row lr (the work-item's own row, or without
+ * SHFL any row, its centre word read from xh), through the fixes hfix
+ * needs. */
+inline void reg_sums(ulong w, __local const uint2 *xh, int lr, const reg_geo *e, const int hfix,
+                     ulong *s0, ulong *s1)
+{
+    uint whi, elo;
+#if SHFL
+    (void)xh;
+    (void)lr;
+    if (hfix && e->lastw && e->rem) /* the bits past the row's end */
+        w = (w & e->lowm) | (e->clampb && ((w >> (e->rem - 1)) & 1) ? ~e->lowm : (ulong)0);
+    ASM("shfl.sync.up.b32 %0, %1, 1, 0, -1;" : "=r"(whi) : "r"((uint)(w >> 32)));
+    ASM("shfl.sync.down.b32 %0, %1, 1, 31, -1;" : "=r"(elo) : "r"((uint)w));
+#else
+    __local const uint2 *row = xh + lr * LX;
+    w = upsample(row[e->lane].y, row[e->lane].x);
+    if (hfix && e->lastw && e->rem)
+        w = (w & e->lowm) | (e->clampb && ((w >> (e->rem - 1)) & 1) ? ~e->lowm : (ulong)0);
+    whi = row[max(e->lane - 1, 0)].y;
+    elo = row[min(e->lane + 1, LX - 1)].x;
+#endif
+    if (hfix && e->first) whi = e->clampb && (w & 1) ? 0xffffffffu : 0u;
+    if (hfix && e->lastw && !e->rem) elo = e->clampb ? (uint)(w >> 63) : 0u;
+    row_sum3_halves(whi, w, elo, s0, s1);
+}
+
+/* One generation of the work-item's rows v, with exchange space xv, xh of
+ * this generation's parity; hfix, vfix: the fixes of an edge tile. */
+inline void reg_gen(ulong *v, __local ulong *xv, __local uint2 *xh, const reg_geo *e,
+                    const int hfix, const int vfix)
+{
+    const int lane = e->lane, ly = e->ly, lr0 = ly * S;
+    ulong t0, t1, b0, b1, u0 = 0, u1 = 0, d0 = 0, d1 = 0;
+#if SHFL
+    reg_sums(v[0], xh, lr0, e, hfix, &t0, &t1);
+    reg_sums(v[S - 1], xh, lr0 + S - 1, e, hfix, &b0, &b1);
+    xv[(ly * 4 + 0) * LX + lane] = t0;
+    xv[(ly * 4 + 1) * LX + lane] = t1;
+    xv[(ly * 4 + 2) * LX + lane] = b0;
+    xv[(ly * 4 + 3) * LX + lane] = b1;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (ly > 0) {
+        u0 = xv[((ly - 1) * 4 + 2) * LX + lane];
+        u1 = xv[((ly - 1) * 4 + 3) * LX + lane];
+    }
+    if (ly < LY - 1) {
+        d0 = xv[((ly + 1) * 4 + 0) * LX + lane];
+        d1 = xv[((ly + 1) * 4 + 1) * LX + lane];
+    }
+#else
+    (void)xv;
+    for (int s = 0; s < S; s++)
+        xh[(lr0 + s) * LX + lane] = (uint2)((uint)v[s], (uint)(v[s] >> 32));
+    barrier(CLK_LOCAL_MEM_FENCE);
+    reg_sums(0, xh, lr0, e, hfix, &t0, &t1);
+    reg_sums(0, xh, lr0 + S - 1, e, hfix, &b0, &b1);
+    if (ly > 0) reg_sums(0, xh, lr0 - 1, e, hfix, &u0, &u1);
+    if (ly < LY - 1) reg_sums(0, xh, lr0 + S, e, hfix, &d0, &d1);
+#endif
+    ulong a0 = u0, a1 = u1, m0 = t0, m1 = t1, c0, c1;
+#if SHFL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
+    for (int s = 0; s < S; s++) {
+        if (s == S - 1) {
+            c0 = d0;
+            c1 = d1;
+        } else if (s == S - 2) {
+            c0 = b0;
+            c1 = b1;
+        } else {
+            reg_sums(v[s + 1], xh, lr0 + s + 1, e, hfix, &c0, &c1);
+        }
+        if (vfix) { /* the sums above row 0 and below the last */
+            const int R = e->r0 + s;
+            if (R == 0) {
+                a0 = e->clampb ? m0 : 0;
+                a1 = e->clampb ? m1 : 0;
+            }
+            if (R == e->rows - 1) {
+                c0 = e->clampb ? m0 : 0;
+                c1 = e->clampb ? m1 : 0;
+            }
+        }
+        v[s] = next_word(a0, a1, m0, m1, c0, c1, v[s], 0, 0);
+        a0 = m0;
+        a1 = m1;
+        m0 = c0;
+        m1 = c1;
+    }
+}
+
+/* gens generations of tile (tx, ty) from in into out, as bits_tile. */
+inline void reg_tile(GIN word *GIN_RESTRICT in, __global word *restrict out, __local ulong *xv,
+                     __local uint2 *xh, const int rows, const int cols, const int bnd, const int nw,
+                     const int gens, const int tx, const int ty)
+{
+    geom g;
+    g.bnd = bnd;
+    g.rbase = ty * (ER - 2 * K) - K;
+    g.cbase = tx * (TW - 2) - 1;
+    g.rows = rows;
+    g.nw = nw;
+    g.rem = cols % WBITS;
+    g.vwrap = g.hwrap = bnd == B_TORUS;
+    reg_geo e;
+    e.lane = get_local_id(0);
+    e.ly = get_local_id(1);
+    const int C = g.cbase + e.lane, lr0 = e.ly * S, R0 = g.rbase + lr0;
+    e.first = C == 0;
+    e.lastw = C == nw - 1;
+    e.clampb = bnd == B_CLAMP;
+    e.rem = g.rem;
+    e.lowm = g.rem ? ((ulong)1 << g.rem) - 1 : ONES;
+    e.r0 = R0;
+    e.rows = rows;
+
+    ulong v[S];
+    if (R0 >= 0 && R0 + S <= rows && C >= 0 && C < nw - (g.hwrap && g.rem != 0)) {
+#pragma unroll
+        for (int s = 0; s < S; s++)
+            v[s] = GLOAD(in + (size_t)(R0 + s) * (size_t)nw + (size_t)C);
+    } else {
+#if SHFL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
+        for (int s = 0; s < S; s++)
+            v[s] = fetch(in, &g, R0 + s, C, cols);
+    }
+
+    /* a dead or clamp tile reaching the grid's edge fixes it at every
+     * generation (the whole group: a warp's lanes must agree for the
+     * shuffle) */
+    const int edge = !g.vwrap && (g.rbase <= 0 || g.rbase + ER >= rows || g.cbase <= 0 ||
+                                  g.cbase + TW - 1 >= nw - 1);
+    for (int gen = 0; gen < gens; gen++) {
+        __local ulong *pv = xv + (gen & 1) * (REG_XV / 2);
+        __local uint2 *ph = xh + (gen & 1) * (REG_XH / 2);
+        if (edge)
+            reg_gen(v, pv, ph, &e, 1, 1);
+        else
+            reg_gen(v, pv, ph, &e, 0, 0);
+    }
+
+#if SHFL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
+    for (int s = 0; s < S; s++) {
+        const int lr = lr0 + s, R = R0 + s;
+        if (lr < K || lr >= ER - K || R >= rows || e.lane < 1 || e.lane > LX - 2 || C >= nw)
+            continue;
+        out[(size_t)R * (size_t)nw + (size_t)C] = e.lastw && g.rem ? v[s] & e.lowm : v[s];
+    }
+}
+#endif /* REGT */
+
 /* gens generations of tile (tx, ty) from in into out: its halo loaded
  * into local memory (tile: 2 buffers of BUFW words with DBUF, else 1),
  * advanced there, and its interior written out. */
@@ -965,13 +1178,25 @@ inline void bits_tile(GIN word *GIN_RESTRICT in, __global word *restrict out, __
     }
 }
 
+/* The tile's local memory and its run: in registers (REGT) or bits_tile's. */
+#if REGT
+#define TILE_LOCAL                                                                                 \
+    __local ulong reg_xv[REG_XV];                                                                  \
+    __local uint2 reg_xh[REG_XH > 0 ? REG_XH : 1]
+#define TILE_RUN(in, out, rows, cols, bnd, nw, gens, tx, ty)                                       \
+    reg_tile(in, out, reg_xv, reg_xh, rows, cols, bnd, nw, gens, tx, ty)
+#else
+#define TILE_LOCAL __local lword tile_v[(DBUF ? 2 : 1) * BUFW / NV]
+#define TILE_RUN(in, out, rows, cols, bnd, nw, gens, tx, ty)                                       \
+    bits_tile(in, out, (__local word *)tile_v, rows, cols, bnd, nw, gens, tx, ty)
+#endif
+
 __kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void
 life_bits(GIN word *GIN_RESTRICT in, __global word *restrict out, const int rows, const int cols,
           const int bnd, const int nw, const int gens)
 {
-    __local lword tile_v[(DBUF ? 2 : 1) * BUFW / NV];
-    bits_tile(in, out, (__local word *)tile_v, rows, cols, bnd, nw, gens, (int)get_group_id(0),
-              (int)get_group_id(1));
+    TILE_LOCAL;
+    TILE_RUN(in, out, rows, cols, bnd, nw, gens, (int)get_group_id(0), (int)get_group_id(1));
 }
 
 #if FLOW
@@ -1010,7 +1235,7 @@ life_flow(__global word *b0, __global word *b1, const int rows, const int cols, 
           const int nw, const int gens, const int last_gens, const int steps, const int step0,
           const int ntx, const int nty, __global volatile int *flags, __global int *ticket)
 {
-    __local lword tile_v[(DBUF ? 2 : 1) * BUFW / NV];
+    TILE_LOCAL;
     __local int take;
     const int lid = get_local_id(1) * LX + get_local_id(0), tiles = ntx * nty;
     const int wrap = bnd == B_TORUS;
@@ -1034,8 +1259,7 @@ life_flow(__global word *b0, __global word *b1, const int rows, const int cols, 
         }
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
         __global word *src = (a & 1) ? b1 : b0, *dst = (a & 1) ? b0 : b1;
-        bits_tile(src, dst, (__local word *)tile_v, rows, cols, bnd, nw,
-                  a == steps - 1 ? last_gens : gens, tx, ty);
+        TILE_RUN(src, dst, rows, cols, bnd, nw, a == steps - 1 ? last_gens : gens, tx, ty);
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
         if (lid == 0) {
             FLOW_FENCE();

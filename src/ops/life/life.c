@@ -343,6 +343,7 @@ typedef struct life_cfg {
     int halves; /* life_bits, 64-bit words: row sums from 32-bit halves (cl/life.cl's HALVES) */
     int lop3;   /* life_bits on NVIDIA: the rule's tables as inline PTX lop3 (LOP3ASM) */
     int flow;   /* tiles: a run's steps in one launch, tiles in ticket order (life_flow) */
+    int reg;    /* tiles: the tile in registers, neighbours across by shuffles (REGT) */
 } life_cfg;
 
 struct tdcl_life_plan {
@@ -373,6 +374,18 @@ static size_t bits_local(const life_cfg *c)
 {
     return (size_t)(c->dbuf ? 2 : 1) * (size_t)(c->ly * c->s + 2) * (size_t)(c->lx * c->vx) *
            (size_t)(c->wb / 8);
+}
+
+/* Whether the tile in registers trades neighbours across by shuffles
+ * (NVIDIA, a warp across) rather than through local memory. */
+static int reg_shfl(const tdcl_device_info *d, const life_cfg *c);
+
+/* Local memory the tile in registers takes: each work-item's top and bottom
+ * row sums, twice; without the shuffle also every row's halves, twice. */
+static size_t reg_local(const life_cfg *c, int shfl)
+{
+    size_t items = (size_t)c->lx * (size_t)c->ly;
+    return 2 * items * 4 * 8 + (shfl ? 0 : 2 * items * (size_t)c->s * 8);
 }
 
 /* Local memory life_band's two bands take: s + 2k rows and a zero row,
@@ -464,7 +477,11 @@ static int cfg_fits(const tdcl_device_info *d, const life_cfg *c, int64_t rows, 
         return (c->vw == 1 || c->vw == 2 || c->vw == 4 || c->vw == 8) && c->k >= 1 &&
                block_local(c, nw) + LOCAL_SLACK <= d->local_mem;
     const int64_t er = (int64_t)c->ly * c->s, tw = (int64_t)c->lx * c->vx;
-    if ((c->vx != 1 && c->vx != 2 && c->vx != 4) || bits_local(c) + LOCAL_SLACK > d->local_mem)
+    if (c->reg && (c->mode != MODE_TILES || c->wb != 64 || c->vx != 1 || c->dbuf || !c->halves ||
+                   reg_local(c, reg_shfl(d, c)) + LOCAL_SLACK > d->local_mem))
+        return 0;
+    if ((c->vx != 1 && c->vx != 2 && c->vx != 4) ||
+        (!c->reg && bits_local(c) + LOCAL_SLACK > d->local_mem))
         return 0;
     if (c->flow && (!flow_tiles_of(c, rows, nw) || !flow_device(d))) return 0;
     switch (c->mode) {
@@ -749,9 +766,10 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
 static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64_t rows,
                               int64_t cols, life_cfg *c, tdcl_err *err)
 {
-    enum { W, LX, LY, S, K, VX, DBUF, VW, G, REGS, NET, HALVES, LOP3, FLOW, NKEYS };
-    static const char *const keys[NKEYS] = {"w",  "lx", "ly",   "s",   "k",      "vx",   "dbuf",
-                                            "vw", "g",  "regs", "net", "halves", "lop3", "flow"};
+    enum { W, LX, LY, S, K, VX, DBUF, VW, G, REGS, NET, HALVES, LOP3, FLOW, REG, NKEYS };
+    static const char *const keys[NKEYS] = {"w",    "lx",  "ly",     "s",    "k",
+                                            "vx",   "dbuf", "vw",    "g",    "regs",
+                                            "net",  "halves", "lop3", "flow", "reg"};
     int val[NKEYS], given[NKEYS] = {0}, mode = -1;
     for (const char *p = tune; *p;) {
         size_t n = strcspn(p, ","), klen = strcspn(p, "=,");
@@ -775,7 +793,7 @@ static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64
         if (!done)
             return tdcl_fail(err, TDCL_EINVAL,
                              "life tune: expected key=value (mode, w, lx, ly, s, k, vx, dbuf, vw, "
-                             "g, regs, net, halves, lop3, flow), got '%.*s'",
+                             "g, regs, net, halves, lop3, flow, reg), got '%.*s'",
                              (int)n, p);
         p += n + (p[n] == ',');
     }
@@ -790,8 +808,9 @@ static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64
             return tdcl_fail(err, TDCL_ELIMIT, "life tune: no bands of %d rows and depth %d",
                              (int)((rows + g - 1) / g), k);
     }
-    int *const fields[NKEYS] = {&c->wb, &c->lx, &c->ly,   &c->s, &c->k,      &c->vx,   &c->dbuf,
-                                &c->vw, NULL,   &c->regs, NULL,  &c->halves, &c->lop3, &c->flow};
+    int *const fields[NKEYS] = {&c->wb,   &c->lx,   &c->ly,     &c->s,    &c->k,
+                                &c->vx,   &c->dbuf, &c->vw,     NULL,     &c->regs,
+                                NULL,     &c->halves, &c->lop3, &c->flow, &c->reg};
     for (int i = 0; i < NKEYS; i++)
         if (given[i] && fields[i]) *fields[i] = val[i];
     if (given[NET]) {
@@ -799,6 +818,9 @@ static tdcl_status apply_tune(const tdcl_device_info *d, const char *tune, int64
         c->net1 = val[NET] == 1;
     }
     if (!given[FLOW]) c->flow = 0; /* a tune names its kernel: life_flow only if asked */
+    if (!given[REG]) c->reg = 0;
+    if (c->reg && !given[DBUF]) c->dbuf = 0; /* the tile lives in registers */
+    if (c->reg && !given[HALVES]) c->halves = 1;
     if (mode >= 0) c->mode = (life_mode)mode;
     if (c->mode == MODE_STREAM) { /* 64-bit words unless w=32, one a work-item, a warp across */
         c->wb = given[W] ? val[W] : 64;
@@ -841,14 +863,14 @@ static void describe(tdcl_life_plan *p)
                  c->vw, c->wb, c->lx, c->ly, c->s, rule, tdcl_life_boundary_name(p->o.boundary));
     else
         snprintf(p->desc, sizeof p->desc,
-                 "kernel=bits w=%dx%d wg=%dx%d tile=%dx%d depth=%s%d rule=%s boundary=%s %s%s%s",
+                 "kernel=bits w=%dx%d wg=%dx%d tile=%dx%d depth=%s%d rule=%s boundary=%s %s%s%s%s",
                  c->vx, c->wb, c->lx, c->ly, c->lx * c->vx * c->wb, c->ly * c->s,
                  c->mode == MODE_SINGLE ? "all/" : "", c->mode == MODE_SINGLE ? 0 : c->k, rule,
                  tdcl_life_boundary_name(p->o.boundary),
                  c->mode == MODE_SINGLE  ? "single-group"
                  : c->mode == MODE_BANDS ? "bands"
                                          : "tiles",
-                 c->dbuf ? " 2-buffer" : "", c->flow ? " flow" : "");
+                 c->dbuf ? " 2-buffer" : "", c->flow ? " flow" : "", c->reg ? " registers" : "");
 }
 
 /* 1 if the device takes NVIDIA's compiler options (cl_nv_compiler_options). */
@@ -873,6 +895,11 @@ static int reg_cap(const life_cfg *c)
     int items = c->lx * c->ly < 512 ? 512 : c->lx * c->ly;
     int r = 65536 / items / 8 * 8;
     return r < 32 ? 32 : r > 255 ? 255 : r;
+}
+
+static int reg_shfl(const tdcl_device_info *d, const life_cfg *c)
+{
+    return c->lx == 32 && nv_compiler_options(d);
 }
 
 /* Builds the kernel for c; TDCL_ELIMIT when the compiled kernel cannot run
@@ -924,6 +951,8 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DTS_X=%d -DTS_Y=%d", c->ts, c->ts);
     if (kid == 2 && c->flow)
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DFLOW=1 -DFLOWNV=%d", nv);
+    if (kid == 2 && c->reg)
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " -DREGT=1 -DSHFL=%d", reg_shfl(d, c));
     if (p->rule.nbhd) /* only when not Moore: equal programs share a cache entry */
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNBHD=%d", p->rule.nbhd);
     if (c->bits && c->net0) n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNET=0");
@@ -1054,10 +1083,9 @@ static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
     int forced = p->o.tile != 0 || p->o.tune != NULL;
     life_cfg c = initial_cfg(d, &p->o, p->rows, p->cols, 1);
     if (p->o.tune) TDCL_TRY(apply_tune(d, p->o.tune, p->rows, p->cols, &c, err));
-    if (c.mode == MODE_STREAM && p->rule.nbhd)
-        return tdcl_fail(err, TDCL_EINVAL,
-                         "life tune '%s': mode=stream runs the Moore neighbourhood only",
-                         p->o.tune);
+    if ((c.mode == MODE_STREAM || c.reg) && p->rule.nbhd)
+        return tdcl_fail(err, TDCL_EINVAL, "life tune '%s': %s runs the Moore neighbourhood only",
+                         p->o.tune, c.reg ? "reg=1" : "mode=stream");
     for (;;) {
         tdcl_status bst = TDCL_ELIMIT;
         int64_t nw = c.bits ? (p->cols + c.wb - 1) / c.wb : p->cols;
