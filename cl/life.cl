@@ -927,8 +927,9 @@ inline void reg_sums(ulong w, __local const uint2 *xh, int lr, const reg_geo *e,
 #if SHFL
     (void)xh;
     (void)lr;
-    if (hfix && e->lastw && e->rem) /* the bits past the row's end */
-        w = (w & e->lowm) | (e->clampb && ((w >> (e->rem - 1)) & 1) ? ~e->lowm : (ulong)0);
+    /* the bits past the row's end (a select: every lane reaches the shuffle) */
+    const ulong fill = e->clampb && ((w >> (e->rem - 1)) & 1) ? ~e->lowm : (ulong)0;
+    w = hfix && e->lastw && e->rem ? (w & e->lowm) | fill : w;
     ASM("shfl.sync.up.b32 %0, %1, 1, 0, -1;" : "=r"(whi) : "r"((uint)(w >> 32)));
     ASM("shfl.sync.down.b32 %0, %1, 1, 31, -1;" : "=r"(elo) : "r"((uint)w));
 #else
@@ -1053,15 +1054,19 @@ inline void reg_tile(GIN word *GIN_RESTRICT in, __global word *restrict out, __l
     }
 
     /* a dead or clamp tile reaching the grid's edge fixes it at every
-     * generation (the whole group: a warp's lanes must agree for the
-     * shuffle) */
-    const int edge = !g.vwrap && (g.rbase <= 0 || g.rbase + ER >= rows || g.cbase <= 0 ||
-                                  g.cbase + TW - 1 >= nw - 1);
+     * generation, in a loop of its own for each kind of edge (the whole
+     * group: a warp's lanes must agree for the shuffle): the top and bottom
+     * (corners too) check every row, the left and right (most edge tiles)
+     * only the words beside */
+    const int vedge = !g.vwrap && (g.rbase <= 0 || g.rbase + ER >= rows);
+    const int hedge = !g.hwrap && (g.cbase <= 0 || g.cbase + TW - 1 >= nw - 1);
     for (int gen = 0; gen < gens; gen++) {
         __local ulong *pv = xv + (gen & 1) * (REG_XV / 2);
         __local uint2 *ph = xh + (gen & 1) * (REG_XH / 2);
-        if (edge)
+        if (vedge)
             reg_gen(v, pv, ph, &e, 1, 1);
+        else if (hedge)
+            reg_gen(v, pv, ph, &e, 1, 0);
         else
             reg_gen(v, pv, ph, &e, 0, 0);
     }
