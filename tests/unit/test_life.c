@@ -650,6 +650,12 @@ static void test_shapes_vs_host(void **state)
          * before the last; tiles hand steps on within a launch and across */
         {"mode=tiles,lx=4,ly=4,s=5,k=6,flow=1", "B3/S23", 97, 333, 40},
         {"mode=tiles,lx=4,ly=4,s=5,k=6,flow=1", "B3/S23", 41, 260, 31},
+        /* the tile in registers (each one program): launched step by step,
+         * a rule without a three-gate network, a part last word; and in
+         * life_flow, as above */
+        {"mode=tiles,lx=5,ly=3,s=6,k=6,reg=1", "B36/S23", 97, 333, 40},
+        {"mode=tiles,lx=4,ly=4,s=5,k=6,flow=1,reg=1", "B3/S23", 97, 333, 40},
+        {"mode=tiles,lx=4,ly=4,s=5,k=6,flow=1,reg=1", "B3/S23", 41, 256, 31},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         for (int b = 0; b < 3; b++) {
@@ -674,6 +680,10 @@ static void test_shapes_vs_host(void **state)
     o.tune = "mode=bands,depth=3";
     assert_int_equal(tdcl_life_plan_create(ctx, &o, &g, &p, &err), TDCL_EINVAL);
     assert_non_null(strstr(err.msg, "depth=3"));
+    o = opts_for(&cfgs[3], "B2/S34H", 0); /* the tile in registers: Moore only */
+    o.tune = "mode=tiles,lx=4,ly=4,s=5,k=6,reg=1";
+    assert_int_equal(tdcl_life_plan_create(ctx, &o, &g, &p, &err), TDCL_EINVAL);
+    assert_non_null(strstr(err.msg, "reg=1"));
     tdcl_matrix_free(&g);
 }
 

@@ -695,6 +695,31 @@ static int flow_pays(const tdcl_device_info *d, int64_t rows, int64_t nw, const 
     return flow_tiles_of(c, rows, nw) >= FLOW_TILES_CU * cu && nv_compiler_options(d);
 }
 
+/* life_flow with the tile in registers (REGT) where it beats the tiles in
+ * local memory: NVIDIA (the shuffle), 64-bit words, the Moore
+ * neighbourhood, a depth of 8, and at least REG_TILES_CU of its 32-word x
+ * REG_LY*REG_S-row tiles a multiprocessor a step. On an H200 (B3/S23, 96
+ * generations, dead; session 13, docs/perf/session13-h200/s13b.log):
+ * 16384^2 (846 tiles, 6.4 a multiprocessor) 2.73e13 against 2.37e13
+ * (torus 2.87 against 2.45, clamp 2.66 against 2.38); 24576^2 2.99 against
+ * 2.51; 32768^2 2.95 against 2.57; 46336^2 3.07 against 2.61; equal at
+ * 12288^2 (3.7 a multiprocessor: 2.26 against 2.29e13) and slower at
+ * 8192^2 (1.8: 1.43 against 1.70e13). 24 rows a work-item beat 20, 28 and
+ * 32; 8 warps a group, 256 work-items, is the most NVIDIA's OpenCL runs. */
+enum { REG_TILES_CU = 5, REG_LX = 32, REG_LY = 8, REG_S = 24 };
+
+static int reg_pays(const tdcl_device_info *d, const tdcl_life_opts *o, int64_t rows, int64_t nw,
+                    const life_cfg *c)
+{
+    life_cfg r = *c;
+    r.lx = REG_LX;
+    r.ly = REG_LY;
+    r.s = REG_S;
+    return c->flow && c->wb == 64 && c->k == GPU_K && tdcl_life_opts_rule(o).nbhd == 0 &&
+           flow_tiles_of(&r, rows, nw) >= REG_TILES_CU * compute_units(d) &&
+           nv_compiler_options(d);
+}
+
 /* The starting configuration; choose() shrinks it while it does not fit.
  * GPU layout: 64-bit words; a small grid in one work-group or in bands,
  * else tiles of 16 words by 128 rows advancing 8 or 16 generations per
@@ -702,7 +727,7 @@ static int flow_pays(const tdcl_device_info *d, int64_t rows, int64_t nw, const 
  * CPU_K generations per launch (life_band), or with a depth of 1 one
  * generation per launch straight from global memory (life_bits1). */
 static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, int64_t rows,
-                            int64_t cols, int allow_single)
+                            int64_t cols, int allow_single, int allow_reg)
 {
     life_cfg c = {0};
     int gpu = gpu_layout(d, o);
@@ -756,6 +781,13 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
     tall.s = FLOW_TALL_S;
     const int64_t cu = compute_units(d);
     if (c.flow && flow_tiles_of(&tall, rows, nw) >= FLOW_TALL_TILES_CU * cu) c.s = FLOW_TALL_S;
+    if (allow_reg && reg_pays(d, o, rows, nw, &c)) {
+        c.reg = c.halves = 1;
+        c.dbuf = 0;
+        c.lx = REG_LX;
+        c.ly = REG_LY;
+        c.s = REG_S;
+    }
     return c;
 }
 
@@ -1081,7 +1113,7 @@ static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
     tdcl_status st = TDCL_OK;
     const tdcl_device_info *d = &p->ctx->dev;
     int forced = p->o.tile != 0 || p->o.tune != NULL;
-    life_cfg c = initial_cfg(d, &p->o, p->rows, p->cols, 1);
+    life_cfg c = initial_cfg(d, &p->o, p->rows, p->cols, 1, 1);
     if (p->o.tune) TDCL_TRY(apply_tune(d, p->o.tune, p->rows, p->cols, &c, err));
     if ((c.mode == MODE_STREAM || c.reg) && p->rule.nbhd)
         return tdcl_fail(err, TDCL_EINVAL, "life tune '%s': %s runs the Moore neighbourhood only",
@@ -1114,6 +1146,10 @@ static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
                 "%zu, local memory %llu bytes); leave the tile unset to choose one "
                 "that fits",
                 p->o.tile, d->device_name, d->max_wg, (unsigned long long)d->local_mem);
+        if (c.reg) { /* the tiles in local memory before anything else */
+            c = initial_cfg(d, &p->o, p->rows, p->cols, 0, 0);
+            continue;
+        }
         if (c.flow) { /* the tiles launched step by step before a smaller shape */
             c.flow = 0;
             continue;
@@ -1124,7 +1160,7 @@ static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
             continue;
         }
         if (c.mode == MODE_SINGLE || c.mode == MODE_BANDS) { /* whole rows do not fit: tiles */
-            c = initial_cfg(d, &p->o, p->rows, p->cols, 0);
+            c = initial_cfg(d, &p->o, p->rows, p->cols, 0, 1);
             continue;
         }
         return tdcl_fail(err, TDCL_ELIMIT, "no life kernel configuration fits '%s'",
