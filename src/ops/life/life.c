@@ -705,17 +705,18 @@ static int flow_pays(const tdcl_device_info *d, int64_t rows, int64_t nw, const 
  * 2.51; 32768^2 2.95 against 2.57; 46336^2 3.07 against 2.61; equal at
  * 12288^2 (3.7 a multiprocessor: 2.26 against 2.29e13) and slower at
  * 8192^2 (1.8: 1.43 against 1.70e13). 24 rows a work-item beat 20, 28 and
- * 32; 8 warps a group, 256 work-items, is the most NVIDIA's OpenCL runs. */
+ * 32; 8 warps a group, 256 work-items, is the most NVIDIA's OpenCL runs.
+ * Taken before life_stream (s13d.log, 65536^2): 3.15 against 3.09e13 dead,
+ * 3.13 against 2.98 clamp, 3.18 against 3.23 torus. */
 enum { REG_TILES_CU = 5, REG_LX = 32, REG_LY = 8, REG_S = 24 };
 
 static int reg_pays(const tdcl_device_info *d, const tdcl_life_opts *o, int64_t rows, int64_t nw,
-                    const life_cfg *c)
+                    int wb, int k)
 {
-    life_cfg r = *c;
-    r.lx = REG_LX;
-    r.ly = REG_LY;
-    r.s = REG_S;
-    return c->flow && c->wb == 64 && c->k == GPU_K && tdcl_life_opts_rule(o).nbhd == 0 &&
+    const life_cfg r = {
+        .bits = 1, .mode = MODE_TILES, .wb = wb, .lx = REG_LX, .ly = REG_LY, .s = REG_S, .k = k,
+        .vx = 1};
+    return wb == 64 && k == GPU_K && tdcl_life_opts_rule(o).nbhd == 0 &&
            flow_tiles_of(&r, rows, nw) >= REG_TILES_CU * compute_units(d) &&
            nv_compiler_options(d);
 }
@@ -758,7 +759,8 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
         global_cfg(&c, gpu, nw, o->tile);
         return c;
     }
-    if (gpu && !o->tile && stream_pays(d, o, rows, nw, c.wb, c.k)) {
+    const int reg = allow_reg && gpu && !o->tile && reg_pays(d, o, rows, nw, c.wb, c.k);
+    if (gpu && !o->tile && !reg && stream_pays(d, o, rows, nw, c.wb, c.k)) {
         c.mode = MODE_STREAM;
         c.lx = STREAM_LX;
         c.ly = STREAM_LY;
@@ -781,8 +783,8 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
     tall.s = FLOW_TALL_S;
     const int64_t cu = compute_units(d);
     if (c.flow && flow_tiles_of(&tall, rows, nw) >= FLOW_TALL_TILES_CU * cu) c.s = FLOW_TALL_S;
-    if (allow_reg && reg_pays(d, o, rows, nw, &c)) {
-        c.reg = c.halves = 1;
+    if (reg) {
+        c.reg = c.halves = c.flow = 1;
         c.dbuf = 0;
         c.lx = REG_LX;
         c.ly = REG_LY;
