@@ -74,10 +74,9 @@
 #endif
 
 #ifndef LIFE_KERNEL
-#define LIFE_KERNEL                                                                                \
-    0 /* 0 both kernels, 1 life_bytes only, 2 life_bits only (3 life_bits1                         \
-         and life_bytes, 4 life_band, 5 life_sparse: see life.c; 6                                 \
-         life_peak only: bench_ops.c; 7 life_stream) */
+#define LIFE_KERNEL 0 /* 0 both kernels, 1 life_bytes only, 2 life_bits only (3 life_bits1
+                         and life_bytes, 4 life_band, 5 life_sparse: see life.c; 6
+                         life_peak only: bench_ops.c; 7 life_stream) */
 #endif
 
 #define B_DEAD 0
@@ -337,7 +336,7 @@ inline lword apply_rule(lword alive, lword s0, lword s1, lword s2, lword s3)
 /* majority, written apart from the sum's a ^ b so that each is one
  * 3-input operation of its own */
 #define MAJ(a, b, c) (((a) & (b)) | ((c) & ((a) | (b))))
-#define NCOUNT(s, i) ((s) + 2 * ((((i) >> 2) & 1) + (((i) >> 1) & 1)) + 4 * ((i)&1))
+#define NCOUNT(s, i) ((s) + 2 * ((((i) >> 2) & 1) + (((i) >> 1) & 1)) + 4 * ((i) & 1))
 #define TBIT(mask, s, i) ((((mask) >> NCOUNT(s, i)) & 1) << (i))
 #define TABLE(mask, s)                                                                             \
     (TBIT(mask, s, 0) | TBIT(mask, s, 1) | TBIT(mask, s, 2) | TBIT(mask, s, 3) |                   \
@@ -363,8 +362,7 @@ inline lword lut3(uint t, lword a, lword b, lword c)
  * its 3-input fusion then takes two or three operations for a table. The
  * host passes the tables as literals (LUT_*), since PTX takes the
  * immediate as text; they must be what the preprocessor works out. */
-#if NV != 1 ||                                                                                     \
-    (!defined(NET3) && (LUT_B0 != TB0 || LUT_B1 != TB1 || LUT_S0 != TS0 || LUT_S1 != TS1))
+#if NV != 1 || (!defined(NET3) && (LUT_B0 != TB0 || LUT_B1 != TB1 || LUT_S0 != TS0 || LUT_S1 != TS1))
 #error "LOP3ASM needs one word per work-item and LUT_* equal to the rule's tables"
 #endif
 #ifndef ASM
@@ -375,12 +373,12 @@ inline lword lut3(uint t, lword a, lword b, lword c)
 #if WBITS == 64
 #define LOP3(d, a, b, c, imm)                                                                      \
     do {                                                                                           \
-        const uint2 a_ = as_uint2(a), b_ = as_uint2(b), c_ = as_uint2(c);                          \
+        const uint2 a_ = as_uint2(a), b_ = as_uint2(b), c_ = as_uint2(c);                         \
         uint2 d_;                                                                                  \
-        ASM("lop3.b32 %0, %1, %2, %3, " STR(imm) ";"                                               \
+        ASM("lop3.b32 %0, %1, %2, %3, " STR(imm) ";"                                              \
             : "=r"(d_.x)                                                                           \
             : "r"(a_.x), "r"(b_.x), "r"(c_.x));                                                    \
-        ASM("lop3.b32 %0, %1, %2, %3, " STR(imm) ";"                                               \
+        ASM("lop3.b32 %0, %1, %2, %3, " STR(imm) ";"                                              \
             : "=r"(d_.y)                                                                           \
             : "r"(a_.y), "r"(b_.y), "r"(c_.y));                                                    \
         d = as_ulong(d_);                                                                          \
@@ -409,7 +407,7 @@ LUT_FN(lut_s1, LUT_S1)
 /* table t, one of the four */
 inline lword lut(uint t, lword a, lword b, lword c)
 {
-    return t == TB0   ? lut_b0(a, b, c)
+    return t == TB0 ? lut_b0(a, b, c)
            : t == TB1 ? lut_b1(a, b, c)
            : t == TS0 ? lut_s0(a, b, c)
                       : lut_s1(a, b, c);
@@ -1361,12 +1359,12 @@ inline void beside(uint lo, uint hi, __local uint *x, int lane, uint *whi, uint 
 
 /* What a row of work-items needs besides its word column. */
 typedef struct {
-    int lane, C;      /* work-item in the row, its word */
-    int r0;           /* first row out */
-    int first, lastw; /* a mapped edge: C is the row's first / last word */
-    int clampb;       /* clamp, else dead (where mapped) */
-    word lowm;        /* used bits of the last word (ONES: all) */
-    int store;        /* this work-item's word goes out */
+    int lane, C;          /* work-item in the row, its word */
+    int r0;               /* first row out */
+    int first, lastw;     /* a mapped edge: C is the row's first / last word */
+    int clampb;           /* clamp, else dead (where mapped) */
+    word lowm;            /* used bits of the last word (ONES: all) */
+    int store;            /* this work-item's word goes out */
 } stream_col;
 
 /* Row R of this column: plainly, or through the boundary. A dead or clamp
@@ -1393,9 +1391,10 @@ inline word stream_load(__global const word *in, const geom *g, int R, int C, in
  * gens < K levels only (a row then comes out gens rows up, not K). Each
  * check costs every level of every row: a warp at the left or right edge
  * has no row to check, and most edge warps are there. */
-inline void stream_run(__global const word *restrict in, __global word *restrict out, const geom *g,
-                       const stream_col *sc, int cols, int gens, __local uint *x, const int eload,
-                       const int hfix, const int vfix, const int shallow)
+inline void stream_run(__global const word *restrict in, __global word *restrict out,
+                       const geom *g, const stream_col *sc, int cols, int gens,
+                       __local uint *x, const int eload, const int hfix, const int vfix,
+                       const int shallow)
 {
     word a0[K], a1[K], b0[K], b1[K], mid[K];
 #pragma unroll
@@ -1417,7 +1416,7 @@ inline void stream_run(__global const word *restrict in, __global word *restrict
         q0 = q1;                                                                                   \
         q1 = q2;                                                                                   \
         q2 = stream_load(in, g, min(rin + 3, last), C, cols, eload);                               \
-        STREAM_UNROLL_LEVELS for (int l = 0; l < K; l++)                                           \
+        STREAM_UNROLL_LEVELS for (int l = 0; l < K; l++)                                          \
         {                                                                                          \
             if ((PRO && 2 * l > i) || (shallow && l >= gens)) break;                               \
             if (hmap && sc->lastw && g->rem) /* the bits past the row's end */                     \
@@ -1454,7 +1453,7 @@ inline void stream_run(__global const word *restrict in, __global word *restrict
         }                                                                                          \
         const int R = rin - (shallow ? gens : K); /* the row out */                                \
         if ((shallow ? R >= sc->r0 : !PRO) && sc->store && R < rows)                               \
-            out[(size_t)R * (size_t)nw + (size_t)C] = (C == nw - 1) ? w & sc->lowm : w;            \
+            out[(size_t)R * (size_t)nw + (size_t)C] = (C == nw - 1) ? w & sc->lowm : w;           \
     } while (0)
     int i = 0;
 #pragma unroll 1
