@@ -904,6 +904,14 @@ inline void item_step(__local const word *t, __local word *dst, const geom *g, c
 #ifndef ASM
 #define ASM asm
 #endif
+/* The loops over a work-item's rows unrolled with the shuffle, so that its
+ * rows stay in registers; rolled without (PoCL compiles them faster, and
+ * speed there is not this path's point). */
+#if SHFL
+#define REG_UNROLL _Pragma("unroll")
+#else
+#define REG_UNROLL _Pragma("unroll 1")
+#endif
 
 /* A work-item's place, for the boundary fixes of an edge tile. */
 typedef struct {
@@ -982,11 +990,7 @@ inline void reg_gen(ulong *v, __local ulong *xv, __local uint2 *xh, const reg_ge
     if (ly < LY - 1) reg_sums(0, xh, lr0 + S, e, hfix, &d0, &d1);
 #endif
     ulong a0 = u0, a1 = u1, m0 = t0, m1 = t1, c0, c1;
-#if SHFL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+    REG_UNROLL
     for (int s = 0; s < S; s++) {
         if (s == S - 1) {
             c0 = d0;
@@ -1047,11 +1051,7 @@ inline void reg_tile(GIN word *GIN_RESTRICT in, __global word *restrict out, __l
         for (int s = 0; s < S; s++)
             v[s] = GLOAD(in + (size_t)(R0 + s) * (size_t)nw + (size_t)C);
     } else {
-#if SHFL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+        REG_UNROLL
         for (int s = 0; s < S; s++)
             v[s] = fetch(in, &g, R0 + s, C, cols);
     }
@@ -1074,11 +1074,7 @@ inline void reg_tile(GIN word *GIN_RESTRICT in, __global word *restrict out, __l
             reg_gen(v, pv, ph, &e, 0, 0);
     }
 
-#if SHFL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+    REG_UNROLL
     for (int s = 0; s < S; s++) {
         const int lr = lr0 + s, R = R0 + s;
         if (lr < K || lr >= ER - K || R >= rows || e.lane < 1 || e.lane > LX - 2 || C >= nw)
