@@ -930,10 +930,7 @@ typedef struct {
 
 /* Row sums of word w, tile row lr (the work-item's own row, or without
  * SHFL any row, its centre word read from xh), through the fixes hfix
- * needs: 1 the words beside the row's first and last, 2 also the bits
- * past its end (a compile-time constant at each call: the bits past the
- * end cost a 64-bit select a row, and only right-edge tiles of grids whose
- * width is no multiple of 64 need them). */
+ * needs. */
 inline void reg_sums(ulong w, __local const uint2 *xh, int lr, const reg_geo *e, const int hfix,
                      ulong *s0, ulong *s1)
 {
@@ -943,13 +940,13 @@ inline void reg_sums(ulong w, __local const uint2 *xh, int lr, const reg_geo *e,
     (void)lr;
     /* the bits past the row's end (a select: every lane reaches the shuffle) */
     const ulong fill = e->clampb && ((w >> (e->rem - 1)) & 1) ? ~e->lowm : (ulong)0;
-    w = hfix == 2 && e->lastw && e->rem ? (w & e->lowm) | fill : w;
+    w = hfix && e->lastw && e->rem ? (w & e->lowm) | fill : w;
     ASM("shfl.sync.up.b32 %0, %1, 1, 0, -1;" : "=r"(whi) : "r"((uint)(w >> 32)));
     ASM("shfl.sync.down.b32 %0, %1, 1, 31, -1;" : "=r"(elo) : "r"((uint)w));
 #else
     __local const uint2 *row = xh + lr * LX;
     w = upsample(row[e->lane].y, row[e->lane].x);
-    if (hfix == 2 && e->lastw && e->rem)
+    if (hfix && e->lastw && e->rem)
         w = (w & e->lowm) | (e->clampb && ((w >> (e->rem - 1)) & 1) ? ~e->lowm : (ulong)0);
     whi = row[max(e->lane - 1, 0)].y;
     elo = row[min(e->lane + 1, LX - 1)].x;
@@ -1063,18 +1060,14 @@ inline void reg_tile(GIN word *GIN_RESTRICT in, __global word *restrict out, __l
      * generation, in a loop of its own for each kind of edge (the whole
      * group: a warp's lanes must agree for the shuffle): the top and bottom
      * (corners too) check every row, the left and right (most edge tiles)
-     * only the words beside, and the bits past the row's end where the
-     * tile holds the last word of a row that does not fill it */
+     * only the words beside */
     const int vedge = !g.vwrap && (g.rbase <= 0 || g.rbase + ER >= rows);
     const int hedge = !g.hwrap && (g.cbase <= 0 || g.cbase + TW - 1 >= nw - 1);
-    const int part = hedge && g.rem && g.cbase + TW - 1 >= nw - 1;
     for (int gen = 0; gen < gens; gen++) {
         __local ulong *pv = xv + (gen & 1) * (REG_XV / 2);
         __local uint2 *ph = xh + (gen & 1) * (REG_XH / 2);
         if (vedge)
-            reg_gen(v, pv, ph, &e, 2, 1);
-        else if (part)
-            reg_gen(v, pv, ph, &e, 2, 0);
+            reg_gen(v, pv, ph, &e, 1, 1);
         else if (hedge)
             reg_gen(v, pv, ph, &e, 1, 0);
         else
