@@ -884,10 +884,10 @@ inline void item_step(__local const word *t, __local word *dst, const geom *g, c
  * sums of each work-item's top and bottom rows, which the work-items above
  * and below read. NVIDIA's 48 KiB of local memory bounded bits_tile at 16
  * words by 144 rows (0.78 of the cells computed are output); in registers
- * a tile is 32 words by 8 x 32 rows (0.88). One barrier a generation: the
- * exchange is double-buffered by the generation's parity. Without the
- * shuffle (PoCL, the tests) every row's halves also go through local
- * memory, under the same barrier.
+ * the default tile is 32 words by 8 x 24 rows (0.86). One barrier a
+ * generation: the exchange is double-buffered by the generation's parity.
+ * Without the shuffle (PoCL, the tests) every row's halves also go
+ * through local memory, under the same barrier.
  * Boundaries: a torus's tiles are fetched wrapped and run the plain loop;
  * a dead or clamp tile at the grid's edge fixes, at every generation, the
  * words beside the row's first and last (and the bits past its end) and the
@@ -938,16 +938,17 @@ inline void reg_sums(ulong w, __local const uint2 *xh, int lr, const reg_geo *e,
 #if SHFL
     (void)xh;
     (void)lr;
-    /* the bits past the row's end (a select: every lane reaches the shuffle) */
-    const ulong fill = e->clampb && ((w >> (e->rem - 1)) & 1) ? ~e->lowm : (ulong)0;
-    w = hfix && e->lastw && e->rem ? (w & e->lowm) | fill : w;
-    ASM("shfl.sync.up.b32 %0, %1, 1, 0, -1;" : "=r"(whi) : "r"((uint)(w >> 32)));
-    ASM("shfl.sync.down.b32 %0, %1, 1, 31, -1;" : "=r"(elo) : "r"((uint)w));
 #else
     __local const uint2 *row = xh + lr * LX;
     w = upsample(row[e->lane].y, row[e->lane].x);
-    if (hfix && e->lastw && e->rem)
-        w = (w & e->lowm) | (e->clampb && ((w >> (e->rem - 1)) & 1) ? ~e->lowm : (ulong)0);
+#endif
+    /* the bits past the row's end (a select: every lane reaches the shuffle) */
+    const ulong fill = e->clampb && ((w >> (e->rem - 1)) & 1) ? ~e->lowm : (ulong)0;
+    w = hfix && e->lastw && e->rem ? (w & e->lowm) | fill : w;
+#if SHFL
+    ASM("shfl.sync.up.b32 %0, %1, 1, 0, -1;" : "=r"(whi) : "r"((uint)(w >> 32)));
+    ASM("shfl.sync.down.b32 %0, %1, 1, 31, -1;" : "=r"(elo) : "r"((uint)w));
+#else
     whi = row[max(e->lane - 1, 0)].y;
     elo = row[min(e->lane + 1, LX - 1)].x;
 #endif
