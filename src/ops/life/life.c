@@ -376,18 +376,6 @@ static size_t bits_local(const life_cfg *c)
            (size_t)(c->wb / 8);
 }
 
-/* Whether the tile in registers trades neighbours across by shuffles
- * (NVIDIA, a warp across) rather than through local memory. */
-static int reg_shfl(const tdcl_device_info *d, const life_cfg *c);
-
-/* Local memory the tile in registers takes: each work-item's top and bottom
- * row sums, twice; without the shuffle also every row's halves, twice. */
-static size_t reg_local(const life_cfg *c, int shfl)
-{
-    size_t items = (size_t)c->lx * (size_t)c->ly;
-    return 2 * items * 4 * 8 + (shfl ? 0 : 2 * items * (size_t)c->s * 8);
-}
-
 /* Local memory life_band's two bands take: s + 2k rows and a zero row,
  * each of the row's vectors and a vector of pad each side. */
 static size_t block_local(const life_cfg *c, int64_t nw)
@@ -434,6 +422,21 @@ static int64_t compute_units(const tdcl_device_info *d)
 enum { FLOW_MAX_TICKETS = INT32_MAX / 2, FLOW_GROUPS_CU = 8 };
 
 static int nv_compiler_options(const tdcl_device_info *d);
+
+/* Whether the tile in registers trades neighbours across by shuffles
+ * (NVIDIA, a warp across) rather than through local memory. */
+static int reg_shfl(const tdcl_device_info *d, const life_cfg *c)
+{
+    return c->lx == 32 && nv_compiler_options(d);
+}
+
+/* Local memory the tile in registers takes: each work-item's top and bottom
+ * row sums, twice; without the shuffle also every row's halves, twice. */
+static size_t reg_local(const life_cfg *c, int shfl)
+{
+    size_t items = (size_t)c->lx * (size_t)c->ly;
+    return 2 * items * 4 * 8 + (shfl ? 0 : 2 * items * (size_t)c->s * 8);
+}
 
 /* Devices life_flow's hand-over is written for (cl/life.cl's FLOWNV):
  * NVIDIA's, by inline PTX, and CPUs, where mem_fence is a full fence. */
@@ -773,6 +776,14 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
         return c;
     }
     c.mode = MODE_TILES;
+    if (reg) { /* the tile in registers, every step in one launch */
+        c.reg = c.halves = c.flow = 1;
+        c.dbuf = 0;
+        c.lx = REG_LX;
+        c.ly = REG_LY;
+        c.s = REG_S;
+        return c;
+    }
     c.lx = gpu ? GPU_LX : 16;
     c.ly = gpu ? GPU_LY : 4;
     c.s = gpu ? GPU_S : 16;
@@ -788,13 +799,6 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
     tall.s = FLOW_TALL_S;
     const int64_t cu = compute_units(d);
     if (c.flow && flow_tiles_of(&tall, rows, nw) >= FLOW_TALL_TILES_CU * cu) c.s = FLOW_TALL_S;
-    if (reg) {
-        c.reg = c.halves = c.flow = 1;
-        c.dbuf = 0;
-        c.lx = REG_LX;
-        c.ly = REG_LY;
-        c.s = REG_S;
-    }
     return c;
 }
 
@@ -934,11 +938,6 @@ static int reg_cap(const life_cfg *c)
     int items = c->lx * c->ly < 512 ? 512 : c->lx * c->ly;
     int r = 65536 / items / 8 * 8;
     return r < 32 ? 32 : r > 255 ? 255 : r;
-}
-
-static int reg_shfl(const tdcl_device_info *d, const life_cfg *c)
-{
-    return c->lx == 32 && nv_compiler_options(d);
 }
 
 /* Builds the kernel for c; TDCL_ELIMIT when the compiled kernel cannot run
