@@ -283,7 +283,12 @@ mm_cpu(const int M, const int N, const int K, __global const REAL *restrict Ap,
  * KSPLIT > 1 splits K over get_group_id(2): group z multiplies columns
  * [z*kchunk, (z+1)*kchunk) of A and writes its partial product to slice z
  * of C (C + z*zstride, a workspace the host sums with mm_reduce): more
- * work-groups for small products with a long K.
+ * work-groups for small products with a long K. The split last wave
+ * (host: tail_plan): the tiles from tile0 on are each run as tslices
+ * groups of a piece of K, launched after the whole tiles in the same
+ * launch so that they fill the compute units as the whole tiles finish;
+ * the pieces' products go to the workspace W, which mm_reduce_tiles sums
+ * into C.
  *
  * Edges: interior tiles and full slabs load with float4 (aligned when the
  * host sets VEC_ALIGNED: every leading dimension a multiple of 4); edge
@@ -353,6 +358,9 @@ mm_cpu(const int M, const int N, const int K, __global const REAL *restrict Ap,
 #ifndef SWZ
 #define SWZ 1
 #endif
+#ifndef TAILS
+#define TAILS 0
+#endif
 #ifndef CP_EMULATE
 #define CP_EMULATE 0
 #endif
@@ -412,10 +420,24 @@ real4 load4_guarded(const __global REAL *restrict row, const IDX c, const IDX co
     return v;
 }
 
+/* Tile gid's first row and column. SWZ = G > 1 hands out tiles in bands
+ * of G tile rows, column by column within a band, rather than row by row:
+ * the groups running at once (about one per compute unit, started in order
+ * of their linear id) then share G panels of A and fewer of B in L2. ntn
+ * and ntm count the tiles along n and m. */
+void tile_origin(const int gid, const int ntn, const int ntm, IDX *row0, IDX *col0)
+{
+    const int band = SWZ * ntn, first = gid / band * SWZ;
+    const int rows = min(ntm - first, SWZ);
+    *row0 = (IDX)(first + gid % band % rows) * BM;
+    *col0 = (IDX)(gid % band / rows) * BN;
+}
+
 __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
 mm_gpu(const int M, const int N, const int Kfull, __global const REAL *restrict A, const IDX lda,
-       __global const REAL *restrict B, const IDX ldb, __global REAL *restrict C, const IDX ldc,
-       const int accumulate, const int kchunk, const IDX zstride)
+       __global const REAL *restrict B, const IDX ldb, __global REAL *restrict C, IDX ldc,
+       const int accumulate, const int kchunk, const IDX zstride, __global REAL *restrict W,
+       const int tile0, const int tslices, const int tkchunk, const int ntn)
 {
     /* 16-byte aligned, so float4 accesses of rows are vector accesses */
     __local REAL As[NBUF][BK][BM + PADL] __attribute__((aligned(16)));
@@ -424,25 +446,40 @@ mm_gpu(const int M, const int N, const int Kfull, __global const REAL *restrict 
     const int team = tid / (WX * WY), ti = tid % (WX * WY);
     const int trow = (team / TCX) * (WY * TM) + (ti / WX) * 4;
     const int tcol = (team % TCX) * (WX * TN) + (ti % WX) * 4;
-    /* SWZ = G > 1 hands out tiles in bands of G tile rows, column by
-     * column within a band, rather than row by row: the groups running at
-     * once (about one per compute unit, started in order of their linear
-     * id) then share G panels of A and fewer of B in L2. */
-    const int gid = (int)get_group_id(1) * (int)get_num_groups(0) + (int)get_group_id(0);
-    const int band = SWZ * (int)get_num_groups(0), first = gid / band * SWZ;
-    const int rows = min((int)get_num_groups(1) - first, SWZ);
-    const IDX row0 = (IDX)(first + gid % band % rows) * BM, col0 = (IDX)(gid % band / rows) * BN;
+    /* Groups up to tile0 take a tile each (and slice get_group_id(2) of K
+     * with KSPLIT); the ones after, launched last, one of tslices pieces
+     * of K of a tile of the split last wave each. */
+    const int g = (int)get_group_id(0), ntm = (M + BM - 1) / BM;
+#if TAILS
+    const int piece = g >= tile0;
+    const int gid = piece ? tile0 + (g - tile0) / tslices : g;
+    const int z = piece ? (g - tile0) % tslices : (int)get_group_id(2);
+    const int chunk = piece ? tkchunk : kchunk;
+#else
+    /* without pieces the kernel keeps no more registers than before them
+     * (a 64x128 tile of 8x8 blocks runs 4 groups an SM only just) */
+    const int piece = 0, gid = g, z = (int)get_group_id(2), chunk = kchunk;
+#endif
+    IDX row0, col0;
+    tile_origin(gid, ntn, ntm, &row0, &col0);
     const int full_mn = row0 + BM <= M && col0 + BN <= N;
-    /* this group's part of K (all of it unless KSPLIT) */
-    const int kbeg = (int)get_group_id(2) * kchunk;
-    const int K = min(Kfull - kbeg, kchunk);
+    /* this group's part of K (all of it unless split) */
+    const int kbeg = z * chunk;
+    const int K = min(Kfull - kbeg, chunk);
 #if ATRANS
     A += (IDX)kbeg * lda;
 #else
     A += kbeg;
 #endif
     B += (IDX)kbeg * ldb;
-    C += (IDX)get_group_id(2) * zstride;
+    /* a piece's product goes to slice z of W, where the split wave's tiles
+     * lie one after another, BM x BN each (row length BN) */
+    const IDX rbase = piece ? row0 : 0, cbase = piece ? col0 : 0;
+    const int add = piece ? 0 : accumulate;
+    if (piece)
+        C = W + ((IDX)z * (ntn * ntm - tile0) + (gid - tile0)) * (BM * BN), ldc = BN;
+    else
+        C += (IDX)z * zstride;
 #if !CPASYNC
     real4 ra[LA], rb[LB];
 #endif
@@ -640,9 +677,9 @@ mm_gpu(const int M, const int N, const int Kfull, __global const REAL *restrict 
             const IDX c = col0 + tcol + j * 4 * WX;
             real4 v = (real4)(acc[i][j * 4], acc[i][j * 4 + 1], acc[i][j * 4 + 2],
                               acc[i][j * 4 + 3]);
+            __global REAL *cp = C + (r - rbase) * ldc + (c - cbase);
             if (full_mn) {
-                __global REAL *cp = C + r * ldc + c;
-                if (accumulate)
+                if (add)
                     v += LOAD4(cp);
 #if VEC_ALIGNED
                 *(__global real4 *)cp = v;
@@ -650,12 +687,11 @@ mm_gpu(const int M, const int N, const int Kfull, __global const REAL *restrict 
                 vstore4(v, 0, cp);
 #endif
             } else if (r < M) {
-                __global REAL *cp = C + r * ldc + c;
                 const REAL e[4] = {v.s0, v.s1, v.s2, v.s3};
                 UNROLL_LOOP
                 for (int q = 0; q < 4; q++)
                     if (c + q < N)
-                        cp[q] = accumulate ? cp[q] + e[q] : e[q];
+                        cp[q] = add ? cp[q] + e[q] : e[q];
             }
         }
     }
@@ -693,6 +729,28 @@ __kernel void mm_reduce(const int M, const int N, __global const REAL *restrict 
     if (r >= M || c >= N)
         return;
     const __global REAL *w = W + r * N + c;
+    REAL s = 0;
+    for (int z = 0; z < S; z++)
+        s += w[z * zstride];
+    __global REAL *cp = C + r * ldc + c;
+    *cp = accumulate ? *cp + s : s;
+}
+
+/* The split last wave: C (+)= the sum of the S partial products of tiles
+ * tile0, tile0 + 1, ... that mm_gpu wrote compactly (tile t of slice z at
+ * W + z*zstride + t*BM*BN, row length BN). Work-item (j, i, t) sums
+ * element (i, j) of tile t; any group shape. */
+__kernel void mm_reduce_tiles(const int M, const int N, __global const REAL *restrict W,
+                              const IDX zstride, const int S, __global REAL *restrict C,
+                              const IDX ldc, const int accumulate, const int tile0, const int ntn)
+{
+    const int j = get_global_id(0), i = get_global_id(1), t = get_global_id(2);
+    IDX row0, col0;
+    tile_origin(tile0 + t, ntn, (M + BM - 1) / BM, &row0, &col0);
+    const IDX r = row0 + i, c = col0 + j;
+    if (r >= M || c >= N)
+        return;
+    const __global REAL *w = W + (IDX)t * (BM * BN) + i * BN + j;
     REAL s = 0;
     for (int z = 0; z < S; z++)
         s += w[z * zstride];

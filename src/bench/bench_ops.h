@@ -70,7 +70,7 @@ int64_t tdcl_bench_default_size(const tdcl_device_info *d, tdcl_bench_op op);
 typedef struct tdcl_bench_result {
     char op[16]; /* "copy", "read", "peak", "life-peak", "matmul", "tile-avg", "life" */
     char device[128];
-    char plan[160];          /* what ran: kernel, tile, vector width ... */
+    char plan[320];          /* what ran: kernel, tile, vector width ... */
     const char *type;        /* element type name ("float32") */
     int64_t size;            /* N of an NxN problem; 0 for a --shape matmul */
     int64_t m, k, n;         /* matmul shape; 0 elsewhere */

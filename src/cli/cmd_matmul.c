@@ -63,8 +63,8 @@ static void usage(FILE *fp)
             "                     only fast where named)\n");
     fprintf(fp,
             "      --params P     kernel parameters, e.g. 'bm=64 bn=64 tm=4' (gpu shape: bm bn\n"
-            "                     bk tm tn wx wy nbuf aload atrans ksplit pad frag cp swz;\n"
-            "                     cpu shape: mr nv vw kc; see tiledcl tune --help).\n"
+            "                     bk tm tn wx wy nbuf aload atrans ksplit pad frag cp swz\n"
+            "                     tail; cpu shape: mr nv vw kc; see tiledcl tune --help).\n"
             "                     Default: the table that\n"
             "                     `tiledcl tune matmul` stored for this device and driver,\n"
             "                     else the built-in table of known devices, else defaults,\n"

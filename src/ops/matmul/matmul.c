@@ -36,6 +36,8 @@ struct tdcl_mm_plan {
     int idx_int;              /* IDX is int (else long) */
     int64_t pm, pk, pn;       /* panel extents */
     int64_t npm, npk, npn;    /* panel counts */
+    double tail_cap;          /* most elements the split last wave's workspace may take */
+    int tails;                /* some panel's last wave is split: mm_gpu built with TAILS */
     void *ha, *hb;            /* converted inputs, kept only when panelled */
     void *hc;                 /* C on the host when panelled */
     int64_t up_a[2], up_b[2]; /* panel indices now in the a and b buffers */
@@ -44,7 +46,7 @@ struct tdcl_mm_plan {
     int range_check; /* int64: the inputs' bound cannot rule overflow out */
     int64_t ovf[2];  /* the first element found outside int64, or -1 */
     cl_program prog;
-    cl_kernel k_mm, k_pack_a, k_pack_b, k_tr, k_red, k_range;
+    cl_kernel k_mm, k_pack_a, k_pack_b, k_tr, k_red, k_red_tiles, k_range;
     cl_mem a, b, c, ap, bp, at, w;
     char desc[384];
     tdcl_mm_tc *tc;  /* tf32 / 3xtf32: the tensor-core plan does the work */
@@ -98,7 +100,7 @@ typedef struct par_key {
 static const par_key par_keys[] = {
     PK(mr, 0),     PK(nv, 0),  PK(vw, 0),   PK(kc, 0), PK(bm, 1),   PK(bn, 1),    PK(bk, 1),
     PK(tm, 1),     PK(tn, 1),  PK(wx, 1),   PK(wy, 1), PK(nbuf, 1), PK(aload, 1), PK(atrans, 1),
-    PK(ksplit, 1), PK(pad, 1), PK(frag, 1), PK(cp, 1), PK(swz, 1),
+    PK(ksplit, 1), PK(pad, 1), PK(frag, 1), PK(cp, 1), PK(swz, 1),  PK(tail, 1),
 };
 #define NPAR_KEYS (sizeof par_keys / sizeof par_keys[0])
 
@@ -118,7 +120,8 @@ static tdcl_status params_ranges(const tdcl_mm_params *p, tdcl_err *err)
     } r[] = {{"mr", 1, 32, 1},  {"nv", 1, 16, 1},   {"vw", 2, 16, 1},    {"bm", 4, 256, 1},
              {"bn", 4, 256, 1}, {"bk", 4, 64, 4},   {"tm", 4, 16, 4},    {"tn", 4, 16, 4},
              {"nbuf", 1, 3, 1}, {"aload", 1, 2, 1}, {"atrans", 1, 2, 1}, {"ksplit", 1, 64, 1},
-             {"pad", 1, 2, 1},  {"frag", 1, 2, 1},  {"cp", 1, 2, 1},     {"swz", 1, 64, 1}};
+             {"pad", 1, 2, 1},  {"frag", 1, 2, 1},  {"cp", 1, 2, 1},     {"swz", 1, 64, 1},
+             {"tail", 1, 16, 1}};
     for (size_t i = 0; i < NPAR_KEYS; i++) {
         int v = *par_field((tdcl_mm_params *)p, i);
         for (size_t j = 0; v && j < sizeof r / sizeof r[0]; j++) {
@@ -155,7 +158,8 @@ tdcl_status tdcl_mm_params_parse(const char *s, tdcl_mm_params *p, tdcl_err *err
         if (i == NPAR_KEYS || s[klen] != '=')
             return tdcl_fail(err, TDCL_EINVAL,
                              "unknown kernel parameter '%.*s' (expected key=value with keys mr nv "
-                             "vw kc bm bn bk tm tn wx wy nbuf aload atrans ksplit pad frag cp swz)",
+                             "vw kc bm bn bk tm tn wx wy nbuf aload atrans ksplit pad frag cp swz "
+                             "tail)",
                              (int)strcspn(s, " ,\t\n"), s);
         char *end;
         long v = strtol(s + klen + 1, &end, 10);
@@ -269,13 +273,14 @@ static tdcl_status check_gpu(const tdcl_device_info *d, const tdcl_mm_params *p,
                          p->bm, p->bn, p->bk, nt);
     if (p->nbuf < 1 || p->nbuf > 3 || p->aload < 1 || p->aload > 2 || p->atrans < 1 ||
         p->atrans > 2 || p->ksplit < 1 || p->ksplit > 64 || p->pad < 1 || p->pad > 2 ||
-        p->frag < 1 || p->frag > 2 || p->cp < 1 || p->cp > 2 || p->swz < 1 || p->swz > 64)
+        p->frag < 1 || p->frag > 2 || p->cp < 1 || p->cp > 2 || p->swz < 1 || p->swz > 64 ||
+        p->tail < 0 || p->tail > 16)
         return tdcl_fail(
             err, TDCL_ELIMIT,
-            "gpu kernel nbuf=%d aload=%d atrans=%d ksplit=%d pad=%d frag=%d cp=%d: "
+            "gpu kernel nbuf=%d aload=%d atrans=%d ksplit=%d pad=%d frag=%d cp=%d tail=%d: "
             "nbuf is 1 to 3, aload, atrans, pad, frag and cp 1 or 2, ksplit and swz 1 to "
-            "64",
-            p->nbuf, p->aload, p->atrans, p->ksplit, p->pad, p->frag, p->cp);
+            "64, tail 1 to 16",
+            p->nbuf, p->aload, p->atrans, p->ksplit, p->pad, p->frag, p->cp, p->tail);
     tdcl_status st = check_cp(d, p, esz, err);
     if (st != TDCL_OK) return st;
     if (!wg_fits(d, (size_t)nt, 1) || gpu_local(p, esz) > d->local_mem)
@@ -520,6 +525,83 @@ static void panel_grain(const tdcl_mm_plan *p, int64_t g[3])
 
 #define NBUFS 7
 
+/* Work-groups of the gpu kernel that one compute unit holds at once, as
+ * far as its registers allow. No OpenCL query gives a kernel's registers,
+ * so they are estimated: the accumulators, the fragments, the staged slab
+ * and about 24 for addresses, against a 64K register file (NVIDIA's, since
+ * compute capability 3.0). ptxas gives the 128x256 tile of 8x16 blocks 235,
+ * and the estimate 200: either way one group per SM. */
+static int64_t groups_per_cu(const tdcl_mm_params *x)
+{
+    int64_t nt = gpu_items(x), staged = x->cp == 2 ? 0 : (int64_t)x->bk * (x->bm + x->bn) / nt;
+    int64_t regs = (int64_t)x->tm * x->tn + (int64_t)(x->tm + x->tn) * x->frag + staged + 24;
+    int64_t r = 65536 / (nt * (regs < 255 ? regs : 255)), most = 2048 / nt;
+    r = r < most ? r : most;
+    return r < 1 ? 1 : r;
+}
+
+/* The split last wave. T tiles run in waves of P = compute units x groups
+ * per unit; the last, partial wave of Tr tiles leaves the rest of the
+ * device idle for most of a tile's time (8192^3 in 128x256 tiles: 15.5
+ * waves, so 3% of the time; 2500^3, 1.5 waves: a third). Each of its tiles
+ * runs instead as S groups of 1/S of K, launched after the whole tiles so
+ * that they fill the compute units as those finish; mm_reduce_tiles sums
+ * the pieces into C. The automatic S (tail=0, GPUs, at least one whole
+ * wave and Tr under 0.9 P) gives about 4 P pieces, between 2 and 16 a
+ * tile, each at least 4 slabs long: the wave's end is then uneven by a
+ * quarter of a piece. tail=S forces S on the last wave, whole or not. */
+typedef struct mm_tail {
+    int64_t first;          /* the tiles before it, run whole */
+    int64_t tiles;          /* the tiles of the split wave; 0: none */
+    int64_t slices, kchunk; /* K's pieces and their length (whole slabs) */
+} mm_tail;
+
+static mm_tail tail_plan(const tdcl_mm_plan *p, int64_t mi, int64_t ki, int64_t nj)
+{
+    const tdcl_mm_params *x = &p->par;
+    if (p->kind != TDCL_MM_GPU) return (mm_tail){0, 0, 1, ki};
+    int64_t tiles = ceil_div(mi, x->bm) * ceil_div(nj, x->bn);
+    mm_tail whole = {tiles, 0, 1, ki}, t = whole;
+    int forced = x->tail > 1, gpu = (p->ctx->dev.type & CL_DEVICE_TYPE_GPU) != 0;
+    if (x->ksplit > 1 || x->tail == 1 || (!forced && !gpu)) return whole;
+    int64_t cu = p->ctx->dev.compute_units ? p->ctx->dev.compute_units : 1;
+    int64_t wave = cu * groups_per_cu(x), rest = tiles % wave;
+    if (forced && rest == 0) rest = tiles < wave ? tiles : wave;
+    if (rest == 0 || (!forced && (tiles < wave || 10 * rest > 9 * wave))) return whole;
+    int64_t s = x->tail;
+    if (!forced) {
+        int64_t most = ki / (4 * (int64_t)x->bk);
+        s = ceil_div(4 * wave, rest);
+        s = s > 16 ? 16 : s;
+        s = s > most ? most : s;
+    }
+    if (s < 2) return whole;
+    t.kchunk = round_up(ceil_div(ki, s), x->bk);
+    t.slices = ceil_div(ki, t.kchunk);
+    if (t.slices < 2 || (double)rest * t.slices * x->bm * x->bn > p->tail_cap) return whole;
+    t.first = tiles - rest, t.tiles = rest;
+    return t;
+}
+
+/* Elements of the split last wave's workspace for panels of d, the
+ * smaller panels at the ends included (their waves split differently). */
+static double tail_elems(const tdcl_mm_plan *p, const int64_t d[3])
+{
+    const int64_t full[3] = {p->M, p->K, p->N};
+    double most = 0;
+    for (int c = 0; c < 8; c++) {
+        int64_t e[3];
+        for (int i = 0; i < 3; i++) {
+            int64_t r = full[i] % d[i];
+            e[i] = (c >> i & 1) && r ? r : d[i];
+        }
+        mm_tail t = tail_plan(p, e[0], e[1], e[2]);
+        double w = (double)t.tiles * (double)t.slices * p->par.bm * p->par.bn;
+        most = w > most ? w : most;
+    }
+    return most;
+}
+
 /* Element counts of the buffers of a pm x pk x pn panel: A, B, C, for the
  * CPU kernel the packed Ap, Bp (padded to whole blocks), for the GPU
  * kernel A transposed (rows padded to 4) and the K-split workspace. */
@@ -536,6 +618,7 @@ static void panel_sizes(const tdcl_mm_plan *p, const int64_t d[3], double n[NBUF
     if (p->kind == TDCL_MM_GPU && p->par.atrans == 2) n[5] = (double)round_up(d[0], 4) * d[1];
     if (p->kind == TDCL_MM_GPU && p->par.ksplit > 1)
         n[6] = (double)p->par.ksplit * (double)d[0] * d[2];
+    if (p->kind == TDCL_MM_GPU && p->par.ksplit == 1) n[6] = tail_elems(p, d);
 }
 
 /* Which two of (m, k, n) each buffer spans. */
@@ -576,6 +659,8 @@ static tdcl_status plan_panels(tdcl_mm_plan *p, const tdcl_mm_opts *o, tdcl_err 
     double lim = (double)limit / (double)p->esz;
     double budget = 0.8 * (double)dev->global_mem / (double)p->esz;
     int64_t d[3] = {p->M, p->K, p->N}, full[3] = {p->M, p->K, p->N}, g[3];
+    /* a split last wave is a gain, not a need: it never shrinks the panels */
+    p->tail_cap = lim < budget / 16 ? lim : budget / 16;
     double n[NBUFS];
     panel_grain(p, g);
     for (;;) {
@@ -606,6 +691,8 @@ static tdcl_status plan_panels(tdcl_mm_plan *p, const tdcl_mm_opts *o, tdcl_err 
     for (int i = 0; i < NBUFS; i++)
         most = n[i] > most ? n[i] : most;
     p->idx_int = most + 65536.0 < (double)INT_MAX;
+    const int64_t pd[3] = {p->pm, p->pk, p->pn};
+    p->tails = p->kind == TDCL_MM_GPU && p->par.ksplit == 1 && tail_elems(p, pd) > 0;
     return TDCL_OK;
 }
 
@@ -640,10 +727,10 @@ static void build_options(const tdcl_mm_plan *p, char *buf, size_t n)
         snprintf(buf, n,
                  " -DBM=%d -DBN=%d -DBK=%d -DTM=%d -DTN=%d -DWX=%d -DWY=%d -DNBUF=%d -DALOAD=%d "
                  "-DATRANS=%d -DTT=%d -DVEC_ALIGNED=%d -DUNROLL=%d -DPADL=%d -DFRAG=%d "
-                 "-DCPASYNC=%d -DCP_EMULATE=%d -DSWZ=%d",
+                 "-DCPASYNC=%d -DCP_EMULATE=%d -DSWZ=%d -DTAILS=%d",
                  x->bm, x->bn, x->bk, x->tm, x->tn, x->wx, x->wy, nbuf, x->aload - 1, x->atrans - 1,
                  p->tt, aligned, unroll, x->pad == 1 ? 0 : 4, x->frag - 1, cp,
-                 cp && tdcl_mm_tc_emulated(), x->swz);
+                 cp && tdcl_mm_tc_emulated(), x->swz, p->tails);
         break;
     }
     default:
@@ -667,8 +754,9 @@ static size_t wg_needed(const tdcl_mm_plan *p)
 
 static void release_kernels(tdcl_mm_plan *p)
 {
-    cl_kernel *ks[] = {&p->k_mm, &p->k_pack_a, &p->k_pack_b, &p->k_tr, &p->k_red, &p->k_range};
-    for (size_t i = 0; i < 6; i++)
+    cl_kernel *ks[] = {&p->k_mm,  &p->k_pack_a,    &p->k_pack_b, &p->k_tr,
+                       &p->k_red, &p->k_red_tiles, &p->k_range};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
         if (*ks[i]) {
             clReleaseKernel(*ks[i]);
             *ks[i] = NULL;
@@ -714,6 +802,7 @@ static tdcl_status build_once(tdcl_mm_plan *p, tdcl_err *err)
     if (p->kind == TDCL_MM_GPU) {
         TDCL_TRY(tdcl_ctx_kernel(p->prog, "mm_transpose", &p->k_tr, err));
         TDCL_TRY(tdcl_ctx_kernel(p->prog, "mm_reduce", &p->k_red, err));
+        TDCL_TRY(tdcl_ctx_kernel(p->prog, "mm_reduce_tiles", &p->k_red_tiles, err));
     }
     if (p->type == TDCL_I64) TDCL_TRY(tdcl_ctx_kernel(p->prog, "mm_i64_range", &p->k_range, err));
 out:
@@ -922,10 +1011,15 @@ static void describe(tdcl_mm_plan *p)
         snprintf(par, sizeof par, "ts=%d", p->ts);
     else
         tdcl_mm_params_format(&p->par, p->kind, par, sizeof par);
+    /* the first panel's split last wave: its tiles and K slices */
+    char tail[64] = "";
+    mm_tail t = tail_plan(p, p->pm, p->pk, p->pn);
+    if (t.tiles > 0)
+        snprintf(tail, sizeof tail, " last-wave=%" PRId64 "x%" PRId64, t.tiles, t.slices);
     snprintf(p->desc, sizeof p->desc,
-             "kernel=%s type=%s %s params=%s idx=%s panels=%" PRId64 "x%" PRId64 "x%" PRId64,
+             "kernel=%s type=%s %s params=%s idx=%s panels=%" PRId64 "x%" PRId64 "x%" PRId64 "%s",
              tdcl_mm_kernel_name(p->kind), tdcl_dtype_name(p->type), par, p->par_source,
-             p->idx_int ? "int" : "long", p->npm, p->npk, p->npn);
+             p->idx_int ? "int" : "long", p->npm, p->npk, p->npn, tail);
 }
 
 static tdcl_status plan_setup(tdcl_mm_plan *p, const tdcl_mm_opts *o, const tdcl_matrix *a,
@@ -1160,8 +1254,44 @@ out:
     return st;
 }
 
-/* The GPU shape: A transposed first (atrans=2), the product over ksplit
- * slices of K (into the workspace, then summed), or straight into C. */
+/* mm_gpu over the panel: its whole tiles (in slices of K into the
+ * workspace with ksplit), then the pieces of the split last wave (t). */
+static tdcl_status launch_gpu(tdcl_mm_plan *p, const mm_panel *x, cl_mem a, int64_t lda,
+                              const mm_tail *t, int64_t kchunk, int64_t slices, mm_events *e,
+                              tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    const tdcl_mm_params *q = &p->par;
+    int split = slices > 1;
+    int64_t v[] = {x->mi,
+                   x->nj,
+                   x->ki,
+                   0,
+                   lda,
+                   0,
+                   x->nj,
+                   0,
+                   x->nj,
+                   split ? 0 : x->accumulate,
+                   kchunk,
+                   split ? x->mi * x->nj : 0,
+                   0,
+                   t->first,
+                   t->slices,
+                   t->kchunk,
+                   ceil_div(x->nj, q->bn)};
+    cl_mem m[] = {0, 0, 0, a, 0, p->b, 0, split ? p->w : p->c, 0, 0, 0, 0, p->w, 0, 0, 0, 0};
+    TDCL_TRY(set_args(p, p->k_mm, "iiimxmxmxiixmiiii", v, m, err));
+    size_t nt = (size_t)gpu_items(q), groups = (size_t)(t->first + t->tiles * t->slices);
+    size_t l[3] = {nt, 1, 1}, g[3] = {groups * nt, 1, (size_t)slices};
+    TDCL_TRY(enqueue_nd(p, p->k_mm, 3, g, l, e, err));
+out:
+    return st;
+}
+
+/* The GPU shape: A transposed first (atrans=2), then the product: over
+ * ksplit slices of K into the workspace, then summed; or straight into C,
+ * its last wave split (tail_plan) and its pieces summed. */
 static tdcl_status run_gpu(tdcl_mm_plan *p, const mm_panel *x, mm_events *e, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
@@ -1180,23 +1310,24 @@ static tdcl_status run_gpu(tdcl_mm_plan *p, const mm_panel *x, mm_events *e, tdc
     }
     /* slices of whole slabs; fewer slices when K is short */
     int64_t kchunk = round_up(ceil_div(x->ki, q->ksplit), q->bk);
-    int64_t slices = ceil_div(x->ki, kchunk), zstride = x->mi * x->nj;
-    int split = slices > 1;
-    int64_t v[] = {x->mi,  x->nj,  x->ki, 0, lda, 0, x->nj, 0, x->nj, split ? 0 : x->accumulate,
-                   kchunk, zstride};
-    cl_mem m[] = {0, 0, 0, a, 0, p->b, 0, split ? p->w : p->c, 0, 0, 0, 0};
-    TDCL_TRY(set_args(p, p->k_mm, "iiimxmxmxiix", v, m, err));
-    size_t nt = (size_t)gpu_items(q);
-    size_t l[3] = {nt, 1, 1};
-    size_t g[3] = {(size_t)ceil_div(x->nj, q->bn) * nt, (size_t)ceil_div(x->mi, q->bm),
-                   (size_t)slices};
-    TDCL_TRY(enqueue_nd(p, p->k_mm, 3, g, l, e, err));
-    if (split) {
-        int64_t vr[] = {x->mi, x->nj, 0, zstride, slices, 0, x->nj, x->accumulate};
+    int64_t slices = ceil_div(x->ki, kchunk);
+    mm_tail t = tail_plan(p, x->mi, x->ki, x->nj);
+    if (!p->tails) t = (mm_tail){t.first + t.tiles, 0, 1, x->ki};
+    TDCL_TRY(launch_gpu(p, x, a, lda, &t, kchunk, slices, e, err));
+    if (slices > 1) {
+        int64_t vr[] = {x->mi, x->nj, 0, x->mi * x->nj, slices, 0, x->nj, x->accumulate};
         cl_mem mr[] = {0, 0, p->w, 0, 0, p->c, 0, 0}; /* 8 arguments */
         TDCL_TRY(set_args(p, p->k_red, "iimximxi", vr, mr, err));
         size_t gr[2] = {(size_t)x->nj, (size_t)x->mi};
         TDCL_TRY(enqueue_nd(p, p->k_red, 2, gr, NULL, e, err));
+    }
+    if (t.tiles > 0) {
+        int64_t vr[] = {x->mi, x->nj,         0,       t.tiles * q->bm * q->bn, t.slices, 0,
+                        x->nj, x->accumulate, t.first, ceil_div(x->nj, q->bn)};
+        cl_mem mr[] = {0, 0, p->w, 0, 0, p->c, 0, 0, 0, 0};
+        TDCL_TRY(set_args(p, p->k_red_tiles, "iimximxiii", vr, mr, err));
+        size_t gr[3] = {(size_t)q->bn, (size_t)q->bm, (size_t)t.tiles};
+        TDCL_TRY(enqueue_nd(p, p->k_red_tiles, 3, gr, NULL, e, err));
     }
 out:
     return st;

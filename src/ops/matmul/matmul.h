@@ -52,8 +52,9 @@ typedef struct tdcl_mm_params {
      * next slab row read ahead); CP 1 (slabs staged through registers) or
      * 2 (cp.async copies, NVIDIA compute capability 8.0 on, float only,
      * with NBUF 2 or 3 stages); SWZ tiles handed out in bands of SWZ tile
-     * rows (1: row by row) */
-    int bm, bn, bk, tm, tn, wx, wy, nbuf, aload, atrans, ksplit, pad, frag, cp, swz;
+     * rows (1: row by row); TAIL the last, partial wave of tiles run with K
+     * split TAIL ways (2..16), not split (1), or as the plan estimates (0) */
+    int bm, bn, bk, tm, tn, wx, wy, nbuf, aload, atrans, ksplit, pad, frag, cp, swz, tail;
 } tdcl_mm_params;
 
 /* Fills *p from text "bm=128 bn=128 tm=8 ..." (keys as in tdcl_mm_params,

@@ -28,13 +28,17 @@ typedef struct table_entry {
 /* NVIDIA H200, driver 580.159.04, GPU sweeps 1 to 3 of 2026-11-22
  * (docs/perf/matmul-tune-h200.txt): 32x32 tiles of 4x4 blocks with long slabs for
  * small products, 64x64 of 8x4 for 1024, 128x256 of 8x16 (one buffer, A
- * transposed first) from 2048 up, except around 3072, where 128x256 tiles
- * are 2.2 waves of one group per SM and 64x128 ones do better (41.7
- * against 36.0 TFLOP/s at 3072, 38.7 against 33.2 at 3000). */
+ * transposed first) from 2048 up. 64x128 tiles did better around 3072,
+ * where 128x256 ones are 2.2 waves of one group per SM, until the last
+ * wave was split (session 14, docs/perf/session14-h200/: 3000^3 43.5
+ * against 38.4 TFLOP/s); their row stays, at 2560 between two rows of
+ * 128x256 tiles, for products whose C is too small for a wave of those
+ * under a long K (2000x3000x1000: 30.6 against 22.7 with the 1024 row),
+ * and is farther than the 1024 row from 1500^3 (19.6 against 24.9). */
 #define H200_256 "bm=32 bn=32 bk=32 tm=4 tn=4 wx=8 wy=4 nbuf=2 aload=2 atrans=1 ksplit=1"
 #define H200_512 "bm=32 bn=32 bk=32 tm=4 tn=4 wx=8 wy=4 nbuf=2 aload=1 atrans=1 ksplit=1"
 #define H200_1024 "bm=64 bn=64 bk=32 tm=8 tn=4 wx=8 wy=4 nbuf=2 aload=1 atrans=2 ksplit=1"
-#define H200_3072 "bm=64 bn=128 bk=16 tm=8 tn=8 wx=8 wy=4 nbuf=2 aload=1 atrans=2 ksplit=1"
+#define H200_2560 "bm=64 bn=128 bk=16 tm=8 tn=8 wx=8 wy=4 nbuf=2 aload=1 atrans=2 ksplit=1"
 #define H200_LARGE "bm=128 bn=256 bk=16 tm=8 tn=16 wx=8 wy=4 nbuf=1 aload=1 atrans=2 ksplit=1"
 
 /* Measured winners on known devices (docs/PERFORMANCE.md has the runs).
@@ -55,13 +59,15 @@ static const struct {
     {"NVIDIA", "H200", TDCL_MM_GPU, 512, H200_512},
     {"NVIDIA", "H200", TDCL_MM_GPU, 1024, H200_1024},
     {"NVIDIA", "H200", TDCL_MM_GPU, 2048, H200_LARGE},
-    {"NVIDIA", "H200", TDCL_MM_GPU, 3072, H200_3072},
+    {"NVIDIA", "H200", TDCL_MM_GPU, 2560, H200_2560},
+    {"NVIDIA", "H200", TDCL_MM_GPU, 3072, H200_LARGE},
     {"NVIDIA", "H200", TDCL_MM_GPU, 4096, H200_LARGE},
     {"NVIDIA", "H100", TDCL_MM_GPU, 256, H200_256},
     {"NVIDIA", "H100", TDCL_MM_GPU, 512, H200_512},
     {"NVIDIA", "H100", TDCL_MM_GPU, 1024, H200_1024},
     {"NVIDIA", "H100", TDCL_MM_GPU, 2048, H200_LARGE},
-    {"NVIDIA", "H100", TDCL_MM_GPU, 3072, H200_3072},
+    {"NVIDIA", "H100", TDCL_MM_GPU, 2560, H200_2560},
+    {"NVIDIA", "H100", TDCL_MM_GPU, 3072, H200_LARGE},
     {"NVIDIA", "H100", TDCL_MM_GPU, 4096, H200_LARGE},
 };
 
