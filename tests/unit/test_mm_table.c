@@ -84,15 +84,16 @@ static void test_builtin_rows(void **state)
     assert_int_equal(p.mr, 6);
     assert_int_equal(gpu_bm(&pocl, 1000, 1000, 1000, &src), -1); /* untouched */
     assert_null(src);
-    /* an H200: the large row at 3000 and past 4096; the 2560 row where C
-     * is too small for a wave of large tiles, but not when the 1024 row
-     * is nearer */
+    /* an H200: the large row at 3000 and past 4096; the 2560 row only
+     * where the nearest row's tiles are too few (2000x3000x1000, not 2500
+     * cubed), and not when the 1024 row is nearer (1500 cubed) */
     tdcl_ctx h200 = fake_ctx("NVIDIA Corporation", "NVIDIA H200", "580", 132, NULL);
     assert_int_equal(gpu_bm(&h200, 3000, 3000, 3000, &src), 128);
     assert_string_equal(src, "built-in");
     tdcl_mm_params q = {0};
     assert_non_null(tdcl_mm_table_lookup(&h200, TDCL_MM_GPU, TDCL_F32, 2000, 3000, 1000, &q));
     assert_int_equal(q.bm * 1000 + q.bn, 64128);
+    assert_int_equal(gpu_bm(&h200, 2500, 2500, 2500, &src), 128);
     q = (tdcl_mm_params){0};
     assert_non_null(tdcl_mm_table_lookup(&h200, TDCL_MM_GPU, TDCL_F32, 1500, 1500, 1500, &q));
     assert_int_equal(q.bm * 1000 + q.bn, 64064);

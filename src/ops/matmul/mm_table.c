@@ -22,6 +22,7 @@ typedef struct table_entry {
     tdcl_dtype type;
     int64_t size;
     double gflops; /* as measured when tuned; 0 in the built-in table */
+    int fallback;  /* built-in: only where the nearest row has too few groups */
     char params[200];
 } table_entry;
 
@@ -31,10 +32,12 @@ typedef struct table_entry {
  * transposed first) from 2048 up. 64x128 tiles did better around 3072,
  * where 128x256 ones are 2.2 waves of one group per SM, until the last
  * wave was split (session 14, docs/perf/session14-h200/: 3000^3 43.5
- * against 38.4 TFLOP/s); their row stays, at 2560 between two rows of
- * 128x256 tiles, for products whose C is too small for a wave of those
- * under a long K (2000x3000x1000: 30.6 against 22.7 with the 1024 row),
- * and is farther than the 1024 row from 1500^3 (19.6 against 24.9). */
+ * against 38.4 TFLOP/s; 2300^3 to 2800^3 41.4-41.9 against 37.8-38.3).
+ * Their row stays as a fallback, taken only where the nearest row's tiles
+ * are too few, for products whose C is too small for a wave of 128x256
+ * tiles under a long K (2000x3000x1000: 30.6 against 22.7 with the 1024
+ * row); at 2560, it is farther than the 1024 row from 1500^3 (19.6
+ * against 24.9). */
 #define H200_256 "bm=32 bn=32 bk=32 tm=4 tn=4 wx=8 wy=4 nbuf=2 aload=2 atrans=1 ksplit=1"
 #define H200_512 "bm=32 bn=32 bk=32 tm=4 tn=4 wx=8 wy=4 nbuf=2 aload=1 atrans=1 ksplit=1"
 #define H200_1024 "bm=64 bn=64 bk=32 tm=8 tn=4 wx=8 wy=4 nbuf=2 aload=1 atrans=2 ksplit=1"
@@ -49,26 +52,25 @@ static const struct {
     tdcl_mm_kernel kernel;
     int64_t size;
     const char *params;
+    int fallback; /* see table_entry */
 } builtin[] = {
     /* PoCL on x86: 6 rows by 4 vectors (24 of 32 AVX-512 registers), the
      * best of 4x6, 6x4, 8x3 and 12x2 on Zen 4; vw and kc follow the
      * device's vector width */
-    {"The pocl project", "", TDCL_MM_CPU, 1024, "mr=6"},
+    {"The pocl project", "", TDCL_MM_CPU, 1024, "mr=6", 0},
     /* the H100 is the same SM (sm_90) with the same limits: same sets */
-    {"NVIDIA", "H200", TDCL_MM_GPU, 256, H200_256},
-    {"NVIDIA", "H200", TDCL_MM_GPU, 512, H200_512},
-    {"NVIDIA", "H200", TDCL_MM_GPU, 1024, H200_1024},
-    {"NVIDIA", "H200", TDCL_MM_GPU, 2048, H200_LARGE},
-    {"NVIDIA", "H200", TDCL_MM_GPU, 2560, H200_2560},
-    {"NVIDIA", "H200", TDCL_MM_GPU, 3072, H200_LARGE},
-    {"NVIDIA", "H200", TDCL_MM_GPU, 4096, H200_LARGE},
-    {"NVIDIA", "H100", TDCL_MM_GPU, 256, H200_256},
-    {"NVIDIA", "H100", TDCL_MM_GPU, 512, H200_512},
-    {"NVIDIA", "H100", TDCL_MM_GPU, 1024, H200_1024},
-    {"NVIDIA", "H100", TDCL_MM_GPU, 2048, H200_LARGE},
-    {"NVIDIA", "H100", TDCL_MM_GPU, 2560, H200_2560},
-    {"NVIDIA", "H100", TDCL_MM_GPU, 3072, H200_LARGE},
-    {"NVIDIA", "H100", TDCL_MM_GPU, 4096, H200_LARGE},
+    {"NVIDIA", "H200", TDCL_MM_GPU, 256, H200_256, 0},
+    {"NVIDIA", "H200", TDCL_MM_GPU, 512, H200_512, 0},
+    {"NVIDIA", "H200", TDCL_MM_GPU, 1024, H200_1024, 0},
+    {"NVIDIA", "H200", TDCL_MM_GPU, 2048, H200_LARGE, 0},
+    {"NVIDIA", "H200", TDCL_MM_GPU, 2560, H200_2560, 1},
+    {"NVIDIA", "H200", TDCL_MM_GPU, 4096, H200_LARGE, 0},
+    {"NVIDIA", "H100", TDCL_MM_GPU, 256, H200_256, 0},
+    {"NVIDIA", "H100", TDCL_MM_GPU, 512, H200_512, 0},
+    {"NVIDIA", "H100", TDCL_MM_GPU, 1024, H200_1024, 0},
+    {"NVIDIA", "H100", TDCL_MM_GPU, 2048, H200_LARGE, 0},
+    {"NVIDIA", "H100", TDCL_MM_GPU, 2560, H200_2560, 1},
+    {"NVIDIA", "H100", TDCL_MM_GPU, 4096, H200_LARGE, 0},
 };
 
 const char *tdcl_mm_table_builtin(size_t i, tdcl_mm_kernel *k)
@@ -148,7 +150,7 @@ static void read_table(const tdcl_ctx *ctx, table_entry **list, size_t *n)
     }
     size_t cap = 0;
     for (const char *s = body + strlen(key); *s; s += strcspn(s, "\n"), s += *s == '\n') {
-        table_entry e;
+        table_entry e = {0};
         if (strncmp(s, "matmul ", 7) != 0) continue;
         if (parse_entry(s, &e)) {
             tdcl_log(TDCL_LOG_VERBOSE, "tuned table %s: skipping '%.*s'", path,
@@ -187,15 +189,22 @@ static double entry_groups(const table_entry *e, int64_t M, int64_t N)
 /* The entry of list for (k, type) nearest in size to the product, among
  * those that give at least 3/4 of a work-group per compute unit when any
  * does (a size between two entries should not take the larger one's tiles
- * if they leave the device half idle); -1 when none is for (k, type). */
+ * if they leave the device half idle); fallback rows only where the
+ * nearest other row gives fewer; -1 when none is for (k, type). */
 static long choose(const table_entry *list, size_t n, const tdcl_ctx *ctx, tdcl_mm_kernel k,
                    tdcl_dtype type, int64_t M, int64_t K, int64_t N)
 {
     double size = cbrt((double)M * (double)K * (double)N);
     double want = 0.75 * (double)ctx->dev.compute_units;
-    long best = -1, best_full = -1;
+    long best = -1, best_full = -1, nearest = -1;
+    for (size_t i = 0; i < n; i++)
+        if (list[i].kernel == k && list[i].type == type && !list[i].fallback &&
+            (nearest < 0 ||
+             size_dist((double)list[i].size, size) < size_dist((double)list[nearest].size, size)))
+            nearest = (long)i;
+    int few = nearest >= 0 && k == TDCL_MM_GPU && entry_groups(&list[nearest], M, N) < want;
     for (size_t i = 0; i < n; i++) {
-        if (list[i].kernel != k || list[i].type != type) continue;
+        if (list[i].kernel != k || list[i].type != type || (list[i].fallback && !few)) continue;
         double d = size_dist((double)list[i].size, size);
         if (best < 0 || d < size_dist((double)list[best].size, size)) best = (long)i;
         if ((k != TDCL_MM_GPU || entry_groups(&list[i], M, N) >= want) &&
@@ -214,7 +223,7 @@ static size_t builtin_table(const tdcl_ctx *ctx, table_entry *list, size_t cap)
             strstr(ctx->dev.device_name, builtin[j].name)) {
             table_entry *e = &list[n++];
             e->kernel = builtin[j].kernel, e->type = TDCL_F32, e->size = builtin[j].size;
-            e->gflops = 0;
+            e->gflops = 0, e->fallback = builtin[j].fallback;
             snprintf(e->params, sizeof e->params, "%s", builtin[j].params);
         }
     return n;
