@@ -547,9 +547,12 @@ static int64_t groups_per_cu(const tdcl_mm_params *x)
  * runs instead as S groups of 1/S of K, launched after the whole tiles so
  * that they fill the compute units as those finish; mm_reduce_tiles sums
  * the pieces into C. The automatic S (tail=0, GPUs, at least one whole
- * wave and Tr under 0.9 P) gives about 4 P pieces, between 2 and 16 a
- * tile, each at least 4 slabs long: the wave's end is then uneven by a
- * quarter of a piece. tail=S forces S on the last wave, whole or not. */
+ * wave, Tr under 0.9 P) gives about 4 P pieces, between 2 and 16 a tile,
+ * each at least 8 slabs long: the wave's end is then uneven by a quarter
+ * of a piece. It is left to tiles of at most 4 groups a unit: smaller ones
+ * (64x64 at 1700^3) lost 2-3% split, their pieces short and the groups
+ * a unit holds only estimated. tail=S forces S on the last wave, whole or
+ * not. */
 typedef struct mm_tail {
     int64_t first;          /* the tiles before it, run whole */
     int64_t tiles;          /* the tiles of the split wave; 0: none */
@@ -565,12 +568,13 @@ static mm_tail tail_plan(const tdcl_mm_plan *p, int64_t mi, int64_t ki, int64_t 
     int forced = x->tail > 1, gpu = (p->ctx->dev.type & CL_DEVICE_TYPE_GPU) != 0;
     if (x->ksplit > 1 || x->tail == 1 || (!forced && !gpu)) return whole;
     int64_t cu = p->ctx->dev.compute_units ? p->ctx->dev.compute_units : 1;
-    int64_t wave = cu * groups_per_cu(x), rest = tiles % wave;
+    int64_t per_cu = groups_per_cu(x), wave = cu * per_cu, rest = tiles % wave;
     if (forced && rest == 0) rest = tiles < wave ? tiles : wave;
-    if (rest == 0 || (!forced && (tiles < wave || 10 * rest > 9 * wave))) return whole;
+    if (rest == 0 || (!forced && (tiles < wave || 10 * rest > 9 * wave || per_cu > 4)))
+        return whole;
     int64_t s = x->tail;
     if (!forced) {
-        int64_t most = ki / (4 * (int64_t)x->bk);
+        int64_t most = ki / (8 * (int64_t)x->bk);
         s = ceil_div(4 * wave, rest);
         s = s > 16 ? 16 : s;
         s = s > most ? most : s;
