@@ -543,14 +543,18 @@ static int64_t groups_per_cu(const tdcl_mm_params *x)
 /* The split last wave. T tiles run in waves of P = compute units x groups
  * per unit; the last, partial wave of Tr tiles leaves the rest of the
  * device idle for most of a tile's time (8192^3 in 128x256 tiles: 15.5
- * waves, so 3% of the time; 2500^3, 1.5 waves: a third). Each of its tiles
- * runs instead as S groups of 1/S of K, launched after the whole tiles so
- * that they fill the compute units as those finish; mm_reduce_tiles sums
- * the pieces into C. The automatic S (tail=0, GPUs, at least one whole
- * wave, Tr under 0.9 P) gives about 4 P pieces, between 2 and 16 a tile,
- * each at least 8 slabs long: the wave's end is then uneven by a quarter
- * of a piece. It is left to tiles of at most 4 groups a unit: smaller ones
- * (64x64 at 1700^3) lost 2-3% split, their pieces short and the groups
+ * waves, so 3% of the time; 2500^3, 1.5 waves: a third). Each of its
+ * tiles runs instead as S groups of 1/S of K, launched after the whole
+ * tiles so that they fill the compute units as those finish;
+ * mm_reduce_tiles sums the pieces into C.
+ *
+ * The automatic S (tail=0) gives about 4 P pieces, 2 to 16 a tile, each
+ * at least 8 slabs long, so that the wave's end is uneven by a quarter of
+ * a piece. It is for GPUs, products of at least one whole wave, and tiles
+ * of at most 4 groups a unit, and only where Tr is at most 3/4 P (every
+ * figure measured on an H200, docs/perf/session14-h200/): 4096^3's 116
+ * of 132 lost 1.3% split, the gain under the pieces' and the sum's cost,
+ * and 64x64 tiles at 1700^3 lost 2-3%, their pieces short and the groups
  * a unit holds only estimated. tail=S forces S on the last wave, whole or
  * not. */
 typedef struct mm_tail {
@@ -570,8 +574,7 @@ static mm_tail tail_plan(const tdcl_mm_plan *p, int64_t mi, int64_t ki, int64_t 
     int64_t cu = p->ctx->dev.compute_units ? p->ctx->dev.compute_units : 1;
     int64_t per_cu = groups_per_cu(x), wave = cu * per_cu, rest = tiles % wave;
     if (forced && rest == 0) rest = tiles < wave ? tiles : wave;
-    if (rest == 0 || (!forced && (tiles < wave || 10 * rest > 9 * wave || per_cu > 4)))
-        return whole;
+    if (rest == 0 || (!forced && (tiles < wave || 4 * rest > 3 * wave || per_cu > 4))) return whole;
     int64_t s = x->tail;
     if (!forced) {
         int64_t most = ki / (8 * (int64_t)x->bk);
