@@ -331,7 +331,7 @@ static void test_gpu_param_sample(void **state)
     const char *set;
     tdcl_mm_kernel k;
     for (size_t i = 0; (set = tdcl_mm_table_builtin(i, &k)) != NULL; i++) {
-        int seen = 0; /* the H100 rows repeat the H200's */
+        int seen = 0; /* rows share sets */
         for (size_t j = 0; j < i; j++) {
             tdcl_mm_kernel kj;
             seen |= strcmp(tdcl_mm_table_builtin(j, &kj), set) == 0;

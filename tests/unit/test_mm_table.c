@@ -99,6 +99,11 @@ static void test_builtin_rows(void **state)
     assert_int_equal(q.bm * 1000 + q.bn, 64064);
     assert_int_equal(gpu_bm(&h200, 8192, 8192, 8192, &src), 128);
     assert_int_equal(gpu_bm(&h200, 256, 256, 256, &src), 32);
+    /* an H100 shares the rows (name alternatives); an A100 has none */
+    tdcl_ctx h100 = fake_ctx("NVIDIA Corporation", "NVIDIA H100 80GB HBM3", "580", 132, NULL);
+    assert_int_equal(gpu_bm(&h100, 3000, 3000, 3000, &src), 128);
+    tdcl_ctx a100 = fake_ctx("NVIDIA Corporation", "NVIDIA A100-SXM4-80GB", "580", 108, NULL);
+    assert_int_equal(gpu_bm(&a100, 3000, 3000, 3000, &src), -1);
     /* an unknown device: nothing */
     tdcl_ctx other = fake_ctx("Someone", "Some GPU", "1.0", 16, NULL);
     assert_int_equal(gpu_bm(&other, 1024, 1024, 1024, &src), -1);

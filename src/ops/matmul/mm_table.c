@@ -45,8 +45,9 @@ typedef struct table_entry {
 #define H200_LARGE "bm=128 bn=256 bk=16 tm=8 tn=16 wx=8 wy=4 nbuf=1 aload=1 atrans=2 ksplit=1"
 
 /* Measured winners on known devices (docs/PERFORMANCE.md has the runs).
- * vendor and name are substrings of the platform vendor and device name;
- * "" matches any. Entries give only the keys that differ from defaults. */
+ * vendor and name are substrings of the platform vendor and device name
+ * (name: any of its '|'-separated alternatives); "" matches any. Entries give only the keys that
+ * differ from defaults. */
 static const struct {
     const char *vendor, *name;
     tdcl_mm_kernel kernel;
@@ -59,18 +60,12 @@ static const struct {
      * device's vector width */
     {"The pocl project", "", TDCL_MM_CPU, 1024, "mr=6", 0},
     /* the H100 is the same SM (sm_90) with the same limits: same sets */
-    {"NVIDIA", "H200", TDCL_MM_GPU, 256, H200_256, 0},
-    {"NVIDIA", "H200", TDCL_MM_GPU, 512, H200_512, 0},
-    {"NVIDIA", "H200", TDCL_MM_GPU, 1024, H200_1024, 0},
-    {"NVIDIA", "H200", TDCL_MM_GPU, 2048, H200_LARGE, 0},
-    {"NVIDIA", "H200", TDCL_MM_GPU, 2560, H200_2560, 1},
-    {"NVIDIA", "H200", TDCL_MM_GPU, 4096, H200_LARGE, 0},
-    {"NVIDIA", "H100", TDCL_MM_GPU, 256, H200_256, 0},
-    {"NVIDIA", "H100", TDCL_MM_GPU, 512, H200_512, 0},
-    {"NVIDIA", "H100", TDCL_MM_GPU, 1024, H200_1024, 0},
-    {"NVIDIA", "H100", TDCL_MM_GPU, 2048, H200_LARGE, 0},
-    {"NVIDIA", "H100", TDCL_MM_GPU, 2560, H200_2560, 1},
-    {"NVIDIA", "H100", TDCL_MM_GPU, 4096, H200_LARGE, 0},
+    {"NVIDIA", "H200|H100", TDCL_MM_GPU, 256, H200_256, 0},
+    {"NVIDIA", "H200|H100", TDCL_MM_GPU, 512, H200_512, 0},
+    {"NVIDIA", "H200|H100", TDCL_MM_GPU, 1024, H200_1024, 0},
+    {"NVIDIA", "H200|H100", TDCL_MM_GPU, 2048, H200_LARGE, 0},
+    {"NVIDIA", "H200|H100", TDCL_MM_GPU, 2560, H200_2560, 1},
+    {"NVIDIA", "H200|H100", TDCL_MM_GPU, 4096, H200_LARGE, 0},
 };
 
 const char *tdcl_mm_table_builtin(size_t i, tdcl_mm_kernel *k)
@@ -214,13 +209,27 @@ static long choose(const table_entry *list, size_t n, const tdcl_ctx *ctx, tdcl_
     return best_full >= 0 ? best_full : best;
 }
 
+/* 1 if one of the '|'-separated alternatives of alts is a substring of s
+ * ("" is one of any s). */
+static int names_match(const char *s, const char *alts)
+{
+    char alt[64];
+    for (const char *a = alts;; a++) {
+        size_t len = strcspn(a, "|");
+        snprintf(alt, sizeof alt, "%.*s", (int)len, a);
+        if (strstr(s, alt)) return 1;
+        a += len;
+        if (!*a) return 0;
+    }
+}
+
 /* The built-in rows that match ctx's device, as entries; returns how many. */
 static size_t builtin_table(const tdcl_ctx *ctx, table_entry *list, size_t cap)
 {
     size_t n = 0;
     for (size_t j = 0; j < sizeof builtin / sizeof builtin[0] && n < cap; j++)
         if (strstr(ctx->dev.platform_vendor, builtin[j].vendor) &&
-            strstr(ctx->dev.device_name, builtin[j].name)) {
+            names_match(ctx->dev.device_name, builtin[j].name)) {
             table_entry *e = &list[n++];
             e->kernel = builtin[j].kernel, e->type = TDCL_F32, e->size = builtin[j].size;
             e->gflops = 0, e->fallback = builtin[j].fallback;
