@@ -347,8 +347,8 @@ static void test_gpu_param_sample(void **state)
  * holds `what`. */
 static int plan_says(tdcl_ctx *ctx, tdcl_mm_opts o, const int64_t d[3], const char *what)
 {
-    tdcl_matrix a = rand_mat(d[0], d[1], TDCL_F32, 600, -1, 1),
-                b = rand_mat(d[1], d[2], TDCL_F32, 601, -1, 1);
+    tdcl_dtype t = o.type == TDCL_I64 ? TDCL_I64 : TDCL_F32;
+    tdcl_matrix a = rand_mat(d[0], d[1], t, 600, -1, 1), b = rand_mat(d[1], d[2], t, 601, -1, 1);
     tdcl_mm_plan *p = NULL;
     tdcl_err e = {0};
     if (tdcl_mm_plan_create(ctx, &o, &a, &b, &p, &e) != TDCL_OK) fail_msg("%s", e.msg);
@@ -360,40 +360,58 @@ static int plan_says(tdcl_ctx *ctx, tdcl_mm_opts o, const int64_t d[3], const ch
 }
 
 /* The last wave split along K (tail=S, forced here: the automatic split
- * is for GPUs): tiles in the wave after the full ones, or a whole single
- * wave, with edges, a partial slab, bands of tiles, float64 and int64;
- * and in panels along K, where the wave's sums are added to C's. */
+ * is for GPUs): tiles in the wave after the whole ones with edges and a
+ * partial slab (float32, float64), a whole single wave, bands of tiles,
+ * int64, and panels along K, where the wave's sums are added to C's. */
 static void test_gpu_tail(void **state)
 {
     TDCL_NEED_DEVICE(state);
     tdcl_ctx *ctx = *state;
-    static const char *const sets[] = {
-        "bm=32 bn=32 bk=16 tm=4 tn=4 wx=8 wy=4 nbuf=2 atrans=2 tail=3",
-        "bm=32 bn=64 bk=8 tm=4 tn=8 wx=8 wy=4 nbuf=1 aload=2 atrans=1 swz=2 tail=5",
+    static const struct {
+        const char *set;
+        int64_t d[3];
+        tdcl_dtype type;
+        size_t max_alloc;
+    } cases[] = {
+        {"bm=32 bn=32 bk=16 tm=4 tn=4 wx=8 wy=4 nbuf=2 atrans=2 tail=3",
+         {229, 61, 579},
+         TDCL_F32,
+         0},
+        {"bm=32 bn=32 bk=16 tm=4 tn=4 wx=8 wy=4 nbuf=2 atrans=2 tail=3",
+         {229, 61, 579},
+         TDCL_F64,
+         0},
+        {"bm=32 bn=32 bk=16 tm=4 tn=4 wx=8 wy=4 nbuf=2 atrans=2 tail=3",
+         {33, 200, 130},
+         TDCL_I64,
+         0},
+        {"bm=32 bn=32 bk=16 tm=4 tn=4 wx=8 wy=4 nbuf=2 atrans=2 tail=3",
+         {69, 4103, 67},
+         TDCL_F32,
+         256 * 1024},
+        {"bm=32 bn=64 bk=8 tm=4 tn=8 wx=8 wy=4 nbuf=1 aload=2 atrans=1 swz=2 tail=5",
+         {229, 61, 579},
+         TDCL_F32,
+         0},
+        {"bm=32 bn=64 bk=8 tm=4 tn=8 wx=8 wy=4 nbuf=1 aload=2 atrans=1 swz=2 tail=5",
+         {64, 128, 64},
+         TDCL_F32,
+         0},
     };
-    const int64_t shapes[][3] = {{7 * 32 + 5, 61, 9 * 64 + 3}, {64, 128, 64}, {33, 200, 130}};
-    const int64_t deep[3] = {69, 4103, 67};
-    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
-        tdcl_mm_opts o = {.kernel = TDCL_MM_GPU};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tdcl_mm_opts o = {.kernel = TDCL_MM_GPU, .type = cases[i].type};
+        o.max_alloc = cases[i].max_alloc;
         tdcl_err e = {0};
-        assert_int_equal(tdcl_mm_params_parse(sets[i], &o.par, &e), TDCL_OK);
-        for (size_t j = 0; j < sizeof shapes / sizeof shapes[0]; j++) {
-            const int64_t *d = shapes[j];
-            o.type = TDCL_F32;
-            assert_true(plan_says(ctx, o, d, " last-wave="));
-            run_case(ctx, o, d[0], d[1], d[2], TDCL_F32, 610 + 10 * i + j);
-            o.type = j == 0 ? TDCL_F64 : TDCL_I64;
-            if (o.type == TDCL_I64 || ctx->dev.fp64)
-                run_case(ctx, o, d[0], d[1], d[2], o.type, 620 + 10 * i + j);
-        }
-        o.type = TDCL_F32, o.max_alloc = 256 * 1024;
-        assert_true(plan_says(ctx, o, deep, " last-wave="));
-        assert_false(plan_says(ctx, o, deep, "panels=1x1x1"));
-        run_case(ctx, o, deep[0], deep[1], deep[2], TDCL_F32, 630 + i);
+        const int64_t *d = cases[i].d;
+        assert_int_equal(tdcl_mm_params_parse(cases[i].set, &o.par, &e), TDCL_OK);
+        if (o.type == TDCL_F64 && !ctx->dev.fp64) continue;
+        assert_true(plan_says(ctx, o, d, " last-wave="));
+        if (o.max_alloc) assert_false(plan_says(ctx, o, d, "panels=1x1x1"));
+        run_case(ctx, o, d[0], d[1], d[2], o.type, 610 + i);
     }
     /* tail=1 keeps every wave whole */
     tdcl_mm_opts o = {.kernel = TDCL_MM_GPU, .par = {.bm = 32, .bn = 32, .tail = 1}};
-    assert_false(plan_says(ctx, o, shapes[0], "last-wave"));
+    assert_false(plan_says(ctx, o, cases[0].d, "last-wave"));
 }
 
 /* cp=2, the cp.async slab copies, through TILEDCL_TC_EMULATE's plain
