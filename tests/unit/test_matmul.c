@@ -362,7 +362,8 @@ static int plan_says(tdcl_ctx *ctx, tdcl_mm_opts o, const int64_t d[3], const ch
 /* The last wave split along K (tail=S, forced here: the automatic split
  * is for GPUs): tiles in the wave after the whole ones with edges and a
  * partial slab (float32, float64), a whole single wave, bands of tiles,
- * int64, and panels along K, where the wave's sums are added to C's. */
+ * int64, and panels along K, where the wave's sums are added to C's.
+ * ksplit=1, since a GPU would split the deep product's K by itself. */
 static void test_gpu_tail(void **state)
 {
     TDCL_NEED_DEVICE(state);
@@ -373,27 +374,27 @@ static void test_gpu_tail(void **state)
         tdcl_dtype type;
         size_t max_alloc;
     } cases[] = {
-        {"bm=32 bn=32 bk=16 tm=4 tn=4 wx=8 wy=4 nbuf=2 atrans=2 tail=3",
+        {"bm=32 bn=32 bk=16 tm=4 tn=4 wx=8 wy=4 nbuf=2 atrans=2 ksplit=1 tail=3",
          {229, 61, 579},
          TDCL_F32,
          0},
-        {"bm=32 bn=32 bk=16 tm=4 tn=4 wx=8 wy=4 nbuf=2 atrans=2 tail=3",
+        {"bm=32 bn=32 bk=16 tm=4 tn=4 wx=8 wy=4 nbuf=2 atrans=2 ksplit=1 tail=3",
          {229, 61, 579},
          TDCL_F64,
          0},
-        {"bm=32 bn=32 bk=16 tm=4 tn=4 wx=8 wy=4 nbuf=2 atrans=2 tail=3",
+        {"bm=32 bn=32 bk=16 tm=4 tn=4 wx=8 wy=4 nbuf=2 atrans=2 ksplit=1 tail=3",
          {33, 200, 130},
          TDCL_I64,
          0},
-        {"bm=32 bn=32 bk=16 tm=4 tn=4 wx=8 wy=4 nbuf=2 atrans=2 tail=3",
+        {"bm=32 bn=32 bk=16 tm=4 tn=4 wx=8 wy=4 nbuf=2 atrans=2 ksplit=1 tail=3",
          {69, 4103, 67},
          TDCL_F32,
          256 * 1024},
-        {"bm=32 bn=64 bk=8 tm=4 tn=8 wx=8 wy=4 nbuf=1 aload=2 atrans=1 swz=2 tail=5",
+        {"bm=32 bn=64 bk=8 tm=4 tn=8 wx=8 wy=4 nbuf=1 aload=2 atrans=1 swz=2 ksplit=1 tail=5",
          {229, 61, 579},
          TDCL_F32,
          0},
-        {"bm=32 bn=64 bk=8 tm=4 tn=8 wx=8 wy=4 nbuf=1 aload=2 atrans=1 swz=2 tail=5",
+        {"bm=32 bn=64 bk=8 tm=4 tn=8 wx=8 wy=4 nbuf=1 aload=2 atrans=1 swz=2 ksplit=1 tail=5",
          {64, 128, 64},
          TDCL_F32,
          0},
