@@ -37,7 +37,6 @@ struct tdcl_mm_plan {
     int64_t pm, pk, pn;       /* panel extents */
     int64_t npm, npk, npn;    /* panel counts */
     double tail_cap;          /* most elements the split last wave's workspace may take */
-    int tails;                /* some panel's last wave is split: mm_gpu built with TAILS */
     void *ha, *hb;            /* converted inputs, kept only when panelled */
     void *hc;                 /* C on the host when panelled */
     int64_t up_a[2], up_b[2]; /* panel indices now in the a and b buffers */
@@ -698,8 +697,6 @@ static tdcl_status plan_panels(tdcl_mm_plan *p, const tdcl_mm_opts *o, tdcl_err 
     for (int i = 0; i < NBUFS; i++)
         most = n[i] > most ? n[i] : most;
     p->idx_int = most + 65536.0 < (double)INT_MAX;
-    const int64_t pd[3] = {p->pm, p->pk, p->pn};
-    p->tails = p->kind == TDCL_MM_GPU && p->par.ksplit == 1 && tail_elems(p, pd) > 0;
     return TDCL_OK;
 }
 
@@ -731,13 +728,16 @@ static void build_options(const tdcl_mm_plan *p, char *buf, size_t n)
         /* cp.async copies 16 aligned bytes: unaligned rows stage through
          * registers instead, in at most the two buffers that path has */
         int cp = x->cp == 2 && aligned, nbuf = cp || x->nbuf < 3 ? x->nbuf : 2;
+        /* the pieces of a split last wave, where some panel has one */
+        const int64_t pd[3] = {p->pm, p->pk, p->pn};
+        int tails = tail_elems(p, pd) > 0;
         snprintf(buf, n,
                  " -DBM=%d -DBN=%d -DBK=%d -DTM=%d -DTN=%d -DWX=%d -DWY=%d -DNBUF=%d -DALOAD=%d "
                  "-DATRANS=%d -DTT=%d -DVEC_ALIGNED=%d -DUNROLL=%d -DPADL=%d -DFRAG=%d "
                  "-DCPASYNC=%d -DCP_EMULATE=%d -DSWZ=%d -DTAILS=%d",
                  x->bm, x->bn, x->bk, x->tm, x->tn, x->wx, x->wy, nbuf, x->aload - 1, x->atrans - 1,
                  p->tt, aligned, unroll, x->pad == 1 ? 0 : 4, x->frag - 1, cp,
-                 cp && tdcl_mm_tc_emulated(), x->swz, p->tails);
+                 cp && tdcl_mm_tc_emulated(), x->swz, tails);
         break;
     }
     default:
@@ -1318,8 +1318,8 @@ static tdcl_status run_gpu(tdcl_mm_plan *p, const mm_panel *x, mm_events *e, tdc
     /* slices of whole slabs; fewer slices when K is short */
     int64_t kchunk = round_up(ceil_div(x->ki, q->ksplit), q->bk);
     int64_t slices = ceil_div(x->ki, kchunk);
+    /* pieces only where build_options built TAILS: tail_elems covers this panel */
     mm_tail t = tail_plan(p, x->mi, x->ki, x->nj);
-    if (!p->tails) t = (mm_tail){t.first + t.tiles, 0, 1, x->ki};
     TDCL_TRY(launch_gpu(p, x, a, lda, &t, kchunk, slices, e, err));
     if (slices > 1) {
         int64_t vr[] = {x->mi, x->nj, 0, x->mi * x->nj, slices, 0, x->nj, x->accumulate};
