@@ -451,21 +451,21 @@ mm_gpu(const int M, const int N, const int Kfull, __global const REAL *restrict 
      * of K of a tile of the split last wave each. */
     const int g = (int)get_group_id(0), ntm = (M + BM - 1) / BM;
 #if TAILS
+    /* (the host builds TAILS only without KSPLIT: whole tiles take all of K) */
     const int piece = g >= tile0;
     const int gid = piece ? tile0 + (g - tile0) / tslices : g;
-    const int z = piece ? (g - tile0) % tslices : (int)get_group_id(2);
-    const int chunk = piece ? tkchunk : kchunk;
+    const int z = piece ? (g - tile0) % tslices : 0;
+    const int kbeg = z * tkchunk, K = piece ? min(Kfull - kbeg, tkchunk) : Kfull;
 #else
     /* without pieces the kernel keeps no more registers than before them
      * (a 64x128 tile of 8x8 blocks runs 4 groups an SM only just) */
-    const int piece = 0, gid = g, z = (int)get_group_id(2), chunk = kchunk;
+    const int piece = 0, gid = g, z = (int)get_group_id(2);
+    /* this group's part of K (all of it unless KSPLIT) */
+    const int kbeg = z * kchunk, K = min(Kfull - kbeg, kchunk);
 #endif
     IDX row0, col0;
     tile_origin(gid, ntn, ntm, &row0, &col0);
     const int full_mn = row0 + BM <= M && col0 + BN <= N;
-    /* this group's part of K (all of it unless split) */
-    const int kbeg = z * chunk;
-    const int K = min(Kfull - kbeg, chunk);
 #if ATRANS
     A += (IDX)kbeg * lda;
 #else
@@ -476,10 +476,12 @@ mm_gpu(const int M, const int N, const int Kfull, __global const REAL *restrict 
      * lie one after another, BM x BN each (row length BN) */
     const IDX rbase = piece ? row0 : 0, cbase = piece ? col0 : 0;
     const int add = piece ? 0 : accumulate;
+#if TAILS
     if (piece)
         C = W + ((IDX)z * (ntn * ntm - tile0) + (gid - tile0)) * (BM * BN), ldc = BN;
-    else
-        C += (IDX)z * zstride;
+#else
+    C += (IDX)z * zstride;
+#endif
 #if !CPASYNC
     real4 ra[LA], rb[LB];
 #endif
