@@ -46,8 +46,8 @@ typedef struct table_entry {
 
 /* Measured winners on known devices (docs/PERFORMANCE.md has the runs).
  * vendor and name are substrings of the platform vendor and device name
- * (name: any of its '|'-separated alternatives); "" matches any. Entries give only the keys that
- * differ from defaults. */
+ * (name: any of its '|'-separated alternatives); "" matches any. Entries
+ * give only the keys that differ from defaults. */
 static const struct {
     const char *vendor, *name;
     tdcl_mm_kernel kernel;
