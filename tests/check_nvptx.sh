@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The NVIDIA-only paths of the kernels, compiled for NVPTX by clang; TAP.
+# Those paths (inline PTX: wgmma, mma.sync, cp.async, lop3, mbarriers) run
+# only on NVIDIA GPUs, so PoCL, the device of the tests, never builds them.
+# clang (a dependency of PoCL, so present wherever the tests run) parses
+# them as NVIDIA's compiler would: the OpenCL C, and each asm statement's
+# operands against the %N its text names. It cannot check the PTX text
+# itself, and for matmul_wg.cl the sm_90a instructions are PTX comments
+# anyway (see its header), so each build is also checked for the
+# instructions it must contain. The option sets are the host's
+# (src/ops/*: tf32 and 3xtf32 wgmma and mma.sync, the cp.async FP32
+# kernel, life with lop3) as logged by `tiledcl -v` on an H200.
+#
+#   tests/check_nvptx.sh [CL_DIR]       (default: cl beside tests/)
+set -u
+cl=${1:-$(cd "$(dirname "$0")/../cl" && pwd)}
+cc=""
+for c in clang clang-19 clang-18 clang-17 clang-16 clang-15 clang-14; do
+    command -v "$c" >/dev/null 2>&1 && { cc=$c; break; }
+done
+if [ -z "$cc" ]; then echo "1..0 # SKIP no clang"; exit 0; fi
+out=$(mktemp -d) || exit 1
+trap 'rm -rf "$out"' EXIT
+if ! echo '__kernel void k(void) {}' >"$out/probe.cl" ||
+    ! "$cc" -x cl -cl-std=CL1.2 -target nvptx64-nvidia-nvcl -S -o "$out/probe.ptx" "$out/probe.cl" \
+        >/dev/null 2>&1; then
+    echo "1..0 # SKIP $cc has no NVPTX target"
+    exit 0
+fi
+
+# file | options | a pattern the PTX must contain
+wg="-DNWG=1 -DBK=8 -DSTAGES=4 -DLAG=1"
+life="-DBIRTH=0x8 -DSURVIVE=0xc -DWBITS=64 -DLY=8 -DVX=1 -DFULLW=0 -DSINGLE=0"
+net3="-DNET3=1 -DN3_A0=k0 -DN3_B0=x -DN3_C0=y -DN3_T0=0x16 -DN3_A1=s0 -DN3_B1=y -DN3_C1=g0 -DN3_T1=0x26 -DN3_A2=s0 -DN3_B2=alive -DN3_C2=g1 -DN3_T2=0xa4"
+builds=(
+    "matmul_wg.cl|-DPREC=1 $wg -DBN=256 -DKSUB=16 -DGROUP_M=16 -DPRODUCER=0|TDCL_SM90A wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32"
+    "matmul_wg.cl|-DPREC=3 $wg -DBN=128 -DKSUB=16 -DGROUP_M=32 -DPRODUCER=1|TDCL_SM90A wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"
+    "matmul_wg.cl|-DPREC=3 -DNWG=2 -DBK=16 -DSTAGES=2 -DLAG=0 -DBN=64 -DKSUB=4 -DGROUP_M=8 -DPRODUCER=0|cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+    "matmul_tc.cl|-DPREC=1 -DBM=128 -DBN=128 -DBK=16 -DWM=64 -DWN=64 -DSTAGES=3 -DVEC_ALIGNED=1 -DIDX=int|mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
+    "matmul_tc.cl|-DPREC=3 -DBM=128 -DBN=128 -DBK=8 -DWM=64 -DWN=32 -DSTAGES=3 -DVEC_ALIGNED=0 -DIDX=long|cp.async"
+    "matmul.cl|-DVARIANT=3 -DIDX=int -DBM=128 -DBN=256 -DBK=16 -DTM=8 -DTN=16 -DWX=8 -DWY=4 -DNBUF=2 -DALOAD=0 -DATRANS=1 -DTT=1 -DVEC_ALIGNED=1 -DUNROLL=1 -DPADL=0 -DFRAG=0 -DCPASYNC=1 -DCP_EMULATE=0 -DSWZ=0 -DTAILS=1|cp.async.cg.shared.global"
+    "life.cl|-DLIFE_KERNEL=2 $life -DLX=16 -DS=18 -DK=8 -DDBUF=1 -DFLOW=1 -DFLOWNV=1 -DLOP3ASM=1 -DLUT_B0=0x0 -DLUT_B1=0x14 -DLUT_S0=0x42 -DLUT_S1=0x14 -DHALVES=1|lop3.b32"
+    "life.cl|-DLIFE_KERNEL=2 $life -DLX=32 -DS=24 -DK=8 -DDBUF=0 -DFLOW=1 -DFLOWNV=1 -DREGT=1 -DSHFL=1 $net3 -DLOP3ASM=1 -DHALVES=1|shfl.sync.up.b32"
+    "life.cl|-DLIFE_KERNEL=5 -DLIST_WG=64 $life -DLX=16 -DS=16 -DK=16 -DDBUF=1 $net3 -DLOP3ASM=1 -DHALVES=1|lop3.b32"
+    "life.cl|-DLIFE_KERNEL=6 -DBIRTH=0x8 -DSURVIVE=0xc -DWBITS=32 -DVW=1 -DITERS=4096 -DPK=8 $net3 -DLOP3ASM=1|lop3.b32"
+)
+echo "1..${#builds[@]}"
+n=0
+for b in "${builds[@]}"; do
+    n=$((n + 1))
+    IFS='|' read -r file opts want <<<"$b"
+    # shellcheck disable=SC2086
+    # -fgnu89-inline: the kernels' (C99) inline functions get bodies, so
+    # their asm is checked even where clang does not inline them
+    if ! "$cc" -x cl -cl-std=CL1.2 -O2 -fgnu89-inline -Dasm=__asm__ -target nvptx64-nvidia-nvcl \
+        -Xclang -finclude-default-header -Wno-everything -S -o "$out/k.ptx" $opts \
+        "$cl/$file" >"$out/log" 2>&1; then
+        echo "not ok $n - $file $opts"
+        sed 's/^/# /' "$out/log" | head -20
+    elif ! grep -qF "$want" "$out/k.ptx"; then
+        echo "not ok $n - $file $opts: no '$want' in the PTX"
+    else
+        echo "ok $n - $file $opts"
+    fi
+done
