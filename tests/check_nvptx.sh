@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # The NVIDIA-only paths of the kernels, compiled for NVPTX by clang; TAP.
-# Those paths (inline PTX: wgmma, mma.sync, cp.async, lop3, mbarriers) run
+# Those paths (inline PTX: wgmma, mma.sync, cp.async, mbarriers, lop3, shfl) run
 # only on NVIDIA GPUs, so PoCL, the device of the tests, never builds them.
 # clang (a dependency of PoCL, so present wherever the tests run) parses
 # them as NVIDIA's compiler would: the OpenCL C, and each asm statement's
 # operands against the %N its text names. It cannot check the PTX text
 # itself, and for matmul_wg.cl the sm_90a instructions are PTX comments
 # anyway (see its header), so each build is also checked for the
-# instructions it must contain. The option sets are the host's
-# (src/ops/*: tf32 and 3xtf32 wgmma and mma.sync, the cp.async FP32
-# kernel, life with lop3) as logged by `tiledcl -v` on an H200.
+# instructions it must contain. The option sets follow the host's
+# (src/ops/*): the matmul ones are written from its format strings (the
+# tf32 and 3xtf32 wgmma built-ins, one tuning-aid shape, mma.sync, the
+# cp.async FP32 kernel), the life ones (lop3, shfl) copied from `tiledcl
+# -v` logs on an H200.
 #
 #   tests/check_nvptx.sh [CL_DIR]       (default: cl beside tests/)
 set -u
@@ -49,9 +51,9 @@ n=0
 for b in "${builds[@]}"; do
     n=$((n + 1))
     IFS='|' read -r file opts want <<<"$b"
-    # shellcheck disable=SC2086
     # -fgnu89-inline: the kernels' (C99) inline functions get bodies, so
     # their asm is checked even where clang does not inline them
+    # shellcheck disable=SC2086
     if ! "$cc" -x cl -cl-std=CL1.2 -O2 -fgnu89-inline -Dasm=__asm__ -target nvptx64-nvidia-nvcl \
         -Xclang -finclude-default-header -Wno-everything -S -o "$out/k.ptx" $opts \
         "$cl/$file" >"$out/log" 2>&1; then
