@@ -17,6 +17,7 @@
 
 #include "base/clock.h"
 #include "base/fileio.h"
+#include "base/hash.h"
 #include "base/log.h"
 #include "io/life_io.h"
 #include "io/npy.h"
@@ -82,9 +83,23 @@ void tdcl_mpi_bcast_i64(int64_t *v)
     (void)v;
 }
 
-int tdcl_mpi_npy_all(const char *path, tdcl_npy_info *info)
+tdcl_status tdcl_mpi_same(const char *subject, const char *shown, uint64_t sum, tdcl_err *err)
 {
-    return path && tdcl_npy_probe(path, info, NULL) == TDCL_OK;
+    (void)subject, (void)shown, (void)sum, (void)err;
+    return TDCL_OK; /* one rank agrees with itself */
+}
+
+tdcl_status tdcl_mpi_npy_all(const char *path, tdcl_npy_info *info, int *all, tdcl_err *err)
+{
+    (void)err;
+    *all = path && tdcl_npy_probe(path, info, NULL) == TDCL_OK;
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_mpi_same_npy(const char *path, const tdcl_npy_info *info, tdcl_err *err)
+{
+    (void)path, (void)info, (void)err;
+    return TDCL_OK;
 }
 
 int tdcl_mpi_write_npy(const char *path, const tdcl_mpi_block *b, const void *data,
@@ -190,17 +205,130 @@ int tdcl_mpi_size(void)
  * that is not the lowest clears its message (one message for the job). */
 int tdcl_mpi_agree(tdcl_status *st, tdcl_err *err)
 {
-    int mine = *st ? g_rank : INT_MAX, first = INT_MAX;
-    if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS) {
+    /* [0]: the lowest failing rank; [1]: the lowest failing rank with a
+     * message, which reports (after an agreed failure only one has it) */
+    int mine[2] = {*st ? g_rank : INT_MAX, *st && err->msg[0] ? g_rank : INT_MAX};
+    int first[2] = {INT_MAX, INT_MAX};
+    if (MPI_Allreduce(mine, first, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS) {
         *st = tdcl_fail(err, TDCL_EIO, "rank %d: lost the other ranks", g_rank);
         return g_rank;
     }
-    if (first == INT_MAX) return -1;
-    if (first != g_rank) {
+    if (first[0] == INT_MAX) return -1;
+    if ((first[1] != INT_MAX ? first[1] : first[0]) != g_rank) {
         if (!*st) *st = TDCL_EIO;
         err->msg[0] = '\0';
     }
-    return first;
+    return first[0];
+}
+
+/* "rank N: " before err's message, unless it names a rank already: for a
+ * failure that happened on one rank only (its own copy of a file). */
+static void name_rank(tdcl_err *err)
+{
+    char pre[32];
+    if (!err || strncmp(err->msg, "rank ", 5) == 0) return;
+    size_t n = (size_t)snprintf(pre, sizeof pre, "rank %d: ", g_rank);
+    size_t len = strnlen(err->msg, sizeof err->msg - 1);
+    if (n + len >= sizeof err->msg) len = sizeof err->msg - 1 - n; /* the end goes */
+    memmove(err->msg + n, err->msg, len);
+    memcpy(err->msg, pre, n);
+    err->msg[n + len] = '\0';
+}
+
+/* s into dst (n bytes), its end replaced by "..." where it does not fit. */
+static void clip(char *dst, size_t n, const char *s)
+{
+    size_t len = strlen(s);
+    if (len < n) {
+        memcpy(dst, s, len + 1);
+        return;
+    }
+    memcpy(dst, s, n - 4);
+    memcpy(dst + n - 4, "...", 4);
+}
+
+tdcl_status tdcl_mpi_same(const char *subject, const char *shown, uint64_t sum, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    /* fixed size, so that one broadcast serves whatever rank 0 has */
+    struct {
+        uint64_t sum, shown_sum;
+        char shown[320];
+    } mine = {sum, tdcl_hash64(0, shown, strlen(shown)), ""}, root;
+    clip(mine.shown, sizeof mine.shown, shown);
+    root = mine;
+    if (MPI_Bcast(&root, (int)sizeof root, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        st = tdcl_fail(err, TDCL_EIO, "rank %d: lost the other ranks", g_rank);
+    else if (root.shown_sum != mine.shown_sum)
+        st = tdcl_fail(err, TDCL_EINVAL, "rank %d %s (%s) from rank 0 (%s)", g_rank, subject,
+                       mine.shown, root.shown);
+    else if (root.sum != mine.sum)
+        st = tdcl_fail(err, TDCL_EINVAL, "rank %d %s from rank 0 (both %s, other contents)", g_rank,
+                       subject, mine.shown);
+    tdcl_mpi_agree(&st, err);
+    return st;
+}
+
+static uint64_t rotl64(uint64_t x, int r)
+{
+    return (x << r) | (x >> (64 - r));
+}
+
+/* A digest of every byte of the file at path. Four independent lanes over
+ * 8-byte words (xxHash64's round) rather than tdcl_hash64's byte at a
+ * time: every rank reads the whole file, and a multiplication per byte in
+ * one chain would take seconds a gigabyte. */
+static tdcl_status file_sum(const char *path, uint64_t *sum, tdcl_err *err)
+{
+    const uint64_t P1 = 0x9e3779b185ebca87ULL, P2 = 0xc2b2ae3d27d4eb4fULL;
+    const size_t cap = (size_t)1 << 20;
+    tdcl_status st = TDCL_OK;
+    uint64_t lane[4] = {P1 + P2, P2, 0, (uint64_t)0 - P1}, total = 0;
+    unsigned char *buf = malloc(cap);
+    FILE *fp = buf ? fopen(path, "rb") : NULL;
+    if (!buf) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    if (!fp) {
+        st = tdcl_fail(err, TDCL_EIO, "cannot open '%s': %s", path, strerror(errno));
+        goto out;
+    }
+    *sum = 0;
+    for (;;) {
+        size_t n = fread(buf, 1, cap, fp), k = 0;
+        total += n;
+        for (; k + 32 <= n; k += 32)
+            for (int i = 0; i < 4; i++) {
+                uint64_t w;
+                memcpy(&w, buf + k + 8 * i, 8);
+                lane[i] = rotl64(lane[i] + w * P2, 31) * P1;
+            }
+        if (n < cap) { /* the end (a full buffer is a multiple of 32) */
+            if (ferror(fp)) {
+                st = tdcl_fail(err, TDCL_EIO, "cannot read '%s': %s", path, strerror(errno));
+                goto out;
+            }
+            *sum = tdcl_hash64(tdcl_hash64(tdcl_hash64(0, lane, sizeof lane), &total, sizeof total),
+                               buf + k, n - k);
+            break;
+        }
+    }
+out:
+    if (fp) fclose(fp);
+    free(buf);
+    return st;
+}
+
+tdcl_status tdcl_mpi_same_npy(const char *path, const tdcl_npy_info *info, tdcl_err *err)
+{
+    uint64_t sum = 0;
+    char shown[96], name[280], subject[320];
+    tdcl_status st = file_sum(path, &sum, err);
+    if (st) name_rank(err);
+    if (tdcl_mpi_agree(&st, err) >= 0) return st;
+    snprintf(shown, sizeof shown, "%" PRId64 "x%" PRId64 " %s", info->rows, info->cols,
+             tdcl_dtype_name(info->dtype));
+    clip(name, sizeof name, path);
+    snprintf(subject, sizeof subject, "read a different '%s'", name);
+    return tdcl_mpi_same(subject, shown, sum, err);
 }
 
 #define SYNC TDCL_MPI_SYNC
@@ -219,11 +347,12 @@ void tdcl_mpi_bcast_i64(int64_t *v)
     MPI_Bcast(v, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
 }
 
-int tdcl_mpi_npy_all(const char *path, tdcl_npy_info *info)
+tdcl_status tdcl_mpi_npy_all(const char *path, tdcl_npy_info *info, int *all, tdcl_err *err)
 {
-    int mine = path && tdcl_npy_probe(path, info, NULL) == TDCL_OK, all = 0;
-    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    return all;
+    int mine = path && tdcl_npy_probe(path, info, NULL) == TDCL_OK;
+    *all = 0;
+    if (MPI_Allreduce(&mine, all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS) *all = 0;
+    return *all ? tdcl_mpi_same_npy(path, info, err) : TDCL_OK;
 }
 
 double tdcl_mpi_max(double v)
@@ -743,8 +872,9 @@ out:
 
 /* Where this rank's rows come from. The soup, and a plain .npy input that
  * every rank can read (not placed in a --size grid), never exist whole on
- * any rank: each sows or reads its own rows. Other inputs every rank reads
- * whole into *grid. */
+ * any rank: each sows or reads its own rows, once the ranks agree that
+ * their copies of the file hold the same array. Other inputs every rank
+ * reads whole into *grid. */
 static tdcl_status job_source(const tdcl_life_job_opts *o, tdcl_life_opts *lo, life_src *src,
                               tdcl_matrix *grid, int64_t *gen0, tdcl_err *err)
 {
@@ -757,15 +887,17 @@ static tdcl_status job_source(const tdcl_life_job_opts *o, tdcl_life_opts *lo, l
         src->seed = o->seed;
         return TDCL_OK;
     }
-    int placed = o->width > 0 || o->height > 0;
-    if (tdcl_mpi_npy_all(placed ? NULL : o->input, &src->info)) {
+    int placed = o->width > 0 || o->height > 0, all = 0;
+    tdcl_status st = tdcl_mpi_npy_all(placed ? NULL : o->input, &src->info, &all, err);
+    if (st) return st; /* agreed */
+    if (all) {
         src->npy = o->input;
         src->rows = src->info.rows;
         src->cols = src->info.cols;
         if (!o->boundary_given) lo->boundary = TDCL_LIFE_DEAD; /* an array's edge, as read */
         return TDCL_OK;
     }
-    tdcl_status st = tdcl_life_shard_input(o, lo, grid, gen0, err);
+    st = tdcl_life_shard_input(o, lo, grid, gen0, err);
     src->rows = grid->rows;
     src->cols = grid->cols;
     src->grid = grid;

@@ -45,10 +45,28 @@ void tdcl_mpi_quiet_barrier(void);
 /* *v as rank 0 has it, on every rank (built without MPI: unchanged). */
 void tdcl_mpi_bcast_i64(int64_t *v);
 
-/* 1 when every rank can read path as a plain .npy file (tdcl_npy_probe:
- * on disk, C order, not gzip; info gets its header), else 0; path NULL:
- * 0. Collective. */
-int tdcl_mpi_npy_all(const char *path, tdcl_npy_info *info);
+/* Collective, for what every rank read or was asked before any work
+ * that depends on it: compares this rank's account of it with rank 0's.
+ * shown is what a person reads ("70x50 float32"; up to a few hundred
+ * bytes are shown, all of it compared), sum a digest of the rest (the
+ * bytes, say; 0 if none). Where any rank's differs, every rank fails (as
+ * tdcl_mpi_agree), the lowest differing one with "rank N <subject>
+ * (<its shown>) from rank 0 (<rank 0's>)", as "rank 1 read a different
+ * 'A.npy' (90x50 float32) from rank 0 (70x50 float32)". Built without
+ * MPI: TDCL_OK. */
+tdcl_status tdcl_mpi_same(const char *subject, const char *shown, uint64_t sum, tdcl_err *err);
+
+/* Collective: *all = 1 when every rank can read path as a plain .npy file
+ * (tdcl_npy_probe: on disk, C order, not gzip; info gets its header), else
+ * 0 (path NULL: 0). Where all can, the ranks then agree (tdcl_mpi_same)
+ * that their files hold the same array: shape, dtype and a digest of every
+ * byte; a difference, or a rank that cannot read its file through, fails
+ * every rank naming it. */
+tdcl_status tdcl_mpi_npy_all(const char *path, tdcl_npy_info *info, int *all, tdcl_err *err);
+
+/* Collective: tdcl_mpi_npy_all's agreement alone, for a path every rank
+ * has probed (info: this rank's header). */
+tdcl_status tdcl_mpi_same_npy(const char *path, const tdcl_npy_info *info, tdcl_err *err);
 
 /* The largest of the ranks' v, on every rank (built without MPI: v). */
 double tdcl_mpi_max(double v);
@@ -56,8 +74,10 @@ double tdcl_mpi_max(double v);
 /* For the jobs over ranks: every rank's status agreed (built without MPI:
  * the one rank's).
  * Returns the lowest failing rank, or -1; a rank that did not fail gets
- * TDCL_EIO and an empty message in *err, and a failing rank that is not
- * the lowest clears its message (one message for the job). */
+ * TDCL_EIO and an empty message in *err, and every failing rank but the
+ * reporter clears its message (one message for the job). The reporter is
+ * the lowest failing rank that has a message, so that agreeing again on
+ * an agreed failure keeps the message. */
 int tdcl_mpi_agree(tdcl_status *st, tdcl_err *err);
 
 /* In a job over ranks (a function with `tdcl_status st`, `tdcl_err *err`

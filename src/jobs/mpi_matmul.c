@@ -766,22 +766,30 @@ static int by_offset(const tdcl_mm_job_opts *o)
     return stat(p, &sb) != 0 ? errno == ENOENT : S_ISREG(sb.st_mode);
 }
 
-/* Whether every rank can read its own blocks: A and B are plain .npy
- * files on every rank. Then sl names them and mm->type is chosen from
- * their dtypes. */
-static int npy_slabs(const tdcl_mm_job_opts *o, tdcl_mm_shard_opts *sl, tdcl_mm_opts *mm)
+/* Whether every rank can read its own blocks (*slabs): A and B are plain
+ * .npy files on every rank, and every rank's copies hold rank 0's arrays
+ * (else every rank fails, naming the file that differs). Then sl names
+ * them and mm->type is chosen from their dtypes. */
+static tdcl_status npy_slabs(const tdcl_mm_job_opts *o, tdcl_mm_shard_opts *sl, tdcl_mm_opts *mm,
+                             int *slabs, tdcl_err *err)
 {
+    tdcl_status st = TDCL_OK;
     tdcl_npy_info ia, ib;
     int mine = o->a_path && o->b_path && tdcl_npy_probe(o->a_path, &ia, NULL) == TDCL_OK &&
                tdcl_npy_probe(o->b_path, &ib, NULL) == TDCL_OK,
         all = 0;
+    *slabs = 0;
     MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (!all) return 0;
+    if (!all) return TDCL_OK;
+    TDCL_TRY(tdcl_mpi_same_npy(o->a_path, &ia, err)); /* agreed: every rank or none */
+    TDCL_TRY(tdcl_mpi_same_npy(o->b_path, &ib, err));
     tdcl_matrix da = {.dtype = ia.dtype}, db = {.dtype = ib.dtype};
     mm->type = tdcl_mm_job_type(o, &da, &db);
     sl->a_npy = o->a_path;
     sl->b_npy = o->b_path;
-    return 1;
+    *slabs = 1;
+out:
+    return st;
 }
 
 tdcl_status tdcl_mm_mpi_job(const tdcl_mm_shard_opts *so, const tdcl_mm_job_opts *o, tdcl_err *err)
@@ -792,8 +800,10 @@ tdcl_status tdcl_mm_mpi_job(const tdcl_mm_shard_opts *so, const tdcl_mm_job_opts
     int root = tdcl_mpi_rank() == 0;
     tdcl_mm_opts mm = o->mm;
     tdcl_mm_shard_opts sl = *so;
+    int slabs = 0;
     TDCL_TRY(tdcl_mm_mpi_open(so, &ctx, err));
-    int whole = !npy_slabs(o, &sl, &mm); /* else each rank reads its own blocks */
+    TDCL_TRY(npy_slabs(o, &sl, &mm, &slabs, err));
+    int whole = !slabs; /* else each rank reads its own blocks */
     if (root) in_st = tdcl_out_precheck(o->out_path, err);
     if (root && in_st == TDCL_OK && (whole || o->verify || (mm.type == TDCL_I64 && !mm.wrap)))
         in_st = tdcl_mm_shard_inputs(o, &a, &b, err);
@@ -801,7 +811,9 @@ tdcl_status tdcl_mm_mpi_job(const tdcl_mm_shard_opts *so, const tdcl_mm_job_opts
     int64_t t = mm.type; /* the other ranks learn the type in the run */
     MPI_Bcast(&t, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
     mm.type = (tdcl_dtype)t;
-    sl.npy_out = by_offset(o) ? o->out_path : NULL;
+    int64_t offset = by_offset(o); /* rank 0's view of the output decides, for all */
+    tdcl_mpi_bcast_i64(&offset);
+    sl.npy_out = offset ? o->out_path : NULL;
     TDCL_TRY(tdcl_mm_mpi_run(ctx, &sl, &mm, in_st, &a, &b, &c, err));
     if (root && o->verify) st = tdcl_mm_job_verify(o, &a, &b, &c, err);
     if (root && st == TDCL_OK && c.data) { /* else the ranks wrote it */

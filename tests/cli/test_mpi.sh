@@ -153,6 +153,43 @@ expect_rc 0 "bench tile-avg under mpirun -n 3"
 expect_contains "$OUT" "the means are identical" "... the ranks' means are rank 0's alone"
 expect_contains "$OUT" "3 ranks" "... over 3 ranks"
 
+# Ranks that disagree (each rank in its own directory, as hosts without a
+# shared file system): refused on every rank with one message naming the
+# rank and what differs, never a crash or a mixed result.
+# mtx ROWS COLS FIRST: a ROWS x COLS Matrix Market array, FIRST then ones
+mtx() {
+    printf '%%%%MatrixMarket matrix array real general\n%s %s\n%s\n' "$1" "$2" "$3"
+    i=1
+    while [ "$i" -lt $(($1 * $2)) ]; do echo 1; i=$((i + 1)); done
+}
+mkdir -p "$T/r0" "$T/r1"
+mtx 3 2 1 >"$T/a3.mtx"
+mtx 4 2 1 >"$T/a4.mtx"
+mtx 16 2 1 >"$T/x1.mtx"
+mtx 16 2 5 >"$T/x5.mtx"
+mtx 2 2 1 >"$T/b.mtx"
+run convert "$T/a3.mtx" "$T/r0/A.npy"
+run convert "$T/a4.mtx" "$T/r1/A.npy"
+run convert "$T/b.mtx" "$T/r0/B.npy"
+run convert "$T/b.mtx" "$T/r1/B.npy"
+# shellcheck disable=SC2086
+timeout 60 mpirun $MPIOPTS -n 1 -wdir "$T/r0" "$TILEDCL" matmul A.npy B.npy -o C.npy : \
+    -n 1 -wdir "$T/r1" "$TILEDCL" matmul A.npy B.npy -o C.npy >/dev/null 2>"$T/.err" </dev/null
+RC=$?
+ERR=$(grep '^tiledcl' "$T/.err")
+if [ "$RC" -ne 0 ] && [ "$RC" -ne 124 ]; then ok ".npy inputs of other shapes on two ranks are refused"; else not_ok ".npy inputs of other shapes on two ranks are refused" "exit $RC"; fi
+expect_eq "$ERR" "tiledcl: rank 1 read a different 'A.npy' (4x2 float64) from rank 0 (3x2 float64)" \
+    "... with one message naming the rank, the file and both shapes"
+[ ! -e "$T/r0/C.npy" ] && ok "... writing nothing" || not_ok "... writing nothing"
+run convert "$T/x1.mtx" "$T/r0/X.npy"
+run convert "$T/x5.mtx" "$T/r1/X.npy"
+# shellcheck disable=SC2086
+timeout 60 mpirun $MPIOPTS -n 1 -wdir "$T/r0" "$TILEDCL" tile-avg X.npy --tile 1 -o M.npy : \
+    -n 1 -wdir "$T/r1" "$TILEDCL" tile-avg X.npy --tile 1 -o M.npy >/dev/null 2>"$T/.err" </dev/null
+expect_eq "$(grep '^tiledcl' "$T/.err")" \
+    "tiledcl: rank 1 read a different 'X.npy' from rank 0 (both 16x2 float64, other contents)" \
+    "a .npy input of the same shape, other values on rank 1: refused, naming it"
+
 # kill one rank mid-run: the others stop within seconds, nothing is written
 # shellcheck disable=SC2086
 kill_a_rank "a killed rank stops the job" "$T/k.rle" \
