@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "base/fileio.h"
+#include "base/hash.h"
 #include "base/log.h"
 #include "base/proc.h"
 #include "jobs/mpi.h"
@@ -188,6 +189,28 @@ static int run_command(const cli_command *cmd, int argc, char **argv, cli_global
     return rc;
 }
 
+/* Under mpirun, before anything else: every rank was started with rank
+ * 0's command and options (argv after the global options, which may
+ * differ by host: a device, a kernel directory, -v). Ranks that run other
+ * work would wait on each other's collectives forever. 0, or the exit
+ * status, the differing rank (the lowest) having said which. */
+static int same_args(int argc, char **argv)
+{
+    tdcl_err err = {0};
+    char shown[512] = "";
+    size_t used = 0;
+    uint64_t sum = 0;
+    for (int i = 1; i < argc; i++) {
+        sum = tdcl_hash64(sum, argv[i], strlen(argv[i]) + 1);
+        if (used < sizeof shown)
+            used += (size_t)snprintf(shown + used, sizeof shown - used, "%s%s", i > 1 ? " " : "",
+                                     argv[i]);
+    }
+    tdcl_status st = tdcl_mpi_same("was started with different arguments", shown, sum, &err);
+    if (st && !err.msg[0]) return tdcl_exit_code(st); /* another rank says it */
+    return st ? cli_report(&err) : 0;
+}
+
 int main(int argc, char **argv)
 {
     cli_globals g = {0};
@@ -219,7 +242,8 @@ int main(int argc, char **argv)
         tdcl_err err = {0};
         if (tdcl_mpi_init(&err)) return cli_report(&err);
         g.ranks = tdcl_mpi_size();
-        int rc = run_main(argc, argv, &g);
+        int rc = same_args(argc, argv);
+        if (rc == 0) rc = run_main(argc, argv, &g);
         tdcl_mpi_finalize();
         return rc;
     }

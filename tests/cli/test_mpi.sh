@@ -155,7 +155,8 @@ expect_contains "$OUT" "3 ranks" "... over 3 ranks"
 
 # Ranks that disagree (each rank in its own directory, as hosts without a
 # shared file system): refused on every rank with one message naming the
-# rank and what differs, never a crash or a mixed result.
+# rank and what differs, within seconds, never a hang, a crash or a mixed
+# result.
 # mtx ROWS COLS FIRST: a ROWS x COLS Matrix Market array, FIRST then ones
 mtx() {
     printf '%%%%MatrixMarket matrix array real general\n%s %s\n%s\n' "$1" "$2" "$3"
@@ -189,6 +190,17 @@ timeout 60 mpirun $MPIOPTS -n 1 -wdir "$T/r0" "$TILEDCL" tile-avg X.npy --tile 1
 expect_eq "$(grep '^tiledcl' "$T/.err")" \
     "tiledcl: rank 1 read a different 'X.npy' from rank 0 (both 16x2 float64, other contents)" \
     "a .npy input of the same shape, other values on rank 1: refused, naming it"
+# options that differ: refused at once (before, the ranks waited on each
+# other until killed)
+# shellcheck disable=SC2086
+timeout 30 mpirun $MPIOPTS -n 1 "$TILEDCL" life --size 16x16 --gens 10 -o "$T/g.rle" : \
+    -n 1 "$TILEDCL" life --size 16x16 --gens 50 -o "$T/g.rle" >/dev/null 2>"$T/.err" </dev/null
+RC=$?
+if [ "$RC" -ne 0 ] && [ "$RC" -ne 124 ]; then ok "ranks started with other --gens are refused, not left waiting"; else not_ok "ranks started with other --gens are refused, not left waiting" "exit $RC"; fi
+expect_eq "$(grep '^tiledcl' "$T/.err")" \
+    "tiledcl: rank 1 was started with different arguments (life --size 16x16 --gens 50 -o $T/g.rle) from rank 0 (life --size 16x16 --gens 10 -o $T/g.rle)" \
+    "... with one message naming the rank and both command lines"
+[ ! -e "$T/g.rle" ] && ok "... writing nothing" || not_ok "... writing nothing"
 
 # kill one rank mid-run: the others stop within seconds, nothing is written
 # shellcheck disable=SC2086
