@@ -870,11 +870,38 @@ out:
     return st;
 }
 
+/* Rank 0's grid (read there), its first generation and the rule and
+ * boundary its file gave, on every rank. */
+static tdcl_status share_grid(tdcl_life_opts *lo, tdcl_matrix *grid, int64_t *gen0, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    int64_t h[4] = {grid->rows, grid->cols, *gen0, (int64_t)lo->boundary};
+    const size_t piece = (size_t)1 << 30;
+    if (MPI_Bcast(h, 4, MPI_INT64_T, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        MPI_Bcast(&lo->rule, (int)sizeof lo->rule, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        st = tdcl_fail(err, TDCL_EIO, "rank %d: lost the other ranks", g_rank);
+    else if (g_rank != 0) {
+        *gen0 = h[2];
+        lo->boundary = (tdcl_life_boundary)h[3];
+        st = tdcl_matrix_alloc(grid, h[0], h[1], 1, TDCL_U8, err);
+    }
+    SYNC(st);
+    size_t bytes = (size_t)h[0] * (size_t)h[1];
+    for (size_t at = 0; at < bytes; at += piece) /* every piece on every rank, failed or not */
+        if (MPI_Bcast((char *)grid->data + at, (int)(bytes - at < piece ? bytes - at : piece),
+                      MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+            st = tdcl_fail(err, TDCL_EIO, "rank %d: the broadcast of the grid failed", g_rank);
+    SYNC(st);
+out:
+    return st;
+}
+
 /* Where this rank's rows come from. The soup, and a plain .npy input that
  * every rank can read (not placed in a --size grid), never exist whole on
  * any rank: each sows or reads its own rows, once the ranks agree that
- * their copies of the file hold the same array. Other inputs every rank
- * reads whole into *grid. */
+ * their copies of the file hold the same array. Other inputs rank 0 reads
+ * and sends whole to every rank into *grid: a copy missing or different on
+ * another host changes nothing. */
 static tdcl_status job_source(const tdcl_life_job_opts *o, tdcl_life_opts *lo, life_src *src,
                               tdcl_matrix *grid, int64_t *gen0, tdcl_err *err)
 {
@@ -897,7 +924,8 @@ static tdcl_status job_source(const tdcl_life_job_opts *o, tdcl_life_opts *lo, l
         if (!o->boundary_given) lo->boundary = TDCL_LIFE_DEAD; /* an array's edge, as read */
         return TDCL_OK;
     }
-    st = tdcl_life_shard_input(o, lo, grid, gen0, err);
+    if (g_rank == 0 && (st = tdcl_life_shard_input(o, lo, grid, gen0, err))) name_rank(err);
+    if (tdcl_mpi_agree(&st, err) < 0) st = share_grid(lo, grid, gen0, err);
     src->rows = grid->rows;
     src->cols = grid->cols;
     src->grid = grid;

@@ -143,7 +143,9 @@ int64_t tdcl_life_mpi_halo(const tdcl_life_mpi *m);
 void tdcl_life_mpi_log(const tdcl_life_mpi *m);
 void tdcl_life_mpi_destroy(tdcl_life_mpi *m);
 
-/* The life job over the ranks: every rank reads (or seeds) the grid, runs
+/* The life job over the ranks: rank 0 reads the pattern and sends it to
+ * every rank (a plain .npy file every rank holds alike: each reads its own
+ * rows; the soup: each sows its own rows), every rank runs
  * its band on the device its node-local rank picks among so->devices (a
  * set spec, a single device, or NULL: every GPU, else every device), and
  * rank 0 gathers the result, logs --every populations (summed over the

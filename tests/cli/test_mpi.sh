@@ -163,7 +163,7 @@ mtx() {
     i=1
     while [ "$i" -lt $(($1 * $2)) ]; do echo 1; i=$((i + 1)); done
 }
-mkdir -p "$T/r0" "$T/r1"
+mkdir -p "$T/r0" "$T/r1" "$T/r2"
 mtx 3 2 1 >"$T/a3.mtx"
 mtx 4 2 1 >"$T/a4.mtx"
 mtx 16 2 1 >"$T/x1.mtx"
@@ -190,6 +190,19 @@ timeout 60 mpirun $MPIOPTS -n 1 -wdir "$T/r0" "$TILEDCL" tile-avg X.npy --tile 1
 expect_eq "$(grep '^tiledcl' "$T/.err")" \
     "tiledcl: rank 1 read a different 'X.npy' from rank 0 (both 16x2 float64, other contents)" \
     "a .npy input of the same shape, other values on rank 1: refused, naming it"
+# patterns go through rank 0: rank 1's other pattern and rank 2's missing
+# one change nothing
+printf 'x = 3, y = 3, rule = B3/S23\nbo$2bo$3o!\n' >"$T/r0/p.rle"
+printf 'x = 4, y = 2, rule = B3/S23\n4o$4o!\n' >"$T/r1/p.rle"
+run --device "$D0" life "$T/r0/p.rle" --size 12x12 --gens 5 -o "$T/p1.rle"
+# shellcheck disable=SC2086
+timeout 60 mpirun $MPIOPTS -n 1 -wdir "$T/r0" "$TILEDCL" life p.rle --size 12x12 --gens 5 -o p3.rle : \
+    -n 1 -wdir "$T/r1" "$TILEDCL" life p.rle --size 12x12 --gens 5 -o p3.rle : \
+    -n 1 -wdir "$T/r2" "$TILEDCL" life p.rle --size 12x12 --gens 5 -o p3.rle >/dev/null 2>"$T/.err" </dev/null
+RC=$?
+ERR=$(cat "$T/.err")
+expect_rc 0 "a pattern other on rank 1 and missing on rank 2: runs"
+expect_same_file "$T/p1.rle" "$T/r0/p3.rle" "... on rank 0's pattern, as one device does"
 # options that differ: refused at once (before, the ranks waited on each
 # other until killed)
 # shellcheck disable=SC2086
