@@ -7,12 +7,16 @@
  * An entry can be well formed and still make the driver crash while it
  * loads it (a program cut short with its checksum recomputed, or a driver
  * changed under the same version string). So a load is bracketed by a
- * mark, ENTRY.loading, made before the binary goes to the driver and
- * removed after: a mark found at the start of a load was left by a run
- * that died loading the entry, which is then condemned and rebuilt, unless
- * its owner (the host and process id the mark holds) is alive: MPI ranks
- * and parallel runs load the same entry at once, and condemning a live
- * load made every rank of every mpirun recompile. Entries
+ * mark, ENTRY.loading, which the loader holds locked (flock) from before
+ * the binary goes to the driver until after it is built. The kernel drops
+ * the lock when its holder dies, however it dies, so a mark found at the
+ * start of a load that nobody holds was left by a run that died loading
+ * the entry, which is then condemned and rebuilt; a held mark is a live
+ * load (MPI ranks and parallel runs load the same entry at once, and
+ * condemning a live load made every rank of every mpirun recompile), and
+ * the entry is loaded without waiting for it. A process id and host name
+ * cannot tell this: a fresh PID namespace gives the next run the dead
+ * run's id, and a new host name makes every mark look foreign. Entries
  * are opened without blocking, must be regular files, and are bounded in
  * size, so a FIFO or a device at an entry's path cannot hang a run. */
 #include "runtime/clcache.h"
@@ -21,10 +25,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -131,43 +135,50 @@ static char *mark_path(const char *entry)
     return m;
 }
 
-/* Makes the mark holding "HOST PID", atomically (written aside, then
- * linked into place, so a reader never sees it half written); 1 when this
- * process made it. */
+/* Makes the mark, locked: written aside under a unique name, locked, then
+ * linked into place, so that it is never seen unlocked or half written.
+ * It holds "HOST PID" for a person reading the cache; only the lock
+ * decides. The open descriptor (the lock's holder) or -1 when no mark
+ * could be made. */
 static int mark_make(const char *mark)
 {
     char host[256] = "", tmp[4200];
     gethostname(host, sizeof host - 1);
-    if (snprintf(tmp, sizeof tmp, "%s.%ld", mark, (long)getpid()) >= (int)sizeof tmp) return 0;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666);
-    if (fd < 0) return 0;
-    int ok = dprintf(fd, "%s %ld\n", host, (long)getpid()) > 0;
-    close(fd);
-    ok = ok && link(tmp, mark) == 0;
+    if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", mark) >= (int)sizeof tmp) return -1;
+    int fd = mkstemp(tmp);
+    if (fd < 0) return -1;
+    /* readable by all: another user sharing the cache tests the lock */
+    int ok = fcntl(fd, F_SETFD, FD_CLOEXEC) == 0 && fchmod(fd, 0644) == 0 &&
+             flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+             dprintf(fd, "%s %ld\n", host, (long)getpid()) > 0 && link(tmp, mark) == 0;
     unlink(tmp);
-    return ok;
+    if (!ok) {
+        close(fd);
+        return -1;
+    }
+    return fd;
 }
 
-/* Whether the mark's owner may still be loading: a live process of this
- * host, or one of another host (which this one cannot see; that host's own
- * next run judges it). A mark without an owner (empty, unreadable, an older
- * tiledcl's) or whose process is gone was left by a run that died. Opened
- * without blocking and read only if it is a small regular file. */
-static int mark_owner_alive(const char *mark)
+/* Whether a loader holds the mark now. A mark nobody holds (or that is not
+ * a regular file, or that cannot be locked at all) was left by a run that
+ * died loading the entry. Taking the lock and finding the mark gone or
+ * replaced means its holder finished between our open and our lock: a
+ * live load, not a dead one. Opened without blocking. */
+static int mark_held(const char *mark)
 {
-    char buf[320] = "", host[256] = "", mine[256] = "";
-    long pid = 0;
-    int fd = open(mark, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) return 0;
-    struct stat sb;
-    ssize_t n = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? read(fd, buf, sizeof buf - 1) : -1;
-    close(fd);
-    if (n <= 0) return 0;
-    buf[n] = '\0';
-    if (sscanf(buf, "%255s %ld", host, &pid) != 2 || pid <= 0) return 0;
-    gethostname(mine, sizeof mine - 1);
-    if (strcmp(host, mine) != 0) return 1;
-    return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+    int fd = open(mark, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+    if (fd < 0) return errno == ENOENT;
+    struct stat sb, now;
+    int held = 0;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) goto out;
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        held = errno == EWOULDBLOCK || errno == EINTR;
+        goto out;
+    }
+    held = lstat(mark, &now) != 0 || now.st_ino != sb.st_ino || now.st_dev != sb.st_dev;
+out:
+    close(fd); /* drops our lock, if we took it */
+    return held;
 }
 
 tdcl_status tdcl_cache_load(tdcl_ctx *ctx, const char *src, size_t src_len, const char *options,
@@ -179,7 +190,7 @@ tdcl_status tdcl_cache_load(tdcl_ctx *ctx, const char *src, size_t src_len, cons
     char *mark = path ? mark_path(path) : NULL;
     char *data = NULL;
     size_t len = 0;
-    int marked = 0;
+    int marked = -1; /* our mark's descriptor: holding it open holds its lock */
     cl_program p = NULL;
     *prog = NULL;
     if (!path || !key || !mark)
@@ -187,7 +198,7 @@ tdcl_status tdcl_cache_load(tdcl_ctx *ctx, const char *src, size_t src_len, cons
     struct stat sb;
     int busy = 0; /* another live process is loading the entry: no mark of ours */
     if (lstat(mark, &sb) == 0) {
-        if (!(busy = mark_owner_alive(mark))) {
+        if (!(busy = mark_held(mark))) {
             tdcl_log(TDCL_LOG_VERBOSE,
                      "cache entry %s: an earlier run died while the driver loaded it; "
                      "rebuilding it",
@@ -218,7 +229,7 @@ tdcl_status tdcl_cache_load(tdcl_ctx *ctx, const char *src, size_t src_len, cons
     const unsigned char *bin = (const unsigned char *)data + off;
     size_t bsize = (size_t)blen;
     cl_int rc, bin_status;
-    marked = !busy && mark_make(mark);
+    marked = busy ? -1 : mark_make(mark);
     p = clCreateProgramWithBinary(ctx->context, 1, &ctx->dev.device, &bsize, &bin, &bin_status,
                                   &rc);
     if (rc != CL_SUCCESS || bin_status != CL_SUCCESS) goto corrupt;
@@ -230,8 +241,10 @@ tdcl_status tdcl_cache_load(tdcl_ctx *ctx, const char *src, size_t src_len, cons
 corrupt:
     tdcl_log(TDCL_LOG_VERBOSE, "cache entry %s is stale or corrupt; rebuilding", path);
 out:
-    if (marked)
-        unlink(mark);
+    if (marked >= 0) {
+        unlink(mark); /* before the lock drops, so no one sees it unheld */
+        close(marked);
+    }
     free(mark);
     if (p)
         clReleaseProgram(p);

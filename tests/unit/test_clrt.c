@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "tdcl_test.h"
@@ -234,6 +235,68 @@ static void test_cache_miss_hit_corrupt(void **state)
     free(dir);
 }
 
+/* The loading mark is judged by its lock, never by the process and host it
+ * names: an unheld mark naming this very process (a fresh PID namespace
+ * gives a restarted run the dead run's id), a live process (a reused id) or
+ * another host (a changed host name) condemns the entry, and a held one,
+ * whatever it names, is a load in progress that must not be condemned. */
+static void test_cache_mark_judged_by_lock(void **state)
+{
+    (void)state;
+    char *dir = tdcl_test_tmpdir();
+    char *saved = getenv("XDG_CACHE_HOME") ? strdup(getenv("XDG_CACHE_HOME")) : NULL;
+    tdcl_ctx *ctx = ctx_with_cache(dir);
+    if (!ctx) {
+        free(saved);
+        skip();
+    }
+    cl_program p;
+    tdcl_err e = {0};
+    assert_int_equal(tdcl_ctx_program(ctx, "copy.cl", "-DVEC=4", &p, &e), TDCL_OK);
+    clReleaseProgram(p);
+    char *src, *kpath, host[256] = "", owner[320];
+    size_t len;
+    assert_int_equal(tdcl_kernel_path(NULL, "copy.cl", &kpath, &e), TDCL_OK);
+    assert_int_equal(tdcl_read_file(kpath, &src, &len, &e), TDCL_OK);
+    char *entry = tdcl_cache_entry_path(ctx, src, len, "-cl-std=CL1.2 -DVEC=4");
+    assert_non_null(entry);
+    char mark[4200];
+    snprintf(mark, sizeof mark, "%s.loading", entry);
+    gethostname(host, sizeof host - 1);
+    long pids[] = {(long)getpid(), (long)getppid(), 1};
+    for (int i = 0; i < 3; i++) {
+        snprintf(owner, sizeof owner, "%s%s %ld\n", i == 2 ? "another-" : "", host, pids[i]);
+        tdcl_test_write_text(mark, owner);
+        int built = ctx->t.programs_built;
+        assert_int_equal(tdcl_ctx_program(ctx, "copy.cl", "-DVEC=4", &p, &e), TDCL_OK);
+        assert_int_equal(ctx->t.programs_built, built + 1); /* condemned and rebuilt */
+        assert_int_not_equal(access(mark, F_OK), 0);
+        check_copy_runs(ctx, p);
+        clReleaseProgram(p);
+    }
+    /* held through another open file: loaded, and the mark left alone */
+    tdcl_test_write_text(mark, "another-host 1\n");
+    FILE *held = fopen(mark, "r");
+    assert_non_null(held);
+    assert_int_equal(flock(fileno(held), LOCK_EX | LOCK_NB), 0);
+    int cached = ctx->t.programs_cached;
+    assert_int_equal(tdcl_ctx_program(ctx, "copy.cl", "-DVEC=4", &p, &e), TDCL_OK);
+    assert_int_equal(ctx->t.programs_cached, cached + 1);
+    assert_int_equal(access(mark, F_OK), 0);
+    clReleaseProgram(p);
+    fclose(held);
+    tdcl_ctx_close(ctx);
+    if (saved) {
+        setenv("XDG_CACHE_HOME", saved, 1);
+        free(saved);
+    }
+    tdcl_test_rmtree(dir);
+    free(entry);
+    free(kpath);
+    free(src);
+    free(dir);
+}
+
 static void test_build_failure_names_file_and_options(void **state)
 {
     tdcl_ctx *ctx = *state;
@@ -353,6 +416,7 @@ int main(void)
         cmocka_unit_test(test_pick_miss_lists_devices),
         cmocka_unit_test(test_kernel_path_order),
         cmocka_unit_test(test_cache_miss_hit_corrupt),
+        cmocka_unit_test(test_cache_mark_judged_by_lock),
         cmocka_unit_test(test_build_failure_names_file_and_options),
         cmocka_unit_test(test_device_limits_read),
         cmocka_unit_test(test_open_async),
