@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/fileio.h"
@@ -303,6 +304,61 @@ tdcl_status tdcl_cache_file_write(const tdcl_ctx *ctx, const char *name, const c
     tdcl_out_abort(&o);
     free(path);
     return st;
+}
+
+/* A merge takes milliseconds; a holder this long is stopped or hung. */
+#define LOCK_WAIT_MS 10000
+
+tdcl_status tdcl_cache_file_lock(const tdcl_ctx *ctx, const char *name, int *fd, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    char *path = NULL, *lock = NULL;
+    *fd = -1;
+    if (!(path = tdcl_cache_file_path(ctx, name)))
+        return tdcl_fail(err, TDCL_EIO, "no cache directory to lock '%s' in", name);
+    size_t n = strlen(path) + 8;
+    if (!(lock = malloc(n))) {
+        st = tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+        goto out;
+    }
+    snprintf(lock, n, "%s.lock", path);
+    if (tdcl_cache_make_dirs(ctx->cache_dir) != 0) {
+        st = tdcl_fail(err, TDCL_EIO, "cannot create the cache directory '%s': %s", ctx->cache_dir,
+                       strerror(errno));
+        goto out;
+    }
+    int l = open(lock, O_RDWR | O_CREAT | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0666);
+    if (l < 0) {
+        st = tdcl_fail(err, TDCL_EIO, "cannot open the lock '%s': %s", lock, strerror(errno));
+        goto out;
+    }
+    /* polled rather than blocking, so a stopped holder cannot hang us */
+    int waited = 0;
+    while (flock(l, LOCK_EX | LOCK_NB) != 0) {
+        int busy = errno == EWOULDBLOCK || errno == EINTR;
+        if (busy && waited < LOCK_WAIT_MS) {
+            nanosleep(&(struct timespec){.tv_nsec = 5000000}, NULL);
+            waited += 5;
+            continue;
+        }
+        if (busy)
+            st = tdcl_fail(err, TDCL_EIO, "cannot lock '%s': another process has held it for %d s",
+                           lock, LOCK_WAIT_MS / 1000);
+        else
+            st = tdcl_fail(err, TDCL_EIO, "cannot lock '%s': %s", lock, strerror(errno));
+        close(l);
+        goto out;
+    }
+    *fd = l;
+out:
+    free(lock);
+    free(path);
+    return st;
+}
+
+void tdcl_cache_file_unlock(int fd)
+{
+    if (fd >= 0) close(fd); /* closing the only descriptor drops the lock */
 }
 
 void tdcl_cache_store(tdcl_ctx *ctx, const char *src, size_t src_len, const char *options,

@@ -36,6 +36,18 @@ tdcl_status tdcl_cache_file_read(const tdcl_ctx *ctx, const char *name, char **d
 tdcl_status tdcl_cache_file_write(const tdcl_ctx *ctx, const char *name, const char *data,
                                   size_t len, tdcl_err *err);
 
+/* Takes the lock that serialises read-merge-replace updates of the cache
+ * file NAME among processes: an exclusive flock on NAME.lock beside it
+ * (made if needed, and left in place: removing it would let two processes
+ * lock two different files). Waits for another holder, a bounded time.
+ * *fd gets the descriptor that holds the lock, for tdcl_cache_file_unlock.
+ * TDCL_EIO when ctx does not cache, the file cannot be made, or the lock is
+ * not had in time. */
+tdcl_status tdcl_cache_file_lock(const tdcl_ctx *ctx, const char *name, int *fd, tdcl_err *err);
+
+/* Releases a lock from tdcl_cache_file_lock; a negative fd is ignored. */
+void tdcl_cache_file_unlock(int fd);
+
 /* Loads and builds the cached binary for (source, options, ctx's device).
  * Returns TDCL_OK with *prog set on a hit; any miss or defect returns
  * non-OK and leaves nothing behind. */

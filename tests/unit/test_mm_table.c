@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "tdcl_test.h"
 
@@ -309,6 +311,50 @@ static void test_read_once_store_replaces(void **state)
     free(dir);
 }
 
+/* Processes storing at once lose no rows: each store reads, merges and
+ * replaces the table, so without a lock between processes the later
+ * rename drops the rows another process merged meanwhile. */
+static void test_concurrent_stores_keep_every_row(void **state)
+{
+    (void)state;
+    enum { PROCS = 6, STORES = 12 };
+    char *dir = tdcl_test_tmpdir();
+    tdcl_ctx c = fake_ctx("Nobody", "Fake Device", "1.0", 4, dir);
+    pid_t kids[PROCS];
+    for (int p = 0; p < PROCS; p++) {
+        kids[p] = fork();
+        assert_true(kids[p] >= 0);
+        if (kids[p] == 0) {
+            int bad = 0;
+            for (int s = 0; s < STORES && !bad; s++) {
+                tdcl_mm_table_row r = gpu_row(1000 * (p + 1) + s, 64, 64, 100);
+                tdcl_err e = {0};
+                bad = tdcl_mm_table_store(&c, TDCL_MM_GPU, &r, 1, NULL, 0, &e) != TDCL_OK;
+            }
+            _exit(bad);
+        }
+    }
+    for (int p = 0; p < PROCS; p++) {
+        int ws = 0;
+        assert_int_equal(waitpid(kids[p], &ws, 0), kids[p]);
+        assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    }
+    char *path = tdcl_mm_table_path(&c), *text = NULL, want[64];
+    size_t len = 0;
+    assert_int_equal(tdcl_read_file(path, &text, &len, NULL), TDCL_OK);
+    int missing = 0;
+    for (int p = 0; p < PROCS; p++)
+        for (int s = 0; s < STORES; s++) {
+            snprintf(want, sizeof want, "matmul float32 gpu %d ", 1000 * (p + 1) + s);
+            missing += strstr(text, want) == NULL;
+        }
+    assert_int_equal(missing, 0);
+    free(text);
+    free(path);
+    tdcl_test_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -320,6 +366,7 @@ int main(void)
         cmocka_unit_test(test_other_device_ignored),
         cmocka_unit_test(test_no_cache_dir),
         cmocka_unit_test(test_read_once_store_replaces),
+        cmocka_unit_test(test_concurrent_stores_keep_every_row),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

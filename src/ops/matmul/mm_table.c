@@ -332,10 +332,15 @@ tdcl_status tdcl_mm_table_store(tdcl_ctx *ctx, tdcl_mm_kernel kernel, const tdcl
     size_t n = 0, nm = 0, len = 0;
     char *text = NULL, name[64];
     FILE *fp = NULL;
+    int lock = -1;
     char *path = tdcl_mm_table_path(ctx);
     if (!path) return tdcl_fail(err, TDCL_EIO, "no cache directory to store the tuned table in");
     pthread_mutex_lock(&cache_lock);
-    /* merged with what is on disk now (another process may have tuned) */
+    table_name(ctx, name, sizeof name);
+    /* merged with what is on disk now (another process may have tuned),
+     * under a lock: of two processes merging at once, the later rename
+     * would drop the other's rows */
+    if ((st = tdcl_cache_file_lock(ctx, name, &lock, err))) goto out;
     read_table(ctx, &list, &n);
     if (!(merged = malloc((n + (size_t)nrows + 1) * sizeof *merged))) {
         st = tdcl_fail(err, TDCL_ENOMEM, "out of memory");
@@ -371,13 +376,13 @@ tdcl_status tdcl_mm_table_store(tdcl_ctx *ctx, tdcl_mm_kernel kernel, const tdcl
         st = tdcl_fail(err, TDCL_ENOMEM, "out of memory for the tuned table");
         goto out;
     }
-    table_name(ctx, name, sizeof name);
     st = tdcl_cache_file_write(ctx, name, text, len, err);
     if (st) goto out;
     cache_put(path, merged, nm); /* what was written is what the next plan reads */
     merged = NULL;
     if (stored) snprintf(stored, stored_cap, "%s", path);
 out:
+    tdcl_cache_file_unlock(lock);
     pthread_mutex_unlock(&cache_lock);
     free(merged);
     free(text);
