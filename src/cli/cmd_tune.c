@@ -91,6 +91,7 @@ typedef struct tune_cli {
     tdcl_tune_opts o;
     const char *cand_path;
     int dry_run;
+    double gain_pct; /* --min-gain as given, for the report */
 } tune_cli;
 
 static int parse_sizes(const char *s, tdcl_tune_opts *o)
@@ -155,6 +156,7 @@ static int parse(int argc, char **argv, tune_cli *t)
             if (cli_parse_double(optarg, &t->o.min_gain) || t->o.min_gain < -100 ||
                 t->o.min_gain > 1000)
                 return cli_usage_error("tune", "--min-gain needs a percentage, got '%s'", optarg);
+            t->gain_pct = t->o.min_gain;
             t->o.min_gain /= 100;
             if (t->o.min_gain == 0) t->o.min_gain = 1e-9; /* 0%: any faster set */
             break;
@@ -189,7 +191,7 @@ static void progress_bar(void *user, int done, int total, double elapsed_s, doub
     fflush(stderr);
 }
 
-static void report(const tdcl_tune_result *r)
+static void report(const tdcl_tune_result *r, double gain_pct)
 {
     char par[200];
     for (int i = 0; i < r->nsizes; i++) {
@@ -203,13 +205,14 @@ static void report(const tdcl_tune_result *r)
     if (r->stored[0]) printf("stored in %s\n", r->stored);
     int any = 0;
     for (int i = 0; i < r->nsizes; i++) any |= r->best[i].improved;
-    if (!any) printf("no set beat the current choice by 2%%: nothing to store\n");
+    if (!any) printf("no set beat the current choice by %g%%: nothing to store\n", gain_pct);
 }
 
 int cmd_tune(int argc, char **argv, const cli_globals *g)
 {
     tune_cli t;
     memset(&t, 0, sizeof t);
+    t.gain_pct = 2; /* the library's default margin */
     int rc = parse(argc, argv, &t);
     if (rc >= 0) return rc;
     tdcl_err err = {0};
@@ -233,7 +236,7 @@ int cmd_tune(int argc, char **argv, const cli_globals *g)
     st = tdcl_tune_matmul(ctx, &t.o, &res, &err);
     if (t.o.progress) fprintf(stderr, "\r\033[K");
     tdcl_signal_note(NULL);
-    if (st == TDCL_OK) report(&res);
+    if (st == TDCL_OK) report(&res, t.gain_pct);
 out:
     free(cands);
     return st ? cli_report(&err) : 0;
