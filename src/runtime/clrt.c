@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -220,11 +222,58 @@ static int dir_usable(const char *dir)
     return stat(buf, &sb) == 0 && S_ISDIR(sb.st_mode) && access(buf, W_OK | X_OK) == 0;
 }
 
+/* Below this much free space a directory is too full for the driver's
+ * compiler files (PoCL writes a few MiB per program it builds). */
+#define DRIVER_ROOM_BYTES ((unsigned long long)16 << 20)
+
+/* Free bytes for us on dir's file system; ULLONG_MAX when unknown. */
+static unsigned long long dir_free(const char *dir)
+{
+    struct statvfs vf;
+    if (statvfs(dir, &vf) != 0) return ULLONG_MAX;
+    return (unsigned long long)vf.f_bavail * vf.f_frsize;
+}
+
+/* PoCL's compiler cache directory as PoCL picks it: POCL_CACHE_DIR, else
+ * $XDG_CACHE_HOME/pocl, else ~/.cache/pocl; "" when none. */
+static void pocl_cache_dir(char *dir, size_t n)
+{
+    const char *set = getenv("POCL_CACHE_DIR");
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (set && *set)
+        snprintf(dir, n, "%s", set);
+    else if (xdg && *xdg)
+        snprintf(dir, n, "%s/pocl", xdg);
+    else if (home && *home)
+        snprintf(dir, n, "%s/.cache/pocl", home);
+    else
+        dir[0] = '\0';
+}
+
+/* Why no directory for PoCL's cache could be found, for the messages of
+ * a failure it causes; "" when one was (or none was needed). */
+static char pocl_cache_problem[8400];
+
+/* Makes (or checks) the private directory priv under tmp for PoCL's
+ * cache: made 0700 by us, or already ours and 0700, with room. 1 when
+ * usable. */
+static int private_dir_usable(const char *tmp, char *priv, size_t n)
+{
+    struct stat sb;
+    snprintf(priv, n, "%s/tiledcl-pocl-%ld", tmp, (long)getuid());
+    if (mkdir(priv, 0700) != 0 && errno != EEXIST) return 0;
+    return lstat(priv, &sb) == 0 && S_ISDIR(sb.st_mode) && sb.st_uid == getuid() &&
+           (sb.st_mode & 077) == 0 && access(priv, W_OK | X_OK) == 0 &&
+           dir_free(priv) >= DRIVER_ROOM_BYTES;
+}
+
 /* PoCL keeps its own compiler cache under $XDG_CACHE_HOME/pocl (else
  * ~/.cache/pocl) and reports no device at all when it cannot write there,
- * --no-cache or not. When that directory is unusable and the user set no
- * POCL_CACHE_DIR, point PoCL at a private directory under $TMPDIR before
- * any platform is asked for. Other drivers ignore the variable. */
+ * --no-cache or not; on a full disk every build fails with an empty log.
+ * When that directory is unusable or nearly full and the user set no
+ * POCL_CACHE_DIR, point PoCL at a private directory under $TMPDIR, else
+ * /tmp, before any platform is asked for. Other drivers ignore the
+ * variable. */
 static void pocl_cache_fallback(void)
 {
     static int done;
@@ -232,28 +281,63 @@ static void pocl_cache_fallback(void)
     done = 1;
     const char *set = getenv("POCL_CACHE_DIR");
     if (set && *set) return;
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     char dir[4096];
-    if (xdg && *xdg)
-        snprintf(dir, sizeof dir, "%s/pocl", xdg);
-    else if (home && *home)
-        snprintf(dir, sizeof dir, "%s/.cache/pocl", home);
-    else
-        dir[0] = '\0';
-    if (dir[0] && dir_usable(dir)) return;
+    pocl_cache_dir(dir, sizeof dir);
+    int usable = dir[0] && dir_usable(dir);
+    if (usable && dir_free(dir) >= DRIVER_ROOM_BYTES) return;
     const char *tmp = getenv("TMPDIR");
-    char priv[4096];
-    snprintf(priv, sizeof priv, "%s/tiledcl-pocl-%ld", tmp && *tmp ? tmp : "/tmp", (long)getuid());
-    struct stat sb;
-    /* private: made 0700 by us, or already ours and 0700 */
-    if (mkdir(priv, 0700) != 0 && errno != EEXIST) return;
-    if (lstat(priv, &sb) != 0 || !S_ISDIR(sb.st_mode) || sb.st_uid != getuid() ||
-        (sb.st_mode & 077) != 0)
+    const char *tries[] = {tmp && *tmp ? tmp : "/tmp", "/tmp"};
+    char priv[4096] = "";
+    for (int i = 0; i < 2; i++) {
+        if (i == 1 && strcmp(tries[0], tries[1]) == 0) break;
+        if (!private_dir_usable(tries[i], priv, sizeof priv)) continue;
+        setenv("POCL_CACHE_DIR", priv, 1);
+        tdcl_log(TDCL_LOG_VERBOSE,
+                 "the driver's cache directory %s is %s; PoCL caches in %s instead",
+                 dir[0] ? dir : "(no $XDG_CACHE_HOME or $HOME)",
+                 usable ? "nearly full" : "not usable", priv);
         return;
-    setenv("POCL_CACHE_DIR", priv, 1);
-    tdcl_log(TDCL_LOG_VERBOSE,
-             "the driver's cache directory %s is not usable; PoCL caches in %s instead",
-             dir[0] ? dir : "(no $XDG_CACHE_HOME or $HOME)", priv);
+    }
+    snprintf(
+        pocl_cache_problem, sizeof pocl_cache_problem,
+        "PoCL's compiler cache directory '%s' is %s, and no private one could be made in '%s'%s "
+        "(set POCL_CACHE_DIR to a writable directory)",
+        dir[0] ? dir : "(no $XDG_CACHE_HOME or $HOME)", usable ? "nearly full" : "not usable",
+        tries[0], strcmp(tries[0], "/tmp") ? " or '/tmp'" : "");
+}
+
+/* Why a build that failed without a compiler diagnostic may have failed:
+ * the driver's compiler writes files (PoCL: into its cache directory),
+ * and a small file size limit or a full disk makes it fail with an empty
+ * log. A clause naming the cause into buf; 0 when none is seen. */
+static int build_write_problem(char *buf, size_t n)
+{
+    struct rlimit rl;
+    char dir[4096];
+    if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        (unsigned long long)rl.rlim_cur < DRIVER_ROOM_BYTES * 4) {
+        snprintf(buf, n,
+                 "the file size limit (%llu KiB) may be too small for the driver's compiler files",
+                 (unsigned long long)rl.rlim_cur / 1024);
+        return 1;
+    }
+    if (pocl_cache_problem[0]) {
+        snprintf(buf, n, "%s", pocl_cache_problem);
+        return 1;
+    }
+    pocl_cache_dir(dir, sizeof dir);
+    if (!dir[0]) return 0;
+    unsigned long long room = dir_free(dir);
+    if (room < DRIVER_ROOM_BYTES)
+        snprintf(buf, n,
+                 "the driver's compiler cache directory '%s' is nearly full (%llu KiB free)", dir,
+                 room / 1024);
+    else if (access(dir, W_OK | X_OK) != 0)
+        snprintf(buf, n, "the driver's compiler cache directory '%s' cannot be written: %s", dir,
+                 strerror(errno));
+    else
+        return 0;
+    return 1;
 }
 
 tdcl_status tdcl_cl_devices(tdcl_device_info **list, size_t *n, tdcl_err *err)
@@ -295,7 +379,8 @@ tdcl_status tdcl_cl_devices(tdcl_device_info **list, size_t *n, tdcl_err *err)
         if (err) *err = first;
         st = first.status;
     } else if (count == 0) {
-        st = tdcl_fail(err, TDCL_ENODEV, "OpenCL platforms found, but no device in any of them");
+        st = tdcl_fail(err, TDCL_ENODEV, "OpenCL platforms found, but no device in any of them%s%s",
+                       pocl_cache_problem[0] ? ": " : "", pocl_cache_problem);
     }
 out:
     free(plats);
@@ -631,19 +716,24 @@ found:
     return hit > 0 ? TDCL_OK : tdcl_fail(err, TDCL_ENOMEM, "out of memory");
 }
 
-/* Logs the build log of prog for the device. */
-static void log_build_log(cl_program prog, cl_device_id dev, tdcl_log_level level)
+/* Logs the build log of prog for the device; 1 when it holds a compiler
+ * diagnostic (an error or a warning), 0 when it is empty or holds only
+ * the driver's own "failed" line. */
+static int log_build_log(cl_program prog, cl_device_id dev, tdcl_log_level level)
 {
     size_t n = 0;
+    int said = 0;
     if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) != CL_SUCCESS || n < 2)
-        return;
+        return 0;
     char *log = malloc(n + 1);
-    if (!log) return;
+    if (!log) return 0;
     if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS) {
         log[n] = '\0';
         tdcl_log(level, "build log:\n%s", log);
+        said = strstr(log, "error") != NULL || strstr(log, "warning") != NULL;
     }
     free(log);
+    return said;
 }
 
 static tdcl_status program_unlocked(tdcl_ctx *ctx, const char *name, const char *options,
@@ -678,9 +768,12 @@ static tdcl_status program_unlocked(tdcl_ctx *ctx, const char *name, const char 
     TDCL_CL_TRY(err, rc, "clCreateProgramWithSource");
     rc = clBuildProgram(p, 1, &ctx->dev.device, opts, NULL, NULL);
     if (rc != CL_SUCCESS) {
-        log_build_log(p, ctx->dev.device, TDCL_LOG_ERROR);
-        st = tdcl_fail_cl(err, rc, "clBuildProgram", "building '%s' with options '%s' on %s", path,
-                          opts, ctx->dev.device_name);
+        char why[8600] = "";
+        if (!log_build_log(p, ctx->dev.device, TDCL_LOG_ERROR) &&
+            build_write_problem(why + 2, sizeof why - 2))
+            memcpy(why, "; ", 2);
+        st = tdcl_fail_cl(err, rc, "clBuildProgram", "building '%s' with options '%s' on %s%s",
+                          path, opts, ctx->dev.device_name, why);
         goto out;
     }
     if (tdcl_log_enabled(TDCL_LOG_DEBUG)) log_build_log(p, ctx->dev.device, TDCL_LOG_DEBUG);

@@ -123,5 +123,23 @@ expect_eq "$(cat "$T/c1.mtx")" "$(cat "$T/c11.mtx")" "with the right product"
 XDG_CACHE_HOME="$T/not-a-dir" TMPDIR="$T/tmp" run -v matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o "$T/c12.mtx"
 expect_rc 0 "XDG_CACHE_HOME a file, with the cache: the run works"
 expect_contains "$ERR" "cannot create cache directory" "-v says tiledcl's own cache is skipped"
+# ... and with TMPDIR unusable too, /tmp takes it
+XDG_CACHE_HOME="$T/not-a-dir" TMPDIR="$T/no-such-dir" run -v --no-cache matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o "$T/c13.mtx"
+expect_rc 0 "XDG_CACHE_HOME a file, TMPDIR missing: the run works"
+expect_contains "$ERR" "is not usable; PoCL caches in /tmp/tiledcl-pocl-$(id -u) instead" "-v names the directory in /tmp"
+expect_eq "$(cat "$T/c1.mtx")" "$(cat "$T/c13.mtx" 2>/dev/null)" "with the right product"
+
+# a file size limit too small for the driver's compiler files: a build
+# that fails with no diagnostic says so, naming the limit
+(ulimit -f 20 && exec "$TILEDCL" --no-cache matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o "$T/c14.mtx") \
+    >/dev/null 2>"$T/.err" </dev/null
+RC=$? ERR=$(cat "$T/.err")
+if [ "$RC" -eq 0 ]; then
+    skip_ok "a 20 KiB file size limit: the message names the limit" "the driver builds under it"
+else
+    expect_rc 3 "a 20 KiB file size limit: the build fails"
+    expect_contains "$ERR" "the file size limit (20 KiB) may be too small for the driver's compiler files" \
+        "the message names the limit"
+fi
 
 done_testing
