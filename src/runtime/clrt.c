@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -340,6 +341,27 @@ static int build_write_problem(char *buf, size_t n)
     return 1;
 }
 
+/* The OpenCL loader and the driver open several files while platforms
+ * are listed (the vendors directory, the ICD files, the libraries); with
+ * fewer descriptors free than this, finding no platform is more likely
+ * the descriptor limit than a missing driver. */
+#define LOADER_FDS 8
+
+/* 1 when few descriptors are free: *limit and *used get the soft limit
+ * and the descriptors open now. Counted only under a small limit, where
+ * the count is cheap (one fcntl per descriptor) and the shortage real. */
+static int fds_short(long *limit, long *used)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 4096)
+        return 0;
+    *limit = (long)rl.rlim_cur;
+    *used = 0;
+    for (long fd = 0; fd < *limit; fd++)
+        *used += fcntl((int)fd, F_GETFD) != -1;
+    return *limit - *used < LOADER_FDS;
+}
+
 tdcl_status tdcl_cl_devices(tdcl_device_info **list, size_t *n, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
@@ -352,6 +374,15 @@ tdcl_status tdcl_cl_devices(tdcl_device_info **list, size_t *n, tdcl_err *err)
     *n = 0;
     pocl_cache_fallback();
     cl_int rc = clGetPlatformIDs(0, NULL, &np);
+    long limit = 0, used = 0;
+    if ((rc == CL_PLATFORM_NOT_FOUND_KHR || (rc == CL_SUCCESS && np == 0)) &&
+        fds_short(&limit, &used)) {
+        st = tdcl_fail(err, TDCL_ENODEV,
+                       "no OpenCL platform could be loaded: too many open files (the descriptor "
+                       "limit is %ld, %ld in use; the OpenCL loader needs a few more)",
+                       limit, used);
+        goto out;
+    }
     if (rc == CL_PLATFORM_NOT_FOUND_KHR || (rc == CL_SUCCESS && np == 0)) {
         st = tdcl_fail(err, TDCL_ENODEV,
                        "no OpenCL platform found (install an ICD such as pocl-opencl-icd, or "
@@ -379,8 +410,15 @@ tdcl_status tdcl_cl_devices(tdcl_device_info **list, size_t *n, tdcl_err *err)
         if (err) *err = first;
         st = first.status;
     } else if (count == 0) {
-        st = tdcl_fail(err, TDCL_ENODEV, "OpenCL platforms found, but no device in any of them%s%s",
-                       pocl_cache_problem[0] ? ": " : "", pocl_cache_problem);
+        if (fds_short(&limit, &used))
+            st = tdcl_fail(err, TDCL_ENODEV,
+                           "OpenCL platforms found, but no device in any of them: too many open "
+                           "files (the descriptor limit is %ld, %ld in use)",
+                           limit, used);
+        else
+            st = tdcl_fail(err, TDCL_ENODEV,
+                           "OpenCL platforms found, but no device in any of them%s%s",
+                           pocl_cache_problem[0] ? ": " : "", pocl_cache_problem);
     }
 out:
     free(plats);

@@ -142,4 +142,14 @@ else
         "the message names the limit"
 fi
 
+# too few file descriptors for the OpenCL loader: said, not "install a driver"
+(ulimit -n 4 && exec "$TILEDCL" devices) >/dev/null 2>"$T/.err" </dev/null
+RC=$? ERR=$(cat "$T/.err")
+if [ "$RC" -eq 0 ]; then
+    skip_ok "ulimit -n 4: the message says too many open files" "the platforms load with 4 descriptors"
+else
+    expect_contains "$ERR" "too many open files (the descriptor limit is 4" "ulimit -n 4: the message says too many open files"
+    case "$ERR" in *"install an ICD"*) not_ok "... and does not advise installing a driver" ;; *) ok "... and does not advise installing a driver" ;; esac
+fi
+
 done_testing
