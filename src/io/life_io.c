@@ -121,23 +121,51 @@ static const char *read_num(const char *p, int64_t *v)
     return end;
 }
 
-/* "#CXRLE Pos=-3,-5 Gen=10": Golly's extended RLE line. */
-static void parse_cxrle(const char *p, rle_header *h, int64_t *gen)
+/* 1 if p holds digits that read_num refused: a number past int64. */
+static int num_too_big(const char *p)
 {
+    if (*p == '-' || *p == '+') p++;
+    return isdigit((unsigned char)*p);
+}
+
+/* "#CXRLE Pos=-3,-5 Gen=10": Golly's extended RLE line. Pos takes any int64,
+ * as the writer writes it (a deep .mc pattern lies near 2^62). A malformed
+ * item is skipped as Golly skips it; a number past int64 is refused, since
+ * dropping it would run the pattern somewhere else without a word. */
+static tdcl_status parse_cxrle(const char *name, long line, const char *p, rle_header *h,
+                               int64_t *gen, tdcl_err *err)
+{
+    char quote[48];
     for (; *p && *p != '\n'; p++) {
-        int64_t a, b;
-        const char *q;
-        /* Golly reads Pos as ints: anything past 2^40 is not a place */
-        if (strncmp(p, "Pos=", 4) == 0 && (q = read_num(p + 4, &a)) && *q == ',' &&
-            read_num(q + 1, &b) && llabs(a) <= ((int64_t)1 << 40) &&
-            llabs(b) <= ((int64_t)1 << 40)) {
+        int pos = strncmp(p, "Pos=", 4) == 0;
+        if (!pos && strncmp(p, "Gen=", 4) != 0) continue;
+        int64_t v[2];
+        int n = 0;
+        const char *q = p + 4;
+        for (; n < 1 + pos; n++) {
+            const char *e = read_num(q, &v[n]);
+            if (!e) {
+                if (num_too_big(q))
+                    return tdcl_fail(err, TDCL_ERANGE,
+                                     "%s:%ld: expected a 64-bit integer after '%.4s', got '%s'",
+                                     name, line, p, show_line(q, quote));
+                break;
+            }
+            q = e;
+            if (pos && n == 0) {
+                if (*q != ',') break;
+                q++;
+            }
+        }
+        if (pos && n == 2) {
             h->has_pos = 1;
-            h->pos_x = a;
-            h->pos_y = b;
-        } else if (strncmp(p, "Gen=", 4) == 0 && read_num(p + 4, &a) && a >= 0) {
-            *gen = a;
+            h->pos_x = v[0];
+            h->pos_y = v[1];
+        } else if (!pos && n == 1 && v[0] >= 0) {
+            *gen = v[0];
         }
     }
+    return TDCL_OK;
 }
 
 /* 1 if p is at ", key =" (another header item). */
@@ -228,6 +256,7 @@ static tdcl_status rle_layout(const char *name, long line, const rle_header *h,
      * plane, and the pattern is centred (top-left -x/2,-y/2) in a bounded
      * grid, whose own top-left cell is -W/2,-H/2. */
     int64_t px = h->has_pos ? h->pos_x : 0, py = h->has_pos ? h->pos_y : 0;
+    int outside = 0;
     out->x0 = px;
     out->y0 = py;
     if (out->topo.present && out->topo.boundary == TDCL_LIFE_CLAMP) {
@@ -235,8 +264,11 @@ static tdcl_status rle_layout(const char *name, long line, const rle_header *h,
         hh = out->topo.height;
         out->x0 = -(w / 2);
         out->y0 = -(hh / 2);
-        *ox = h->has_pos ? px - out->x0 : (w - h->x) / 2;
-        *oy = h->has_pos ? py - out->y0 : (hh - h->y) / 2;
+        *ox = (w - h->x) / 2;
+        *oy = (hh - h->y) / 2;
+        if (h->has_pos)
+            outside =
+                __builtin_sub_overflow(px, out->x0, ox) | __builtin_sub_overflow(py, out->y0, oy);
     } else if (out->topo.present) {
         if (!h->has_pos) {
             px = -(h->x / 2);
@@ -246,20 +278,28 @@ static tdcl_status rle_layout(const char *name, long line, const rle_header *h,
         hh = out->topo.height ? out->topo.height : h->y;
         out->x0 = out->topo.width ? -(w / 2) : px;
         out->y0 = out->topo.height ? -(hh / 2) : py;
-        *ox = px - out->x0;
-        *oy = py - out->y0;
+        outside = __builtin_sub_overflow(px, out->x0, ox) | __builtin_sub_overflow(py, out->y0, oy);
     }
     if (out->topo.present) {
-        if (*ox < 0 || *oy < 0 || *ox > w - h->x || *oy > hh - h->y)
+        /* a place too far for int64 arithmetic is outside any bounded grid */
+        if (outside || *ox < 0 || *oy < 0 || *ox > w - h->x || *oy > hh - h->y)
             return tdcl_fail(err, TDCL_EPARSE,
                              "%s:%ld: the pattern (%" PRId64 " x %" PRId64 " at %" PRId64
                              ",%" PRId64 ") does not fit in its bounded grid of %" PRId64
                              " x %" PRId64,
-                             name, line, h->x, h->y, *ox + out->x0, *oy + out->y0, w, hh);
+                             name, line, h->x, h->y, outside ? px : *ox + out->x0,
+                             outside ? py : *oy + out->y0, w, hh);
         if (w == 0 || hh == 0) w = hh = 1; /* an empty pattern on an open side */
     } else if (w == 0 || hh == 0) {
         w = hh = 1; /* Golly writes an empty plane as "x = 0, y = 0" */
     }
+    /* on the plane, the far cell needs a place too */
+    if ((h->x > 0 && out->x0 > INT64_MAX - (h->x - 1)) ||
+        (h->y > 0 && out->y0 > INT64_MAX - (h->y - 1)))
+        return tdcl_fail(err, TDCL_ERANGE,
+                         "%s:%ld: the pattern (%" PRId64 " x %" PRId64 " at %" PRId64 ",%" PRId64
+                         ") runs past the edge of the 64-bit plane",
+                         name, line, h->x, h->y, px, py);
     return alloc_grid(name, hh, w, max_cells, &out->grid, err);
 }
 
@@ -376,7 +416,8 @@ tdcl_status tdcl_life_rle_parse(const char *name, const char *buf, size_t len, i
         const char *q = skip_blank(p);
         if (*q == '#') {
             if (strncmp(q, "#CXRLE", 6) == 0) {
-                parse_cxrle(q + 6, &h, &out->generation);
+                st = parse_cxrle(name, line, q + 6, &h, &out->generation, err);
+                if (st) return st;
             } else if (q[1] == 'r') { /* a legacy rule line, "#r 23/3" */
                 st = tdcl_life_rule_line(name, line, q + 2, 1, out, err);
                 if (st) return st;

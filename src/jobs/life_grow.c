@@ -72,6 +72,15 @@ tdcl_status tdcl_life_plane_fit(tdcl_life_plane *pl, const tdcl_matrix *grid, in
     if (!fit_x && !fit_y) return TDCL_OK;
     int64_t nx = fit_x ? c0 - 2 * m : 0, ny = fit_y ? r0 - 2 * m : 0;
     int64_t ncols = fit_x ? bw + 4 * m : grid->cols, nrows = fit_y ? bh + 4 * m : grid->rows;
+    /* every cell of the new grid needs a 64-bit place: the writer and a
+     * resumed run must see the same positions, never wrapped ones */
+    int64_t nx0, ny0, far;
+    if (__builtin_add_overflow(pl->x0, nx, &nx0) || __builtin_add_overflow(nx0, ncols - 1, &far) ||
+        __builtin_add_overflow(pl->y0, ny, &ny0) || __builtin_add_overflow(ny0, nrows - 1, &far))
+        return tdcl_fail(err, TDCL_ERANGE,
+                         "at generation %" PRId64 " the pattern reaches the edge of the 64-bit "
+                         "plane (cells are numbered -2^63..2^63-1)",
+                         gen);
     char what[96];
     snprintf(what, sizeof what, "at generation %" PRId64 " the unbounded plane's grid", gen);
     tdcl_status st = tdcl_life_grid_bound(nrows, ncols, pl->max_cells, pl->where, what, err);
@@ -79,8 +88,8 @@ tdcl_status tdcl_life_plane_fit(tdcl_life_plane *pl, const tdcl_matrix *grid, in
     st = tdcl_matrix_alloc(out, nrows, ncols, 1, TDCL_U8, err);
     if (st) return st;
     blit(grid, ny, nx, out, 0, 0, nrows, ncols);
-    pl->x0 += nx;
-    pl->y0 += ny;
+    pl->x0 = nx0;
+    pl->y0 = ny0;
     *changed = 1;
     return TDCL_OK;
 }

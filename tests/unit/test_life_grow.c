@@ -64,6 +64,17 @@ static void test_fit(void **state)
     assert_true(get(&again, 0, 8));
     tdcl_matrix_free(&again);
     tdcl_matrix_free(&t);
+    /* the plane ends at int64: a grid that would pass it is refused, never
+     * wrapped round to the far side */
+    tdcl_life_plane edge = {.open_x = 1, .margin = 4, .x0 = INT64_MAX - 5};
+    t = grid(6, 6);
+    set(&t, 2, 5); /* cell INT64_MAX itself: fits, the margin past it does not */
+    tdcl_err e = {0};
+    assert_int_equal(tdcl_life_plane_fit(&edge, &t, 77, &again, &changed, &e), TDCL_ERANGE);
+    assert_non_null(strstr(e.msg, "at generation 77 the pattern reaches the edge of the 64-bit"));
+    assert_int_equal(edge.x0, INT64_MAX - 5);
+    assert_null(again.data);
+    tdcl_matrix_free(&t);
     tdcl_matrix_free(&out);
     tdcl_matrix_free(&g);
 }

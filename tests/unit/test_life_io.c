@@ -379,6 +379,35 @@ static void test_rle_write_exact(void **state)
                               "2$bo$2bo$3o!\n");
     free(text);
     tdcl_life_pattern_free(&p);
+    /* an unbounded plane far out (a deep .mc pattern lies near 2^62): the
+     * place written is the place read back, to the last unit */
+    tdcl_life_write_opts far = {.rule = tdcl_life_rule_conway(),
+                                .unbounded = 1,
+                                .x0 = 2305843009213693944,
+                                .y0 = INT64_MIN + 1,
+                                .generation = 9};
+    p = rle_ok("x = 3, y = 3\nbo$2bo$3o!\n");
+    assert_int_equal(tdcl_life_write(path, &p.grid, &far, NULL), TDCL_OK);
+    tdcl_life_pattern_free(&p);
+    tdcl_err e = {0};
+    assert_int_equal(tdcl_life_read(path, 0, &p, &e), TDCL_OK);
+    assert_int_equal(p.x0, 2305843009213693944);
+    assert_int_equal(p.y0, INT64_MIN + 1);
+    assert_int_equal(p.generation, 9);
+    assert_int_equal(p.grid.cols, 3);
+    assert_int_equal(((uint8_t *)p.grid.data)[1], 1);
+    tdcl_life_pattern_free(&p);
+    p = rle_ok("#CXRLE Pos=9223372036854775805,-9223372036854775808\nx = 3, y = 1\n3o!\n");
+    assert_int_equal(p.x0, INT64_MAX - 2);
+    assert_int_equal(p.y0, INT64_MIN);
+    tdcl_life_pattern_free(&p);
+    /* never dropped without a word: past int64, or a far cell past it */
+    rle_bad("#CXRLE Pos=9223372036854775808,0\nx = 1, y = 1\no!\n", TDCL_ERANGE,
+            "bad.rle:1: expected a 64-bit integer after 'Pos=', got '9223372036854775808,0'");
+    rle_bad("#CXRLE Pos=9223372036854775806,0\nx = 3, y = 1\n3o!\n", TDCL_ERANGE,
+            "bad.rle:2: the pattern (3 x 1 at 9223372036854775806,0) runs past the edge");
+    rle_bad("#CXRLE Pos=9223372036854775000,0\nx = 3, y = 1, rule = B3/S23:T10,10\n3o!\n",
+            TDCL_EPARSE, "does not fit in its bounded grid of 10 x 10");
     free(path);
     free(dir);
 }
