@@ -221,7 +221,9 @@ static char *follow_links(const char *path)
     char *cur = strdup(path);
     for (int hops = 0; cur; hops++) {
         struct stat sb;
-        if (lstat(cur, &sb) != 0 || !S_ISLNK(sb.st_mode)) return cur;
+        /* /dev/stdout and /proc/self/fd/N name one of our descriptors: past
+         * them lies "pipe:[N]" or "socket:[N]", no path at all */
+        if (fd_alias(cur) >= 0 || lstat(cur, &sb) != 0 || !S_ISLNK(sb.st_mode)) return cur;
         if (hops == 40) {
             free(cur);
             errno = ELOOP;
@@ -253,6 +255,17 @@ static char *follow_links(const char *path)
     return NULL;
 }
 
+int tdcl_path_is_stream(const char *path)
+{
+    if (tdcl_path_is_stdout(path)) return 1;
+    char *target = follow_links(path);
+    struct stat sb;
+    int r = target && (fd_alias(target) >= 0 ||
+                       (stat(target, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)));
+    free(target);
+    return r;
+}
+
 /* The directory part of path ("." if none), malloc'd. */
 static char *dir_of(const char *path)
 {
@@ -269,6 +282,7 @@ tdcl_status tdcl_out_precheck(const char *path, tdcl_err *err)
     char *target = follow_links(path), *dir = NULL;
     if (!target) return tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", path, strerror(errno));
     struct stat sb;
+    if (fd_alias(target) >= 0) goto out; /* a link to /dev/stdout: written through the descriptor */
     if (stat(target, &sb) == 0) {
         if (S_ISDIR(sb.st_mode))
             st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': it is a directory", path);
@@ -346,6 +360,7 @@ tdcl_status tdcl_out_open(tdcl_outfile *o, const char *path, tdcl_err *err)
         return tdcl_fail(err, e == ENOMEM ? TDCL_ENOMEM : TDCL_EIO, "cannot write '%s': %s", path,
                          strerror(e));
     }
+    if (alias < 0) alias = fd_alias(o->path); /* a link to /dev/stdout */
     struct stat old;
     int exists = alias < 0 && stat(o->path, &old) == 0;
     if (alias >= 0 || (exists && !S_ISREG(old.st_mode) && !S_ISDIR(old.st_mode)))

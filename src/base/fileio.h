@@ -82,6 +82,12 @@ void tdcl_signal_note(const char *text);
  * /proc/self/fd/1. The CLI treats these alike (format: the default). */
 int tdcl_path_is_stdout(const char *path);
 
+/* 1 if path is written in place as a stream: standard output, a link to
+ * it, or (through links) something that is neither a regular file nor a
+ * directory, such as /dev/null, a FIFO or a terminal. Without an extension
+ * that names a format, such an output gets standard output's format. */
+int tdcl_path_is_stream(const char *path);
+
 /* Takes back the handlers of tdcl_out_install_signal_cleanup (a no-op if
  * it never ran): an OpenCL compiler (PoCL's LLVM) installs its own for
  * SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGUSR1, SIGXCPU, ... when it compiles.

@@ -335,7 +335,8 @@ static int parse_args(int argc, char **argv, life_cli *lc)
         return cli_usage_error("life",
                                "--depth %d is more than the %d cells of a word (--word-bits)",
                                lc->job.life.depth, wb);
-    if (lc->job.output && !tdcl_life_path_known(lc->job.output) && strcmp(lc->job.output, "-") != 0)
+    if (lc->job.output && !tdcl_life_path_known(lc->job.output) &&
+        !tdcl_path_is_stream(lc->job.output))
         return cli_usage_error("life",
                                "'%s': unknown output format (use .rle, .cells, .mtx, .npy, .pbm "
                                "or .png)",

@@ -218,7 +218,7 @@ static int parse(int argc, char **argv, tdcl_mm_job_opts *j, tdcl_mm_shard_opts 
         return cli_usage_error("matmul", "--tile applies to the tiled kernel, not '--kernel %s'",
                                tdcl_mm_kernel_name(j->mm.kernel));
     if (j->out_path && strcmp(j->out_path, "-") != 0 && !tdcl_path_has_ext(j->out_path, ".mtx") &&
-        !tdcl_path_has_ext(j->out_path, ".npy"))
+        !tdcl_path_has_ext(j->out_path, ".npy") && !tdcl_path_is_stream(j->out_path))
         return cli_usage_error("matmul",
                                "-o '%s': unknown extension (write .mtx or .npy, or '-' "
                                "for stdout)",

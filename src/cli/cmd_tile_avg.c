@@ -134,7 +134,7 @@ static int parse(int argc, char **argv, tdcl_ta_job_opts *jo)
     if (!jo->ta.tile_rows) return cli_usage_error("tile-avg", "expected --tile T or TxU");
     const char *out = jo->out_path;
     if (out && strcmp(out, "-") != 0 && !tdcl_path_has_ext(out, ".mtx") &&
-        !tdcl_path_has_ext(out, ".npy") && !tdcl_image_path(out))
+        !tdcl_path_has_ext(out, ".npy") && !tdcl_image_path(out) && !tdcl_path_is_stream(out))
         return cli_usage_error("tile-avg",
                                "-o '%s': unknown extension (write .mtx, .npy, .pgm, .png or .pbm, "
                                "or '-' for stdout)",

@@ -714,6 +714,8 @@ tdcl_status tdcl_life_write(const char *path, const tdcl_matrix *grid,
         return tdcl_matrix_write(path, grid, o->comment, err);
     if (tdcl_path_has_ext(path, ".pbm")) return tdcl_image_write(path, grid, 1, err);
     if (tdcl_path_has_ext(path, ".png")) return write_png(path, grid, o->scale, err);
+    if (tdcl_path_is_stream(path)) /* /dev/null, a FIFO: as stdout */
+        return write_text(path, tdcl_life_rle_write_fp, grid, o, err);
     return tdcl_fail(err, TDCL_EINVAL,
                      "'%s': unknown output format (expected .rle, .cells, .mtx, .npy, .pbm or "
                      ".png)",

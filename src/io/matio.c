@@ -114,6 +114,7 @@ tdcl_status tdcl_matrix_write_opts(const char *path, const tdcl_matrix *m, const
     if (to_stdout) fn = write_mtx;
     for (size_t i = 0; !fn && i < sizeof writers / sizeof writers[0]; i++)
         if (tdcl_path_has_ext(path, writers[i].ext)) fn = writers[i].fn;
+    if (!fn && tdcl_path_is_stream(path)) fn = write_mtx; /* /dev/null, a FIFO: as stdout */
     if (!fn && tdcl_path_has_ext(path, ".gz"))
         return tdcl_fail(err, TDCL_EUNSUPPORTED,
                          "'%s': gzip output is not supported; write .mtx and compress it", path);

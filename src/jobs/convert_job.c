@@ -14,7 +14,7 @@ static int is_life_path(const char *p)
 
 static int is_matrix_out(const char *p)
 {
-    return strcmp(p, "-") == 0 || tdcl_matrix_path(p);
+    return tdcl_matrix_path(p) || tdcl_path_is_stream(p);
 }
 
 int tdcl_convert_out_known(const char *out)

@@ -17,7 +17,7 @@
 static tdcl_status check_out_path(const char *path, tdcl_err *err)
 {
     if (!path || strcmp(path, "-") == 0 || tdcl_path_has_ext(path, ".mtx") ||
-        tdcl_path_has_ext(path, ".npy"))
+        tdcl_path_has_ext(path, ".npy") || tdcl_path_is_stream(path))
         return TDCL_OK;
     return tdcl_fail(err, TDCL_EINVAL,
                      "output '%s': unknown extension (write .mtx or .npy, or '-' for stdout)",

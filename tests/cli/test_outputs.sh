@@ -82,6 +82,19 @@ expect_eq "$(life16 -o /dev/stdout 2>/dev/null)" "$(cat ref.rle)" "-o /dev/stdou
 expect_eq "$("$TILEDCL" matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o /dev/fd/1 2>/dev/null | md5sum)" \
     "$("$TILEDCL" matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" 2>/dev/null | md5sum)" "matmul -o /dev/fd/1: standard output"
 [ -c /dev/stdout ] || [ -L /dev/stdout ] && ok "/dev/stdout is still there" || not_ok "/dev/stdout is still there"
+# a link to /dev/stdout is standard output too, even when that is a pipe
+# (past /proc/self/fd/1 lies "pipe:[N]", no directory for a temporary)
+ln -s /dev/stdout so.mtx
+expect_eq "$("$TILEDCL" convert ref.rle so.mtx 2>&1 | cat)" "$("$TILEDCL" convert ref.rle - 2>&1)" \
+    "-o through a link to /dev/stdout, a pipe: written in place"
+# /dev/null takes any command's output, in standard output's format
+for cmd in "convert ref.rle" "matmul $TDCL_DATA/a.mtx $TDCL_DATA/b.mtx -o" \
+    "tile-avg $TDCL_DATA/rings.pgm --tile 4 -o" "life --size 16x16 --gens 2 -o"; do
+    # shellcheck disable=SC2086
+    run $cmd /dev/null
+    expect_eq "$RC:$OUT:$ERR" "0::" "${cmd%% *} -o /dev/null: exit 0, nothing shown"
+done
+[ -c /dev/null ] && ok "/dev/null is still a device" || not_ok "/dev/null is still a device"
 
 # names up to 255 bytes: the temporary must not overflow the name
 long=$(printf 'n%.0s' $(seq 251)).rle

@@ -276,6 +276,16 @@ static void test_precheck(void **state)
     assert_int_equal(count_entries(dir), 1); /* nothing created */
     assert_true(tdcl_path_is_stdout("/dev/fd/1") && tdcl_path_is_stdout("-"));
     assert_false(tdcl_path_is_stdout("/dev/fd/2"));
+    /* written in place, in standard output's format: devices, and links to
+     * /dev/stdout whatever stdout is; never a file or a directory */
+    char *link = tdcl_test_join(dir, "so");
+    assert_int_equal(symlink("/dev/stdout", link), 0);
+    assert_true(tdcl_path_is_stream(link) && tdcl_path_is_stream("/dev/null"));
+    assert_int_equal(tdcl_out_precheck(link, &e), TDCL_OK);
+    assert_false(tdcl_path_is_stream(file) || tdcl_path_is_stream(dir));
+    assert_false(tdcl_path_is_stream(missing));
+    unlink(link);
+    free(link);
     unlink(file);
     rmdir(dir);
     free(under);
