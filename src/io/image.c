@@ -44,6 +44,68 @@ static int pnm_space(int c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
+/* ---- what a file is, by its first bytes ------------------------------ */
+
+const char *tdcl_file_kind(const unsigned char *p, size_t len, int *image, int *readable)
+{
+    static const struct {
+        const char *magic;
+        size_t n;
+        const char *what;
+        int image, readable;
+    } kinds[] = {
+        {"\x89PNG\r\n\x1a\n", 8, "a PNG image", 1, 1},
+        {"\xff\xd8\xff", 3, "a JPEG image", 1, 0},
+        {"GIF87a", 6, "a GIF image", 1, 0},
+        {"GIF89a", 6, "a GIF image", 1, 0},
+        {"II*\0", 4, "a TIFF image", 1, 0},
+        {"MM\0*", 4, "a TIFF image", 1, 0},
+        {"\x93NUMPY", 6, "a .npy array", 0, 0},
+        {"%%MatrixMarket", 14, "a Matrix Market file", 0, 0},
+        {"\x1f\x8b", 2, "gzip-compressed data", 0, 0},
+        {"PK\3\4", 4, "a zip archive (numpy's .npz is one)", 0, 0},
+    };
+    int im = 0, rd = 0;
+    const char *what = NULL;
+    for (size_t i = 0; !what && i < sizeof kinds / sizeof kinds[0]; i++)
+        if (len >= kinds[i].n && memcmp(p, kinds[i].magic, kinds[i].n) == 0) {
+            what = kinds[i].what;
+            im = kinds[i].image;
+            rd = kinds[i].readable;
+        }
+    /* "BM", the file size, two reserved zero words; "RIFF", a size, "WEBP" */
+    if (!what && len >= 14 && p[0] == 'B' && p[1] == 'M' && !p[6] && !p[7] && !p[8] && !p[9])
+        what = "a BMP image", im = 1;
+    if (!what && len >= 12 && memcmp(p, "RIFF", 4) == 0 && memcmp(p + 8, "WEBP", 4) == 0)
+        what = "a WebP image", im = 1;
+    /* Netpbm: "P1".."P7" and whitespace */
+    if (!what && len >= 3 && p[0] == 'P' && p[1] >= '1' && p[1] <= '7' && pnm_space(p[2])) {
+        static const char *const pnm[] = {"a PBM image", "a PGM image", "a colour PPM image",
+                                          "a PBM image", "a PGM image", "a colour PPM image",
+                                          "a PAM image"};
+        what = pnm[p[1] - '1'];
+        im = 1;
+        rd = !strchr("36", p[1]); /* a PAM image: its header decides */
+    }
+    if (image) *image = im;
+    if (readable) *readable = rd;
+    return what;
+}
+
+int tdcl_image_file(const char *path)
+{
+    if (tdcl_image_path(path)) return 1;
+    if (!path || strcmp(path, "-") == 0) return 0;
+    unsigned char head[16];
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return 0;
+    size_t n = fread(head, 1, sizeof head, fp);
+    fclose(fp);
+    int image = 0;
+    tdcl_file_kind(head, n, &image, NULL);
+    return image;
+}
+
 /* Skips whitespace and '#' comments, counting lines. */
 static void pnm_skip(pnm_in *in)
 {
@@ -133,6 +195,79 @@ static tdcl_status pnm_read_header(pnm_in *in, pnm_header *hd, tdcl_err *err)
             return pnm_expected(in, err, "one whitespace character before the pixel data");
         in->pos++;
     }
+out:
+    return st;
+}
+
+/* P7 (PAM): "WIDTH w", "HEIGHT h", "DEPTH d", "MAXVAL m" and "TUPLTYPE t"
+ * lines up to "ENDHDR". One channel reads as P5 (*bw for BLACKANDWHITE,
+ * whose 0 is black); more are refused by what they hold. */
+static tdcl_status pam_read_header(pnm_in *in, pnm_header *hd, int *bw, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    uint32_t w = 0, h = 0, depth = 0, maxval = 0;
+    char tupl[40] = "";
+    in->pos = 2;
+    for (;;) {
+        pnm_skip(in);
+        const unsigned char *t = in->p + in->pos;
+        size_t n = 0;
+        while (in->pos + n < in->len && !pnm_space(t[n]))
+            n++;
+#define PAM_KEY(k) (n == sizeof k - 1 && memcmp(t, k, n) == 0)
+        if (PAM_KEY("ENDHDR")) {
+            in->pos += n;
+            break;
+        }
+        in->pos += n;
+        if (PAM_KEY("WIDTH"))
+            TDCL_TRY(pnm_uint(in, "a width 1..2147483647", 1, INT32_MAX, &w, err));
+        else if (PAM_KEY("HEIGHT"))
+            TDCL_TRY(pnm_uint(in, "a height 1..2147483647", 1, INT32_MAX, &h, err));
+        else if (PAM_KEY("DEPTH"))
+            TDCL_TRY(pnm_uint(in, "a depth 1..4", 1, 4, &depth, err));
+        else if (PAM_KEY("MAXVAL"))
+            TDCL_TRY(pnm_uint(in, "a maxval 1..65535", 1, 65535, &maxval, err));
+        else if (PAM_KEY("TUPLTYPE")) { /* the rest of the line */
+            size_t k = strlen(tupl);
+            while (in->pos < in->len && (in->p[in->pos] == ' ' || in->p[in->pos] == '\t'))
+                in->pos++;
+            if (k && k < sizeof tupl - 1) tupl[k++] = ' ';
+            while (in->pos < in->len && in->p[in->pos] != '\n' && in->p[in->pos] != '\r') {
+                unsigned char c = in->p[in->pos++];
+                if (k < sizeof tupl - 1) tupl[k++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+            }
+            tupl[k] = '\0';
+        } else {
+            in->pos -= n;
+            return pnm_expected(in, err, "WIDTH, HEIGHT, DEPTH, MAXVAL, TUPLTYPE or ENDHDR");
+        }
+#undef PAM_KEY
+    }
+    if (in->pos >= in->len || in->p[in->pos] != '\n')
+        return pnm_expected(in, err, "a newline after ENDHDR");
+    in->pos++;
+    in->line++;
+    if (!w || !h || !depth || !maxval)
+        return tdcl_fail(err, TDCL_EPARSE, "%s: the PAM header lacks %s", in->path,
+                         !w       ? "WIDTH"
+                         : !h     ? "HEIGHT"
+                         : !depth ? "DEPTH"
+                                  : "MAXVAL");
+    *bw = strcmp(tupl, "BLACKANDWHITE") == 0;
+    if (depth != 1 || (*tupl && !*bw && strcmp(tupl, "GRAYSCALE") != 0))
+        return tdcl_fail(err, TDCL_EUNSUPPORTED,
+                         "'%s' is a PAM image of %u channel%s (TUPLTYPE %s); tiledcl reads "
+                         "one-channel PAM, PNG, PGM and PBM images",
+                         in->path, depth, depth == 1 ? "" : "s", *tupl ? tupl : "not given");
+    if (*bw && maxval != 1)
+        return tdcl_fail(err, TDCL_EPARSE, "%s: a BLACKANDWHITE PAM image needs MAXVAL 1, got %u",
+                         in->path, maxval);
+    hd->kind = '5';
+    hd->w = w;
+    hd->h = h;
+    hd->maxval = maxval;
+    TDCL_TRY(tdcl_matrix_bytes(hd->h, hd->w, 1, TDCL_U8, &hd->npix, err));
 out:
     return st;
 }
@@ -235,13 +370,20 @@ static tdcl_status read_pnm(const char *path, const unsigned char *data, size_t 
     pnm_in in = {.path = path, .p = data, .len = len, .pos = 0, .line = 1};
     pnm_header hd;
     size_t raw;
-    TDCL_TRY(pnm_read_header(&in, &hd, err));
+    int bw = 0;
+    if (data[1] == '7')
+        TDCL_TRY(pam_read_header(&in, &hd, &bw, err));
+    else
+        TDCL_TRY(pnm_read_header(&in, &hd, err));
     TDCL_TRY(pnm_check_room(&in, &hd, &raw, err));
     TDCL_TRY(tdcl_matrix_alloc(&m, hd.h, hd.w, 1, hd.maxval > 255 ? TDCL_U16 : TDCL_U8, err));
     if (hd.kind == '1' || hd.kind == '2')
         TDCL_TRY(pnm_plain_raster(&in, &hd, &m, err));
     else
         TDCL_TRY(pnm_raw_raster(&in, &hd, &m, err));
+    if (bw) /* PAM's black is 0, PBM's 1 */
+        for (size_t k = 0; k < hd.npix; k++)
+            ((uint8_t *)m.data)[k] ^= 1;
     *out = m;
     m.data = NULL;
     if (maxval) *maxval = (int)hd.maxval;
@@ -385,12 +527,15 @@ tdcl_status tdcl_image_read_mem(const char *name, const unsigned char *p, size_t
 {
     memset(out, 0, sizeof *out);
     if (len >= 8 && memcmp(p, png_magic, 8) == 0) return read_png(name, p, len, out, maxval, err);
-    if (len >= 2 && p[0] == 'P' && p[1] && strchr("1245", p[1]))
+    int image, readable;
+    const char *what = tdcl_file_kind(p, len, &image, &readable);
+    if (len >= 2 && p[0] == 'P' && p[1] && strchr("12457", p[1]) && (!what || readable))
         return read_pnm(name, p, len, out, maxval, err);
-    if (len >= 2 && p[0] == 'P' && p[1] && strchr("367", p[1]))
+    if (what && image)
         return tdcl_fail(err, TDCL_EUNSUPPORTED,
-                         "%s: colour PPM/PAM images (P%c) are not supported; use PGM or PNG", name,
-                         p[1]);
+                         "'%s' is %s; tiledcl reads PNG, PGM, PBM and one-channel PAM images", name,
+                         what);
+    if (what) return tdcl_fail(err, TDCL_EPARSE, "'%s' is %s, not an image", name, what);
     return tdcl_fail(err, TDCL_EPARSE,
                      "%s: expected a PBM (P1/P4), PGM (P2/P5) or PNG image, got %s", name,
                      len ? "unknown leading bytes" : "an empty file");

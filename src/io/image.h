@@ -1,4 +1,5 @@
-/* Image files: PBM (P1/P4), PGM (P2/P5, 8 and 16 bit) and PNG (grey,
+/* Image files: PBM (P1/P4), PGM (P2/P5, 8 and 16 bit), one-channel PAM (P7)
+ * and PNG (grey,
  * grey+alpha, RGB, RGBA; 8 and 16 bit) through libpng.
  *
  * Images are tdcl_matrix values: rows = height, cols = width, channels =
@@ -14,6 +15,17 @@
 
 /* 1 if path's extension is one of .pbm .pgm .pnm .png (any case). */
 int tdcl_image_path(const char *path);
+
+/* What the first len bytes at p say a file is ("a PNG image", "a JPEG
+ * image", "a Matrix Market file", ...) for reading by content and for
+ * naming what is refused; NULL when they match no format known here.
+ * *image: an image format; *readable: one tiledcl reads (PNG, PBM, PGM,
+ * PAM; a PAM's header decides). Either pointer may be NULL. */
+const char *tdcl_file_kind(const unsigned char *p, size_t len, int *image, int *readable);
+
+/* 1 if path is an image by its extension or, for a regular file, by its
+ * first bytes (in any image format, read or not). */
+int tdcl_image_file(const char *path);
 
 /* Reads a PBM, PGM or PNG file ("-" = stdin), chosen by magic bytes. *out is
  * owned by the caller. *maxval, if non-NULL, receives the format's maximum

@@ -767,9 +767,10 @@ static life_format format_by_ext(const char *path, int *known)
 
 static life_format format_by_content(const char *buf, size_t len)
 {
-    if ((len >= 2 && buf[0] == 'P' && (buf[1] == '1' || buf[1] == '4')) ||
-        (len >= 4 && memcmp(buf, "\x89PNG", 4) == 0))
-        return FMT_IMAGE;
+    int image;
+    /* any image: the image reader reads it or names what it is */
+    if (tdcl_file_kind((const unsigned char *)buf, len, &image, NULL) && image) return FMT_IMAGE;
+    if (len >= 4 && memcmp(buf, "PK\3\4", 4) == 0) return FMT_MATRIX; /* named there */
     if ((len >= 2 && memcmp(buf, "%%", 2) == 0) || (len >= 6 && memcmp(buf, "\x93NUMPY", 6) == 0) ||
         (len >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b))
         return FMT_MATRIX;

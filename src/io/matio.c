@@ -3,12 +3,14 @@
  * extension, through the table below. */
 #include "io/matio.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "base/fileio.h"
 #include "base/log.h"
+#include "io/image.h"
 #include "io/matsrc.h"
 #include "io/mtx.h"
 #include "io/npy.h"
@@ -58,6 +60,48 @@ tdcl_status tdcl_matrix_write(const char *path, const tdcl_matrix *m, const char
     return tdcl_matrix_write_opts(path, m, &o, err);
 }
 
+/* Refuses by name what the first bytes show is no matrix: an image, a
+ * zip archive. A matrix reader would call it a bad Matrix Market file. */
+static tdcl_status check_kind(const tdcl_src *s, tdcl_err *err)
+{
+    int image;
+    const char *what = s->gz ? NULL : tdcl_file_kind(s->head, s->head_len, &image, NULL);
+    if (what && image)
+        return tdcl_fail(err, TDCL_EUNSUPPORTED, "'%s' is %s, not a matrix (.mtx or .npy)", s->name,
+                         what);
+    if (what && strncmp(what, "a zip", 5) == 0)
+        return tdcl_fail(err, TDCL_EUNSUPPORTED, "'%s' is %s; tiledcl reads .npy and .mtx files",
+                         s->name, what);
+    return TDCL_OK;
+}
+
+/* The whole of an image source in memory, then read as an image. */
+static tdcl_status read_image_src(tdcl_src *s, tdcl_matrix *out, int *maxval, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    const char *p;
+    size_t n = 0, cap = 0, got;
+    unsigned char *buf = NULL;
+    if (tdcl_src_map(s, &p, &n))
+        return tdcl_image_read_mem(s->name, (const unsigned char *)p, n, out, maxval, err);
+    do {
+        if (n == cap) {
+            unsigned char *b = realloc(buf, cap = cap ? 2 * cap : 1 << 16);
+            if (!b) {
+                st = tdcl_fail(err, TDCL_ENOMEM, "out of memory reading '%s'", s->name);
+                goto out;
+            }
+            buf = b;
+        }
+        TDCL_TRY(tdcl_src_read(s, buf + n, cap - n, &got, err));
+        n += got;
+    } while (got);
+    st = tdcl_image_read_mem(s->name, buf, n, out, maxval, err);
+out:
+    free(buf);
+    return st;
+}
+
 tdcl_status tdcl_matrix_read_opts(const char *path, const tdcl_matio_opts *o, tdcl_matrix *out,
                                   tdcl_err *err)
 {
@@ -69,7 +113,7 @@ tdcl_status tdcl_matrix_read_opts(const char *path, const tdcl_matio_opts *o, td
     if (st) return st;
     if (tdcl_npy_magic(&s)) {
         st = tdcl_npy_read(&s, o->max_bytes, out, err);
-    } else {
+    } else if (!(st = check_kind(&s, err))) {
         tdcl_mtx_read_opts mo = {.max_bytes = o->max_bytes, .threads = o->threads};
         st = tdcl_mtx_read(&s, &mo, out, err);
     }
@@ -80,14 +124,24 @@ tdcl_status tdcl_matrix_read_opts(const char *path, const tdcl_matio_opts *o, td
 tdcl_status tdcl_matrix_read_mapped(const char *path, size_t max_bytes, tdcl_matrix *out,
                                     tdcl_mapping *map, tdcl_err *err)
 {
+    return tdcl_matrix_or_image_read(path, max_bytes, out, map, NULL, err);
+}
+
+tdcl_status tdcl_matrix_or_image_read(const char *path, size_t max_bytes, tdcl_matrix *out,
+                                      tdcl_mapping *map, int *maxval, tdcl_err *err)
+{
     tdcl_src s;
+    int image = 0;
     memset(map, 0, sizeof *map);
     memset(out, 0, sizeof *out);
+    if (maxval) *maxval = 0;
     tdcl_status st = tdcl_src_open(&s, path, err);
     if (st) return st;
     if (tdcl_npy_magic(&s)) {
         st = tdcl_npy_read_mapped(&s, max_bytes, out, map, err);
-    } else {
+    } else if (maxval && !s.gz && tdcl_file_kind(s.head, s.head_len, &image, NULL) && image) {
+        st = read_image_src(&s, out, maxval, err);
+    } else if (!(st = check_kind(&s, err))) {
         tdcl_mtx_read_opts mo = {.max_bytes = max_bytes};
         st = tdcl_mtx_read(&s, &mo, out, err);
     }

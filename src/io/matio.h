@@ -31,6 +31,13 @@ tdcl_status tdcl_matrix_read(const char *path, size_t max_bytes, tdcl_matrix *ou
 tdcl_status tdcl_matrix_read_mapped(const char *path, size_t max_bytes, tdcl_matrix *out,
                                     tdcl_mapping *map, tdcl_err *err);
 
+/* tdcl_matrix_read_mapped, but an image (PNG, PBM, PGM, PAM) is read as one
+ * whatever its name, stdin too, and *maxval receives its maxval (0 for a
+ * matrix; see tdcl_image_read). Without maxval, and in tdcl_matrix_read*,
+ * an image or a zip archive is refused by name. */
+tdcl_status tdcl_matrix_or_image_read(const char *path, size_t max_bytes, tdcl_matrix *out,
+                                      tdcl_mapping *map, int *maxval, tdcl_err *err);
+
 /* Frees m or unmaps *map, as tdcl_matrix_read_mapped filled them; accepts
  * zeroed ones. */
 void tdcl_matrix_release(tdcl_matrix *m, tdcl_mapping *map);

@@ -46,7 +46,7 @@ static tdcl_status to_life(const tdcl_convert_opts *o, tdcl_err *err)
 static tdcl_status read_grid(const char *in, tdcl_matrix *m, int *maxval, tdcl_err *err)
 {
     *maxval = 0;
-    if (tdcl_image_path(in)) return tdcl_image_read(in, m, maxval, err);
+    if (tdcl_image_file(in)) return tdcl_image_read(in, m, maxval, err);
     if (is_life_path(in)) {
         tdcl_life_pattern p = {0};
         tdcl_status st = tdcl_life_read(in, 0, &p, err);
@@ -131,7 +131,7 @@ tdcl_status tdcl_convert(const tdcl_convert_opts *o, tdcl_err *err)
                          "cannot tell the format of '%s' (use .mtx, .npy, .pbm, .pgm, .png, "
                          ".rle, .cells or '-')",
                          o->out);
-    if (tdcl_image_path(o->in) || is_life_path(o->in)) return grid_to_matrix(o, err);
+    if (tdcl_image_file(o->in) || is_life_path(o->in)) return grid_to_matrix(o, err);
     tdcl_matio_convert_opts mo = {
         .in = o->in, .out = o->out, .dtype = o->dtype, .clip = o->clip, .io = o->io};
     return tdcl_matio_convert(&mo, err);

@@ -16,29 +16,29 @@
 #include "jobs/mpi.h"
 #include "jobs/shard_tile_avg.h"
 
-/* Reads the input: an image by its extension, else a matrix file. *bits
- * receives the image's bit depth (8 for a matrix), *maxval its maxval (1
- * for PBM; 0 for a matrix). */
+/* Reads the input: an image by its extension or its first bytes (stdin
+ * too), else a matrix file. *bits receives the image's bit depth (8 for a
+ * matrix), *maxval its maxval (1 for PBM; 0 for a matrix). */
 static tdcl_status read_input(const tdcl_ta_job_opts *jo, tdcl_matrix *m, tdcl_mapping *map,
                               int *bits, int *maxval, tdcl_err *err)
 {
+    tdcl_status st;
     *bits = 8;
     *maxval = 0;
-    if (strcmp(jo->in_path, "-") != 0 && tdcl_image_path(jo->in_path)) {
-        tdcl_status st = tdcl_image_read(jo->in_path, m, maxval, err);
-        *bits = *maxval > 255 ? 16 : 8;
-        if (st == TDCL_OK && jo->max_bytes &&
-            tdcl_matrix_count(m) * tdcl_dtype_size(m->dtype) > jo->max_bytes) {
-            tdcl_matrix_free(m);
-            return tdcl_fail_param(err, TDCL_ELIMIT, TDCL_PARAM_MAX_BYTES,
-                                   "'%s': the image is larger than the limit of %zu bytes",
-                                   jo->in_path, jo->max_bytes);
-        }
-        return st;
+    if (strcmp(jo->in_path, "-") != 0 && tdcl_image_path(jo->in_path))
+        st = tdcl_image_read(jo->in_path, m, maxval, err);
+    else /* a plain .npy file is mapped, not read: no fresh memory touched,
+          * and a CPU device averages the mapping in place */
+        st = tdcl_matrix_or_image_read(jo->in_path, jo->max_bytes, m, map, maxval, err);
+    if (st || !*maxval) return st;
+    *bits = *maxval > 255 ? 16 : 8;
+    if (jo->max_bytes && tdcl_matrix_count(m) * tdcl_dtype_size(m->dtype) > jo->max_bytes) {
+        tdcl_matrix_release(m, map);
+        return tdcl_fail_param(err, TDCL_ELIMIT, TDCL_PARAM_MAX_BYTES,
+                               "'%s': the image is larger than the limit of %zu bytes",
+                               tdcl_path_display(jo->in_path), jo->max_bytes);
     }
-    /* a plain .npy file is mapped, not read: no fresh memory touched, and
-     * a CPU device averages the mapping in place */
-    return tdcl_matrix_read_mapped(jo->in_path, jo->max_bytes, m, map, err);
+    return TDCL_OK;
 }
 
 /* An image of the means: PBM bits (1 = black) and grey levels (0 = black)

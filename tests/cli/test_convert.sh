@@ -139,4 +139,21 @@ expect_contains "$ERR" "3 channels" "the channel count is named"
 run convert "$TDCL_DATA/a.mtx" "$T/a.xyz"
 expect_rc 2 "an unknown output extension is a usage error"
 
+# formats by content: an image under any name is an image; one tiledcl does
+# not read is named, not called bad Matrix Market or bad .cells
+cp "$T/s.pgm" "$T/s_noext"
+run convert "$T/s_noext" "$T/s2.mtx"
+expect_eq "$(tail -n +4 "$T/s2.mtx" | tr '\n' ' ')" "$(tail -n +4 "$T/s.mtx" | tr '\n' ' ')" "a PGM without its extension is read as one"
+printf 'P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nTUPLTYPE GRAYSCALE\nENDHDR\n\007\310' >"$T/g.pam"
+run convert "$T/g.pam" -
+expect_eq "$(tail -n +3 <<<"$OUT" | tr '\n' ' ')" "1 2 7 200 " "a grey PAM reads as its samples"
+printf 'P6\n1 1\n255\nabc' >"$T/p.ppm"
+printf '\377\330\377\340\000\020JFIF' >"$T/photo.jpg"
+for out in x.npy x.rle x.png; do
+    run convert "$T/p.ppm" "$T/$out"
+    expect_contains "$ERR" "p.ppm' is a colour PPM image; tiledcl reads PNG, PGM, PBM" "a PPM to $out: named"
+    run convert "$T/photo.jpg" "$T/$out"
+    expect_contains "$ERR" "photo.jpg' is a JPEG image; tiledcl reads PNG, PGM, PBM" "a JPEG to $out: named"
+done
+
 done_testing

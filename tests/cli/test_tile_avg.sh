@@ -48,6 +48,18 @@ expect_eq "$(mtx_values "$OUT")" "8 1 3.5 11.5 19.5 27.5 35.5 43.5 51.5 59.5" "1
 # stdin
 "$TILEDCL" tile-avg - --tile 8 <"$SEED" >"$T/stdin.out" 2>"$T/stdin.err"
 expect_eq "$(mtx_values "$(cat "$T/stdin.out")")" "1 1 31.5" "'-' reads the matrix from stdin"
+# an image on stdin, or without its extension, is known by its first bytes
+"$TILEDCL" convert "$SEED" "$T/seed.png" 2>/dev/null
+"$TILEDCL" tile-avg - --tile 8 <"$T/seed.png" >"$T/stdin.out" 2>"$T/stdin.err"
+expect_eq "$(mtx_values "$(cat "$T/stdin.out")")" "1 1 31.5" "'-' reads a PNG from stdin"
+cp "$T/seed.png" "$T/seed_noext"
+run tile-avg "$T/seed_noext" --tile 8
+expect_eq "$(mtx_values "$OUT")" "1 1 31.5" "a PNG without its extension"
+printf 'GIF89a\001\000\001\000' >"$T/a.gif"
+run tile-avg "$T/a.gif" --tile 1
+expect_contains "$ERR" "a.gif' is a GIF image; tiledcl reads PNG, PGM, PBM" "a GIF is named"
+run matmul "$T/seed.png" "$SEED"
+expect_contains "$ERR" "seed.png' is a PNG image, not a matrix (.mtx or .npy)" "matmul names an image it was given"
 
 run -v tile-avg "$SEED" --tile 2 --verify
 expect_rc 0 "--verify passes"

@@ -510,6 +510,53 @@ static void expect_bad(const char *name, const void *data, size_t n, tdcl_status
     free(path);
 }
 
+/* One-channel PAM reads as PGM does; black-and-white PAM as PBM (its 0 is
+ * black, PBM's 1); any image is an image whatever its name. */
+static void test_pam_and_content(void **state)
+{
+    (void)state;
+    static const char grey[] = "P7\nWIDTH 3\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\n"
+                               "# a comment\nTUPLTYPE GRAYSCALE\nENDHDR\n\x05\x80\xff";
+    char *path = scratch("grey.pam");
+    write_bytes(path, grey, sizeof grey - 1);
+    tdcl_matrix m = {0};
+    int maxval = 0;
+    tdcl_err e = {0};
+    if (tdcl_image_read(path, &m, &maxval, &e) != TDCL_OK) fail_msg("%s", e.msg);
+    assert_int_equal(m.rows, 1);
+    assert_int_equal(m.cols, 3);
+    assert_int_equal(maxval, 255);
+    assert_memory_equal(m.data, "\x05\x80\xff", 3);
+    tdcl_matrix_free(&m);
+    static const char bw[] = "P7\nWIDTH 2\nHEIGHT 2\nDEPTH 1\nMAXVAL 1\n"
+                             "TUPLTYPE BLACKANDWHITE\nENDHDR\n\x00\x01\x01\x00";
+    write_bytes(path, bw, sizeof bw - 1);
+    if (tdcl_image_read(path, &m, &maxval, &e) != TDCL_OK) fail_msg("%s", e.msg);
+    assert_int_equal(maxval, 1);
+    assert_memory_equal(m.data, "\x01\x00\x00\x01", 4); /* 1 = black, as from PBM */
+    tdcl_matrix_free(&m);
+    unlink(path);
+    free(path);
+    /* a PBM under another name is still an image; a text file is not */
+    path = scratch("noext");
+    write_bytes(path, "P1\n1 1\n1\n", 9);
+    assert_true(tdcl_image_file(path));
+    write_bytes(path, "x = 1, y = 1\no!\n", 16);
+    assert_false(tdcl_image_file(path));
+    assert_false(tdcl_image_file("-"));
+    unlink(path);
+    free(path);
+    int image, readable;
+    assert_string_equal(
+        tdcl_file_kind((const unsigned char *)"\x89PNG\r\n\x1a\n", 8, &image, &readable),
+        "a PNG image");
+    assert_true(image && readable);
+    assert_string_equal(tdcl_file_kind((const unsigned char *)"PK\3\4", 4, &image, &readable),
+                        "a zip archive (numpy's .npz is one)");
+    assert_false(image);
+    assert_null(tdcl_file_kind((const unsigned char *)"BM", 2, &image, &readable));
+}
+
 static void test_pnm_errors(void **state)
 {
     (void)state;
@@ -517,8 +564,25 @@ static void test_pnm_errors(void **state)
         BAD("", TDCL_EPARSE, "an empty file"),
         BAD("hello", TDCL_EPARSE, "expected a PBM (P1/P4), PGM (P2/P5) or PNG image"),
         BAD("P9\n1 1\n", TDCL_EPARSE, "expected a PBM"),
-        BAD("P6\n1 1\n255\nabc", TDCL_EUNSUPPORTED, "(P6) are not supported"),
-        BAD("P3\n1 1\n255\n1 2 3", TDCL_EUNSUPPORTED, "(P3) are not supported"),
+        BAD("P6\n1 1\n255\nabc", TDCL_EUNSUPPORTED,
+            "' is a colour PPM image; tiledcl reads PNG, PGM, PBM and one-channel PAM images"),
+        BAD("P3\n1 1\n255\n1 2 3", TDCL_EUNSUPPORTED, "' is a colour PPM image; tiledcl reads"),
+        /* formats tiledcl does not read, named by their first bytes */
+        BAD("\xff\xd8\xff\xe0\0\x10JFIF", TDCL_EUNSUPPORTED, "' is a JPEG image; tiledcl reads"),
+        BAD("GIF87a\1\0\1\0", TDCL_EUNSUPPORTED, "' is a GIF image; tiledcl reads"),
+        BAD("BM\x46\0\0\0\0\0\0\0\x36\0\0\0", TDCL_EUNSUPPORTED, "' is a BMP image"),
+        BAD("II*\0\x08\0\0\0", TDCL_EUNSUPPORTED, "' is a TIFF image"),
+        BAD("MM\0*\0\0\0\x08", TDCL_EUNSUPPORTED, "' is a TIFF image"),
+        BAD("%%MatrixMarket matrix array real general\n1 1\n1\n", TDCL_EPARSE,
+            "' is a Matrix Market file, not an image"),
+        BAD("P7\nWIDTH 1\nHEIGHT 1\nDEPTH 3\nMAXVAL 255\nTUPLTYPE RGB\nENDHDR\nabc",
+            TDCL_EUNSUPPORTED, "' is a PAM image of 3 channels (TUPLTYPE RGB); tiledcl reads"),
+        BAD("P7\nWIDTH 1\nHEIGHT 1\nDEPTH 1\nENDHDR\na", TDCL_EPARSE,
+            "the PAM header lacks MAXVAL"),
+        BAD("P7\nWIDTH 1\nHEIGHT 1\nDEPTH 1\nMAXVAL 9\nSIZE 2\nENDHDR\na", TDCL_EPARSE,
+            ":6: expected WIDTH, HEIGHT, DEPTH, MAXVAL, TUPLTYPE or ENDHDR, got 'SIZE'"),
+        BAD("P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 9\nENDHDR\n\x01", TDCL_EPARSE,
+            "need 2 bytes, but only 1 bytes follow"),
         BAD("P2", TDCL_EPARSE, ":1: expected a width 1..2147483647, got end of file"),
         BAD("P2x 1 1 1 0", TDCL_EPARSE, ":1: expected whitespace after the magic number"),
         BAD("P2\n0 1\n255\n", TDCL_EPARSE, ":2: expected a width 1..2147483647, got '0'"),
@@ -674,6 +738,7 @@ int main(void)
         cmocka_unit_test(test_png_low_depth),
         cmocka_unit_test(test_png_palette_and_trns),
         cmocka_unit_test(test_pnm_errors),
+        cmocka_unit_test(test_pam_and_content),
         cmocka_unit_test(test_png_errors),
         cmocka_unit_test(test_every_truncation_fails),
         cmocka_unit_test(test_write_errors),

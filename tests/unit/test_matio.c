@@ -269,6 +269,13 @@ static const struct {
      ":2: the size line claims 1000 entries, but the", TDCL_EPARSE},
     {"%%MatrixMarket matrix coordinate integer general\n1 1 2\n1 1 9223372036854775807\n1 1 1\n",
      "the sum of the entries at (1, 1) overflows int64", TDCL_EPARSE},
+    /* no matrix at all: named by the first bytes, not called bad Matrix Market */
+    {"\x89PNG\r\n\x1a\nIHDR", "in.mtx' is a PNG image, not a matrix (.mtx or .npy)",
+     TDCL_EUNSUPPORTED},
+    {"P6\n1 1\n255\nabc", "in.mtx' is a colour PPM image, not a matrix", TDCL_EUNSUPPORTED},
+    {"\xff\xd8\xff\xe0", "in.mtx' is a JPEG image, not a matrix", TDCL_EUNSUPPORTED},
+    {"PK\3\4zip", "in.mtx' is a zip archive (numpy's .npz is one); tiledcl reads .npy and .mtx",
+     TDCL_EUNSUPPORTED},
 };
 
 static void test_errors_name_file_and_line(void **state)
