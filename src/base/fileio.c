@@ -275,6 +275,49 @@ static char *dir_of(const char *path)
     return strndup(path, (size_t)(slash - path));
 }
 
+char *tdcl_path_canonical(const char *path)
+{
+    char *target = follow_links(path);
+    if (!target) return NULL;
+    size_t n = strlen(target);
+    while (n > 1 && target[n - 1] == '/') /* "dir/" names dir */
+        target[--n] = '\0';
+    const char *slash = strrchr(target, '/');
+    const char *base = slash ? slash + 1 : target;
+    char *dir = dir_of(target), *real = dir ? realpath(dir, NULL) : NULL, *out = NULL;
+    if (!real || strcmp(base, ".") == 0 || strcmp(base, "..") == 0 || !*base) {
+        /* nothing to join: the whole path resolved, or as written */
+        free(real);
+        real = realpath(target, NULL);
+        out = real ? real : strdup(target);
+    } else if ((out = malloc(strlen(real) + strlen(base) + 2))) {
+        sprintf(out, "%s%s%s", real, strcmp(real, "/") == 0 ? "" : "/", base);
+        free(real);
+    } else {
+        free(real);
+    }
+    free(dir);
+    free(target);
+    return out;
+}
+
+int tdcl_path_same_file(const char *a, const char *b)
+{
+    if (!a || !b) return 0;
+    if (tdcl_path_is_stdout(a) || tdcl_path_is_stdout(b))
+        return tdcl_path_is_stdout(a) && tdcl_path_is_stdout(b);
+    struct stat sa, sb;
+    int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    if (ea && eb) /* devices and FIFOs take any number of writers */
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && S_ISREG(sa.st_mode);
+    if (ea != eb) return 0;
+    char *ca = tdcl_path_canonical(a), *cb = tdcl_path_canonical(b);
+    int same = ca && cb ? strcmp(ca, cb) == 0 : strcmp(a, b) == 0;
+    free(ca);
+    free(cb);
+    return same;
+}
+
 tdcl_status tdcl_out_precheck(const char *path, tdcl_err *err)
 {
     if (!path || strcmp(path, "-") == 0 || fd_alias(path) >= 0) return TDCL_OK;

@@ -82,6 +82,17 @@ void tdcl_signal_note(const char *text);
  * /proc/self/fd/1. The CLI treats these alike (format: the default). */
 int tdcl_path_is_stdout(const char *path);
 
+/* path as an absolute name without links ("." and ".." gone) that need not
+ * exist: symbolic links followed as an output follows them, the directory
+ * resolved, the last name kept. Malloc'd; NULL when out of memory or a
+ * link cannot be read. */
+char *tdcl_path_canonical(const char *path);
+
+/* 1 if outputs a and b are one file however spelled: by device and inode
+ * where both exist, else by tdcl_path_canonical. Devices and FIFOs, which
+ * are written in place, are never one output. */
+int tdcl_path_same_file(const char *a, const char *b);
+
 /* 1 if path is written in place as a stream: standard output, a link to
  * it, or (through links) something that is neither a regular file nor a
  * directory, such as /dev/null, a FIFO or a terminal. Without an extension

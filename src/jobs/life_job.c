@@ -340,16 +340,33 @@ out:
 
 /* The output and the GIF can be written, and are not one file, before any
  * generation runs. */
+/* 1 if path would be one of the frames written into dir ("gen-N.png",
+ * N of 8 digits or more). */
+static int is_frame(const char *path, const char *dir)
+{
+    char *cp = tdcl_path_canonical(path), *cd = tdcl_path_canonical(dir);
+    int hit = 0;
+    size_t n = cd ? strlen(cd) : 0;
+    if (cp && cd && strncmp(cp, cd, n) == 0 && cp[n] == '/') {
+        const char *b = cp + n + 1, *d = b + 4;
+        size_t digits = strspn(d, "0123456789");
+        hit = strncmp(b, "gen-", 4) == 0 && digits >= 8 && strcmp(d + digits, ".png") == 0;
+    }
+    free(cp);
+    free(cd);
+    return hit;
+}
+
 static tdcl_status check_outputs(const tdcl_life_job_opts *o, tdcl_err *err)
 {
-    if (o->output && o->gif_path) {
-        struct stat a, b;
-        int same = strcmp(o->output, o->gif_path) == 0 ||
-                   (stat(o->output, &a) == 0 && stat(o->gif_path, &b) == 0 &&
-                    a.st_dev == b.st_dev && a.st_ino == b.st_ino);
-        if (same)
-            return tdcl_fail(err, TDCL_EINVAL, "the GIF and the output are both '%s'", o->output);
-    }
+    /* one file however spelled: "./x", a link, the same inode */
+    if (o->output && o->gif_path && tdcl_path_same_file(o->output, o->gif_path))
+        return tdcl_fail(err, TDCL_EINVAL, "the GIF and the output are both '%s'", o->output);
+    const char *named[2] = {o->output, o->gif_path};
+    for (int i = 0; i < 2 && o->frames_dir && o->every > 0; i++)
+        if (named[i] && is_frame(named[i], o->frames_dir))
+            return tdcl_fail(err, TDCL_EINVAL, "the %s '%s' is one of the frames written in '%s'",
+                             i ? "GIF" : "output", named[i], o->frames_dir);
     tdcl_status st = o->output ? tdcl_out_precheck(o->output, err) : TDCL_OK;
     if (!st && o->gif_path) st = tdcl_out_precheck(o->gif_path, err);
     return st;

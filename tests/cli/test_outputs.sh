@@ -132,6 +132,18 @@ ln -s same.rle alias.rle
 echo old >same.rle
 run life --size 16x16 --gens 3 --gif alias.rle -o same.rle
 expect_contains "$ERR" "the GIF and the output are both" "--gif LINK -o FILE: refused"
+# however spelled, before either exists: "./x", a dangling link, a frame
+rm -f same.rle
+run life --size 16x16 --gens 3 --gif ./same.rle -o same.rle
+expect_contains "$RC:$ERR" "1:tiledcl: the GIF and the output are both 'same.rle'" "--gif ./X -o X: refused"
+ln -s new2.rle link.gif
+run life --size 16x16 --gens 3 --gif link.gif -o new2.rle
+expect_contains "$RC:$ERR" "1:tiledcl: the GIF and the output are both 'new2.rle'" "--gif LINK -o ITS-TARGET (neither there yet): refused"
+mkdir fr
+run life --size 16x16 --gens 2 --every 1 --frames fr/ -o ./fr/../fr/gen-00000001.png
+expect_contains "$RC:$ERR" "1:tiledcl: the output './fr/../fr/gen-00000001.png' is one of the frames written in 'fr/'" \
+    "--frames DIR -o DIR/gen-N.png: refused"
+[ -e fr/gen-00000000.png ] && not_ok "--frames DIR -o DIR/gen-N.png: nothing written" || ok "--frames DIR -o DIR/gen-N.png: nothing written"
 if [ "$(id -u)" -ne 0 ]; then
     mkdir ro && chmod 555 ro
     run matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o ro/c.mtx

@@ -284,6 +284,20 @@ static void test_precheck(void **state)
     assert_int_equal(tdcl_out_precheck(link, &e), TDCL_OK);
     assert_false(tdcl_path_is_stream(file) || tdcl_path_is_stream(dir));
     assert_false(tdcl_path_is_stream(missing));
+    /* one file however spelled: by inode where it exists, else by name */
+    char *dot = tdcl_test_join(dir, "./sub/../f"), *nf = tdcl_test_join(dir, "new"),
+         *nf2 = tdcl_test_join(dir, "./new"), *to_new = tdcl_test_join(dir, "to-new");
+    assert_int_equal(symlink("new", to_new), 0);
+    assert_true(tdcl_path_same_file(file, file) && tdcl_path_same_file(nf, nf2));
+    assert_true(tdcl_path_same_file(to_new, nf2)); /* a dangling link and its target */
+    assert_false(tdcl_path_same_file(file, nf) || tdcl_path_same_file(dot, file));
+    assert_false(tdcl_path_same_file("/dev/null", "/dev/null")); /* written in place */
+    assert_true(tdcl_path_same_file("-", "/dev/stdout"));
+    unlink(to_new);
+    free(dot);
+    free(nf);
+    free(nf2);
+    free(to_new);
     unlink(link);
     free(link);
     unlink(file);
