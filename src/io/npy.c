@@ -122,6 +122,7 @@ static tdcl_status parse_shape(cur *c, npy_hdr *h, tdcl_err *err)
         const char *q = tdcl_nc_parse_u64(c->p, c->e, &u, &ovf);
         if (!q || u > INT64_MAX) return bad(c, "a dimension in 'shape'", err);
         c->p = q;
+        if (c->p < c->e && (*c->p == 'L' || *c->p == 'l')) c->p++; /* Python 2's long, "(2L, 3L)" */
         if (n < 8) dims[n] = (int64_t)u;
         size_t l = strlen(txt);
         snprintf(txt + l, sizeof txt - l, "%s%llu", n ? ", " : "", (unsigned long long)u);

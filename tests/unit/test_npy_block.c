@@ -105,6 +105,28 @@ static void test_version_2(void **state)
     tdcl_matrix_free(&b);
 }
 
+/* numpy under Python 2 wrote shapes as longs, "(2L, 3L)"; numpy reads them
+ * still, and so does tiledcl. */
+static void test_python2_longs(void **state)
+{
+    (void)state;
+    const double v[] = {1, 2, 3, 4, 5, 6};
+    tdcl_npy_info info;
+    tdcl_matrix b;
+    tdcl_err e;
+    write_npy(tmp("py2.npy"), 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2L, 3L), }\n",
+              v, sizeof v);
+    if (tdcl_npy_probe(path, &info, &e) != TDCL_OK) fail_msg("%s", e.msg);
+    assert_int_equal(info.rows, 2);
+    assert_int_equal(info.cols, 3);
+    assert_int_equal(tdcl_npy_read_block(path, &info, 1, 2, 0, 3, &b, &e), TDCL_OK);
+    assert_true(((double *)b.data)[0] == 4 && ((double *)b.data)[2] == 6);
+    tdcl_matrix_free(&b);
+    write_npy(tmp("py2b.npy"), 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2LL, 3), }\n",
+              v, sizeof v);
+    assert_int_equal(tdcl_npy_probe(path, &info, &e), TDCL_EPARSE); /* one L, no more */
+}
+
 /* What the ranks cannot read by offset: refused as EUNSUPPORTED, so that
  * the job reads the file whole on rank 0; a broken header as itself. */
 static void test_refused(void **state)
@@ -132,6 +154,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_block),
         cmocka_unit_test(test_version_2),
+        cmocka_unit_test(test_python2_longs),
         cmocka_unit_test(test_refused),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
