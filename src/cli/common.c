@@ -22,12 +22,24 @@ static const char *const param_flags[] = {
     [TDCL_PARAM_TYPE] = "--type f64",
 };
 
+void cli_put_escaped(FILE *fp, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+            fprintf(fp, "\\x%02x", c);
+        else
+            fputc(c, fp);
+    }
+}
+
 int cli_report(const tdcl_err *err)
 {
     const char *flag = (unsigned)err->param < sizeof param_flags / sizeof param_flags[0]
                            ? param_flags[err->param]
                            : NULL;
-    fprintf(stderr, "tiledcl: %s", err->msg[0] ? err->msg : tdcl_status_name(err->status));
+    fputs("tiledcl: ", stderr);
+    cli_put_escaped(stderr, err->msg[0] ? err->msg : tdcl_status_name(err->status));
     if (flag && err->msg[0]) fprintf(stderr, " (%s)", flag);
     fputc('\n', stderr);
     return tdcl_exit_code(err->status);
@@ -36,10 +48,12 @@ int cli_report(const tdcl_err *err)
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
+    char msg[1024];
     fprintf(stderr, "tiledcl: %s%s", cmd ? cmd : "", cmd ? ": " : "");
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    cli_put_escaped(stderr, msg);
     fprintf(stderr, "\nsee 'tiledcl %s%s--help'\n", cmd ? cmd : "", cmd ? " " : "");
     return CLI_EXIT_USAGE;
 }

@@ -65,7 +65,9 @@ static void log_to_stderr(tdcl_log_level level, const char *msg, void *user)
 {
     (void)user;
     const char *tag = level == TDCL_LOG_WARN ? "warning: " : "";
-    fprintf(stderr, "tiledcl: %s%s\n", tag, msg);
+    fprintf(stderr, "tiledcl: %s", tag);
+    cli_put_escaped(stderr, msg);
+    fputc('\n', stderr);
 }
 
 /* Takes a global option at argv[i] if it is one: fills g, returns how many

@@ -156,4 +156,11 @@ for out in x.npy x.rle x.png; do
     expect_contains "$ERR" "photo.jpg' is a JPEG image; tiledcl reads PNG, PGM, PBM" "a JPEG to $out: named"
 done
 
+# control bytes in a file name reach the terminal escaped, as in contents
+run convert "$T/$(printf 'x\033[31mRED\a')".mtx -
+expect_contains "$ERR" "x\\x1b[31mRED\\x07.mtx': No such file or directory" "a name's ESC and BEL are shown as \\xNN"
+case "$ERR" in *"$(printf '\033')"* | *"$(printf '\a')"*) not_ok "no raw control byte on stderr" ;; *) ok "no raw control byte on stderr" ;; esac
+run convert - "$(printf 'o\033')"
+expect_contains "$ERR" "cannot tell the format of 'o\\x1b'" "a usage error's name is escaped too"
+
 done_testing
