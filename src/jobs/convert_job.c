@@ -1,7 +1,11 @@
 /* tdcl_convert: the format dispatch behind `tiledcl convert`. */
 #include "jobs/convert_job.h"
 
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/fileio.h"
 #include "io/image.h"
@@ -42,12 +46,13 @@ static tdcl_status to_life(const tdcl_convert_opts *o, tdcl_err *err)
     return st;
 }
 
-/* Reads an image, a pattern (as 0/1 cells) or a matrix into m. */
-static tdcl_status read_grid(const char *in, tdcl_matrix *m, int *maxval, tdcl_err *err)
+/* Reads an image, a pattern (as 0/1 cells; life_in) or a matrix into m. */
+static tdcl_status read_grid(const char *in, int life_in, tdcl_matrix *m, int *maxval,
+                             tdcl_err *err)
 {
     *maxval = 0;
     if (tdcl_image_file(in)) return tdcl_image_read(in, m, maxval, err);
-    if (is_life_path(in)) {
+    if (life_in) {
         tdcl_life_pattern p = {0};
         tdcl_status st = tdcl_life_read(in, 0, &p, err);
         *m = p.grid; /* the pattern's grid changes hands */
@@ -59,11 +64,11 @@ static tdcl_status read_grid(const char *in, tdcl_matrix *m, int *maxval, tdcl_e
 
 /* Anything to .pbm/.pgm/.png. Bits (PBM, 1 = black) and grey levels (0 =
  * black) meet by tdcl_image_grey_to_bits and tdcl_image_bits_to_grey. */
-static tdcl_status to_image(const tdcl_convert_opts *o, tdcl_err *err)
+static tdcl_status to_image(const tdcl_convert_opts *o, int life_in, tdcl_err *err)
 {
     tdcl_matrix m = {0}, conv = {0};
     int maxval;
-    tdcl_status st = read_grid(o->in, &m, &maxval, err);
+    tdcl_status st = read_grid(o->in, life_in, &m, &maxval, err);
     if (st) goto out;
     int bits = 8, pbm = tdcl_path_has_ext(o->out, ".pbm");
     size_t n = tdcl_matrix_count(&m);
@@ -98,11 +103,11 @@ out:
 }
 
 /* Image or pattern to .mtx/.npy/"-". */
-static tdcl_status grid_to_matrix(const tdcl_convert_opts *o, tdcl_err *err)
+static tdcl_status grid_to_matrix(const tdcl_convert_opts *o, int life_in, tdcl_err *err)
 {
     tdcl_matrix m = {0}, conv = {0};
     int maxval;
-    tdcl_status st = read_grid(o->in, &m, &maxval, err);
+    tdcl_status st = read_grid(o->in, life_in, &m, &maxval, err);
     if (st) goto out;
     if (m.channels != 1) {
         st = tdcl_fail(err, TDCL_EUNSUPPORTED,
@@ -122,17 +127,79 @@ out:
     return st;
 }
 
-tdcl_status tdcl_convert(const tdcl_convert_opts *o, tdcl_err *err)
+/* The input is a pattern when life_in (by its name, or on stdin by its
+ * content), an image by its name or first bytes, else a matrix. */
+static tdcl_status convert_as(const tdcl_convert_opts *o, int life_in, tdcl_err *err)
 {
     if (is_life_path(o->out)) return to_life(o, err);
-    if (tdcl_image_path(o->out)) return to_image(o, err);
+    if (tdcl_image_path(o->out)) return to_image(o, life_in, err);
     if (!is_matrix_out(o->out))
         return tdcl_fail(err, TDCL_EINVAL,
                          "cannot tell the format of '%s' (use .mtx, .npy, .pbm, .pgm, .png, "
                          ".rle, .cells or '-')",
                          o->out);
-    if (tdcl_image_file(o->in) || is_life_path(o->in)) return grid_to_matrix(o, err);
+    if (tdcl_image_file(o->in) || life_in) return grid_to_matrix(o, life_in, err);
     tdcl_matio_convert_opts mo = {
         .in = o->in, .out = o->out, .dtype = o->dtype, .clip = o->clip, .io = o->io};
     return tdcl_matio_convert(&mo, err);
+}
+
+/* Copies fd's content to the file descriptor out, keeping the first bytes
+ * in head. */
+static tdcl_status copy_stdin(int out, unsigned char *head, size_t *nhead, size_t cap,
+                              tdcl_err *err)
+{
+    unsigned char buf[1 << 16];
+    for (;;) {
+        ssize_t r = read(STDIN_FILENO, buf, sizeof buf);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return tdcl_fail(err, TDCL_EIO, "cannot read stdin: %s", strerror(errno));
+        if (r == 0) return TDCL_OK;
+        size_t take = cap - *nhead < (size_t)r ? cap - *nhead : (size_t)r;
+        memcpy(head + *nhead, buf, take);
+        *nhead += take;
+        for (ssize_t done = 0, w; done < r; done += w)
+            if ((w = write(out, buf + done, (size_t)(r - done))) < 0)
+                return tdcl_fail(err, TDCL_EIO, "cannot write a temporary copy of stdin: %s",
+                                 strerror(errno));
+    }
+}
+
+/* stdin is copied whole to a temporary file and read by its content, as a
+ * file without an extension: an RLE from `life`, an image, a matrix. Any
+ * text that is not Matrix Market is taken for a pattern. */
+static tdcl_status convert_stdin(const tdcl_convert_opts *o, tdcl_err *err)
+{
+    const char *dir = getenv("TMPDIR");
+    char tmp[PATH_MAX];
+    unsigned char head[16];
+    size_t nhead = 0;
+    snprintf(tmp, sizeof tmp, "%s/tiledcl-stdin-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return tdcl_fail(err, TDCL_EIO, "cannot create a temporary copy of stdin: %s",
+                         strerror(errno));
+    int slot = tdcl_cleanup_add(tmp);
+    tdcl_status st = copy_stdin(fd, head, &nhead, sizeof head, err);
+    close(fd);
+    if (!st) {
+        tdcl_convert_opts c = *o;
+        c.in = tmp;
+        st = convert_as(&c, nhead > 0 && !tdcl_file_kind(head, nhead, NULL, NULL), err);
+        char *at = st && err ? strstr(err->msg, tmp) : NULL;
+        if (at) { /* messages name stdin, not the copy */
+            size_t tl = strlen(tmp);
+            memmove(at + 7, at + tl, strlen(at + tl) + 1);
+            memcpy(at, "<stdin>", 7);
+        }
+    }
+    unlink(tmp);
+    tdcl_cleanup_remove(slot);
+    return st;
+}
+
+tdcl_status tdcl_convert(const tdcl_convert_opts *o, tdcl_err *err)
+{
+    if (strcmp(o->in, "-") == 0) return convert_stdin(o, err);
+    return convert_as(o, is_life_path(o->in), err);
 }

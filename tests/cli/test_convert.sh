@@ -156,6 +156,16 @@ for out in x.npy x.rle x.png; do
     expect_contains "$ERR" "photo.jpg' is a JPEG image; tiledcl reads PNG, PGM, PBM" "a JPEG to $out: named"
 done
 
+# stdin by content, as life reads it: a pattern, an image, a matrix
+"$TILEDCL" convert - "$T/in.cells" <"$TDCL_DATA/glider.rle" 2>"$T/.err"
+expect_eq "$(grep -v '^!' "$T/in.cells" 2>/dev/null | tr '\n' ' ')" ".O. ..O OOO " "an RLE on stdin becomes .cells"
+"$TILEDCL" convert - - <"$TDCL_DATA/glider.rle" >"$T/g2.mtx" 2>"$T/.err"
+expect_eq "$(tail -n +4 "$T/g2.mtx" | tr '\n' ' ')" "0 0 1 1 0 1 0 1 1 " "an RLE on stdin becomes a 0/1 matrix"
+"$TILEDCL" convert - - <"$T/s.pgm" >"$T/in.mtx" 2>"$T/.err"
+expect_eq "$(tail -n +4 "$T/in.mtx" | tr '\n' ' ')" "$(tail -n +4 "$T/s.mtx" | tr '\n' ' ')" "a PGM on stdin becomes a matrix"
+ERR=$(printf 'hello\n' | "$TILEDCL" convert - "$T/x.npy" 2>&1)
+expect_contains "$ERR" "tiledcl: <stdin>:1: expected" "stdin is named in messages, not its temporary copy"
+
 # control bytes in a file name reach the terminal escaped, as in contents
 run convert "$T/$(printf 'x\033[31mRED\a')".mtx -
 expect_contains "$ERR" "x\\x1b[31mRED\\x07.mtx': No such file or directory" "a name's ESC and BEL are shown as \\xNN"
