@@ -22,8 +22,10 @@ interrupt() {
     _sig=$1 _out=$2 _glob=$3
     shift 3
     echo "old contents" >"$_out"
-    # a background job starts with SIGINT ignored, which tiledcl respects (nohup)
-    env --default-signal=INT,QUIT "$TILEDCL" "$@" >/dev/null 2>"$T/.err" </dev/null &
+    # a background job starts with SIGINT ignored, a run under nohup with
+    # SIGHUP too, and tiledcl leaves an ignored signal ignored: start with
+    # every signal at its default
+    env --default-signal "$TILEDCL" "$@" >/dev/null 2>"$T/.err" </dev/null &
     _pid=$!
     if [ -n "$_glob" ]; then
         wait_for "$_glob" || not_ok "SIG$_sig: the temporary $_glob appeared" "$(cat "$T/.err")"

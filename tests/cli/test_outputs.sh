@@ -174,9 +174,11 @@ sig_run() {
     sig=$1
     shift
     echo "old contents" >s.gif
-    # a non-interactive shell starts background jobs with SIGINT and SIGQUIT
-    # ignored, and tiledcl leaves an ignored signal ignored (as nohup asks)
-    env --default-signal=INT,QUIT "$@" "$TILEDCL" life --size 128x128 --gens 100000000 --every 20 --gif s.gif >/dev/null 2>"$T/.err" </dev/null &
+    # tiledcl leaves a signal ignored at start ignored (as nohup asks), and
+    # a background job of a non-interactive shell starts with SIGINT and
+    # SIGQUIT ignored, a run under nohup with SIGHUP too: start with every
+    # signal at its default
+    env --default-signal "$@" "$TILEDCL" life --size 128x128 --gens 100000000 --every 20 --gif s.gif >/dev/null 2>"$T/.err" </dev/null &
     pid=$!
     wait_for "s.gif.tmp.*" || not_ok "SIG$sig: the temporary appeared" "$(cat "$T/.err")"
     sleep 0.3 # launches under way: the driver's handlers (if any) are in place
@@ -210,7 +212,7 @@ fi
 
 # a signal ignored at start stays ignored (nohup): the run goes on
 echo "old contents" >h.gif
-(trap '' HUP && exec "$TILEDCL" life --size 128x128 --gens 100000000 --every 20 --gif h.gif) >/dev/null 2>&1 </dev/null &
+(trap '' HUP && exec env --default-signal=TERM "$TILEDCL" life --size 128x128 --gens 100000000 --every 20 --gif h.gif) >/dev/null 2>&1 </dev/null &
 pid=$!
 wait_for "h.gif.tmp.*"
 kill -HUP "$pid"
@@ -222,7 +224,7 @@ no_temps . "and SIGTERM then removes the temporary"
 
 # an interrupted 'bench io' removes its scratch files
 mkdir io
-"$TILEDCL" bench io --size 1500 --nnz 1000000 --reps 31 --dir "$T/io" >/dev/null 2>&1 </dev/null &
+env --default-signal=TERM "$TILEDCL" bench io --size 1500 --nnz 1000000 --reps 31 --dir "$T/io" >/dev/null 2>&1 </dev/null &
 pid=$!
 wait_for "$T/io/tiledcl-bench-io-*" || not_ok "bench io: its files appeared"
 kill -TERM "$pid"
