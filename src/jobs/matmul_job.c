@@ -210,6 +210,9 @@ static tdcl_status stream_product(tdcl_ctx *ctx, tdcl_mm_plan *p, const tdcl_mat
     st = tdcl_npy_out_commit(t.w, err); /* frees it either way */
     t.w = NULL;
     *done = !st;
+    if (*done)
+        tdcl_log(TDCL_LOG_VERBOSE,
+                 "matmul: the product is written from the download, chunk by chunk into the file");
 out:
     tdcl_npy_out_abort(t.w);
     double all = tdcl_now_ms() - t0, wr = t.us / 1000.0 / tdcl_xfer_lanes(ctx, bytes);

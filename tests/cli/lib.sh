@@ -68,6 +68,41 @@ need_device() {
     fi
 }
 
+# default_platform: the platform name of the device tiledcl opens by
+# default (empty without one)
+default_platform() {
+    "$TILEDCL" devices --json 2>/dev/null | grep '"default": true' |
+        sed -n 's/.*"platform": "\([^"]*\)".*/\1/p' | head -n 1
+}
+
+# on_pocl: 0 when the default device is PoCL's, whose behaviour (its own
+# compiler cache, a host-memory device) some checks are about
+on_pocl() {
+    case "$(default_platform)" in "Portable Computing Language"*) return 0 ;; esac
+    return 1
+}
+
+# same_platform_devices N: the 'P:D' indices of the first N devices of one
+# platform, one a line (PoCL's where it has N, as POCL_DEVICES sets up),
+# nothing when no platform has N: a set that mixes a GPU with PoCL would
+# compare two implementations' rounding, not the split
+same_platform_devices() {
+    "$TILEDCL" devices --json 2>/dev/null | awk -v n="$1" '
+        match($0, /"index": "[0-9]+:[0-9]+"/) {
+            idx = substr($0, RSTART + 10, RLENGTH - 11)
+            p = idx
+            sub(/:.*/, "", p)
+            if (++cnt[p] <= n) list[p] = list[p] idx "\n"
+            pocl[p] = $0 ~ /"platform": "Portable Computing Language"/
+        }
+        END {
+            best = ""
+            for (p in cnt)
+                if (cnt[p] >= n && (best == "" || pocl[p] > pocl[best])) best = p
+            if (best != "") printf "%s", list[best]
+        }'
+}
+
 # kill_a_rank DESC OUT CMD...: starts CMD (timeout N mpirun -n R ...) in
 # the background, waits (up to 30 s) for the launcher's ranks, kills the
 # last one with SIGKILL, and checks that the job ends non-zero within 10 s

@@ -102,23 +102,35 @@ expect_rc 0 "a FIFO at an entry's path: the run goes on"
 expect_contains "$ERR" "is not a regular file" "-v says the FIFO is ignored"
 expect_eq "$(cat "$T/c1.mtx")" "$(cat "$T/c9.mtx")" "with the right product"
 [ -f "$entry" ] && ok "the FIFO is replaced by a good entry" || not_ok "the FIFO is replaced by a good entry"
-rm -f "$entry"
-ln -s /dev/zero "$entry"
 # a 4 GB address-space limit catches unbounded growth (not under ASan,
-# whose shadow memory needs far more address space)
+# whose shadow memory needs far more address space); a GPU driver that
+# reserves more address space than that cannot start under it at all
 vlimit=4000000
 under_asan && vlimit=unlimited
-(ulimit -v "$vlimit" && exec timeout 60 "$TILEDCL" matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o "$T/c10.mtx") 2>"$T/.err" </dev/null
-RC=$?
-expect_rc 0 "/dev/zero at an entry's path: the run goes on"
-expect_eq "$(cat "$T/c1.mtx")" "$(cat "$T/c10.mtx")" "with the right product"
+(ulimit -v "$vlimit" && exec "$TILEDCL" matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o "$T/c10.mtx") 2>"$T/.err" </dev/null
+if [ $? -ne 0 ]; then
+    why="the device does not start under ulimit -v $vlimit: $(head -n 1 "$T/.err")"
+    skip_ok "/dev/zero at an entry's path: the run goes on" "$why"
+    skip_ok "with the right product" "$why"
+else
+    rm -f "$entry" "$T/c10.mtx"
+    ln -s /dev/zero "$entry"
+    (ulimit -v "$vlimit" && exec timeout 60 "$TILEDCL" matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o "$T/c10.mtx") 2>"$T/.err" </dev/null
+    RC=$?
+    expect_rc 0 "/dev/zero at an entry's path: the run goes on"
+    expect_eq "$(cat "$T/c1.mtx")" "$(cat "$T/c10.mtx")" "with the right product"
+fi
 
 # an unusable XDG_CACHE_HOME (a file): PoCL's own cache goes elsewhere
 : >"$T/not-a-dir"
 mkdir -p "$T/tmp"
 XDG_CACHE_HOME="$T/not-a-dir" TMPDIR="$T/tmp" run -v --no-cache matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o "$T/c11.mtx"
 expect_rc 0 "XDG_CACHE_HOME a file, --no-cache: the run works"
-expect_contains "$ERR" "is not usable; PoCL caches in $T/tmp/tiledcl-pocl-" "-v names the driver's cache directory used instead"
+if on_pocl; then
+    expect_contains "$ERR" "is not usable; PoCL caches in $T/tmp/tiledcl-pocl-" "-v names the driver's cache directory used instead"
+else
+    skip_ok "-v names the driver's cache directory used instead" "the default device is not PoCL's"
+fi
 expect_eq "$(cat "$T/c1.mtx")" "$(cat "$T/c11.mtx")" "with the right product"
 XDG_CACHE_HOME="$T/not-a-dir" TMPDIR="$T/tmp" run -v matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o "$T/c12.mtx"
 expect_rc 0 "XDG_CACHE_HOME a file, with the cache: the run works"

@@ -38,9 +38,17 @@ run_limited() {
 
 # --- host memory ---------------------------------------------------------
 # AddressSanitizer reserves terabytes of address space: ulimit -v cannot
-# be tested under it
+# be tested under it; nor where an OpenCL platform (a GPU driver reserving
+# more address space than the limit) cannot start under it
+limited_rc=0
+if ! under_asan; then
+    (ulimit -v 1000000 && exec "$TILEDCL" --device cpu tile-map 4x4 --tile 2) >/dev/null 2>"$T/.err" </dev/null
+    limited_rc=$?
+fi
 if under_asan; then
     echo "# skipped under AddressSanitizer: ulimit -v"
+elif [ "$limited_rc" -ne 0 ]; then
+    skip_ok "host memory limits under ulimit -v" "a CPU device does not start under ulimit -v 1000000: $(head -n 1 "$T/.err")"
 else
     gen "$T/tall.mtx" 20000 2 1.5
     gen "$T/wide.mtx" 2 20000 0.5

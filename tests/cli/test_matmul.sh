@@ -162,6 +162,8 @@ expect_contains "$ERR" "waited" "-v says how long the command waited for the dev
 run -v matmul "$T/a32.npy" "$T/b32.npy" -o "$T/mapped.npy"
 expect_rc 0 "matmul of float32 .npy files exits 0"
 expect_contains "$ERR" "the product is written from" "-v says where the product was written from"
+TILEDCL_MAPPED=0 run -v matmul "$T/a32.npy" "$T/b32.npy" -o "$T/streamed.npy"
+expect_contains "$ERR" "the product is written from the download" "-v says so on a GPU's path too (streamed)"
 run matmul "$T/a32.npy" "$T/b32.npy" --verify -o "$T/verified.npy"
 expect_rc 0 "the plain path with --verify passes the host check"
 if cmp -s "$T/mapped.npy" "$T/verified.npy"; then ok "mapped product == verified product"; else not_ok "mapped product == verified product"; fi
