@@ -51,7 +51,7 @@ static void usage(FILE *fp)
             "  --no-cache     do not use the compiled-kernel cache\n"
             "  -v, --verbose  show choices and a timing breakdown (-vv: build logs too)\n"
             "  -q, --quiet    no progress messages\n"
-            "  -h, --help     this help; 'tiledcl COMMAND --help' for a command\n"
+            "  -h, --help     this help; 'tiledcl help COMMAND' for a command's\n"
             "  --version      print the version\n"
             "\n"
             "exit status: 0 success, 1 bad input or runtime failure, 2 usage error,\n"
@@ -252,24 +252,42 @@ int main(int argc, char **argv)
     return run_main(argc, argv, &g);
 }
 
+static const cli_command *find_command(const char *name)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(name, commands[i].name) == 0) return &commands[i];
+    return NULL;
+}
+
 /* main after the global options and MPI: the command's name and dispatch. */
 static int run_main(int argc, char **argv, cli_globals *gp)
 {
     cli_globals g = *gp;
     const char *name = argv[1];
-    if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0) {
+    const cli_command *cmd = NULL;
+    int help = strcmp(name, "help") == 0 && argc > 2;
+    if (help && (cmd = find_command(argv[2]))) {
+        /* "help CMD [SUB]" is "CMD [SUB] --help": argv[argc] is the slot
+         * for the NULL that ends the shifted list */
+        memmove(argv + 1, argv + 2, (size_t)(argc - 2) * sizeof *argv);
+        argv[argc - 1] = "--help";
+        argv[argc] = NULL;
+        return cli_close_stdout(run_command(cmd, argc - 1, argv + 1, &g));
+    }
+    if (help) {
+        name = argv[2]; /* named below as the unknown command it is */
+    } else if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 ||
+               strcmp(name, "help") == 0) {
         usage(stdout);
         return cli_close_stdout(0);
-    }
-    if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+    } else if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
         printf("tiledcl %s\nmpi: %s\n", TDCL_CLI_VERSION, tdcl_mpi_built() ? "yes" : "no");
         return cli_close_stdout(0);
-    }
-    for (size_t i = 0; i < NCOMMANDS; i++)
-        if (strcmp(name, commands[i].name) == 0)
-            return cli_close_stdout(run_command(&commands[i], argc - 1, argv + 1, &g));
-    if (name[0] == '-')
+    } else if ((cmd = find_command(name))) {
+        return cli_close_stdout(run_command(cmd, argc - 1, argv + 1, &g));
+    } else if (name[0] == '-') {
         return cli_usage_error(NULL, "unknown option '%s'", name);
+    }
     char list[256] = "";
     for (size_t i = 0; i < NCOMMANDS; i++) {
         size_t used = strlen(list);

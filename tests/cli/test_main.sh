@@ -40,6 +40,14 @@ table=$(printf '%s\n' "$OUT" | sed -n '/^commands:/,/^$/p' | awk 'NF > 1 { print
 ntable=$(printf '%s\n' "$table" | grep -c .)
 if [ "$ntable" -ge 8 ]; then ok "--help lists $ntable commands"; else not_ok "--help lists the commands" "$table"; fi
 expect_contains "$table" "tune" "the table has tune"
+run matmul --help
+want=$OUT
+run help matmul
+expect_rc 0 "help matmul exits 0"
+expect_eq "$OUT" "$want" "help matmul prints matmul's help, as matmul --help does"
+run help frobnicate
+expect_rc 2 "help of an unknown command is a usage error"
+expect_contains "$ERR" "unknown command 'frobnicate'" "... naming it"
 run frobnicate
 expect_rc 2 "an unknown command is a usage error"
 expect_contains "$ERR" "unknown command 'frobnicate'" "the unknown command is named"
