@@ -112,6 +112,11 @@ int cli_parse_dtype(const char *cmd, const char *flag, const char *arg, const td
  * columns, at least 20. */
 int cli_term_cols(void);
 
+/* Prints to stdout the top-left corner of m (one channel) that fits the
+ * terminal, at most 8x8, and, when that is not all of m, a line saying
+ * what is shown: what a terminal gets instead of every element. */
+void cli_print_corner(const tdcl_matrix *m);
+
 /* Parses a whole decimal number; 0 on success, -1 otherwise. */
 int cli_parse_double(const char *s, double *out);
 

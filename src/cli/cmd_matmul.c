@@ -234,30 +234,9 @@ static int parse(int argc, char **argv, tdcl_mm_job_opts *j, tdcl_mm_shard_opts 
  * terminal. */
 static void print_corner(const tdcl_matrix *c, const tdcl_mm_job_opts *j)
 {
-    const int cw = 12;
-    int64_t ncol = (cli_term_cols() - 5) / cw, nrow = 8; /* and " ..." */
-    if (ncol > 8) ncol = 8;
-    if (ncol < 1) ncol = 1;
-    if (ncol > c->cols) ncol = c->cols;
-    if (nrow > c->rows) nrow = c->rows;
     printf("C = A*B: %" PRId64 "x%" PRId64 " %s (A = %s, B = %s)\n", c->rows, c->cols,
            tdcl_dtype_name(c->dtype), j->a_path, j->b_path);
-    int is_int = tdcl_dtype_is_int(c->dtype);
-    for (int64_t r = 0; r < nrow; r++) {
-        for (int64_t k = 0; k < ncol; k++) {
-            size_t at = (size_t)(r * c->cols + k);
-            if (is_int)
-                printf("%*" PRId64, cw, tdcl_matrix_get_i64(c, at));
-            else
-                printf("%*.5g", cw, tdcl_matrix_get_f64(c, at));
-        }
-        printf("%s\n", ncol < c->cols ? " ..." : "");
-    }
-    if (nrow < c->rows) printf("%*s\n", cw, "...");
-    if (nrow < c->rows || ncol < c->cols)
-        printf("(the top-left %" PRId64 "x%" PRId64 " of %" PRId64 "x%" PRId64
-               "; use -o FILE, or redirect stdout, for every element)\n",
-               nrow, ncol, c->rows, c->cols);
+    cli_print_corner(c);
 }
 
 /* One device (main opened it), a set of devices (main opened none) or

@@ -1,8 +1,10 @@
 /* tiledcl tile-avg: the mean of each tile of a matrix or image. */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "base/fileio.h"
@@ -31,7 +33,8 @@ static void usage(FILE *fp)
             "  --tile T[xU]    tile rows x columns, 1 <= T <= rows, 1 <= U <= cols;\n"
             "                  'T' alone means T x T (required)\n"
             "  -o, --output F  write the means to F, by extension: .mtx, .npy, .pgm, .png,\n"
-            "                  .pbm; default: Matrix Market on stdout\n"
+            "                  .pbm; default: Matrix Market on stdout (a terminal gets\n"
+            "                  the size and the top-left corner)\n"
             "  --strict        refuse a matrix that is not a whole number of tiles\n"
             "  --variant V     auto (default: band for short wide tiles, else cpu on a CPU\n"
             "                  device and gpu elsewhere), cpu, gpu or band\n"
@@ -162,7 +165,18 @@ int cmd_tile_avg(int argc, char **argv, const cli_globals *g)
         const char *spec = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE");
         if (tdcl_devset_open_async(spec, &co, &jo.set, &err)) return cli_report(&err);
     }
+    /* a terminal gets a summary and a corner, not every mean; pipes and
+     * files get everything */
+    tdcl_matrix res = {0};
+    if (tdcl_path_is_stdout(jo.out_path) && isatty(STDOUT_FILENO)) jo.result = &res;
     tdcl_status st = tdcl_ta_job(g->ctx, &jo, &err);
     tdcl_devset_close(jo.set);
+    if (st == TDCL_OK && jo.result) {
+        printf("means of %" PRId64 "x%" PRId64 " tiles of %s: %" PRId64 "x%" PRId64 " %s\n",
+               jo.ta.tile_rows, jo.ta.tile_cols, tdcl_path_display(jo.in_path), res.rows, res.cols,
+               tdcl_dtype_name(res.dtype));
+        cli_print_corner(&res);
+    }
+    tdcl_matrix_free(&res);
     return st ? cli_report(&err) : 0;
 }

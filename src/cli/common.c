@@ -1,5 +1,6 @@
 /* Error reporting, number parsing and device opening shared by commands. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,4 +128,30 @@ int cli_term_cols(void)
     if (cols <= 0)
         cols = 80;
     return cols < 20 ? 20 : cols > 1000 ? 1000 : (int)cols;
+}
+
+void cli_print_corner(const tdcl_matrix *m)
+{
+    const int cw = 12;
+    int64_t ncol = (cli_term_cols() - 5) / cw, nrow = 8; /* and " ..." */
+    if (ncol > 8) ncol = 8;
+    if (ncol < 1) ncol = 1;
+    if (ncol > m->cols) ncol = m->cols;
+    if (nrow > m->rows) nrow = m->rows;
+    int is_int = tdcl_dtype_is_int(m->dtype);
+    for (int64_t r = 0; r < nrow; r++) {
+        for (int64_t k = 0; k < ncol; k++) {
+            size_t at = (size_t)(r * m->cols + k);
+            if (is_int)
+                printf("%*" PRId64, cw, tdcl_matrix_get_i64(m, at));
+            else
+                printf("%*.5g", cw, tdcl_matrix_get_f64(m, at));
+        }
+        printf("%s\n", ncol < m->cols ? " ..." : "");
+    }
+    if (nrow < m->rows) printf("%*s\n", cw, "...");
+    if (nrow < m->rows || ncol < m->cols)
+        printf("(the top-left %" PRId64 "x%" PRId64 " of %" PRId64 "x%" PRId64
+               "; use -o FILE, or redirect stdout, for every element)\n",
+               nrow, ncol, m->rows, m->cols);
 }

@@ -76,6 +76,21 @@ static tdcl_status write_output(const tdcl_ta_job_opts *jo, const tdcl_matrix *m
     return tdcl_matrix_write(path, m, comment, err);
 }
 
+/* The means written, or handed over to jo->result (which takes res's
+ * memory: res is left empty). */
+static tdcl_status deliver(const tdcl_ta_job_opts *jo, tdcl_matrix *res, int bits, int maxval,
+                           tdcl_err *err)
+{
+    if (!jo->result) return write_output(jo, res, bits, maxval, err);
+    if (res->channels > 1)
+        return tdcl_fail(err, TDCL_EINVAL,
+                         "tile-avg: a %d-channel result needs an image output such as -o out.png",
+                         res->channels);
+    *jo->result = *res;
+    memset(res, 0, sizeof *res);
+    return TDCL_OK;
+}
+
 static tdcl_status verify(const tdcl_ta_job_opts *jo, const tdcl_matrix *in, const tdcl_matrix *got,
                           tdcl_err *err)
 {
@@ -137,7 +152,7 @@ tdcl_status tdcl_ta_job(tdcl_ctx *ctx, const tdcl_ta_job_opts *jo, tdcl_err *err
         TDCL_TRY(tdcl_devset_wait(jo->set, err));
         TDCL_TRY(tdcl_ta_shards_run(jo->set, &jo->ta, &in, &res, err));
         if (jo->verify) TDCL_TRY(verify(jo, &in, &res, err));
-        TDCL_TRY(write_output(jo, &res, bits, maxval, err));
+        TDCL_TRY(deliver(jo, &res, bits, maxval, err));
         goto out;
     }
     ctx->t.read_ms += tdcl_now_ms() - t0;
@@ -148,7 +163,7 @@ tdcl_status tdcl_ta_job(tdcl_ctx *ctx, const tdcl_ta_job_opts *jo, tdcl_err *err
     TDCL_TRY(tdcl_ta_run(ctx, &jo->ta, &in, &res, err));
     if (jo->verify) TDCL_TRY(verify(jo, &in, &res, err));
     t0 = tdcl_now_ms();
-    st = write_output(jo, &res, bits, maxval, err);
+    st = deliver(jo, &res, bits, maxval, err);
     ctx->t.write_ms += tdcl_now_ms() - t0;
 out:
     tdcl_matrix_release(&in, &map);

@@ -23,6 +23,8 @@ typedef struct tdcl_ta_job_opts {
     int mpi;             /* one of several MPI ranks (ctx NULL): rank 0 reads, the
                             ranks compute a band each, rank 0 verifies and writes */
     const char *devices; /* mpi: the device spec the ranks' devices come from */
+    tdcl_matrix *result; /* non-NULL (not mpi): the means are handed over here, for the
+                            caller to free, instead of written; one channel only */
 } tdcl_ta_job_opts;
 
 /* The tile-avg command: reads the input (an image by its magic bytes or

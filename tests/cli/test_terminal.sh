@@ -1,7 +1,7 @@
-# What a terminal gets: matmul prints a summary and a corner of the product
-# (pipes get every element), life's preview fits the terminal's width, and
-# a progress bar is erased when Ctrl-C ends the run. The terminal is a pty
-# from script(1), its width from $COLUMNS.
+# What a terminal gets: matmul and tile-avg print a summary and a corner of
+# the result (pipes get every element), life's preview fits the terminal's
+# width, and a progress bar is erased when Ctrl-C ends the run. The
+# terminal is a pty from script(1), its width from $COLUMNS.
 . "$(dirname "$0")/lib.sh"
 
 export XDG_CACHE_HOME="$T/cache"
@@ -40,6 +40,20 @@ bad=$(awk -v f="$T/c.mtx" 'BEGIN { n = 0; while ((getline l < f) > 0) { n++; if 
 expect_eq "$bad" "0" "the corner's 8x4 numbers equal the piped product's"
 on_tty 54 "'$TILEDCL' matmul '$A' '$B' -o '$T/c2.mtx'"
 expect_eq "$(cat "$T/c2.mtx")" "$(cat "$T/c.mtx")" "with -o, the file gets everything, terminal or not"
+
+# tile-avg: a summary and a corner too (a.mtx in 2x2 tiles: 32x24 means)
+on_tty 54 "'$TILEDCL' tile-avg '$A' --tile 2"
+expect_contains "$(cat "$T/tty")" "means of 2x2 tiles of $A: 32x24 float" "tile-avg on a terminal: the summary line"
+expect_contains "$(cat "$T/tty")" "the top-left 8x4 of 32x24" "tile-avg on a terminal: says what is shown"
+lines=$(wc -l <"$T/tty")
+[ "$lines" -le 12 ] && ok "tile-avg on a terminal: $lines lines, not 768 means" || not_ok "tile-avg on a terminal: at most 12 lines" "$lines"
+"$TILEDCL" tile-avg "$A" --tile 2 >"$T/m.mtx" 2>/dev/null
+expect_eq "$(sed -n 3p "$T/m.mtx")" "32 24" "tile-avg piped: every mean follows"
+bad=$(awk -v f="$T/m.mtx" 'BEGIN { n = 0; while ((getline l < f) > 0) { n++; if (n > 3) v[n - 4] = l } }
+    NR >= 2 && NR <= 9 { for (c = 1; c <= 4; c++) { want = v[(c - 1) * 32 + NR - 2];
+        d = $c - want; if (d < 0) d = -d; if (d > 1e-4 * (want < 0 ? -want : want) + 1e-6) bad++ } }
+    END { print bad + 0 }' "$T/tty")
+expect_eq "$bad" "0" "tile-avg: the corner's 8x4 numbers equal the piped means"
 
 # life's preview fits the terminal
 on_tty 40 "'$TILEDCL' life --size 90x12 --gens 3 --seed 5"
