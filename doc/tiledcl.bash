@@ -40,6 +40,13 @@ _tiledcl()
         COMPREPLY=($(compgen -W "dead torus clamp klein cross sphere" -- "$cur")); return ;;
     --variant)
         COMPREPLY=($(compgen -W "auto cpu gpu band" -- "$cur")); return ;;
+    --sparse)
+        COMPREPLY=($(compgen -W "auto on off" -- "$cur")); return ;;
+    -r | --rule)
+        # B/S notation and Golly's names (matched without case or spaces)
+        COMPREPLY=($(compgen -W "B3/S23 B36/S23 B2/S Life HighLife Seeds DayAndNight 34Life
+            LifeWithoutDeath Diamoeba LongLife Replicator Maze Mazectric Coral DryLife" -- "$cur"))
+        return ;;
     -k | --kernel)
         if [ "$cmd" = life ]; then COMPREPLY=($(compgen -W "bits bytes" -- "$cur"))
         else COMPREPLY=($(compgen -W "auto tiled cpu gpu" -- "$cur")); fi
@@ -50,6 +57,7 @@ _tiledcl()
     local opts
     case $cmd in
     "") COMPREPLY=($(compgen -W "$commands $globals" -- "$cur")); return ;;
+    help) COMPREPLY=($(compgen -W "$commands" -- "$cur")); return ;;
     matmul) opts="-o --output -t --type --precision --tile -k --kernel --params --no-tune --verify --wrap --max-alloc --shards --panel" ;;
     tile-avg) opts="--tile -o --output --strict --variant --verify --clip --max-bytes" ;;
     tile-map) opts="--tile --json --color" ;;
@@ -67,7 +75,7 @@ _tiledcl()
         if [ "$prev" = tune ] && [[ $cur != -* ]]; then COMPREPLY=($(compgen -W "matmul" -- "$cur")); return; fi ;;
     esac
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "$opts $globals -h --help" -- "$cur"))
+        COMPREPLY=($(compgen -W "$opts $globals" -- "$cur"))
     else
         COMPREPLY=($(compgen -f -- "$cur"))
     fi

@@ -49,6 +49,8 @@ bash_complete() {
 }
 expect_eq "$(bash_complete tiledcl '' | grep -v '^-' | tr '\n' ' ')" "$(help_commands | tr '\n' ' ')" \
     "bash: the commands are those of --help"
+expect_eq "$(bash_complete tiledcl help '' | tr '\n' ' ')" "$(help_commands | tr '\n' ' ')" \
+    "bash: 'help' offers the commands"
 for c in $COMMANDS; do
     check_options bash "$c" "$(bash_complete tiledcl "$c" --)" "$(help_options "$c")"
 done
@@ -57,6 +59,26 @@ expect_eq "$(bash_complete tiledcl bench '' | tr '\n' ' ')" "$(echo copy matmul 
     "bash: bench offers its operations"
 expect_eq "$(bash_complete tiledcl life --boundary '' | tr '\n' ' ')" "$(echo dead torus clamp klein cross sphere | lines | tr '\n' ' ')" \
     "bash: --boundary offers the named boundaries"
+for c in "life" "bench life"; do
+    # shellcheck disable=SC2086
+    expect_eq "$(bash_complete tiledcl $c --sparse '' | tr '\n' ' ')" "auto off on " "bash: $c --sparse offers its modes, not files"
+done
+rules=$(bash_complete tiledcl life --rule '')
+bad=""
+# a rule life refuses is a usage error (2), found before the device (here
+# none: 3) is needed
+for r in $rules; do
+    "$TILEDCL" --device no-such-device life --rule "$r" --gens 0 -o "$T/r.rle" >/dev/null 2>&1
+    [ $? -eq 2 ] && bad="$bad $r"
+done
+if [ -n "$rules" ] && [ -z "$bad" ] && ! printf '%s\n' "$rules" | grep -qx 'tiledcl.bash'; then
+    ok "bash: life --rule offers rules life takes ($(echo $rules | wc -w)), not files"
+else
+    not_ok "bash: life --rule offers rules life takes, not files" "refused:$bad" "offered: $(echo $rules)"
+fi
+dups=$(bash -c '. "$1"; COMP_WORDS=(tiledcl matmul -); COMP_CWORD=2; _tiledcl
+    printf "%s\n" "${COMPREPLY[@]}"' _ "$DOC/tiledcl.bash" | sort | uniq -d)
+expect_eq "${dups:-none}" "none" "bash: 'matmul -' offers each option once"
 devs=$(bash_complete "$TILEDCL" --device '')
 expect_contains "$devs" "pocl" "bash: --device offers pocl"
 expect_contains "$devs" "gpu" "bash: --device offers gpu"
