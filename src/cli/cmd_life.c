@@ -62,7 +62,8 @@ static void usage(FILE *fp)
                 "      --seed S       soup seed, an integer (default 1)\n"
                 "      --every K      print generation and population every K generations\n"
                 "      --frames DIR   with --every: a PNG per K generations in DIR\n"
-                "                     (gen-00000000.png, ...)\n"
+                "                     (gen-00000000.png, ...; on an unbounded plane: the\n"
+                "                     starting grid's window, as for --gif)\n"
                 "      --gif FILE     an animated GIF of the run: a frame per --every K\n"
                 "                     generations, else per generation (on an unbounded\n"
                 "                     plane: the starting grid's window)\n"
@@ -335,6 +336,11 @@ static int parse_args(int argc, char **argv, life_cli *lc)
         return cli_usage_error("life",
                                "--depth %d is more than the %d cells of a word (--word-bits)",
                                lc->job.life.depth, wb);
+    if (lc->job.output && tdcl_path_has_ext(lc->job.output, ".gif"))
+        return cli_usage_error("life",
+                               "'%s': an animated GIF of the run is --gif FILE; -o takes .rle, "
+                               ".cells, .mtx, .npy, .pbm or .png",
+                               lc->job.output);
     if (lc->job.output && !tdcl_life_path_known(lc->job.output) &&
         !tdcl_path_is_stream(lc->job.output))
         return cli_usage_error("life",
@@ -357,15 +363,22 @@ static void progress_bar(int64_t done, int64_t total, double elapsed_ms, void *u
 
 static void closing_line(FILE *fp, const tdcl_life_summary *s)
 {
-    char rule[24];
+    char rule[24], where[48];
+    /* a grid that grew with its pattern has no dead edge to name */
+    if (s->open_x && s->open_y)
+        snprintf(where, sizeof where, "plane");
+    else if (s->open_x || s->open_y)
+        snprintf(where, sizeof where, "%s, unbounded %s", tdcl_life_boundary_name(s->boundary),
+                 s->open_x ? "left and right" : "up and down");
+    else
+        snprintf(where, sizeof where, "%s", tdcl_life_boundary_name(s->boundary));
     double cells = (double)s->rows * (double)s->cols * (double)s->generations;
     double ms = s->kernel_ms > 0 ? s->kernel_ms : s->wall_ms;
     fprintf(fp,
             "%" PRId64 " generations of %" PRId64 " x %" PRId64 " (%s, %s): population %" PRId64
             ", %.3f ms on the device, %.3g cell updates/s\n",
             s->generations, s->cols, s->rows, tdcl_life_rule_format(&s->rule, rule, sizeof rule),
-            tdcl_life_boundary_name(s->boundary), s->population, s->kernel_ms,
-            ms > 0 ? cells / (ms / 1000) : 0.0);
+            where, s->population, s->kernel_ms, ms > 0 ? cells / (ms / 1000) : 0.0);
     if (s->computed > 0 && ms > 0)
         fprintf(fp,
                 "tiles skipped: %.3g cell updates computed (%.2g%% of the grid's), %.3g cell "
@@ -422,7 +435,7 @@ int cmd_life(int argc, char **argv, const cli_globals *g)
     }
     tdcl_err err = {0};
     tdcl_matrix final = {0};
-    tdcl_life_summary sum;
+    tdcl_life_summary sum = {0};
     tdcl_status st;
     tdcl_life_shard_opts so = {.devices =
                                    g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE"),

@@ -211,7 +211,7 @@ typedef struct job_state {
     tdcl_ctx *ctx;
     const tdcl_life_opts *lo;
     tdcl_life_plane pl; /* the unbounded plane, when pl.open_x or pl.open_y */
-    int64_t gif_x0, gif_y0, gif_rows, gif_cols; /* a growing grid's GIF window */
+    int64_t gif_x0, gif_y0, gif_rows, gif_cols; /* a growing grid's window: GIF, frames */
     tdcl_life_write_opts w;
     tdcl_life_gif *gif;
     int64_t gen0;
@@ -222,18 +222,20 @@ typedef struct job_state {
 static tdcl_status job_snapshot(job_state *js, tdcl_life_plan *p, int64_t gen, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    tdcl_matrix g = {0};
+    tdcl_matrix g = {0}, win = {0};
     char *path = NULL;
+    int frames = js->o->frames_dir && js->o->every > 0;
     TDCL_TRY(tdcl_life_plan_result(p, &g, err));
-    if (js->pl.open_x || js->pl.open_y) { /* frames of a growing grid: its live box */
+    const tdcl_matrix *pic = &g; /* what a frame and the GIF show */
+    if (js->pl.open_x || js->pl.open_y) {
+        /* a growing grid: frames of one size, the starting grid's window
+         * (cells that leave it are not drawn) */
         tdcl_matrix c = {0};
         int64_t dx, dy;
-        if (js->gif) {
+        if (js->gif || frames) {
             TDCL_TRY(tdcl_life_window(&g, js->pl.x0, js->pl.y0, js->gif_x0, js->gif_y0,
-                                      js->gif_rows, js->gif_cols, &c, err));
-            st = tdcl_life_gif_frame(js->gif, &c, err);
-            tdcl_matrix_free(&c);
-            if (st) goto out;
+                                      js->gif_rows, js->gif_cols, &win, err));
+            pic = &win;
         }
         dx = dy = 0;
         if (js->w.unbounded) {
@@ -247,7 +249,7 @@ static tdcl_status job_snapshot(job_state *js, tdcl_life_plan *p, int64_t gen, t
     if (js->o->every > 0)
         tdcl_log(TDCL_LOG_INFO, "generation %" PRId64 ": population %" PRId64, js->gen0 + gen,
                  tdcl_life_population(&g));
-    if (js->o->frames_dir && js->o->every > 0) {
+    if (frames) {
         size_t n = strlen(js->o->frames_dir) + 40;
         if (!(path = malloc(n))) {
             st = tdcl_fail(err, TDCL_ENOMEM, "out of memory");
@@ -256,12 +258,13 @@ static tdcl_status job_snapshot(job_state *js, tdcl_life_plan *p, int64_t gen, t
         snprintf(path, n, "%s/gen-%08" PRId64 ".png", js->o->frames_dir, js->gen0 + gen);
         tdcl_life_write_opts w = js->w;
         w.generation = js->gen0 + gen;
-        TDCL_TRY(tdcl_life_write(path, &g, &w, err));
+        if (pic == &win) w.x0 = js->gif_x0, w.y0 = js->gif_y0;
+        TDCL_TRY(tdcl_life_write(path, pic, &w, err));
     }
-    if (js->gif && !js->pl.open_x && !js->pl.open_y)
-        TDCL_TRY(tdcl_life_gif_frame(js->gif, &g, err));
+    if (js->gif) TDCL_TRY(tdcl_life_gif_frame(js->gif, pic, err));
 out:
     free(path);
+    tdcl_matrix_free(&win);
     tdcl_matrix_free(&g);
     return st;
 }
@@ -472,6 +475,8 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
         sum->wall_ms = tdcl_now_ms() - js.t_start;
         sum->rule = lo.rule;
         sum->boundary = lo.boundary;
+        sum->open_x = js.pl.open_x;
+        sum->open_y = js.pl.open_y;
         snprintf(sum->describe, sizeof sum->describe, "%s", tdcl_life_plan_describe(p));
     }
     if (o->output) {

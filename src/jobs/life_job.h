@@ -43,6 +43,8 @@ typedef struct tdcl_life_summary {
     char describe[160];
     tdcl_life_rule rule;
     tdcl_life_boundary boundary;
+    int open_x, open_y; /* the grid grew with its pattern that way: both, the
+                           unbounded plane; one, a Golly grid open one way */
 } tdcl_life_summary;
 
 /* Centres pattern (a 0/1 grid) in a new rows x cols grid, *out (the

@@ -99,8 +99,44 @@ expect_contains "$ERR" "generation 5: population" "--every reports generation an
 expect_contains "$ERR" "generation 10: population" "--every reports the last generation"
 [ -f "$T/frames/gen-00000000.png" ] && [ -f "$T/frames/gen-00000010.png" ] && ok "--frames writes a PNG per step" || not_ok "--frames writes a PNG per step" "$(ls "$T/frames" 2>&1)"
 [ "$(head -c 6 "$T/run.gif")" = "GIF89a" ] && ok "--gif writes a GIF" || not_ok "--gif writes a GIF"
-run -v life --size 40x40 --gens 10 -o "$T/v.rle"
-expect_contains "$ERR" "cell updates/s" "-v gives a closing line with the rate"
+# on the unbounded plane the grid grows, but the frames keep the starting
+# grid's window: one size, each holding the population --every reports
+run -v life "$TDCL_DATA/gosper-gun.rle" --gens 80 --every 40 --frames "$T/pf" --scale 2 -o "$T/pf.rle"
+expect_contains "$ERR" "(B3/S23, plane)" "the closing line of an unbounded run says plane, not dead"
+want=$(printf '%s\n' "$ERR" | sed -n 's/.*generation \([0-9]*\): population \([0-9]*\)$/\1 \2/p' | tr '\n' ' ')
+got=$(python3 - "$T/pf" <<'PY'
+import glob, struct, sys, zlib
+# each frame: "GEN POP" (live cells: black 2x2 blocks of an 8-bit grey PNG)
+# and its size; the sizes must be one
+sizes = set()
+for f in sorted(glob.glob(sys.argv[1] + '/gen-*.png')):
+    d = open(f, 'rb').read()
+    w, h, depth, ctype = struct.unpack('>IIBB', d[16:26])
+    assert (depth, ctype) == (8, 0), (depth, ctype)
+    sizes.add((w, h))
+    pos, z = 8, b''
+    while pos < len(d):
+        n, kind = struct.unpack('>I4s', d[pos:pos + 8])
+        if kind == b'IDAT':
+            z += d[pos + 8:pos + 8 + n]
+        pos += 12 + n
+    raw, prev, black = zlib.decompress(z), bytearray(w), 0
+    for y in range(h):
+        ft, row = raw[y * (w + 1)], bytearray(raw[y * (w + 1) + 1:(y + 1) * (w + 1)])
+        for x in range(w):
+            a = row[x - 1] if x else 0
+            b, c = prev[x], prev[x - 1] if x else 0
+            p = a + b - c
+            pred = [0, a, b, (a + b) // 2,
+                    a if abs(p - a) <= abs(p - b) and abs(p - a) <= abs(p - c) else b if abs(p - b) <= abs(p - c) else c][ft]
+            row[x] = (row[x] + pred) & 255
+        black += row.count(0)
+        prev = row
+    print(int(f[-12:-4]), black // 4, end=' ')
+print('sizes', len(sizes))
+PY
+)
+expect_eq "$got" "${want}sizes 1" "--frames on the plane: one size, each frame the reported population"
 expect_contains "$ERR" "kernel=bits" "-v names the kernel"
 expect_contains "$ERR" "time (ms)" "-v gives the timing breakdown"
 
@@ -150,6 +186,9 @@ run life -x
 expect_contains "$ERR" "unknown option '-x'" "an unknown short option is named"
 run life --frames "$T/fr"
 expect_rc 2 "--frames without --every is a usage error"
+run life --gens 1 -o "$T/g.gif"
+expect_rc 2 "life -o x.gif is a usage error"
+expect_contains "$ERR" "is --gif FILE" "... pointing to --gif"
 
 # The closing line's population (counted from the device's packed words)
 # is the number of live cells in the grid written, counted here.
