@@ -7,8 +7,11 @@ typedef enum tdcl_log_level {
     TDCL_LOG_ERROR = 0,
     TDCL_LOG_WARN = 1,
     TDCL_LOG_INFO = 2,    /* progress on long runs */
-    TDCL_LOG_VERBOSE = 3, /* -v: choices made, timing breakdown */
-    TDCL_LOG_DEBUG = 4,   /* -vv */
+    TDCL_LOG_STATUS = 3,  /* what a long wait is spent on (compiling kernels, a host
+                             check), for a person watching: the program may show it
+                             on a terminal only */
+    TDCL_LOG_VERBOSE = 4, /* -v: choices made, timing breakdown */
+    TDCL_LOG_DEBUG = 5,   /* -vv */
 } tdcl_log_level;
 
 typedef void (*tdcl_log_fn)(tdcl_log_level level, const char *msg, void *user);

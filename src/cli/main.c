@@ -63,7 +63,10 @@ static void usage(FILE *fp)
 
 static void log_to_stderr(tdcl_log_level level, const char *msg, void *user)
 {
+    static int tty = -1;
     (void)user;
+    if (tty < 0) tty = isatty(STDERR_FILENO);
+    if (level == TDCL_LOG_STATUS && !tty) return; /* for a person watching, not a log file */
     const char *tag = level == TDCL_LOG_WARN ? "warning: " : "";
     fprintf(stderr, "tiledcl: %s", tag);
     cli_put_escaped(stderr, msg);
@@ -219,7 +222,7 @@ int main(int argc, char **argv)
     argc = strip_globals(argc, argv, &g);
     if (argc < 0)
         return CLI_EXIT_USAGE;
-    tdcl_log_level level = g.quiet ? TDCL_LOG_WARN : TDCL_LOG_INFO;
+    tdcl_log_level level = g.quiet ? TDCL_LOG_WARN : TDCL_LOG_STATUS;
     if (g.verbose)
         level = g.verbose > 1 ? TDCL_LOG_DEBUG : TDCL_LOG_VERBOSE;
     tdcl_log_set(log_to_stderr, NULL, level);

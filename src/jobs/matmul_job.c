@@ -61,6 +61,8 @@ tdcl_status tdcl_mm_job_verify(const tdcl_mm_job_opts *o, const tdcl_matrix *a,
 {
     tdcl_mm_check chk;
     double t0 = tdcl_now_ms();
+    tdcl_log(TDCL_LOG_STATUS, "verifying the %" PRId64 "x%" PRId64 " product on the host...",
+             c->rows, c->cols);
     tdcl_status st = tdcl_mm_check_product(a, b, c, &chk, err);
     if (st) return st;
     if (o->mm.precision == TDCL_MM_TF32 && chk.k > 0 && chk.bound > 0 && isfinite(chk.bound)) {

@@ -95,6 +95,7 @@ static tdcl_status verify(const tdcl_ta_job_opts *jo, const tdcl_matrix *in, con
                           tdcl_err *err)
 {
     double worst = 0;
+    tdcl_log(TDCL_LOG_STATUS, "verifying the means on the host...");
     tdcl_status st = tdcl_ta_compare(&jo->ta, in, got, &worst, err);
     if (st) return st;
     tdcl_log(TDCL_LOG_VERBOSE,

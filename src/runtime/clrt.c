@@ -800,6 +800,9 @@ static tdcl_status program_unlocked(tdcl_ctx *ctx, const char *name, const char 
         tdcl_log(TDCL_LOG_VERBOSE, "kernel %s: loaded from cache (%s)", name, opts);
         goto out;
     }
+    if (ctx->t.programs_built == 0) /* the first build takes seconds; once is enough */
+        tdcl_log(TDCL_LOG_STATUS, "compiling kernels for %s%s...", ctx->dev.device_name,
+                 ctx->cache_dir ? " (cached for later runs)" : "");
     cl_int rc;
     const char *srcs[] = {src};
     p = clCreateProgramWithSource(ctx->context, 1, srcs, &src_len, &rc);
