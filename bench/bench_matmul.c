@@ -146,7 +146,7 @@ static void log_stderr(tdcl_log_level level, const char *msg, void *user)
 int main(int argc, char **argv)
 {
     /* the tensor-core kernels' tuning aids (-DWGMMA=1, -DWG_BN=..., see
-     * docs/PERFORMANCE.md); the library reads no environment for them */
+     * docs/internals/tensor-cores.md); the library reads no environment for them */
     tdcl_mm_opts o = {.tc_extra = getenv("TILEDCL_TC_OPTIONS")};
     int reps = 7, c;
     tdcl_err e = {0};

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Checks and times the tensor-core matmul (issue 9) on an NVIDIA GPU of
+# Checks and times the tensor-core matmul on an NVIDIA GPU of
 # compute capability 8.0 or later; the figures go to docs/PERFORMANCE.md.
 #
 #   bench/check_matmul_tc.sh [BUILD_DIR]      (default: build)

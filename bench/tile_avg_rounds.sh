@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Rounds of `tiledcl bench tile-avg` over the tile shapes of docs/PERFORMANCE.md,
 # one line per run with the load average beside it: on a shared machine,
-# compare runs of similar load (docs/perf/tile-avg-cpu.txt came from it).
+# compare runs of similar load (the CPU tile-avg row of docs/PERFORMANCE.md).
 #
 # usage: bench/tile_avg_rounds.sh [ROUNDS] [-- extra 'tiledcl bench tile-avg' options]
 #

@@ -1542,8 +1542,8 @@ life_stream(__global const word *restrict in, __global word *restrict out, const
  * loops (which stop at a depth known at run time, so the levels' registers
  * no longer rotate by renaming) need more registers than the full one's,
  * and a kernel's count is its costliest path's (in one kernel: 184-188 a
- * work-item against 168, and 2.38e13 against 2.79e13 at 65536^2 on an
- * H200). life_stream itself always advances K generations. */
+ * work-item against 168, and about 15% slower on an H200). life_stream
+ * itself always advances K generations. */
 __kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void
 life_stream_last(__global const word *restrict in, __global word *restrict out, const int rows,
                  const int cols, const int bnd, const int nw, const int gens)
@@ -1851,7 +1851,7 @@ __kernel void life_peak(__global word *out)
 #endif
 #endif
 
-/* ==== skipping what does not change (issue 25): life_sparse_list, life_sparse,
+/* ==== skipping what does not change: life_sparse_list, life_sparse,
  * life_sparse1 ====
  *
  * The grid is cut into tiles: life_bits's (life_sparse: tile (tx, ty)

@@ -59,7 +59,7 @@
  * multiple of 4) in commit groups of one slab. Each work-item's chunks of
  * a slab (sources, bounds, places) are worked out once (plan_copies).
  * CP_CA = 1 (the default) copies through L1 (cp.async.ca), 0 through L2
- * only (.cg): on an H200 the L1 path moved the slabs 17% faster.
+ * only (.cg): on an H200 the L1 path moved the slabs faster.
  *   PIPE = 0 (BK 16 or 32): before slab s is computed, each work-item waits
  *   for its own copies of slab s (cp.async.wait_group STAGES-2), and one
  *   barrier makes every copy visible and guarantees every warp is done
@@ -157,8 +157,7 @@
 #endif
 
 /* CP_CA = 1 (default): the 16-byte copies go through L1 (cp.async.ca);
- * 0: L2 only (.cg). Measured on an H200, tf32 128x128 tiles at N = 8192:
- * 159 against 136 TFLOP/s (docs/PERFORMANCE.md). */
+ * 0: L2 only (.cg), slower on an H200 (docs/internals/tensor-cores.md). */
 #ifndef CP_CA
 #define CP_CA 1
 #endif

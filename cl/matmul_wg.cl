@@ -102,8 +102,8 @@
 /* PRODUCER 1: a producer warp after the consumers issues the copies;
  * 0: work-item 0 does, between its own wgmma. Without the extra warp a
  * 64-row tf32 work-group has 128 work-items, and three fit an SM by
- * registers instead of two (249.6 against 243.7 TFLOP/s at 8192, H200
- * run 14); 3xtf32 was faster with it (104.6 against 97.6, run 14).
+ * registers instead of two, which is faster for tf32; 3xtf32 was faster
+ * with it (docs/internals/tensor-cores.md).
  * NVIDIA's OpenCL reports at most 256 work-items for these kernels (it
  * ran 288 all the same), so the host keeps a producer warp only beside
  * one warpgroup. */

@@ -1,9 +1,9 @@
-/* The mma.sync ceiling of the tensor-core matmul path (issue 9): runs
+/* The mma.sync ceiling of the tensor-core matmul path: runs
  * matmul_tc_peak from cl/matmul_tc.cl, where each warp issues only
  * independent m16n8k8 tf32 mma on register fragments, with W work-groups
  * of 128 work-items (4 warps) per compute unit, and prints the median
  * device time of REPS runs after a warm-up and the TFLOP/s. The figure the
- * matmul kernels are measured against in docs/PERFORMANCE.md.
+ * matmul kernels are measured against (docs/internals/tensor-cores.md).
  *
  *   bench_tc_peak [-r REPS] [-i ITERS] W...      (default: 1 2 4 8)
  *

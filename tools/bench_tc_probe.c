@@ -1,5 +1,5 @@
-/* Probes of what NVIDIA's OpenCL lets a kernel reach beyond mma.sync (issue
- * 9, "Why the targets are out of reach from OpenCL" in docs/PERFORMANCE.md).
+/* Probes of what NVIDIA's OpenCL lets a kernel reach beyond mma.sync
+ * (the bounds in docs/internals/tensor-cores.md).
  * Prints one line per probe:
  *
  *   a  build options that might change the PTX target (-cl-nv-arch ...):
@@ -24,7 +24,7 @@
  *   c7 thread-block clusters of two work-groups asked for in the PTX
  *      (.reqnctapercluster), with a store into the partner's local memory;
  *   c8 local memory past the reported 48 KiB as a __local argument;
- *   e  the wgmma kernels' data path alone (issue 25): cl/matmul_wg.cl
+ *   e  the wgmma kernels' data path alone: cl/matmul_wg.cl
  *      built as the product builds it for 8192^3 (tf32 and 3xtf32), run
  *      whole and with its wgmma.mma_async left as PTX comments, so that
  *      every slab is still copied, waited for, loaded and handed back but

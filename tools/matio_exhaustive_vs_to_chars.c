@@ -5,7 +5,7 @@
  *
  * e.g. 0 0x100000000 2 for all 2^32 floats (about 2.5 minutes on 2 cores).
  * Prints the first 20 mismatches and a count; exit 1 when any. Built with
- * meson -Dtools=true (docs/PERFORMANCE.md, docs/perf/matio-cpu.txt). */
+ * meson -Dtools=true. */
 #include <stdio.h>
 #include <string.h>
 #include <stdint.h>

@@ -460,8 +460,8 @@ tdcl_status tdcl_out_open(tdcl_outfile *o, const char *path, tdcl_err *err)
  * interrupted run from touching an existing file, as with cp, sed -i and
  * sort -o, none of which sync. A sync only adds durability across a power
  * loss or a kernel crash (ext4's auto_da_alloc flushes a file renamed over
- * another anyway), and costs ~100 ms per 268 MB on the GPU host (issue 22);
- * docs/RELIABILITY.md says more. */
+ * another anyway), and costs a large part of a big output's write;
+ * docs/internals/outputs-and-signals.md says more. */
 int tdcl_out_sync_wanted(void)
 {
     const char *e = getenv("TILEDCL_FSYNC");

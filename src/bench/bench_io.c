@@ -156,9 +156,8 @@ static void mtx_read_once(io_job *j)
 
 /* Removes a write's target before the timer starts: replacing a large
  * file makes ext4 free the old one's blocks inside open(O_TRUNC) (or
- * rename()), about 230 ms for 185 MB on the CI machine (dd: 0.7 GB/s over
- * an existing file, 3.9 GB/s into a new one), the file system's work and
- * not the writer's. */
+ * rename()), a large share of a write's time on the CI machine, the
+ * file system's work and not the writer's. */
 static void remove_target(io_job *j)
 {
     unlink(j->path);

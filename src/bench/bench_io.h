@@ -4,8 +4,8 @@
  * per core, whatever else runs on the machine).
  *
  * It writes an N x N array file and a coordinate file of K entries of
- * float32 values printed with "%.9g" (the setting of the speed targets of
- * issue 3), reads them back from the page cache with 1 thread and with T,
+ * float32 values printed with "%.9g" (the setting of the speed targets in
+ * docs/PERFORMANCE.md), reads them back from the page cache with 1 thread and with T,
  * writes a dense float32 matrix as array and a sparse one as coordinate in
  * tiledcl's shortest text (to a new file, without fsync: the formatter's
  * speed, not the disk's), and times .npy both ways beside malloc + memcpy

@@ -4,8 +4,8 @@
  * Local transport (a set of devices of one process): each shard's device
  * computes its block of C from A's band of rows and B's band of columns,
  * both in host memory, with the ordinary single-device plan; no exchange
- * between shards (docs/ARCHITECTURE.md says why this, and not SUMMA, in
- * one process). MPI transport (jobs/mpi.c): SUMMA over the ranks. */
+ * between shards (docs/internals/scale-out.md says why this, and not
+ * SUMMA, in one process). MPI transport (jobs/mpi.c): SUMMA over the ranks. */
 #ifndef TDCL_SHARD_MATMUL_H
 #define TDCL_SHARD_MATMUL_H
 
@@ -55,8 +55,9 @@ tdcl_status tdcl_mm_shard_grid(size_t n, int rows, int cols, int *out_rows, int 
 /* The grid of a set of devices in one process: the given one, else n x 1,
  * bands of C's rows. Every shard reads its inputs from host memory, so a
  * 2D grid saves no exchange, while a band's A rows and its C rows are
- * whole rows: no column copy of B, C downloaded in place. On 4 H200s at
- * N = 32768, 4x1 took 724 ms against 2x2's 1638 (issue 24). */
+ * whole rows: no column copy of B, C downloaded in place; measured on four
+ * GPUs, bands took less than half the time of a 2x2 grid
+ * (docs/internals/scale-out.md). */
 tdcl_status tdcl_mm_shard_grid_local(size_t n, int rows, int cols, int *out_rows, int *out_cols,
                                      tdcl_err *err);
 
@@ -90,8 +91,9 @@ tdcl_status tdcl_mm_shard_job(const tdcl_mm_shard_opts *so, const tdcl_mm_job_op
  * gets the whole B: from the .npy file (each rank reads A's rows it needs
  * and all of B), or broadcast once from rank 0. Each rank then computes
  * its band of C with the single-device product (tensor cores included);
- * no panels cross between ranks. Two ranks on one H200 spent 191 ms
- * passing SUMMA's panels for a 22.7 ms product (issue 23).
+ * no panels cross between ranks. Two ranks sharing one GPU spent several
+ * times the product's own time passing SUMMA's panels
+ * (docs/internals/scale-out.md).
  *
  * SUMMA otherwise, on a so->grid_rows x so->grid_cols grid of ranks (0 x
  * 0: the most square). Rank 0 reads A and B, converts them to the compute type,

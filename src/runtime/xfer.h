@@ -2,10 +2,10 @@
  * prefix tdcl_xfer_).
  *
  * A GPU driver copies from ordinary (pageable) memory through a bounce
- * buffer of its own on one thread: 8.4 GB/s up and 14.4 down on an H200,
- * against 55 GB/s each way from pinned memory (issue 22). Pinning the
- * whole input costs more than it saves (a fresh pinned page is allocated,
- * zeroed and locked: about 0.47 ms per MB on the H200), so a small ring
+ * buffer of its own on one thread, several times slower than its copies
+ * from pinned memory (docs/internals/matmul-kernels.md has the figures).
+ * Pinning the whole input costs more than it saves (a fresh pinned page
+ * is allocated, zeroed and locked), so a small ring
  * of pinned, mapped chunks (CL_MEM_ALLOC_HOST_PTR, mapped once per
  * context) carries the data: for an upload each of a few host threads
  * fills one of its two chunks while the device copies the other; for a

@@ -60,7 +60,7 @@ expect_eq "$(cells "$T/g4.cells")" "........
 
 # a blinker from stdin as .cells; its period is 2
 printf '.....\n..O..\n..O..\n..O..\n.....\n' >"$T/blinker.cells"
-# (on the unbounded plane, issue 20: the output is the live cells' box)
+# (on the unbounded plane the output is the live cells' box)
 "$TILEDCL" life - --gens 1 -o "$T/b1.cells" <"$T/blinker.cells"
 expect_eq "$(cells "$T/b1.cells")" "OOO" "a blinker from stdin turns"
 run life "$T/blinker.cells" --gens 100 -o "$T/b100.cells"

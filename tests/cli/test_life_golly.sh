@@ -1,4 +1,4 @@
-# tiledcl life as Golly users expect it (issue 20): the unbounded plane, RLE
+# tiledcl life as Golly users expect it: the unbounded plane, RLE
 # read and written both ways, rule spellings, gzip and stdin, every bounded
 # grid, the H and V neighbourhoods, Life 1.05/1.06 and Macrocell. Where
 # bgolly (Debian's golly) is installed, runs are checked against it; those

@@ -1,5 +1,5 @@
 #!/bin/bash
-# tiledcl matmul --precision and tiledcl bench matmul --precision (issue 9).
+# tiledcl matmul --precision and tiledcl bench matmul --precision.
 # On a device without NVIDIA tensor cores (PoCL in CI): tf32 and 3xtf32 fail
 # with exit 1 naming the device, auto computes the exact float32 product. On
 # a device with them: tf32 and 3xtf32 pass --verify.

@@ -43,7 +43,7 @@ static void test_rules(void **state)
     assert_false(tdcl_life_rule_has_b0(&r));
     r = parse_ok("B0/S8");
     assert_true(tdcl_life_rule_has_b0(&r));
-    /* every spelling Golly takes (issue 20) */
+    /* every spelling Golly takes */
     static const char *same[] = {"S23/B3", "B3S23", "b3s23", "B3 / S23",
                                  "s23b3",  "Life",  "LIFE",  "Conway"};
     for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
@@ -206,7 +206,7 @@ static void test_rle_golly_grid(void **state)
 {
     (void)state;
     /* a glider on a 10x8 torus: without Pos, Golly centres the pattern
-     * (issue 20; bgolly runs it so): top-left at -1,-1 on a grid whose
+     * (bgolly runs it so): top-left at -1,-1 on a grid whose
      * top-left cell is -5,-4, so column 4, row 3 */
     tdcl_life_pattern p = rle_ok("x = 3, y = 3, rule = B3/S23:T10,8\nbob$2bo$3o!\n");
     assert_true(p.topo.present);
@@ -353,7 +353,7 @@ static void test_rle_write_round_trip(void **state)
             assert_int_equal(p.grid.cols, g.cols);
             assert_memory_equal(p.grid.data, g.data, (size_t)(g.rows * g.cols));
             assert_int_equal(p.rule.birth, w.rule.birth);
-            /* clamp too (issue 20): a comment Golly ignores carries it */
+            /* clamp too: a comment Golly ignores carries it */
             assert_true(p.topo.present);
             assert_int_equal(p.topo.boundary, b);
             assert_int_equal(p.generation, 12);

@@ -629,9 +629,9 @@ int tdcl_life_one_group_fits(const tdcl_device_info *d, int64_t rows, int64_t co
  * about CPU_BAND_BYTES (a part of a core's L2, which the grid's rows
  * stream through), at most CPU_S rows each and at least 4 bands per
  * compute unit so that every thread has work. 4096^2 on 2 cores: 32 bands
- * of 128 rows (144 with the halo), 185 KiB each pair. (This CPU, 2
- * cores, PoCL 3.1: life_bits's tiles with barriers ran at 7e9-1.4e10, one
- * generation per launch from global memory at 6.5e10.) */
+ * of 128 rows (144 with the halo), 185 KiB each pair. On a CPU, tiles
+ * with barriers ran several times slower than even one generation per
+ * launch from global memory (docs/internals/life-kernels.md). */
 enum { CPU_K = 8, CPU_S = 128, CPU_BAND_BYTES = 256 * 1024 };
 
 /* One generation per launch straight from global memory (life_bits1): no
@@ -662,13 +662,10 @@ static int block_rows(const tdcl_device_info *d, int64_t rows, int64_t nw, int w
  * words, the Moore neighbourhood, and a grid of at least STREAM_HALF_WAVES
  * / 2 times the warps the device holds at once (STREAM_WARPS_CU a
  * multiprocessor: 164 registers a work-item on an H200). Its chunks are
- * long, so a smaller grid leaves multiprocessors idle. On an H200 (B3/S23,
- * life_stream with 192 rows against the tiles): 65536^2 (11970 warps, 7.6
- * waves) 2.90e13 against 2.52e13 dead, 2.70 against 2.51 clamp over 100
- * generations; 46336^2 (6050 warps, 3.8 waves) 2.59e13 against 2.49e13
- * dead over 96, but 2.31 against 2.48 clamp over 100; 40960^2 2.39e13
- * against 2.47e13; 32768^2 2.01e13 against 2.39e13. Since session 13 the
- * tile in registers (reg_pays) goes first where it applies. */
+ * long, so a smaller grid leaves multiprocessors idle: on an H200 it beat
+ * the tiles at 7.6 waves on every boundary, at 3.8 waves only on some, and
+ * lost below (docs/internals/life-kernels.md). The tile in registers
+ * (reg_pays) goes first where it applies. */
 enum { STREAM_WARPS_CU = 12, STREAM_HALF_WAVES = 12 };
 
 static int stream_pays(const tdcl_device_info *d, const tdcl_life_opts *o, int64_t rows, int64_t nw,
@@ -682,15 +679,11 @@ static int stream_pays(const tdcl_device_info *d, const tdcl_life_opts *o, int64
 
 /* life_flow where it beats launching the tiles step by step: NVIDIA (the
  * only GPUs it was measured on), and a step of at least FLOW_TILES_CU tiles
- * a compute unit (4 run at once on an H200 multiprocessor). On an H200
- * (B3/S23, 96 generations, 16-word x 128-row tiles): 6144^2 (385 tiles,
- * 2.9 a multiprocessor) 1.23e13 against 1.15e13; 8192^2 1.59e13 against
- * 1.41e13; 16384^2 2.22e13 against 2.01e13 dead, 2.29 against 2.08 torus;
- * but 4096^2 (185 tiles) 6.3e12 against 8.3e12. With FLOW_TALL_TILES_CU
- * tiles a compute unit, tiles of 144 rows (37 KB of local memory): 16384^2
- * 2.28e13 against 2.21e13, 32768^2 2.47e13 against 2.39e13, 40960^2
- * 2.51e13 against 2.42e13; equal at 12288^2 (10 a multiprocessor), and
- * 1.55 against 1.57e13 at 8192^2, 1.14 against 1.23e13 at 6144^2. */
+ * a compute unit (4 run at once on an H200 multiprocessor): on an H200 it
+ * won from 2.9 tiles a multiprocessor and lost at 1.4. Tiles of 144 rows
+ * (37 KB of local memory) win from FLOW_TALL_TILES_CU tiles a compute
+ * unit, are equal at 10 and lose below (docs/internals/life-kernels.md
+ * has the rates). */
 enum { FLOW_TILES_CU = 2, FLOW_TALL_TILES_CU = 12, FLOW_TALL_S = 18 };
 
 static int flow_pays(const tdcl_device_info *d, int64_t rows, int64_t nw, const life_cfg *c)
@@ -702,16 +695,12 @@ static int flow_pays(const tdcl_device_info *d, int64_t rows, int64_t nw, const 
 /* life_flow with the tile in registers (REGT) where it beats the tiles in
  * local memory: NVIDIA (the shuffle), 64-bit words, the Moore
  * neighbourhood, a depth of 8, and at least REG_TILES_CU of its 32-word x
- * REG_LY*REG_S-row tiles a multiprocessor a step. On an H200 (B3/S23, 96
- * generations, dead; session 13, docs/perf/session13-h200/s13b.log):
- * 16384^2 (846 tiles, 6.4 a multiprocessor) 2.73e13 against 2.37e13
- * (torus 2.87 against 2.45, clamp 2.66 against 2.38); 24576^2 2.99 against
- * 2.51; 32768^2 2.95 against 2.57; 46336^2 3.07 against 2.61; equal at
- * 12288^2 (3.7 a multiprocessor: 2.26 against 2.29e13) and slower at
- * 8192^2 (1.8: 1.43 against 1.70e13). 24 rows a work-item beat 20, 28 and
- * 32; 8 warps a group, 256 work-items, is the most NVIDIA's OpenCL runs.
- * Taken before life_stream (s13d.log, 65536^2): 3.15 against 3.09e13 dead,
- * 3.13 against 2.98 clamp, 3.18 against 3.23 torus. */
+ * REG_LY*REG_S-row tiles a multiprocessor a step. On an H200 it won on
+ * every boundary from 6.4 tiles a multiprocessor up, was equal at 3.7 and
+ * slower at 1.8; 24 rows a work-item beat 20, 28 and 32; 8 warps a group,
+ * 256 work-items, is the most NVIDIA's OpenCL runs. It is taken before
+ * life_stream, which it matches or beats at 65536^2
+ * (docs/internals/life-kernels.md has the rates). */
 enum { REG_TILES_CU = 5, REG_LX = 32, REG_LY = 8, REG_S = 24 };
 
 static int reg_pays(const tdcl_device_info *d, const tdcl_life_opts *o, int64_t rows, int64_t nw,

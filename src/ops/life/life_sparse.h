@@ -1,4 +1,4 @@
-/* Skipping what does not change (issue 25), for the life plan
+/* Skipping what does not change, for the life plan
  * (ops/life/life.c): a per-tile activity map on the device, a list of the
  * tiles to compute built from it before each launch, and cl/life.cl's
  * life_sparse kernel computing only those, in the plan's own two buffers

@@ -550,12 +550,11 @@ static int64_t groups_per_cu(const tdcl_mm_params *x)
  * The automatic S (tail=0) gives about 4 P pieces, 2 to 16 a tile, each
  * at least 8 slabs long, so that the wave's end is uneven by a quarter of
  * a piece. It is for GPUs, products of at least one whole wave, and tiles
- * of at most 4 groups a unit, and only where Tr is at most 3/4 P (every
- * figure measured on an H200, docs/perf/session14-h200/): 4096^3's 116
- * of 132 lost 1.3% split, the gain under the pieces' and the sum's cost,
- * and 64x64 tiles at 1700^3 lost 2-3%, their pieces short and the groups
- * a unit holds only estimated. tail=S forces S on the last wave, whole or
- * not. */
+ * of at most 4 groups a unit, and only where Tr is at most 3/4 P: a
+ * nearly whole last wave gains less than the pieces and the sum cost, and
+ * small tiles make short pieces while the groups a unit holds are only
+ * estimated (docs/internals/matmul-kernels.md has the measurements).
+ * tail=S forces S on the last wave, whole or not. */
 typedef struct mm_tail {
     int64_t first;          /* the tiles before it, run whole */
     int64_t tiles;          /* the tiles of the split wave; 0: none */

@@ -28,7 +28,7 @@ typedef enum tdcl_mm_kernel {
     TDCL_MM_GPU,      /* 8x8 register blocks in a 128x128 local tile: GPUs */
 } tdcl_mm_kernel;
 
-/* Arithmetic of a float32 product (issue 9; the tensor-core path is in
+/* Arithmetic of a float32 product (the tensor-core path is in
  * matmul_tc.c). */
 typedef enum tdcl_mm_precision {
     TDCL_MM_FP32 = 0,  /* exact float32 multiply-adds on the CUDA cores / ALUs */

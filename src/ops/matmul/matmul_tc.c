@@ -192,12 +192,10 @@ static int extra_define(const tdcl_mm_tc *p, const char *name, int dflt)
 /* Built-in tile: 128x128 work-group tiles when there are at least 3/4 as
  * many of them as compute units, else 64x64 of four 32x32 warp tiles; K
  * slabs of 16, as many pipeline stages as the device's local memory holds,
- * up to 6. Measured on an H200 (docs/PERFORMANCE.md): tf32 is fastest with
- * four 64x64 warp tiles (3 stages in 48 KiB), 3xtf32, which needs twice the
- * fragment registers, with eight 64x32; at 1000x1999 (128 tiles of 128x128
- * on 132 compute units) they gave 62.8 and 39.0 TFLOP/s against 39.2 and
- * 35.5 with 64x64 tiles, at 1280^2 (100 tiles) the same, at 1024^2 (64
- * tiles) 37.7 against 55.8 for tf32. */
+ * up to 6. Measured on an H200: tf32 is fastest with four 64x64 warp
+ * tiles (3 stages in 48 KiB), 3xtf32, which needs twice the fragment
+ * registers, with eight 64x32; 128x128 tiles win from about one tile per
+ * compute unit and lose well below it (docs/internals/tensor-cores.md). */
 static void choose_tile(tdcl_mm_tc *p, const tdcl_mm_opts *o)
 {
     int64_t tiles = ((p->M + 127) / 128) * ((p->N + 127) / 128);
@@ -281,8 +279,8 @@ out:
 
 /* A device buffer of elems floats, filled from m (NULL: left empty)
  * through the pinned staging ring: CL_MEM_COPY_HOST_PTR from pageable
- * memory ran at about 1.2 GB/s on the H200 (a 32768^2 3xtf32 product spent
- * 6.9 s of its 11.2 s there, issue 24). */
+ * memory was slow enough to take most of a large product's time on an
+ * H200 (docs/internals/tensor-cores.md). */
 static tdcl_status upload(tdcl_mm_tc *p, cl_mem *buf, const tdcl_matrix *m, size_t elems,
                           cl_mem_flags flags, tdcl_err *err)
 {
@@ -322,7 +320,7 @@ out:
  * PTX text), removes the markers, sets `.target sm_90a` and hands the text
  * back to clCreateProgramWithBinary + clBuildProgram, which run ptxas on it.
  * Not documented by NVIDIA: that the binary is PTX and that edited PTX is
- * accepted was found on driver 580.159.04 (docs/PERFORMANCE.md, issue 9);
+ * accepted was found on driver 580.159.04 (docs/internals/tensor-cores.md);
  * a driver that stops accepting it fails the build, and the plan falls back. */
 
 /* ptx with every "// TDCL_SM90A " removed and `.target sm_90` made
@@ -559,7 +557,7 @@ out:;
 }
 
 /* The wgmma work-group tile: BM = 64 * NWG rows (NWG consumer warpgroups)
- * by BN columns. Built in (H200, docs/PERFORMANCE.md, issue 9): one
+ * by BN columns. Built in (H200, docs/internals/tensor-cores.md): one
  * warpgroup, 64 x 256 for tf32 (work-item 0 as producer: 128 work-items of
  * 154 registers, three work-groups an SM) and 64 x 128 for 3xtf32 (whose
  * partial accumulator doubles the registers; a producer warp: 160 of 158,
@@ -573,7 +571,7 @@ static void wg_tile(const tdcl_mm_tc *p, int *bm, int *bn)
 }
 
 /* The rest of the plan: slab K 8, one wgmma group left running while the
- * next is issued (LAG 1: 249.6 against 226.9 TFLOP/s for tf32 at 8192),
+ * next is issued (LAG 1: faster than waiting for each group),
  * 3xtf32's partial added every 4, 8 or 16 k-steps (KSUB), tiles in bands of
  * 16 rows (GROUP_M; 32 for 3xtf32), as many stages as the local memory
  * holds; with the tuning aids
@@ -588,18 +586,15 @@ static tdcl_status wg_choose(tdcl_mm_tc *p, tdcl_err *err)
      * keep the error of short products within twice fp32's (the unit test's
      * bound; 8 gave 4.6e-7 against fp32's 1.5e-7 at K = 67), 8 are faster
      * and still 3x below fp32's error from K = 4096 (5.1e-7 against 1.6e-6
-     * at 8192^3; 104.2 against 95.5 TFLOP/s), 16 from K = 8192 (9.2e-7,
-     * 1.8e-6 with 32). Each wait for the partial drains the warpgroup's
-     * wgmma, which costs a 64 x 128 tile 3-4% at 16 k-steps (9.88 against
-     * 10.17 ms at 8192^3, H200, session 4). */
+     * at 8192^3), 16 from K = 8192 (9.2e-7, 1.8e-6 with 32). Each wait for
+     * the partial drains the warpgroup's wgmma, which costs a few percent
+     * (docs/internals/tensor-cores.md has the speeds). */
     p->ksub = extra_define(p, "WG_KSUB", p->K >= 8192 ? 16 : p->K >= 4096 ? 8 : 4);
     /* Bands of 32 tile rows for 3xtf32 (2048 rows of A), 16 for tf32 (1024),
      * let the work-groups in flight share more of B in L2: fewer bytes from
      * memory, and less power, which is what bounds both once the GPU has
-     * been busy for ~50 ms. Medians of 10 at 8192 (session 4): 3xtf32 on
-     * the H200 10.45-10.49 against 10.54-11.1 ms with bands of 8; tf32 on
-     * the H100 4.318 against 4.37-4.42 (4 and 32: 4.88-4.91, 4.36-4.40), on
-     * the H200 4.10-4.13 against 4.15-4.20. */
+     * been busy for ~50 ms (docs/internals/tensor-cores.md has the
+     * medians against bands of 4, 8 and 32). */
     p->group_m = extra_define(p, "WG_GROUP_M", p->prec == TDCL_MM_3XTF32 ? 32 : 16);
     p->producer = extra_define(p, "WG_PRODUCER", p->prec == TDCL_MM_3XTF32);
     size_t fit = (p->ctx->dev.local_mem - wg_extra_bytes(p)) / wg_stage_bytes(p);
@@ -668,10 +663,8 @@ static int wg_wanted(const tdcl_mm_tc *p, const tdcl_mm_opts *o)
     if (p->ctx->mm_wg_probe[p->prec == TDCL_MM_3XTF32] < 0) return 0;
     /* Too few tiles leave SMs idle and the packing pass costs more than
      * it saves: below 3/4 (tf32) or 3/2 (3xtf32) as many tiles as compute
-     * units the mma.sync kernel is faster (H200: tf32 1024^2, 64 tiles,
-     * 30.4 against 56.5 TFLOP/s; 1000x1999, 128 tiles, 85.5 against 62.8;
-     * 3xtf32 1024^2, 128 tiles, 26.5 against 36.6; 1536^2, 288 tiles, 39.7
-     * against 28.4). */
+     * units the mma.sync kernel is faster (measured on an H200 across tile
+     * counts: docs/internals/tensor-cores.md). */
     wg_tile(p, &bm, &bn);
     int64_t tiles = ((p->M + bm - 1) / bm) * ((p->N + bn - 1) / bn);
     int64_t cu = p->ctx->dev.compute_units ? p->ctx->dev.compute_units : 1;

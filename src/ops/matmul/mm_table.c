@@ -26,25 +26,22 @@ typedef struct table_entry {
     char params[200];
 } table_entry;
 
-/* NVIDIA H200, driver 580.159.04, GPU sweeps 1 to 3 of 2026-11-22
- * (docs/perf/matmul-tune-h200.txt): 32x32 tiles of 4x4 blocks with long slabs for
- * small products, 64x64 of 8x4 for 1024, 128x256 of 8x16 (one buffer, A
- * transposed first) from 2048 up. 64x128 tiles did better around 3072,
- * where 128x256 ones are 2.2 waves of one group per SM, until the last
- * wave was split (session 14, docs/perf/session14-h200/: 3000^3 43.5
- * against 38.4 TFLOP/s; 2300^3 to 2800^3 41.4-41.9 against 37.8-38.3).
- * Their row stays as a fallback, taken only where the nearest row's tiles
- * are too few, for products whose C is too small for a wave of 128x256
- * tiles under a long K (2000x3000x1000: 30.6 against 22.7 with the 1024
- * row); at 2560, it is farther than the 1024 row from 1500^3 (19.6
- * against 24.9). */
+/* NVIDIA H200 (driver 580.159.04), from tuner sweeps: 32x32 tiles of 4x4
+ * blocks with long slabs for small products, 64x64 of 8x4 for 1024,
+ * 128x256 of 8x16 (one buffer, A transposed first) from 2048 up. 64x128
+ * tiles did better around 3072, where 128x256 ones are 2.2 waves of one
+ * group per SM, until the last wave was split. Their row stays as a
+ * fallback, taken only where the nearest row's tiles are too few, for
+ * products whose C is too small for a wave of 128x256 tiles under a long
+ * K; at 2560 it is farther than the 1024 row from 1500^3, which the 1024
+ * row serves better (docs/internals/matmul-kernels.md has the figures). */
 #define H200_256 "bm=32 bn=32 bk=32 tm=4 tn=4 wx=8 wy=4 nbuf=2 aload=2 atrans=1 ksplit=1"
 #define H200_512 "bm=32 bn=32 bk=32 tm=4 tn=4 wx=8 wy=4 nbuf=2 aload=1 atrans=1 ksplit=1"
 #define H200_1024 "bm=64 bn=64 bk=32 tm=8 tn=4 wx=8 wy=4 nbuf=2 aload=1 atrans=2 ksplit=1"
 #define H200_2560 "bm=64 bn=128 bk=16 tm=8 tn=8 wx=8 wy=4 nbuf=2 aload=1 atrans=2 ksplit=1"
 #define H200_LARGE "bm=128 bn=256 bk=16 tm=8 tn=16 wx=8 wy=4 nbuf=1 aload=1 atrans=2 ksplit=1"
 
-/* Measured winners on known devices (docs/PERFORMANCE.md has the runs).
+/* Measured winners on known devices (docs/internals/tuning.md).
  * vendor and name are substrings of the platform vendor and device name
  * (name: any of its '|'-separated alternatives); "" matches any. Entries
  * give only the keys that differ from defaults. */

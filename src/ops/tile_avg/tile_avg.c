@@ -22,8 +22,8 @@
  * TA_CPU_UMAX columns, and a stage that leaves work to a next one at most
  * TA_CPU_STAGE_U columns; an item reads about TA_CPU_ROWS rows (several
  * short tile rows); work-groups of TA_CPU_WG items. Measured on PoCL: items
- * that touch more rows, or wider runs, lose bandwidth (a first stage of 8x16
- * sub-tiles ran at 98-107% of the copy where 8x64 ran at 83-85%, 4096²). */
+ * that touch more rows, or wider runs, lose bandwidth
+ * (docs/internals/tile-avg-kernels.md). */
 #define TA_CPU_TMAX 8
 #define TA_CPU_UMAX 64
 #define TA_CPU_STAGE_U 16
@@ -398,10 +398,9 @@ static int plan_band_stage(tdcl_ta_plan *p, int cpu)
 /* Whether auto takes the band variant: on a CPU, a short tile too wide
  * for one cpu stage; on a GPU, a tile of fewer than 8 rows that the gpu
  * variant covers with a team along a single row of items, stacking 8 / T
- * tile rows per item to have enough loads (H200, float4 loads: tiles of 1
- * to 6 rows, 1x8 to 6x64 and 1x4096, at 81-104% of copy with the band
- * variant against 27-93% with the gpu one; from 8 rows on, 8x32 to 64x64,
- * the gpu variant at 99-108%). */
+ * tile rows per item to have enough loads: on an H200 the band variant
+ * beat the gpu one on tiles of 1 to 6 rows, and the gpu variant reached
+ * the copy from 8 rows on (docs/internals/tile-avg-kernels.md). */
 static int band_suits(tdcl_ta_plan *p, int cpu)
 {
     int64_t t = p->o.tile_rows, u = p->o.tile_cols;
