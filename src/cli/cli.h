@@ -77,10 +77,11 @@ int cmd_bench_life_mpi(const tdcl_bench_opts *o, int json, const cli_globals *g)
 int cmd_bench_ta_mpi(const tdcl_bench_opts *o, int json, const cli_globals *g);
 int cmd_bench_ta_shards(const tdcl_bench_opts *o, int json, const cli_globals *g);
 
-/* Writes s to fp with its control bytes (ESC, BEL, CR, ... in a file name)
- * as \xNN, as file contents are quoted in messages, so that no message
- * drives the terminal; newlines and tabs stay. */
-void cli_put_escaped(FILE *fp, const char *s);
+/* Writes head, msg and tail to fp in one write, msg's control bytes (ESC,
+ * BEL, CR, ... in a file name) as \xNN, as file contents are quoted in
+ * messages, so that no message drives the terminal; newlines and tabs stay.
+ * One write keeps the lines of processes sharing a stderr (MPI ranks) whole. */
+void cli_put_line(FILE *fp, const char *head, const char *msg, const char *tail);
 
 /* Prints "tiledcl: MSG" to stderr, followed by " (--FLAG)" when the error
  * is about an option (err->param), and returns the exit code for err. */

@@ -23,15 +23,28 @@ static const char *const param_flags[] = {
     [TDCL_PARAM_TYPE] = "--type f64",
 };
 
-void cli_put_escaped(FILE *fp, const char *s)
+void cli_put_line(FILE *fp, const char *head, const char *msg, const char *tail)
 {
-    for (; *s; s++) {
+    size_t hn = strlen(head), tn = strlen(tail), n = hn;
+    size_t most = hn + 4 * strlen(msg) + tn; /* every byte of msg escaped */
+    char stack[2048];
+    char *buf = most < sizeof stack ? stack : malloc(most + 1);
+    if (!buf) { /* no memory for the copy: the unescaped line still says what failed */
+        fprintf(fp, "%s%s%s", head, msg, tail);
+        return;
+    }
+    memcpy(buf, head, hn);
+    for (const char *s = msg; *s; s++) {
         unsigned char c = (unsigned char)*s;
         if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
-            fprintf(fp, "\\x%02x", c);
+            n += (size_t)snprintf(buf + n, 5, "\\x%02x", c);
         else
-            fputc(c, fp);
+            buf[n++] = (char)c;
     }
+    memcpy(buf + n, tail, tn);
+    fwrite(buf, 1, n + tn, fp);
+    fflush(fp);
+    if (buf != stack) free(buf);
 }
 
 int cli_report(const tdcl_err *err)
@@ -39,23 +52,22 @@ int cli_report(const tdcl_err *err)
     const char *flag = (unsigned)err->param < sizeof param_flags / sizeof param_flags[0]
                            ? param_flags[err->param]
                            : NULL;
-    fputs("tiledcl: ", stderr);
-    cli_put_escaped(stderr, err->msg[0] ? err->msg : tdcl_status_name(err->status));
-    if (flag && err->msg[0]) fprintf(stderr, " (%s)", flag);
-    fputc('\n', stderr);
+    char tail[48] = "\n";
+    if (flag && err->msg[0]) snprintf(tail, sizeof tail, " (%s)\n", flag);
+    cli_put_line(stderr, "tiledcl: ", err->msg[0] ? err->msg : tdcl_status_name(err->status), tail);
     return tdcl_exit_code(err->status);
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
-    char msg[1024];
-    fprintf(stderr, "tiledcl: %s%s", cmd ? cmd : "", cmd ? ": " : "");
+    char msg[1024], head[64], tail[80];
+    snprintf(head, sizeof head, "tiledcl: %s%s", cmd ? cmd : "", cmd ? ": " : "");
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    cli_put_escaped(stderr, msg);
-    fprintf(stderr, "\nsee 'tiledcl %s%s--help'\n", cmd ? cmd : "", cmd ? " " : "");
+    snprintf(tail, sizeof tail, "\nsee 'tiledcl %s%s--help'\n", cmd ? cmd : "", cmd ? " " : "");
+    cli_put_line(stderr, head, msg, tail);
     return CLI_EXIT_USAGE;
 }
 

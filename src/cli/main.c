@@ -67,10 +67,7 @@ static void log_to_stderr(tdcl_log_level level, const char *msg, void *user)
     (void)user;
     if (tty < 0) tty = isatty(STDERR_FILENO);
     if (level == TDCL_LOG_STATUS && !tty) return; /* for a person watching, not a log file */
-    const char *tag = level == TDCL_LOG_WARN ? "warning: " : "";
-    fprintf(stderr, "tiledcl: %s", tag);
-    cli_put_escaped(stderr, msg);
-    fputc('\n', stderr);
+    cli_put_line(stderr, level == TDCL_LOG_WARN ? "tiledcl: warning: " : "tiledcl: ", msg, "\n");
 }
 
 /* Takes a global option at argv[i] if it is one: fills g, returns how many
