@@ -67,9 +67,10 @@ static void rule_rows(tdcl_life_rule rule, uint32_t *next, uint32_t *care)
                           4 * plane_of(r, TDCL_NET_Y);
         const int alive = plane_of(r, TDCL_NET_ALIVE);
         /* the count takes in the cell itself: a live cell has count - 1
-         * neighbours, and a count of 0 around a live cell never occurs */
-        const int on = alive ? (rule.survive >> (count - 1)) & 1 : (rule.birth >> count) & 1;
+         * neighbours, and a count of 0 around a live cell never occurs
+         * (skipped before the shift, which would be by -1) */
         if (alive && count == 0) continue;
+        const int on = alive ? (rule.survive >> (count - 1)) & 1 : (rule.birth >> count) & 1;
         *care |= 1u << r;
         *next |= (uint32_t)on << r;
     }
