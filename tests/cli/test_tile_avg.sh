@@ -66,6 +66,18 @@ expect_rc 0 "--verify passes"
 expect_contains "$ERR" "largest error against the float64 host reference" "-v reports the error"
 expect_contains "$ERR" "time (ms)" "-v shows the timing breakdown"
 
+# float64 near DBL_MAX: the mean of finite values is finite in every
+# variant, and --verify checks it against a reference that is finite too.
+{ echo '%%MatrixMarket matrix array real general'; echo '8 8'; for _ in $(seq 64); do echo 1.7e308; done; } >"$T/f64big.mtx"
+for v in cpu gpu band; do
+    run tile-avg "$T/f64big.mtx" --tile 4 --variant $v --verify
+    expect_rc 0 "1.7e308, 4x4 tiles ($v) --verify exits 0"
+    if mtx_values "$OUT" | awk '{ if ($1 != 2 || $2 != 2 || NF != 6) exit 1
+        for (i = 3; i <= NF; i++) { d = $i - 1.7e308; if (!(d <= 1e293 && d >= -1e293)) exit 1 } }'; then
+        ok "1.7e308, 4x4 tiles ($v): the means are 1.7e308"
+    else not_ok "1.7e308, 4x4 tiles ($v): the means are 1.7e308" "$OUT"; fi
+done
+
 # Images: a PGM and an RGB PNG downsampled, checked pixel by pixel in Python.
 cat >"$T/check.py" <<'EOF'
 import struct, sys, zlib

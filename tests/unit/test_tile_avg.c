@@ -376,6 +376,33 @@ static void test_huge_values(void **state)
                 tdcl_matrix_free(&got);
             }
     tdcl_matrix_free(&m);
+    /* float64 near DBL_MAX, where a double sum of a tile overflows */
+    random_matrix(&m, 64, 96, 1, TDCL_F64, 502, 1.5e308, 1.79e308);
+    for (int v = 0; v < NVARIANTS; v++)
+        for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
+            tdcl_ta_opts o = {
+                .tile_rows = tiles[t][0], .tile_cols = tiles[t][1], .variant = variants[v]};
+            assert_int_equal(tdcl_ta_run(*state, &o, &m, &got, &err), TDCL_OK);
+            for (size_t k = 0; k < tdcl_matrix_count(&got); k++)
+                if (!isfinite(tdcl_matrix_get_f64(&got, k)))
+                    fail_msg("float64, %s, %lldx%lld: mean %zu is %g",
+                             tdcl_ta_variant_name(variants[v]), (long long)tiles[t][0],
+                             (long long)tiles[t][1], k, tdcl_matrix_get_f64(&got, k));
+            check_means(&m, tiles[t][0], tiles[t][1], &got, 1e-15);
+            tdcl_matrix_free(&got);
+        }
+    tdcl_matrix_free(&m);
+    /* a 2x2 of 1e308 in one tile: exactly 1e308 */
+    assert_int_equal(tdcl_matrix_alloc(&m, 2, 2, 1, TDCL_F64, &err), TDCL_OK);
+    for (int k = 0; k < 4; k++)
+        ((double *)m.data)[k] = 1e308;
+    for (int v = 0; v < NVARIANTS; v++) {
+        tdcl_ta_opts o = {.tile_rows = 2, .tile_cols = 2, .variant = variants[v]};
+        assert_int_equal(tdcl_ta_run(*state, &o, &m, &got, &err), TDCL_OK);
+        assert_true(tdcl_matrix_get_f64(&got, 0) == 1e308);
+        tdcl_matrix_free(&got);
+    }
+    tdcl_matrix_free(&m);
 }
 
 /* ---- refusals and the plan API ------------------------------------------ */
@@ -524,6 +551,19 @@ static void test_compare(void **state)
     ((double *)ref.data)[5] += 1e-3;
     assert_int_equal(tdcl_ta_compare(&o, &m, &ref, &worst, &err), TDCL_OK);
     assert_true(worst > 1e-4);
+    tdcl_matrix_free(&ref);
+    tdcl_matrix_free(&m);
+    /* finite values near DBL_MAX: the reference mean is finite, so an
+     * infinite result fails and the true one passes */
+    assert_int_equal(tdcl_matrix_alloc(&m, 8, 8, 1, TDCL_F64, &err), TDCL_OK);
+    for (int k = 0; k < 64; k++)
+        ((double *)m.data)[k] = k % 2 ? 1.7e308 : -1e308;
+    o.tile_rows = o.tile_cols = 4;
+    assert_int_equal(tdcl_ta_reference(&o, &m, &ref, NULL, &err), TDCL_OK);
+    check_means(&m, 4, 4, &ref, 1e-15);
+    assert_int_equal(tdcl_ta_compare(&o, &m, &ref, &worst, &err), TDCL_OK);
+    ((double *)ref.data)[3] = INFINITY;
+    assert_int_equal(tdcl_ta_compare(&o, &m, &ref, &worst, &err), TDCL_EVERIFY);
     tdcl_matrix_free(&ref);
     tdcl_matrix_free(&m);
 }

@@ -79,8 +79,9 @@ struct tdcl_ta_plan {
     int maxabs_known;
     double in_maxabs; /* the largest finite |x| of a float input as the device reads it
                          (0 otherwise) */
-    int prescale;     /* float accumulators: the input goes up times 2^-prescale and
-                         the means come back times 2^prescale, so sums cannot overflow */
+    int prescale;     /* the input goes times 2^-prescale and the means come back
+                         times 2^prescale, so a tile's sum cannot overflow: float
+                         accumulators, or float64 input near DBL_MAX */
     tdcl_ta_opts o;
     tdcl_ta_variant variant;
     int64_t rows, cols, orows, ocols;
@@ -869,9 +870,29 @@ out:
 
 /* ---- the plan ----------------------------------------------------------- */
 
-/* tdcl_ta_plan_create, borrowing in when borrow is set (tdcl_ta_run). */
+/* The power of two by which values up to maxabs go down so that a sum of
+ * cells of them stays below limit (0 when it does already). The ratio
+ * first: maxabs * cells alone can overflow. */
+static int prescale_for(double maxabs, double cells, double limit)
+{
+    double need = maxabs / limit * cells;
+    return need > 1 ? (int)ceil(log2(need)) : 0;
+}
+
+/* The prescale a float64 input needs with float64 accumulators: a pass over
+ * it, so asked for only where an overflow is possible. */
+static int f64_prescale(const tdcl_ta_opts *o, const tdcl_matrix *in)
+{
+    if (in->dtype != TDCL_F64) return 0;
+    return prescale_for(max_finite_abs(in), (double)o->tile_rows * (double)o->tile_cols,
+                        DBL_MAX / 4);
+}
+
+/* tdcl_ta_plan_create, borrowing in when borrow is set (tdcl_ta_run).
+ * f64_scale applies to float64 input with float64 accumulators: the
+ * prescale to use, or -1 to find it from the input. */
 static tdcl_status plan_create(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_matrix *in,
-                               int borrow, tdcl_ta_plan **out, tdcl_err *err)
+                               int borrow, int f64_scale, tdcl_ta_plan **out, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_ta_plan *p = NULL;
@@ -900,9 +921,12 @@ static tdcl_status plan_create(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_
         /* a tile's float sum past FLT_MAX / 4 could overflow: scale by a
          * power of two, which is exact (but for values near the smallest
          * floats, far below the mean's rounding) */
-        double need = p->in_maxabs * (double)o->tile_rows * (double)o->tile_cols / (FLT_MAX / 4);
-        if (need > 1) p->prescale = (int)ceil(log2(need));
+        p->prescale =
+            prescale_for(p->in_maxabs, (double)o->tile_rows * (double)o->tile_cols, FLT_MAX / 4);
         p->in_maxabs = ldexp(p->in_maxabs, -p->prescale);
+    } else if (p->acc == TDCL_F64 && in->dtype == TDCL_F64) {
+        /* the same near DBL_MAX, where a tile's double sum overflows */
+        p->prescale = f64_scale >= 0 ? f64_scale : f64_prescale(o, in);
     }
     TDCL_TRY(plan_and_build(p, device_in_type(p, in->dtype), err));
     p->in_host = NULL;
@@ -921,7 +945,7 @@ out:
 tdcl_status tdcl_ta_plan_create(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_matrix *in,
                                 tdcl_ta_plan **out, tdcl_err *err)
 {
-    return plan_create(ctx, o, in, 0, out, err);
+    return plan_create(ctx, o, in, 0, -1, out, err);
 }
 
 tdcl_status tdcl_ta_plan_execute(tdcl_ta_plan *p, double *kernel_ms, tdcl_err *err)
@@ -990,18 +1014,41 @@ void tdcl_ta_plan_destroy(tdcl_ta_plan *p)
     free(p);
 }
 
+/* Whether any element of a float64 matrix is infinite or NaN. */
+static int any_nonfinite_f64(const tdcl_matrix *m)
+{
+    if (m->dtype != TDCL_F64) return 0;
+    const double *x = m->data;
+    for (size_t k = 0; k < tdcl_matrix_count(m); k++)
+        if (!isfinite(x[k])) return 1;
+    return 0;
+}
+
 static tdcl_status run_once(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_matrix *in,
                             tdcl_matrix *out, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_ta_plan *p = NULL;
     double ms = 0;
+    int scale = 0;
     memset(out, 0, sizeof *out);
-    /* in outlives the plan here: a CPU device reads it in place */
-    TDCL_TRY(plan_create(ctx, o, in, 1, &p, err));
-    TDCL_TRY(tdcl_ta_plan_execute(p, &ms, err));
-    ctx->t.kernel_ms += ms;
-    TDCL_TRY(tdcl_ta_plan_result(p, out, err));
+    /* in outlives the plan here: a CPU device reads it in place. Float64
+     * input runs unscaled first, without a pass over the input: only a
+     * mean that came out infinite or NaN (few: the result is a tile's
+     * part of the input) sends it through the scan, and a run again
+     * scaled where finite values overflowed a tile's sum */
+    for (;;) {
+        TDCL_TRY(plan_create(ctx, o, in, 1, scale, &p, err));
+        TDCL_TRY(tdcl_ta_plan_execute(p, &ms, err));
+        ctx->t.kernel_ms += ms;
+        TDCL_TRY(tdcl_ta_plan_result(p, out, err));
+        if (scale || p->acc != TDCL_F64 || !any_nonfinite_f64(out)) break;
+        scale = f64_prescale(o, in);
+        if (!scale) break;
+        tdcl_ta_plan_destroy(p);
+        p = NULL;
+        tdcl_matrix_free(out);
+    }
 out:
     tdcl_ta_plan_destroy(p);
     return st;
@@ -1093,11 +1140,15 @@ tdcl_status tdcl_ta_reference(const tdcl_ta_opts *o, const tdcl_matrix *in, tdcl
     TDCL_TRY(tdcl_matrix_alloc(out, orows, ocols, ch, TDCL_F64, err));
     if (mean_abs) TDCL_TRY(tdcl_matrix_alloc(mean_abs, orows, ocols, ch, TDCL_F64, err));
     double *m = out->data, *ma = mean_abs ? mean_abs->data : NULL;
+    /* near DBL_MAX the sums go scaled by a power of two, so the mean of
+     * finite values is finite here too and an infinite result is caught */
+    const int e = prescale_for(max_finite_abs(in), (double)t * (double)u, DBL_MAX / 4);
     for (int64_t i = 0; i < in->rows; i++)
         for (int64_t j = 0; j < in->cols; j++)
             for (int c = 0; c < ch; c++) {
                 size_t k = ((size_t)(i / t) * (size_t)ocols + (size_t)(j / u)) * ch + c;
                 double v = tdcl_matrix_get_f64(in, ((size_t)i * (size_t)in->cols + j) * ch + c);
+                if (e) v = ldexp(v, -e);
                 m[k] += v;
                 if (ma) ma[k] += fabs(v);
             }
@@ -1107,8 +1158,8 @@ tdcl_status tdcl_ta_reference(const tdcl_ta_opts *o, const tdcl_matrix *in, tdcl
                        (double)((tj + 1) * u < in->cols ? u : in->cols - tj * u);
             for (int c = 0; c < ch; c++) {
                 size_t k = ((size_t)ti * (size_t)ocols + (size_t)tj) * ch + c;
-                m[k] /= n;
-                if (ma) ma[k] /= n;
+                m[k] = ldexp(m[k] / n, e);
+                if (ma) ma[k] = ldexp(ma[k] / n, e);
             }
         }
 out:

@@ -104,8 +104,9 @@ void tdcl_ta_plan_destroy(tdcl_ta_plan *p);
 tdcl_status tdcl_ta_run(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_matrix *in,
                         tdcl_matrix *out, tdcl_err *err);
 
-/* The tile means of in computed on the host in float64 (same edge rule),
- * into out (float64, owned by the caller); with mean_abs non-NULL, also the
+/* The tile means of in computed on the host in float64 (same edge rule;
+ * sums scaled by a power of two near DBL_MAX, so that the mean of finite
+ * values is finite), into out (float64, owned by the caller); with mean_abs non-NULL, also the
  * mean of |x| of each tile, the scale against which errors are measured. */
 tdcl_status tdcl_ta_reference(const tdcl_ta_opts *o, const tdcl_matrix *in, tdcl_matrix *out,
                               tdcl_matrix *mean_abs, tdcl_err *err);
