@@ -842,6 +842,45 @@ static void test_check_nonfinite(void **state)
     tdcl_matrix_free(&c);
 }
 
+/* Products that underflow into the subnormals, correctly rounded, pass;
+ * one off by more than rounding does not. */
+static void test_check_subnormal(void **state)
+{
+    (void)state;
+    tdcl_matrix a = {0}, b = {0}, c = {0};
+    tdcl_err e = {0};
+    tdcl_mm_check chk;
+    for (int f64 = 0; f64 < 2; f64++) {
+        tdcl_dtype dt = f64 ? TDCL_F64 : TDCL_F32;
+        double x = f64 ? 1e-160 : 1e-20;
+        assert_int_equal(tdcl_matrix_alloc(&a, 1, 1, 1, dt, &e), TDCL_OK);
+        assert_int_equal(tdcl_matrix_alloc(&b, 1, 1, 1, dt, &e), TDCL_OK);
+        assert_int_equal(tdcl_matrix_alloc(&c, 1, 1, 1, dt, &e), TDCL_OK);
+        if (f64) {
+            *(double *)a.data = *(double *)b.data = x;
+            *(double *)c.data = x * x; /* one rounding: correctly rounded */
+        } else {
+            float xf = (float)x;
+            *(float *)a.data = *(float *)b.data = xf;
+            /* the product of two floats is exact in double: one rounding */
+            *(float *)c.data = (float)((double)xf * (double)xf);
+        }
+        assert_int_equal(tdcl_mm_check_product(&a, &b, &c, &chk, &e), TDCL_OK);
+        if (!chk.ok)
+            fail_msg("%s: a correctly rounded subnormal product fails: error %g, bound %g",
+                     f64 ? "float64" : "float32", chk.rel_err, chk.bound);
+        if (f64)
+            *(double *)c.data *= 2;
+        else
+            *(float *)c.data *= 2;
+        assert_int_equal(tdcl_mm_check_product(&a, &b, &c, &chk, &e), TDCL_OK);
+        assert_false(chk.ok);
+        tdcl_matrix_free(&a);
+        tdcl_matrix_free(&b);
+        tdcl_matrix_free(&c);
+    }
+}
+
 int main(void)
 {
     /* Exporting a program binary for tiledcl's cache makes PoCL compile a
@@ -864,7 +903,8 @@ int main(void)
         cmocka_unit_test(test_check_product),    cmocka_unit_test(test_params_text),
         cmocka_unit_test(test_gpu_tail),         cmocka_unit_test(test_auto_ksplit),
         cmocka_unit_test(test_i64_overflow),     cmocka_unit_test(test_check_nonfinite),
-        cmocka_unit_test(test_input_read),       cmocka_unit_test(test_gpu_cp_async),
+        cmocka_unit_test(test_check_subnormal),  cmocka_unit_test(test_input_read),
+        cmocka_unit_test(test_gpu_cp_async),
     };
     return tdcl_test_exit(
         cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown));

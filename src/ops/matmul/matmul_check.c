@@ -87,8 +87,10 @@ typedef struct ref_job {
     int64_t M, K, N;
     int is_int;
     int nthreads, id;
-    /* results of this thread */
-    double diff2, ref2;
+    /* results of this thread; squares in long double, whose range holds a
+     * double's square (in double, those of subnormal or huge elements
+     * would round to 0 or overflow) */
+    long double diff2, ref2;
     int64_t differing, overflowed, first_ovf; /* first_ovf: element index, -1 none */
     int64_t nonfinite, nonfinite_differ, extra_nonfinite;
     int failed; /* scratch allocation failed */
@@ -159,8 +161,9 @@ static void compare_rows(ref_job *j, int64_t i0, int64_t mb, const void *r)
                 continue;
             }
         }
-        j->diff2 += (got - ref) * (got - ref);
-        j->ref2 += ref * ref;
+        const long double d = (long double)got - ref;
+        j->diff2 += d * d;
+        j->ref2 += (long double)ref * ref;
     }
 }
 
@@ -203,13 +206,13 @@ static void *reference_b(const tdcl_matrix *b, int is_int)
  * term of its dot product is, so these bound the finite elements' error. */
 static double frobenius(const tdcl_matrix *m)
 {
-    double s = 0;
+    long double s = 0;
     size_t n = tdcl_matrix_count(m);
     for (size_t e = 0; e < n; e++) {
         double v = tdcl_matrix_get_f64(m, e);
-        if (isfinite(v)) s += v * v;
+        if (isfinite(v)) s += (long double)v * v;
     }
-    return sqrt(s);
+    return (double)sqrtl(s);
 }
 
 /* Runs the reference in up to 16 jobs over the pool and sums their
@@ -266,7 +269,7 @@ tdcl_status tdcl_mm_check_product(const tdcl_matrix *a, const tdcl_matrix *b, co
     if (st) return st;
     out->type = c->dtype;
     out->k = proto.K;
-    double diff = sqrt(total.diff2), ref = sqrt(total.ref2), limit = 0;
+    double diff = (double)sqrtl(total.diff2), ref = (double)sqrtl(total.ref2), limit = 0;
     if (proto.is_int) {
         out->differing = total.differing;
         out->overflowed = total.overflowed;
@@ -278,7 +281,14 @@ tdcl_status tdcl_mm_check_product(const tdcl_matrix *a, const tdcl_matrix *b, co
         out->ok = total.differing == 0 && total.overflowed == 0;
     } else {
         double u = c->dtype == TDCL_F32 ? ldexp(1.0, -24) : ldexp(1.0, -53);
-        limit = 2.0 * ((double)proto.K + 2.0) * u * frobenius(a) * frobenius(b);
+        /* and the absolute error of underflow: each of the K products and
+         * sums of an element may lose up to the smallest subnormal, which
+         * no relative term covers (1e-20 * 1e-20 in float32 is subnormal,
+         * correctly rounded, 5e-6 off relatively); over M x N elements in
+         * the Frobenius norm */
+        double eta = c->dtype == TDCL_F32 ? ldexp(1.0, -149) : ldexp(1.0, -1074);
+        limit = 2.0 * ((double)proto.K + 2.0) *
+                (u * frobenius(a) * frobenius(b) + eta * sqrt((double)proto.M * (double)proto.N));
         out->nonfinite = total.nonfinite;
         out->nonfinite_differ = total.nonfinite_differ;
         out->extra_nonfinite = total.extra_nonfinite;
