@@ -265,13 +265,16 @@ static int narrow_int(const tdcl_matrix *src, size_t k, tdcl_matrix *dst, int cl
     } else {
         double d = tdcl_matrix_get_f64(src, k);
         if (isnan(d)) return *nan = 1;
-        /* compared as doubles before any cast: [lo, hi + 1) holds every
-         * value whose truncation fits (hi + 1 is a power of two) */
-        if (d < (double)lo || d >= (double)hi + 1.0) {
+        /* truncated toward zero first, then compared as doubles before
+         * any cast, on both sides: -2147483648.5 fits in int32 and -0.5
+         * in uint8 as 2147483647.5 does in int32. lo is exact as a
+         * double, and hi + 1 a power of two */
+        const double t = trunc(d);
+        if (t < (double)lo || t >= (double)hi + 1.0) {
             if (!clip) return 1;
-            v = d < 0 ? lo : hi;
+            v = t < 0 ? lo : hi;
         } else {
-            v = (int64_t)d;
+            v = (int64_t)t;
         }
     }
     if (v < lo || v > hi) {

@@ -1185,6 +1185,38 @@ static void test_narrow(void **state)
     tdcl_matrix_free(&r);
     tdcl_matrix_free(&i);
     tdcl_matrix_free(&f);
+    /* the range is checked after truncation toward zero, on both sides and
+     * for every integer type: what truncates to an end fits */
+    const struct {
+        tdcl_dtype to;
+        double ok[2], bad[2];
+        int64_t want[2];
+    } edges[] = {
+        {TDCL_I32,
+         {-2147483648.5, 2147483647.9},
+         {-2147483649.0, 2147483648.0},
+         {INT32_MIN, INT32_MAX}},
+        {TDCL_U8, {-0.9, 255.9}, {-1.0, 256.0}, {0, 255}},
+        {TDCL_U16, {-0.5, 65535.5}, {-1.0, 65536.0}, {0, 65535}},
+        {TDCL_I64,
+         {-9223372036854775808.0, 0.5},
+         {-9223372036854777856.0, 9223372036854775808.0},
+         {INT64_MIN, 0}},
+    };
+    for (size_t k = 0; k < sizeof edges / sizeof edges[0]; k++) {
+        assert_int_equal(tdcl_matrix_alloc(&f, 1, 2, 1, TDCL_F64, &e), TDCL_OK);
+        memcpy(f.data, edges[k].ok, sizeof edges[k].ok);
+        if (tdcl_matrix_narrow(&f, edges[k].to, 0, &r, &e) != TDCL_OK)
+            fail_msg("to %s: %s", tdcl_dtype_name(edges[k].to), e.msg);
+        for (int j = 0; j < 2; j++)
+            assert_int_equal(tdcl_matrix_get_i64(&r, (size_t)j), edges[k].want[j]);
+        tdcl_matrix_free(&r);
+        for (int j = 0; j < 2; j++) {
+            ((double *)f.data)[0] = edges[k].bad[j];
+            assert_int_equal(tdcl_matrix_narrow(&f, edges[k].to, 0, &r, &e), TDCL_ERANGE);
+        }
+        tdcl_matrix_free(&f);
+    }
 }
 
 /* One array value's line in the spellings real files use: mostly the
