@@ -188,8 +188,11 @@ static int take_option(int c, const char *arg, const char *name, life_cli *lc)
     tdcl_err err = {0};
     switch (c) {
     case 'g':
+        /* half of int64: a resumed run adds the file's generation */
         if (cli_parse_i64(arg, 0, INT64_MAX / 2, &o->gens))
-            return cli_usage_error("life", "--gens needs an integer >= 0, got '%s'", arg);
+            return cli_usage_error("life",
+                                   "--gens needs an integer from 0 to %" PRId64 ", got '%s'",
+                                   INT64_MAX / 2, arg);
         return 0;
     case 'o':
         o->output = tdcl_path_is_stdout(arg) ? "-" : arg; /* /dev/stdout: as '-' */
@@ -226,7 +229,9 @@ static int take_option(int c, const char *arg, const char *name, life_cli *lc)
         return 0;
     case OPT_EVERY:
         if (cli_parse_i64(arg, 1, INT64_MAX / 2, &o->every))
-            return cli_usage_error("life", "--every needs an integer >= 1, got '%s'", arg);
+            return cli_usage_error("life",
+                                   "--every needs an integer from 1 to %" PRId64 ", got '%s'",
+                                   INT64_MAX / 2, arg);
         return 0;
     case OPT_FRAMES:
         o->frames_dir = arg;

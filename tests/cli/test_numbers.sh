@@ -179,4 +179,13 @@ expect_contains "$ERR" "A: value 1.0000000000000001e+300 at row 1, column 1 does
 expect_contains "$ERR" "--type f64" "and the way to compute it"
 run matmul "$T/e300.mtx" "$T/one2.mtx" --type f64
 expect_eq "$(body /dev/stdin <<<"$OUT")" "1e+300" "--type f64 computes it"
+
+# --- limits of counts -----------------------------------------------------
+# --gens and --every state their upper limit, 2^62 - 1
+run life --size 8x8 --gens 4611686018427387904
+expect_rc 2 "--gens 2^62 is a usage error"
+expect_contains "$ERR" "--gens needs an integer from 0 to 4611686018427387903, got '4611686018427387904'" "stating the limit"
+run life --size 8x8 --gens 10 --every 9223372036854775807
+expect_rc 2 "--every 2^63 - 1 is a usage error"
+expect_contains "$ERR" "--every needs an integer from 1 to 4611686018427387903" "stating the limit"
 done_testing
