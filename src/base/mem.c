@@ -111,14 +111,32 @@ tdcl_status tdcl_mem_check(uint64_t bytes, const char *what, int soft, uint64_t 
     return TDCL_OK;
 }
 
-int64_t tdcl_mem_max_items(int64_t cap, double item_bytes, uint64_t allow)
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+uint64_t tdcl_mem_budget(uint64_t allow, uint64_t held, tdcl_mem_bound *by)
 {
     tdcl_mem_info mi;
     tdcl_mem_query(&mi);
+    mi.as_used = mi.as_used > held ? mi.as_used - held : 0;
+    mi.data_used = mi.data_used > held ? mi.data_used - held : 0;
+    if (mi.available != UINT64_MAX) mi.available = add_sat(mi.available, held);
     uint64_t b = tdcl_mem_headroom(&mi);
     uint64_t soft = mi.available == UINT64_MAX ? UINT64_MAX : mi.available / 2;
     if (allow > 0) soft = allow;
-    if (soft < b) b = soft;
-    double n = (double)b / item_bytes;
+    tdcl_mem_bound bound = TDCL_MEM_BY_LIMITS;
+    if (soft < b) {
+        b = soft;
+        bound = allow > 0 ? TDCL_MEM_BY_ALLOW : TDCL_MEM_BY_HALF;
+    }
+    if (by) *by = bound;
+    return b;
+}
+
+int64_t tdcl_mem_max_items(int64_t cap, double item_bytes, uint64_t allow)
+{
+    double n = (double)tdcl_mem_budget(allow, 0, NULL) / item_bytes;
     return n < (double)cap ? (int64_t)n : cap;
 }

@@ -38,6 +38,20 @@ tdcl_status tdcl_mem_check(uint64_t bytes, const char *what, int soft, uint64_t 
  * what, 1, allow) accepts, and at most cap. */
 int64_t tdcl_mem_max_items(int64_t cap, double item_bytes, uint64_t allow);
 
+/* Which bound sets tdcl_mem_budget. */
+typedef enum tdcl_mem_bound {
+    TDCL_MEM_BY_LIMITS, /* the process's limits or the host's available memory */
+    TDCL_MEM_BY_ALLOW,  /* the caller's allow */
+    TDCL_MEM_BY_HALF,   /* half of the available memory (no allow) */
+} tdcl_mem_bound;
+
+/* The bytes a request may take in all under tdcl_mem_max_items's rules,
+ * where held bytes of it are already allocated (and so counted in the
+ * process's use and gone from the available memory): the same figure
+ * before and after they were, so a limit does not shrink as the request
+ * grows. *by (if non-NULL) receives the bound that sets it. */
+uint64_t tdcl_mem_budget(uint64_t allow, uint64_t held, tdcl_mem_bound *by);
+
 /* "1.5 GB" / "900 MB" / "12 kB" / "17 bytes" into buf; returns buf. */
 const char *tdcl_mem_size(uint64_t bytes, char *buf, size_t n);
 

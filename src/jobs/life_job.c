@@ -41,23 +41,41 @@ static double host_bytes_per_cell(const tdcl_ctx *ctx, const tdcl_life_opts *o)
  * then the two grids of the rounds, and the result. */
 #define STREAM_BYTES_PER_CELL 3.0
 
-/* The largest grid the host memory (tdcl_mem_check's rules, o->max_bytes
- * confirming more) allows, on the device or streamed through it; *per:
- * the host bytes a cell takes at that limit (NULL: not wanted). */
-static int64_t grid_cells_limit_per(const tdcl_ctx *ctx, const tdcl_life_job_opts *o,
-                                    const tdcl_life_opts *lo, double *per)
+/* The most host bytes a cell can take, before the device is known: on a
+ * CPU device, or streamed. */
+static double worst_bytes_per_cell(const tdcl_life_opts *o)
 {
+    double dev = 2.0 + (o->kernel == TDCL_LIFE_KERNEL_BYTES ? 2.0 : 0.25);
+    return dev > STREAM_BYTES_PER_CELL ? dev : STREAM_BYTES_PER_CELL;
+}
+
+static int64_t cells_in(double budget, double per, int64_t cap)
+{
+    double n = budget / per;
+    return n < (double)cap ? (int64_t)n : cap;
+}
+
+/* The largest grid the host memory (tdcl_mem_budget's rules, o->max_bytes
+ * confirming more or setting less) allows, on the device or streamed
+ * through it, where held bytes of the grid are allocated already (so the
+ * figure is the same before and after); *per: the host bytes a cell takes
+ * at that limit, *by: the bound that sets the memory (NULL: not wanted). */
+static int64_t grid_cells_limit_per(const tdcl_ctx *ctx, const tdcl_life_job_opts *o,
+                                    const tdcl_life_opts *lo, uint64_t held, double *per,
+                                    tdcl_mem_bound *by)
+{
+    double budget = (double)tdcl_mem_budget(o->max_bytes, held, by);
     double on_per = host_bytes_per_cell(ctx, lo);
-    int64_t on = tdcl_mem_max_items(max_cells_for(ctx, lo), on_per, o->max_bytes);
-    int64_t streamed = tdcl_mem_max_items(INT64_MAX / 4, STREAM_BYTES_PER_CELL, o->max_bytes);
+    int64_t on = cells_in(budget, on_per, max_cells_for(ctx, lo));
+    int64_t streamed = cells_in(budget, STREAM_BYTES_PER_CELL, INT64_MAX / 4);
     if (per) *per = on >= streamed ? on_per : STREAM_BYTES_PER_CELL;
     return on >= streamed ? on : streamed;
 }
 
 static int64_t grid_cells_limit(const tdcl_ctx *ctx, const tdcl_life_job_opts *o,
-                                const tdcl_life_opts *lo)
+                                const tdcl_life_opts *lo, uint64_t held)
 {
-    return grid_cells_limit_per(ctx, o, lo, NULL);
+    return grid_cells_limit_per(ctx, o, lo, held, NULL, NULL);
 }
 
 /* After a grid was refused: says so when host memory set the limit. */
@@ -65,25 +83,23 @@ static void memory_note(const tdcl_ctx *ctx, const tdcl_life_job_opts *o, const 
                         tdcl_err *err)
 {
     double per = 0;
-    int64_t lim = grid_cells_limit_per(ctx, o, lo, &per);
+    tdcl_mem_bound by = TDCL_MEM_BY_LIMITS;
+    /* the grid is freed by now: nothing of it is held */
+    int64_t lim = grid_cells_limit_per(ctx, o, lo, 0, &per, &by);
     int device = per != STREAM_BYTES_PER_CELL && lim >= max_cells_for(ctx, lo);
     if (!err || err->status != TDCL_ELIMIT || device) return;
     char b[32];
     size_t n = strlen(err->msg);
-    tdcl_mem_info mi;
-    tdcl_mem_query(&mi);
     double bytes = (double)lim * per;
-    int given = o->max_bytes && bytes >= 0.999 * (double)o->max_bytes;
-    int soft = !o->max_bytes && mi.available != UINT64_MAX &&
-               bytes >= 0.999 * (double)(mi.available / 2) &&
-               bytes < 1.001 * (double)(mi.available / 2);
-    if (soft) err->param = TDCL_PARAM_MAX_BYTES;
-    snprintf(err->msg + n, sizeof err->msg - n, " (host memory at %.3g bytes a cell: %s, %s)", per,
+    /* the byte limit given, or the half it would lift, is the one to change */
+    if (by != TDCL_MEM_BY_LIMITS) err->param = TDCL_PARAM_MAX_BYTES;
+    snprintf(err->msg + n, sizeof err->msg - n, " (at %.3g bytes of host memory a cell: %s, %s)", per,
              tdcl_mem_size((uint64_t)bytes, b, sizeof b),
-             given  ? "the byte limit given"
-             : soft ? "half of what this host has available; allow more bytes to go ahead"
-                    : "what the process's limits (ulimit -v, -d) and the host's available "
-                      "memory leave");
+             by == TDCL_MEM_BY_ALLOW  ? "the byte limit given"
+             : by == TDCL_MEM_BY_HALF ? "half of what this host has available; allow more bytes "
+                                        "to go ahead"
+                                      : "what the process's limits (ulimit -v, -d) and the "
+                                        "host's available memory leave");
 }
 
 tdcl_status tdcl_life_place(const tdcl_matrix *pat, int64_t rows, int64_t cols, tdcl_matrix *out,
@@ -156,18 +172,27 @@ static tdcl_status job_input(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_li
     if (!o->input) {
         int64_t w = o->width > 0 ? o->width : 500, h = o->height > 0 ? o->height : 500;
         /* a soup of up to 2^32 cells is sown while the device opens, and
-         * checked against it after; a larger one only once it is known */
-        int early = w <= (INT64_C(1) << 32) / h;
+         * checked against it after, where host memory holds it whatever
+         * the device (nothing is sown that memory then refuses); any
+         * other only once the device is known and the check passed */
+        int early =
+            w <= (INT64_C(1) << 32) / h && (double)w * (double)h * worst_bytes_per_cell(lo) <=
+                                               (double)tdcl_mem_budget(o->max_bytes, 0, NULL);
         if (early) st = tdcl_life_soup(h, w, o->density, o->seed, grid, err);
         ctx->t.read_ms += tdcl_now_ms() - t0;
         if (!st && early) st = tdcl_npy_out_early(o->output, h, w, TDCL_U8, early_out, err);
         if (!st) st = tdcl_ctx_wait(ctx, err);
-        int64_t max_cells = st ? 0 : grid_cells_limit(ctx, o, lo);
+        /* the soup sown, a byte a cell, is the grid's own: counted back */
+        uint64_t held = early ? (uint64_t)w * (uint64_t)h : 0;
+        double per = 0;
+        int64_t max_cells = st ? 0 : grid_cells_limit_per(ctx, o, lo, held, &per, NULL);
+        int by_device = !st && per != STREAM_BYTES_PER_CELL && max_cells >= max_cells_for(ctx, lo);
         if (!st && w > max_cells / h)
-            st = tdcl_fail_param(err, TDCL_ELIMIT, TDCL_PARAM_SIZE,
-                                 "a %" PRId64 "x%" PRId64 " grid is more than the %" PRId64
-                                 " cells '%s' holds",
-                                 w, h, max_cells, ctx->dev.device_name);
+            st = tdcl_fail_param(
+                err, TDCL_ELIMIT, TDCL_PARAM_SIZE,
+                "a %" PRId64 "x%" PRId64 " grid is more than the %" PRId64 " cells %s%s%s holds", w,
+                h, max_cells, by_device ? "'" : "",
+                by_device ? ctx->dev.device_name : "host memory", by_device ? "'" : "");
         if (st || early) {
             if (st) tdcl_matrix_free(grid);
             return st;
@@ -178,7 +203,7 @@ static tdcl_status job_input(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_li
         return st;
     }
     TDCL_TRY(tdcl_ctx_wait(ctx, err)); /* the grid's limit is the device's */
-    int64_t max_cells = grid_cells_limit(ctx, o, lo);
+    int64_t max_cells = grid_cells_limit(ctx, o, lo, 0);
     TDCL_TRY(tdcl_life_read(o->input, max_cells, &pat, err));
     if (!o->rule_given && pat.has_rule) lo->rule = pat.rule;
     if (!o->boundary_given && pat.topo.present) {

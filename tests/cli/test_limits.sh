@@ -73,6 +73,18 @@ else
     expect_rc 1 "--max-bytes cannot go past the process's limit"
     run_limited 1000000 --device cpu tile-avg "$T/tall2.mtx" --tile 2 -o "$T/t.npy"
     expect_rc 0 "tile-avg runs under ulimit -v 1000000"
+    # a soup past the limit is refused before it is sown: at once, and with
+    # the same figure whatever its size (the soup is not counted against
+    # itself)
+    figs=
+    for s in 30000 60000; do
+        run_limited 2000000 --device cpu life --size ${s}x$s --gens 1 -o "$T/soup.npy"
+        expect_rc 1 "a ${s}x$s soup under ulimit -v 2000000 is refused"
+        expect_contains "$ERR" "(ulimit -v, -d)" "naming the limit"
+        figs="$figs $(printf '%s\n' "$ERR" | sed -n 's/.*more than the \([0-9]*\) cells.*/\1/p')"
+    done
+    set -- $figs
+    if [ $# -eq 2 ] && [ "$1" = "$2" ]; then ok "the same limit for both sizes ($1 cells)"; else not_ok "the same limit for both sizes" "$figs"; fi
 fi
 # without a ulimit: over half the available memory needs --max-bytes
 avail=$(awk '/^MemAvailable:/ {a = $2} /^SwapFree:/ {s = $2} END {print (a + s) * 1024}' /proc/meminfo)
@@ -86,6 +98,11 @@ printf '#N glider\nx = 3, y = 3, rule = B3/S23:T300,200\nbo$2bo$3o!\n' >"$T/smal
 run --device cpu life "$T/small.rle" --gens 4 -o "$T/s.rle" --max-bytes 100000
 expect_rc 1 "--max-bytes below the grid's need refuses it"
 expect_contains "$ERR" "the byte limit given" "saying so"
+# --max-bytes as the binding limit is named as such, and the option too
+run --device cpu life --max-bytes 10 --size 10x10 -o "$T/s.rle"
+expect_rc 1 "--max-bytes 10 refuses a 10x10 soup"
+expect_contains "$ERR" "the byte limit given) (--max-bytes)" "naming the limit given and the option"
+case "$ERR" in *ulimit* | *--size*) not_ok "neither ulimit nor --size is blamed" "$ERR" ;; *) ok "neither ulimit nor --size is blamed" ;; esac
 run --device cpu life "$T/small.rle" --gens 4 -o "$T/s.rle" --max-bytes 200000
 expect_rc 0 "--max-bytes above it goes ahead"
 expect_contains "$(cat "$T/s.rle")" "x = 300, y = 200" "and writes the grid"
