@@ -47,13 +47,22 @@ out:
     return st;
 }
 
-/* Two integer inputs multiply exactly; anything with a float in it is
- * computed in float32 unless the user asked for another type. */
-tdcl_dtype tdcl_mm_job_type(const tdcl_mm_job_opts *o, const tdcl_matrix *a, const tdcl_matrix *b)
+/* The product's type follows the inputs, as numpy's A @ B does: two
+ * integer inputs multiply exactly, a float64 one makes a float64 product
+ * (where the device has fp64; else float32, saying so), anything else is
+ * float32; unless the user asked for a type. */
+tdcl_dtype tdcl_mm_job_type(const tdcl_mm_job_opts *o, const tdcl_matrix *a, const tdcl_matrix *b,
+                            const char *no_fp64)
 {
     if (o->type_given) return o->mm.type;
     if (o->mm.precision == TDCL_MM_TF32 || o->mm.precision == TDCL_MM_3XTF32) return TDCL_F32;
-    return tdcl_dtype_is_int(a->dtype) && tdcl_dtype_is_int(b->dtype) ? TDCL_I64 : TDCL_F32;
+    if (tdcl_dtype_is_int(a->dtype) && tdcl_dtype_is_int(b->dtype)) return TDCL_I64;
+    if (a->dtype != TDCL_F64 && b->dtype != TDCL_F64) return TDCL_F32;
+    if (!no_fp64) return TDCL_F64;
+    tdcl_log(TDCL_LOG_WARN,
+             "matmul: %s is float64, but '%s' has no fp64: computing the product in float32",
+             a->dtype == TDCL_F64 ? (b->dtype == TDCL_F64 ? "A and B" : "A") : "B", no_fp64);
+    return TDCL_F32;
 }
 
 tdcl_status tdcl_mm_job_verify(const tdcl_mm_job_opts *o, const tdcl_matrix *a,
@@ -245,10 +254,18 @@ tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
     TDCL_TRY(tdcl_out_precheck(o->out_path, err)); /* before the work, not after */
     TDCL_TRY(read_inputs(ctx, o, &a, &b, maps, err));
     tdcl_mm_opts mm = o->mm;
-    mm.type = tdcl_mm_job_type(o, &a, &b);
+    /* the type as if the device had fp64, while it opens; settled after */
+    mm.type = tdcl_mm_job_type(o, &a, &b, NULL);
     view = (tdcl_matrix){.rows = a.rows, .cols = b.cols, .channels = 1, .dtype = mm.type};
     TDCL_TRY(open_early(o, &view, &w, err));
     TDCL_TRY(tdcl_ctx_wait(ctx, err));
+    if (mm.type == TDCL_F64 && !o->type_given && !ctx->dev.fp64) {
+        mm.type = tdcl_mm_job_type(o, &a, &b, ctx->dev.device_name);
+        view.dtype = mm.type;
+        tdcl_npy_out_abort(w); /* its header says float64 */
+        w = NULL;
+        TDCL_TRY(open_early(o, &view, &w, err));
+    }
     /* a and b live until the plan is destroyed: a CPU device computes on
      * them in place; TILEDCL_MAPPED=0 copies them as other devices do */
     const char *env = getenv("TILEDCL_MAPPED");

@@ -30,8 +30,12 @@ tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
 
 /* The type the job computes in for inputs a and b: o->mm.type when given,
  * float32 for the tensor-core precisions, int64 for two integer inputs,
- * else float32. */
-tdcl_dtype tdcl_mm_job_type(const tdcl_mm_job_opts *o, const tdcl_matrix *a, const tdcl_matrix *b);
+ * float64 where either is float64, else float32. no_fp64: NULL where the
+ * device has fp64 (or is not known yet), else the name of the device
+ * that has not, which makes a float64 product float32 with a warning
+ * naming it. */
+tdcl_dtype tdcl_mm_job_type(const tdcl_mm_job_opts *o, const tdcl_matrix *a, const tdcl_matrix *b,
+                            const char *no_fp64);
 
 /* --verify's check of c against a*b on the host (tdcl_mm_check_product,
  * widened for tf32 and wrap-around as o asks); fills *o->check if set.

@@ -771,7 +771,7 @@ static int by_offset(const tdcl_mm_job_opts *o)
  * (else every rank fails, naming the file that differs). Then sl names
  * them and mm->type is chosen from their dtypes. */
 static tdcl_status npy_slabs(const tdcl_mm_job_opts *o, tdcl_mm_shard_opts *sl, tdcl_mm_opts *mm,
-                             int *slabs, tdcl_err *err)
+                             const char *no_fp64, int *slabs, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_npy_info ia, ib;
@@ -784,7 +784,7 @@ static tdcl_status npy_slabs(const tdcl_mm_job_opts *o, tdcl_mm_shard_opts *sl, 
     TDCL_TRY(tdcl_mpi_same_npy(o->a_path, &ia, err)); /* agreed: every rank or none */
     TDCL_TRY(tdcl_mpi_same_npy(o->b_path, &ib, err));
     tdcl_matrix da = {.dtype = ia.dtype}, db = {.dtype = ib.dtype};
-    mm->type = tdcl_mm_job_type(o, &da, &db);
+    mm->type = tdcl_mm_job_type(o, &da, &db, no_fp64);
     sl->a_npy = o->a_path;
     sl->b_npy = o->b_path;
     *slabs = 1;
@@ -802,12 +802,18 @@ tdcl_status tdcl_mm_mpi_job(const tdcl_mm_shard_opts *so, const tdcl_mm_job_opts
     tdcl_mm_shard_opts sl = *so;
     int slabs = 0;
     TDCL_TRY(tdcl_mm_mpi_open(so, &ctx, err));
-    TDCL_TRY(npy_slabs(o, &sl, &mm, &slabs, err));
+    /* fp64 on every rank, or the product is float32 on all of them */
+    int fp64 = ctx->dev.fp64 ? 1 : 0, all_fp64 = 0;
+    MPI_Allreduce(&fp64, &all_fp64, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    const char *no_fp64 = all_fp64 ? NULL
+                          : fp64   ? "a device of another rank"
+                                   : ctx->dev.device_name;
+    TDCL_TRY(npy_slabs(o, &sl, &mm, no_fp64, &slabs, err));
     int whole = !slabs; /* else each rank reads its own blocks */
     if (root) in_st = tdcl_out_precheck(o->out_path, err);
     if (root && in_st == TDCL_OK && (whole || o->verify || (mm.type == TDCL_I64 && !mm.wrap)))
         in_st = tdcl_mm_shard_inputs(o, &a, &b, err);
-    if (root && in_st == TDCL_OK && whole) mm.type = tdcl_mm_job_type(o, &a, &b);
+    if (root && in_st == TDCL_OK && whole) mm.type = tdcl_mm_job_type(o, &a, &b, no_fp64);
     int64_t t = mm.type; /* the other ranks learn the type in the run */
     MPI_Bcast(&t, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
     mm.type = (tdcl_dtype)t;

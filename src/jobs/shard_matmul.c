@@ -287,7 +287,10 @@ tdcl_status tdcl_mm_shard_job(const tdcl_mm_shard_opts *so, const tdcl_mm_job_op
     TDCL_TRY(tdcl_devset_wait(so->set, err));
     TDCL_TRY(tdcl_mm_shard_grid_local(so->set->n, so->grid_rows, so->grid_cols, &rows, &cols, err));
     tdcl_mm_opts mm = o->mm;
-    mm.type = tdcl_mm_job_type(o, &a, &b);
+    const char *no_fp64 = NULL; /* the type every device computes in */
+    for (size_t i = 0; i < so->set->n; i++)
+        if (!so->set->ctx[i]->dev.fp64 && !no_fp64) no_fp64 = so->set->ctx[i]->dev.device_name;
+    mm.type = tdcl_mm_job_type(o, &a, &b, no_fp64);
     TDCL_TRY(tdcl_mm_shard_run(so->set, &mm, rows, cols, &a, &b, &c, err));
     if (o->verify) TDCL_TRY(tdcl_mm_job_verify(o, &a, &b, &c, err));
     if (o->product) {

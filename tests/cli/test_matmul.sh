@@ -85,14 +85,36 @@ ok = c.dtype == np.dtype(sys.argv[4]) and c.shape == (64, 32) and err < tol
 print("ok" if ok else "bad: %s %s %g" % (c.dtype, c.shape, err))
 PY
     }
-    expect_eq "$(check_npy "$T/c.npy" float32)" "ok" "float32 .npy matches numpy's product"
-    run matmul --type f64 "$D/a.mtx" "$D/b.mtx" -o "$T/c64.npy"
-    expect_eq "$(check_npy "$T/c64.npy" float64)" "ok" "--type f64: a float64 .npy that matches numpy"
+    # Matrix Market 'real' reads as float64, so the product is float64, as
+    # numpy's product of float64 arrays is
+    expect_eq "$(check_npy "$T/c.npy" float64)" "ok" "real inputs: a float64 .npy that matches numpy"
+    run matmul --type f32 "$D/a.mtx" "$D/b.mtx" -o "$T/c32.npy"
+    expect_eq "$(check_npy "$T/c32.npy" float32)" "ok" "--type f32: a float32 .npy that matches numpy"
     run matmul --kernel cpu "$D/a.mtx" "$D/b.mtx" -o "$T/ccpu.npy"
-    expect_eq "$(check_npy "$T/ccpu.npy" float32)" "ok" "--kernel cpu matches numpy"
+    expect_eq "$(check_npy "$T/ccpu.npy" float64)" "ok" "--kernel cpu matches numpy"
     run matmul --max-alloc 2048 "$D/a.mtx" "$D/b.mtx" -o "$T/cp.npy" --verify
     expect_rc 0 "a 2 KiB buffer limit splits into panels and still verifies"
-    expect_eq "$(check_npy "$T/cp.npy" float32)" "ok" "panelled product matches numpy"
+    expect_eq "$(check_npy "$T/cp.npy" float64)" "ok" "panelled product matches numpy"
+    # float64 .npy in, float64 .npy out, within the float64 bound; float32
+    # with float64 is float64 too (numpy's promotion)
+    python3 -c "
+import numpy as np
+r = np.random.default_rng(3)
+np.save('$T/a64.npy', r.standard_normal((40, 30)))
+np.save('$T/b64.npy', r.standard_normal((30, 20)))
+np.save('$T/b32.npy', r.standard_normal((30, 20)).astype(np.float32))"
+    for bb in b64 b32; do
+        run matmul "$T/a64.npy" "$T/$bb.npy" -o "$T/c_$bb.npy"
+        expect_rc 0 "float64 A times $bb B exits 0"
+        res=$(python3 -c "
+import numpy as np
+a, b, c = np.load('$T/a64.npy'), np.load('$T/$bb.npy'), np.load('$T/c_$bb.npy')
+ref = a @ b
+err = np.linalg.norm(c - ref) / np.linalg.norm(ref)
+bound = 2 * (30 + 2) * 2.0**-53 * np.linalg.norm(a) * np.linalg.norm(b) / np.linalg.norm(ref)
+print('ok' if c.dtype == ref.dtype == np.float64 and err <= bound else 'bad: %s %g %g' % (c.dtype, err, bound))")
+        expect_eq "$res" "ok" "float64 A times $bb B: float64, as numpy's, within the float64 bound"
+    done
 fi
 
 # --- stdin, stdout, types ----------------------------------------------------
@@ -132,7 +154,7 @@ run matmul "$T/missing.mtx" "$D/b.mtx"
 expect_rc 1 "a missing input exits 1"
 run matmul --help
 expect_rc 0 "--help exits 0"
-for w in "--verify" "--tile" "--type" "examples" "exit status" "2 (K + 2) u"; do
+for w in "--verify" "--tile" "--type" "examples" "exit status" "2 (K + 2) (u"; do
     expect_contains "$OUT" "$w" "--help mentions $w"
 done
 

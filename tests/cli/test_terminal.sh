@@ -35,7 +35,7 @@ expect_eq "$(grep -c 'compiling\|verifying' "$T/tty")" "0" "-q: neither"
 "$TILEDCL" --no-cache matmul "$A" "$B" --verify -o "$T/c0.npy" 2>"$T/err"
 expect_eq "$(grep -c 'compiling\|verifying' "$T/err")" "0" "stderr not a terminal: neither"
 on_tty 54 "'$TILEDCL' matmul '$A' '$B'"
-expect_contains "$(cat "$T/tty")" "C = A*B: 64x32 float32" "matmul on a terminal: the summary line"
+expect_contains "$(cat "$T/tty")" "C = A*B: 64x32 float64" "matmul on a terminal: the summary line"
 expect_contains "$(cat "$T/tty")" "the top-left 8x4 of 64x32" "matmul on a terminal: says what is shown"
 lines=$(wc -l <"$T/tty")
 [ "$lines" -le 12 ] && ok "matmul on a terminal: $lines lines, not 2048 numbers" || not_ok "matmul on a terminal: at most 12 lines" "$lines"
