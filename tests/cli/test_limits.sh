@@ -54,7 +54,7 @@ else
     gen "$T/wide.mtx" 2 20000 0.5
     run_limited 1000000 --device cpu matmul "$T/tall.mtx" "$T/wide.mtx" -o "$T/p.npy"
     expect_rc 1 "a 20000x2 * 2x20000 product under ulimit -v 1000000 fails (no abort: exit 1)"
-    expect_contains "$ERR" "needs 3.2 GB" "saying how much it needs"
+    expect_contains "$ERR" "needs 6.4 GB" "saying how much it needs (float64, as the .mtx inputs)"
     expect_contains "$ERR" "RLIMIT_AS, ulimit -v" "and which limit stops it"
     [ ! -e "$T/p.npy" ] && ok "nothing written" || not_ok "nothing written"
     gen "$T/tall2.mtx" 300 2 1.5
