@@ -79,6 +79,14 @@
                          life_peak only: bench_ops.c; 7 life_stream) */
 #endif
 
+/* Every helper is HELPER: static, so that a call the compiler leaves out
+ * of line still links (a plain C99 "inline" definition gives no symbol:
+ * AMD and SPIR-V builds fail), and always inlined, because PoCL 3.1
+ * computes wrong cells when one is left out of line (sums, in life_bits
+ * with vectors across; test_life's shapes catch it).
+ * tests/check_nvptx.sh refuses a plain "inline". */
+#define HELPER static inline __attribute__((always_inline))
+
 #define B_DEAD 0
 #define B_TORUS 1
 #define B_CLAMP 2
@@ -104,13 +112,13 @@
  * TWIST_H act when crossing the top or bottom edge, SHIFT_V and TWIST_V the
  * sides; OPEN_X, OPEN_Y: no edge that way (dead past it). The host's
  * tdcl_life_edge_map is the same map. */
-inline int wrapi(int i, int n)
+HELPER int wrapi(int i, int n)
 {
     i %= n;
     return i < 0 ? i + n : i;
 }
 
-inline uchar cell_mapped(__global const uchar *in, int rows, int cols, int y, int x)
+HELPER uchar cell_mapped(__global const uchar *in, int rows, int cols, int y, int x)
 {
     const int yo = y < 0 || y >= rows, xo = x < 0 || x >= cols;
     if (yo && xo && (TOPO == 4 || TOPO == 5)) { /* corners see the corner cell */
@@ -143,7 +151,7 @@ inline uchar cell_mapped(__global const uchar *in, int rows, int cols, int y, in
 #endif
 
 /* The cell at (y, x), which may be one past any edge. */
-inline uchar cell_at(__global const uchar *in, int rows, int cols, int bnd, int y, int x)
+HELPER uchar cell_at(__global const uchar *in, int rows, int cols, int bnd, int y, int x)
 {
 #ifdef TOPO
     if (bnd == B_MAPPED) return cell_mapped(in, rows, cols, y, x);
@@ -270,10 +278,6 @@ typedef word lword;
 #define VSTORE(v, p) (*(p) = (v))
 #endif
 
-/* Helpers are plain "inline": every compiler inlines them. (PoCL 3.1 gave
- * wrong results when a helper of life_bits was left out of line, as
- * "static inline" allows; the device tests catch that.) */
-
 #define ONES ((word)0 - (word)1)
 #define IN(mask, v) (((mask) >> (v)) & 1)
 /* bit v: a live cell whose 3x3 block (itself included) holds v live cells
@@ -282,7 +286,7 @@ typedef word lword;
 
 /* The count of the 9 cells equals v (0..9); s3 implies s2 = s1 = 0, which
  * saves literals. */
-inline lword count_is(int v, lword s0, lword s1, lword s2, lword s3)
+HELPER lword count_is(int v, lword s0, lword s1, lword s2, lword s3)
 {
     const lword m0 = (v & 1) ? s0 : ~s0;
     if (v >= 8) return s3 & m0;
@@ -293,7 +297,7 @@ inline lword count_is(int v, lword s0, lword s1, lword s2, lword s3)
 
 /* The next state of 32/64 cells from the count of their 3x3 block (self
  * included) and their state; constant-folded for the rule in BIRTH/SURVIVE. */
-inline lword apply_rule(lword alive, lword s0, lword s1, lword s2, lword s3)
+HELPER lword apply_rule(lword alive, lword s0, lword s1, lword s2, lword s3)
 {
     lword born = (lword)(0), stay = (lword)(0);
 #define TERM(v)                                                                                    \
@@ -348,7 +352,7 @@ inline lword apply_rule(lword alive, lword s0, lword s1, lword s2, lword s3)
 
 /* The function with truth table t (bit 4a + 2b + c) of a, b, c; the
  * constant t folds it to the minterms it has. */
-inline lword lut3(uint t, lword a, lword b, lword c)
+HELPER lword lut3(uint t, lword a, lword b, lword c)
 {
     const lword z = (lword)(0);
     return ((t & 1) ? ~a & ~b & ~c : z) | ((t & 2) ? ~a & ~b & c : z) |
@@ -388,7 +392,7 @@ inline lword lut3(uint t, lword a, lword b, lword c)
     ASM("lop3.b32 %0, %1, %2, %3, " STR(imm) ";" : "=r"(d) : "r"(a), "r"(b), "r"(c))
 #endif
 #define LUT_FN(name, imm)                                                                          \
-    inline lword name(lword a, lword b, lword c)                                                   \
+    HELPER lword name(lword a, lword b, lword c)                                                   \
     {                                                                                              \
         lword d;                                                                                   \
         LOP3(d, a, b, c, imm);                                                                     \
@@ -405,7 +409,7 @@ LUT_FN(lut_s0, LUT_S0)
 LUT_FN(lut_s1, LUT_S1)
 
 /* table t, one of the four */
-inline lword lut(uint t, lword a, lword b, lword c)
+HELPER lword lut(uint t, lword a, lword b, lword c)
 {
     return t == TB0 ? lut_b0(a, b, c)
            : t == TB1 ? lut_b1(a, b, c)
@@ -427,7 +431,7 @@ inline lword lut(uint t, lword a, lword b, lword c)
  * one fewer than the form below for B3/S23). Gate g's inputs N3_Ag, N3_Bg,
  * N3_Cg name planes (s0, k0, x, y, alive) or earlier gates' outputs (g0,
  * g1); its truth table is N3_Tg. */
-inline lword rule3(lword alive, lword s0, lword k0, lword x, lword y)
+HELPER lword rule3(lword alive, lword s0, lword k0, lword x, lword y)
 {
     const lword g0 = lut_n0(N3_A0, N3_B0, N3_C0);
     const lword g1 = lut_n1(N3_A1, N3_B1, N3_C1);
@@ -436,7 +440,7 @@ inline lword rule3(lword alive, lword s0, lword k0, lword x, lword y)
 #else
 /* The next state of cells with count parity s (0 or 1) given the weight-2
  * bits k0, x and the weight-4 bit y: births by table tb, survival by ts. */
-inline lword rule_half(uint tb, uint ts, lword alive, lword k0, lword x, lword y)
+HELPER lword rule_half(uint tb, uint ts, lword alive, lword k0, lword x, lword y)
 {
     if (tb == ts) return lut(tb, k0, x, y);
     if (tb == 0) return alive & lut(ts, k0, x, y);
@@ -444,7 +448,7 @@ inline lword rule_half(uint tb, uint ts, lword alive, lword k0, lword x, lword y
     return bitselect(lut(tb, k0, x, y), lut(ts, k0, x, y), alive);
 }
 
-inline lword rule3(lword alive, lword s0, lword k0, lword x, lword y)
+HELPER lword rule3(lword alive, lword s0, lword k0, lword x, lword y)
 {
     const lword even = rule_half(TB0, TS0, alive, k0, x, y);
     const lword odd = rule_half(TB1, TS1, alive, k0, x, y);
@@ -458,7 +462,7 @@ inline lword rule3(lword alive, lword s0, lword k0, lword x, lword y)
  * word w at C (any value when C is outside), and the row's first and last
  * words. Only the bits next to the grid's cells matter outside it: the top
  * bit of word -1 and the bits past the last cell. */
-inline word fix_word(int bnd, int C, word w, word first, word lastw, int nw, int rem)
+HELPER word fix_word(int bnd, int C, word w, word first, word lastw, int nw, int rem)
 {
     const int last = rem ? rem - 1 : WBITS - 1; /* bit of the row's last cell */
     if (C < 0) {
@@ -495,7 +499,7 @@ inline word fix_word(int bnd, int C, word w, word first, word lastw, int nw, int
  * east word's low half (the only bits it needs), each half of w and e a
  * 32-bit funnel shift: one instruction on a GPU (NVIDIA's SHF), where a
  * 64-bit shift and an or take three or four. */
-inline void row_sum3_halves(uint lhi, ulong c, uint rlo, ulong *s0, ulong *s1)
+HELPER void row_sum3_halves(uint lhi, ulong c, uint rlo, ulong *s0, ulong *s1)
 {
     const uint2 h = as_uint2(c);
 #if HALVES == 2 /* each half the low word of a 64-bit shift of a register pair */
@@ -509,12 +513,12 @@ inline void row_sum3_halves(uint lhi, ulong c, uint rlo, ulong *s0, ulong *s1)
     *s1 = MAJ(w, c, e);
 }
 
-inline void row_sum3(ulong l, ulong c, ulong r, ulong *s0, ulong *s1)
+HELPER void row_sum3(ulong l, ulong c, ulong r, ulong *s0, ulong *s1)
 {
     row_sum3_halves((uint)(l >> 32), c, (uint)r, s0, s1);
 }
 #else
-inline void row_sum3(lword l, lword c, lword r, lword *s0, lword *s1)
+HELPER void row_sum3(lword l, lword c, lword r, lword *s0, lword *s1)
 {
     const lword w = (c << 1) | (l >> (WBITS - 1));
     const lword e = (c >> 1) | (r << (WBITS - 1));
@@ -527,7 +531,7 @@ inline void row_sum3(lword l, lword c, lword r, lword *s0, lword *s1)
  * at or below the cell, so a row keeps its west and east neighbour words
  * (s0, s1) beside its centre (the caller's mid), and next_word adds what
  * each role needs. */
-inline void row_sum3(lword l, lword c, lword r, lword *s0, lword *s1)
+HELPER void row_sum3(lword l, lword c, lword r, lword *s0, lword *s1)
 {
     *s0 = (c << 1) | (l >> (WBITS - 1));
     *s1 = (c >> 1) | (r << (WBITS - 1));
@@ -547,7 +551,7 @@ inline void row_sum3(lword l, lword c, lword r, lword *s0, lword *s1)
  * bit-sliced adder makes the 4-bit count of each 3x3 block. amid and cmid
  * are the centre words of the rows above and below (hexagonal and von
  * Neumann only; Moore's compiler drops them). */
-inline lword next_word(lword a0, lword a1, lword b0, lword b1, lword c0, lword c1, lword alive,
+HELPER lword next_word(lword a0, lword a1, lword b0, lword b1, lword c0, lword c1, lword alive,
                        lword amid, lword cmid)
 {
 #if NBHD != 0
@@ -612,7 +616,7 @@ inline lword next_word(lword a0, lword a1, lword b0, lword b1, lword c0, lword c
 #define GIN_RESTRICT restrict
 #endif
 #if FLOW && FLOWNV
-inline word gload(GIN word *p)
+HELPER word gload(GIN word *p)
 {
     word v;
 #if WBITS == 64
@@ -659,7 +663,7 @@ typedef struct {
 
 /* n (1 .. WBITS) cells of a row from cell x on (x + n <= the row's cells),
  * in the low bits. */
-inline word cells_at(GIN word *row, int nw, int x, int n)
+HELPER word cells_at(GIN word *row, int nw, int x, int n)
 {
     const int i = x / WBITS, b = x % WBITS;
     word v = GLOAD(row + i) >> b;
@@ -670,7 +674,7 @@ inline word cells_at(GIN word *row, int nw, int x, int n)
 /* Word C of grid row R for the tile. What the tile takes wrapped (g->vwrap,
  * g->hwrap) is fetched wrapped; anything else outside the grid is 0 and
  * never read as a cell. */
-inline word fetch(GIN word *in, const geom *g, int R, int C, int cols)
+HELPER word fetch(GIN word *in, const geom *g, int R, int C, int cols)
 {
     const int rows = g->rows, nw = g->nw;
     if (R < 0 || R >= rows) {
@@ -706,7 +710,7 @@ inline word fetch(GIN word *in, const geom *g, int R, int C, int cols)
 #if LIFE_KERNEL == 0 || LIFE_KERNEL == 2 || LIFE_KERNEL == 5
 /* Row sums of the NV words from x0 in tile row lr, read plainly; xl and
  * xr are the columns west and east of them, clamped into the tile. */
-inline void sums_plain(__local const word *t, int lr, int x0, int xl, int xr, lword *s0, lword *s1,
+HELPER void sums_plain(__local const word *t, int lr, int x0, int xl, int xr, lword *s0, lword *s1,
                        lword *mid)
 {
     const lword c = TV(t, lr, x0);
@@ -724,7 +728,7 @@ inline void sums_plain(__local const word *t, int lr, int x0, int xl, int xr, lw
  * a row past the top or bottom, a word past either end and the unused
  * bits of a row's last word are what the boundary says (unless the tile
  * holds them wrapped). */
-inline void sums_mapped(__local const word *t, const geom *g, int lr, int x0, lword *s0, lword *s1,
+HELPER void sums_mapped(__local const word *t, const geom *g, int lr, int x0, lword *s0, lword *s1,
                         lword *mid)
 {
     const int R = g->rbase + lr, C0 = g->cbase + x0;
@@ -768,7 +772,7 @@ typedef struct {
     word fr_c, fr_e;    /* east: from the centre's top bit (clamp), from e (torus) */
 } edge_masks;
 
-inline void edge_setup(edge_masks *m, const geom *g, int x0)
+HELPER void edge_setup(edge_masks *m, const geom *g, int x0)
 {
     const int C = g->cbase + x0, nw = g->nw, rem = g->rem, hmap = !g->hwrap, vmap = !g->vwrap;
     const int lo = hmap && C - 1 < 0, lastw = hmap && C == nw - 1 && rem,
@@ -795,7 +799,7 @@ inline void edge_setup(edge_masks *m, const geom *g, int x0)
 }
 
 #if NV == 1
-inline void sums_edge(__local const word *t, const edge_masks *m, int lr, int x0, int xl, int xr,
+HELPER void sums_edge(__local const word *t, const edge_masks *m, int lr, int x0, int xl, int xr,
                       word *s0, word *s1, word *mid)
 {
     lr = lr == m->gt ? m->vt : (lr == m->gb ? m->vb : lr);
@@ -812,7 +816,7 @@ inline void sums_edge(__local const word *t, const edge_masks *m, int lr, int x0
 
 /* Row sums of tile row lr read plainly (how 0), through the edge masks
  * (how 1, one word per work-item) or mapped word by word (how 2). */
-inline void sums(__local const word *t, const geom *g, const edge_masks *m, int how, int lr, int x0,
+HELPER void sums(__local const word *t, const geom *g, const edge_masks *m, int how, int lr, int x0,
                  int xl, int xr, lword *s0, lword *s1, lword *mid)
 {
     (void)m;
@@ -834,7 +838,7 @@ inline void sums(__local const word *t, const geom *g, const edge_masks *m, int 
  * call, so each way of reading gets a loop of its own (a branch per row,
  * or both ways of it evaluated, costs the common case registers and
  * time). */
-inline void item_step(__local const word *t, __local word *dst, const geom *g, const edge_masks *m,
+HELPER void item_step(__local const word *t, __local word *dst, const geom *g, const edge_masks *m,
                       const int how, int lr0, int x0, int xl, int xr, lword *nv)
 {
     lword a0, a1, b0, b1, c0, c1, alive, nxt, amid;
@@ -931,7 +935,7 @@ typedef struct {
 /* Row sums of word w, tile row lr (the work-item's own row, or without
  * SHFL any row, its centre word read from xh), through the fixes hfix
  * needs. */
-inline void reg_sums(ulong w, __local const uint2 *xh, int lr, const reg_geo *e, const int hfix,
+HELPER void reg_sums(ulong w, __local const uint2 *xh, int lr, const reg_geo *e, const int hfix,
                      ulong *s0, ulong *s1)
 {
     uint whi, elo;
@@ -959,7 +963,7 @@ inline void reg_sums(ulong w, __local const uint2 *xh, int lr, const reg_geo *e,
 
 /* One generation of the work-item's rows v, with exchange space xv, xh of
  * this generation's parity; hfix, vfix: the fixes of an edge tile. */
-inline void reg_gen(ulong *v, __local ulong *xv, __local uint2 *xh, const reg_geo *e,
+HELPER void reg_gen(ulong *v, __local ulong *xv, __local uint2 *xh, const reg_geo *e,
                     const int hfix, const int vfix)
 {
     const int lane = e->lane, ly = e->ly, lr0 = ly * S;
@@ -1022,7 +1026,7 @@ inline void reg_gen(ulong *v, __local ulong *xv, __local uint2 *xh, const reg_ge
 }
 
 /* gens generations of tile (tx, ty) from in into out, as bits_tile. */
-inline void reg_tile(GIN word *GIN_RESTRICT in, __global word *restrict out, __local ulong *xv,
+HELPER void reg_tile(GIN word *GIN_RESTRICT in, __global word *restrict out, __local ulong *xv,
                      __local uint2 *xh, const int rows, const int cols, const int bnd, const int nw,
                      const int gens, const int tx, const int ty)
 {
@@ -1088,7 +1092,7 @@ inline void reg_tile(GIN word *GIN_RESTRICT in, __global word *restrict out, __l
 /* gens generations of tile (tx, ty) from in into out: its halo loaded
  * into local memory (tile: 2 buffers of BUFW words with DBUF, else 1),
  * advanced there, and its interior written out. */
-inline void bits_tile(GIN word *GIN_RESTRICT in, __global word *restrict out, __local word *tile,
+HELPER void bits_tile(GIN word *GIN_RESTRICT in, __global word *restrict out, __local word *tile,
                       const int rows, const int cols, const int bnd, const int nw, const int gens,
                       const int tx, const int ty)
 {
@@ -1230,7 +1234,7 @@ life_bits(GIN word *GIN_RESTRICT in, __global word *restrict out, const int rows
  * torus, tile 0's halo crosses the last tile, which may be thinner than
  * the halo, into the one before it (whose halo in turn reaches tile 0); all
  * other reading lies within a tile each way. */
-inline int flow_reach(int d, int i, int n, int wrap)
+HELPER int flow_reach(int d, int i, int n, int wrap)
 {
     return d >= -1 && d <= 1 ? 1 : wrap && ((d == -2 && i == 0) || (d == 2 && i == n - 2));
 }
@@ -1320,7 +1324,7 @@ life_flow(__global word *b0, __global word *b1, const int rows, const int cols, 
 /* The west word's high half and the east word's low half (x: this row of
  * work-items' exchange space, without SHFL); with 32-bit words, the whole
  * west and east words (both halves are the word). */
-inline void beside(uint lo, uint hi, __local uint *x, int lane, uint *whi, uint *elo)
+HELPER void beside(uint lo, uint hi, __local uint *x, int lane, uint *whi, uint *elo)
 {
 #if SHFL
     (void)x;
@@ -1369,7 +1373,7 @@ typedef struct {
  * beside the edge are replaced), so any row or word does: the nearest. A
  * torus's are real cells, wrapped: plainly unless a word straddles the
  * row's end (fetch). */
-inline word stream_load(__global const word *in, const geom *g, int R, int C, int cols,
+HELPER word stream_load(__global const word *in, const geom *g, int R, int C, int cols,
                         const int edge)
 {
     if (edge && g->hwrap && g->rem) return fetch(in, g, R, C, cols);
@@ -1388,10 +1392,9 @@ inline word stream_load(__global const word *in, const geom *g, int R, int C, in
  * gens < K levels only (a row then comes out gens rows up, not K). Each
  * check costs every level of every row: a warp at the left or right edge
  * has no row to check, and most edge warps are there. */
-inline void stream_run(__global const word *restrict in, __global word *restrict out,
-                       const geom *g, const stream_col *sc, int cols, int gens,
-                       __local uint *x, const int eload, const int hfix, const int vfix,
-                       const int shallow)
+HELPER void stream_run(__global const word *restrict in, __global word *restrict out, const geom *g,
+                       const stream_col *sc, int cols, int gens, __local uint *x, const int eload,
+                       const int hfix, const int vfix, const int shallow)
 {
     word a0[K], a1[K], b0[K], b1[K], mid[K];
 #pragma unroll
@@ -1467,7 +1470,7 @@ inline void stream_run(__global const word *restrict in, __global word *restrict
 }
 
 /* One launch of K generations, or with last of gens < K (a run's last). */
-inline void stream_launch(__global const word *restrict in, __global word *restrict out,
+HELPER void stream_launch(__global const word *restrict in, __global word *restrict out,
                           const int rows, const int cols, const int bnd, const int nw,
                           const int gens, __local uint *x, const int last)
 {
@@ -1573,7 +1576,7 @@ life_stream_last(__global const word *restrict in, __global word *restrict out, 
 #define BROW(b, r, brw) ((b) + (r) * (brw) + VW)
 
 /* The band row to read for band row r (grid row R0 + r); be: the zero row. */
-inline int band_src(int r, int R0, int rows, int bnd, int be)
+HELPER int band_src(int r, int R0, int rows, int bnd, int be)
 {
     const int R = R0 + r;
     if (bnd == B_TORUS || (R >= 0 && R < rows)) return r;
@@ -1581,7 +1584,7 @@ inline int band_src(int r, int R0, int rows, int bnd, int be)
 }
 
 /* Pad words and the last word of a band row, as the boundary says. */
-inline void band_fix(__local word *p, int bnd, int nw, int rem)
+HELPER void band_fix(__local word *p, int bnd, int nw, int rem)
 {
     const word first = p[0], lastw = p[nw - 1];
     p[-1] = fix_word(bnd, -1, 0, first, lastw, nw, rem);
@@ -1589,7 +1592,7 @@ inline void band_fix(__local word *p, int bnd, int nw, int rem)
     p[nw] = fix_word(bnd, nw, 0, first, lastw, nw, rem);
 }
 
-inline void band_sums(__local const word *p, lword *s0, lword *s1, lword *mid)
+HELPER void band_sums(__local const word *p, lword *s0, lword *s1, lword *mid)
 {
     const lword c = VLOAD(p);
     row_sum3(VLOAD(p - 1), c, VLOAD(p + 1), s0, s1);
@@ -1598,7 +1601,7 @@ inline void band_sums(__local const word *p, lword *s0, lword *s1, lword *mid)
 
 /* One generation of band rows lo .. hi-1 from src into dst, nvw vectors a
  * row. */
-inline void band_step(__local const word *src, __local word *dst, int lo, int hi, int R0, int rows,
+HELPER void band_step(__local const word *src, __local word *dst, int lo, int hi, int R0, int rows,
                       int bnd, int nvw, int brw, int be)
 {
     for (int j = 0; j < nvw * VW; j += VW) {
@@ -1673,7 +1676,7 @@ life_band(__global const word *restrict in, __global word *restrict out, const i
 /* Row sums of grid row R for the VW words from C0 through the boundary
  * (edge: the words or their neighbours reach either end of the row). *mid
  * receives the centre words. */
-inline void grid_row_sum(__global const word *in, int bnd, int rows, int nw, int rem, int R, int C0,
+HELPER void grid_row_sum(__global const word *in, int bnd, int rows, int nw, int rem, int R, int C0,
                          int edge, lword *s0, lword *s1, lword *mid)
 {
     if (R < 0 || R >= rows) {
@@ -1709,7 +1712,7 @@ inline void grid_row_sum(__global const word *in, int bnd, int rows, int nw, int
 
 /* Stores the VW words from C0 of row R, the ones inside the row only, the
  * last without its unused bits. */
-inline void store_edge(__global word *out, int nw, int rem, int R, int C0, lword v)
+HELPER void store_edge(__global word *out, int nw, int rem, int R, int C0, lword v)
 {
     word a[VW];
     VSTORE(v, a);
@@ -1721,7 +1724,7 @@ inline void store_edge(__global word *out, int nw, int rem, int R, int C0, lword
 }
 
 /* Row sums of the VW words at p, read plainly (words p[-1] .. p[VW]). */
-inline void plain_row_sum(__global const word *p, lword *s0, lword *s1, lword *mid)
+HELPER void plain_row_sum(__global const word *p, lword *s0, lword *s1, lword *mid)
 {
     const lword c = VLOAD(p);
     row_sum3(VLOAD(p - 1), c, VLOAD(p + 1), s0, s1);
@@ -1731,7 +1734,7 @@ inline void plain_row_sum(__global const word *p, lword *s0, lword *s1, lword *m
 /* Rows r0 .. rend-1 of the VW words from C0, all of whose neighbours are
  * inside the grid: a loop of loads, logic and a store (the mapped loop
  * below, left to itself, keeps the compiler from inlining the row sums). */
-inline void rows_plain(__global const word *in, __global word *out, int nw, int r0, int rend,
+HELPER void rows_plain(__global const word *in, __global word *out, int nw, int r0, int rend,
                        int C0)
 {
     __global const word *p = in + (size_t)(r0 - 1) * (size_t)nw + (size_t)C0;
@@ -1806,7 +1809,7 @@ __kernel void life_bits1(__global const word *restrict in, __global word *restri
 #endif
 
 /* A word of the start state: splitmix64 of the word's index. */
-inline word peak_seed(ulong idx)
+HELPER word peak_seed(ulong idx)
 {
     ulong z = (idx + 1) * 0x9E3779B97F4A7C15UL;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9UL;
@@ -1894,7 +1897,7 @@ __kernel void life_peak(__global word *out)
 #define OH S  /* ... and rows */
 #endif
 
-inline int wrap_tile(int i, int n)
+HELPER int wrap_tile(int i, int n)
 {
     i %= n;
     return i < 0 ? i + n : i;
@@ -1904,7 +1907,7 @@ inline int wrap_tile(int i, int n)
  * and ry down (2 on a torus whose last tile is narrower than K cells),
  * wrapped on a torus, cut at the grid's edges otherwise (a clamped edge
  * reads the edge tile's own cells). */
-inline uint hood_act(__global const uchar *act, int tx, int ty, int ntx, int nty, int torus, int rx,
+HELPER uint hood_act(__global const uchar *act, int tx, int ty, int ntx, int nty, int torus, int rx,
                      int ry)
 {
     uint any = 0;
@@ -1979,7 +1982,7 @@ life_sparse_list(__global const uchar *restrict act, __global int *restrict list
  * tile; the interior goes to out, and ACT_CHG / ACT_LIVE of what this
  * work-item wrote are returned. Barriers as life_bits's, the last one
  * after the final generation (the interior is read from local memory). */
-inline uint sparse_tile(__global const word *restrict in, __global word *restrict out,
+HELPER uint sparse_tile(__global const word *restrict in, __global word *restrict out,
                         __local word *tile, int rows, int cols, int bnd, int nw, int gens, int tx,
                         int ty)
 {
@@ -2099,7 +2102,7 @@ life_sparse(__global const word *restrict in, __global word *restrict out, const
 #if LIFE_KERNEL == 3 && defined(SPARSE1)
 
 /* OR of a vector's words. */
-inline word or_words(lword v)
+HELPER word or_words(lword v)
 {
     word a[VW], r = 0;
     VSTORE(v, a);
@@ -2110,7 +2113,7 @@ inline word or_words(lword v)
 
 /* Stores row R's words of a tile at the grid's side as store_edge does,
  * and returns their act bits against the input. */
-inline uint store_act(__global const word *in, __global word *out, int nw, int rem, int R, int C0,
+HELPER uint store_act(__global const word *in, __global word *out, int nw, int rem, int R, int C0,
                       lword v)
 {
     word a[VW];
@@ -2128,7 +2131,7 @@ inline uint store_act(__global const word *in, __global word *out, int nw, int r
 }
 
 /* One generation of tile t; returns its act bits. */
-inline uchar sparse1_tile(__global const word *restrict in, __global word *restrict out, int rows,
+HELPER uchar sparse1_tile(__global const word *restrict in, __global word *restrict out, int rows,
                           int cols, int bnd, int nw, int ntx, int t)
 {
     const int C0 = (t % ntx) * VW, r0 = (t / ntx) * S;

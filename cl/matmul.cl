@@ -189,7 +189,8 @@ mm_pack_b(const int N, const int Npad, const int K, __global const REAL *restric
 }
 
 /* Adds (or stores) one vector of the block into C, cut at column N. */
-void store_vec(__global REAL *restrict c, const realv x, const IDX cols, const int accumulate)
+static inline void store_vec(__global REAL *restrict c, const realv x, const IDX cols,
+                             const int accumulate)
 {
     if (cols >= VW) {
         VSTOREV(accumulate ? x + VLOADV(0, c) : x, 0, c);
@@ -410,7 +411,7 @@ typedef CAT(REAL, 4) real4;
 #endif
 
 /* Four consecutive elements of a row starting at column c, zero past cols. */
-real4 load4_guarded(const __global REAL *restrict row, const IDX c, const IDX cols)
+static inline real4 load4_guarded(const __global REAL *restrict row, const IDX c, const IDX cols)
 {
     real4 v;
     v.s0 = c < cols ? row[c] : (REAL)0;
@@ -425,7 +426,7 @@ real4 load4_guarded(const __global REAL *restrict row, const IDX c, const IDX co
  * the groups running at once (about one per compute unit, started in order
  * of their linear id) then share G panels of A and fewer of B in L2. ntn
  * and ntm count the tiles along n and m. */
-void tile_origin(const int gid, const int ntn, const int ntm, IDX *row0, IDX *col0)
+static inline void tile_origin(const int gid, const int ntn, const int ntm, IDX *row0, IDX *col0)
 {
     const int band = SWZ * ntn, first = gid / band * SWZ;
     const int rows = min(ntm - first, SWZ);

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The NVIDIA-only paths of the kernels, compiled for NVPTX by clang; TAP.
+# The NVIDIA-only paths of the kernels, compiled for NVPTX by clang; then
+# every kernel file's helpers; TAP.
 # Those paths (inline PTX: wgmma, mma.sync, cp.async, mbarriers, lop3, shfl) run
 # only on NVIDIA GPUs, so PoCL, the device of the tests, never builds them.
 # clang (a dependency of PoCL, so present wherever the tests run) parses
@@ -12,6 +13,12 @@
 # tf32 and 3xtf32 wgmma built-ins, one tuning-aid shape, mma.sync, the
 # cp.async FP32 kernel), the life ones (lop3, shfl) copied from `tiledcl
 # -v` logs on an H200.
+#
+# Helpers must be static: a plain C99 "inline" definition gives no symbol,
+# so a call clang leaves out of line fails to link (AMD's and SPIR-V's
+# pipelines). Each file is checked by its text, and life.cl's kernels are
+# compiled for SPIR at -O0, where nothing is inlined unless forced, and
+# must declare no function of their own.
 #
 #   tests/check_nvptx.sh [CL_DIR]       (default: cl beside tests/)
 set -u
@@ -46,15 +53,28 @@ builds=(
     "life.cl|-DLIFE_KERNEL=5 -DLIST_WG=64 $life -DLX=16 -DS=16 -DK=16 -DDBUF=1 $net3 -DLOP3ASM=1 -DHALVES=1|lop3.b32"
     "life.cl|-DLIFE_KERNEL=6 -DBIRTH=0x8 -DSURVIVE=0xc -DWBITS=32 -DVW=1 -DITERS=4096 -DPK=8 $net3 -DLOP3ASM=1|lop3.b32"
 )
-echo "1..${#builds[@]}"
+# life.cl: one set per kernel family
+bits="-DWBITS=64 -DLX=16 -DLY=8 -DS=18 -DK=8 -DFULLW=0 -DSINGLE=0"
+topo="-DLIFE_KERNEL=1 -DTS_X=16 -DTS_Y=16 -DSHIFT_H=0 -DSHIFT_V=0 -DOPEN_X=0 -DOPEN_Y=0"
+spir=(
+    "-DLIFE_KERNEL=2 -DBIRTH=0x4 -DSURVIVE=0x0 $bits -DDBUF=1 -DVX=2"
+    "-DLIFE_KERNEL=2 -DBIRTH=0x48 -DSURVIVE=0xc $bits -DDBUF=1 -DVX=1 -DHALVES=1 -DFLOW=1 -DFLOWNV=0"
+    "-DLIFE_KERNEL=2 -DBIRTH=0x1c8 -DSURVIVE=0x1d8 $bits -DVX=1 -DHALVES=1 -DREGT=1 -DSHFL=0 -DDBUF=0"
+    "-DLIFE_KERNEL=7 -DBIRTH=0x48 -DSURVIVE=0xc -DWBITS=32 -DLX=8 -DLY=2 -DS=7 -DK=5 -DVX=1 -DHALVES=1 -DSHFL=0"
+    "-DLIFE_KERNEL=4 -DBIRTH=0x4 -DSURVIVE=0x0 -DWBITS=64 -DK=8 -DVW=8"
+    "-DLIFE_KERNEL=3 -DSPARSE1=1 -DBIRTH=0x1c8 -DSURVIVE=0x1d8 -DWBITS=64 -DLIST_WG=64 -DS=8 -DVW=8"
+    "-DLIFE_KERNEL=5 -DBIRTH=0x48 -DSURVIVE=0xc -DLIST_WG=64 $bits -DDBUF=1 -DVX=1 -DHALVES=1"
+    "$topo -DBIRTH=0x48 -DSURVIVE=0xc -DTOPO=3 -DTWIST_H=1 -DTWIST_V=0"
+    "$topo -DBIRTH=0x8 -DSURVIVE=0xc -DTOPO=4 -DTWIST_H=1 -DTWIST_V=1"
+    "$topo -DBIRTH=0x4 -DSURVIVE=0x0 -DTOPO=5 -DTWIST_H=0 -DTWIST_V=0"
+)
+echo "1..$((${#builds[@]} + 1 + ${#spir[@]}))"
 n=0
 for b in "${builds[@]}"; do
     n=$((n + 1))
     IFS='|' read -r file opts want <<<"$b"
-    # -fgnu89-inline: the kernels' (C99) inline functions get bodies, so
-    # their asm is checked even where clang does not inline them
     # shellcheck disable=SC2086
-    if ! "$cc" -x cl -cl-std=CL1.2 -O2 -fgnu89-inline -Dasm=__asm__ -target nvptx64-nvidia-nvcl \
+    if ! "$cc" -x cl -cl-std=CL1.2 -O2 -Dasm=__asm__ -target nvptx64-nvidia-nvcl \
         -Xclang -finclude-default-header -Wno-everything -S -o "$out/k.ptx" $opts \
         "$cl/$file" >"$out/log" 2>&1; then
         echo "not ok $n - $file $opts"
@@ -63,5 +83,30 @@ for b in "${builds[@]}"; do
         echo "not ok $n - $file $opts: no '$want' in the PTX"
     else
         echo "ok $n - $file $opts"
+    fi
+done
+
+n=$((n + 1))
+# a line that starts a definition with "inline" (a macro's body included)
+plain=$(grep -nE '^[[:space:]]*(__attribute__\(\([^)]*\)\)[[:space:]]*)?inline[[:space:]]' "$cl"/*.cl)
+if [ -n "$plain" ]; then
+    echo "not ok $n - helpers are static, never a plain 'inline'"
+    printf '%s\n' "$plain" | sed 's/^/# /' | head -20
+else
+    echo "ok $n - helpers are static, never a plain 'inline'"
+fi
+
+for opts in "${spir[@]}"; do
+    n=$((n + 1))
+    # shellcheck disable=SC2086
+    if ! "$cc" -x cl -cl-std=CL1.2 -O0 -target spir64 -Xclang -finclude-default-header -S \
+        -emit-llvm -o "$out/k.ll" $opts "$cl/life.cl" >"$out/log" 2>&1; then
+        echo "not ok $n - life.cl $opts for SPIR"
+        sed 's/^/# /' "$out/log" | head -20
+    elif own=$(grep '^declare' "$out/k.ll" | grep -v '@_Z\|@llvm\.'); [ -n "$own" ]; then
+        echo "not ok $n - life.cl $opts for SPIR: helpers left undefined"
+        printf '%s\n' "$own" | sed 's/^/# /' | head -20
+    else
+        echo "ok $n - life.cl $opts for SPIR"
     fi
 done
