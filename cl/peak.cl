@@ -27,9 +27,9 @@ typedef CAT(REAL, VW) realv;
 
 __kernel void peak_fma(__global REAL *out, const REAL a, const REAL b)
 {
-    const REAL g = (REAL)get_global_id(0) * (REAL)1e-7;
-    realv x0 = g, x1 = g + (REAL)0.1, x2 = g + (REAL)0.2, x3 = g + (REAL)0.3;
-    realv x4 = g + (REAL)0.4, x5 = g + (REAL)0.5, x6 = g + (REAL)0.6, x7 = g + (REAL)0.7;
+    const REAL g = (REAL)get_global_id(0) * (REAL)1e-7f;
+    realv x0 = g, x1 = g + (REAL)0.1f, x2 = g + (REAL)0.2f, x3 = g + (REAL)0.3f;
+    realv x4 = g + (REAL)0.4f, x5 = g + (REAL)0.5f, x6 = g + (REAL)0.6f, x7 = g + (REAL)0.7f;
     const realv va = a, vb = b;
     /* x <- a*x + b with |a| < 1 converges to b/(1-a): no overflow, no
      * denormals, whatever ITERS is */

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The NVIDIA-only paths of the kernels, compiled for NVPTX by clang; then
-# every kernel file's helpers; TAP.
+# every kernel file's helpers and life.cl's warnings; TAP.
 # Those paths (inline PTX: wgmma, mma.sync, cp.async, mbarriers, lop3, shfl) run
 # only on NVIDIA GPUs, so PoCL, the device of the tests, never builds them.
 # clang (a dependency of PoCL, so present wherever the tests run) parses
@@ -18,7 +18,9 @@
 # so a call clang leaves out of line fails to link (AMD's and SPIR-V's
 # pipelines). Each file is checked by its text, and life.cl's kernels are
 # compiled for SPIR at -O0, where nothing is inlined unless forced, and
-# must declare no function of their own.
+# must declare no function of their own. Those compiles also take clang's
+# default warnings as failures: PoCL prints "N warnings generated." on the
+# user's terminal for each warning a build has.
 #
 #   tests/check_nvptx.sh [CL_DIR]       (default: cl beside tests/)
 set -u
@@ -53,7 +55,9 @@ builds=(
     "life.cl|-DLIFE_KERNEL=5 -DLIST_WG=64 $life -DLX=16 -DS=16 -DK=16 -DDBUF=1 $net3 -DLOP3ASM=1 -DHALVES=1|lop3.b32"
     "life.cl|-DLIFE_KERNEL=6 -DBIRTH=0x8 -DSURVIVE=0xc -DWBITS=32 -DVW=1 -DITERS=4096 -DPK=8 $net3 -DLOP3ASM=1|lop3.b32"
 )
-# life.cl: one set per kernel family
+# life.cl: one set per kernel family, over rules whose tables are empty on
+# one side (B2/S, B36/S23, B3678/S34678) and Golly's mapped grids (Klein,
+# cross-surface, sphere)
 bits="-DWBITS=64 -DLX=16 -DLY=8 -DS=18 -DK=8 -DFULLW=0 -DSINGLE=0"
 topo="-DLIFE_KERNEL=1 -DTS_X=16 -DTS_Y=16 -DSHIFT_H=0 -DSHIFT_V=0 -DOPEN_X=0 -DOPEN_Y=0"
 spir=(
@@ -102,6 +106,9 @@ for opts in "${spir[@]}"; do
     if ! "$cc" -x cl -cl-std=CL1.2 -O0 -target spir64 -Xclang -finclude-default-header -S \
         -emit-llvm -o "$out/k.ll" $opts "$cl/life.cl" >"$out/log" 2>&1; then
         echo "not ok $n - life.cl $opts for SPIR"
+        sed 's/^/# /' "$out/log" | head -20
+    elif [ -s "$out/log" ]; then
+        echo "not ok $n - life.cl $opts for SPIR: warnings"
         sed 's/^/# /' "$out/log" | head -20
     elif own=$(grep '^declare' "$out/k.ll" | grep -v '@_Z\|@llvm\.'); [ -n "$own" ]; then
         echo "not ok $n - life.cl $opts for SPIR: helpers left undefined"

@@ -754,10 +754,10 @@ found:
     return hit > 0 ? TDCL_OK : tdcl_fail(err, TDCL_ENOMEM, "out of memory");
 }
 
-/* Logs the build log of prog for the device; 1 when it holds a compiler
- * diagnostic (an error or a warning), 0 when it is empty or holds only
- * the driver's own "failed" line. */
-static int log_build_log(cl_program prog, cl_device_id dev, tdcl_log_level level)
+/* Logs the build log of prog for the device, line by line under "what: build
+ * log: "; 1 when it holds a compiler diagnostic (an error or a warning), 0
+ * when it is empty or holds only the driver's own "failed" line. */
+int tdcl_log_build_log(cl_program prog, cl_device_id dev, tdcl_log_level level, const char *what)
 {
     size_t n = 0;
     int said = 0;
@@ -767,8 +767,15 @@ static int log_build_log(cl_program prog, cl_device_id dev, tdcl_log_level level
     if (!log) return 0;
     if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS) {
         log[n] = '\0';
-        tdcl_log(level, "build log:\n%s", log);
         said = strstr(log, "error") != NULL || strstr(log, "warning") != NULL;
+        /* line by line, so that each carries the caller's prefix */
+        for (char *line = log, *next; line && *line; line = next) {
+            next = strchr(line, '\n');
+            if (next) *next++ = '\0';
+            size_t len = strlen(line);
+            if (len && line[len - 1] == '\r') line[--len] = '\0';
+            if (len) tdcl_log(level, "%s: build log: %s", what, line);
+        }
     }
     free(log);
     return said;
@@ -804,20 +811,23 @@ static tdcl_status program_unlocked(tdcl_ctx *ctx, const char *name, const char 
         tdcl_log(TDCL_LOG_STATUS, "compiling kernels for %s%s...", ctx->dev.device_name,
                  ctx->cache_dir ? " (cached for later runs)" : "");
     cl_int rc;
+    char what[128];
+    snprintf(what, sizeof what, "kernel %s", name);
     const char *srcs[] = {src};
     p = clCreateProgramWithSource(ctx->context, 1, srcs, &src_len, &rc);
     TDCL_CL_TRY(err, rc, "clCreateProgramWithSource");
     rc = clBuildProgram(p, 1, &ctx->dev.device, opts, NULL, NULL);
     if (rc != CL_SUCCESS) {
         char why[8600] = "";
-        if (!log_build_log(p, ctx->dev.device, TDCL_LOG_ERROR) &&
+        if (!tdcl_log_build_log(p, ctx->dev.device, TDCL_LOG_ERROR, what) &&
             build_write_problem(why + 2, sizeof why - 2))
             memcpy(why, "; ", 2);
         st = tdcl_fail_cl(err, rc, "clBuildProgram", "building '%s' with options '%s' on %s%s",
                           path, opts, ctx->dev.device_name, why);
         goto out;
     }
-    if (tdcl_log_enabled(TDCL_LOG_DEBUG)) log_build_log(p, ctx->dev.device, TDCL_LOG_DEBUG);
+    if (tdcl_log_enabled(TDCL_LOG_DEBUG))
+        tdcl_log_build_log(p, ctx->dev.device, TDCL_LOG_DEBUG, what);
     ctx->t.programs_built++;
     tdcl_log(TDCL_LOG_VERBOSE, "kernel %s: compiled from source (%s)", name, opts);
     if (ctx->cache_dir) tdcl_cache_store(ctx, src, src_len, opts, p);

@@ -14,6 +14,7 @@
 #include <CL/cl.h>
 
 #include "base/clock.h"
+#include "base/log.h"
 #include "base/status.h"
 
 typedef struct tdcl_device_info {
@@ -118,6 +119,11 @@ tdcl_status tdcl_kernel_path(const char *kernel_dir, const char *name, char **pa
  * log and names the file and options. */
 tdcl_status tdcl_ctx_program(tdcl_ctx *ctx, const char *name, const char *options, cl_program *prog,
                              tdcl_err *err);
+
+/* Logs the build log of prog for dev at level, one message a line, each
+ * "what: build log: LINE"; nothing when the log is empty. Returns 1 when the
+ * log holds a compiler diagnostic (an error or a warning), else 0. */
+int tdcl_log_build_log(cl_program prog, cl_device_id dev, tdcl_log_level level, const char *what);
 
 /* Creates kernel `kname` of prog, naming it on failure. */
 tdcl_status tdcl_ctx_kernel(cl_program prog, const char *kname, cl_kernel *k, tdcl_err *err);

@@ -80,6 +80,13 @@ run life --rule b0123478/s01234678 --boundary torus --size 10x10 --gens 1
 expect_rc 0 "a B0 rule runs on a torus"
 expect_contains "$OUT" "rule = B0123478/S01234678:T10,10" "the B0 rule is written back"
 
+# A first build leaves stderr empty: PoCL prints "N warnings generated."
+# there itself for a kernel that warns (B2/S, B36/S23 and Day and Night
+# did). A cache of its own, so that this run compiles.
+XDG_CACHE_HOME="$T/cold" run life --rule B36/S23 --size 8x8 --gens 3 -o "$T/b36.rle"
+expect_rc 0 "B36/S23 runs with a cold kernel cache"
+if [ -z "$ERR" ]; then ok "a cold build prints nothing on stderr"; else not_ok "a cold build prints nothing on stderr" "stderr: $ERR"; fi
+
 # formats: write each, read it back, compare
 run life --size 50x30 --gens 5 -o "$T/f.cells"
 for ext in rle mtx npy pbm png; do

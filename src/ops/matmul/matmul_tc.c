@@ -231,14 +231,7 @@ static tdcl_status check_sizes(const tdcl_mm_tc *p, tdcl_err *err)
 
 static void log_build(const tdcl_mm_tc *p)
 {
-    size_t n = 0;
-    char *log = NULL;
-    cl_device_id dev = p->ctx->dev.device;
-    if (clGetProgramBuildInfo(p->prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) == CL_SUCCESS &&
-        (log = calloc(n + 1, 1)) &&
-        clGetProgramBuildInfo(p->prog, dev, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS)
-        tdcl_log(TDCL_LOG_VERBOSE, "matmul: tensor-core build log: %s", log);
-    free(log);
+    tdcl_log_build_log(p->prog, p->ctx->dev.device, TDCL_LOG_VERBOSE, "matmul: tensor-core");
 }
 
 static tdcl_status tc_build(tdcl_mm_tc *p, tdcl_err *err)
