@@ -872,6 +872,23 @@ tdcl_status tdcl_ctx_kernel(cl_program prog, const char *kname, cl_kernel *k, td
     return TDCL_OK;
 }
 
+tdcl_status tdcl_kernel_local_check(const tdcl_ctx *ctx, cl_kernel k, const char *kname,
+                                    tdcl_err *err)
+{
+    cl_ulong used = 0;
+    cl_int rc = clGetKernelWorkGroupInfo(k, ctx->dev.device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof used,
+                                         &used, NULL);
+    if (rc != CL_SUCCESS)
+        return tdcl_fail_cl(err, rc, "clGetKernelWorkGroupInfo", "local memory of kernel '%s'",
+                            kname);
+    if (used > ctx->dev.local_mem)
+        return tdcl_fail(err, TDCL_ELIMIT,
+                         "kernel '%s' needs %llu bytes of local memory; device '%s' has %llu",
+                         kname, (unsigned long long)used, ctx->dev.device_name,
+                         (unsigned long long)ctx->dev.local_mem);
+    return TDCL_OK;
+}
+
 #define TIMING_FMT                                                                                 \
     "read %.2f  device setup %.2f (waited %.2f)  compile %.2f (%d built, %d from cache)  upload "  \
     "%.2f  kernel %.3f  download %.2f  write %.2f"

@@ -128,6 +128,13 @@ int tdcl_log_build_log(cl_program prog, cl_device_id dev, tdcl_log_level level, 
 /* Creates kernel `kname` of prog, naming it on failure. */
 tdcl_status tdcl_ctx_kernel(cl_program prog, const char *kname, cl_kernel *k, tdcl_err *err);
 
+/* TDCL_ELIMIT, naming kname, when compiled kernel k needs more local
+ * memory (CL_KERNEL_LOCAL_MEM_SIZE: the compiler's view, its own additions
+ * included) than the device has, which would fail only at launch with
+ * CL_OUT_OF_RESOURCES. */
+tdcl_status tdcl_kernel_local_check(const tdcl_ctx *ctx, cl_kernel k, const char *kname,
+                                    tdcl_err *err);
+
 /* Device time of a finished, profiled event in milliseconds (0 if unknown). */
 double tdcl_event_ms(cl_event ev);
 

@@ -341,6 +341,37 @@ static void test_auto_and_fallback(void **state)
     tdcl_matrix_free(&h);
 }
 
+/* A GPU of 32 KiB of local memory, the least OpenCL allows (the limit
+ * lowered here; the device has more): tiles of 16 words by 128 rows take
+ * 33,284 bytes, so they shrink to 64 rows (32 output rows at depth 16) and
+ * tiles are still skipped, with the same result. */
+static void test_small_local_memory(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    const cl_ulong local = ctx->dev.local_mem;
+    const int64_t steps[] = {32, 21, 0};
+    tdcl_matrix g = grid_new(250, 2000);
+    soup_patch(&g, 6, 0.3, 100, 200, 900, 1000);
+    ctx->dev.local_mem = 32768;
+    run_case c = {"soup, GPU tiles in 32 KiB", TDCL_LIFE_TORUS, 16,  64,
+                  TDCL_LIFE_LAYOUT_GPU,        steps,           NULL};
+    run_sparse(ctx, &g, &c);
+    tdcl_life_opts o = tdcl_life_opts_default();
+    o.boundary = TDCL_LIFE_TORUS;
+    o.depth = 16;
+    o.layout = TDCL_LIFE_LAYOUT_GPU;
+    o.sparse = TDCL_LIFE_SPARSE_ON;
+    tdcl_life_plan *p = NULL;
+    tdcl_err err = {0};
+    assert_int_equal(tdcl_life_plan_create(ctx, &o, &g, &p, &err), TDCL_OK);
+    assert_non_null(strstr(tdcl_life_plan_describe(p), "tiles=896x32 "));
+    tdcl_life_plan_destroy(p);
+
+    ctx->dev.local_mem = local;
+    tdcl_matrix_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest dev[] = {
@@ -351,6 +382,7 @@ int main(void)
         cmocka_unit_test(test_gun_torus),
         cmocka_unit_test(test_write_rows),
         cmocka_unit_test(test_auto_and_fallback),
+        cmocka_unit_test(test_small_local_memory),
     };
     return tdcl_test_exit(cmocka_run_group_tests_name("life_sparse", dev, tdcl_test_ctx_setup,
                                                       tdcl_test_ctx_teardown));

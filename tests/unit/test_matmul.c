@@ -451,6 +451,35 @@ static void test_gpu_cp_async(void **state)
     unsetenv("TILEDCL_TC_EMULATE");
 }
 
+/* A device of 32 KiB of local memory, the least OpenCL allows (the limit
+ * lowered here): the default 128x128 tile of 8-byte elements needs 33,792
+ * bytes at the smallest slab, so it shrinks to one that fits; a tile given
+ * is kept, and refused. */
+static void test_gpu_small_local(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    const cl_ulong local = ctx->dev.local_mem;
+    const size_t wg = ctx->dev.max_wg;
+    ctx->dev.local_mem = 32768;
+    ctx->dev.max_wg = 1024;
+    const tdcl_dtype types[] = {TDCL_F64, TDCL_I64};
+    for (int i = 0; i < 2; i++) {
+        tdcl_mm_params p = {0};
+        tdcl_err e = {0};
+        tdcl_mm_params_defaults(ctx, TDCL_MM_GPU, types[i], 4096, 4096, 4096, &p);
+        assert_int_equal(tdcl_mm_params_check(&ctx->dev, TDCL_MM_GPU, &p, 8, &e), TDCL_OK);
+        assert_int_equal(p.bm, 64);
+        assert_int_equal(p.bn, 64);
+        p = (tdcl_mm_params){.bm = 128, .bn = 128};
+        tdcl_mm_params_defaults(ctx, TDCL_MM_GPU, types[i], 4096, 4096, 4096, &p);
+        assert_int_equal(tdcl_mm_params_check(&ctx->dev, TDCL_MM_GPU, &p, 8, &e), TDCL_ELIMIT);
+        assert_non_null(strstr(e.msg, "local memory"));
+    }
+    ctx->dev.local_mem = local;
+    ctx->dev.max_wg = wg;
+}
+
 /* A long K under a small C splits K over groups by itself (gpu shape),
  * unless ksplit is given. */
 static void test_auto_ksplit(void **state)
@@ -904,7 +933,7 @@ int main(void)
         cmocka_unit_test(test_gpu_tail),         cmocka_unit_test(test_auto_ksplit),
         cmocka_unit_test(test_i64_overflow),     cmocka_unit_test(test_check_nonfinite),
         cmocka_unit_test(test_check_subnormal),  cmocka_unit_test(test_input_read),
-        cmocka_unit_test(test_gpu_cp_async),
+        cmocka_unit_test(test_gpu_cp_async),     cmocka_unit_test(test_gpu_small_local),
     };
     return tdcl_test_exit(
         cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown));

@@ -60,6 +60,18 @@ static const char *unsupported(const tdcl_life_opts *o, const tdcl_life_rule *ru
     return NULL;
 }
 
+/* Local memory a compiler may add to the tile's, as life.c keeps. */
+enum { LOCAL_SLACK = 64 };
+
+/* Local memory of life_sparse's work-group (cl/life.cl: DBUF + 1 buffers
+ * of ER + 2 rows of TW words, and the flags word), slack included. */
+static size_t tile_local(const tdcl_life_sparse *s)
+{
+    return (size_t)(s->dbuf ? 2 : 1) * (size_t)(s->ly * s->s + 2) * (size_t)s->lx *
+               (size_t)(s->wb / 8) +
+           sizeof(uint32_t) + LOCAL_SLACK;
+}
+
 /* The tile shape. GPUs: life_bits's tiles (16 words by 128 rows), 16
  * generations deep (a sparse run is bound by launches). CPUs: life_bits1's
  * work-item of 8 words by 64 rows a tile, one generation per launch (as
@@ -67,7 +79,7 @@ static const char *unsupported(const tdcl_life_opts *o, const tdcl_life_rule *ru
  * a depth asked for, tiles of 16 words by 64 rows. The output rows are at
  * least the depth, so a tile's generations reach no further than its
  * neighbour tiles. */
-static void shape(tdcl_life_sparse *s, const tdcl_life_opts *o, int gpu)
+static void shape(tdcl_life_sparse *s, const tdcl_life_opts *o, const tdcl_device_info *d, int gpu)
 {
     s->one = !gpu && o->depth <= 1;
     s->tpi = gpu ? 1 : CPU_LIST_TPI;
@@ -78,6 +90,11 @@ static void shape(tdcl_life_sparse *s, const tdcl_life_opts *o, int gpu)
     while (s->ly * s->s - 2 * s->k < s->k)
         s->s *= 2;
     s->dbuf = 1;
+    /* fewer rows a work-item where local memory is short (16 by 128 rows
+     * of 64-bit words take 33,284 bytes: more than the 32 KiB a device may
+     * have); build() refuses a tile that still does not fit */
+    while (gpu && tile_local(s) > d->local_mem && s->ly * (s->s / 2) - 2 * s->k >= s->k)
+        s->s /= 2;
     s->ow = s->one ? ONE_VW : s->lx - 2;
     s->oh = s->one ? ONE_S : s->ly * s->s - 2 * s->k;
     s->ntx = (s->nw + s->ow - 1) / s->ow;
@@ -178,9 +195,17 @@ static tdcl_status build(tdcl_life_sparse *s, const tdcl_life_rule *rule, tdcl_e
     if (!s->one && nv_options(d)) /* as life_bits: 512 work-items on a multiprocessor */
         snprintf(opts + n, sizeof opts - (size_t)n, " -cl-nv-maxrregcount=128");
     size_t wg = 0;
+    const char *tile_name = s->one ? "life_sparse1" : "life_sparse";
+    if (!s->one && tile_local(s) > d->local_mem)
+        return tdcl_fail(err, TDCL_ELIMIT,
+                         "life_sparse's tiles of %d rows need %zu bytes of local memory; the "
+                         "device has %llu",
+                         s->ly * s->s, tile_local(s), (unsigned long long)d->local_mem);
     TDCL_TRY(tdcl_ctx_program(s->ctx, "life.cl", opts, &s->prog, err));
     TDCL_TRY(tdcl_ctx_kernel(s->prog, "life_sparse_list", &s->list_k, err));
-    TDCL_TRY(tdcl_ctx_kernel(s->prog, s->one ? "life_sparse1" : "life_sparse", &s->tile_k, err));
+    TDCL_TRY(tdcl_ctx_kernel(s->prog, tile_name, &s->tile_k, err));
+    TDCL_TRY(tdcl_kernel_local_check(s->ctx, s->list_k, "life_sparse_list", err));
+    TDCL_TRY(tdcl_kernel_local_check(s->ctx, s->tile_k, tile_name, err));
     TDCL_CL_TRY(err,
                 clGetKernelWorkGroupInfo(s->tile_k, d->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg,
                                          &wg, NULL),
@@ -232,7 +257,7 @@ tdcl_status tdcl_life_sparse_create(tdcl_ctx *ctx, const tdcl_life_opts *o,
     s->bnd = (int)o->boundary;
     s->torus = o->boundary == TDCL_LIFE_TORUS;
     s->stale = 1;
-    if (g->wb) shape(s, o, gpu_shape(ctx, o));
+    if (g->wb) shape(s, o, &ctx->dev, gpu_shape(ctx, o));
     if (!wanted(s, o, rule, g)) goto out;
     tdcl_err why = {0};
     st = build(s, rule, &why);

@@ -368,12 +368,9 @@ static void gpu_defaults(tdcl_mm_plan *p, tdcl_mm_params *x)
      * unit); smaller products get 64x64 tiles and four times the groups. */
     int64_t tiles = ceil_div(p->M, 128) * ceil_div(p->N, 128);
     int big = tiles >= (int64_t)(d->compute_units ? d->compute_units : 1) && wg_fits(d, 256, 1);
+    const tdcl_mm_params given = *x;
     if (!x->bm) x->bm = big ? 128 : 64;
     if (!x->bn) x->bn = big ? 128 : 64;
-    if (!x->tm) x->tm = x->bm % 8 ? 4 : 8;
-    if (!x->tn) x->tn = x->bn % 8 ? 4 : 8;
-    if (!x->wx) x->wx = x->tn ? x->bn / x->tn : 1;
-    if (!x->wy) x->wy = x->tm ? x->bm / x->tm : 1;
     if (!x->nbuf) x->nbuf = 2;
     if (!x->aload) x->aload = 1;
     if (!x->atrans) x->atrans = 1;
@@ -386,6 +383,20 @@ static void gpu_defaults(tdcl_mm_plan *p, tdcl_mm_params *x)
         x->bk = 16;
         if (gpu_local(x, p->esz) > d->local_mem) x->bk = 8;
     }
+    /* 8-byte elements in 128x128 tiles take 33,792 bytes even so, more
+     * than the 32 KiB a device may have: halve a tile that was not given */
+    while (!given.bm && !given.bn && x->bm > 32 && gpu_local(x, p->esz) > d->local_mem) {
+        x->bm /= 2;
+        x->bn /= 2;
+        tdcl_log(TDCL_LOG_VERBOSE,
+                 "matmul: gpu tile %dx%d: the device's %llu bytes of local memory hold no "
+                 "larger one",
+                 x->bm, x->bn, (unsigned long long)d->local_mem);
+    }
+    if (!x->tm) x->tm = x->bm % 8 ? 4 : 8;
+    if (!x->tn) x->tn = x->bn % 8 ? 4 : 8;
+    if (!x->wx) x->wx = x->tn ? x->bn / x->tn : 1;
+    if (!x->wy) x->wy = x->tm ? x->bm / x->tm : 1;
 }
 
 /* The automatic choice: CPU devices take the packed kernel and GPUs the
@@ -801,12 +812,14 @@ static tdcl_status build_once(tdcl_mm_plan *p, tdcl_err *err)
                        : p->kind == TDCL_MM_GPU ? "mm_gpu"
                                                 : "mm_tiled";
     TDCL_TRY(tdcl_ctx_kernel(p->prog, name, &p->k_mm, err));
+    TDCL_TRY(tdcl_kernel_local_check(p->ctx, p->k_mm, name, err));
     if (p->kind == TDCL_MM_CPU) {
         TDCL_TRY(tdcl_ctx_kernel(p->prog, "mm_pack_a", &p->k_pack_a, err));
         TDCL_TRY(tdcl_ctx_kernel(p->prog, "mm_pack_b", &p->k_pack_b, err));
     }
     if (p->kind == TDCL_MM_GPU) {
         TDCL_TRY(tdcl_ctx_kernel(p->prog, "mm_transpose", &p->k_tr, err));
+        TDCL_TRY(tdcl_kernel_local_check(p->ctx, p->k_tr, "mm_transpose", err));
         TDCL_TRY(tdcl_ctx_kernel(p->prog, "mm_reduce", &p->k_red, err));
         TDCL_TRY(tdcl_ctx_kernel(p->prog, "mm_reduce_tiles", &p->k_red_tiles, err));
     }
@@ -821,11 +834,16 @@ out:
 static tdcl_status build(tdcl_mm_plan *p, tdcl_err *err)
 {
     for (;;) {
+        /* TDCL_ELIMIT: the compiled kernel needs more local memory than
+         * the device has (its compiler's additions, say), shrunk as for
+         * work-items */
         tdcl_status st = build_once(p, err);
-        if (st) return st;
-        size_t lim = kernel_wg_limit(p), need = wg_needed(p);
-        if (need <= lim) return TDCL_OK;
+        const int short_local = st == TDCL_ELIMIT;
+        if (st && !short_local) return st;
+        size_t lim = short_local ? 0 : kernel_wg_limit(p), need = wg_needed(p);
+        if (!short_local && need <= lim) return TDCL_OK;
         release_kernels(p);
+        if (short_local && (p->params_forced || p->kind_forced)) return st;
         if (p->params_forced || (p->kind == TDCL_MM_GPU && p->kind_forced))
             return tdcl_fail(err, TDCL_ELIMIT,
                              "the %s kernel needs %zu work-items per group but device '%s' runs "
@@ -840,7 +858,10 @@ static tdcl_status build(tdcl_mm_plan *p, tdcl_err *err)
         else
             return tdcl_fail(err, TDCL_ELIMIT, "device '%s' cannot run the matmul kernels",
                              p->ctx->dev.device_name);
-        tdcl_log(TDCL_LOG_VERBOSE, "matmul: kernel limited to %zu work-items, shrinking", lim);
+        if (short_local)
+            tdcl_log(TDCL_LOG_VERBOSE, "matmul: %s, shrinking", err ? err->msg : "local memory");
+        else
+            tdcl_log(TDCL_LOG_VERBOSE, "matmul: kernel limited to %zu work-items, shrinking", lim);
     }
 }
 

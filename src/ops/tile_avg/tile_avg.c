@@ -677,7 +677,9 @@ static tdcl_status build_stages(tdcl_ta_plan *p, tdcl_err *err)
         ta_stage *s = &p->st[i];
         stage_options(p, s, opts, sizeof opts);
         TDCL_TRY(tdcl_ctx_program(p->ctx, "tile_avg.cl", opts, &s->prog, err));
-        TDCL_TRY(tdcl_ctx_kernel(s->prog, s->band ? "tile_avg_band" : "tile_avg", &s->kern, err));
+        const char *name = s->band ? "tile_avg_band" : "tile_avg";
+        TDCL_TRY(tdcl_ctx_kernel(s->prog, name, &s->kern, err));
+        TDCL_TRY(tdcl_kernel_local_check(p->ctx, s->kern, name, err));
     }
 out:
     return st;
