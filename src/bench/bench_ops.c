@@ -38,7 +38,32 @@ typedef struct bench_job {
     double read_gbps; /* NaN until measured (tile-avg) */
     double life_peak; /* cell updates/s; NaN until measured (life) */
     double peak_gflops, spec_peak_gflops;
+    int timer_said; /* bench_time's note was logged */
 } bench_job;
+
+/* tdcl_bench_time with the job's warm-up and repetitions; on the host's
+ * clock where the device's cannot be trusted (a profiling timer of
+ * resolution 0, or device times the timer rejected: Mesa's rusticl gives
+ * about 1 ns a kernel, and copies at 1.3e8 GB/s), said once a job. */
+static tdcl_status bench_time(bench_job *j, tdcl_bench_fn fn, void *user, tdcl_bench_stats *t,
+                              tdcl_err *err)
+{
+    tdcl_status st = tdcl_bench_time(j->o.warmup, j->o.reps, fn, user, t, err);
+    if (st || (j->ctx->dev.timer_ns > 0 && !t->host_timed)) return st;
+    t->median_ms = t->host_median_ms;
+    t->min_ms = t->host_min_ms;
+    t->max_ms = t->host_max_ms;
+    if (!j->timer_said)
+        tdcl_log(TDCL_LOG_WARN,
+                 "bench: device '%s' gives no usable kernel times (%s); the figures are host "
+                 "times, each launch's overhead included",
+                 j->ctx->dev.device_name,
+                 j->ctx->dev.timer_ns
+                     ? "under a microsecond for launches the host waited longer for"
+                     : "its profiling timer's resolution is 0");
+    j->timer_said = 1;
+    return st;
+}
 
 void tdcl_bench_opts_init(tdcl_bench_opts *o)
 {
@@ -420,7 +445,7 @@ static tdcl_status mem_try(bench_job *j, const float *host, size_t n, int vec, i
     copy_run c = {0};
     tdcl_bench_result r = *best;
     TDCL_TRY(copy_setup(j->ctx, host, n, vec, per, chunk, &c, &r.upload_ms, err));
-    TDCL_TRY(tdcl_bench_time(j->o.warmup, j->o.reps, copy_exec, &c, &r.t, err));
+    TDCL_TRY(bench_time(j, copy_exec, &c, &r.t, err));
     TDCL_TRY(per ? read_check(&c, host, &r.download_ms, err)
                  : copy_check(&c, host, &r.download_ms, err));
     r.bytes = (double)(per ? n + c.gsize : 2 * n) * sizeof(float);
@@ -651,7 +676,7 @@ static tdcl_status peak_try(bench_job *j, int vw, tdcl_bench_result *best, doubl
     peak_run p = {0};
     tdcl_bench_result r = *best;
     TDCL_TRY(peak_setup(j, vw, &p, err));
-    TDCL_TRY(tdcl_bench_time(j->o.warmup, j->o.reps, peak_exec, &p, &r.t, err));
+    TDCL_TRY(bench_time(j, peak_exec, &p, &r.t, err));
     TDCL_TRY(peak_check(&p, err));
     double flop = peak_flop(&p);
     tdcl_log(TDCL_LOG_VERBOSE, "bench: peak vw=%d: %.4g GFLOP/s (median), %.4g (fastest)", vw,
@@ -848,7 +873,7 @@ static tdcl_status lpeak_try(bench_job *j, int wb, int nv, tdcl_bench_result *be
     lpeak_run p = {0};
     tdcl_bench_result r = *best;
     TDCL_TRY(lpeak_setup(j, wb, nv, &p, err));
-    TDCL_TRY(tdcl_bench_time(j->o.warmup, j->o.reps, lpeak_exec, &p, &r.t, err));
+    TDCL_TRY(bench_time(j, lpeak_exec, &p, &r.t, err));
     TDCL_TRY(lpeak_check(&p, err));
     double cells = lpeak_cells(&p);
     tdcl_log(TDCL_LOG_VERBOSE, "bench: life peak %dx%d: %.4g cells/s (median), %.4g (fastest)", nv,
@@ -958,7 +983,7 @@ static tdcl_status bench_tile_avg(bench_job *j, tdcl_err *err)
     double t0 = tdcl_now_ms(), c0 = ctx->t.compile_ms;
     TDCL_TRY(tdcl_ta_plan_create(ctx, &o, &in, &p, err));
     r.upload_ms = since_less_builds(ctx, t0, c0);
-    TDCL_TRY(tdcl_bench_time(j->o.warmup, j->o.reps, ta_exec, p, &r.t, err));
+    TDCL_TRY(bench_time(j, ta_exec, p, &r.t, err));
     t0 = tdcl_now_ms();
     TDCL_TRY(tdcl_ta_plan_result(p, &out, err));
     r.download_ms = tdcl_now_ms() - t0;
@@ -1104,7 +1129,7 @@ static tdcl_status life_pat_time(bench_job *j, const tdcl_life_opts *o, const td
     TDCL_TRY(tdcl_life_plan_read_rows(l.p, 0, grid->rows, start, err));
     l.start = start;
     TDCL_TRY(tdcl_life_plan_computed(l.p, &c0, err));
-    TDCL_TRY(tdcl_bench_time(j->o.warmup, j->o.reps, life_pat_exec, &l, &r.t, err));
+    TDCL_TRY(bench_time(j, life_pat_exec, &l, &r.t, err));
     TDCL_TRY(tdcl_life_plan_computed(l.p, &c1, err));
     t0 = tdcl_now_ms();
     TDCL_TRY(tdcl_life_plan_read_rows(l.p, 0, grid->rows, *end, err));
@@ -1182,7 +1207,7 @@ static tdcl_status bench_life(bench_job *j, tdcl_err *err)
     TDCL_TRY(life_check(l.p, &o, &grid, l.gens, err));
     double u0 = 0, u1 = 0;
     TDCL_TRY(tdcl_life_plan_computed(l.p, &u0, err));
-    TDCL_TRY(tdcl_bench_time(j->o.warmup, j->o.reps, life_exec, &l, &r.t, err));
+    TDCL_TRY(bench_time(j, life_exec, &l, &r.t, err));
     TDCL_TRY(tdcl_life_plan_computed(l.p, &u1, err));
     if (tdcl_life_plan_sparse(l.p) && r.t.median_ms > 0)
         r.computed_rate = (u1 - u0) / (double)(j->o.warmup + j->o.reps) / (r.t.median_ms / 1e3);
@@ -1279,7 +1304,7 @@ static tdcl_status bench_matmul(bench_job *j, tdcl_err *err)
     double t0 = tdcl_now_ms(), c0 = ctx->t.compile_ms;
     TDCL_TRY(tdcl_mm_plan_create(ctx, &o, &a, &b, &p, err));
     r.upload_ms = since_less_builds(ctx, t0, c0);
-    TDCL_TRY(tdcl_bench_time(j->o.warmup, j->o.reps, mm_exec, p, &r.t, err));
+    TDCL_TRY(bench_time(j, mm_exec, p, &r.t, err));
     t0 = tdcl_now_ms();
     TDCL_TRY(tdcl_mm_plan_result(p, &c, err));
     r.download_ms = tdcl_now_ms() - t0;

@@ -381,9 +381,11 @@ static void closing_line(FILE *fp, const tdcl_life_summary *s)
     double ms = s->kernel_ms > 0 ? s->kernel_ms : s->wall_ms;
     fprintf(fp,
             "%" PRId64 " generations of %" PRId64 " x %" PRId64 " (%s, %s): population %" PRId64
-            ", %.3f ms on the device, %.3g cell updates/s\n",
+            ", %.3f ms on the %s, %.3g cell updates/s\n",
             s->generations, s->cols, s->rows, tdcl_life_rule_format(&s->rule, rule, sizeof rule),
-            where, s->population, s->kernel_ms, ms > 0 ? cells / (ms / 1000) : 0.0);
+            where, s->population, s->kernel_ms,
+            s->host_timed ? "host (the device's timer is unusable)" : "device",
+            ms > 0 ? cells / (ms / 1000) : 0.0);
     if (s->computed > 0 && ms > 0)
         fprintf(fp,
                 "tiles skipped: %.3g cell updates computed (%.2g%% of the grid's), %.3g cell "

@@ -241,6 +241,7 @@ typedef struct job_state {
     tdcl_life_gif *gif;
     int64_t gen0;
     double t_start, t_report;
+    int host_timed; /* the loop's times are the host's (job_loop) */
 } job_state;
 
 /* The --every, --frames and --gif work at generation gen. */
@@ -351,6 +352,18 @@ static tdcl_status job_loop(job_state *js, tdcl_life_plan **pp, double *kernel_m
         if (plane && n > js->pl.margin) n = js->pl.margin;
         double ms, t0 = tdcl_now_ms();
         TDCL_TRY(tdcl_life_plan_execute(*pp, n, &ms, err));
+        /* a device timer that does not run (resolution 0; Mesa's rusticl
+         * gives about 1 ns a launch) would make the rate absurd: the
+         * host's time instead, launches included, which the summary says */
+        double host = tdcl_now_ms() - t0;
+        if (js->ctx->dev.timer_ns == 0 || (ms < 1e-3 && host > 100 * ms)) {
+            if (!js->host_timed && !js->lo->quiet)
+                tdcl_log(TDCL_LOG_VERBOSE,
+                         "life: device '%s' gives no usable kernel times; timing on the host",
+                         js->ctx->dev.device_name);
+            js->host_timed = 1;
+        }
+        if (js->host_timed) ms = host;
         /* PoCL compiles in its worker threads at launches, and its LLVM
          * takes some signals over each time; the GIF's temporary is open,
          * so take them back (a few system calls per chunk) */
@@ -494,6 +507,7 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
         sum->generations = o->gens;
         sum->population = tdcl_life_plan_population(p); /* counted as it was unpacked */
         sum->kernel_ms = kernel_ms;
+        sum->host_timed = js.host_timed;
         sum->computed = -1;
         if (tdcl_life_plan_sparse(p) && tdcl_life_plan_generation(p) == o->gens)
             TDCL_TRY(tdcl_life_plan_computed(p, &sum->computed, err));

@@ -38,6 +38,7 @@ typedef struct tdcl_life_job_opts {
 typedef struct tdcl_life_summary {
     int64_t rows, cols, generations, population;
     double kernel_ms, wall_ms; /* device time of the generation loop; wall time of the run */
+    int host_timed;            /* kernel_ms is the host's time: the device's timer is unusable */
     double computed;           /* cell updates of the tiles computed when the run's one
                                   plan skipped tiles, else -1 (or 0) */
     char describe[160];

@@ -153,6 +153,11 @@ static tdcl_status describe_device(tdcl_device_info *di, tdcl_err *err)
     q_dev(&q, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof di->max_alloc, &di->max_alloc);
     q_dev(&q, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof di->max_wg, &di->max_wg);
     q_dev(&q, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof di->max_item_sizes, di->max_item_sizes);
+    /* 1 ns where the query fails: only a resolution of 0 marks a bad timer */
+    di->timer_ns = 1;
+    if (q_ok(&q))
+        clGetDeviceInfo(q.d, CL_DEVICE_PROFILING_TIMER_RESOLUTION, sizeof di->timer_ns,
+                        &di->timer_ns, NULL);
     /* OpenCL 1.1 drivers may refuse this query; the extension decides then. */
     cl_device_fp_config fp = 0;
     if (q_ok(&q)) clGetDeviceInfo(q.d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, NULL);

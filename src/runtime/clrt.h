@@ -33,6 +33,7 @@ typedef struct tdcl_device_info {
     cl_uint clock_mhz;
     cl_ulong global_mem;
     cl_ulong local_mem;
+    size_t timer_ns; /* CL_DEVICE_PROFILING_TIMER_RESOLUTION; 0: a timer that does not run */
     cl_ulong max_alloc;
     size_t max_wg;
     size_t max_item_sizes[3];

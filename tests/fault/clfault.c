@@ -23,6 +23,9 @@
  *                           (CL_MEM_OBJECT_ALLOCATION_FAILURE), as a small
  *                           device would; buffers are never freed in the
  *                           tally, which is stricter than a device
+ *   TDCL_FAULT_TIMER=0      a profiling timer that does not run, as Mesa's
+ *                           rusticl's: CL_DEVICE_PROFILING_TIMER_RESOLUTION
+ *                           is 0 and every command ends 1 ns after it starts
  *   TDCL_FAULT_MALLOC=N     the Nth malloc/calloc/realloc made directly by
  *                           the executable fails (tiledcl and its core; not
  *                           libc, libpng or the OpenCL driver). Counted
@@ -68,6 +71,7 @@ static int steal_signals;
 static long cl_calls, mem_calls;
 static uintptr_t exe_lo, exe_hi;
 static cl_ulong max_alloc, global_mem, allocated;
+static int dead_timer;
 
 static const struct {
     const char *name;
@@ -109,6 +113,7 @@ __attribute__((constructor)) static void fault_init(void)
         fault_fallocate = strcmp(s, "ENOSPC") == 0 ? ENOSPC : EOPNOTSUPP;
     if ((s = getenv("TDCL_FAULT_MAX_ALLOC"))) max_alloc = strtoull(s, NULL, 10);
     if ((s = getenv("TDCL_FAULT_GLOBAL_MEM"))) global_mem = strtoull(s, NULL, 10);
+    dead_timer = (s = getenv("TDCL_FAULT_TIMER")) && strcmp(s, "0") == 0;
     if ((s = getenv("TDCL_FAULT_ERROR"))) {
         fault_error = (cl_int)atoi(s);
         for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
@@ -205,6 +210,8 @@ static void clamp_answer(cl_device_info i, size_t s, void *v)
                    : i == CL_DEVICE_GLOBAL_MEM_SIZE  ? global_mem
                                                      : 0;
     if (lim && v && s == sizeof(cl_ulong) && *(cl_ulong *)v > lim) *(cl_ulong *)v = lim;
+    if (dead_timer && v && i == CL_DEVICE_PROFILING_TIMER_RESOLUTION && s == sizeof(size_t))
+        *(size_t *)v = 0;
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id d, cl_device_info i, size_t s, void *v,
@@ -303,8 +310,19 @@ WRAP_INT(clEnqueueNDRangeKernel,
           const size_t *l, cl_uint n, const cl_event *w, cl_event *e),
          (q, k, d, o, g, l, n, w, e))
 WRAP_INT(clWaitForEvents, (cl_uint n, const cl_event *e), (n, e))
-WRAP_INT(clGetEventProfilingInfo, (cl_event e, cl_profiling_info i, size_t s, void *v, size_t *r),
-         (e, i, s, v, r))
+CL_API_ENTRY cl_int CL_API_CALL clGetEventProfilingInfo(cl_event e, cl_profiling_info i, size_t s,
+                                                        void *v, size_t *r)
+{
+    static cl_int(CL_API_CALL * next)(cl_event, cl_profiling_info, size_t, void *, size_t *);
+    if (!next) *(void **)&next = real("clGetEventProfilingInfo");
+    if (fault_now("clGetEventProfilingInfo")) return fault_error;
+    if (dead_timer && i == CL_PROFILING_COMMAND_END && v && s == sizeof(cl_ulong)) {
+        cl_int rc = next(e, CL_PROFILING_COMMAND_START, s, v, r);
+        if (rc == CL_SUCCESS) *(cl_ulong *)v += 1;
+        return rc;
+    }
+    return next(e, i, s, v, r);
+}
 WRAP_INT(clFinish, (cl_command_queue q), (q))
 WRAP_INT(clFlush, (cl_command_queue q), (q))
 WRAP_OBJ(void *, clEnqueueMapBuffer,
