@@ -118,7 +118,13 @@ else
     (ulimit -v "$vlimit" && exec timeout 60 "$TILEDCL" matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o "$T/c10.mtx") 2>"$T/.err" </dev/null
     RC=$?
     expect_rc 0 "/dev/zero at an entry's path: the run goes on"
-    expect_eq "$(cat "$T/c1.mtx")" "$(cat "$T/c10.mtx")" "with the right product"
+    # under the limit the default device may not start and another run it
+    # (a GPU's driver reserves more address space): its rounding may differ
+    if [ "$(sed -n 2p "$T/c1.mtx")" = "$(sed -n 2p "$T/c10.mtx")" ]; then
+        expect_eq "$(cat "$T/c1.mtx")" "$(cat "$T/c10.mtx")" "with the right product"
+    else
+        skip_ok "with the right product" "another device ran under ulimit -v: $(sed -n 2p "$T/c10.mtx")"
+    fi
 fi
 
 # an unusable XDG_CACHE_HOME (a file): PoCL's own cache goes elsewhere
@@ -143,7 +149,8 @@ expect_eq "$(cat "$T/c1.mtx")" "$(cat "$T/c13.mtx" 2>/dev/null)" "with the right
 
 # a file size limit too small for the driver's compiler files: a build
 # that fails with no diagnostic says so, naming the limit
-(ulimit -f 20 && exec "$TILEDCL" --no-cache matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o "$T/c14.mtx") \
+# (the product goes to /dev/null, which the limit does not bind)
+(ulimit -f 20 && exec "$TILEDCL" --no-cache matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx") \
     >/dev/null 2>"$T/.err" </dev/null
 RC=$? ERR=$(cat "$T/.err")
 if [ "$RC" -eq 0 ]; then

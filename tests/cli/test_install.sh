@@ -50,7 +50,11 @@ case "$(ls "$T/moved/share/tiledcl")" in *matmul.cl*) ok "kernels live in the mo
 if command -v man >/dev/null; then
     page=$(MANWIDTH=80 man -l "$T/moved/share/man/man1/tiledcl.1" 2>/dev/null)
     for c in matmul tile-avg tile-map life convert devices bench tune; do
-        expect_contains "$page" "tiledcl $c" "man page: a section for $c"
+        case "$page" in
+        # a minimized system's man is a stub that renders nothing
+        *"has been minimized"*) skip_ok "man page: a section for $c" "man is a minimized system's stub" ;;
+        *) expect_contains "$page" "tiledcl $c" "man page: a section for $c" ;;
+        esac
     done
 fi
 # the bash completion offers the commands and the device specs

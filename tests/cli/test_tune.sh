@@ -49,10 +49,11 @@ for name, (r, c) in (("a", (70, 80)), ("b", (80, 90))):
         for i in range(r * c):
             f.write("%.6f\n" % random.uniform(-1, 1))
 ' "$T"
-run -v matmul "$T/a.mtx" "$T/b.mtx" -o "$T/c.mtx" --verify
+# (float32, the type tuned: a Matrix Market 'real' product is float64)
+run -v matmul "$T/a.mtx" "$T/b.mtx" -o "$T/c.mtx" --verify --type f32
 expect_rc 0 "matmul after tuning exits 0 and verifies"
 expect_contains "$ERR" "params=tuned" "matmul -v says the tuned parameters were used"
-run -v matmul "$T/a.mtx" "$T/b.mtx" -o "$T/c.mtx" --no-tune
+run -v matmul "$T/a.mtx" "$T/b.mtx" -o "$T/c.mtx" --no-tune --type f32
 expect_contains "$ERR" "params=default" "--no-tune: the defaults"
 run bench matmul --size 72 --reps 2 --json
 expect_contains "$OUT" "params=tuned" "bench's plan shows the tuned parameters"
