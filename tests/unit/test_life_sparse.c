@@ -194,7 +194,9 @@ static void test_soups(void **state)
 
 /* A glider leaves its empty corner, crosses empty tiles and strikes a
  * settled block and beehive far away; a blinker ticks elsewhere. Most
- * tiles are skipped most of the time. */
+ * tiles are skipped most of the time. Every boundary, and a generation a
+ * launch and 8 on the dead one; the host reference of 404 generations is
+ * most of the time, so not every pair (test_soups runs each). */
 static void test_glider_into_settled(void **state)
 {
     TDCL_NEED_DEVICE(state);
@@ -207,6 +209,7 @@ static void test_glider_into_settled(void **state)
     stamp(&g, glider_se, 3, 150, 600); /* in tiles away from the grid's sides */
     for (int b = TDCL_LIFE_DEAD; b <= TDCL_LIFE_CLAMP; b++) {
         for (int d = 0; d <= 8; d += 8) {
+            if (b != TDCL_LIFE_DEAD && (d == 8) != (b == TDCL_LIFE_TORUS)) continue;
             run_case c = {"glider into still lifes",
                           (tdcl_life_boundary)b,
                           d,

@@ -350,7 +350,10 @@ static void test_float_accumulators(void **state)
 }
 
 /* Values near FLT_MAX: every variant, with double and with float
- * accumulators (the no-fp64 path), gives the finite means, not inf. */
+ * accumulators (the no-fp64 path), gives the finite means, not inf. Each
+ * tile shape is a program per variant and accumulator (PoCL: cold builds),
+ * so each variant and accumulator takes half of the shapes, every shape
+ * meeting both accumulators and every variant. */
 static void test_huge_values(void **state)
 {
     TDCL_NEED_DEVICE(state);
@@ -361,6 +364,7 @@ static void test_huge_values(void **state)
     for (int acc = 0; acc < 2; acc++)
         for (int v = 0; v < NVARIANTS; v++)
             for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
+                if ((t + (size_t)acc + (size_t)v) % 2) continue; /* half, see above */
                 tdcl_ta_opts o = {.tile_rows = tiles[t][0],
                                   .tile_cols = tiles[t][1],
                                   .variant = variants[v],
