@@ -15,7 +15,8 @@
 
 /* Options accepted before or after the command name. */
 typedef struct cli_globals {
-    const char *device_spec; /* --device SPEC */
+    const char *device_spec; /* --device SPEC, else $TILEDCL_DEVICE, else NULL: resolved
+                                once by main (tdcl_device_spec) */
     const char *kernel_dir;  /* --kernels DIR */
     int no_cache;            /* --no-cache */
     int verbose;             /* -v (1), -vv (2) */

@@ -98,7 +98,7 @@ int cmd_devices(int argc, char **argv, const cli_globals *g)
     tdcl_status st = tdcl_cl_devices(&list, &n, &err);
     if (st)
         return cli_report(&err);
-    const char *spec = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE");
+    const char *spec = g->device_spec;
     tdcl_err pick_err;
     if (tdcl_cl_pick(list, n, spec, &chosen, &pick_err) != TDCL_OK) {
         chosen = (size_t)-1;

@@ -444,8 +444,7 @@ int cmd_life(int argc, char **argv, const cli_globals *g)
     tdcl_matrix final = {0};
     tdcl_life_summary sum = {0};
     tdcl_status st;
-    tdcl_life_shard_opts so = {.devices =
-                                   g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE"),
+    tdcl_life_shard_opts so = {.devices = g->device_spec,
                                .ctx = {.kernel_dir = g->kernel_dir, .no_cache = g->no_cache},
                                .halo = lc.halo};
     if (g->ranks > 1) { /* one of several MPI ranks: rank 0 writes and reports */

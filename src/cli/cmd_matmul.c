@@ -275,7 +275,7 @@ int cmd_matmul(int argc, char **argv, const cli_globals *g)
     memset(&j, 0, sizeof j);
     memset(&chk, 0, sizeof chk);
     j.check = &chk;
-    tdcl_mm_shard_opts so = {.devices = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE")};
+    tdcl_mm_shard_opts so = {.devices = g->device_spec};
     int rc = parse(argc, argv, &j, &so);
     if (rc >= 0) return rc;
     tdcl_err err = {0};

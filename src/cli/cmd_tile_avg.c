@@ -155,14 +155,14 @@ int cmd_tile_avg(int argc, char **argv, const cli_globals *g)
     /* the job reads its input before it waits for the device */
     if (g->ranks > 1) { /* one of several MPI ranks: rank 0 reads and writes */
         jo.mpi = 1;
-        jo.devices = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE");
+        jo.devices = g->device_spec;
         tdcl_status st = tdcl_ta_job(NULL, &jo, &err);
         if (st && !err.msg[0]) return tdcl_exit_code(st); /* another rank reported it */
         return st ? cli_report(&err) : 0;
     }
     if (!g->ctx) { /* main opened nothing: --device names a set */
         tdcl_ctx_opts co = {.kernel_dir = g->kernel_dir, .no_cache = g->no_cache};
-        const char *spec = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE");
+        const char *spec = g->device_spec;
         if (tdcl_devset_open_async(spec, &co, &jo.set, &err)) return cli_report(&err);
     }
     /* a terminal gets a summary and a corner, not every mean; pipes and

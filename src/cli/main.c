@@ -148,7 +148,7 @@ static int run_main(int argc, char **argv, cli_globals *gp);
 
 static int run_command(const cli_command *cmd, int argc, char **argv, cli_globals *g)
 {
-    const char *spec = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE");
+    const char *spec = g->device_spec;
     if (g->ranks > 1) { /* several MPI ranks: the command opens one device per rank */
         if (cmd->flags & RANKS) return cmd->fn(argc, argv, g);
         if (tdcl_mpi_rank() == 0)
@@ -219,6 +219,7 @@ int main(int argc, char **argv)
     argc = strip_globals(argc, argv, &g);
     if (argc < 0)
         return CLI_EXIT_USAGE;
+    g.device_spec = tdcl_device_spec(g.device_spec); /* --device, else $TILEDCL_DEVICE */
     tdcl_log_level level = g.quiet ? TDCL_LOG_WARN : TDCL_LOG_STATUS;
     if (g.verbose)
         level = g.verbose > 1 ? TDCL_LOG_DEBUG : TDCL_LOG_VERBOSE;

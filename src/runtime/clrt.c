@@ -515,6 +515,13 @@ none:
     return TDCL_ENODEV;
 }
 
+const char *tdcl_device_spec(const char *given)
+{
+    if (given && *given) return given;
+    const char *env = getenv("TILEDCL_DEVICE");
+    return env && *env ? env : NULL;
+}
+
 size_t tdcl_cl_fit_square_tile(const tdcl_device_info *d, size_t max_tile,
                                size_t local_bytes_per_item)
 {
@@ -536,8 +543,7 @@ static tdcl_status open_into(tdcl_ctx *c, const tdcl_ctx_opts *opts, tdcl_err *e
     tdcl_status st = TDCL_OK;
     tdcl_device_info *list = NULL;
     size_t n = 0, pick = 0;
-    const char *spec = opts ? opts->device_spec : NULL;
-    if (!spec || !*spec) spec = getenv("TILEDCL_DEVICE");
+    const char *spec = tdcl_device_spec(opts ? opts->device_spec : NULL);
     TDCL_TRY(tdcl_cl_devices(&list, &n, err));
     TDCL_TRY(tdcl_cl_pick(list, n, spec, &pick, err));
     c->dev = list[pick];

@@ -53,6 +53,12 @@ tdcl_status tdcl_cl_devices(tdcl_device_info **list, size_t *n, tdcl_err *err);
 tdcl_status tdcl_cl_pick(const tdcl_device_info *list, size_t n, const char *spec, size_t *index,
                          tdcl_err *err);
 
+/* The device spec in force: given when it names something, else
+ * $TILEDCL_DEVICE, else NULL (the default rule). The one place the
+ * variable is read: the CLI resolves its spec with it once and passes the
+ * result down; tdcl_ctx_open applies it to a NULL spec. */
+const char *tdcl_device_spec(const char *given);
+
 /* "GPU", "CPU", "accelerator", "other". */
 const char *tdcl_cl_type_name(cl_device_type type);
 
@@ -67,7 +73,7 @@ typedef struct tdcl_timing {
 } tdcl_timing;
 
 typedef struct tdcl_ctx_opts {
-    const char *device_spec; /* NULL: $TILEDCL_DEVICE, else the default rule */
+    const char *device_spec; /* NULL: tdcl_device_spec(NULL) */
     const char *kernel_dir;  /* --kernels DIR, or NULL */
     int no_cache;            /* --no-cache; TILEDCL_CACHE=0 also disables */
 } tdcl_ctx_opts;

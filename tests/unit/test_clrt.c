@@ -74,6 +74,25 @@ static void test_pick_miss_lists_devices(void **state)
     assert_int_equal(tdcl_exit_code(e.status), 3);
 }
 
+/* The device spec in force: a given one wins, else the environment's,
+ * and an empty one counts as none. */
+static void test_device_spec_resolved(void **state)
+{
+    (void)state;
+    const char *saved = getenv("TILEDCL_DEVICE");
+    char *keep = saved ? strdup(saved) : NULL;
+    setenv("TILEDCL_DEVICE", "cpu", 1);
+    assert_string_equal(tdcl_device_spec("1:0"), "1:0");
+    assert_string_equal(tdcl_device_spec(NULL), "cpu");
+    assert_string_equal(tdcl_device_spec(""), "cpu");
+    setenv("TILEDCL_DEVICE", "", 1);
+    assert_null(tdcl_device_spec(NULL));
+    unsetenv("TILEDCL_DEVICE");
+    assert_null(tdcl_device_spec(""));
+    if (keep) setenv("TILEDCL_DEVICE", keep, 1);
+    free(keep);
+}
+
 static void test_kernel_path_order(void **state)
 {
     (void)state;
@@ -414,6 +433,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pick_rules),
         cmocka_unit_test(test_pick_miss_lists_devices),
+        cmocka_unit_test(test_device_spec_resolved),
         cmocka_unit_test(test_kernel_path_order),
         cmocka_unit_test(test_cache_miss_hit_corrupt),
         cmocka_unit_test(test_cache_mark_judged_by_lock),
