@@ -9,9 +9,10 @@
 #   runtime    base
 #   ops/<op>   base, runtime, another ops/<op> if no cycle (not io: jobs
 #              alone joins files and operations)
+#   dist       base, io, runtime, ops      (.npy by offset is a transport)
 #   tune       base, runtime, ops
-#   jobs       base, io, runtime, ops      (tune, jobs, bench are peers)
-#   bench      base, io, runtime, ops
+#   jobs       base, io, runtime, ops, dist (tune, jobs, bench are peers)
+#   bench      base, io, runtime, ops, dist
 #   cli        all
 #
 # Besides includes: ops never open a file, io never touches OpenCL, and every
@@ -25,10 +26,11 @@ declare -A may=(
     [io]="base io"
     [runtime]="base runtime"
     [ops]="base runtime ops"
+    [dist]="base io runtime ops dist"
     [tune]="base runtime ops tune"
-    [jobs]="base io runtime ops jobs"
-    [bench]="base io runtime ops bench"
-    [cli]="base io runtime ops tune jobs bench cli"
+    [jobs]="base io runtime ops dist jobs"
+    [bench]="base io runtime ops dist bench"
+    [cli]="base io runtime ops dist tune jobs bench cli"
 )
 
 n=0
@@ -89,7 +91,7 @@ original() {
     done
 }
 
-mapfile -t files < <(find base io runtime ops tune jobs bench cli -type f \
+mapfile -t files < <(find base io runtime ops dist tune jobs bench cli -type f \
     \( -name '*.c' -o -name '*.h' -o -name '*.cc' \) 2>/dev/null | sort)
 if [ ${#files[@]} -eq 0 ]; then
     echo "1..0 # SKIP no sources under '$src'"
@@ -117,7 +119,7 @@ for f in "${files[@]}"; do
         inc=${inc%%\"*}
         to=$(layer_of "$inc")
         if [ -z "$to" ] || [ -z "${may[${to%%/*}]+x}" ]; then
-            bad_paths+=("src/$f:$lineno: #include \"$inc\" is not by layer path (base/, io/, runtime/, ops/OP/, tune/, jobs/, bench/, cli/)")
+            bad_paths+=("src/$f:$lineno: #include \"$inc\" is not by layer path (base/, io/, runtime/, ops/OP/, dist/, tune/, jobs/, bench/, cli/)")
             continue
         fi
         case " ${may[${from%%/*}]} " in
@@ -134,7 +136,7 @@ for f in "${files[@]}"; do
 done
 
 report "includes are written by layer path" "${bad_paths[@]}"
-report "each layer includes only the layers below it (base < io, runtime; runtime < ops < tune, jobs, bench; io < jobs, bench; all < cli)" \
+report "each layer includes only the layers below it (base < io, runtime; runtime < ops < dist < jobs, bench; io < dist; ops < tune; all < cli)" \
     "${bad_includes[@]}"
 
 # Cycles among ops/<op> folders: a depth-first search over the include edges.

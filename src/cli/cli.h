@@ -7,6 +7,7 @@
 
 #include "base/matrix.h"
 #include "bench/bench_ops.h"
+#include "dist/exec.h"
 #include "runtime/clrt.h"
 #include "base/status.h"
 
@@ -22,10 +23,12 @@ typedef struct cli_globals {
     int verbose;             /* -v (1), -vv (2) */
     int quiet;               /* -q: no progress */
     int ranks;               /* MPI ranks when started by mpirun (an MPI build), else 0 */
-    tdcl_ctx *ctx;           /* NEEDS_DEVICE commands: the device main is opening
-                                (tdcl_ctx_open_async); wait with tdcl_ctx_wait or
-                                cli_device before use. Owned by main, which prints
-                                its -v timing and closes it */
+    tdcl_exec *exec;         /* NEEDS_DEVICE commands: where the work runs, opened by
+                                main (tdcl_exec_open: one device, a set, or MPI
+                                ranks) while the command parses and reads; owned
+                                by main, which prints the -v timing and closes it */
+    tdcl_ctx *ctx;           /* exec's device when it is one (else NULL); wait with
+                                tdcl_ctx_wait or cli_device before use */
 } cli_globals;
 
 /* NEEDS_DEVICE: main starts opening the device before calling the command
@@ -35,14 +38,18 @@ typedef struct cli_globals {
 enum { NEEDS_DEVICE = 1 << 0 };
 
 /* SHARDS: the command also runs over a set of devices ("--device all", a
- * list: runtime/devset.h); given one, main opens no device (g->ctx stays
- * NULL) and the command opens the set. A command without it refuses a set. */
+ * list: runtime/devset.h); given one, main opens the set as g->exec (g->ctx
+ * stays NULL). A command without it refuses a set. */
 enum { SHARDS = 1 << 1 };
 
 /* RANKS: under mpirun with several ranks (an MPI build), the command runs
- * as one of the ranks (g->ranks > 1) and opens its device itself; a
- * command without it is refused there. */
+ * as one of the ranks (g->ranks > 1, g->exec of kind TDCL_EXEC_RANKS, whose
+ * runners open the rank's device); a command without it is refused there. */
 enum { RANKS = 1 << 2 };
+
+/* OWN_SET: given a set of devices, main opens nothing and the command opens
+ * the set itself (bench: its drivers open one per measurement). */
+enum { OWN_SET = 1 << 3 };
 
 typedef struct cli_command {
     const char *name;

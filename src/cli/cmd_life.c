@@ -444,20 +444,14 @@ int cmd_life(int argc, char **argv, const cli_globals *g)
     tdcl_matrix final = {0};
     tdcl_life_summary sum = {0};
     tdcl_status st;
-    tdcl_life_shard_opts so = {.devices = g->device_spec,
-                               .ctx = {.kernel_dir = g->kernel_dir, .no_cache = g->no_cache},
-                               .halo = lc.halo};
-    if (g->ranks > 1) { /* one of several MPI ranks: rank 0 writes and reports */
+    int ranks = g->exec->kind == TDCL_EXEC_RANKS;
+    if (ranks) { /* one of several MPI ranks: rank 0 writes and reports */
         lc.summary = 0;
         lc.job.progress = NULL;
-        st = tdcl_life_mpi_job(&so, &lc.job, &sum, &err);
-        if (st && !err.msg[0]) return tdcl_exit_code(st); /* another rank reported it */
-        if (st || tdcl_mpi_rank() != 0) return st ? cli_report(&err) : 0;
-    } else if (!g->ctx) { /* main opened nothing: --device names a set */
-        st = tdcl_life_shard_job(&so, &lc.job, &sum, lc.summary ? &final : NULL, &err);
-    } else {
-        st = tdcl_life_job(g->ctx, &lc.job, &sum, lc.summary ? &final : NULL, &err);
     }
+    st = tdcl_life_exec_job(g->exec, lc.halo, &lc.job, &sum, lc.summary ? &final : NULL, &err);
+    if (ranks && st && !err.msg[0]) return tdcl_exit_code(st); /* another rank reported it */
+    if (ranks && (st || tdcl_mpi_rank() != 0)) return st ? cli_report(&err) : 0;
     if (lc.job.progress) fprintf(stderr, "\r\033[K");
     tdcl_signal_note(NULL);
     if (st == TDCL_OK) {

@@ -244,30 +244,6 @@ static void print_corner(const tdcl_matrix *c, const tdcl_mm_job_opts *j)
     cli_print_corner(c);
 }
 
-/* One device (main opened it), a set of devices (main opened none) or
- * one of several MPI ranks. */
-static tdcl_status run_job(const cli_globals *g, tdcl_mm_job_opts *j, tdcl_mm_shard_opts *so,
-                           tdcl_err *err)
-{
-    if (g->ranks > 1) {
-        j->product = NULL; /* rank 0 writes, to stdout too */
-        return tdcl_mm_mpi_job(so, j, err);
-    }
-    if (g->ctx) {
-        if (so->grid_rows * so->grid_cols > 1)
-            return tdcl_fail(err, TDCL_EINVAL,
-                             "--shards %dx%d needs %d devices (--device all or a list) or MPI "
-                             "ranks",
-                             so->grid_rows, so->grid_cols, so->grid_rows * so->grid_cols);
-        return tdcl_mm_job(g->ctx, j, err);
-    }
-    tdcl_ctx_opts co = {.kernel_dir = g->kernel_dir, .no_cache = g->no_cache};
-    tdcl_status st = tdcl_devset_open_async(so->devices, &co, &so->set, err);
-    if (st == TDCL_OK) st = tdcl_mm_shard_job(so, j, err);
-    tdcl_devset_close(so->set);
-    return st;
-}
-
 int cmd_matmul(int argc, char **argv, const cli_globals *g)
 {
     tdcl_mm_job_opts j;
@@ -275,7 +251,7 @@ int cmd_matmul(int argc, char **argv, const cli_globals *g)
     memset(&j, 0, sizeof j);
     memset(&chk, 0, sizeof chk);
     j.check = &chk;
-    tdcl_mm_shard_opts so = {.devices = g->device_spec};
+    tdcl_mm_shard_opts so = {0};
     int rc = parse(argc, argv, &j, &so);
     if (rc >= 0) return rc;
     tdcl_err err = {0};
@@ -284,7 +260,13 @@ int cmd_matmul(int argc, char **argv, const cli_globals *g)
     tdcl_matrix c = {0};
     if (tdcl_path_is_stdout(j.out_path) && isatty(STDOUT_FILENO)) j.product = &c;
     /* the job reads A and B before it waits for the device */
-    tdcl_status st = run_job(g, &j, &so, &err);
+    tdcl_status st;
+    if (g->exec->kind == TDCL_EXEC_ONE && so.grid_rows * so.grid_cols > 1)
+        st = tdcl_fail(&err, TDCL_EINVAL,
+                       "--shards %dx%d needs %d devices (--device all or a list) or MPI ranks",
+                       so.grid_rows, so.grid_cols, so.grid_rows * so.grid_cols);
+    else
+        st = tdcl_mm_exec_job(g->exec, &so, &j, &err);
     if (st && !err.msg[0]) return tdcl_exit_code(st); /* another MPI rank reported it */
     if (g->ranks > 1 && tdcl_mpi_rank() != 0) j.verify = 0, j.product = NULL; /* rank 0 reports */
     if (st == TDCL_OK && j.product) print_corner(&c, &j);

@@ -152,25 +152,15 @@ int cmd_tile_avg(int argc, char **argv, const cli_globals *g)
     int rc = parse(argc, argv, &jo);
     if (rc >= 0) return rc;
     tdcl_err err = {0};
-    /* the job reads its input before it waits for the device */
-    if (g->ranks > 1) { /* one of several MPI ranks: rank 0 reads and writes */
-        jo.mpi = 1;
-        jo.devices = g->device_spec;
-        tdcl_status st = tdcl_ta_job(NULL, &jo, &err);
-        if (st && !err.msg[0]) return tdcl_exit_code(st); /* another rank reported it */
-        return st ? cli_report(&err) : 0;
-    }
-    if (!g->ctx) { /* main opened nothing: --device names a set */
-        tdcl_ctx_opts co = {.kernel_dir = g->kernel_dir, .no_cache = g->no_cache};
-        const char *spec = g->device_spec;
-        if (tdcl_devset_open_async(spec, &co, &jo.set, &err)) return cli_report(&err);
-    }
     /* a terminal gets a summary and a corner, not every mean; pipes and
-     * files get everything */
+     * files get everything (over MPI ranks, rank 0 writes to stdout) */
     tdcl_matrix res = {0};
-    if (tdcl_path_is_stdout(jo.out_path) && isatty(STDOUT_FILENO)) jo.result = &res;
-    tdcl_status st = tdcl_ta_job(g->ctx, &jo, &err);
-    tdcl_devset_close(jo.set);
+    if (g->exec->kind != TDCL_EXEC_RANKS && tdcl_path_is_stdout(jo.out_path) &&
+        isatty(STDOUT_FILENO))
+        jo.result = &res;
+    /* the job reads its input before it waits for the device */
+    tdcl_status st = tdcl_ta_job(g->exec, &jo, &err);
+    if (st && !err.msg[0]) return tdcl_exit_code(st); /* another MPI rank reported it */
     if (st == TDCL_OK && jo.result) {
         printf("means of %" PRId64 "x%" PRId64 " tiles of %s: %" PRId64 "x%" PRId64 " %s\n",
                jo.ta.tile_rows, jo.ta.tile_cols, tdcl_path_display(jo.in_path), res.rows, res.cols,

@@ -13,8 +13,8 @@
 #include "base/hash.h"
 #include "base/log.h"
 #include "base/proc.h"
+#include "dist/exec.h"
 #include "jobs/mpi.h"
-#include "runtime/devset.h"
 
 static const cli_command commands[] = {
     {"matmul", cmd_matmul, NEEDS_DEVICE | SHARDS | RANKS, "dense matrix product C = A*B"},
@@ -23,7 +23,7 @@ static const cli_command commands[] = {
     {"life", cmd_life, NEEDS_DEVICE | SHARDS | RANKS, "Game of Life and Life-like rules"},
     {"convert", cmd_convert, 0, "convert between matrix, image and Life file formats"},
     {"devices", cmd_devices, 0, "list OpenCL platforms and devices"},
-    {"bench", cmd_bench, NEEDS_DEVICE | SHARDS | RANKS, "measure the operations on a device"},
+    {"bench", cmd_bench, NEEDS_DEVICE | SHARDS | RANKS | OWN_SET, "measure the operations on a device"},
     {"tune", cmd_tune, NEEDS_DEVICE, "search and store the fastest matmul kernel parameters"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
@@ -149,23 +149,28 @@ static int run_main(int argc, char **argv, cli_globals *gp);
 static int run_command(const cli_command *cmd, int argc, char **argv, cli_globals *g)
 {
     const char *spec = g->device_spec;
-    if (g->ranks > 1) { /* several MPI ranks: the command opens one device per rank */
-        if (cmd->flags & RANKS) return cmd->fn(argc, argv, g);
+    tdcl_exec ex = {.kind = tdcl_exec_kind_of(spec, g->ranks), .spec = spec, .ranks = g->ranks};
+    if (ex.kind == TDCL_EXEC_RANKS && !(cmd->flags & RANKS)) {
         if (tdcl_mpi_rank() == 0)
             fprintf(stderr, "tiledcl: %s: runs as one process, not as %d MPI ranks\n", cmd->name,
                     g->ranks);
         return 1;
     }
-    if ((cmd->flags & NEEDS_DEVICE) && tdcl_devset_spec_is_set(spec)) {
-        if (!(cmd->flags & SHARDS))
-            return cli_usage_error(cmd->name, "runs on one device; '%s' names several", spec);
-        return cmd->fn(argc, argv, g); /* the command opens the set */
-    }
-    if ((cmd->flags & NEEDS_DEVICE) && !asks_help(argc, argv)) {
-        tdcl_ctx_opts o = {.device_spec = g->device_spec, .kernel_dir = g->kernel_dir,
-                           .no_cache = g->no_cache};
+    if ((cmd->flags & NEEDS_DEVICE) && ex.kind == TDCL_EXEC_SET && !(cmd->flags & SHARDS))
+        return cli_usage_error(cmd->name, "runs on one device; '%s' names several", spec);
+    g->exec = &ex;
+    if (ex.kind == TDCL_EXEC_RANKS) /* each rank's runner opens its device */
+        return cmd->fn(argc, argv, g);
+    int own_set = ex.kind == TDCL_EXEC_SET && (cmd->flags & OWN_SET);
+    if ((cmd->flags & NEEDS_DEVICE) && !own_set && !asks_help(argc, argv)) {
+        tdcl_ctx_opts o = {.kernel_dir = g->kernel_dir, .no_cache = g->no_cache};
         tdcl_err err = {0};
-        if (tdcl_ctx_open_async(&o, &g->ctx, &err)) return cli_report(&err);
+        tdcl_status st = tdcl_exec_open(spec, g->ranks, &o, &ex, &err);
+        g->ctx = ex.ctx;
+        if (st) {
+            tdcl_exec_close(&ex);
+            return cli_report(&err);
+        }
     }
     int rc = cmd->fn(argc, argv, g);
     if (g->ctx && rc == 0 && g->verbose && tdcl_ctx_wait(g->ctx, NULL) == TDCL_OK)
@@ -186,8 +191,9 @@ static int run_command(const cli_command *cmd, int argc, char **argv, cli_global
         _exit(0);
     }
 #endif
-    tdcl_ctx_close(g->ctx);
+    tdcl_exec_close(&ex);
     g->ctx = NULL;
+    g->exec = NULL;
     return rc;
 }
 

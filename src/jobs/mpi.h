@@ -12,6 +12,7 @@
 #define TDCL_MPI_H
 
 #include "base/status.h"
+#include "dist/exec.h"
 #include "io/npy.h"
 #include "jobs/life_job.h"
 #include "jobs/shard_life.h"
@@ -155,5 +156,11 @@ void tdcl_life_mpi_destroy(tdcl_life_mpi *m);
  * --frames and --gif are refused. *sum is filled on every rank. */
 tdcl_status tdcl_life_mpi_job(const tdcl_life_shard_opts *so, const tdcl_life_job_opts *o,
                               tdcl_life_summary *sum, tdcl_err *err);
+
+/* The life job on ex, whichever its kind: tdcl_life_job on its device,
+ * tdcl_life_shard_job on its set, tdcl_life_mpi_job over its ranks (final
+ * unused there); halo as those take it (0: chosen). */
+tdcl_status tdcl_life_exec_job(tdcl_exec *ex, int halo, const tdcl_life_job_opts *o,
+                               tdcl_life_summary *sum, tdcl_matrix *final, tdcl_err *err);
 
 #endif

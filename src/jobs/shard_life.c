@@ -805,11 +805,10 @@ out:
     return st;
 }
 
-tdcl_status tdcl_life_shard_job(const tdcl_life_shard_opts *so, const tdcl_life_job_opts *o,
+tdcl_status tdcl_life_shard_job(tdcl_devset *set, int halo, const tdcl_life_job_opts *o,
                                 tdcl_life_summary *sum, tdcl_matrix *final, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    tdcl_devset *set = NULL;
     tdcl_matrix grid = {0};
     tdcl_life_opts lo = o->life;
     int64_t gen0 = 0;
@@ -817,14 +816,12 @@ tdcl_status tdcl_life_shard_job(const tdcl_life_shard_opts *so, const tdcl_life_
     if (o->gens < 0)
         return tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0, got %" PRId64, o->gens);
     lo.rule = tdcl_life_opts_rule(&lo);
-    TDCL_TRY(tdcl_devset_open_async(so->devices, &so->ctx, &set, err));
     double t0 = tdcl_now_ms();
     TDCL_TRY(tdcl_life_shard_input(o, &lo, &grid, &gen0, err));
     double read_ms = tdcl_now_ms() - t0;
     TDCL_TRY(tdcl_devset_wait(set, err));
-    st = shard_run(set, so->halo, o, &lo, &grid, gen0, read_ms, sum, final, err);
+    st = shard_run(set, halo, o, &lo, &grid, gen0, read_ms, sum, final, err);
 out:
-    tdcl_devset_close(set);
     tdcl_matrix_free(&grid);
     return st;
 }

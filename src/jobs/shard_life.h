@@ -66,10 +66,12 @@ typedef struct tdcl_life_shard_opts {
     int halo;            /* 0: chosen */
 } tdcl_life_shard_opts;
 
-/* The life job (jobs/life_job.h) over a set of devices: reads or seeds the
- * grid, runs it sharded, logs --every populations (reduced over the
- * shards), writes frames, GIF and output from the gathered grid. */
-tdcl_status tdcl_life_shard_job(const tdcl_life_shard_opts *so, const tdcl_life_job_opts *o,
+/* The life job (jobs/life_job.h) over a set of devices (may be opening;
+ * waited for after the input is read), halo as tdcl_life_shards_create
+ * takes it: reads or seeds the grid, runs it sharded, logs --every
+ * populations (reduced over the shards), writes frames, GIF and output
+ * from the gathered grid. */
+tdcl_status tdcl_life_shard_job(tdcl_devset *set, int halo, const tdcl_life_job_opts *o,
                                 tdcl_life_summary *sum, tdcl_matrix *final, tdcl_err *err);
 
 /* The life job's run of a grid larger than ctx's device holds (jobs/

@@ -306,3 +306,23 @@ out:
     tdcl_matrix_free(&c);
     return st;
 }
+
+tdcl_status tdcl_mm_exec_job(tdcl_exec *ex, tdcl_mm_shard_opts *so, tdcl_mm_job_opts *o,
+                             tdcl_err *err)
+{
+    so->devices = ex->spec;
+    so->set = ex->set;
+    switch (ex->kind) {
+    case TDCL_EXEC_RANKS:
+        o->product = NULL; /* rank 0 writes, to stdout too */
+        return tdcl_mm_mpi_job(so, o, err);
+    case TDCL_EXEC_SET:
+        return tdcl_mm_shard_job(so, o, err);
+    case TDCL_EXEC_ONE:
+        break;
+    }
+    if (so->grid_rows * so->grid_cols > 1)
+        return tdcl_fail(err, TDCL_EINVAL, "a %dx%d grid of shards needs %d devices, but there is one",
+                         so->grid_rows, so->grid_cols, so->grid_rows * so->grid_cols);
+    return tdcl_mm_job(ex->ctx, o, err);
+}

@@ -14,6 +14,7 @@
 
 #include "base/matrix.h"
 #include "base/status.h"
+#include "dist/exec.h"
 #include "jobs/matmul_job.h"
 #include "ops/matmul/matmul.h"
 #include "runtime/devset.h"
@@ -123,6 +124,13 @@ tdcl_status tdcl_mm_mpi_open(const tdcl_mm_shard_opts *so, tdcl_ctx **ctx, tdcl_
 tdcl_status tdcl_mm_mpi_run(tdcl_ctx *ctx, const tdcl_mm_shard_opts *so, const tdcl_mm_opts *mm,
                             tdcl_status in_st, const tdcl_matrix *a, const tdcl_matrix *b,
                             tdcl_matrix *c, tdcl_err *err);
+
+/* The matmul job on ex, whichever its kind: tdcl_mm_job on its device
+ * (a grid of more than one shard is refused there), tdcl_mm_shard_job on
+ * its set, tdcl_mm_mpi_job over its ranks (rank 0 writes: o->product is
+ * cleared). so->set and so->devices are taken from ex. */
+tdcl_status tdcl_mm_exec_job(tdcl_exec *ex, tdcl_mm_shard_opts *so, tdcl_mm_job_opts *o,
+                             tdcl_err *err);
 
 /* Reads o's A and B and checks that they multiply. */
 tdcl_status tdcl_mm_shard_inputs(const tdcl_mm_job_opts *o, tdcl_matrix *a, tdcl_matrix *b,

@@ -111,7 +111,7 @@ static tdcl_status verify(const tdcl_ta_job_opts *jo, const tdcl_matrix *in, con
 }
 
 /* One of several MPI ranks: rank 0 reads, verifies and writes. */
-static tdcl_status mpi_job(const tdcl_ta_job_opts *jo, tdcl_err *err)
+static tdcl_status mpi_job(const char *devices, const tdcl_ta_job_opts *jo, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_matrix in = {0}, res = {0};
@@ -129,7 +129,7 @@ static tdcl_status mpi_job(const tdcl_ta_job_opts *jo, tdcl_err *err)
                               ? jo->out_path
                               : NULL;
     int written = 0;
-    TDCL_TRY(tdcl_ta_mpi_run(jo->devices, &jo->ta, st, &in, npy, npy_out, &written, &res, err));
+    TDCL_TRY(tdcl_ta_mpi_run(devices, &jo->ta, st, &in, npy, npy_out, &written, &res, err));
     if (root && jo->verify) st = verify(jo, &in, &res, err);
     if (root && st == TDCL_OK && !written) st = write_output(jo, &res, bits, maxval, err);
     tdcl_mpi_agree(&st, err);
@@ -139,9 +139,10 @@ out:
     return st;
 }
 
-tdcl_status tdcl_ta_job(tdcl_ctx *ctx, const tdcl_ta_job_opts *jo, tdcl_err *err)
+tdcl_status tdcl_ta_job(tdcl_exec *ex, const tdcl_ta_job_opts *jo, tdcl_err *err)
 {
-    if (jo->mpi) return mpi_job(jo, err);
+    if (ex->kind == TDCL_EXEC_RANKS) return mpi_job(ex->spec, jo, err);
+    tdcl_ctx *ctx = ex->ctx;
     tdcl_status st = TDCL_OK;
     tdcl_matrix in = {0}, res = {0};
     tdcl_mapping map = {0};
@@ -149,9 +150,9 @@ tdcl_status tdcl_ta_job(tdcl_ctx *ctx, const tdcl_ta_job_opts *jo, tdcl_err *err
     double t0 = tdcl_now_ms();
     TDCL_TRY(tdcl_out_precheck(jo->out_path, err)); /* before the work, not after */
     TDCL_TRY(read_input(jo, &in, &map, &bits, &maxval, err));
-    if (jo->set) { /* several devices: the set's contexts keep their own times */
-        TDCL_TRY(tdcl_devset_wait(jo->set, err));
-        TDCL_TRY(tdcl_ta_shards_run(jo->set, &jo->ta, &in, &res, err));
+    if (ex->kind == TDCL_EXEC_SET) { /* the set's contexts keep their own times */
+        TDCL_TRY(tdcl_devset_wait(ex->set, err));
+        TDCL_TRY(tdcl_ta_shards_run(ex->set, &jo->ta, &in, &res, err));
         if (jo->verify) TDCL_TRY(verify(jo, &in, &res, err));
         TDCL_TRY(deliver(jo, &res, bits, maxval, err));
         goto out;

@@ -7,8 +7,7 @@
 
 #include "base/status.h"
 #include "ops/tile_avg/tile_avg.h"
-#include "runtime/clrt.h"
-#include "runtime/devset.h"
+#include "dist/exec.h"
 
 typedef struct tdcl_ta_job_opts {
     const char *in_path;  /* .mtx, .mtx.gz, .npy, or an image (.pgm, .pbm, .png); "-" stdin */
@@ -18,13 +17,9 @@ typedef struct tdcl_ta_job_opts {
     int verify;          /* check against tdcl_ta_reference; TDCL_EVERIFY past 1e-6 */
     int clip;            /* image outputs: clamp means past the samples' range (else an
                             error naming the first) */
-    tdcl_devset *set;    /* non-NULL: run over these devices in bands of tile rows
-                            (jobs/shard_tile_avg.h; may still be opening), ctx NULL */
-    int mpi;             /* one of several MPI ranks (ctx NULL): rank 0 reads, the
-                            ranks compute a band each, rank 0 verifies and writes */
-    const char *devices; /* mpi: the device spec the ranks' devices come from */
-    tdcl_matrix *result; /* non-NULL (not mpi): the means are handed over here, for the
-                            caller to free, instead of written; one channel only */
+    tdcl_matrix *result; /* non-NULL (not over ranks): the means are handed over here,
+                            for the caller to free, instead of written; one channel
+                            only */
 } tdcl_ta_job_opts;
 
 /* The tile-avg command: reads the input (an image by its magic bytes or
@@ -33,9 +28,13 @@ typedef struct tdcl_ta_job_opts {
  * input's bit depth, 8 for a matrix, a PBM input's share of black as grey;
  * .pbm: 1 bit, black where a grey input's mean is below half its maxval,
  * a PBM input's or a matrix's mean rounds to 1).
- * Fills ctx->t. Nothing is written unless everything before succeeded.
- * ctx may still be opening (tdcl_ctx_open_async): the job reads first.
- * With jo->set, ctx is NULL and the set's devices share the work. */
-tdcl_status tdcl_ta_job(tdcl_ctx *ctx, const tdcl_ta_job_opts *jo, tdcl_err *err);
+ * On one device, fills its ctx->t. Nothing is written unless everything
+ * before succeeded. ex may still be opening: the job reads first. Over a
+ * set, the devices share the work in bands of tile rows; over MPI ranks,
+ * rank 0 reads (or each rank its band of a plain .npy), the ranks compute
+ * a band each, rank 0 verifies and writes (or each rank its band of a .npy
+ * output), and a failure on any rank fails all (the others' message
+ * empty). */
+tdcl_status tdcl_ta_job(tdcl_exec *ex, const tdcl_ta_job_opts *jo, tdcl_err *err);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "tdcl_test.h"
 
+#include "dist/exec.h"
 #include "jobs/shard.h"
 #include "jobs/shard_life.h"
 #include "jobs/shard_matmul.h"
@@ -46,6 +47,18 @@ static void split_refuses_empty_bands(void **state)
     assert_non_null(strstr(err.msg, "3 shards for a grid of 2 rows"));
     assert_int_equal(tdcl_shard_split(9, 4, 4, b, &err), TDCL_EINVAL); /* 3 blocks */
     assert_non_null(strstr(err.msg, "blocks of 4"));
+}
+
+/* The execution's kind: ranks first, then a set spec, else one device. */
+static void exec_kinds(void **state)
+{
+    (void)state;
+    assert_int_equal(tdcl_exec_kind_of(NULL, 0), TDCL_EXEC_ONE);
+    assert_int_equal(tdcl_exec_kind_of("gpu", 1), TDCL_EXEC_ONE);
+    assert_int_equal(tdcl_exec_kind_of("all", 0), TDCL_EXEC_SET);
+    assert_int_equal(tdcl_exec_kind_of("0:0,0:1", 1), TDCL_EXEC_SET);
+    assert_int_equal(tdcl_exec_kind_of("all", 2), TDCL_EXEC_RANKS);
+    assert_int_equal(tdcl_exec_kind_of(NULL, 4), TDCL_EXEC_RANKS);
 }
 
 static void spec_is_set(void **state)
@@ -502,7 +515,7 @@ int main(void)
     setenv("POCL_CPU_MAX_CU_COUNT", "1", 0);
     const struct CMUnitTest pure[] = {
         cmocka_unit_test(split_even_and_uneven), cmocka_unit_test(split_refuses_empty_bands),
-        cmocka_unit_test(spec_is_set),           cmocka_unit_test(pick_sets),
+        cmocka_unit_test(spec_is_set), cmocka_unit_test(exec_kinds),           cmocka_unit_test(pick_sets),
         cmocka_unit_test(halo_choice),           cmocka_unit_test(mm_grids),
     };
     const struct CMUnitTest dev[] = {
