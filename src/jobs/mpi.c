@@ -21,7 +21,7 @@
 #include "base/log.h"
 #include "io/life_io.h"
 #include "io/npy.h"
-#include "jobs/shard.h"
+#include "dist/shard.h"
 #include "runtime/devset.h"
 
 #if TDCL_HAVE_MPI

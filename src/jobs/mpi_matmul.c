@@ -34,7 +34,7 @@
 #include "base/pool.h"
 #include "io/npy.h"
 #include "jobs/mpi.h"
-#include "jobs/shard.h"
+#include "dist/shard.h"
 
 #if TDCL_HAVE_MPI
 #include <mpi.h>

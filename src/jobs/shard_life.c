@@ -34,7 +34,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "io/life_io.h"
-#include "jobs/shard.h"
+#include "dist/shard.h"
 
 /* The halo tried before the exchange is measured. */
 enum { HALO_FIRST = 64 };

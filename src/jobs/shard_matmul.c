@@ -11,7 +11,7 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "io/matio.h"
-#include "jobs/shard.h"
+#include "dist/shard.h"
 
 tdcl_status tdcl_mm_shard_grid(size_t n, int rows, int cols, int *out_rows, int *out_cols,
                                tdcl_err *err)

@@ -6,7 +6,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
-#include "jobs/shard.h"
+#include "dist/shard.h"
 
 typedef struct ta_shard {
     tdcl_shard_stat stat; /* first: tdcl_shard_run reads it */

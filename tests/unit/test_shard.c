@@ -10,7 +10,7 @@
 #include "tdcl_test.h"
 
 #include "dist/exec.h"
-#include "jobs/shard.h"
+#include "dist/shard.h"
 #include "jobs/shard_life.h"
 #include "jobs/shard_matmul.h"
 #include "jobs/shard_tile_avg.h"

@@ -1,5 +1,5 @@
 /* Shards: band splits, pinned host buffers, the parallel step. */
-#include "jobs/shard.h"
+#include "dist/shard.h"
 
 #include <inttypes.h>
 #include <math.h>
