@@ -116,3 +116,20 @@ tdcl_status tdcl_life_window(const tdcl_matrix *grid, int64_t gx, int64_t gy, in
     blit(grid, wy - gy, wx - gx, out, 0, 0, rows, cols);
     return TDCL_OK;
 }
+
+tdcl_status tdcl_life_place(const tdcl_matrix *pat, int64_t rows, int64_t cols, tdcl_matrix *out,
+                            tdcl_err *err)
+{
+    if (pat->rows > rows || pat->cols > cols)
+        return tdcl_fail_param(err, TDCL_EINVAL, TDCL_PARAM_SIZE,
+                               "the pattern (%" PRId64 " x %" PRId64
+                               ") does not fit in the %" PRId64 "x%" PRId64 " grid",
+                               pat->cols, pat->rows, cols, rows);
+    tdcl_status st = tdcl_matrix_alloc(out, rows, cols, 1, TDCL_U8, err);
+    if (st) return st;
+    int64_t oy = (rows - pat->rows) / 2, ox = (cols - pat->cols) / 2;
+    for (int64_t y = 0; y < pat->rows; y++)
+        memcpy((uint8_t *)out->data + (oy + y) * cols + ox,
+               (const uint8_t *)pat->data + y * pat->cols, (size_t)pat->cols);
+    return TDCL_OK;
+}

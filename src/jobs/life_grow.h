@@ -46,4 +46,9 @@ tdcl_status tdcl_life_window(const tdcl_matrix *grid, int64_t gx, int64_t gy, in
                              int64_t wy, int64_t rows, int64_t cols, tdcl_matrix *out,
                              tdcl_err *err);
 
+/* Centres pattern (a 0/1 grid) in a new rows x cols grid, *out (the
+ * caller's); TDCL_EINVAL, about the grid size, when it does not fit. */
+tdcl_status tdcl_life_place(const tdcl_matrix *pat, int64_t rows, int64_t cols, tdcl_matrix *out,
+                            tdcl_err *err);
+
 #endif

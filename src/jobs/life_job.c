@@ -102,23 +102,6 @@ static void memory_note(const tdcl_ctx *ctx, const tdcl_life_job_opts *o, const 
                                         "host's available memory leave");
 }
 
-tdcl_status tdcl_life_place(const tdcl_matrix *pat, int64_t rows, int64_t cols, tdcl_matrix *out,
-                            tdcl_err *err)
-{
-    if (pat->rows > rows || pat->cols > cols)
-        return tdcl_fail_param(err, TDCL_EINVAL, TDCL_PARAM_SIZE,
-                               "the pattern (%" PRId64 " x %" PRId64
-                               ") does not fit in the %" PRId64 "x%" PRId64 " grid",
-                               pat->cols, pat->rows, cols, rows);
-    tdcl_status st = tdcl_matrix_alloc(out, rows, cols, 1, TDCL_U8, err);
-    if (st) return st;
-    int64_t oy = (rows - pat->rows) / 2, ox = (cols - pat->cols) / 2;
-    for (int64_t y = 0; y < pat->rows; y++)
-        memcpy((uint8_t *)out->data + (oy + y) * cols + ox,
-               (const uint8_t *)pat->data + y * pat->cols, (size_t)pat->cols);
-    return TDCL_OK;
-}
-
 /* Generations between fits of an unbounded plane, and the dead cells kept
  * past the live ones: more on larger grids, where a fit costs more. */
 static int64_t plane_margin(int64_t rows, int64_t cols)

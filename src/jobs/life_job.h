@@ -48,11 +48,6 @@ typedef struct tdcl_life_summary {
                            unbounded plane; one, a Golly grid open one way */
 } tdcl_life_summary;
 
-/* Centres pattern (a 0/1 grid) in a new rows x cols grid, *out (the
- * caller's); TDCL_EINVAL, about the grid size, when it does not fit. */
-tdcl_status tdcl_life_place(const tdcl_matrix *pat, int64_t rows, int64_t cols, tdcl_matrix *out,
-                            tdcl_err *err);
-
 /* Reads (or seeds) the grid, runs it, writes the output; fills ctx->t and,
  * when non-NULL, *sum and *final (the last grid, the caller's). ctx may
  * still be opening (tdcl_ctx_open_async); the job waits for it. */

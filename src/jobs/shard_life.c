@@ -34,6 +34,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "io/life_io.h"
+#include "jobs/life_grow.h"
 #include "dist/shard.h"
 
 /* The halo tried before the exchange is measured. */
