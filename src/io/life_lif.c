@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/life_io.h"
+#include "io/life_pattern.h"
 
 /* ---- Life 1.05 / 1.06 ---------------------------------------------------- */
 
