@@ -24,7 +24,7 @@
 #include <sys/resource.h>
 
 #include "base/timer.h"
-#include "bench/bench_ops.h"
+#include "bench/bench_ceilings.h"
 #include "runtime/clrt.h"
 #include "ops/tile_avg/tile_avg.h"
 

@@ -1,6 +1,7 @@
-/* The per-operation benchmark drivers behind `tiledcl bench`: the copy
- * ceiling, the measured arithmetic peak, and each operation through its
- * plan API, on seeded random inputs (never all zeros).
+/* The per-operation benchmark drivers behind `tiledcl bench`: the
+ * ceilings (bench_ceilings.h), then each operation through its plan API,
+ * on seeded random inputs (never all zeros); bench_report.h writes the
+ * figures as lines.
  *
  * One job measures the ceilings first, then the operations asked for, and
  * hands each finished figure to a callback as it comes, so a long run shows
@@ -16,7 +17,6 @@
 #include "ops/matmul/matmul.h"
 #include "base/matrix.h"
 #include "base/status.h"
-#include "base/json.h"
 
 typedef enum tdcl_bench_op {
     TDCL_BENCH_COPY = 0,
@@ -115,25 +115,5 @@ typedef void (*tdcl_bench_emit_fn)(const tdcl_bench_result *r, void *user);
  * spot check of an output against the host fails. */
 tdcl_status tdcl_bench_job(tdcl_ctx *ctx, const tdcl_bench_opts *o, tdcl_bench_emit_fn emit,
                            void *user, tdcl_err *err);
-
-/* The copy ceiling's kernel on its own, for drivers that pair copies with
- * their own runs (bench/): cl/copy.cl's copy_f32 with vec (1, 4 or 8)
- * floats per work-item, launched as tdcl_bench_job launches it. create
- * uploads host (n floats; not kept) into a new copy owned by the caller
- * (tdcl_bench_copy_destroy, which accepts NULL); exec (a tdcl_bench_fn)
- * runs it once and gives its device time; describe names the launch
- * ("copy_f32 vec=8 items=... wg=256"), owned by the copy. */
-typedef struct tdcl_bench_copy tdcl_bench_copy;
-tdcl_status tdcl_bench_copy_create(tdcl_ctx *ctx, const float *host, size_t n, int vec,
-                                   tdcl_bench_copy **out, tdcl_err *err);
-tdcl_status tdcl_bench_copy_exec(void *copy, double *device_ms, tdcl_err *err);
-const char *tdcl_bench_copy_describe(const tdcl_bench_copy *c);
-void tdcl_bench_copy_destroy(tdcl_bench_copy *c);
-
-/* r as one JSON object on one line (no newline) in j; NULL on overflow. */
-const char *tdcl_bench_result_json(const tdcl_bench_result *r, tdcl_jsonl *j);
-
-/* r as one line of text (no newline) in buf. */
-void tdcl_bench_result_text(const tdcl_bench_result *r, char *buf, size_t cap);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "bench/bench_io.h"
 #include "bench/bench_ops.h"
+#include "bench/bench_report.h"
 #include "cli/cli.h"
 #include "base/spec.h"
 #include "base/log.h"

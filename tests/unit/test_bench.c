@@ -9,6 +9,7 @@
 
 #include "base/timer.h"
 #include "bench/bench_ops.h"
+#include "bench/bench_report.h"
 #include "base/json.h"
 #include "base/clock.h"
 

@@ -8,7 +8,9 @@
 
 #include "tdcl_test.h"
 
+#include "bench/bench_ceilings.h"
 #include "bench/bench_ops.h"
+#include "bench/bench_report.h"
 
 #define MAX_RESULTS 10
 
