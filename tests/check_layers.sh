@@ -11,8 +11,9 @@
 #              alone joins files and operations)
 #   dist       base, io, runtime, ops      (.npy by offset is a transport)
 #   tune       base, runtime, ops
-#   jobs       base, io, runtime, ops, dist (tune, jobs, bench are peers)
-#   bench      base, io, runtime, ops, dist
+#   jobs       base, io, runtime, ops, dist (tune and jobs are peers)
+#   bench      base, io, runtime, ops, dist, jobs (its drivers over sets and
+#              ranks run the jobs' transports)
 #   cli        all
 #
 # Besides includes: ops never open a file, io never touches OpenCL, and every
@@ -29,7 +30,7 @@ declare -A may=(
     [dist]="base io runtime ops dist"
     [tune]="base runtime ops tune"
     [jobs]="base io runtime ops dist jobs"
-    [bench]="base io runtime ops dist bench"
+    [bench]="base io runtime ops dist jobs bench"
     [cli]="base io runtime ops dist tune jobs bench cli"
 )
 
@@ -136,7 +137,7 @@ for f in "${files[@]}"; do
 done
 
 report "includes are written by layer path" "${bad_paths[@]}"
-report "each layer includes only the layers below it (base < io, runtime; runtime < ops < dist < jobs, bench; io < dist; ops < tune; all < cli)" \
+report "each layer includes only the layers below it (base < io, runtime; runtime < ops < dist < jobs < bench; io < dist; ops < tune; all < cli)" \
     "${bad_includes[@]}"
 
 # Cycles among ops/<op> folders: a depth-first search over the include edges.

@@ -1,8 +1,10 @@
 /* The text and JSON lines of a `tiledcl bench` figure: the figure, its
- * fractions of the ceilings, and why a fraction past 100% can be. */
+ * fractions of the ceilings, and why a fraction past 100% can be; and the
+ * block of a figure over a set of devices or MPI ranks. */
 #include "bench/bench_report.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -188,4 +190,163 @@ void tdcl_bench_result_text(const tdcl_bench_result *r, char *buf, size_t cap)
              "transfers %.4g)  %s%s%s%s  [%s]",
              r->op, size, r->type, r->t.median_ms, r->t.min_ms, r->t.max_ms, r->t.host_median_ms,
              r->total_ms, rate, fc, fp, fs, r->plan);
+}
+
+/* ---- over a set or ranks ------------------------------------------------ */
+
+/* printf at buf + *len, within cap; *len follows what was written. */
+static void put(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void put(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+{
+    if (*len >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *len, cap - *len, fmt, ap);
+    va_end(ap);
+    if (n > 0) *len = *len + (size_t)n < cap ? *len + (size_t)n : cap;
+}
+
+/* The first line: the set's devices, or the ranks and how they split the
+ * work. */
+static void scale_where(const tdcl_bench_scale *r, char *buf, size_t cap, size_t *len)
+{
+    if (!r->ranks)
+        put(buf, cap, len, "devices:%s", r->devices);
+    else if (r->op == TDCL_BENCH_MATMUL)
+        put(buf, cap, len,
+            "%zu MPI ranks, %s; every rank holds the generated A and B, and keeps its block of C",
+            r->parts, r->bands ? "bands of C's rows with the whole of B on every rank" : "SUMMA");
+    else if (r->op == TDCL_BENCH_TILE_AVG)
+        put(buf, cap, len,
+            "%zu MPI ranks, bands of rows; every rank holds the generated input and keeps its "
+            "means",
+            r->parts);
+    else
+        put(buf, cap, len, "%zu MPI ranks, bands of rows", r->parts);
+}
+
+static void scale_life_text(const tdcl_bench_scale *r, char *buf, size_t cap, size_t *len)
+{
+    const char *what = r->ranks ? "rank" : "shard";
+    double cells = (double)r->size * (double)r->size * (double)r->gens;
+    double r1 = cells / (r->one.host_median_ms / 1000), rn = cells / (r->all.host_median_ms / 1000);
+    double speedup = rn / r1, eff = speedup / (double)r->parts;
+    put(buf, cap, len, "\nlife %lldx%lld %s, %lld generations, median of %d (host time):\n",
+        (long long)r->size, (long long)r->size, tdcl_life_boundary_name(r->boundary),
+        (long long)r->gens, r->reps);
+    put(buf, cap, len, "  1 %s:   %10.3f ms  %.4g cell updates/s\n", what, r->one.host_median_ms,
+        r1);
+    put(buf, cap, len, "  %zu %ss:  %10.3f ms  %.4g cell updates/s  (halo %d)\n", r->parts, what,
+        r->all.host_median_ms, rn, r->halo);
+    put(buf, cap, len, "  speedup %.3f, parallel efficiency %.3f; the grids agree", speedup, eff);
+}
+
+static void scale_matmul_text(const tdcl_bench_scale *r, char *buf, size_t cap, size_t *len)
+{
+    const tdcl_bench_stats *t1 = &r->one, *tn = &r->all;
+    double flops = 2.0 * (double)r->m * (double)r->k * (double)r->n;
+    double r1 = flops / t1->host_median_ms / 1e6, rn = flops / tn->host_median_ms / 1e6;
+    double speedup = rn / r1, eff = speedup / (double)r->parts;
+    put(buf, cap, len, "\nmatmul %lldx%lld * %lldx%lld %s, median of %d (host time, plans to C):\n",
+        (long long)r->m, (long long)r->k, (long long)r->k, (long long)r->n,
+        tdcl_dtype_name(r->type), r->reps);
+    put(buf, cap, len, "  1 %s:      %10.3f ms  %.4g GFLOP/s\n", r->ranks ? "rank " : "shard",
+        t1->host_median_ms, r1);
+    put(buf, cap, len, "  %zu %s %dx%d: %10.3f ms  %.4g GFLOP/s\n", r->parts,
+        r->ranks ? "ranks " : "shards", r->grid_rows, r->grid_cols, tn->host_median_ms, rn);
+    put(buf, cap, len, "  speedup %.3f, parallel efficiency %.3f; the products agree", speedup,
+        eff);
+    if (r->ranks)
+        put(buf, cap, len,
+            "\n  the kernels alone: rank 0's alone %.3f ms, the slowest rank's %.3f ms: speedup "
+            "%.3f, %.3f per rank",
+            t1->median_ms, tn->median_ms, t1->median_ms / tn->median_ms,
+            t1->median_ms / tn->median_ms / (double)r->parts);
+}
+
+static void scale_tile_avg_text(const tdcl_bench_scale *r, char *buf, size_t cap, size_t *len)
+{
+    const tdcl_bench_stats *t1 = &r->one, *tn = &r->all;
+    const char *what = r->ranks ? "rank" : "shard";
+    double bytes = r->in_bytes;
+    double r1 = bytes / t1->host_median_ms / 1e6, rn = bytes / tn->host_median_ms / 1e6;
+    double speedup = rn / r1, eff = speedup / (double)r->parts;
+    double kspeedup = t1->median_ms / tn->median_ms, keff = kspeedup / (double)r->parts;
+    put(buf, cap, len,
+        "\ntile-avg %lldx%lld %s, %lldx%lld tiles, median of %d (host time, plans to means):\n",
+        (long long)r->size, (long long)r->size, tdcl_dtype_name(r->type), (long long)r->tile_rows,
+        (long long)r->tile_cols, r->reps);
+    put(buf, cap, len, "  1 %s:   %10.3f ms  %.4g GB/s of input\n", what, t1->host_median_ms, r1);
+    put(buf, cap, len, "  %zu %ss:  %10.3f ms  %.4g GB/s of input\n", r->parts, what,
+        tn->host_median_ms, rn);
+    put(buf, cap, len, "  speedup %.3f, parallel efficiency %.3f; the means are identical\n",
+        speedup, eff);
+    put(buf, cap, len,
+        "  the kernel phase alone (the slowest device's kernels): 1 %s %.3f ms "
+        "(%.4g GB/s), %zu %ss %.3f ms (%.4g GB/s): speedup %.3f, efficiency %.3f",
+        what, t1->median_ms, bytes / t1->median_ms / 1e6, r->parts, what, tn->median_ms,
+        bytes / tn->median_ms / 1e6, kspeedup, keff);
+}
+
+void tdcl_bench_scale_text(const tdcl_bench_scale *r, char *buf, size_t cap)
+{
+    size_t len = 0;
+    if (cap) buf[0] = 0;
+    scale_where(r, buf, cap, &len);
+    if (r->op == TDCL_BENCH_LIFE)
+        scale_life_text(r, buf, cap, &len);
+    else if (r->op == TDCL_BENCH_MATMUL)
+        scale_matmul_text(r, buf, cap, &len);
+    else
+        scale_tile_avg_text(r, buf, cap, &len);
+}
+
+void tdcl_bench_scale_json(const tdcl_bench_scale *r, char *buf, size_t cap)
+{
+    const tdcl_bench_stats *t1 = &r->one, *tn = &r->all;
+    const char *what = r->ranks ? "rank" : "shard";
+    size_t len = 0;
+    if (cap) buf[0] = 0;
+    if (r->op == TDCL_BENCH_LIFE) {
+        double cells = (double)r->size * (double)r->size * (double)r->gens;
+        double r1 = cells / (t1->host_median_ms / 1000), rn = cells / (tn->host_median_ms / 1000);
+        double speedup = rn / r1, eff = speedup / (double)r->parts;
+        put(buf, cap, &len,
+            "{\"op\":\"life\",\"boundary\":\"%s\",\"size\":%lld,\"gens\":%lld,\"%ss\":%zu,"
+            "\"halo\":%d,\"reps\":%d,\"one_ms\":%.4f,\"ms\":%.4f,\"one_cells_per_s\":%.6g,"
+            "\"cells_per_s\":%.6g,\"speedup\":%.4f,\"efficiency\":%.4f,\"checked\":true}",
+            tdcl_life_boundary_name(r->boundary), (long long)r->size, (long long)r->gens, what,
+            r->parts, r->halo, r->reps, t1->host_median_ms, tn->host_median_ms, r1, rn, speedup,
+            eff);
+    } else if (r->op == TDCL_BENCH_MATMUL) {
+        double flops = 2.0 * (double)r->m * (double)r->k * (double)r->n;
+        double r1 = flops / t1->host_median_ms / 1e6, rn = flops / tn->host_median_ms / 1e6;
+        double speedup = rn / r1, eff = speedup / (double)r->parts;
+        put(buf, cap, &len,
+            "{\"op\":\"matmul\",\"m\":%lld,\"k\":%lld,\"n\":%lld,\"type\":\"%s\",\"%s\":%zu,"
+            "\"grid\":\"%dx%d\",\"layout\":\"%s\",\"reps\":%d,\"one_ms\":%.4f,\"ms\":%.4f,"
+            "\"one_gflops\":%.6g,\"gflops\":%.6g,\"speedup\":%.4f,\"efficiency\":%.4f,"
+            "\"one_kernel_ms\":%.4f,\"kernel_ms\":%.4f,\"checked\":true}",
+            (long long)r->m, (long long)r->k, (long long)r->n, tdcl_dtype_name(r->type),
+            r->ranks ? "ranks" : "shards", r->parts, r->grid_rows, r->grid_cols,
+            !r->ranks  ? "blocks"
+            : r->bands ? "bands"
+                       : "summa",
+            r->reps, t1->host_median_ms, tn->host_median_ms, r1, rn, speedup, eff,
+            r->ranks ? t1->median_ms : 0.0, r->ranks ? tn->median_ms : 0.0);
+    } else {
+        double bytes = r->in_bytes;
+        double r1 = bytes / t1->host_median_ms / 1e6, rn = bytes / tn->host_median_ms / 1e6;
+        double speedup = rn / r1, eff = speedup / (double)r->parts;
+        double keff = t1->median_ms / tn->median_ms / (double)r->parts;
+        put(buf, cap, &len,
+            "{\"op\":\"tile-avg\",\"size\":%lld,\"tile\":\"%lldx%lld\",\"%ss\":%zu,"
+            "\"reps\":%d,\"one_ms\":%.4f,\"ms\":%.4f,\"one_gbps\":%.6g,\"gbps\":%.6g,"
+            "\"speedup\":%.4f,\"efficiency\":%.4f,\"one_kernel_ms\":%.4f,\"kernel_ms\":%.4f,"
+            "\"kernel_efficiency\":%.4f,\"checked\":true}",
+            (long long)r->size, (long long)r->tile_rows, (long long)r->tile_cols, what, r->parts,
+            r->reps, t1->host_median_ms, tn->host_median_ms, r1, rn, speedup, eff, t1->median_ms,
+            tn->median_ms, keff);
+    }
 }

@@ -67,23 +67,6 @@ int cmd_bench(int argc, char **argv, const cli_globals *g);
 int cmd_convert(int argc, char **argv, const cli_globals *g);
 int cmd_tune(int argc, char **argv, const cli_globals *g);
 int cmd_bench_e2e(int argc, char **argv, const cli_globals *g); /* bench e2e */
-/* In a command over MPI ranks (a function with `tdcl_status st`, a local
- * `tdcl_err err` and an `out:` label): st = expr, agreed over the ranks
- * (tdcl_mpi_agree, jobs/mpi.h), so that a failure on any rank sends every
- * rank to out. */
-#define CLI_MPI_SYNC(expr)                                                                         \
-    do {                                                                                           \
-        st = (expr);                                                                               \
-        if (tdcl_mpi_agree(&st, &err) >= 0) goto out;                                              \
-    } while (0)
-
-/* bench with --device naming several devices, and under mpirun */
-int cmd_bench_shards(const tdcl_bench_opts *o, int json, const cli_globals *g);
-int cmd_bench_mm_shards(const tdcl_bench_opts *o, int json, const cli_globals *g);
-int cmd_bench_mm_mpi(const tdcl_bench_opts *o, int json, const cli_globals *g);
-int cmd_bench_life_mpi(const tdcl_bench_opts *o, int json, const cli_globals *g);
-int cmd_bench_ta_mpi(const tdcl_bench_opts *o, int json, const cli_globals *g);
-int cmd_bench_ta_shards(const tdcl_bench_opts *o, int json, const cli_globals *g);
 
 /* Writes head, msg and tail to fp in one write, msg's control bytes (ESC,
  * BEL, CR, ... in a file name) as \xNN, as file contents are quoted in

@@ -10,11 +10,13 @@
 #include "bench/bench_io.h"
 #include "bench/bench_ops.h"
 #include "bench/bench_report.h"
+#include "bench/bench_scale.h"
 #include "cli/cli.h"
 #include "base/spec.h"
 #include "base/log.h"
 #include "ops/matmul/matmul_tc.h"
 #include "runtime/devset.h"
+#include "jobs/mpi.h"
 #include "base/json.h"
 
 static void usage(FILE *fp)
@@ -434,6 +436,65 @@ static int bench_io(bench_cli *b)
     return st ? cli_report(&err) : 0;
 }
 
+/* A figure over a set or ranks, as a block of text or a JSON line. */
+static void put_scale(const tdcl_bench_scale *r, int json)
+{
+    static char buf[sizeof r->devices + 2048];
+    if (json)
+        tdcl_bench_scale_json(r, buf, sizeof buf);
+    else
+        tdcl_bench_scale_text(r, buf, sizeof buf);
+    printf("%s\n", buf);
+}
+
+/* --device names a set: OP over its devices against the first alone. */
+static int bench_set(const bench_cli *b, const cli_globals *g)
+{
+    tdcl_err err = {0};
+    tdcl_status st;
+    tdcl_bench_scale r;
+    tdcl_ctx_opts co = {.kernel_dir = g->kernel_dir, .no_cache = g->no_cache};
+    const char *spec = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE");
+    if (b->dev.op == TDCL_BENCH_LIFE)
+        st = tdcl_bench_life_set(spec, &co, &b->dev, &r, &err);
+    else if (b->dev.op == TDCL_BENCH_MATMUL)
+        st = tdcl_bench_matmul_set(spec, &co, &b->dev, &r, &err);
+    else if (b->dev.op == TDCL_BENCH_TILE_AVG)
+        st = tdcl_bench_tile_avg_set(spec, &co, &b->dev, &r, &err);
+    else
+        return cli_usage_error("bench", "over several devices, bench measures life, matmul and "
+                                        "tile-avg only");
+    if (st) return cli_report(&err);
+    put_scale(&r, b->json);
+    return 0;
+}
+
+/* One of several MPI ranks: OP over the ranks against rank 0 alone, which
+ * prints the figure. */
+static int bench_ranks(const bench_cli *b, const cli_globals *g)
+{
+    tdcl_err err = {0};
+    tdcl_status st;
+    tdcl_bench_scale r;
+    const char *spec = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE");
+    if (b->dev.op == TDCL_BENCH_LIFE) {
+        st = tdcl_bench_life_ranks(spec, &b->dev, &r, &err);
+    } else if (b->dev.op == TDCL_BENCH_MATMUL) {
+        st = tdcl_bench_matmul_ranks(spec, &b->dev, &r, &err);
+    } else if (b->dev.op == TDCL_BENCH_TILE_AVG) {
+        st = tdcl_bench_tile_avg_ranks(spec, &b->dev, &r, &err);
+    } else {
+        if (tdcl_mpi_rank() == 0)
+            fprintf(stderr, "tiledcl: bench: under mpirun, bench measures life, matmul and "
+                            "tile-avg only\n");
+        return CLI_EXIT_USAGE;
+    }
+    if (st && !err.msg[0]) return tdcl_exit_code(st); /* another rank reported it */
+    if (st) return cli_report(&err);
+    if (r.root) put_scale(&r, b->json);
+    return 0;
+}
+
 int cmd_bench(int argc, char **argv, const cli_globals *g)
 {
     bench_cli b = {0};
@@ -444,9 +505,9 @@ int cmd_bench(int argc, char **argv, const cli_globals *g)
     for (int i = 1; i < argc && !g->ranks; i++) /* e2e has options of its own */
         if (strcmp(argv[i], "e2e") == 0) return cmd_bench_e2e(argc, argv, g);
     if ((rc = parse_args(argc, argv, &b, &io)) >= 0) return rc;
-    if (g->ranks > 1) return cmd_bench_mm_mpi(&b.dev, b.json, g); /* one of several MPI ranks */
+    if (g->ranks > 1) return bench_ranks(&b, g); /* one of several MPI ranks */
     if (io) return bench_io(&b);
-    if (!g->ctx) return cmd_bench_shards(&b.dev, b.json, g); /* --device names a set */
+    if (!g->ctx) return bench_set(&b, g); /* --device names a set */
     if (cli_device(g, &ctx, &err) != TDCL_OK) return cli_report(&err);
     if (!b.json)
         printf("device %u:%u %s (%s), %s\n", ctx->dev.pidx, ctx->dev.didx, ctx->dev.device_name,

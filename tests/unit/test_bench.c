@@ -217,6 +217,56 @@ static void test_result_text(void **state)
     assert_non_null(strstr(buf, "[kernel=tiled ts=16]"));
 }
 
+/* The block and the line of a figure over a set or ranks, written out in
+ * full: the text and JSON that `tiledcl bench` has always printed. */
+static void test_scale_report(void **state)
+{
+    (void)state;
+    char buf[1024];
+    tdcl_bench_scale r;
+    memset(&r, 0, sizeof r);
+    r.op = TDCL_BENCH_LIFE;
+    r.root = 1;
+    r.parts = 2;
+    snprintf(r.devices, sizeof r.devices, " 0:0 A, 0:1 B");
+    r.size = 100;
+    r.gens = 10;
+    r.halo = 32;
+    r.reps = 3;
+    r.boundary = TDCL_LIFE_TORUS;
+    r.one.host_median_ms = 10;
+    r.all.host_median_ms = 5;
+    tdcl_bench_scale_text(&r, buf, sizeof buf);
+    assert_string_equal(buf, "devices: 0:0 A, 0:1 B\n"
+                             "life 100x100 torus, 10 generations, median of 3 (host time):\n"
+                             "  1 shard:       10.000 ms  1e+07 cell updates/s\n"
+                             "  2 shards:       5.000 ms  2e+07 cell updates/s  (halo 32)\n"
+                             "  speedup 2.000, parallel efficiency 1.000; the grids agree");
+
+    memset(&r, 0, sizeof r);
+    r.op = TDCL_BENCH_MATMUL;
+    r.ranks = 1;
+    r.parts = 4;
+    r.type = TDCL_F32;
+    r.m = r.k = r.n = 100;
+    r.grid_rows = r.grid_cols = 2;
+    r.reps = 3;
+    r.one.host_median_ms = 2;
+    r.one.median_ms = 1;
+    r.all.host_median_ms = 1;
+    r.all.median_ms = 0.5;
+    tdcl_bench_scale_json(&r, buf, sizeof buf);
+    assert_string_equal(buf, "{\"op\":\"matmul\",\"m\":100,\"k\":100,\"n\":100,\"type\":"
+                             "\"float32\",\"ranks\":4,\"grid\":\"2x2\",\"layout\":\"summa\","
+                             "\"reps\":3,\"one_ms\":2.0000,\"ms\":1.0000,\"one_gflops\":1,"
+                             "\"gflops\":2,\"speedup\":2.0000,\"efficiency\":0.5000,"
+                             "\"one_kernel_ms\":1.0000,\"kernel_ms\":0.5000,\"checked\":true}");
+    tdcl_bench_scale_text(&r, buf, sizeof buf);
+    assert_true(strncmp(buf, "4 MPI ranks, SUMMA; every rank holds", 36) == 0);
+    assert_non_null(strstr(buf, "\n  4 ranks  2x2:      1.000 ms  2 GFLOP/s\n"));
+    assert_non_null(strstr(buf, "the slowest rank's 0.500 ms: speedup 2.000, 0.500 per rank"));
+}
+
 static void test_ops_and_defaults(void **state)
 {
     (void)state;
@@ -251,6 +301,7 @@ int main(void)
         cmocka_unit_test(test_jsonl),
         cmocka_unit_test(test_result_json),
         cmocka_unit_test(test_result_text),
+        cmocka_unit_test(test_scale_report),
         cmocka_unit_test(test_ops_and_defaults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

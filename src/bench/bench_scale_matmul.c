@@ -1,16 +1,15 @@
-/* tiledcl bench matmul --device LIST: the product over the set's devices
- * (jobs/shard_matmul.h) against one shard on its first device, measured in
- * the same invocation: aggregate GFLOP/s, speedup and parallel efficiency,
- * after a check that both give the same C (within --verify's bound for
- * floats, exactly for int64). Each repetition is the whole sharded call:
- * plans (kernels from the cache), uploads, products, downloads, assembly. */
+/* The product over a set's devices (jobs/shard_matmul.h) against one
+ * shard on its first device (tdcl_bench_matmul_set), or over MPI ranks
+ * against rank 0 alone (tdcl_bench_matmul_ranks), measured in the same
+ * invocation, after a check that both give the same C (within the
+ * product check's bound for floats, exactly for int64). Each repetition
+ * is the whole sharded call: plans (kernels from the cache), uploads,
+ * products, downloads, assembly. */
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "base/rng.h"
-#include "cli/cli.h"
+#include "bench/bench_scale.h"
 #include "jobs/mpi.h"
 #include "jobs/shard_matmul.h"
 
@@ -92,63 +91,24 @@ static tdcl_status agree(const tdcl_matrix *x, const tdcl_matrix *y, int64_t k, 
                                         sqrt(d), bound);
 }
 
-/* What ran where: the set's devices, or the ranks. */
-static void print_where(const mm_bench *all, size_t n)
+/* What both matmul drivers report beside the two timings. */
+static void mm_figure(const tdcl_bench_opts *o, const mm_bench *all, size_t parts, int64_t m,
+                      int64_t k, int64_t n, tdcl_bench_scale *r)
 {
-    if (!all->set) {
-        printf("%zu MPI ranks, %s; every rank holds the generated A and B, and keeps its block of "
-               "C\n",
-               n,
-               all->layout.bands ? "bands of C's rows with the whole of B on every rank" : "SUMMA");
-        return;
-    }
-    printf("devices:");
-    for (size_t i = 0; i < n; i++)
-        printf("%s %u:%u %s", i ? "," : "", all->set->ctx[i]->dev.pidx, all->set->ctx[i]->dev.didx,
-               all->set->ctx[i]->dev.device_name);
-    printf("\n");
+    r->op = TDCL_BENCH_MATMUL;
+    r->parts = parts;
+    r->type = o->type;
+    r->m = m;
+    r->k = k;
+    r->n = n;
+    r->grid_rows = all->rows;
+    r->grid_cols = all->cols;
+    r->bands = all->layout.bands;
 }
 
-static void report(const tdcl_bench_opts *o, const mm_bench *all, size_t shards, int64_t m,
-                   int64_t k, int64_t n, const tdcl_bench_stats *t1, const tdcl_bench_stats *tn,
-                   int json)
+tdcl_status tdcl_bench_matmul_set(const char *spec, const tdcl_ctx_opts *co,
+                                  const tdcl_bench_opts *o, tdcl_bench_scale *r, tdcl_err *err)
 {
-    double flops = 2.0 * (double)m * (double)k * (double)n;
-    double r1 = flops / t1->host_median_ms / 1e6, rn = flops / tn->host_median_ms / 1e6;
-    double speedup = rn / r1, eff = speedup / (double)shards;
-    if (json) {
-        printf("{\"op\":\"matmul\",\"m\":%lld,\"k\":%lld,\"n\":%lld,\"type\":\"%s\",\"%s\":%zu,"
-               "\"grid\":\"%dx%d\",\"layout\":\"%s\",\"reps\":%d,\"one_ms\":%.4f,\"ms\":%.4f,\"one_"
-               "gflops\":%.6g,"
-               "\"gflops\":%.6g,\"speedup\":%.4f,\"efficiency\":%.4f,\"one_kernel_ms\":%.4f,"
-               "\"kernel_ms\":%.4f,\"checked\":true}\n",
-               (long long)m, (long long)k, (long long)n, tdcl_dtype_name(o->type),
-               all->set ? "shards" : "ranks", shards, all->rows, all->cols,
-               all->set            ? "blocks"
-               : all->layout.bands ? "bands"
-                                   : "summa",
-               t1->reps, t1->host_median_ms, tn->host_median_ms, r1, rn, speedup, eff,
-               all->set ? 0.0 : t1->median_ms, all->set ? 0.0 : tn->median_ms);
-        return;
-    }
-    print_where(all, shards);
-    printf("matmul %lldx%lld * %lldx%lld %s, median of %d (host time, plans to C):\n", (long long)m,
-           (long long)k, (long long)k, (long long)n, tdcl_dtype_name(o->type), t1->reps);
-    printf("  1 %s:      %10.3f ms  %.4g GFLOP/s\n", all->set ? "shard" : "rank ",
-           t1->host_median_ms, r1);
-    printf("  %zu %s %dx%d: %10.3f ms  %.4g GFLOP/s\n", shards, all->set ? "shards" : "ranks ",
-           all->rows, all->cols, tn->host_median_ms, rn);
-    printf("  speedup %.3f, parallel efficiency %.3f; the products agree\n", speedup, eff);
-    if (!all->set)
-        printf("  the kernels alone: rank 0's alone %.3f ms, the slowest rank's %.3f ms: speedup "
-               "%.3f, %.3f per rank\n",
-               t1->median_ms, tn->median_ms, t1->median_ms / tn->median_ms,
-               t1->median_ms / tn->median_ms / (double)shards);
-}
-
-int cmd_bench_mm_shards(const tdcl_bench_opts *o, int json, const cli_globals *g)
-{
-    tdcl_err err = {0};
     tdcl_status st = TDCL_OK;
     tdcl_matrix a = {0}, b = {0};
     tdcl_bench_stats t1 = {0}, tn = {0};
@@ -156,37 +116,41 @@ int cmd_bench_mm_shards(const tdcl_bench_opts *o, int json, const cli_globals *g
         .type = o->type, .precision = o->precision, .par = o->mm_par, .no_tune = o->mm_no_tune};
     mm_bench one = {.o = &mo, .a = &a, .b = &b, .rows = 1, .cols = 1};
     mm_bench all = {.o = &mo, .a = &a, .b = &b};
-    tdcl_ctx_opts co = {.kernel_dir = g->kernel_dir, .no_cache = g->no_cache};
-    const char *spec = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE");
-    TDCL_TRY(tdcl_devset_open_async(spec, &co, &all.set, &err));
-    TDCL_TRY(tdcl_devset_wait(all.set, &err));
+    memset(r, 0, sizeof *r);
+    r->root = 1;
+    TDCL_TRY(tdcl_devset_open_async(spec, co, &all.set, err));
+    TDCL_TRY(tdcl_devset_wait(all.set, err));
     TDCL_TRY(tdcl_mm_shard_grid_local(all.set->n, o->grid_rows, o->grid_cols, &all.rows, &all.cols,
-                                      &err));
+                                      err));
     int64_t sz = o->size ? o->size : tdcl_bench_default_size(&all.set->ctx[0]->dev, o->op);
     int64_t m = o->m ? o->m : sz, k = o->k ? o->k : sz, n = o->n ? o->n : sz;
     int reps = o->reps ? o->reps : 3, warm = o->warmup < 0 ? 1 : o->warmup;
-    TDCL_TRY(random_matrix(m, k, o->type, o->seed ? o->seed : 1, &a, &err));
-    TDCL_TRY(random_matrix(k, n, o->type, (o->seed ? o->seed : 1) + 1, &b, &err));
+    TDCL_TRY(random_matrix(m, k, o->type, o->seed ? o->seed : 1, &a, err));
+    TDCL_TRY(random_matrix(k, n, o->type, (o->seed ? o->seed : 1) + 1, &b, err));
     tdcl_devset first = {.n = 1, .ctx = {all.set->ctx[0]}};
     one.set = &first;
-    TDCL_TRY(tdcl_bench_time(warm, reps, run_product, &one, &t1, &err));
-    TDCL_TRY(tdcl_bench_time(warm, reps, run_product, &all, &tn, &err));
-    TDCL_TRY(agree(&one.c, &all.c, k, &err));
-    report(o, &all, all.set->n, m, k, n, &t1, &tn, json);
+    TDCL_TRY(tdcl_bench_time(warm, reps, run_product, &one, &t1, err));
+    TDCL_TRY(tdcl_bench_time(warm, reps, run_product, &all, &tn, err));
+    TDCL_TRY(agree(&one.c, &all.c, k, err));
+    tdcl_bench_scale_devices(all.set, r->devices, sizeof r->devices);
+    mm_figure(o, &all, all.set->n, m, k, n, r);
+    r->reps = t1.reps;
+    r->one = t1;
+    r->all = tn;
 out:
     tdcl_matrix_free(&a);
     tdcl_matrix_free(&b);
     tdcl_matrix_free(&one.c);
     tdcl_matrix_free(&all.c);
     tdcl_devset_close(all.set);
-    return st ? cli_report(&err) : 0;
+    return st;
 }
 
-#define SYNC CLI_MPI_SYNC
+#define SYNC TDCL_MPI_SYNC
 
-int cmd_bench_mm_mpi(const tdcl_bench_opts *o, int json, const cli_globals *g)
+tdcl_status tdcl_bench_matmul_ranks(const char *spec, const tdcl_bench_opts *o, tdcl_bench_scale *r,
+                                    tdcl_err *err)
 {
-    tdcl_err err = {0};
     tdcl_status st = TDCL_OK;
     tdcl_matrix a = {0}, b = {0};
     tdcl_bench_stats t1 = {0}, tn = {0};
@@ -195,15 +159,9 @@ int cmd_bench_mm_mpi(const tdcl_bench_opts *o, int json, const cli_globals *g)
         .type = o->type, .precision = o->precision, .par = o->mm_par, .no_tune = o->mm_no_tune};
     mm_bench one = {.o = &mo, .a = &a, .b = &b};
     mm_bench all = {.o = &mo, .a = &a, .b = &b};
-    all.so.devices = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE");
-    if (o->op == TDCL_BENCH_LIFE) return cmd_bench_life_mpi(o, json, g);
-    if (o->op == TDCL_BENCH_TILE_AVG) return cmd_bench_ta_mpi(o, json, g);
-    if (o->op != TDCL_BENCH_MATMUL) {
-        if (root)
-            fprintf(stderr, "tiledcl: bench: under mpirun, bench measures life, matmul and "
-                            "tile-avg only\n");
-        return CLI_EXIT_USAGE;
-    }
+    memset(r, 0, sizeof *r);
+    r->ranks = 1;
+    all.so.devices = spec;
     all.so.grid_rows = o->grid_rows;
     all.so.grid_cols = o->grid_cols;
     /* each rank starts with the inputs, as each reads its own from .npy
@@ -212,34 +170,37 @@ int cmd_bench_mm_mpi(const tdcl_bench_opts *o, int json, const cli_globals *g)
     all.so.inputs_everywhere = 1;
     all.so.c_stays = 1;
     all.so.layout = &all.layout;
-    SYNC(tdcl_mm_mpi_open(&all.so, &all.ctx, &err));
+    SYNC(tdcl_mm_mpi_open(&all.so, &all.ctx, err));
     one.ctx = all.ctx;
     /* rank 0's device picks the default size for every rank */
     int64_t sz = o->size ? o->size : tdcl_bench_default_size(&all.ctx->dev, o->op);
     tdcl_mpi_bcast_i64(&sz);
     int64_t m = o->m ? o->m : sz, k = o->k ? o->k : sz, n = o->n ? o->n : sz;
     int reps = o->reps ? o->reps : 3, warm = o->warmup < 0 ? 1 : o->warmup;
-    st = random_matrix(m, k, o->type, o->seed ? o->seed : 1, &a, &err);
-    if (st == TDCL_OK) st = random_matrix(k, n, o->type, (o->seed ? o->seed : 1) + 1, &b, &err);
+    st = random_matrix(m, k, o->type, o->seed ? o->seed : 1, &a, err);
+    if (st == TDCL_OK) st = random_matrix(k, n, o->type, (o->seed ? o->seed : 1) + 1, &b, err);
     SYNC(st);
-    if (root) st = tdcl_bench_time(warm, reps, run_alone, &one, &t1, &err);
+    if (root) st = tdcl_bench_time(warm, reps, run_alone, &one, &t1, err);
     tdcl_mpi_quiet_barrier(); /* the others wait without taking rank 0's CPU */
     SYNC(st);
-    SYNC(tdcl_bench_time(warm, reps, run_product, &all, &tn, &err));
+    SYNC(tdcl_bench_time(warm, reps, run_product, &all, &tn, err));
     all.rows = all.layout.rows, all.cols = all.layout.cols;
     /* the check: one more run, C gathered on rank 0 */
     all.so.c_stays = 0;
     double ignored = 0;
-    SYNC(run_product(&all, &ignored, &err));
-    if (root) st = agree(&one.c, &all.c, k, &err);
+    SYNC(run_product(&all, &ignored, err));
+    if (root) st = agree(&one.c, &all.c, k, err);
     SYNC(st);
-    if (root) report(o, &all, (size_t)tdcl_mpi_size(), m, k, n, &t1, &tn, json);
+    r->root = root;
+    mm_figure(o, &all, (size_t)tdcl_mpi_size(), m, k, n, r);
+    r->reps = t1.reps;
+    r->one = t1;
+    r->all = tn;
 out:
     tdcl_matrix_free(&a);
     tdcl_matrix_free(&b);
     tdcl_matrix_free(&one.c);
     tdcl_matrix_free(&all.c);
     tdcl_ctx_close(all.ctx);
-    if (st && !err.msg[0]) return tdcl_exit_code(st); /* another rank reported it */
-    return st ? cli_report(&err) : 0;
+    return st;
 }
