@@ -16,8 +16,9 @@
 #              ranks run the jobs' transports)
 #   cli        all
 #
-# Besides includes: ops never open a file, io never touches OpenCL, and every
-# include of the library is written by layer path ("ops/life/life.h").
+# Besides includes: ops never open a file, io never touches OpenCL, bench
+# never starts a process, and every include of the library is written by
+# layer path ("ops/life/life.h").
 set -u
 src=${1:-$(cd "$(dirname "$0")/../src" && pwd)}
 cd "$src" || { echo "1..0 # SKIP no source directory '$src'"; exit 0; }
@@ -183,6 +184,14 @@ mapfile -t cl < <(find io -type f \( -name '*.c' -o -name '*.h' -o -name '*.cc' 
     grep -E '#[[:space:]]*include[[:space:]]*<CL/|(^|[^A-Za-z0-9_])(cl[A-Z][A-Za-z0-9]*[[:space:]]*\(|cl_[a-z_0-9]+)' |
     original "(io never touches OpenCL)")
 report "io never touches OpenCL" "${cl[@]}"
+
+# bench measures inside this process: starting commands as children
+# (bench e2e) is the CLI's, like every process the library's caller owns.
+mapfile -t spawns < <(find bench -type f \( -name '*.c' -o -name '*.h' -o -name '*.cc' \) | sort |
+    { mapfile -t bf; [ ${#bf[@]} -gt 0 ] && code_lines "${bf[@]}"; } |
+    grep -E '(^|[^A-Za-z0-9_])(fork|vfork|clone|posix_spawnp?|exec[lv]p?e?|system|popen)[[:space:]]*\(' |
+    original "(bench never starts a process)")
+report "bench never starts a process" "${spawns[@]}"
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

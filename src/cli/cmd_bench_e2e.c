@@ -1,4 +1,4 @@
-/* tiledcl bench e2e: whole commands beside their floor (bench/bench_e2e.h). */
+/* tiledcl bench e2e: whole commands beside their floor (bench_e2e.h). */
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/bench_e2e.h"
+#include "cli/bench_e2e.h"
 #include "cli/cli.h"
 
 static void usage(FILE *fp)
@@ -54,15 +54,15 @@ static void usage(FILE *fp)
         "               vs_numpy\n");
 }
 
-static void emit(const tdcl_e2e_row *r, void *user)
+static void emit(const cli_e2e_row *r, void *user)
 {
     tdcl_jsonl j;
     char buf[2048];
     const char *line = buf;
     if (*(const int *)user)
-        line = tdcl_e2e_row_json(r, &j);
+        line = cli_e2e_row_json(r, &j);
     else
-        tdcl_e2e_row_text(r, buf, sizeof buf);
+        cli_e2e_row_text(r, buf, sizeof buf);
     if (line) printf("%s\n", line);
     fflush(stdout);
 }
@@ -79,7 +79,7 @@ int cmd_bench_e2e(int argc, char **argv, const cli_globals *g)
                                              {"exe", required_argument, NULL, O_EXE},
                                              {"help", no_argument, NULL, 'h'},
                                              {0, 0, 0, 0}};
-    tdcl_e2e_opts o = {.numpy = 1};
+    cli_e2e_opts o = {.numpy = 1};
     int json = 0, c;
     int64_t v;
     optind = 0;
@@ -154,6 +154,6 @@ int cmd_bench_e2e(int argc, char **argv, const cli_globals *g)
                ctx->dev.device_name, tdcl_cl_type_name(ctx->dev.type), ctx->dev.driver_version,
                load[0]);
     }
-    tdcl_status st = tdcl_e2e_run(ctx, &o, emit, &json, &err);
+    tdcl_status st = cli_e2e_run(ctx, &o, emit, &json, &err);
     return st ? cli_report(&err) : 0;
 }

@@ -1,5 +1,5 @@
 /* The whole-command benchmark behind `tiledcl bench e2e` (module prefix
- * tdcl_e2e_): runs tiledcl's own commands (matmul .npy -> .npy, life to
+ * cli_e2e_): runs tiledcl's own commands (matmul .npy -> .npy, life to
  * .npy, the seeds' `life --gens 200`, tile-avg .npy -> .npy) as child
  * processes on generated files, and reports each one's wall time and -v
  * phases beside the floor of each phase measured in the same run:
@@ -17,10 +17,13 @@
  * (VmHWM, from its -v line; for an older build without it, wait4's
  * ru_maxrss, which also counts this process's memory, carried over exec). A
  * matmul row is also timed against numpy (np.load, @, np.save) when
- * python3 has it. Like the other drivers it hands each row to a callback
- * and never prints. */
-#ifndef TDCL_BENCH_E2E_H
-#define TDCL_BENCH_E2E_H
+ * python3 has it. It hands each row to a callback and never prints.
+ *
+ * It belongs to the command, not the library: it spawns processes (the
+ * executable, python3) and makes this process the subreaper of their
+ * helpers, which no library function may do to its caller. */
+#ifndef TDCL_CLI_BENCH_E2E_H
+#define TDCL_CLI_BENCH_E2E_H
 
 #include <stdint.h>
 
@@ -28,7 +31,7 @@
 #include "base/status.h"
 #include "runtime/clrt.h"
 
-typedef struct tdcl_e2e_opts {
+typedef struct cli_e2e_opts {
     const char *exe;           /* the tiledcl executable the rows run */
     const char *const *global; /* options put before each command (--device ...), NULL-ended */
     const char *dir;           /* where the files go; NULL: $TMPDIR, else /tmp */
@@ -36,9 +39,9 @@ typedef struct tdcl_e2e_opts {
     int quick;                 /* small sizes (tests): 256, life 256 x 10 generations */
     int64_t size;              /* matmul and tile-avg N x N; 0: 8192 on a GPU, 2048 on a CPU */
     int numpy;                 /* time numpy beside matmul when python3 has it */
-} tdcl_e2e_opts;
+} cli_e2e_opts;
 
-typedef struct tdcl_e2e_row {
+typedef struct cli_e2e_row {
     char name[48];     /* "matmul 8192 npy" */
     char command[384]; /* the child's arguments after the executable */
     int reps;
@@ -55,21 +58,21 @@ typedef struct tdcl_e2e_row {
     double write_fsync_ms;   /* writing the output with fsync, as TILEDCL_FSYNC=1 does (not in the
                                 floor) */
     double numpy_ms;         /* numpy's median wall time, or NAN */
-} tdcl_e2e_row;
+} cli_e2e_row;
 
-typedef void (*tdcl_e2e_emit_fn)(const tdcl_e2e_row *r, void *user);
+typedef void (*cli_e2e_emit_fn)(const cli_e2e_row *r, void *user);
 
 /* Runs the rows on ctx's device (the children get o->global; ctx gives the
  * start-up floor and measures the copy floor), calling emit per row. Its
  * files are removed before it returns. A child that fails gives TDCL_EIO
  * with the tail of its messages. */
-tdcl_status tdcl_e2e_run(tdcl_ctx *ctx, const tdcl_e2e_opts *o, tdcl_e2e_emit_fn emit, void *user,
-                         tdcl_err *err);
+tdcl_status cli_e2e_run(tdcl_ctx *ctx, const cli_e2e_opts *o, cli_e2e_emit_fn emit, void *user,
+                        tdcl_err *err);
 
 /* r as one JSON object on one line (no newline) in j; NULL on overflow. */
-const char *tdcl_e2e_row_json(const tdcl_e2e_row *r, tdcl_jsonl *j);
+const char *cli_e2e_row_json(const cli_e2e_row *r, tdcl_jsonl *j);
 
 /* r as text lines (newline-separated, no final newline) in buf. */
-void tdcl_e2e_row_text(const tdcl_e2e_row *r, char *buf, size_t cap);
+void cli_e2e_row_text(const cli_e2e_row *r, char *buf, size_t cap);
 
 #endif

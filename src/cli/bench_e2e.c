@@ -1,6 +1,6 @@
 /* tiledcl bench e2e: whole commands as child processes beside the floor
  * of each of their phases, measured in the same run (bench_e2e.h). */
-#include "bench/bench_e2e.h"
+#include "cli/bench_e2e.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,7 +36,7 @@ typedef struct child_run {
 
 typedef struct e2e {
     tdcl_ctx *ctx;
-    const tdcl_e2e_opts *o;
+    const cli_e2e_opts *o;
     char dir[512];
     char errlog[600];
     char *buf; /* CHUNK bytes, touched */
@@ -103,7 +103,7 @@ static tdcl_status spawn_run(e2e *b, char *const *argv, child_run *r, tdcl_err *
     r->wall_ms = tdcl_now_ms() - t0;
     r->maxrss_mb = (double)ru.ru_maxrss * 1024 / 1e6;
     /* the device's release, left to a helper that this process adopts
-     * (tdcl_e2e_run makes it a subreaper): awaited, so that every run
+     * (cli_e2e_run makes it a subreaper): awaited, so that every run
      * starts on a quiet device, as a lone command would */
     int hs;
     while (waitpid(-1, &hs, 0) > 0 || errno == EINTR) {
@@ -233,7 +233,7 @@ static int cmp_double(const void *a, const void *b)
 /* Runs one row: a warm-up, then reps timed runs of args (NULL-ended, after
  * the global options), and fills r from them and the floors. */
 static tdcl_status run_row(e2e *b, const char *name, const char *const *args,
-                           const char *const *inputs, const char *output, tdcl_e2e_row *r,
+                           const char *const *inputs, const char *output, cli_e2e_row *r,
                            tdcl_err *err)
 {
     char *argv[MAX_ARGS];
@@ -322,8 +322,8 @@ static double numpy_ms(e2e *b, const char *a, const char *bb, const char *c)
     return walls[reps / 2];
 }
 
-tdcl_status tdcl_e2e_run(tdcl_ctx *ctx, const tdcl_e2e_opts *o, tdcl_e2e_emit_fn emit, void *user,
-                         tdcl_err *err)
+tdcl_status cli_e2e_run(tdcl_ctx *ctx, const cli_e2e_opts *o, cli_e2e_emit_fn emit, void *user,
+                        tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     e2e b = {.ctx = ctx, .o = o, .python_numpy = -1, .startup_ms = ctx->t.setup_ms};
@@ -333,7 +333,7 @@ tdcl_status tdcl_e2e_run(tdcl_ctx *ctx, const tdcl_e2e_opts *o, tdcl_e2e_emit_fn
     int64_t life_g = o->quick ? 10 : gpu ? 10000 : 1000;
     const char *base = o->dir ? o->dir : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     char a[600], bm[600], c[600], l[600], t[600], cn[600], life_size[64], gens[32], tile_in[600];
-    tdcl_e2e_row r;
+    cli_e2e_row r;
     int made_dir = 0;
     snprintf(b.dir, sizeof b.dir, "%s/tiledcl-e2e-XXXXXX", base);
     if (!mkdtemp(b.dir))
@@ -404,7 +404,7 @@ out:
     return st;
 }
 
-const char *tdcl_e2e_row_json(const tdcl_e2e_row *r, tdcl_jsonl *j)
+const char *cli_e2e_row_json(const cli_e2e_row *r, tdcl_jsonl *j)
 {
     tdcl_jsonl_begin(j);
     tdcl_jsonl_str(j, "op", "e2e");
@@ -440,7 +440,7 @@ const char *tdcl_e2e_row_json(const tdcl_e2e_row *r, tdcl_jsonl *j)
     return tdcl_jsonl_end(j);
 }
 
-void tdcl_e2e_row_text(const tdcl_e2e_row *r, char *buf, size_t cap)
+void cli_e2e_row_text(const cli_e2e_row *r, char *buf, size_t cap)
 {
     int w =
         snprintf(buf, cap,
