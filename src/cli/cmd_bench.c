@@ -454,7 +454,7 @@ static int bench_set(const bench_cli *b, const cli_globals *g)
     tdcl_status st;
     tdcl_bench_scale r;
     tdcl_ctx_opts co = {.kernel_dir = g->kernel_dir, .no_cache = g->no_cache};
-    const char *spec = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE");
+    const char *spec = g->device_spec;
     if (b->dev.op == TDCL_BENCH_LIFE)
         st = tdcl_bench_life_set(spec, &co, &b->dev, &r, &err);
     else if (b->dev.op == TDCL_BENCH_MATMUL)
@@ -476,7 +476,7 @@ static int bench_ranks(const bench_cli *b, const cli_globals *g)
     tdcl_err err = {0};
     tdcl_status st;
     tdcl_bench_scale r;
-    const char *spec = g->device_spec ? g->device_spec : getenv("TILEDCL_DEVICE");
+    const char *spec = g->device_spec;
     if (b->dev.op == TDCL_BENCH_LIFE) {
         st = tdcl_bench_life_ranks(spec, &b->dev, &r, &err);
     } else if (b->dev.op == TDCL_BENCH_MATMUL) {
