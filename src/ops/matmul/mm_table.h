@@ -1,6 +1,6 @@
 /* matmul's parameter table (module prefix tdcl_mm_table_): per kernel shape
  * (cpu, gpu), element type and product size, one parameter set
- * (matmul.h's tdcl_mm_params). A product takes the entry whose size is
+ * (mm_params.h's tdcl_mm_params). A product takes the entry whose size is
  * nearest to the cube root of M*N*K (in ratio). The tuned table is a text
  * file in the cache directory keyed by platform, device, driver and device
  * version, like the kernel cache: a new driver starts from the built-in
@@ -14,7 +14,7 @@
 
 #include "base/matrix.h"
 #include "base/status.h"
-#include "ops/matmul/matmul.h"
+#include "ops/matmul/mm_params.h"
 #include "runtime/clrt.h"
 
 /* Parameters for kernel k (TDCL_MM_CPU or TDCL_MM_GPU) on ctx's device for
