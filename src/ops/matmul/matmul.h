@@ -22,15 +22,6 @@
 #include "base/status.h"
 #include "ops/matmul/mm_params.h"
 
-/* Arithmetic of a float32 product (the tensor-core path is in
- * matmul_tc.c). */
-typedef enum tdcl_mm_precision {
-    TDCL_MM_FP32 = 0,  /* exact float32 multiply-adds on the CUDA cores / ALUs */
-    TDCL_MM_TF32,      /* NVIDIA tensor cores, inputs rounded to TF32: ~1e-3 relative */
-    TDCL_MM_3XTF32,    /* tensor cores, each input split big + small: float32-level */
-    TDCL_MM_PREC_AUTO, /* 3xtf32 where the device has it, else fp32 */
-} tdcl_mm_precision;
-
 /* Fills the unset (0) parameters of kernel k in *x with the defaults for
  * ctx's device and an M x K by K x N product of type (no table lookup). */
 void tdcl_mm_params_defaults(tdcl_ctx *ctx, tdcl_mm_kernel k, tdcl_dtype type, int64_t M, int64_t K,

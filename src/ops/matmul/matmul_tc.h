@@ -15,18 +15,6 @@
 #include "base/matrix.h"
 #include "base/status.h"
 
-/* "fp32", "tf32", "3xtf32", "auto". */
-const char *tdcl_mm_precision_name(tdcl_mm_precision p);
-
-/* Parses a name as tdcl_mm_precision_name writes it; TDCL_EINVAL naming
- * the choices otherwise. */
-tdcl_status tdcl_mm_precision_parse(const char *s, tdcl_mm_precision *p, tdcl_err *err);
-
-/* 1 when TILEDCL_TC_EMULATE=1, a test aid: plain OpenCL C stands in for
- * each PTX instruction (mma, cp.async), so the kernels' layouts, pipelines
- * and edges are checked on devices without them. */
-int tdcl_mm_tc_emulated(void);
-
 /* 1 if ctx's device runs the tensor-core kernels, else 0 with the reason
  * ("not an NVIDIA platform", ...) in why (n bytes, may be NULL). The first
  * call on an NVIDIA device of compute capability >= 8.0 builds the probe

@@ -1,6 +1,6 @@
 /* The text form and the checks of matmul's kernel parameters (module
- * prefix tdcl_mm_): kernel names, "bm=128 bn=128 ..." parsing and
- * formatting, value ranges and whether a set fits a device. The plan
+ * prefix tdcl_mm_): kernel and precision names, "bm=128 bn=128 ..." parsing
+ * and formatting, value ranges and whether a set fits a device. The plan
  * (matmul.c), the parameter table (mm_table.c), tune, bench and the CLI
  * use it; it uses neither the plan nor the table. */
 #include "ops/matmul/mm_params.h"
@@ -140,7 +140,43 @@ char *tdcl_mm_params_format(const tdcl_mm_params *p, tdcl_mm_kernel k, char *buf
     return buf;
 }
 
+static const char *const prec_names[] = {"fp32", "tf32", "3xtf32", "auto"};
+
+const char *tdcl_mm_precision_name(tdcl_mm_precision p)
+{
+    return (unsigned)p < 4 ? prec_names[p] : "unknown";
+}
+
+tdcl_status tdcl_mm_precision_parse(const char *s, tdcl_mm_precision *p, tdcl_err *err)
+{
+    for (int i = 0; i < 4; i++)
+        if (s && strcmp(s, prec_names[i]) == 0) {
+            *p = (tdcl_mm_precision)i;
+            return TDCL_OK;
+        }
+    return tdcl_fail(err, TDCL_EINVAL, "unknown precision '%s' (choose fp32, tf32, 3xtf32 or auto)",
+                     s ? s : "");
+}
+
 /* ---- checks against a device ------------------------------------------- */
+
+int tdcl_mm_nvidia(const tdcl_device_info *d)
+{
+    return strstr(d->platform_vendor, "NVIDIA") || strstr(d->platform_name, "NVIDIA");
+}
+
+/* Emulated, the mma kernel is slow: two barriers per mma. */
+int tdcl_mm_tc_emulated(void)
+{
+    const char *e = getenv("TILEDCL_TC_EMULATE");
+    return e && strcmp(e, "1") == 0;
+}
+
+/* cp.async came with compute capability 8.0, as the tensor-core tf32 did. */
+int tdcl_mm_cp_async_ok(const tdcl_device_info *d)
+{
+    return tdcl_mm_tc_emulated() || (tdcl_mm_nvidia(d) && d->nv_cc_major >= 8);
+}
 
 /* cp=2's extra conditions: float slabs of a transposed A, 2 or 3 stages
  * (one buffer is not a pipeline), and a device whose compiler has it. */

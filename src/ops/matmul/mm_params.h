@@ -1,8 +1,8 @@
-/* matmul's kernel names and kernel parameters (module prefix tdcl_mm_):
- * the text form ("bm=128 bn=128 tm=8 ..."), the ranges of each value and
- * whether a set fits a device. The plan (matmul.h), the parameter table
- * (mm_table.h), tune, bench and the CLI use it; it knows neither the plan
- * nor the table. */
+/* matmul's kernel names, precisions and kernel parameters (module prefix
+ * tdcl_mm_): their text form ("bm=128 bn=128 tm=8 ..."), the ranges of each
+ * value and whether a set fits a device. The plan (matmul.h), the parameter
+ * table (mm_table.h), tune, bench and the CLI use it; it knows neither the
+ * plan nor the table. */
 #ifndef TDCL_MM_PARAMS_H
 #define TDCL_MM_PARAMS_H
 
@@ -38,6 +38,22 @@ typedef struct tdcl_mm_params {
     int bm, bn, bk, tm, tn, wx, wy, nbuf, aload, atrans, ksplit, pad, frag, cp, swz, tail;
 } tdcl_mm_params;
 
+/* Arithmetic of a float32 product (the tensor-core path is in
+ * matmul_tc.c). */
+typedef enum tdcl_mm_precision {
+    TDCL_MM_FP32 = 0,  /* exact float32 multiply-adds on the CUDA cores / ALUs */
+    TDCL_MM_TF32,      /* NVIDIA tensor cores, inputs rounded to TF32: ~1e-3 relative */
+    TDCL_MM_3XTF32,    /* tensor cores, each input split big + small: float32-level */
+    TDCL_MM_PREC_AUTO, /* 3xtf32 where the device has it, else fp32 */
+} tdcl_mm_precision;
+
+/* "fp32", "tf32", "3xtf32", "auto". */
+const char *tdcl_mm_precision_name(tdcl_mm_precision p);
+
+/* Parses a name as tdcl_mm_precision_name writes it; TDCL_EINVAL naming
+ * the choices otherwise. */
+tdcl_status tdcl_mm_precision_parse(const char *s, tdcl_mm_precision *p, tdcl_err *err);
+
 /* "auto", "tiled", "cpu", "gpu". */
 const char *tdcl_mm_kernel_name(tdcl_mm_kernel k);
 
@@ -61,6 +77,14 @@ char *tdcl_mm_params_format(const tdcl_mm_params *p, tdcl_mm_kernel k, char *buf
  * been filled in. */
 tdcl_status tdcl_mm_params_check(const tdcl_device_info *d, tdcl_mm_kernel k,
                                  const tdcl_mm_params *p, size_t esz, tdcl_err *err);
+
+/* 1 on an NVIDIA platform. */
+int tdcl_mm_nvidia(const tdcl_device_info *d);
+
+/* 1 when TILEDCL_TC_EMULATE=1, a test aid: plain OpenCL C stands in for
+ * each PTX instruction (mma, cp.async), so the kernels' layouts, pipelines
+ * and edges are checked on devices without them. */
+int tdcl_mm_tc_emulated(void);
 
 /* 1 where the gpu kernel's cp.async slab copies (cp=2) can run on d: an
  * NVIDIA device of compute capability 8.0 or later, or anywhere with
