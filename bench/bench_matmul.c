@@ -25,6 +25,7 @@
 #include "runtime/clrt.h"
 #include "base/log.h"
 #include "ops/matmul/matmul.h"
+#include "ops/matmul/matmul_lab.h"
 #include "ops/matmul/matmul_tc.h"
 #include "base/clock.h"
 
@@ -147,9 +148,14 @@ int main(int argc, char **argv)
 {
     /* the tensor-core kernels' tuning aids (-DWGMMA=1, -DWG_BN=..., see
      * docs/internals/tensor-cores.md); the library reads no environment for them */
-    tdcl_mm_opts o = {.tc_extra = getenv("TILEDCL_TC_OPTIONS")};
+    tdcl_mm_lab lab;
+    tdcl_mm_opts o = {.lab = &lab};
     int reps = 7, c;
     tdcl_err e = {0};
+    if (tdcl_mm_lab_parse(getenv("TILEDCL_TC_OPTIONS"), &lab, &e)) {
+        fprintf(stderr, "bench_matmul: %s\n", e.msg);
+        return 2;
+    }
     while ((c = getopt(argc, argv, "r:k:p:g:P:t:cv")) != -1) {
         switch (c) {
         case 'r':
@@ -174,7 +180,7 @@ int main(int argc, char **argv)
             }
             break;
         case 't':
-            sscanf(optarg, "%d,%d,%d,%d,%d", &o.tc_bm, &o.tc_bn, &o.tc_bk, &o.tc_wm, &o.tc_wn);
+            sscanf(optarg, "%d,%d,%d,%d,%d", &lab.bm, &lab.bn, &lab.bk, &lab.wm, &lab.wn);
             break;
         case 'c':
             full_check = 1;

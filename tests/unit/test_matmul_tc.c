@@ -9,8 +9,8 @@
  * before every run, so an element the kernel missed fails. On a device
  * without the path, the kernel also runs emulated (TILEDCL_TC_EMULATE:
  * plain OpenCL C in place of the PTX) on exact integer products.
- * TILEDCL_TC_OPTIONS (tests/gpu/check_matmul_tc.sh: -DWGMMA=0 or 1) goes
- * to the plans as tdcl_mm_opts.tc_extra. */
+ * TILEDCL_TC_OPTIONS (bench/check_matmul_tc.sh: -DWGMMA=0 or 1) goes
+ * to the plans as their overrides, tdcl_mm_opts.lab. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +19,21 @@
 #include "tdcl_test.h"
 
 #include "ops/matmul/matmul.h"
+#include "ops/matmul/matmul_lab.h"
 #include "ops/matmul/matmul_tc.h"
+
+/* The plans' overrides from TILEDCL_TC_OPTIONS, read once. */
+static const tdcl_mm_lab *env_lab(void)
+{
+    static tdcl_mm_lab lab;
+    static int read;
+    if (!read) {
+        tdcl_err e = {0};
+        assert_int_equal(tdcl_mm_lab_parse(getenv("TILEDCL_TC_OPTIONS"), &lab, &e), TDCL_OK);
+        read = 1;
+    }
+    return &lab;
+}
 
 static tdcl_matrix rand_mat(int64_t rows, int64_t cols, uint64_t seed, double lo, double hi)
 {
@@ -109,10 +123,10 @@ static const int tc_tiles[][5] = {{0, 0, 0, 0, 0},        {128, 128, 8, 64, 64},
 static void run_tiles(tdcl_ctx *ctx, tdcl_mm_precision prec, const int *tile, const tdcl_matrix *a,
                       const tdcl_matrix *b, tdcl_matrix *c, char *desc, size_t n)
 {
-    tdcl_mm_opts o = {.tc_extra = getenv("TILEDCL_TC_OPTIONS")};
+    tdcl_mm_lab lab = *env_lab();
     if (tile)
-        o.tc_bm = tile[0], o.tc_bn = tile[1], o.tc_bk = tile[2], o.tc_wm = tile[3],
-        o.tc_wn = tile[4];
+        lab.bm = tile[0], lab.bn = tile[1], lab.bk = tile[2], lab.wm = tile[3], lab.wn = tile[4];
+    tdcl_mm_opts o = {.lab = &lab};
     tdcl_mm_plan *p = NULL;
     tdcl_err e = {0};
     o.precision = prec;
@@ -153,6 +167,38 @@ static void test_names(void **state)
     assert_non_null(strstr(e.msg, "3xtf32"));
 }
 
+/* The overrides' text: each switch to its field (STAGES apart from
+ * WG_STAGES), the rest built in, the whole text kept for the builds; too
+ * long a text is refused. */
+static void test_lab_parse(void **state)
+{
+    (void)state;
+    tdcl_mm_lab lab;
+    tdcl_err e = {0};
+    const char *text = "-DWGMMA=0 -DWG_BN=128 -DSTAGES=4 -DWG_LAG=0 -cl-nv-verbose";
+    assert_int_equal(tdcl_mm_lab_parse(text, &lab, &e), TDCL_OK);
+    assert_int_equal(lab.wgmma, 0);
+    assert_int_equal(lab.wg_bn, 128);
+    assert_int_equal(lab.stages, 4);
+    assert_int_equal(lab.wg_lag, 0);
+    assert_int_equal(lab.wg_stages, -1);
+    assert_int_equal(lab.wg_nwg, -1);
+    assert_int_equal(lab.wg_nolimit, 0);
+    assert_int_equal(lab.bm, 0);
+    assert_string_equal(lab.build, text);
+    assert_int_equal(tdcl_mm_lab_or(lab.wg_bn, 256), 128);
+    assert_int_equal(tdcl_mm_lab_or(lab.wg_stages, 6), 6);
+    assert_int_equal(tdcl_mm_lab_parse(NULL, &lab, &e), TDCL_OK);
+    assert_int_equal(lab.wgmma, -1);
+    assert_int_equal(lab.stages, -1);
+    assert_string_equal(lab.build, "");
+    char big[300];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    assert_int_equal(tdcl_mm_lab_parse(big, &lab, &e), TDCL_EINVAL);
+    assert_non_null(strstr(e.msg, "longer than 255 bytes"));
+}
+
 /* Rules that hold on every device: fp32 stays fp32, tensor-core
  * precisions refuse other types and forced kernels, auto never picks them
  * for float64. */
@@ -160,7 +206,7 @@ static void test_resolve_rules(void **state)
 {
     TDCL_NEED_DEVICE(state);
     tdcl_ctx *ctx = *state;
-    tdcl_mm_opts o = {.tc_extra = getenv("TILEDCL_TC_OPTIONS")};
+    tdcl_mm_opts o = {.lab = env_lab()};
     tdcl_mm_precision r = TDCL_MM_TF32;
     tdcl_err e = {0};
     assert_int_equal(tdcl_mm_precision_resolve(ctx, &o, &r, &e), TDCL_OK);
@@ -195,7 +241,7 @@ static void test_no_path(void **state)
     tdcl_matrix a = rand_mat(37, 29, 11, -1, 1), b = rand_mat(29, 41, 12, -1, 1), c = {0};
     const tdcl_mm_precision tc[] = {TDCL_MM_TF32, TDCL_MM_3XTF32};
     for (int i = 0; i < 2; i++) {
-        tdcl_mm_opts o = {.tc_extra = getenv("TILEDCL_TC_OPTIONS")};
+        tdcl_mm_opts o = {.lab = env_lab()};
         tdcl_mm_plan *p = NULL;
         tdcl_err e = {0};
         o.precision = tc[i];
@@ -323,9 +369,10 @@ static void test_emulated(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_names),         cmocka_unit_test(test_resolve_rules),
-        cmocka_unit_test(test_no_path),       cmocka_unit_test(test_exact_small),
-        cmocka_unit_test(test_random_shapes), cmocka_unit_test(test_emulated),
+        cmocka_unit_test(test_names),         cmocka_unit_test(test_lab_parse),
+        cmocka_unit_test(test_resolve_rules), cmocka_unit_test(test_no_path),
+        cmocka_unit_test(test_exact_small),   cmocka_unit_test(test_random_shapes),
+        cmocka_unit_test(test_emulated),
     };
     return tdcl_test_exit(cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown));
 }

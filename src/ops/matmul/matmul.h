@@ -27,6 +27,8 @@
 void tdcl_mm_params_defaults(tdcl_ctx *ctx, tdcl_mm_kernel k, tdcl_dtype type, int64_t M, int64_t K,
                              int64_t N, tdcl_mm_params *x);
 
+struct tdcl_mm_lab;
+
 typedef struct tdcl_mm_opts {
     tdcl_dtype type;       /* TDCL_F32 (the zero default), TDCL_F64 or TDCL_I64 */
     int tile;              /* tiled kernel's T (T x T work-group); 0 = per device.
@@ -43,12 +45,9 @@ typedef struct tdcl_mm_opts {
                                     sees any element the kernels failed to write */
     tdcl_mm_precision precision; /* TDCL_MM_FP32 (the zero default); the tensor-core
                                     choices need TDCL_F32 and the automatic kernel */
-    int tc_bm, tc_bn, tc_bk;     /* tensor-core work-group tile and K slab; 0 = built-in */
-    int tc_wm, tc_wn;            /* its warp tile; 0 = built-in */
-    const char *tc_extra;        /* tuning aids of benchmark programs, appended to the
-                                    tensor-core kernels' build options ("-DWGMMA=0",
-                                    "-DWG_BN=128 -DSTAGES=4", "-cl-nv-verbose"); NULL in
-                                    the product */
+    const struct tdcl_mm_lab *lab; /* overrides of the tensor-core plans' choices for tests
+                                      and benchmark programs (matmul_lab.h); NULL in the
+                                      product */
     int wrap;                    /* TDCL_I64: accept sums wrapped modulo 2^64 where the exact
                                     product leaves int64; else such a product fails */
     int borrow_inputs;           /* the inputs outlive the plan: on a CPU device it then

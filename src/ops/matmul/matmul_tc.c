@@ -107,16 +107,16 @@ static tdcl_status check_sizes(const tdcl_mm_tc *p, tdcl_err *err)
     return TDCL_OK;
 }
 
-static tdcl_status tc_setup(tdcl_mm_tc *p, const tdcl_mm_opts *o, const tdcl_matrix *a,
-                            const tdcl_matrix *b, tdcl_err *err)
+static tdcl_status tc_setup(tdcl_mm_tc *p, const tdcl_matrix *a, const tdcl_matrix *b,
+                            tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     TDCL_TRY(check_sizes(p, err));
-    if (tdcl_mm_wg_wanted(p, o)) {
+    if (tdcl_mm_wg_wanted(p)) {
         tdcl_err we = {0};
         st = tdcl_mm_wg_setup(p, a, b, &we);
         if (st == TDCL_OK) goto logged;
-        if (tdcl_mm_tc_extra_define(p, "WGMMA", -1) == 1) {
+        if (p->lab.wgmma == 1) {
             if (err) *err = we;
             goto out;
         }
@@ -125,7 +125,7 @@ static tdcl_status tc_setup(tdcl_mm_tc *p, const tdcl_mm_opts *o, const tdcl_mat
         tdcl_mm_tc_release(p);
         st = TDCL_OK;
     }
-    TDCL_TRY(tdcl_mm_mma_setup(p, o, a, b, err));
+    TDCL_TRY(tdcl_mm_mma_setup(p, a, b, err));
 logged:
     tdcl_log(TDCL_LOG_VERBOSE,
              "matmul: %" PRId64 "x%" PRId64 " * %" PRId64 "x%" PRId64 " on %s: %s", p->M, p->K,
@@ -151,12 +151,11 @@ tdcl_status tdcl_mm_tc_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, tdcl_mm_prec
     p->N = b->cols;
     p->poison = o->poison;
     p->emulate = tdcl_mm_tc_emulated();
-    tdcl_status st = TDCL_OK;
-    if (o->tc_extra &&
-        snprintf(p->extra, sizeof p->extra, "%s", o->tc_extra) >= (int)sizeof p->extra)
-        st = tdcl_fail(err, TDCL_EINVAL, "extra tensor-core build options longer than %zu bytes",
-                       sizeof p->extra - 1);
-    if (!st) st = tc_setup(p, o, a, b, err);
+    if (o->lab)
+        p->lab = *o->lab;
+    else
+        tdcl_mm_lab_init(&p->lab);
+    tdcl_status st = tc_setup(p, a, b, err);
     if (st) {
         tdcl_mm_tc_destroy(p);
         return st;

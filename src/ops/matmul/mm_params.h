@@ -38,8 +38,8 @@ typedef struct tdcl_mm_params {
     int bm, bn, bk, tm, tn, wx, wy, nbuf, aload, atrans, ksplit, pad, frag, cp, swz, tail;
 } tdcl_mm_params;
 
-/* Arithmetic of a float32 product (the tensor-core path is in
- * matmul_tc.c). */
+/* Arithmetic of a float32 product (the tensor-core path is
+ * matmul_tc.h). */
 typedef enum tdcl_mm_precision {
     TDCL_MM_FP32 = 0,  /* exact float32 multiply-adds on the CUDA cores / ALUs */
     TDCL_MM_TF32,      /* NVIDIA tensor cores, inputs rounded to TF32: ~1e-3 relative */

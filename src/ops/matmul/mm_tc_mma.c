@@ -51,19 +51,19 @@ static tdcl_status check_params(const tdcl_mm_tc *p, tdcl_err *err)
  * tiles (3 stages in 48 KiB), 3xtf32, which needs twice the fragment
  * registers, with eight 64x32; 128x128 tiles win from about one tile per
  * compute unit and lose well below it (docs/internals/tensor-cores.md). */
-static void choose_tile(tdcl_mm_tc *p, const tdcl_mm_opts *o)
+static void choose_tile(tdcl_mm_tc *p)
 {
     int64_t tiles = ((p->M + 127) / 128) * ((p->N + 127) / 128);
     int64_t cu = p->ctx->dev.compute_units ? p->ctx->dev.compute_units : 1;
     int three = p->prec == TDCL_MM_3XTF32;
     int big = 4 * tiles >= 3 * cu;
-    p->bm = o->tc_bm ? o->tc_bm : (big ? 128 : 64);
-    p->bn = o->tc_bn ? o->tc_bn : (big ? 128 : 64);
-    p->bk = o->tc_bk ? o->tc_bk : 16;
-    p->wm = o->tc_wm ? o->tc_wm : (big ? 64 : 32);
-    p->wn = o->tc_wn ? o->tc_wn : (big && !three ? 64 : 32);
+    p->bm = p->lab.bm ? p->lab.bm : (big ? 128 : 64);
+    p->bn = p->lab.bn ? p->lab.bn : (big ? 128 : 64);
+    p->bk = p->lab.bk ? p->lab.bk : 16;
+    p->wm = p->lab.wm ? p->lab.wm : (big ? 64 : 32);
+    p->wn = p->lab.wn ? p->lab.wn : (big && !three ? 64 : 32);
     size_t fit = p->ctx->dev.local_mem / tc_stage_bytes(p);
-    p->stages = tdcl_mm_tc_extra_define(p, "STAGES", fit > 6 ? 6 : (int)fit);
+    p->stages = tdcl_mm_lab_or(p->lab.stages, fit > 6 ? 6 : (int)fit);
 }
 
 static tdcl_status tc_build(tdcl_mm_tc *p, tdcl_err *err)
@@ -80,7 +80,7 @@ static tdcl_status tc_build(tdcl_mm_tc *p, tdcl_err *err)
     /* Tuning aid: extra -D options (GROUP_M, RND, PIPE, CP_CA, CP_ADDR and
      * the timing aids; a STAGES there is the one passed above too), and with -cl-nv-verbose among
      * them the build log (registers, spills) at -v (set TILEDCL_CACHE=0 to see it). */
-    const char *extra = p->extra;
+    const char *extra = p->lab.build;
     if (*extra) {
         size_t used = strlen(opts);
         snprintf(opts + used, sizeof opts - used, " %s", extra);
@@ -102,11 +102,11 @@ out:
     return st;
 }
 
-tdcl_status tdcl_mm_mma_setup(tdcl_mm_tc *p, const tdcl_mm_opts *o, const tdcl_matrix *a,
-                              const tdcl_matrix *b, tdcl_err *err)
+tdcl_status tdcl_mm_mma_setup(tdcl_mm_tc *p, const tdcl_matrix *a, const tdcl_matrix *b,
+                              tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    choose_tile(p, o);
+    choose_tile(p);
     TDCL_TRY(check_params(p, err));
     TDCL_TRY(tc_build(p, err));
     double t0 = tdcl_now_ms();

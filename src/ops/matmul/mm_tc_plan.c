@@ -1,5 +1,5 @@
 /* What the tensor-core plan's files share (mm_tc_plan.h): its buffers,
- * its release, its build log and its tuning aids. */
+ * its release and its build log. */
 #include "ops/matmul/mm_tc_plan.h"
 
 #include <stdio.h>
@@ -8,14 +8,6 @@
 
 #include "base/log.h"
 #include "runtime/xfer.h"
-
-int tdcl_mm_tc_extra_define(const tdcl_mm_tc *p, const char *name, int dflt)
-{
-    char pat[32];
-    snprintf(pat, sizeof pat, "-D%s=", name);
-    const char *at = strstr(p->extra, pat);
-    return at ? atoi(at + strlen(pat)) : dflt;
-}
 
 /* A device buffer of elems floats, filled from m (NULL: left empty)
  * through the pinned staging ring: CL_MEM_COPY_HOST_PTR from pageable

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ops/matmul/matmul_lab.h"
 #include "ops/matmul/matmul_tc.h"
 
 struct tdcl_mm_tc {
@@ -27,12 +28,8 @@ struct tdcl_mm_tc {
     cl_kernel k, kpack;
     cl_mem a, b, c, ap, bp; /* ap, bp: packed A and B (wgmma) */
     char desc[160];
-    char extra[256]; /* tdcl_mm_opts.tc_extra: the benchmark programs' tuning aids */
+    tdcl_mm_lab lab; /* tdcl_mm_opts.lab, else nothing overridden */
 };
-
-/* The integer value of -DNAME=... in the plan's extra options (a tuning
- * aid of the benchmark programs, tdcl_mm_opts.tc_extra), or dflt. */
-int tdcl_mm_tc_extra_define(const tdcl_mm_tc *p, const char *name, int dflt);
 
 /* A device buffer of elems floats, filled from m (NULL: left empty). */
 tdcl_status tdcl_mm_tc_upload(tdcl_mm_tc *p, cl_mem *buf, const tdcl_matrix *m, size_t elems,
@@ -45,16 +42,16 @@ void tdcl_mm_tc_log_build(const tdcl_mm_tc *p);
  * mma.sync plan starts clean after a failed wgmma setup. */
 void tdcl_mm_tc_release(tdcl_mm_tc *p);
 
-/* mma.sync (mm_tc_mma.c): chooses the tile (o->tc_*), builds, uploads a
- * and b and describes the plan. */
-tdcl_status tdcl_mm_mma_setup(tdcl_mm_tc *p, const tdcl_mm_opts *o, const tdcl_matrix *a,
-                              const tdcl_matrix *b, tdcl_err *err);
+/* mma.sync (mm_tc_mma.c): chooses the tile, builds, uploads a and b and
+ * describes the plan. */
+tdcl_status tdcl_mm_mma_setup(tdcl_mm_tc *p, const tdcl_matrix *a, const tdcl_matrix *b,
+                              tdcl_err *err);
 
 /* Runs the mma.sync product once and waits, as tdcl_mm_tc_execute. */
 tdcl_status tdcl_mm_mma_execute(tdcl_mm_tc *p, double *kernel_ms, tdcl_err *err);
 
 /* wgmma (mm_tc_wg.c): 1 where the plan should try it first. */
-int tdcl_mm_wg_wanted(const tdcl_mm_tc *p, const tdcl_mm_opts *o);
+int tdcl_mm_wg_wanted(const tdcl_mm_tc *p);
 
 /* Chooses, builds and (once per context and precision) probes the wgmma
  * kernels, uploads a and b and describes the plan; sets p->wgmma. On

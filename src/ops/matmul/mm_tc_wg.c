@@ -43,7 +43,7 @@ static tdcl_status wg_build(tdcl_mm_tc *p, tdcl_err *err)
     cl_program first = NULL;
     cl_device_id dev = p->ctx->dev.device;
     char opts[640];
-    const char *extra = p->extra;
+    const char *extra = p->lab.build;
     snprintf(opts, sizeof opts,
              "-DPREC=%d -DNWG=%d -DBN=%d -DBK=%d -DSTAGES=%d -DLAG=%d -DKSUB=%d -DGROUP_M=%d "
              "-DPRODUCER=%d %s",
@@ -59,7 +59,7 @@ static tdcl_status wg_build(tdcl_mm_tc *p, tdcl_err *err)
     TDCL_CL_TRY(
         err, clGetKernelWorkGroupInfo(p->k, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof lim, &lim, NULL),
         "clGetKernelWorkGroupInfo");
-    if (lim < (size_t)wg_threads(p) && !tdcl_mm_tc_extra_define(p, "WG_NOLIMIT", 0))
+    if (lim < (size_t)wg_threads(p) && !p->lab.wg_nolimit)
         st = tdcl_fail(err, TDCL_ELIMIT,
                        "the wgmma kernel needs %d work-items per group, device '%s' allows %zu",
                        wg_threads(p), p->ctx->dev.device_name, lim);
@@ -208,25 +208,25 @@ out:;
  * partial accumulator doubles the registers; a producer warp: 160 of 158,
  * two an SM). Several small work-groups per SM keep more slabs in flight
  * than one big one can in the 48 KiB a work-group gets. Tuning aids
- * -DWG_NWG and -DWG_BN in tc_extra. */
+ * wg_nwg and wg_bn in the plan's overrides (matmul_lab.h). */
 static void wg_tile(const tdcl_mm_tc *p, int *bm, int *bn)
 {
-    *bm = 64 * tdcl_mm_tc_extra_define(p, "WG_NWG", 1);
-    *bn = tdcl_mm_tc_extra_define(p, "WG_BN", p->prec == TDCL_MM_3XTF32 ? 128 : 256);
+    *bm = 64 * tdcl_mm_lab_or(p->lab.wg_nwg, 1);
+    *bn = tdcl_mm_lab_or(p->lab.wg_bn, p->prec == TDCL_MM_3XTF32 ? 128 : 256);
 }
 
 /* The rest of the plan: slab K 8, one wgmma group left running while the
  * next is issued (LAG 1: faster than waiting for each group),
  * 3xtf32's partial added every 4, 8 or 16 k-steps (KSUB), tiles in bands of
  * 16 rows (GROUP_M; 32 for 3xtf32), as many stages as the local memory
- * holds; with the tuning aids
- * -DWG_BK, -DWG_LAG, -DWG_KSUB, -DWG_GROUP_M, -DWG_PRODUCER, -DWG_STAGES. */
+ * holds; overridden by wg_bk, wg_lag, wg_ksub, wg_group_m, wg_producer and
+ * wg_stages (matmul_lab.h). */
 static tdcl_status wg_choose(tdcl_mm_tc *p, tdcl_err *err)
 {
     wg_tile(p, &p->bm, &p->bn);
     const int nwg = p->bm / 64;
-    p->bk = tdcl_mm_tc_extra_define(p, "WG_BK", 8);
-    p->lag = tdcl_mm_tc_extra_define(p, "WG_LAG", 1);
+    p->bk = tdcl_mm_lab_or(p->lab.wg_bk, 8);
+    p->lag = tdcl_mm_lab_or(p->lab.wg_lag, 1);
     /* the partial is truncated by the tensor cores at every add: 4 k-steps
      * keep the error of short products within twice fp32's (the unit test's
      * bound; 8 gave 4.6e-7 against fp32's 1.5e-7 at K = 67), 8 are faster
@@ -234,16 +234,16 @@ static tdcl_status wg_choose(tdcl_mm_tc *p, tdcl_err *err)
      * at 8192^3), 16 from K = 8192 (9.2e-7, 1.8e-6 with 32). Each wait for
      * the partial drains the warpgroup's wgmma, which costs a few percent
      * (docs/internals/tensor-cores.md has the speeds). */
-    p->ksub = tdcl_mm_tc_extra_define(p, "WG_KSUB", p->K >= 8192 ? 16 : p->K >= 4096 ? 8 : 4);
+    p->ksub = tdcl_mm_lab_or(p->lab.wg_ksub, p->K >= 8192 ? 16 : p->K >= 4096 ? 8 : 4);
     /* Bands of 32 tile rows for 3xtf32 (2048 rows of A), 16 for tf32 (1024),
      * let the work-groups in flight share more of B in L2: fewer bytes from
      * memory, and less power, which is what bounds both once the GPU has
      * been busy for ~50 ms (docs/internals/tensor-cores.md has the
      * medians against bands of 4, 8 and 32). */
-    p->group_m = tdcl_mm_tc_extra_define(p, "WG_GROUP_M", p->prec == TDCL_MM_3XTF32 ? 32 : 16);
-    p->producer = tdcl_mm_tc_extra_define(p, "WG_PRODUCER", p->prec == TDCL_MM_3XTF32);
+    p->group_m = tdcl_mm_lab_or(p->lab.wg_group_m, p->prec == TDCL_MM_3XTF32 ? 32 : 16);
+    p->producer = tdcl_mm_lab_or(p->lab.wg_producer, p->prec == TDCL_MM_3XTF32);
     size_t fit = (p->ctx->dev.local_mem - wg_extra_bytes(p)) / wg_stage_bytes(p);
-    p->stages = tdcl_mm_tc_extra_define(p, "WG_STAGES", fit > 8 ? 8 : (int)fit);
+    p->stages = tdcl_mm_lab_or(p->lab.wg_stages, fit > 8 ? 8 : (int)fit);
     int ok = nwg >= 1 && nwg <= 4 && p->bm == 64 * nwg &&
              (p->bn == 64 || p->bn == 128 || p->bn == 256) &&
              (p->bk == 8 || p->bk == 16 || p->bk == 32) && (p->lag == 0 || p->lag == 1) &&
@@ -296,14 +296,14 @@ out:
 }
 
 /* Whether to try the wgmma path: compute capability 9.x, not emulated, no
- * mma.sync tile forced (o->tc_*), not turned off (-DWGMMA=0 in
- * tc_extra), not known to fail on this context. */
-int tdcl_mm_wg_wanted(const tdcl_mm_tc *p, const tdcl_mm_opts *o)
+ * mma.sync tile forced, not turned off (wgmma 0 in the overrides),
+ * not known to fail on this context. */
+int tdcl_mm_wg_wanted(const tdcl_mm_tc *p)
 {
-    int want = tdcl_mm_tc_extra_define(p, "WGMMA", -1), bm, bn;
+    int want = p->lab.wgmma, bm, bn;
     if (want == 0 || p->emulate || p->ctx->dev.nv_cc_major != 9) return 0;
     if (p->M < 1 || p->N < 1 || p->K < 1) return 0;
-    if (o->tc_bm || o->tc_bn || o->tc_bk || o->tc_wm || o->tc_wn) return 0;
+    if (p->lab.bm || p->lab.bn || p->lab.bk || p->lab.wm || p->lab.wn) return 0;
     if (want == 1) return 1;
     if (p->ctx->mm_wg_probe[p->prec == TDCL_MM_3XTF32] < 0) return 0;
     /* Too few tiles leave SMs idle and the packing pass costs more than
