@@ -1,7 +1,8 @@
 /* The matmul plan: kernel choice and parameters per device, panel
  * splitting against the device's allocation limit, buffers, uploads and
- * the enqueueing of cl/matmul.cl. The host reference, the check and the
- * CLI job live in matmul_job.c. */
+ * the enqueueing of cl/matmul.cl. The parameters' text form and checks
+ * are mm_params.c, the host reference and check matmul_check.c, the
+ * tensor-core plans matmul_tc.c, the file job jobs/matmul_job.c. */
 #include "ops/matmul/matmul.h"
 
 #include <inttypes.h>
