@@ -381,7 +381,9 @@ static tdcl_status read_pnm(const char *path, const unsigned char *data, size_t 
         TDCL_TRY(pnm_plain_raster(&in, &hd, &m, err));
     else
         TDCL_TRY(pnm_raw_raster(&in, &hd, &m, err));
-    if (bw) /* PAM's black is 0, PBM's 1 */
+    /* maxval 1 means bits to the callers, 1 black as in PBM; a grey image
+     * of maxval 1 (PGM, PAM, black and white or not) has 0 black */
+    if (hd.maxval == 1 && hd.kind != '1' && hd.kind != '4')
         for (size_t k = 0; k < hd.npix; k++)
             ((uint8_t *)m.data)[k] ^= 1;
     *out = m;

@@ -535,6 +535,19 @@ static void test_pam_and_content(void **state)
     assert_int_equal(maxval, 1);
     assert_memory_equal(m.data, "\x01\x00\x00\x01", 4); /* 1 = black, as from PBM */
     tdcl_matrix_free(&m);
+    /* grey of maxval 1, in PAM, plain and raw PGM: 0 is black there too */
+    static const char pam1[] = "P7\nWIDTH 2\nHEIGHT 2\nDEPTH 1\nMAXVAL 1\n"
+                               "TUPLTYPE GRAYSCALE\nENDHDR\n\x00\x01\x01\x00";
+    static const char p2[] = "P2\n2 2\n1\n0 1\n1 0\n", p5[] = "P5\n2 2\n1\n\x00\x01\x01\x00";
+    const char *grey1[] = {pam1, p2, p5};
+    const size_t grey1_len[] = {sizeof pam1 - 1, sizeof p2 - 1, sizeof p5 - 1};
+    for (int c = 0; c < 3; c++) {
+        write_bytes(path, grey1[c], grey1_len[c]);
+        if (tdcl_image_read(path, &m, &maxval, &e) != TDCL_OK) fail_msg("%s", e.msg);
+        assert_int_equal(maxval, 1);
+        assert_memory_equal(m.data, "\x01\x00\x00\x01", 4); /* 1 = black */
+        tdcl_matrix_free(&m);
+    }
     unlink(path);
     free(path);
     /* a PBM under another name is still an image; a text file is not */
