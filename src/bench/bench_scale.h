@@ -6,7 +6,7 @@
  * as text or JSON. They never print.
  *
  *   life      over the set's devices (jobs/shard_life.h) or the ranks'
- *             bands (jobs/mpi.h); the grids must agree byte for byte
+ *             bands (dist/mpi.h); the grids must agree byte for byte
  *   matmul    the whole sharded call (plans, uploads, products, downloads,
  *             assembly; jobs/shard_matmul.h) per repetition; the products
  *             agree exactly for int64, within twice --verify's bound for

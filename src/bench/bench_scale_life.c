@@ -1,12 +1,12 @@
 /* Life over a set's devices (jobs/shard_life.h) against one shard on its
  * first device, measured in the same invocation, after a check that both
- * give the same grid (tdcl_bench_life_set); over MPI ranks (jobs/mpi.h)
+ * give the same grid (tdcl_bench_life_set); over MPI ranks (dist/mpi.h)
  * against rank 0 alone (tdcl_bench_life_ranks). */
 #include <stdio.h>
 #include <string.h>
 
 #include "bench/bench_scale.h"
-#include "jobs/mpi.h"
+#include "dist/mpi.h"
 #include "jobs/shard_life.h"
 
 typedef struct shard_run {

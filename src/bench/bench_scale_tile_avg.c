@@ -10,7 +10,7 @@
 
 #include "base/rng.h"
 #include "bench/bench_scale.h"
-#include "jobs/mpi.h"
+#include "dist/mpi.h"
 #include "jobs/shard_tile_avg.h"
 
 typedef struct ta_bench {

@@ -16,7 +16,7 @@
 #include "base/log.h"
 #include "ops/matmul/matmul_tc.h"
 #include "runtime/devset.h"
-#include "jobs/mpi.h"
+#include "dist/mpi.h"
 #include "base/json.h"
 
 static void usage(FILE *fp)

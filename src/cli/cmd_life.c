@@ -12,7 +12,7 @@
 #include "io/life_io.h"
 #include "base/fileio.h"
 #include "jobs/life_job.h"
-#include "jobs/mpi.h"
+#include "dist/mpi.h"
 #include "jobs/shard_life.h"
 #include "base/log.h"
 

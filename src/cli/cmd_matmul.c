@@ -10,7 +10,7 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "jobs/matmul_job.h"
-#include "jobs/mpi.h"
+#include "dist/mpi.h"
 #include "jobs/shard_matmul.h"
 #include "ops/matmul/matmul_tc.h"
 

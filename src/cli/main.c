@@ -14,7 +14,7 @@
 #include "base/log.h"
 #include "base/proc.h"
 #include "dist/exec.h"
-#include "jobs/mpi.h"
+#include "dist/mpi.h"
 
 static const cli_command commands[] = {
     {"matmul", cmd_matmul, NEEDS_DEVICE | SHARDS | RANKS, "dense matrix product C = A*B"},

@@ -525,3 +525,18 @@ out:
     tdcl_matrix_free(&result);
     return st;
 }
+
+tdcl_status tdcl_life_exec_job(tdcl_exec *ex, int halo, const tdcl_life_job_opts *o,
+                               tdcl_life_summary *sum, tdcl_matrix *final, tdcl_err *err)
+{
+    tdcl_life_shard_opts so = {.devices = ex->spec, .ctx = ex->opts, .halo = halo};
+    switch (ex->kind) {
+    case TDCL_EXEC_RANKS:
+        return tdcl_life_mpi_job(&so, o, sum, err);
+    case TDCL_EXEC_SET:
+        return tdcl_life_shard_job(ex->set, halo, o, sum, final, err);
+    case TDCL_EXEC_ONE:
+        break;
+    }
+    return tdcl_life_job(ex->ctx, o, sum, final, err);
+}

@@ -9,6 +9,7 @@
 
 #include "base/matrix.h"
 #include "base/status.h"
+#include "dist/exec.h"
 #include "ops/life/life.h"
 #include "runtime/clrt.h"
 
@@ -53,5 +54,11 @@ typedef struct tdcl_life_summary {
  * still be opening (tdcl_ctx_open_async); the job waits for it. */
 tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_summary *sum,
                           tdcl_matrix *final, tdcl_err *err);
+
+/* The life job on ex, whichever its kind: tdcl_life_job on its device,
+ * tdcl_life_shard_job on its set, tdcl_life_mpi_job over its ranks (final
+ * unused there); halo as those take it (0: chosen). */
+tdcl_status tdcl_life_exec_job(tdcl_exec *ex, int halo, const tdcl_life_job_opts *o,
+                               tdcl_life_summary *sum, tdcl_matrix *final, tdcl_err *err);
 
 #endif

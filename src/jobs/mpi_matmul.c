@@ -33,7 +33,7 @@
 #include "base/log.h"
 #include "base/pool.h"
 #include "io/npy.h"
-#include "jobs/mpi.h"
+#include "dist/mpi.h"
 #include "dist/shard.h"
 
 #if TDCL_HAVE_MPI

@@ -11,7 +11,7 @@
 #include "base/log.h"
 #include "io/matio.h"
 #include "io/npy.h"
-#include "jobs/mpi.h"
+#include "dist/mpi.h"
 
 #if TDCL_HAVE_MPI
 #include <mpi.h>

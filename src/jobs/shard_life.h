@@ -74,6 +74,21 @@ typedef struct tdcl_life_shard_opts {
 tdcl_status tdcl_life_shard_job(tdcl_devset *set, int halo, const tdcl_life_job_opts *o,
                                 tdcl_life_summary *sum, tdcl_matrix *final, tdcl_err *err);
 
+/* The life job over MPI ranks (jobs/life_mpi_job.c): rank 0 reads the
+ * pattern and sends it to every rank (a plain .npy file every rank holds
+ * alike: each reads its own rows; the soup: each sows its own rows), every
+ * rank runs its band (dist/mpi.h's runner) on the device its node-local
+ * rank picks among so->devices (a set spec, a single device, or NULL:
+ * every GPU, else every device), and rank 0 gathers the result, logs
+ * --every populations (summed over the ranks), writes frames and GIF and
+ * the output (a .npy output: every rank its rows). A failure on any rank
+ * stops every rank: the lowest failing rank's error is returned with its
+ * message; the others return TDCL_EIO with an empty message (the failing
+ * rank reports it). *sum is filled on every rank. TDCL_EUNSUPPORTED when
+ * built without MPI. */
+tdcl_status tdcl_life_mpi_job(const tdcl_life_shard_opts *so, const tdcl_life_job_opts *o,
+                              tdcl_life_summary *sum, tdcl_err *err);
+
 /* The life job's run of a grid larger than ctx's device holds (jobs/
  * life_job.c hands it over): grid (read, with the starting generation
  * gen0; taken) streamed through the device in bands, as the shards do it
@@ -83,7 +98,7 @@ tdcl_status tdcl_life_stream_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o,
                                  const tdcl_life_opts *lo, tdcl_matrix *grid, int64_t gen0,
                                  tdcl_life_summary *sum, tdcl_matrix *final, tdcl_err *err);
 
-/* The job's first step, shared with the MPI job (jobs/mpi.h): the
+/* The job's first step, shared with the MPI job: the
  * starting grid (the caller's), rule and boundary (into *lo, unless o says
  * they were given) and generation from o's file or soup options. */
 tdcl_status tdcl_life_shard_input(const tdcl_life_job_opts *o, tdcl_life_opts *lo,

@@ -5,7 +5,7 @@
  * computes its block of C from A's band of rows and B's band of columns,
  * both in host memory, with the ordinary single-device plan; no exchange
  * between shards (docs/internals/scale-out.md says why this, and not
- * SUMMA, in one process). MPI transport (jobs/mpi.c): SUMMA over the ranks. */
+ * SUMMA, in one process). MPI transport (dist/mpi.c): SUMMA over the ranks. */
 #ifndef TDCL_SHARD_MATMUL_H
 #define TDCL_SHARD_MATMUL_H
 

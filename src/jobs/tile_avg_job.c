@@ -13,7 +13,7 @@
 #include "io/image.h"
 #include "io/matio.h"
 #include "io/npy.h"
-#include "jobs/mpi.h"
+#include "dist/mpi.h"
 #include "jobs/shard_tile_avg.h"
 
 /* Reads the input: an image by its extension or its first bytes (stdin

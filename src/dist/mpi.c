@@ -1,9 +1,10 @@
-/* MPI: the launch size from the environment, MPI's start and end, and life
- * over ranks (jobs/mpi.h). The decomposition is shard_life.c's (bands of
- * rows, halos K rows deep, the plan's own boundary inside the halo); only
- * the exchange differs: MPI_Sendrecv between neighbours, staged through
- * pinned host buffers. */
-#include "jobs/mpi.h"
+/* MPI: the launch size from the environment, MPI's start and end, the
+ * moves between ranks, .npy files by offset, the rank's device, and life
+ * over ranks (dist/mpi.h). Life's decomposition is shard_life.c's (bands
+ * of rows, halos K rows deep, the plan's own boundary inside the halo);
+ * only the exchange differs: MPI_Sendrecv between neighbours, staged
+ * through pinned host buffers. */
+#include "dist/mpi.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -19,7 +20,6 @@
 #include "base/fileio.h"
 #include "base/hash.h"
 #include "base/log.h"
-#include "io/life_io.h"
 #include "io/npy.h"
 #include "dist/shard.h"
 #include "runtime/devset.h"
@@ -78,6 +78,17 @@ int tdcl_mpi_agree(tdcl_status *st, tdcl_err *err)
 
 void tdcl_mpi_quiet_barrier(void) {}
 
+void tdcl_mpi_name_rank(tdcl_err *err)
+{
+    (void)err;
+}
+
+int tdcl_mpi_bcast(void *buf, size_t bytes)
+{
+    (void)buf, (void)bytes;
+    return 0;
+}
+
 void tdcl_mpi_bcast_i64(int64_t *v)
 {
     (void)v;
@@ -113,15 +124,6 @@ int tdcl_mpi_write_npy(const char *path, const tdcl_mpi_block *b, const void *da
 double tdcl_mpi_max(double v)
 {
     return v;
-}
-
-tdcl_status tdcl_life_mpi_job(const tdcl_life_shard_opts *so, const tdcl_life_job_opts *o,
-                              tdcl_life_summary *sum, tdcl_err *err)
-{
-    (void)so;
-    (void)o;
-    (void)sum;
-    return tdcl_fail(err, TDCL_EUNSUPPORTED, "built without MPI");
 }
 
 tdcl_status tdcl_mpi_open_local(const char *spec, tdcl_ctx **ctx, tdcl_err *err)
@@ -223,7 +225,7 @@ int tdcl_mpi_agree(tdcl_status *st, tdcl_err *err)
 
 /* "rank N: " before err's message, unless it names a rank already: for a
  * failure that happened on one rank only (its own copy of a file). */
-static void name_rank(tdcl_err *err)
+void tdcl_mpi_name_rank(tdcl_err *err)
 {
     char pre[32];
     if (!err || strncmp(err->msg, "rank ", 5) == 0) return;
@@ -322,7 +324,7 @@ tdcl_status tdcl_mpi_same_npy(const char *path, const tdcl_npy_info *info, tdcl_
     uint64_t sum = 0;
     char shown[96], name[280], subject[320];
     tdcl_status st = file_sum(path, &sum, err);
-    if (st) name_rank(err);
+    if (st) tdcl_mpi_name_rank(err);
     if (tdcl_mpi_agree(&st, err) >= 0) return st;
     snprintf(shown, sizeof shown, "%" PRId64 "x%" PRId64 " %s", info->rows, info->cols,
              tdcl_dtype_name(info->dtype));
@@ -345,6 +347,17 @@ void tdcl_mpi_quiet_barrier(void)
 void tdcl_mpi_bcast_i64(int64_t *v)
 {
     MPI_Bcast(v, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+}
+
+int tdcl_mpi_bcast(void *buf, size_t bytes)
+{
+    const size_t piece = (size_t)1 << 30;
+    int rc = 0;
+    for (size_t at = 0; at < bytes; at += piece) /* every piece, failed or not */
+        if (MPI_Bcast((char *)buf + at, (int)(bytes - at < piece ? bytes - at : piece), MPI_BYTE, 0,
+                      MPI_COMM_WORLD) != MPI_SUCCESS)
+            rc = -1;
+    return rc;
 }
 
 tdcl_status tdcl_mpi_npy_all(const char *path, tdcl_npy_info *info, int *all, tdcl_err *err)
@@ -476,6 +489,21 @@ out:
     return st;
 }
 
+tdcl_status tdcl_mpi_open_local(const char *spec, tdcl_ctx **ctx, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    MPI_Comm node = MPI_COMM_NULL;
+    int local = 0;
+    *ctx = NULL;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS)
+        MPI_Comm_rank(node, &local);
+    if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
+    SYNC(tdcl_mpi_open_device(spec, local, ctx, err));
+out:
+    return st;
+}
+
 typedef struct mpi_band {
     tdcl_life_plan *plan;
     int64_t begin, end, top, bot, halo;
@@ -486,20 +514,9 @@ typedef struct mpi_band {
     double compute_ms, exchange_ms, kernel_ms;
 } mpi_band;
 
-/* Where a rank's rows of a rows x cols grid come from: the whole grid in
- * memory, else a plain .npy file (each rank reads only its rows), else the
- * soup (each rank sows only its rows). */
-typedef struct life_src {
-    int64_t rows, cols;
-    const tdcl_matrix *grid;
-    const char *npy;
-    tdcl_npy_info info;
-    double density;
-    uint64_t seed;
-} life_src;
-
 /* Rows y0 .. y0+n-1 of the source (inside the grid) into dst. */
-static tdcl_status src_rows(const life_src *s, int64_t y0, int64_t n, uint8_t *dst, tdcl_err *err)
+static tdcl_status src_rows(const tdcl_life_mpi_src *s, int64_t y0, int64_t n, uint8_t *dst,
+                            tdcl_err *err)
 {
     size_t w = (size_t)s->cols;
     if (s->grid) {
@@ -516,7 +533,7 @@ static tdcl_status src_rows(const life_src *s, int64_t y0, int64_t n, uint8_t *d
 }
 
 /* This rank's rows of the grid, the halos included (wrapping on a torus). */
-static tdcl_status band_grid(const life_src *src, const mpi_band *b, tdcl_matrix *sub,
+static tdcl_status band_grid(const tdcl_life_mpi_src *src, const mpi_band *b, tdcl_matrix *sub,
                              tdcl_err *err)
 {
     int64_t n = b->top + (b->end - b->begin) + b->bot, rows = src->rows;
@@ -691,7 +708,7 @@ static tdcl_status band_plan(mpi_band *b, tdcl_ctx *ctx, const tdcl_life_opts *l
 }
 
 static tdcl_status mpi_band_plan(tdcl_life_mpi *m, tdcl_ctx *ctx, const tdcl_life_opts *lo,
-                                 const life_src *src, tdcl_err *err)
+                                 const tdcl_life_mpi_src *src, tdcl_err *err)
 {
     tdcl_matrix sub = {0};
     tdcl_status st = band_grid(src, &m->b, &sub, err);
@@ -700,8 +717,9 @@ static tdcl_status mpi_band_plan(tdcl_life_mpi *m, tdcl_ctx *ctx, const tdcl_lif
     return st;
 }
 
-static tdcl_status mpi_create(tdcl_ctx *ctx, const tdcl_life_opts *lo, const life_src *src,
-                              int64_t halo, tdcl_life_mpi **out, tdcl_err *err)
+tdcl_status tdcl_life_mpi_create_src(tdcl_ctx *ctx, const tdcl_life_opts *lo,
+                                     const tdcl_life_mpi_src *src, int64_t halo,
+                                     tdcl_life_mpi **out, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_life_mpi *m = calloc(1, sizeof *m);
@@ -739,8 +757,8 @@ out:
 tdcl_status tdcl_life_mpi_create(tdcl_ctx *ctx, const tdcl_life_opts *lo, const tdcl_matrix *grid,
                                  int64_t halo, tdcl_life_mpi **out, tdcl_err *err)
 {
-    life_src src = {.rows = grid->rows, .cols = grid->cols, .grid = grid};
-    return mpi_create(ctx, lo, &src, halo, out, err);
+    tdcl_life_mpi_src src = {.rows = grid->rows, .cols = grid->cols, .grid = grid};
+    return tdcl_life_mpi_create_src(ctx, lo, &src, halo, out, err);
 }
 
 /* The plan again with halos `halo` rows deep, from this band's cells;
@@ -824,6 +842,27 @@ tdcl_status tdcl_life_mpi_result(tdcl_life_mpi *m, tdcl_matrix *grid, tdcl_err *
     return gather(&m->b, m->begin, m->rows, m->cols, grid, err);
 }
 
+tdcl_status tdcl_life_mpi_population(tdcl_life_mpi *m, int64_t *pop, tdcl_err *err)
+{
+    return band_population(&m->b, m->cols, pop, err);
+}
+
+void tdcl_life_mpi_shape(const tdcl_life_mpi *m, int64_t *rows, int64_t *cols)
+{
+    *rows = m->rows;
+    *cols = m->cols;
+}
+
+const char *tdcl_life_mpi_describe(const tdcl_life_mpi *m)
+{
+    return tdcl_life_plan_describe(m->b.plan);
+}
+
+double tdcl_life_mpi_kernel_ms(const tdcl_life_mpi *m)
+{
+    return m->b.kernel_ms;
+}
+
 int64_t tdcl_life_mpi_halo(const tdcl_life_mpi *m)
 {
     return m->b.halo;
@@ -835,25 +874,7 @@ void tdcl_life_mpi_log(const tdcl_life_mpi *m)
              g_rank, m->b.compute_ms, m->b.kernel_ms, m->b.exchange_ms);
 }
 
-tdcl_status tdcl_mpi_open_local(const char *spec, tdcl_ctx **ctx, tdcl_err *err)
-{
-    tdcl_status st = TDCL_OK;
-    MPI_Comm node = MPI_COMM_NULL;
-    int local = 0;
-    *ctx = NULL;
-    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &node) ==
-        MPI_SUCCESS)
-        MPI_Comm_rank(node, &local);
-    if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
-    SYNC(tdcl_mpi_open_device(spec, local, ctx, err));
-out:
-    return st;
-}
-
-/* A .npy output written by every rank, its band's rows at their offsets
- * (tdcl_mpi_write_npy), without gathering the grid; *written 0 where the
- * output cannot take it (the caller gathers). */
-static tdcl_status write_npy_bands(tdcl_life_mpi *m, const char *path, int *written, tdcl_err *err)
+tdcl_status tdcl_life_mpi_write_npy(tdcl_life_mpi *m, const char *path, int *written, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     int64_t band = m->b.end - m->b.begin;
@@ -870,204 +891,4 @@ out:
     return st;
 }
 
-/* Rank 0's grid (read there), its first generation and the rule and
- * boundary its file gave, on every rank. */
-static tdcl_status share_grid(tdcl_life_opts *lo, tdcl_matrix *grid, int64_t *gen0, tdcl_err *err)
-{
-    tdcl_status st = TDCL_OK;
-    int64_t h[4] = {grid->rows, grid->cols, *gen0, (int64_t)lo->boundary};
-    const size_t piece = (size_t)1 << 30;
-    if (MPI_Bcast(h, 4, MPI_INT64_T, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
-        MPI_Bcast(&lo->rule, (int)sizeof lo->rule, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
-        st = tdcl_fail(err, TDCL_EIO, "rank %d: lost the other ranks", g_rank);
-    else if (g_rank != 0) {
-        *gen0 = h[2];
-        lo->boundary = (tdcl_life_boundary)h[3];
-        st = tdcl_matrix_alloc(grid, h[0], h[1], 1, TDCL_U8, err);
-    }
-    SYNC(st);
-    size_t bytes = (size_t)h[0] * (size_t)h[1];
-    for (size_t at = 0; at < bytes; at += piece) /* every piece on every rank, failed or not */
-        if (MPI_Bcast((char *)grid->data + at, (int)(bytes - at < piece ? bytes - at : piece),
-                      MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
-            st = tdcl_fail(err, TDCL_EIO, "rank %d: the broadcast of the grid failed", g_rank);
-    SYNC(st);
-out:
-    return st;
-}
-
-/* Where this rank's rows come from. The soup, and a plain .npy input that
- * every rank can read (not placed in a --size grid), never exist whole on
- * any rank: each sows or reads its own rows, once the ranks agree that
- * their copies of the file hold the same array. Other inputs rank 0 reads
- * and sends whole to every rank into *grid: a copy missing or different on
- * another host changes nothing. */
-static tdcl_status job_source(const tdcl_life_job_opts *o, tdcl_life_opts *lo, life_src *src,
-                              tdcl_matrix *grid, int64_t *gen0, tdcl_err *err)
-{
-    memset(src, 0, sizeof *src);
-    *gen0 = 0;
-    if (!o->input) { /* tdcl_life_shard_input's soup */
-        src->cols = o->width > 0 ? o->width : 500;
-        src->rows = o->height > 0 ? o->height : 500;
-        src->density = o->density;
-        src->seed = o->seed;
-        return TDCL_OK;
-    }
-    int placed = o->width > 0 || o->height > 0, all = 0;
-    tdcl_status st = tdcl_mpi_npy_all(placed ? NULL : o->input, &src->info, &all, err);
-    if (st) return st; /* agreed */
-    if (all) {
-        src->npy = o->input;
-        src->rows = src->info.rows;
-        src->cols = src->info.cols;
-        if (!o->boundary_given) lo->boundary = TDCL_LIFE_DEAD; /* an array's edge, as read */
-        return TDCL_OK;
-    }
-    if (g_rank == 0 && (st = tdcl_life_shard_input(o, lo, grid, gen0, err))) name_rank(err);
-    if (tdcl_mpi_agree(&st, err) < 0) st = share_grid(lo, grid, gen0, err);
-    src->rows = grid->rows;
-    src->cols = grid->cols;
-    src->grid = grid;
-    return st;
-}
-
-/* Rank 0's log line of the population at generation gen. */
-static tdcl_status mpi_population(tdcl_life_mpi *m, int64_t gen, tdcl_err *err)
-{
-    int64_t pop = 0;
-    tdcl_status st = band_population(&m->b, m->cols, &pop, err);
-    if (st == TDCL_OK && g_rank == 0)
-        tdcl_log(TDCL_LOG_INFO, "generation %" PRId64 ": population %" PRId64, gen, pop);
-    return st;
-}
-
-/* The --every, --frames and --gif work at generation gen: the population
- * summed over the ranks, the grid gathered on rank 0 for its frames. */
-static tdcl_status mpi_snapshot(tdcl_life_mpi *m, const tdcl_life_job_opts *o,
-                                const tdcl_life_write_opts *w0, tdcl_life_gif *gif, int64_t gen,
-                                tdcl_err *err)
-{
-    tdcl_status st = TDCL_OK;
-    tdcl_matrix g = {0};
-    if (o->every > 0) SYNC(mpi_population(m, gen, err));
-    if (!tdcl_life_snapshot_needs_grid(o)) goto out;
-    SYNC(tdcl_life_mpi_result(m, &g, err));
-    if (g_rank == 0) st = tdcl_life_snapshot_write(o, w0, gif, &g, gen, err);
-    SYNC(st);
-out:
-    tdcl_matrix_free(&g);
-    return st;
-}
-
-/* The generations, in chunks that end at snapshots and about once a
- * second (rank 0 reports progress); *wall_ms their time. */
-static tdcl_status mpi_run(tdcl_life_mpi *m, const tdcl_life_job_opts *o,
-                           const tdcl_life_write_opts *w0, tdcl_life_gif *gif, int64_t gen0,
-                           double *wall_ms, tdcl_err *err)
-{
-    tdcl_status st = TDCL_OK;
-    double t_start = tdcl_now_ms(), t_report = t_start;
-    int64_t every = o->every > 0 ? o->every : (o->gif_path ? 1 : 0), h = m->b.halo;
-    if (every) SYNC(mpi_snapshot(m, o, w0, gif, gen0, err));
-    for (int64_t done = 0; done < o->gens;) {
-        int64_t n = o->gens - done;
-        if (every && n > every - done % every) n = every - done % every;
-        if (h > 0 && n > 64 * h) n = 64 * h;
-        SYNC(tdcl_life_mpi_execute(m, n, err));
-        done += n;
-        if (every && done % every == 0) SYNC(mpi_snapshot(m, o, w0, gif, gen0 + done, err));
-        if (g_rank == 0) tdcl_life_progress(o, done, t_start, &t_report);
-    }
-out:
-    *wall_ms = tdcl_now_ms() - t_start;
-    return st;
-}
-
-tdcl_status tdcl_life_mpi_job(const tdcl_life_shard_opts *so, const tdcl_life_job_opts *o,
-                              tdcl_life_summary *sum, tdcl_err *err)
-{
-    tdcl_status st = TDCL_OK;
-    tdcl_ctx *ctx = NULL;
-    tdcl_matrix grid = {0}, result = {0};
-    tdcl_life_opts lo = o->life;
-    tdcl_life_mpi *m = NULL;
-    tdcl_life_gif *gif = NULL; /* rank 0's */
-    int64_t gen0 = 0;
-    if (sum) memset(sum, 0, sizeof *sum);
-    lo.rule = tdcl_life_opts_rule(&lo);
-    SYNC(o->gens < 0 ? tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0") : TDCL_OK);
-    SYNC(tdcl_mpi_open_local(so->devices, &ctx, err));
-    life_src src;
-    SYNC(job_source(o, &lo, &src, &grid, &gen0, err));
-    SYNC(tdcl_life_check(&lo, err));
-    SYNC(mpi_create(ctx, &lo, &src, so->halo, &m, err));
-    tdcl_life_write_opts w = {.rule = lo.rule, .boundary = lo.boundary, .scale = o->scale};
-    if (g_rank == 0) st = tdcl_life_frames_dir(o, err);
-    if (g_rank == 0 && st == TDCL_OK && o->gif_path)
-        st = tdcl_life_gif_open(o->gif_path, m->rows, m->cols, o->scale, o->every > 0 ? 10 : 5,
-                                &gif, err);
-    SYNC(st);
-    double wall_ms = 0;
-    SYNC(mpi_run(m, o, &w, gif, gen0, &wall_ms, err));
-    if (gif) {
-        tdcl_life_gif *g = gif;
-        gif = NULL;
-        st = tdcl_life_gif_close(g, err);
-    }
-    SYNC(st);
-    tdcl_life_mpi_log(m);
-    int written = 0; /* a .npy output written by every rank, failed or not */
-    if (o->output && tdcl_path_has_ext(o->output, ".npy"))
-        SYNC(write_npy_bands(m, o->output, &written, err));
-    if (!written) SYNC(tdcl_life_mpi_result(m, &result, err));
-    int64_t pop = 0;
-    if (written && sum) SYNC(band_population(&m->b, m->cols, &pop, err));
-    if (g_rank == 0 && sum) {
-        sum->rows = m->rows;
-        sum->cols = m->cols;
-        sum->generations = o->gens;
-        sum->population = written ? pop : tdcl_life_population(&result);
-        sum->wall_ms = wall_ms;
-        sum->rule = lo.rule;
-        sum->boundary = lo.boundary;
-        snprintf(sum->describe, sizeof sum->describe, "%d ranks, halo %" PRId64 ": %s", g_size,
-                 m->b.halo, tdcl_life_plan_describe(m->b.plan));
-    }
-    double kmax = 0;
-    MPI_Allreduce(&m->b.kernel_ms, &kmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    if (sum) sum->kernel_ms = kmax;
-    if (g_rank == 0 && o->output && !written) {
-        char comment[96];
-        snprintf(comment, sizeof comment, "generation %" PRId64 ", written by tiledcl life",
-                 gen0 + o->gens);
-        w.generation = gen0 + o->gens;
-        w.comment = comment;
-        st = tdcl_life_write(o->output, &result, &w, err);
-    }
-    SYNC(st);
-out:
-    tdcl_life_gif_abort(gif);
-    tdcl_life_mpi_destroy(m);
-    tdcl_ctx_close(ctx);
-    tdcl_matrix_free(&grid);
-    tdcl_matrix_free(&result);
-    return st;
-}
-
 #endif
-
-tdcl_status tdcl_life_exec_job(tdcl_exec *ex, int halo, const tdcl_life_job_opts *o,
-                               tdcl_life_summary *sum, tdcl_matrix *final, tdcl_err *err)
-{
-    tdcl_life_shard_opts so = {.devices = ex->spec, .ctx = ex->opts, .halo = halo};
-    switch (ex->kind) {
-    case TDCL_EXEC_RANKS:
-        return tdcl_life_mpi_job(&so, o, sum, err);
-    case TDCL_EXEC_SET:
-        return tdcl_life_shard_job(ex->set, halo, o, sum, final, err);
-    case TDCL_EXEC_ONE:
-        break;
-    }
-    return tdcl_life_job(ex->ctx, o, sum, final, err);
-}

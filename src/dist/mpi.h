@@ -1,21 +1,22 @@
 /* MPI, the "mpi" transport (module prefix tdcl_mpi_): whether this process
  * is one rank of several (read from the launcher's environment before any
- * MPI call), starting and ending MPI, and life over ranks, one band of rows
- * and one device per rank, halos sent between neighbouring ranks through
- * host memory every K generations.
+ * MPI call), starting and ending MPI, agreeing, moving bytes between
+ * ranks, writing a .npy file by offset, opening the rank's device; and the
+ * life runner over ranks (tdcl_life_mpi_), one band of rows and one device
+ * per rank, halos sent between neighbouring ranks through host memory
+ * every K generations.
  *
  * MPI is optional at build time (meson option mpi). Built without it,
- * tdcl_mpi_built() is 0 and tdcl_mpi_init and the jobs fail with
+ * tdcl_mpi_built() is 0 and tdcl_mpi_init and the runners fail with
  * TDCL_EUNSUPPORTED; the launch size is still read, so that the CLI can
  * refuse to run the same job once per rank. */
 #ifndef TDCL_MPI_H
 #define TDCL_MPI_H
 
 #include "base/status.h"
-#include "dist/exec.h"
 #include "io/npy.h"
-#include "jobs/life_job.h"
-#include "jobs/shard_life.h"
+#include "ops/life/life.h"
+#include "runtime/clrt.h"
 
 /* 1 if built with MPI, else 0. */
 int tdcl_mpi_built(void);
@@ -45,6 +46,16 @@ void tdcl_mpi_quiet_barrier(void);
 
 /* *v as rank 0 has it, on every rank (built without MPI: unchanged). */
 void tdcl_mpi_bcast_i64(int64_t *v);
+
+/* bytes of buf as rank 0 has them, on every rank, in pieces of at most
+ * 1 GiB (every piece is sent, failed or not, so that the ranks stay in
+ * step); -1 when MPI failed, else 0 (built without MPI: 0). */
+int tdcl_mpi_bcast(void *buf, size_t bytes);
+
+/* "rank N: " before err's message, unless it names a rank already: for a
+ * failure that happened on one rank only (its own copy of a file). Built
+ * without MPI: unchanged. */
+void tdcl_mpi_name_rank(tdcl_err *err);
 
 /* Collective, for what every rank read or was asked before any work
  * that depends on it: compares this rank's account of it with rank 0's.
@@ -144,23 +155,35 @@ int64_t tdcl_life_mpi_halo(const tdcl_life_mpi *m);
 void tdcl_life_mpi_log(const tdcl_life_mpi *m);
 void tdcl_life_mpi_destroy(tdcl_life_mpi *m);
 
-/* The life job over the ranks: rank 0 reads the pattern and sends it to
- * every rank (a plain .npy file every rank holds alike: each reads its own
- * rows; the soup: each sows its own rows), every rank runs
- * its band on the device its node-local rank picks among so->devices (a
- * set spec, a single device, or NULL: every GPU, else every device), and
- * rank 0 gathers the result, logs --every populations (summed over the
- * ranks) and writes the output. A failure on any rank stops every rank:
- * the lowest failing rank's error is returned with its message; the others
- * return TDCL_EIO with an empty message (the failing rank reports it).
- * --frames and --gif are refused. *sum is filled on every rank. */
-tdcl_status tdcl_life_mpi_job(const tdcl_life_shard_opts *so, const tdcl_life_job_opts *o,
-                              tdcl_life_summary *sum, tdcl_err *err);
+/* Where a rank's rows of a rows x cols grid come from: the whole grid in
+ * memory (grid), else a plain .npy file every rank holds alike (npy, its
+ * header info: each rank reads only its rows), else the soup (density,
+ * seed: each rank sows only its rows). */
+typedef struct tdcl_life_mpi_src {
+    int64_t rows, cols;
+    const tdcl_matrix *grid;
+    const char *npy;
+    tdcl_npy_info info;
+    double density;
+    uint64_t seed;
+} tdcl_life_mpi_src;
 
-/* The life job on ex, whichever its kind: tdcl_life_job on its device,
- * tdcl_life_shard_job on its set, tdcl_life_mpi_job over its ranks (final
- * unused there); halo as those take it (0: chosen). */
-tdcl_status tdcl_life_exec_job(tdcl_exec *ex, int halo, const tdcl_life_job_opts *o,
-                               tdcl_life_summary *sum, tdcl_matrix *final, tdcl_err *err);
+/* For the jobs over ranks (MPI builds only; collective where they say so):
+ * _create_src is _create from src, no rank holding the whole grid unless
+ * src->grid; _population the live cells, summed over the ranks
+ * (collective); _write_npy every rank's band written into the .npy file
+ * path by offset (tdcl_mpi_write_npy; collective), *written 0 where the
+ * output cannot take it and the caller gathers; _shape the grid's;
+ * _describe the plan's (valid while m lives); _kernel_ms this rank's
+ * device time so far. */
+tdcl_status tdcl_life_mpi_create_src(tdcl_ctx *ctx, const tdcl_life_opts *lo,
+                                     const tdcl_life_mpi_src *src, int64_t halo, tdcl_life_mpi **m,
+                                     tdcl_err *err);
+tdcl_status tdcl_life_mpi_population(tdcl_life_mpi *m, int64_t *pop, tdcl_err *err);
+tdcl_status tdcl_life_mpi_write_npy(tdcl_life_mpi *m, const char *path, int *written,
+                                    tdcl_err *err);
+void tdcl_life_mpi_shape(const tdcl_life_mpi *m, int64_t *rows, int64_t *cols);
+const char *tdcl_life_mpi_describe(const tdcl_life_mpi *m);
+double tdcl_life_mpi_kernel_ms(const tdcl_life_mpi *m);
 
 #endif
