@@ -11,7 +11,7 @@
  *             assembly; jobs/shard_matmul.h) per repetition; the products
  *             agree exactly for int64, within twice --verify's bound for
  *             floats
- *   tile-avg  the whole banded call (jobs/shard_tile_avg.h) per
+ *   tile-avg  the whole banded call (dist/tile_avg_run.h) per
  *             repetition, with the slowest part's kernels beside it; the
  *             means must be identical */
 #ifndef TDCL_BENCH_SCALE_H

@@ -1,4 +1,4 @@
-/* The means over a set's devices in bands (jobs/shard_tile_avg.h)
+/* The means over a set's devices in bands (dist/tile_avg_run.h)
  * against one shard on its first device (tdcl_bench_tile_avg_set),
  * measured in the same invocation, after a check that both give the same
  * bytes. Each repetition is the whole banded call: plans, uploads,
@@ -11,7 +11,7 @@
 #include "base/rng.h"
 #include "bench/bench_scale.h"
 #include "dist/mpi.h"
-#include "jobs/shard_tile_avg.h"
+#include "dist/tile_avg_run.h"
 
 typedef struct ta_bench {
     tdcl_devset *set;

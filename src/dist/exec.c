@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "dist/mpi.h"
+
 tdcl_exec_kind tdcl_exec_kind_of(const char *spec, int ranks)
 {
     if (ranks > 1) return TDCL_EXEC_RANKS;
@@ -40,6 +42,22 @@ tdcl_status tdcl_exec_wait(tdcl_exec *ex, tdcl_err *err)
         return TDCL_OK;
     }
     return TDCL_OK;
+}
+
+int tdcl_exec_root(const tdcl_exec *ex)
+{
+    return ex->kind != TDCL_EXEC_RANKS || tdcl_mpi_rank() == 0;
+}
+
+tdcl_status tdcl_exec_agree(const tdcl_exec *ex, tdcl_status *st, tdcl_err *err)
+{
+    if (ex->kind == TDCL_EXEC_RANKS) tdcl_mpi_agree(st, err);
+    return *st;
+}
+
+tdcl_timing *tdcl_exec_timing(tdcl_exec *ex)
+{
+    return ex->kind == TDCL_EXEC_ONE && ex->ctx ? &ex->ctx->t : NULL;
 }
 
 void tdcl_exec_close(tdcl_exec *ex)

@@ -43,6 +43,19 @@ tdcl_status tdcl_exec_open(const char *spec, int ranks, const tdcl_ctx_opts *opt
 /* Waits for the device or the set to be open; the first failure. */
 tdcl_status tdcl_exec_wait(tdcl_exec *ex, tdcl_err *err);
 
+/* Whether this process reads a job's inputs and writes its outputs: 1
+ * but over ranks, where rank 0 alone does (tdcl_mpi_rank). */
+int tdcl_exec_root(const tdcl_exec *ex);
+
+/* Over ranks, *st agreed over every rank (tdcl_mpi_agree: a failure on
+ * any fails all, one message for the job); else *st as it is. Returns
+ * *st. */
+tdcl_status tdcl_exec_agree(const tdcl_exec *ex, tdcl_status *st, tdcl_err *err);
+
+/* The timing a job adds its read and write times to: the device's on one
+ * device, else NULL (a set's contexts keep their own times). */
+tdcl_timing *tdcl_exec_timing(tdcl_exec *ex);
+
 /* Releases the device or the set; accepts a zeroed struct. */
 void tdcl_exec_close(tdcl_exec *ex);
 

@@ -2,7 +2,7 @@
  * one per device of a set (runtime/devset.h), run by threads of one
  * process (the "local" transport) that exchange halos through pinned host
  * buffers between rounds. The operations' runners over a set (shard_life.c,
- * shard_tile_avg.c) build on these pieces. */
+ * tile_avg_shards.c) build on these pieces. */
 #ifndef TDCL_SHARD_H
 #define TDCL_SHARD_H
 

@@ -13,8 +13,7 @@
 #include "io/image.h"
 #include "io/matio.h"
 #include "io/npy.h"
-#include "dist/mpi.h"
-#include "jobs/shard_tile_avg.h"
+#include "dist/tile_avg_run.h"
 
 /* Reads the input: an image by its extension or its first bytes (stdin
  * too), else a matrix file. *bits receives the image's bit depth (8 for a
@@ -110,63 +109,42 @@ static tdcl_status verify(const tdcl_ta_job_opts *jo, const tdcl_matrix *in, con
     return TDCL_OK;
 }
 
-/* One of several MPI ranks: rank 0 reads, verifies and writes. */
-static tdcl_status mpi_job(const char *devices, const tdcl_ta_job_opts *jo, tdcl_err *err)
-{
-    tdcl_status st = TDCL_OK;
-    tdcl_matrix in = {0}, res = {0};
-    tdcl_mapping map = {0};
-    int bits = 8, maxval = 0, root = tdcl_mpi_rank() == 0;
-    tdcl_npy_info info;
-    /* a plain .npy: each rank reads its own band (rank 0 the whole for
-     * --verify) */
-    const char *npy = tdcl_npy_probe(jo->in_path, &info, NULL) == TDCL_OK ? jo->in_path : NULL;
-    if (root) st = tdcl_out_precheck(jo->out_path, err);
-    if (root && st == TDCL_OK && (!npy || jo->verify))
-        st = read_input(jo, &in, &map, &bits, &maxval, err);
-    /* a .npy output without --verify: every rank writes its means into it */
-    const char *npy_out = !jo->verify && jo->out_path && tdcl_path_has_ext(jo->out_path, ".npy")
-                              ? jo->out_path
-                              : NULL;
-    int written = 0;
-    TDCL_TRY(tdcl_ta_mpi_run(devices, &jo->ta, st, &in, npy, npy_out, &written, &res, err));
-    if (root && jo->verify) st = verify(jo, &in, &res, err);
-    if (root && st == TDCL_OK && !written) st = write_output(jo, &res, bits, maxval, err);
-    tdcl_mpi_agree(&st, err);
-out:
-    tdcl_matrix_release(&in, &map);
-    tdcl_matrix_free(&res);
-    return st;
-}
-
 tdcl_status tdcl_ta_job(tdcl_exec *ex, const tdcl_ta_job_opts *jo, tdcl_err *err)
 {
-    if (ex->kind == TDCL_EXEC_RANKS) return mpi_job(ex->spec, jo, err);
-    tdcl_ctx *ctx = ex->ctx;
     tdcl_status st = TDCL_OK;
     tdcl_matrix in = {0}, res = {0};
     tdcl_mapping map = {0};
-    int bits = 8, maxval = 0;
+    tdcl_npy_info info;
+    tdcl_timing *t = tdcl_exec_timing(ex);
+    int bits = 8, maxval = 0, written = 0, root = tdcl_exec_root(ex);
+    int ranks = ex->kind == TDCL_EXEC_RANKS;
+    /* over ranks, a plain .npy input: each rank reads its own band (rank 0
+     * the whole for --verify); a .npy output without --verify: every rank
+     * writes its means into it */
+    const char *npy =
+        ranks && tdcl_npy_probe(jo->in_path, &info, NULL) == TDCL_OK ? jo->in_path : NULL;
+    const char *npy_out =
+        ranks && !jo->verify && jo->out_path && tdcl_path_has_ext(jo->out_path, ".npy")
+            ? jo->out_path
+            : NULL;
     double t0 = tdcl_now_ms();
-    TDCL_TRY(tdcl_out_precheck(jo->out_path, err)); /* before the work, not after */
-    TDCL_TRY(read_input(jo, &in, &map, &bits, &maxval, err));
-    if (ex->kind == TDCL_EXEC_SET) { /* the set's contexts keep their own times */
-        TDCL_TRY(tdcl_devset_wait(ex->set, err));
-        TDCL_TRY(tdcl_ta_shards_run(ex->set, &jo->ta, &in, &res, err));
-        if (jo->verify) TDCL_TRY(verify(jo, &in, &res, err));
-        TDCL_TRY(deliver(jo, &res, bits, maxval, err));
-        goto out;
+    if (root) st = tdcl_out_precheck(jo->out_path, err); /* before the work, not after */
+    if (root && st == TDCL_OK && (!npy || jo->verify)) {
+        st = read_input(jo, &in, &map, &bits, &maxval, err);
+        if (t) t->read_ms += tdcl_now_ms() - t0;
+        if (st == TDCL_OK)
+            tdcl_log(TDCL_LOG_VERBOSE, "tile-avg: %s: %lldx%lld, %d channel(s), %s",
+                     tdcl_path_display(jo->in_path), (long long)in.rows, (long long)in.cols,
+                     in.channels, tdcl_dtype_name(in.dtype));
     }
-    ctx->t.read_ms += tdcl_now_ms() - t0;
-    TDCL_TRY(tdcl_ctx_wait(ctx, err));
-    tdcl_log(TDCL_LOG_VERBOSE, "tile-avg: %s: %lldx%lld, %d channel(s), %s",
-             tdcl_path_display(jo->in_path), (long long)in.rows, (long long)in.cols, in.channels,
-             tdcl_dtype_name(in.dtype));
-    TDCL_TRY(tdcl_ta_run(ctx, &jo->ta, &in, &res, err));
-    if (jo->verify) TDCL_TRY(verify(jo, &in, &res, err));
-    t0 = tdcl_now_ms();
-    st = deliver(jo, &res, bits, maxval, err);
-    ctx->t.write_ms += tdcl_now_ms() - t0;
+    TDCL_TRY(tdcl_ta_exec_run(ex, &jo->ta, st, &in, npy, npy_out, &written, &res, err));
+    if (root && jo->verify) st = verify(jo, &in, &res, err);
+    if (root && st == TDCL_OK && !written) {
+        t0 = tdcl_now_ms();
+        st = deliver(jo, &res, bits, maxval, err);
+        if (t) t->write_ms += tdcl_now_ms() - t0;
+    }
+    tdcl_exec_agree(ex, &st, err);
 out:
     tdcl_matrix_release(&in, &map);
     tdcl_matrix_free(&res);

@@ -13,7 +13,7 @@
 #include "dist/shard.h"
 #include "jobs/shard_life.h"
 #include "jobs/shard_matmul.h"
-#include "jobs/shard_tile_avg.h"
+#include "dist/tile_avg_run.h"
 #include "ops/life/life.h"
 #include "runtime/devset.h"
 

@@ -1,7 +1,7 @@
-/* tile-avg over MPI ranks (tdcl_ta_mpi_run in jobs/shard_tile_avg.h): the
- * bands of shard_tile_avg.c, one per rank; rank 0 sends each rank its
+/* tile-avg over MPI ranks (tdcl_ta_mpi_run in dist/tile_avg_run.h): the
+ * bands of tile_avg_shards.c, one per rank; rank 0 sends each rank its
  * rows and gathers the means. No exchange: the result is one device's. */
-#include "jobs/shard_tile_avg.h"
+#include "dist/tile_avg_run.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

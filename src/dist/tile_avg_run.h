@@ -1,14 +1,30 @@
-/* tile-avg over several devices (module prefix tdcl_ta_shards_): the
- * matrix in bands of whole tile rows, one per device of a set, each band's
- * means computed by its device exactly as one device computes them, so the
+/* tile-avg's runners (module prefixes tdcl_ta_exec_, tdcl_ta_shards_,
+ * tdcl_ta_mpi_): the means of a matrix on an execution (dist/exec.h), one
+ * runner for its three kinds. Over a set (tile_avg_shards.c) the matrix
+ * goes in bands of whole tile rows, one per device; over MPI ranks
+ * (tile_avg_mpi.c) the same bands, one per rank. Each band's means are
+ * computed by its device exactly as one device computes them, so the
  * result is bit-identical to one device's. */
-#ifndef TDCL_SHARD_TILE_AVG_H
-#define TDCL_SHARD_TILE_AVG_H
+#ifndef TDCL_TILE_AVG_RUN_H
+#define TDCL_TILE_AVG_RUN_H
 
 #include "base/matrix.h"
 #include "base/status.h"
+#include "dist/exec.h"
 #include "ops/tile_avg/tile_avg.h"
 #include "runtime/devset.h"
+
+/* The means of in on ex, whichever its kind, into out (new, the
+ * caller's; over ranks rank 0's). in_st is this rank's status of reading
+ * in: a failure returns it (over ranks, agreed first, so that every rank
+ * stops). On one device: tdcl_ta_run once the device is open (its timing
+ * gets the kernel time); on a set: tdcl_ta_shards_run once the set is
+ * open; over ranks: tdcl_ta_mpi_run on ex->spec with npy_path, npy_out and
+ * *written as it takes them. Elsewhere npy_path and npy_out are ignored
+ * and *written (if non-NULL) is 0: the caller writes out. */
+tdcl_status tdcl_ta_exec_run(tdcl_exec *ex, const tdcl_ta_opts *o, tdcl_status in_st,
+                             const tdcl_matrix *in, const char *npy_path, const char *npy_out,
+                             int *written, tdcl_matrix *out, tdcl_err *err);
 
 /* The bands of rows for n shards: band i is [begin[i], begin[i + 1])
  * (begin has n + 1 entries), whole blocks of 8 tile rows each, the last
@@ -27,7 +43,7 @@ tdcl_status tdcl_ta_shards_split(const tdcl_ta_opts *o, int64_t rows, size_t n, 
 tdcl_status tdcl_ta_shards_run(tdcl_devset *set, const tdcl_ta_opts *o, const tdcl_matrix *in,
                                tdcl_matrix *out, tdcl_err *err);
 
-/* tile-avg over MPI ranks (jobs/mpi_tile_avg.c; every rank calls it):
+/* tile-avg over MPI ranks (dist/tile_avg_mpi.c; every rank calls it):
  * rank 0 passes its input (read with status in_st; the others pass an
  * empty matrix and TDCL_OK), each rank runs the band of
  * tdcl_ta_shards_split for its rank on the device its node-local rank

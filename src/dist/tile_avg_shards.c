@@ -1,5 +1,5 @@
 /* tile-avg over a set of devices: bands of tile rows, no exchange. */
-#include "jobs/shard_tile_avg.h"
+#include "dist/tile_avg_run.h"
 
 #include <inttypes.h>
 #include <string.h>
