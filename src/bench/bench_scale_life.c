@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "bench/bench_scale.h"
-#include "dist/mpi.h"
+#include "dist/life_mpi.h"
 #include "jobs/shard_life.h"
 
 typedef struct shard_run {

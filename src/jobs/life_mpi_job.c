@@ -8,7 +8,7 @@
 #include "base/clock.h"
 #include "base/fileio.h"
 #include "base/log.h"
-#include "dist/mpi.h"
+#include "dist/life_mpi.h"
 #include "io/life_io.h"
 #include "jobs/shard_life.h"
 
