@@ -52,7 +52,7 @@ static void push_gpu_variants(const tdcl_device_info *d, cand_list *c, const tdc
         if ((p.pad == 1 || p.cp == 2) && p.nbuf == 1) continue;
         if ((v >> 3 & 1) && (p.cp != 2 || base->nbuf != 2)) continue;
         p.swz = 1;
-        if (tdcl_mm_params_check(d, TDCL_MM_GPU, &p, 4, NULL) == TDCL_OK) cand_push(c, &p);
+        if (tdcl_mm_params_check(d, TDCL_MM_GPU, &p, 4, NULL, NULL) == TDCL_OK) cand_push(c, &p);
     }
 }
 
@@ -99,7 +99,7 @@ static void cpu_space(const tdcl_device_info *d, cand_list *c)
                 for (int k = 0; k < 4; k++) {
                     tdcl_mm_params p = {.mr = mrs[a], .nv = nvs[b], .vw = vws[v], .kc = kcs[k]};
                     if (p.mr * p.nv > 28) continue; /* accumulators past the registers */
-                    if (tdcl_mm_params_check(d, TDCL_MM_CPU, &p, 4, NULL) == TDCL_OK)
+                    if (tdcl_mm_params_check(d, TDCL_MM_CPU, &p, 4, NULL, NULL) == TDCL_OK)
                         cand_push(c, &p);
                 }
 }

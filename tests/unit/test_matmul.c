@@ -14,6 +14,7 @@
 #include "tdcl_test.h"
 
 #include "ops/matmul/matmul.h"
+#include "ops/matmul/matmul_lab.h"
 #include "ops/matmul/mm_table.h"
 
 static tdcl_matrix rand_mat(int64_t rows, int64_t cols, tdcl_dtype t, uint64_t seed, double lo,
@@ -314,9 +315,11 @@ static const char *const gpu_sample[] = {
     "bm=32 bn=64 bk=32 tm=16 tn=4 wx=16 wy=2 nbuf=2 aload=2 atrans=2 ksplit=2",
 };
 
-static void gpu_set_case(void **state, const char *set, uint64_t seed)
+/* Runs the gpu kernel with the parameter set, lab's overrides (may be
+ * NULL) on a product of whole tiles and one with ragged edges. */
+static void gpu_set_case(void **state, const char *set, const tdcl_mm_lab *lab, uint64_t seed)
 {
-    tdcl_mm_opts o = {.kernel = TDCL_MM_GPU};
+    tdcl_mm_opts o = {.kernel = TDCL_MM_GPU, .lab = lab};
     tdcl_err e = {0};
     assert_int_equal(tdcl_mm_params_parse(set, &o.par, &e), TDCL_OK);
     run_case(*state, o, 2 * o.par.bm, 4 * o.par.bk, 2 * o.par.bn, TDCL_F32, seed);
@@ -327,7 +330,7 @@ static void test_gpu_param_sample(void **state)
 {
     TDCL_NEED_DEVICE(state);
     for (size_t i = 0; i < sizeof gpu_sample / sizeof gpu_sample[0]; i++)
-        gpu_set_case(state, gpu_sample[i], 300 + 2 * i);
+        gpu_set_case(state, gpu_sample[i], NULL, 300 + 2 * i);
     const char *set;
     tdcl_mm_kernel k;
     for (size_t i = 0; (set = tdcl_mm_table_builtin(i, &k)) != NULL; i++) {
@@ -336,7 +339,7 @@ static void test_gpu_param_sample(void **state)
             tdcl_mm_kernel kj;
             seen |= strcmp(tdcl_mm_table_builtin(j, &kj), set) == 0;
         }
-        if (k == TDCL_MM_GPU && !seen) gpu_set_case(state, set, 400 + 2 * i);
+        if (k == TDCL_MM_GPU && !seen) gpu_set_case(state, set, NULL, 400 + 2 * i);
     }
     /* the old fixed shapes: float4 fast path, an oblong tile */
     tdcl_mm_opts o = {.kernel = TDCL_MM_GPU, .par = {.bm = 32, .bn = 64, .bk = 8}};
@@ -415,11 +418,12 @@ static void test_gpu_tail(void **state)
     assert_false(plan_says(ctx, o, cases[0].d, "last-wave"));
 }
 
-/* cp=2, the cp.async slab copies, through TILEDCL_TC_EMULATE's plain
- * copies where the device lacks them: aligned products with interior
+/* cp=2, the cp.async slab copies, through plain copies (the lab's
+ * emulate) where the device lacks them: aligned products with interior
  * tiles, ragged M and K (zero-filled copies), and N not a multiple of 4,
  * where the plan stages through registers instead. Without the emulation
- * a device without cp.async refuses the set. */
+ * a device without cp.async refuses the set, whatever the environment
+ * says: the library reads no variable for it. */
 static void test_gpu_cp_async(void **state)
 {
     TDCL_NEED_DEVICE(state);
@@ -429,26 +433,40 @@ static void test_gpu_cp_async(void **state)
     const char *three = "bm=64 bn=64 bk=8 tm=8 tn=8 wx=8 wy=4 nbuf=3 atrans=2 cp=2 frag=2 pad=1";
     assert_int_equal(tdcl_mm_params_parse(three, &p, &e), TDCL_OK);
     tdcl_mm_params_defaults(ctx, TDCL_MM_GPU, TDCL_F32, 128, 128, 128, &p);
+    tdcl_mm_lab emu;
+    tdcl_mm_lab_init(&emu);
+    emu.emulate = 1;
     if (!tdcl_mm_cp_async_ok(&ctx->dev)) {
-        assert_int_equal(tdcl_mm_params_check(&ctx->dev, TDCL_MM_GPU, &p, 4, &e), TDCL_ELIMIT);
+        assert_int_equal(setenv("TILEDCL_TC_EMULATE", "1", 1), 0);
+        assert_int_equal(tdcl_mm_params_check(&ctx->dev, TDCL_MM_GPU, &p, 4, NULL, &e),
+                         TDCL_ELIMIT);
         assert_non_null(strstr(e.msg, "cp.async"));
+        tdcl_mm_opts o = {.kernel = TDCL_MM_GPU, .par = p};
+        tdcl_matrix a = rand_mat(8, 8, TDCL_F32, 1, -1, 1), b = rand_mat(8, 8, TDCL_F32, 2, -1, 1);
+        tdcl_mm_plan *pl = NULL;
+        assert_int_equal(tdcl_mm_plan_create(ctx, &o, &a, &b, &pl, &e), TDCL_ELIMIT);
+        assert_null(pl);
+        assert_non_null(strstr(e.msg, "cp.async"));
+        unsetenv("TILEDCL_TC_EMULATE");
+        tdcl_matrix_free(&a);
+        tdcl_matrix_free(&b);
     }
+    assert_int_equal(tdcl_mm_params_check(&ctx->dev, TDCL_MM_GPU, &p, 4, &emu, &e), TDCL_OK);
     p.cp = 1; /* three buffers need the copies */
-    assert_int_equal(tdcl_mm_params_check(&ctx->dev, TDCL_MM_GPU, &p, 4, &e), TDCL_ELIMIT);
+    assert_int_equal(tdcl_mm_params_check(&ctx->dev, TDCL_MM_GPU, &p, 4, NULL, &e), TDCL_ELIMIT);
     static const char *const sets[] = {
         "bm=64 bn=64 bk=8 tm=8 tn=8 wx=8 wy=4 nbuf=3 atrans=2 cp=2 frag=2 pad=1",
         "bm=32 bn=64 bk=16 tm=4 tn=8 wx=8 wy=4 nbuf=2 atrans=2 cp=2 ksplit=2 swz=2"};
     /* natively where the device has cp.async, then emulated everywhere */
     for (int emulate = !tdcl_mm_cp_async_ok(&ctx->dev); emulate < 2; emulate++) {
-        if (emulate) setenv("TILEDCL_TC_EMULATE", "1", 1);
+        const tdcl_mm_lab *lab = emulate ? &emu : NULL;
         for (size_t i = 0; i < 2; i++) {
-            tdcl_mm_opts o = {.kernel = TDCL_MM_GPU};
+            tdcl_mm_opts o = {.kernel = TDCL_MM_GPU, .lab = lab};
             assert_int_equal(tdcl_mm_params_parse(sets[i], &o.par, &e), TDCL_OK);
-            gpu_set_case(state, sets[i], 500 + 4 * i);
+            gpu_set_case(state, sets[i], lab, 500 + 4 * i);
             run_case(ctx, o, o.par.bm + 6, 3 * o.par.bk + 5, o.par.bn + 4, TDCL_F32, 502 + 4 * i);
         }
     }
-    unsetenv("TILEDCL_TC_EMULATE");
 }
 
 /* A device of 32 KiB of local memory, the least OpenCL allows (the limit
@@ -468,12 +486,13 @@ static void test_gpu_small_local(void **state)
         tdcl_mm_params p = {0};
         tdcl_err e = {0};
         tdcl_mm_params_defaults(ctx, TDCL_MM_GPU, types[i], 4096, 4096, 4096, &p);
-        assert_int_equal(tdcl_mm_params_check(&ctx->dev, TDCL_MM_GPU, &p, 8, &e), TDCL_OK);
+        assert_int_equal(tdcl_mm_params_check(&ctx->dev, TDCL_MM_GPU, &p, 8, NULL, &e), TDCL_OK);
         assert_int_equal(p.bm, 64);
         assert_int_equal(p.bn, 64);
         p = (tdcl_mm_params){.bm = 128, .bn = 128};
         tdcl_mm_params_defaults(ctx, TDCL_MM_GPU, types[i], 4096, 4096, 4096, &p);
-        assert_int_equal(tdcl_mm_params_check(&ctx->dev, TDCL_MM_GPU, &p, 8, &e), TDCL_ELIMIT);
+        assert_int_equal(tdcl_mm_params_check(&ctx->dev, TDCL_MM_GPU, &p, 8, NULL, &e),
+                         TDCL_ELIMIT);
         assert_non_null(strstr(e.msg, "local memory"));
     }
     ctx->dev.local_mem = local;

@@ -7,7 +7,7 @@
  * host reference: tf32 within its input rounding, 3xtf32 at least as
  * accurate as the fp32 kernel on the same inputs. C is poisoned (NaN)
  * before every run, so an element the kernel missed fails. On a device
- * without the path, the kernel also runs emulated (TILEDCL_TC_EMULATE:
+ * without the path, the kernel also runs emulated (tdcl_mm_lab.emulate:
  * plain OpenCL C in place of the PTX) on exact integer products.
  * TILEDCL_TC_OPTIONS (bench/check_matmul_tc.sh: -DWGMMA=0 or 1) goes
  * to the plans as their overrides, tdcl_mm_opts.lab. */
@@ -120,10 +120,14 @@ static const int tc_tiles[][5] = {{0, 0, 0, 0, 0},        {128, 128, 8, 64, 64},
                                   {128, 128, 16, 64, 64}, {128, 128, 16, 64, 32},
                                   {128, 256, 8, 64, 64},  {64, 128, 32, 32, 64}};
 
-static void run_tiles(tdcl_ctx *ctx, tdcl_mm_precision prec, const int *tile, const tdcl_matrix *a,
-                      const tdcl_matrix *b, tdcl_matrix *c, char *desc, size_t n)
+/* Computes c = a*b in precision prec, with the tile forced (NULL: the
+ * plan's) and emulated or not, and checks what the plan says it ran. */
+static void run_tiles(tdcl_ctx *ctx, tdcl_mm_precision prec, const int *tile, int emulate,
+                      const tdcl_matrix *a, const tdcl_matrix *b, tdcl_matrix *c, char *desc,
+                      size_t n)
 {
     tdcl_mm_lab lab = *env_lab();
+    lab.emulate = emulate;
     if (tile)
         lab.bm = tile[0], lab.bn = tile[1], lab.bk = tile[2], lab.wm = tile[3], lab.wn = tile[4];
     tdcl_mm_opts o = {.lab = &lab};
@@ -149,7 +153,7 @@ static void run_tiles(tdcl_ctx *ctx, tdcl_mm_precision prec, const int *tile, co
 static void run_prec(tdcl_ctx *ctx, tdcl_mm_precision prec, const tdcl_matrix *a,
                      const tdcl_matrix *b, tdcl_matrix *c, char *desc, size_t n)
 {
-    run_tiles(ctx, prec, NULL, a, b, c, desc, n);
+    run_tiles(ctx, prec, NULL, 0, a, b, c, desc, n);
 }
 
 static void test_names(void **state)
@@ -307,8 +311,8 @@ static void test_random_shapes(void **state)
         tdcl_matrix a = rand_mat(M, K, 300 + s, -1, 1), b = rand_mat(K, N, 400 + s, -1, 1);
         tdcl_matrix c1 = {0}, c3 = {0}, cf = {0};
         char d1[256], d3[256];
-        run_tiles(*state, TDCL_MM_TF32, tile, &a, &b, &c1, d1, sizeof d1);
-        run_tiles(*state, TDCL_MM_3XTF32, tile, &a, &b, &c3, d3, sizeof d3);
+        run_tiles(*state, TDCL_MM_TF32, tile, 0, &a, &b, &c1, d1, sizeof d1);
+        run_tiles(*state, TDCL_MM_3XTF32, tile, 0, &a, &b, &c3, d3, sizeof d3);
         run_prec(*state, TDCL_MM_FP32, &a, &b, &cf, NULL, 0);
         double *r = reference(&a, &b), rn = 0;
         for (int64_t i = 0; i < M * N; i++)
@@ -333,12 +337,13 @@ static void test_random_shapes(void **state)
     }
 }
 
-/* The kernel with plain OpenCL C in place of the PTX (TILEDCL_TC_EMULATE),
+/* The kernel with plain OpenCL C in place of the PTX (the lab's emulate),
  * on a device without the path: the fragment relabelling, the swizzles,
  * the pipeline's slab indexing, the tile remapping and the edges are
  * checked in every CI run, not only on an NVIDIA GPU. Exact small integer
  * products, aligned (K, N multiples of 4: 16-byte copies) and not, over
- * several tiles in both directions (GROUP_M remapping). */
+ * several tiles in both directions (GROUP_M remapping). The emulation is
+ * the lab's alone: the library reads no environment variable for it. */
 static void test_emulated(void **state)
 {
     TDCL_NEED_DEVICE(state);
@@ -351,19 +356,23 @@ static void test_emulated(void **state)
     static const int64_t shapes[][3] = {{600, 40, 136}, {77, 37, 201}};
     const tdcl_mm_precision precs[] = {TDCL_MM_TF32, TDCL_MM_3XTF32};
     assert_int_equal(setenv("TILEDCL_TC_EMULATE", "1", 1), 0);
+    assert_false(tdcl_mm_tc_available(ctx, NULL, 0));
+    tdcl_mm_opts o = {.precision = TDCL_MM_TF32};
+    tdcl_mm_precision r;
+    assert_int_equal(tdcl_mm_precision_resolve(ctx, &o, &r, NULL), TDCL_EUNSUPPORTED);
+    unsetenv("TILEDCL_TC_EMULATE");
     for (int q = 0; q < 2; q++)
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
             int64_t M = shapes[s][0], K = shapes[s][1], N = shapes[s][2];
             tdcl_matrix a = small_int_mat(M, K, 500 + s), b = small_int_mat(K, N, 600 + s), c = {0};
             char desc[256];
-            run_tiles(ctx, precs[q], tiles[(s + q) % 2], &a, &b, &c, desc, sizeof desc);
+            run_tiles(ctx, precs[q], tiles[(s + q) % 2], 1, &a, &b, &c, desc, sizeof desc);
             assert_non_null(strstr(desc, "(emulated)"));
             expect_exact(desc, &a, &b, &c);
             tdcl_matrix_free(&a);
             tdcl_matrix_free(&b);
             tdcl_matrix_free(&c);
         }
-    unsetenv("TILEDCL_TC_EMULATE");
 }
 
 int main(void)

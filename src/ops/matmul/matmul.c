@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "ops/matmul/matmul_lab.h"
 #include "ops/matmul/matmul_tc.h"
 #include "ops/matmul/mm_table.h"
 #include "base/clock.h"
@@ -181,7 +182,7 @@ static tdcl_status shape_params(tdcl_mm_plan *p, const tdcl_mm_opts *o, tdcl_err
                 cpu_defaults(p, &t);
             else
                 gpu_defaults(p, &t);
-            if (tdcl_mm_params_check(d, p->kind, &t, p->esz, NULL) == TDCL_OK)
+            if (tdcl_mm_params_check(d, p->kind, &t, p->esz, o->lab, NULL) == TDCL_OK)
                 p->par = t, p->par_source = src;
             else
                 tdcl_log(TDCL_LOG_VERBOSE, "matmul: %s parameters do not fit '%s'; defaults", src,
@@ -198,7 +199,7 @@ static tdcl_status shape_params(tdcl_mm_plan *p, const tdcl_mm_opts *o, tdcl_err
     if (p->pack_wg < 1)
         return tdcl_fail(err, TDCL_ELIMIT, "device '%s' cannot run a packing work-group",
                          d->device_name);
-    return tdcl_mm_params_check(d, p->kind, &p->par, p->esz, err);
+    return tdcl_mm_params_check(d, p->kind, &p->par, p->esz, o->lab, err);
 }
 
 static tdcl_status choose_params(tdcl_mm_plan *p, const tdcl_mm_opts *o, tdcl_err *err)
@@ -258,8 +259,8 @@ static void build_options(const tdcl_mm_plan *p, char *buf, size_t n)
                  "-DATRANS=%d -DTT=%d -DVEC_ALIGNED=%d -DUNROLL=%d -DPADL=%d -DFRAG=%d "
                  "-DCPASYNC=%d -DCP_EMULATE=%d -DSWZ=%d -DTAILS=%d",
                  x->bm, x->bn, x->bk, x->tm, x->tn, x->wx, x->wy, nbuf, x->aload - 1, x->atrans - 1,
-                 p->tt, aligned, unroll, x->pad == 1 ? 0 : 4, x->frag - 1, cp,
-                 cp && tdcl_mm_tc_emulated(), x->swz, tails);
+                 p->tt, aligned, unroll, x->pad == 1 ? 0 : 4, x->frag - 1, cp, cp && p->emulate,
+                 x->swz, tails);
         break;
     }
     default:
@@ -468,6 +469,7 @@ tdcl_status tdcl_mm_plan_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, const tdcl
     p->zero_copy = o->borrow_inputs && (ctx->dev.type & CL_DEVICE_TYPE_CPU);
     p->input_read = o->input_read;
     p->input_user = o->input_user;
+    p->emulate = o->lab && o->lab->emulate;
     tdcl_mm_precision prec = TDCL_MM_FP32;
     tdcl_status st = check_inputs(p, a, b, err);
     if (!st) st = tdcl_mm_precision_resolve(ctx, o, &prec, err);

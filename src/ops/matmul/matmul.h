@@ -45,7 +45,8 @@ typedef struct tdcl_mm_opts {
                                     sees any element the kernels failed to write */
     tdcl_mm_precision precision; /* TDCL_MM_FP32 (the zero default); the tensor-core
                                     choices need TDCL_F32 and the automatic kernel */
-    const struct tdcl_mm_lab *lab; /* overrides of the tensor-core plans' choices for tests
+    const struct tdcl_mm_lab *lab; /* overrides of the tensor-core plans' choices, and the
+                                      PTX emulated (also the gpu kernel's cp=2), for tests
                                       and benchmark programs (matmul_lab.h); NULL in the
                                       product */
     int wrap;                    /* TDCL_I64: accept sums wrapped modulo 2^64 where the exact

@@ -1,8 +1,10 @@
 /* Overrides of the tensor-core plans' built-in choices, for tests and
  * benchmark programs (module prefix tdcl_mm_lab_): forced tiles, the wgmma
- * path forced on or off, its shape, and build options passed through to
- * the kernels. The product passes none (tdcl_mm_opts.lab is NULL);
- * docs/internals/tensor-cores.md describes each. */
+ * path forced on or off, its shape, build options passed through to the
+ * kernels, and plain OpenCL C in place of the PTX instructions. The
+ * product passes none (tdcl_mm_opts.lab is NULL); the library reads no
+ * environment variable for them. docs/internals/tensor-cores.md describes
+ * each. */
 #ifndef TDCL_MATMUL_LAB_H
 #define TDCL_MATMUL_LAB_H
 
@@ -25,6 +27,12 @@ typedef struct tdcl_mm_lab {
      * switches (GROUP_M, RND, PIPE, CP_CA, CP_ADDR, the timing aids) and
      * -cl-nv-verbose (the build log at verbose level). */
     char build[256];
+    /* 1: plain OpenCL C stands in for each PTX instruction (mma,
+     * cp.async), so the tensor-core kernel and the gpu kernel's cp.async
+     * copies (cp=2) run, slowly, on any device: their layouts, pipelines
+     * and edges are checked where the instructions do not exist. 0: the
+     * instructions, where the device has them. */
+    int emulate;
 } tdcl_mm_lab;
 
 /* Sets *lab to override nothing. */

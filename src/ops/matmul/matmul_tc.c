@@ -39,7 +39,6 @@ int tdcl_mm_tc_available(tdcl_ctx *ctx, char *why, size_t n)
     char buf[128];
     if (!why) why = buf, n = sizeof buf;
     why[0] = '\0';
-    if (tdcl_mm_tc_emulated()) return 1;
     if (!tdcl_mm_nvidia(d)) {
         snprintf(why, n, "not an NVIDIA platform ('%s')", d->platform_name);
         return 0;
@@ -57,6 +56,14 @@ int tdcl_mm_tc_available(tdcl_ctx *ctx, char *why, size_t n)
     return 1;
 }
 
+/* The path, or its emulation asked for by o->lab (which needs no tensor
+ * cores: plain OpenCL C stands in for the PTX). */
+static int tc_usable(tdcl_ctx *ctx, const tdcl_mm_opts *o, char *why, size_t n)
+{
+    if (o->lab && o->lab->emulate) return 1;
+    return tdcl_mm_tc_available(ctx, why, n);
+}
+
 tdcl_status tdcl_mm_precision_resolve(tdcl_ctx *ctx, const tdcl_mm_opts *o, tdcl_mm_precision *out,
                                       tdcl_err *err)
 {
@@ -65,7 +72,7 @@ tdcl_status tdcl_mm_precision_resolve(tdcl_ctx *ctx, const tdcl_mm_opts *o, tdcl
     if (p == TDCL_MM_FP32) return TDCL_OK;
     int plain = o->type == TDCL_F32 && o->kernel == TDCL_MM_AUTO && o->tile == 0;
     if (p == TDCL_MM_PREC_AUTO) {
-        if (plain && tdcl_mm_tc_available(ctx, NULL, 0)) *out = TDCL_MM_3XTF32;
+        if (plain && tc_usable(ctx, o, NULL, 0)) *out = TDCL_MM_3XTF32;
         tdcl_log(TDCL_LOG_VERBOSE, "matmul: precision auto: %s", tdcl_mm_precision_name(*out));
         return TDCL_OK;
     }
@@ -78,7 +85,7 @@ tdcl_status tdcl_mm_precision_resolve(tdcl_ctx *ctx, const tdcl_mm_opts *o, tdcl
                          "with a forced kernel or tile",
                          tdcl_mm_precision_name(p));
     char why[128];
-    if (!tdcl_mm_tc_available(ctx, why, sizeof why))
+    if (!tc_usable(ctx, o, why, sizeof why))
         return tdcl_fail(err, TDCL_EUNSUPPORTED,
                          "precision '%s' needs NVIDIA tensor cores (compute capability 8.0 or "
                          "later); device '%s' has none: %s",
@@ -150,7 +157,6 @@ tdcl_status tdcl_mm_tc_create(tdcl_ctx *ctx, const tdcl_mm_opts *o, tdcl_mm_prec
     p->K = a->cols;
     p->N = b->cols;
     p->poison = o->poison;
-    p->emulate = tdcl_mm_tc_emulated();
     if (o->lab)
         p->lab = *o->lab;
     else

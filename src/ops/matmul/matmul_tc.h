@@ -18,15 +18,17 @@
 /* 1 if ctx's device runs the tensor-core kernels, else 0 with the reason
  * ("not an NVIDIA platform", ...) in why (n bytes, may be NULL). The first
  * call on an NVIDIA device of compute capability >= 8.0 builds the probe
- * kernel; the answer is kept in ctx->mm_tc_probe. */
+ * kernel; the answer is kept in ctx->mm_tc_probe. The device's own path
+ * only: a plan whose o->lab asks for emulation runs without it. */
 int tdcl_mm_tc_available(tdcl_ctx *ctx, char *why, size_t n);
 
 /* The precision a plan with options o computes in: fp32, tf32 or 3xtf32
  * (auto resolved: 3xtf32 for a float32 product with the automatic kernel
- * on a device with the path, else fp32). TDCL_EUNSUPPORTED naming the
- * device and the reason when tf32 or 3xtf32 are asked where the path does
- * not exist, TDCL_EINVAL when they are combined with another type than
- * float32 or with a forced kernel or tile. */
+ * on a device with the path or with o->lab->emulate, else fp32).
+ * TDCL_EUNSUPPORTED naming the device and the reason when tf32 or 3xtf32
+ * are asked where the path does not exist, TDCL_EINVAL when they are
+ * combined with another type than float32 or with a forced kernel or
+ * tile. */
 tdcl_status tdcl_mm_precision_resolve(tdcl_ctx *ctx, const tdcl_mm_opts *o, tdcl_mm_precision *out,
                                       tdcl_err *err);
 

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/matmul/matmul_lab.h"
+
 const char *tdcl_mm_kernel_name(tdcl_mm_kernel k)
 {
     switch (k) {
@@ -165,23 +167,17 @@ int tdcl_mm_nvidia(const tdcl_device_info *d)
     return strstr(d->platform_vendor, "NVIDIA") || strstr(d->platform_name, "NVIDIA");
 }
 
-/* Emulated, the mma kernel is slow: two barriers per mma. */
-int tdcl_mm_tc_emulated(void)
-{
-    const char *e = getenv("TILEDCL_TC_EMULATE");
-    return e && strcmp(e, "1") == 0;
-}
-
 /* cp.async came with compute capability 8.0, as the tensor-core tf32 did. */
 int tdcl_mm_cp_async_ok(const tdcl_device_info *d)
 {
-    return tdcl_mm_tc_emulated() || (tdcl_mm_nvidia(d) && d->nv_cc_major >= 8);
+    return tdcl_mm_nvidia(d) && d->nv_cc_major >= 8;
 }
 
 /* cp=2's extra conditions: float slabs of a transposed A, 2 or 3 stages
- * (one buffer is not a pipeline), and a device whose compiler has it. */
+ * (one buffer is not a pipeline), and a device whose compiler has it, or
+ * the copies emulated. */
 static tdcl_status check_cp(const tdcl_device_info *d, const tdcl_mm_params *p, size_t esz,
-                            tdcl_err *err)
+                            int emulate, tdcl_err *err)
 {
     if (p->cp != 2) {
         if (p->nbuf > 2)
@@ -195,7 +191,7 @@ static tdcl_status check_cp(const tdcl_device_info *d, const tdcl_mm_params *p, 
                          "gpu kernel cp=2 copies float slabs of a transposed A (atrans=2) into "
                          "2 or 3 buffers (nbuf); got %zu-byte elements, atrans=%d, nbuf=%d",
                          esz, p->atrans, p->nbuf);
-    if (!tdcl_mm_cp_async_ok(d))
+    if (!emulate && !tdcl_mm_cp_async_ok(d))
         return tdcl_fail(err, TDCL_ELIMIT,
                          "gpu kernel cp=2 needs cp.async: an NVIDIA device of compute capability "
                          "8.0 or later, and '%s' is not one",
@@ -204,7 +200,7 @@ static tdcl_status check_cp(const tdcl_device_info *d, const tdcl_mm_params *p, 
 }
 
 static tdcl_status check_gpu(const tdcl_device_info *d, const tdcl_mm_params *p, size_t esz,
-                             tdcl_err *err)
+                             int emulate, tdcl_err *err)
 {
     int ok = p->bm >= 4 && p->bm <= 256 && p->bn >= 4 && p->bn <= 256 && p->bk >= 4 &&
              p->bk <= 64 && p->bk % 4 == 0 && p->tm >= 4 && p->tm <= 16 && p->tm % 4 == 0 &&
@@ -237,7 +233,7 @@ static tdcl_status check_gpu(const tdcl_device_info *d, const tdcl_mm_params *p,
             "nbuf is 1 to 3, aload, atrans, pad, frag and cp 1 or 2, ksplit and swz 1 to "
             "64, tail 1 to 16",
             p->nbuf, p->aload, p->atrans, p->ksplit, p->pad, p->frag, p->cp, p->tail);
-    tdcl_status st = check_cp(d, p, esz, err);
+    tdcl_status st = check_cp(d, p, esz, emulate, err);
     if (st != TDCL_OK) return st;
     if (!tdcl_mm_wg_fits(d, (size_t)nt, 1) || tdcl_mm_gpu_local(p, esz) > d->local_mem)
         return tdcl_fail(err, TDCL_ELIMIT,
@@ -262,9 +258,10 @@ static tdcl_status check_cpu(const tdcl_device_info *d, const tdcl_mm_params *p,
 }
 
 tdcl_status tdcl_mm_params_check(const tdcl_device_info *d, tdcl_mm_kernel k,
-                                 const tdcl_mm_params *p, size_t esz, tdcl_err *err)
+                                 const tdcl_mm_params *p, size_t esz, const struct tdcl_mm_lab *lab,
+                                 tdcl_err *err)
 {
-    if (k == TDCL_MM_GPU) return check_gpu(d, p, esz, err);
+    if (k == TDCL_MM_GPU) return check_gpu(d, p, esz, lab && lab->emulate, err);
     if (k == TDCL_MM_CPU) return check_cpu(d, p, err);
     return tdcl_fail(err, TDCL_EINVAL, "kernel '%s' has no parameters", tdcl_mm_kernel_name(k));
 }

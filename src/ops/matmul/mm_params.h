@@ -71,24 +71,23 @@ tdcl_status tdcl_mm_params_parse(const char *s, tdcl_mm_params *p, tdcl_err *err
  * returns buf. */
 char *tdcl_mm_params_format(const tdcl_mm_params *p, tdcl_mm_kernel k, char *buf, size_t n);
 
+struct tdcl_mm_lab;
+
 /* TDCL_OK when the parameters of kernel k (TDCL_MM_CPU or TDCL_MM_GPU)
  * are consistent and fit the device for element size esz (work-group,
  * local memory); else TDCL_ELIMIT saying why. Unset (0) values must have
- * been filled in. */
+ * been filled in. lab (matmul_lab.h; NULL in the product): with
+ * lab->emulate, cp=2 is accepted on any device. */
 tdcl_status tdcl_mm_params_check(const tdcl_device_info *d, tdcl_mm_kernel k,
-                                 const tdcl_mm_params *p, size_t esz, tdcl_err *err);
+                                 const tdcl_mm_params *p, size_t esz, const struct tdcl_mm_lab *lab,
+                                 tdcl_err *err);
 
 /* 1 on an NVIDIA platform. */
 int tdcl_mm_nvidia(const tdcl_device_info *d);
 
-/* 1 when TILEDCL_TC_EMULATE=1, a test aid: plain OpenCL C stands in for
- * each PTX instruction (mma, cp.async), so the kernels' layouts, pipelines
- * and edges are checked on devices without them. */
-int tdcl_mm_tc_emulated(void);
-
-/* 1 where the gpu kernel's cp.async slab copies (cp=2) can run on d: an
- * NVIDIA device of compute capability 8.0 or later, or anywhere with
- * TILEDCL_TC_EMULATE=1 (plain copies stand in, for tests). */
+/* 1 where d has the gpu kernel's cp.async slab copies (cp=2): an NVIDIA
+ * device of compute capability 8.0 or later. Elsewhere they run only
+ * emulated (tdcl_mm_lab.emulate). */
 int tdcl_mm_cp_async_ok(const tdcl_device_info *d);
 
 /* Local memory bytes of the tiled kernel's two T x T tiles. */

@@ -48,6 +48,7 @@ struct tdcl_mm_plan {
     void (*input_read)(void *user, int which); /* o->input_read, o->input_user */
     void *input_user;
     void *c_ptr; /* C mapped by tdcl_mm_plan_map_result */
+    int emulate; /* o->lab->emulate: cp=2's copies in plain OpenCL C */
 };
 
 static inline int64_t tdcl_mm_ceil_div(int64_t a, int64_t b)

@@ -76,7 +76,7 @@ static tdcl_status tc_build(tdcl_mm_tc *p, tdcl_err *err)
              "-DIDX=%s%s",
              p->prec == TDCL_MM_3XTF32 ? 3 : 1, p->bm, p->bn, p->bk, p->wm, p->wn, p->stages,
              p->K % 4 == 0 && p->N % 4 == 0, most < (double)INT_MAX ? "int" : "long",
-             p->emulate ? " -DTC_EMULATE=1" : "");
+             p->lab.emulate ? " -DTC_EMULATE=1" : "");
     /* Tuning aid: extra -D options (GROUP_M, RND, PIPE, CP_CA, CP_ADDR and
      * the timing aids; a STAGES there is the one passed above too), and with -cl-nv-verbose among
      * them the build log (registers, spills) at -v (set TILEDCL_CACHE=0 to see it). */
@@ -117,7 +117,7 @@ tdcl_status tdcl_mm_mma_setup(tdcl_mm_tc *p, const tdcl_matrix *a, const tdcl_ma
     snprintf(p->desc, sizeof p->desc,
              "kernel=tc precision=%s bm=%d bn=%d bk=%d wm=%d wn=%d stages=%d%s",
              tdcl_mm_precision_name(p->prec), p->bm, p->bn, p->bk, p->wm, p->wn, p->stages,
-             p->emulate ? " (emulated)" : "");
+             p->lab.emulate ? " (emulated)" : "");
 out:
     return st;
 }

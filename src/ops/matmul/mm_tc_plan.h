@@ -17,8 +17,7 @@ struct tdcl_mm_tc {
     tdcl_mm_precision prec;
     int64_t M, K, N;
     int bm, bn, bk, wm, wn, stages;
-    int emulate; /* TILEDCL_TC_EMULATE: plain OpenCL C stands in for the PTX */
-    int wgmma;   /* the wgmma path runs (cl/matmul_wg.cl) */
+    int wgmma; /* the wgmma path runs (cl/matmul_wg.cl) */
     /* wgmma only: slabs, tile counts, LAG, partial length, tile band */
     int nk, lag, ksub, group_m, producer;
     int64_t tiles_m, tiles_n;

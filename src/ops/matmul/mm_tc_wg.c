@@ -301,7 +301,7 @@ out:
 int tdcl_mm_wg_wanted(const tdcl_mm_tc *p)
 {
     int want = p->lab.wgmma, bm, bn;
-    if (want == 0 || p->emulate || p->ctx->dev.nv_cc_major != 9) return 0;
+    if (want == 0 || p->lab.emulate || p->ctx->dev.nv_cc_major != 9) return 0;
     if (p->M < 1 || p->N < 1 || p->K < 1) return 0;
     if (p->lab.bm || p->lab.bn || p->lab.bk || p->lab.wm || p->lab.wn) return 0;
     if (want == 1) return 1;
