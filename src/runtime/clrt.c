@@ -696,6 +696,23 @@ void tdcl_ctx_close(tdcl_ctx *c)
     free(c);
 }
 
+int tdcl_ctx_memo_get(const tdcl_ctx *ctx, const char *key)
+{
+    for (size_t i = 0; i < TDCL_CTX_MEMOS && ctx->memo[i].key; i++)
+        if (strcmp(ctx->memo[i].key, key) == 0) return ctx->memo[i].value;
+    return 0;
+}
+
+void tdcl_ctx_memo_set(tdcl_ctx *ctx, const char *key, int value)
+{
+    size_t i = 0;
+    while (i < TDCL_CTX_MEMOS && ctx->memo[i].key && strcmp(ctx->memo[i].key, key) != 0)
+        i++;
+    if (i == TDCL_CTX_MEMOS) return;
+    ctx->memo[i].key = key;
+    ctx->memo[i].value = value;
+}
+
 static char *join_path(const char *dir, const char *name)
 {
     size_t n = strlen(dir) + strlen(name) + 2;

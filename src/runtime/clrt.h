@@ -78,16 +78,19 @@ typedef struct tdcl_ctx_opts {
     int no_cache;            /* --no-cache; TILEDCL_CACHE=0 also disables */
 } tdcl_ctx_opts;
 
+/* Slots of tdcl_ctx_memo_set. */
+#define TDCL_CTX_MEMOS 8
+
 typedef struct tdcl_ctx {
     tdcl_device_info dev;
     cl_context context;
     cl_command_queue queue; /* in order, with profiling */
     char *kernel_dir;       /* copy of opts->kernel_dir */
     char *cache_dir;        /* NULL when caching is off */
-    int mm_tc_probe;        /* tensor-core matmul probe (matmul_tc.c): 0 not run yet,
-                               1 the device runs it, -1 it does not */
-    int mm_wg_probe[2];     /* the wgmma matmul path (matmul_tc.c) for tf32 and 3xtf32:
-                               0 not tried yet, 1 builds and passes its probe, -1 not */
+    struct {
+        const char *key; /* the caller's string, static; NULL: free slot */
+        int value;
+    } memo[TDCL_CTX_MEMOS]; /* tdcl_ctx_memo_get/set */
     tdcl_timing t;
     struct tdcl_ctx_pending *pending; /* tdcl_ctx_open_async's thread, private */
     struct tdcl_xfer *xfer;           /* pinned staging ring (xfer.h), made on first use */
@@ -113,6 +116,16 @@ tdcl_status tdcl_ctx_wait(tdcl_ctx *ctx, tdcl_err *err);
 /* Releases everything, waiting for an asynchronous open first; accepts
  * NULL. */
 void tdcl_ctx_close(tdcl_ctx *ctx);
+
+/* What an operation found out once for this context's device and driver
+ * (a probe kernel builds, runs right), kept so that later plans skip the
+ * probe. key names it ("mm.tc"), chosen by the operation; the runtime
+ * knows none. tdcl_ctx_memo_get returns the value stored under key, 0 when
+ * none; tdcl_ctx_memo_set stores a non-zero value, keeping the pointer key
+ * (static storage), and when all slots are taken stores nothing: the
+ * operation then finds out again. */
+int tdcl_ctx_memo_get(const tdcl_ctx *ctx, const char *key);
+void tdcl_ctx_memo_set(tdcl_ctx *ctx, const char *key, int value);
 
 /* Finds kernel file name ("matmul.cl"): kernel_dir, each directory of
  * $TILEDCL_KERNEL_PATH (':'-separated), the cl/ directory beside the

@@ -428,6 +428,31 @@ static void test_timing_roundtrip(void **state)
     assert_int_equal(tdcl_timing_parse("time (ms): read 1.0  device", &r), -1);
 }
 
+/* An operation's answers kept in the context: 0 until stored, the last
+ * value stored under a key (compared as text, not by address), and when
+ * the slots run out nothing more is kept but the stored answers stay. */
+static void test_ctx_memo(void **state)
+{
+    (void)state;
+    tdcl_ctx *c = calloc(1, sizeof *c);
+    assert_non_null(c);
+    char key[16] = "op.a";
+    assert_int_equal(tdcl_ctx_memo_get(c, "op.a"), 0);
+    tdcl_ctx_memo_set(c, "op.a", -1);
+    tdcl_ctx_memo_set(c, "op.b", 1);
+    assert_int_equal(tdcl_ctx_memo_get(c, key), -1);
+    assert_int_equal(tdcl_ctx_memo_get(c, "op.b"), 1);
+    tdcl_ctx_memo_set(c, "op.a", 1);
+    assert_int_equal(tdcl_ctx_memo_get(c, "op.a"), 1);
+    static const char *const more[] = {"k2", "k3", "k4", "k5", "k6", "k7", "k8"};
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
+        tdcl_ctx_memo_set(c, more[i], (int)i + 2);
+    assert_int_equal(tdcl_ctx_memo_get(c, "k7"), 7);
+    assert_int_equal(tdcl_ctx_memo_get(c, "k8"), 0); /* the ninth key: no slot left */
+    assert_int_equal(tdcl_ctx_memo_get(c, "op.b"), 1);
+    tdcl_ctx_close(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -441,6 +466,7 @@ int main(void)
         cmocka_unit_test(test_device_limits_read),
         cmocka_unit_test(test_open_async),
         cmocka_unit_test(test_timing_roundtrip),
+        cmocka_unit_test(test_ctx_memo),
     };
     return tdcl_test_exit(cmocka_run_group_tests_name("clrt", tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown));
 }

@@ -19,6 +19,10 @@
 
 /* ---- detection ----------------------------------------------------------- */
 
+/* The probe's answer in the context: 0 not run yet, 1 the compiler builds
+ * it, -1 not. */
+#define TC_PROBE "mm.tc"
+
 /* Builds the probe kernel: NVIDIA's compiler accepts the PTX or not. */
 static int probe(tdcl_ctx *ctx)
 {
@@ -48,8 +52,9 @@ int tdcl_mm_tc_available(tdcl_ctx *ctx, char *why, size_t n)
                  d->nv_cc_major, d->nv_cc_minor);
         return 0;
     }
-    if (ctx->mm_tc_probe == 0) ctx->mm_tc_probe = probe(ctx) ? 1 : -1;
-    if (ctx->mm_tc_probe < 0) {
+    int probed = tdcl_ctx_memo_get(ctx, TC_PROBE);
+    if (probed == 0) tdcl_ctx_memo_set(ctx, TC_PROBE, probed = probe(ctx) ? 1 : -1);
+    if (probed < 0) {
         snprintf(why, n, "its OpenCL compiler does not build the mma.sync probe kernel");
         return 0;
     }

@@ -18,8 +18,9 @@
 /* 1 if ctx's device runs the tensor-core kernels, else 0 with the reason
  * ("not an NVIDIA platform", ...) in why (n bytes, may be NULL). The first
  * call on an NVIDIA device of compute capability >= 8.0 builds the probe
- * kernel; the answer is kept in ctx->mm_tc_probe. The device's own path
- * only: a plan whose o->lab asks for emulation runs without it. */
+ * kernel; the answer is kept in the context (tdcl_ctx_memo_set). The
+ * device's own path only: a plan whose o->lab asks for emulation runs
+ * without it. */
 int tdcl_mm_tc_available(tdcl_ctx *ctx, char *why, size_t n);
 
 /* The precision a plan with options o computes in: fp32, tf32 or 3xtf32

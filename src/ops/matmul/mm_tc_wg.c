@@ -262,17 +262,24 @@ static tdcl_status wg_choose(tdcl_mm_tc *p, tdcl_err *err)
     return TDCL_OK;
 }
 
+/* The context's memo of the path for p's precision (tdcl_ctx_memo_get): 0
+ * not tried yet, 1 builds and passes its probe, -1 not. */
+static const char *wg_probe_key(const tdcl_mm_tc *p)
+{
+    return p->prec == TDCL_MM_3XTF32 ? "mm.wgmma.3xtf32" : "mm.wgmma.tf32";
+}
+
 tdcl_status tdcl_mm_wg_setup(tdcl_mm_tc *p, const tdcl_matrix *a, const tdcl_matrix *b,
                              tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    int *probed = &p->ctx->mm_wg_probe[p->prec == TDCL_MM_3XTF32];
+    const char *key = wg_probe_key(p);
     TDCL_TRY(wg_choose(p, err));
     st = wg_build(p, err);
-    if (st == TDCL_OK && *probed == 0) st = wg_probe(p, err);
+    if (st == TDCL_OK && tdcl_ctx_memo_get(p->ctx, key) == 0) st = wg_probe(p, err);
     /* a build or probe failure stands for this context: later plans go
      * straight to mma.sync */
-    *probed = st == TDCL_OK ? 1 : -1;
+    tdcl_ctx_memo_set(p->ctx, key, st == TDCL_OK ? 1 : -1);
     if (st) goto out;
     double t0 = tdcl_now_ms();
     TDCL_TRY(tdcl_mm_tc_upload(p, &p->a, a, (size_t)(p->M * p->K), CL_MEM_READ_ONLY, err));
@@ -305,7 +312,7 @@ int tdcl_mm_wg_wanted(const tdcl_mm_tc *p)
     if (p->M < 1 || p->N < 1 || p->K < 1) return 0;
     if (p->lab.bm || p->lab.bn || p->lab.bk || p->lab.wm || p->lab.wn) return 0;
     if (want == 1) return 1;
-    if (p->ctx->mm_wg_probe[p->prec == TDCL_MM_3XTF32] < 0) return 0;
+    if (tdcl_ctx_memo_get(p->ctx, wg_probe_key(p)) < 0) return 0;
     /* Too few tiles leave SMs idle and the packing pass costs more than
      * it saves: below 3/4 (tf32) or 3/2 (3xtf32) as many tiles as compute
      * units the mma.sync kernel is faster (measured on an H200 across tile
