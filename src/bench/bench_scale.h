@@ -8,7 +8,7 @@
  *   life      over the set's devices (jobs/shard_life.h) or the ranks'
  *             bands (dist/mpi.h); the grids must agree byte for byte
  *   matmul    the whole sharded call (plans, uploads, products, downloads,
- *             assembly; jobs/shard_matmul.h) per repetition; the products
+ *             assembly; dist/matmul_run.h) per repetition; the products
  *             agree exactly for int64, within twice --verify's bound for
  *             floats
  *   tile-avg  the whole banded call (dist/tile_avg_run.h) per

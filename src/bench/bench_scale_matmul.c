@@ -1,4 +1,4 @@
-/* The product over a set's devices (jobs/shard_matmul.h) against one
+/* The product over a set's devices (dist/matmul_run.h) against one
  * shard on its first device (tdcl_bench_matmul_set), or over MPI ranks
  * against rank 0 alone (tdcl_bench_matmul_ranks), measured in the same
  * invocation, after a check that both give the same C (within the
@@ -11,7 +11,7 @@
 #include "base/rng.h"
 #include "bench/bench_scale.h"
 #include "dist/mpi.h"
-#include "jobs/shard_matmul.h"
+#include "dist/matmul_run.h"
 
 typedef struct mm_bench {
     tdcl_devset *set; /* NULL: MPI ranks */

@@ -11,7 +11,6 @@
 #include "base/log.h"
 #include "jobs/matmul_job.h"
 #include "dist/mpi.h"
-#include "jobs/shard_matmul.h"
 #include "ops/matmul/matmul_tc.h"
 
 static void usage(FILE *fp)

@@ -3,7 +3,7 @@
  * MPI call), starting and ending MPI, agreeing, moving bytes between
  * ranks, writing a .npy file by offset, opening the rank's device. The
  * operations' runners over ranks build on it (dist/life_mpi.h,
- * dist/tile_avg_run.h; matmul's in jobs/mpi_matmul.c).
+ * dist/tile_avg_run.h, dist/matmul_run.h).
  *
  * MPI is optional at build time (meson option mpi). Built without it,
  * tdcl_mpi_built() is 0 and tdcl_mpi_init and the runners fail with

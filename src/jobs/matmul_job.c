@@ -1,11 +1,14 @@
-/* The matmul command as one core call (tdcl_mm_job): read both matrix
- * files, choose the type, multiply, verify on request, write the product. */
+/* The matmul command as one core call: read both matrix files, choose the
+ * type, multiply, verify on request, write the product; on one device
+ * (tdcl_mm_job) or on any execution (tdcl_mm_exec_job). */
 #include "jobs/matmul_job.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/fileio.h"
 #include "base/log.h"
@@ -302,6 +305,101 @@ out:
     tdcl_mm_plan_destroy(p);
     tdcl_matrix_release(&a, &maps[0]);
     tdcl_matrix_release(&b, &maps[1]);
+    tdcl_matrix_free(&c);
+    return st;
+}
+
+/* Reads o's A and B and checks that they multiply. */
+static tdcl_status exec_inputs(const tdcl_mm_job_opts *o, tdcl_matrix *a, tdcl_matrix *b,
+                               tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    TDCL_TRY(tdcl_matrix_read(o->a_path, o->max_input_bytes, a, err));
+    TDCL_TRY(tdcl_matrix_read(o->b_path, o->max_input_bytes, b, err));
+    if (a->cols != b->rows)
+        st = tdcl_fail(err, TDCL_EINVAL,
+                       "cannot multiply '%s' (%" PRId64 "x%" PRId64 ") by '%s' (%" PRId64
+                       "x%" PRId64 "): A's columns are not B's rows",
+                       tdcl_path_display(o->a_path), a->rows, a->cols, tdcl_path_display(o->b_path),
+                       b->rows, b->cols);
+out:
+    return st;
+}
+
+/* Writes c to o->out_path (atomically), with a comment naming the inputs
+ * and where the product was computed. */
+static tdcl_status exec_write(const tdcl_mm_job_opts *o, const tdcl_matrix *a, const tdcl_matrix *c,
+                              const char *where, tdcl_err *err)
+{
+    char comment[512], shape[48] = "";
+    if (a->data) /* MPI ranks reading .npy blocks leave A unread on rank 0 */
+        snprintf(shape, sizeof shape, " (%" PRId64 "x%" PRId64 ")", a->rows, a->cols);
+    snprintf(comment, sizeof comment, "C = A*B, A = %s%s, B = %s, %s on %s",
+             tdcl_path_display(o->a_path), shape, tdcl_path_display(o->b_path),
+             tdcl_dtype_name(c->dtype), where);
+    return tdcl_matrix_write(o->out_path, c, comment, err);
+}
+
+/* Whether the ranks may write C into the output by offset: a .npy file
+ * that is new or a regular file, and no check of the whole C first. */
+static int by_offset(const tdcl_mm_job_opts *o)
+{
+    struct stat sb;
+    const char *p = o->out_path;
+    if (!p || tdcl_path_is_stdout(p) || !tdcl_path_has_ext(p, ".npy") || o->verify || o->product)
+        return 0;
+    return stat(p, &sb) != 0 ? errno == ENOENT : S_ISREG(sb.st_mode);
+}
+
+tdcl_status tdcl_mm_exec_job(tdcl_exec *ex, const tdcl_mm_shard_opts *so, tdcl_mm_job_opts *o,
+                             tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK, in_st = TDCL_OK;
+    tdcl_matrix a = {0}, b = {0}, c = {0};
+    tdcl_mm_exec r = {0};
+    tdcl_mm_shard_opts sl = *so;
+    tdcl_mm_opts mm = o->mm;
+    tdcl_dtype ta = TDCL_F32, tb = TDCL_F32;
+    int root = tdcl_exec_root(ex), slabs = 0;
+    if (ex->kind == TDCL_EXEC_ONE) {
+        if (so->grid_rows * so->grid_cols > 1)
+            return tdcl_fail(err, TDCL_EINVAL,
+                             "a %dx%d grid of shards needs %d devices, but there is one",
+                             so->grid_rows, so->grid_cols, so->grid_rows * so->grid_cols);
+        return tdcl_mm_job(ex->ctx, o, err);
+    }
+    if (ex->kind == TDCL_EXEC_RANKS) o->product = NULL; /* rank 0 writes, to stdout too */
+    TDCL_TRY(tdcl_mm_exec_start(ex, &r, err));
+    TDCL_TRY(tdcl_mm_exec_slabs(&r, o->a_path, o->b_path, &ta, &tb, &slabs, err));
+    if (slabs) { /* each rank reads its own blocks */
+        tdcl_matrix da = {.dtype = ta}, db = {.dtype = tb};
+        mm.type = tdcl_mm_job_type(o, &da, &db, r.no_fp64);
+        sl.a_npy = o->a_path;
+        sl.b_npy = o->b_path;
+    }
+    if (root) in_st = tdcl_out_precheck(o->out_path, err);
+    if (root && in_st == TDCL_OK && (!slabs || o->verify || (mm.type == TDCL_I64 && !mm.wrap)))
+        in_st = exec_inputs(o, &a, &b, err);
+    TDCL_TRY(tdcl_mm_exec_devices(&r, so, in_st, err));
+    if (root && in_st == TDCL_OK && !slabs) mm.type = tdcl_mm_job_type(o, &a, &b, r.no_fp64);
+    int offset = by_offset(o); /* rank 0's view of the output decides, for all */
+    tdcl_mm_exec_share(&r, &mm.type, &offset);
+    sl.npy_out = offset ? o->out_path : NULL;
+    TDCL_TRY(tdcl_mm_exec_run(&r, &sl, &mm, in_st, &a, &b, &c, err));
+    if (root && o->verify) st = tdcl_mm_job_verify(o, &a, &b, &c, err);
+    if (root && st == TDCL_OK && o->product) {
+        *o->product = c;
+        memset(&c, 0, sizeof c);
+    } else if (root && st == TDCL_OK && c.data) { /* else the ranks wrote it */
+        char where[96];
+        tdcl_mm_exec_where(&r, where, sizeof where);
+        st = exec_write(o, &a, &c, where, err);
+    }
+    tdcl_exec_agree(ex, &st, err);
+out:
+    tdcl_mm_exec_end(&r);
+    tdcl_matrix_free(&a);
+    tdcl_matrix_free(&b);
     tdcl_matrix_free(&c);
     return st;
 }

@@ -6,6 +6,8 @@
 #include <stddef.h>
 
 #include "base/status.h"
+#include "dist/exec.h"
+#include "dist/matmul_run.h"
 #include "ops/matmul/matmul.h"
 #include "runtime/clrt.h"
 
@@ -42,5 +44,19 @@ tdcl_dtype tdcl_mm_job_type(const tdcl_mm_job_opts *o, const tdcl_matrix *a, con
  * TDCL_EVERIFY saying what failed. */
 tdcl_status tdcl_mm_job_verify(const tdcl_mm_job_opts *o, const tdcl_matrix *a,
                                const tdcl_matrix *b, const tdcl_matrix *c, tdcl_err *err);
+
+/* The matmul job on ex, whichever its kind, written once: on one device
+ * tdcl_mm_job on its device (a grid of more than one shard is refused
+ * there); on a set or over ranks one flow over the runner of
+ * dist/matmul_run.h: rank 0 (or the only process) checks the output and
+ * reads A and B (over ranks, where every rank can read its own blocks of
+ * two .npy files, only as --verify or an int64 check needs them), the
+ * type is chosen as tdcl_mm_job_type does for the devices of all, the
+ * product is computed, verified if asked, and handed over (o->product) or
+ * written, over ranks by rank 0 or by every rank into a .npy output by
+ * offset. Over ranks o->product is cleared (rank 0 writes, to stdout
+ * too) and a failure on any rank fails every rank. */
+tdcl_status tdcl_mm_exec_job(tdcl_exec *ex, const tdcl_mm_shard_opts *so, tdcl_mm_job_opts *o,
+                             tdcl_err *err);
 
 #endif

@@ -12,7 +12,7 @@
 #include "dist/exec.h"
 #include "dist/shard.h"
 #include "jobs/shard_life.h"
-#include "jobs/shard_matmul.h"
+#include "dist/matmul_run.h"
 #include "dist/tile_avg_run.h"
 #include "ops/life/life.h"
 #include "runtime/devset.h"

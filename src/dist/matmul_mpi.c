@@ -1,4 +1,4 @@
-/* matmul over MPI ranks (tdcl_mm_mpi_job in jobs/shard_matmul.h): bands
+/* matmul over MPI ranks (tdcl_mm_mpi_run in dist/matmul_run.h): bands
  * of C's rows with the whole of B on every rank where the devices hold it,
  * else SUMMA on a 2D grid of ranks.
  *
@@ -18,15 +18,13 @@
  * buffers, two of each, so that panel s + 1's broadcast runs while the
  * device computes panel s: the main thread (the only one calling MPI)
  * waits on the broadcast while a second thread drives the device. */
-#include "jobs/shard_matmul.h"
+#include "dist/matmul_run.h"
 
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <errno.h>
-#include <sys/stat.h>
 
 #include "base/clock.h"
 #include "base/fileio.h"
@@ -42,11 +40,17 @@
 
 #if !TDCL_HAVE_MPI
 
-tdcl_status tdcl_mm_mpi_job(const tdcl_mm_shard_opts *so, const tdcl_mm_job_opts *o, tdcl_err *err)
+int tdcl_mm_mpi_fp64(const tdcl_ctx *ctx)
 {
-    (void)so;
-    (void)o;
-    return tdcl_fail(err, TDCL_EUNSUPPORTED, "built without MPI");
+    return ctx->dev.fp64 ? 1 : 0;
+}
+
+tdcl_status tdcl_mm_mpi_slabs(const char *a_path, const char *b_path, tdcl_dtype *ta,
+                              tdcl_dtype *tb, int *slabs, tdcl_err *err)
+{
+    (void)a_path, (void)b_path, (void)ta, (void)tb, (void)err;
+    *slabs = 0;
+    return TDCL_OK;
 }
 
 tdcl_status tdcl_mm_mpi_open(const tdcl_mm_shard_opts *so, tdcl_ctx **ctx, tdcl_err *err)
@@ -755,84 +759,30 @@ out:
     return st;
 }
 
-/* Whether the ranks may write C into the output by offset: a .npy file
- * that is new or a regular file, and no check of the whole C first. */
-static int by_offset(const tdcl_mm_job_opts *o)
+int tdcl_mm_mpi_fp64(const tdcl_ctx *ctx)
 {
-    struct stat sb;
-    const char *p = o->out_path;
-    if (!p || tdcl_path_is_stdout(p) || !tdcl_path_has_ext(p, ".npy") || o->verify || o->product)
-        return 0;
-    return stat(p, &sb) != 0 ? errno == ENOENT : S_ISREG(sb.st_mode);
+    int fp64 = ctx->dev.fp64 ? 1 : 0, all_fp64 = 0;
+    MPI_Allreduce(&fp64, &all_fp64, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all_fp64 ? 1 : fp64 ? -1 : 0;
 }
 
-/* Whether every rank can read its own blocks (*slabs): A and B are plain
- * .npy files on every rank, and every rank's copies hold rank 0's arrays
- * (else every rank fails, naming the file that differs). Then sl names
- * them and mm->type is chosen from their dtypes. */
-static tdcl_status npy_slabs(const tdcl_mm_job_opts *o, tdcl_mm_shard_opts *sl, tdcl_mm_opts *mm,
-                             const char *no_fp64, int *slabs, tdcl_err *err)
+tdcl_status tdcl_mm_mpi_slabs(const char *a_path, const char *b_path, tdcl_dtype *ta,
+                              tdcl_dtype *tb, int *slabs, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_npy_info ia, ib;
-    int mine = o->a_path && o->b_path && tdcl_npy_probe(o->a_path, &ia, NULL) == TDCL_OK &&
-               tdcl_npy_probe(o->b_path, &ib, NULL) == TDCL_OK,
+    int mine = a_path && b_path && tdcl_npy_probe(a_path, &ia, NULL) == TDCL_OK &&
+               tdcl_npy_probe(b_path, &ib, NULL) == TDCL_OK,
         all = 0;
     *slabs = 0;
     MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!all) return TDCL_OK;
-    TDCL_TRY(tdcl_mpi_same_npy(o->a_path, &ia, err)); /* agreed: every rank or none */
-    TDCL_TRY(tdcl_mpi_same_npy(o->b_path, &ib, err));
-    tdcl_matrix da = {.dtype = ia.dtype}, db = {.dtype = ib.dtype};
-    mm->type = tdcl_mm_job_type(o, &da, &db, no_fp64);
-    sl->a_npy = o->a_path;
-    sl->b_npy = o->b_path;
+    TDCL_TRY(tdcl_mpi_same_npy(a_path, &ia, err)); /* agreed: every rank or none */
+    TDCL_TRY(tdcl_mpi_same_npy(b_path, &ib, err));
+    *ta = ia.dtype;
+    *tb = ib.dtype;
     *slabs = 1;
 out:
-    return st;
-}
-
-tdcl_status tdcl_mm_mpi_job(const tdcl_mm_shard_opts *so, const tdcl_mm_job_opts *o, tdcl_err *err)
-{
-    tdcl_status st = TDCL_OK, in_st = TDCL_OK;
-    tdcl_matrix a = {0}, b = {0}, c = {0};
-    tdcl_ctx *ctx = NULL;
-    int root = tdcl_mpi_rank() == 0;
-    tdcl_mm_opts mm = o->mm;
-    tdcl_mm_shard_opts sl = *so;
-    int slabs = 0;
-    TDCL_TRY(tdcl_mm_mpi_open(so, &ctx, err));
-    /* fp64 on every rank, or the product is float32 on all of them */
-    int fp64 = ctx->dev.fp64 ? 1 : 0, all_fp64 = 0;
-    MPI_Allreduce(&fp64, &all_fp64, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    const char *no_fp64 = all_fp64 ? NULL
-                          : fp64   ? "a device of another rank"
-                                   : ctx->dev.device_name;
-    TDCL_TRY(npy_slabs(o, &sl, &mm, no_fp64, &slabs, err));
-    int whole = !slabs; /* else each rank reads its own blocks */
-    if (root) in_st = tdcl_out_precheck(o->out_path, err);
-    if (root && in_st == TDCL_OK && (whole || o->verify || (mm.type == TDCL_I64 && !mm.wrap)))
-        in_st = tdcl_mm_shard_inputs(o, &a, &b, err);
-    if (root && in_st == TDCL_OK && whole) mm.type = tdcl_mm_job_type(o, &a, &b, no_fp64);
-    int64_t t = mm.type; /* the other ranks learn the type in the run */
-    MPI_Bcast(&t, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
-    mm.type = (tdcl_dtype)t;
-    int64_t offset = by_offset(o); /* rank 0's view of the output decides, for all */
-    tdcl_mpi_bcast_i64(&offset);
-    sl.npy_out = offset ? o->out_path : NULL;
-    TDCL_TRY(tdcl_mm_mpi_run(ctx, &sl, &mm, in_st, &a, &b, &c, err));
-    if (root && o->verify) st = tdcl_mm_job_verify(o, &a, &b, &c, err);
-    if (root && st == TDCL_OK && c.data) { /* else the ranks wrote it */
-        char where[96];
-        snprintf(where, sizeof where, "%d MPI ranks", tdcl_mpi_size());
-        st = tdcl_mm_shard_write(o, &a, &c, where, err);
-    }
-    SYNC(st);
-out:
-    tdcl_matrix_free(&a);
-    tdcl_matrix_free(&b);
-    tdcl_matrix_free(&c);
-    tdcl_ctx_close(ctx);
     return st;
 }
 

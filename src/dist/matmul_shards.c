@@ -1,6 +1,6 @@
 /* matmul over a set of devices of one process: C in a grid of blocks, each
  * computed by one device from A's rows and B's columns in host memory. */
-#include "jobs/shard_matmul.h"
+#include "dist/matmul_run.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,9 +8,7 @@
 #include <string.h>
 
 #include "base/clock.h"
-#include "base/fileio.h"
 #include "base/log.h"
-#include "io/matio.h"
 #include "dist/shard.h"
 
 tdcl_status tdcl_mm_shard_grid(size_t n, int rows, int cols, int *out_rows, int *out_cols,
@@ -245,84 +243,4 @@ out:
     tdcl_matrix_free(&R->c);
     free(R);
     return st;
-}
-
-tdcl_status tdcl_mm_shard_inputs(const tdcl_mm_job_opts *o, tdcl_matrix *a, tdcl_matrix *b,
-                                 tdcl_err *err)
-{
-    tdcl_status st = TDCL_OK;
-    TDCL_TRY(tdcl_matrix_read(o->a_path, o->max_input_bytes, a, err));
-    TDCL_TRY(tdcl_matrix_read(o->b_path, o->max_input_bytes, b, err));
-    if (a->cols != b->rows)
-        st = tdcl_fail(err, TDCL_EINVAL,
-                       "cannot multiply '%s' (%" PRId64 "x%" PRId64 ") by '%s' (%" PRId64
-                       "x%" PRId64 "): A's columns are not B's rows",
-                       tdcl_path_display(o->a_path), a->rows, a->cols, tdcl_path_display(o->b_path),
-                       b->rows, b->cols);
-out:
-    return st;
-}
-
-tdcl_status tdcl_mm_shard_write(const tdcl_mm_job_opts *o, const tdcl_matrix *a,
-                                const tdcl_matrix *c, const char *where, tdcl_err *err)
-{
-    char comment[512], shape[48] = "";
-    if (a->data) /* MPI ranks reading .npy blocks leave A unread on rank 0 */
-        snprintf(shape, sizeof shape, " (%" PRId64 "x%" PRId64 ")", a->rows, a->cols);
-    snprintf(comment, sizeof comment, "C = A*B, A = %s%s, B = %s, %s on %s",
-             tdcl_path_display(o->a_path), shape, tdcl_path_display(o->b_path),
-             tdcl_dtype_name(c->dtype), where);
-    return tdcl_matrix_write(o->out_path, c, comment, err);
-}
-
-tdcl_status tdcl_mm_shard_job(const tdcl_mm_shard_opts *so, const tdcl_mm_job_opts *o,
-                              tdcl_err *err)
-{
-    tdcl_status st = TDCL_OK;
-    tdcl_matrix a = {0}, b = {0}, c = {0};
-    int rows = 0, cols = 0;
-    char where[64];
-    TDCL_TRY(tdcl_out_precheck(o->out_path, err));
-    TDCL_TRY(tdcl_mm_shard_inputs(o, &a, &b, err));
-    TDCL_TRY(tdcl_devset_wait(so->set, err));
-    TDCL_TRY(tdcl_mm_shard_grid_local(so->set->n, so->grid_rows, so->grid_cols, &rows, &cols, err));
-    tdcl_mm_opts mm = o->mm;
-    const char *no_fp64 = NULL; /* the type every device computes in */
-    for (size_t i = 0; i < so->set->n; i++)
-        if (!so->set->ctx[i]->dev.fp64 && !no_fp64) no_fp64 = so->set->ctx[i]->dev.device_name;
-    mm.type = tdcl_mm_job_type(o, &a, &b, no_fp64);
-    TDCL_TRY(tdcl_mm_shard_run(so->set, &mm, rows, cols, &a, &b, &c, err));
-    if (o->verify) TDCL_TRY(tdcl_mm_job_verify(o, &a, &b, &c, err));
-    if (o->product) {
-        *o->product = c;
-        memset(&c, 0, sizeof c);
-    } else {
-        snprintf(where, sizeof where, "%dx%d shards", rows, cols);
-        TDCL_TRY(tdcl_mm_shard_write(o, &a, &c, where, err));
-    }
-out:
-    tdcl_matrix_free(&a);
-    tdcl_matrix_free(&b);
-    tdcl_matrix_free(&c);
-    return st;
-}
-
-tdcl_status tdcl_mm_exec_job(tdcl_exec *ex, tdcl_mm_shard_opts *so, tdcl_mm_job_opts *o,
-                             tdcl_err *err)
-{
-    so->devices = ex->spec;
-    so->set = ex->set;
-    switch (ex->kind) {
-    case TDCL_EXEC_RANKS:
-        o->product = NULL; /* rank 0 writes, to stdout too */
-        return tdcl_mm_mpi_job(so, o, err);
-    case TDCL_EXEC_SET:
-        return tdcl_mm_shard_job(so, o, err);
-    case TDCL_EXEC_ONE:
-        break;
-    }
-    if (so->grid_rows * so->grid_cols > 1)
-        return tdcl_fail(err, TDCL_EINVAL, "a %dx%d grid of shards needs %d devices, but there is one",
-                         so->grid_rows, so->grid_cols, so->grid_rows * so->grid_cols);
-    return tdcl_mm_job(ex->ctx, o, err);
 }
