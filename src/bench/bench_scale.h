@@ -5,7 +5,7 @@
  * answer. Each driver fills a tdcl_bench_scale; bench_report.h writes it
  * as text or JSON. They never print.
  *
- *   life      over the set's devices (jobs/shard_life.h) or the ranks'
+ *   life      over the set's devices (dist/life_shards.h) or the ranks'
  *             bands (dist/mpi.h); the grids must agree byte for byte
  *   matmul    the whole sharded call (plans, uploads, products, downloads,
  *             assembly; dist/matmul_run.h) per repetition; the products

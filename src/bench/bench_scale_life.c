@@ -1,4 +1,4 @@
-/* Life over a set's devices (jobs/shard_life.h) against one shard on its
+/* Life over a set's devices (dist/life_shards.h) against one shard on its
  * first device, measured in the same invocation, after a check that both
  * give the same grid (tdcl_bench_life_set); over MPI ranks (dist/mpi.h)
  * against rank 0 alone (tdcl_bench_life_ranks). */
@@ -7,7 +7,7 @@
 
 #include "bench/bench_scale.h"
 #include "dist/life_mpi.h"
-#include "jobs/shard_life.h"
+#include "dist/life_shards.h"
 
 typedef struct shard_run {
     tdcl_life_shards *s;

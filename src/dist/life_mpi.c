@@ -1,5 +1,5 @@
 /* Life over MPI ranks (dist/life_mpi.h): the decomposition is
- * shard_life.c's (bands of rows, halos K rows deep, the plan's own
+ * life_shards.c's (bands of rows, halos K rows deep, the plan's own
  * boundary inside the halo); only the exchange differs: MPI_Sendrecv
  * between neighbours, staged through pinned host buffers. */
 #include "dist/life_mpi.h"
@@ -351,7 +351,7 @@ static tdcl_status rebuild(tdcl_life_mpi *m, int64_t halo, tdcl_err *err)
 /* After two rounds of gens generations, the halo's first depth (the
  * second timed: round_ms, its kernels dev_ms): the halo for the slowest
  * rank's costs, as the local transport chooses it (tdcl_shard_halo, and
- * shard_life.c's choose_halo says why not rounds of one generation). Every
+ * life_shards.c's choose_halo says why not rounds of one generation). Every
  * rank takes the same K (the maxima over ranks), so all rebuild their
  * plans or none. */
 static tdcl_status choose_halo(tdcl_life_mpi *m, double round_ms, double dev_ms, int64_t gens,

@@ -1,6 +1,6 @@
 /* MPI: the launch size from the environment, MPI's start and end, the
  * moves between ranks, .npy files by offset, the rank's device, and life
- * over ranks (dist/mpi.h). Life's decomposition is shard_life.c's (bands
+ * over ranks (dist/mpi.h). Life's decomposition is life_shards.c's (bands
  * of rows, halos K rows deep, the plan's own boundary inside the halo);
  * only the exchange differs: MPI_Sendrecv between neighbours, staged
  * through pinned host buffers. */

@@ -1,7 +1,7 @@
 /* Shards (module prefix tdcl_shard_): a problem split into bands of rows,
  * one per device of a set (runtime/devset.h), run by threads of one
  * process (the "local" transport) that exchange halos through pinned host
- * buffers between rounds. The operations' runners over a set (shard_life.c,
+ * buffers between rounds. The operations' runners over a set (life_shards.c,
  * tile_avg_shards.c) build on these pieces. */
 #ifndef TDCL_SHARD_H
 #define TDCL_SHARD_H

@@ -11,7 +11,7 @@
 
 #include "dist/exec.h"
 #include "dist/shard.h"
-#include "jobs/shard_life.h"
+#include "dist/life_shards.h"
 #include "dist/matmul_run.h"
 #include "dist/tile_avg_run.h"
 #include "ops/life/life.h"
