@@ -50,10 +50,10 @@ builds=(
     "matmul_tc.cl|-DPREC=1 -DBM=128 -DBN=128 -DBK=16 -DWM=64 -DWN=64 -DSTAGES=3 -DVEC_ALIGNED=1 -DIDX=int|mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
     "matmul_tc.cl|-DPREC=3 -DBM=128 -DBN=128 -DBK=8 -DWM=64 -DWN=32 -DSTAGES=3 -DVEC_ALIGNED=0 -DIDX=long|cp.async"
     "matmul.cl|-DVARIANT=3 -DIDX=int -DBM=128 -DBN=256 -DBK=16 -DTM=8 -DTN=16 -DWX=8 -DWY=4 -DNBUF=2 -DALOAD=0 -DATRANS=1 -DTT=1 -DVEC_ALIGNED=1 -DUNROLL=1 -DPADL=0 -DFRAG=0 -DCPASYNC=1 -DCP_EMULATE=0 -DSWZ=0 -DTAILS=1|cp.async.cg.shared.global"
-    "life.cl|-DLIFE_KERNEL=2 $life -DLX=16 -DS=18 -DK=8 -DDBUF=1 -DFLOW=1 -DFLOWNV=1 -DLOP3ASM=1 -DLUT_B0=0x0 -DLUT_B1=0x14 -DLUT_S0=0x42 -DLUT_S1=0x14 -DHALVES=1|lop3.b32"
-    "life.cl|-DLIFE_KERNEL=2 $life -DLX=32 -DS=24 -DK=8 -DDBUF=0 -DFLOW=1 -DFLOWNV=1 -DREGT=1 -DSHFL=1 $net3 -DLOP3ASM=1 -DHALVES=1|shfl.sync.up.b32"
-    "life.cl|-DLIFE_KERNEL=5 -DLIST_WG=64 $life -DLX=16 -DS=16 -DK=16 -DDBUF=1 $net3 -DLOP3ASM=1 -DHALVES=1|lop3.b32"
-    "life.cl|-DLIFE_KERNEL=6 -DBIRTH=0x8 -DSURVIVE=0xc -DWBITS=32 -DVW=1 -DITERS=4096 -DPK=8 $net3 -DLOP3ASM=1|lop3.b32"
+    "life/tiles.cl|-DLIFE_KERNEL=2 $life -DLX=16 -DS=18 -DK=8 -DDBUF=1 -DFLOW=1 -DFLOWNV=1 -DLOP3ASM=1 -DLUT_B0=0x0 -DLUT_B1=0x14 -DLUT_S0=0x42 -DLUT_S1=0x14 -DHALVES=1|lop3.b32"
+    "life/tiles.cl|-DLIFE_KERNEL=2 $life -DLX=32 -DS=24 -DK=8 -DDBUF=0 -DFLOW=1 -DFLOWNV=1 -DREGT=1 -DSHFL=1 $net3 -DLOP3ASM=1 -DHALVES=1|shfl.sync.up.b32"
+    "life/tiles.cl|-DLIFE_KERNEL=5 -DLIST_WG=64 $life -DLX=16 -DS=16 -DK=16 -DDBUF=1 $net3 -DLOP3ASM=1 -DHALVES=1|lop3.b32"
+    "life/tiles.cl|-DLIFE_KERNEL=6 -DBIRTH=0x8 -DSURVIVE=0xc -DWBITS=32 -DVW=1 -DITERS=4096 -DPK=8 $net3 -DLOP3ASM=1|lop3.b32"
 )
 # life.cl: one set per kernel family, over rules whose tables are empty on
 # one side (B2/S, B36/S23, B3678/S34678) and Golly's mapped grids (Klein,
@@ -92,7 +92,7 @@ done
 
 n=$((n + 1))
 # a line that starts a definition with "inline" (a macro's body included)
-plain=$(grep -nE '^[[:space:]]*(__attribute__\(\([^)]*\)\)[[:space:]]*)?inline[[:space:]]' "$cl"/*.cl)
+plain=$(grep -nE '^[[:space:]]*(__attribute__\(\([^)]*\)\)[[:space:]]*)?inline[[:space:]]' "$cl"/*.cl "$cl"/*/*.cl)
 if [ -n "$plain" ]; then
     echo "not ok $n - helpers are static, never a plain 'inline'"
     printf '%s\n' "$plain" | sed 's/^/# /' | head -20
@@ -104,16 +104,16 @@ for opts in "${spir[@]}"; do
     n=$((n + 1))
     # shellcheck disable=SC2086
     if ! "$cc" -x cl -cl-std=CL1.2 -O0 -target spir64 -Xclang -finclude-default-header -S \
-        -emit-llvm -o "$out/k.ll" $opts "$cl/life.cl" >"$out/log" 2>&1; then
-        echo "not ok $n - life.cl $opts for SPIR"
+        -emit-llvm -o "$out/k.ll" $opts "$cl/life/tiles.cl" >"$out/log" 2>&1; then
+        echo "not ok $n - life/tiles.cl $opts for SPIR"
         sed 's/^/# /' "$out/log" | head -20
     elif [ -s "$out/log" ]; then
-        echo "not ok $n - life.cl $opts for SPIR: warnings"
+        echo "not ok $n - life/tiles.cl $opts for SPIR: warnings"
         sed 's/^/# /' "$out/log" | head -20
     elif own=$(grep '^declare' "$out/k.ll" | grep -v '@_Z\|@llvm\.'); [ -n "$own" ]; then
-        echo "not ok $n - life.cl $opts for SPIR: helpers left undefined"
+        echo "not ok $n - life/tiles.cl $opts for SPIR: helpers left undefined"
         printf '%s\n' "$own" | sed 's/^/# /' | head -20
     else
-        echo "ok $n - life.cl $opts for SPIR"
+        echo "ok $n - life/tiles.cl $opts for SPIR"
     fi
 done

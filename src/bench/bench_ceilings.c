@@ -616,7 +616,7 @@ static tdcl_status lpeak_setup(const bench_job *j, int wb, int nv, lpeak_run *p,
     if (p->lop3)
         snprintf(opts + n, sizeof opts - (size_t)n, " -DLOP3ASM=1%s",
                  wb == 64 ? " -DHALVES=1" : "");
-    TDCL_TRY(tdcl_ctx_program(ctx, "life.cl", opts, &p->prog, err));
+    TDCL_TRY(tdcl_ctx_program(ctx, "life/tiles.cl", opts, &p->prog, err));
     TDCL_TRY(tdcl_ctx_kernel(p->prog, "life_peak", &p->k, err));
     p->lsize = kernel_wg(ctx, p->k, 256);
     p->gsize = (size_t)ctx->dev.compute_units * p->lsize * 4;

@@ -809,17 +809,89 @@ int tdcl_log_build_log(cl_program prog, cl_device_id dev, tdcl_log_level level, 
     return said;
 }
 
-static tdcl_status program_unlocked(tdcl_ctx *ctx, const char *name, const char *options,
-                                    cl_program *prog, tdcl_err *err)
+/* Reads the files of a program, each found by tdcl_kernel_path, into one
+ * source: one file as it is (so its cache entry is the one it always had),
+ * several each after a "#line 1" naming it, so that a build log points
+ * into the right file. *path is the first file's path; *name the names
+ * joined by '+'. Every byte of every file is in the source, and so in the
+ * cache key. */
+static tdcl_status read_sources(const tdcl_ctx *ctx, const char *const *names, size_t n,
+                                char **path, char **name, char **src, size_t *src_len,
+                                tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    char *path = NULL, *src = NULL, *opts = NULL;
+    char *fpath = NULL, *text = NULL;
+    size_t text_len = 0, cap = 0, len = 0, name_len = 0;
+    *path = *name = *src = NULL;
+    *src_len = 0;
+    if (n == 0) return tdcl_fail(err, TDCL_EINVAL, "a program needs at least one kernel file");
+    for (size_t i = 0; i < n; i++)
+        name_len += strlen(names[i]) + 1;
+    if (!(*name = malloc(name_len))) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    (*name)[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        if (i) strcat(*name, "+");
+        strcat(*name, names[i]);
+        if ((st = tdcl_kernel_path(ctx->kernel_dir, names[i], &fpath, err)) ||
+            (st = tdcl_read_file(fpath, &text, &text_len, err)))
+            goto out;
+        if (n == 1) {
+            *src = text;
+            *src_len = text_len;
+            text = NULL;
+            *path = fpath;
+            fpath = NULL;
+            goto out;
+        }
+        size_t need = len + text_len + strlen(names[i]) + 32;
+        if (need > cap) {
+            size_t ncap = need * 2;
+            char *grown = realloc(*src, ncap);
+            if (!grown) {
+                st = tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+                goto out;
+            }
+            *src = grown;
+            cap = ncap;
+        }
+        len += (size_t)snprintf(*src + len, cap - len, "#line 1 \"%s\"\n", names[i]);
+        memcpy(*src + len, text, text_len);
+        len += text_len;
+        if (text_len && text[text_len - 1] != '\n') (*src)[len++] = '\n';
+        (*src)[len] = '\0';
+        free(text);
+        text = NULL;
+        if (i == 0) {
+            *path = fpath;
+            fpath = NULL;
+        } else {
+            free(fpath);
+            fpath = NULL;
+        }
+    }
+    *src_len = len;
+out:
+    free(fpath);
+    free(text);
+    if (st) {
+        free(*path);
+        free(*name);
+        free(*src);
+        *path = *name = *src = NULL;
+    }
+    return st;
+}
+
+static tdcl_status program_unlocked(tdcl_ctx *ctx, const char *const *names, size_t n,
+                                    const char *options, cl_program *prog, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    char *path = NULL, *src = NULL, *opts = NULL, *name = NULL;
     size_t src_len = 0;
     cl_program p = NULL;
     double t0 = tdcl_now_ms();
     *prog = NULL;
-    TDCL_TRY(tdcl_kernel_path(ctx->kernel_dir, name, &path, err));
-    TDCL_TRY(tdcl_read_file(path, &src, &src_len, err));
+    TDCL_TRY(read_sources(ctx, names, n, &path, &name, &src, &src_len, err));
     /* Pin the language version so every driver compiles the same dialect. */
     const char *user = options ? options : "";
     size_t olen = strlen(user) + 32;
@@ -851,7 +923,7 @@ static tdcl_status program_unlocked(tdcl_ctx *ctx, const char *name, const char 
             build_write_problem(why + 2, sizeof why - 2))
             memcpy(why, "; ", 2);
         st = tdcl_fail_cl(err, rc, "clBuildProgram", "building '%s' with options '%s' on %s%s",
-                          path, opts, ctx->dev.device_name, why);
+                          n > 1 ? name : path, opts, ctx->dev.device_name, why);
         goto out;
     }
     if (tdcl_log_enabled(TDCL_LOG_DEBUG))
@@ -864,6 +936,7 @@ out:
     tdcl_out_reclaim_signals();
     ctx->t.compile_ms += tdcl_now_ms() - t0;
     free(path);
+    free(name);
     free(src);
     free(opts);
     if (st) {
@@ -880,13 +953,19 @@ out:
  * plans on threads of their own so that their uploads overlap. */
 static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
 
+tdcl_status tdcl_ctx_program_files(tdcl_ctx *ctx, const char *const *names, size_t n,
+                                   const char *options, cl_program *prog, tdcl_err *err)
+{
+    pthread_mutex_lock(&build_lock);
+    tdcl_status st = program_unlocked(ctx, names, n, options, prog, err);
+    pthread_mutex_unlock(&build_lock);
+    return st;
+}
+
 tdcl_status tdcl_ctx_program(tdcl_ctx *ctx, const char *name, const char *options, cl_program *prog,
                              tdcl_err *err)
 {
-    pthread_mutex_lock(&build_lock);
-    tdcl_status st = program_unlocked(ctx, name, options, prog, err);
-    pthread_mutex_unlock(&build_lock);
-    return st;
+    return tdcl_ctx_program_files(ctx, &name, 1, options, prog, err);
 }
 
 tdcl_status tdcl_ctx_kernel(cl_program prog, const char *kname, cl_kernel *k, tdcl_err *err)

@@ -140,6 +140,12 @@ tdcl_status tdcl_kernel_path(const char *kernel_dir, const char *name, char **pa
 tdcl_status tdcl_ctx_program(tdcl_ctx *ctx, const char *name, const char *options, cl_program *prog,
                              tdcl_err *err);
 
+/* tdcl_ctx_program over several kernel files ("life/prelude.cl" first, then
+ * the files that use it), each found as tdcl_kernel_path finds one, built as
+ * one program. Every byte of every file is in the cache key. */
+tdcl_status tdcl_ctx_program_files(tdcl_ctx *ctx, const char *const *names, size_t n,
+                                   const char *options, cl_program *prog, tdcl_err *err);
+
 /* Logs the build log of prog for dev at level, one message a line, each
  * "what: build log: LINE"; nothing when the log is empty. Returns 1 when the
  * log holds a compiler diagnostic (an error or a warning), else 0. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tdcl_test.h"
@@ -254,6 +255,67 @@ static void test_cache_miss_hit_corrupt(void **state)
     free(dir);
 }
 
+/* A program of several files: the prelude's macros reach the file after
+ * it, the files are found as one file is (here in a subfolder of the
+ * kernel directory), and each file's bytes are in the cache key: a change
+ * to the prelude alone is a new entry, not the old binary. */
+static void test_program_of_files(void **state)
+{
+    (void)state;
+    char *dir = tdcl_test_tmpdir(), *kdir = tdcl_test_tmpdir();
+    char *saved = getenv("XDG_CACHE_HOME") ? strdup(getenv("XDG_CACHE_HOME")) : NULL;
+    tdcl_ctx *ctx = ctx_with_cache(dir);
+    if (!ctx) {
+        free(saved);
+        skip();
+    }
+    char *sub = tdcl_test_join(kdir, "k");
+    assert_int_equal(mkdir(sub, 0700), 0);
+    char *pre = tdcl_test_join(sub, "prelude.cl"), *body = tdcl_test_join(sub, "copy.cl");
+    tdcl_test_write_text(pre, "#define T float"); /* no final newline */
+    tdcl_test_write_text(body,
+                         "__kernel void copy_f32(__global const T *a, __global T *b, ulong n)\n"
+                         "{\n"
+                         "    for (ulong i = get_global_id(0); i < n; i += get_global_size(0))\n"
+                         "        b[i] = a[i];\n"
+                         "}\n");
+    char *saved_dir = ctx->kernel_dir;
+    ctx->kernel_dir = kdir;
+    const char *names[] = {"k/prelude.cl", "k/copy.cl"};
+    cl_program p;
+    tdcl_err e = {0};
+    assert_int_equal(tdcl_ctx_program_files(ctx, names, 2, "", &p, &e), TDCL_OK);
+    assert_int_equal(ctx->t.programs_built, 1);
+    check_copy_runs(ctx, p);
+    clReleaseProgram(p);
+    assert_int_equal(tdcl_ctx_program_files(ctx, names, 2, "", &p, &e), TDCL_OK);
+    assert_int_equal(ctx->t.programs_cached, 1);
+    clReleaseProgram(p);
+    /* the first file changed, the second not: built again */
+    tdcl_test_write_text(pre, "#define T float /* another prelude */\n");
+    assert_int_equal(tdcl_ctx_program_files(ctx, names, 2, "", &p, &e), TDCL_OK);
+    assert_int_equal(ctx->t.programs_built, 2);
+    check_copy_runs(ctx, p);
+    clReleaseProgram(p);
+    /* a missing file is named */
+    const char *missing[] = {"k/prelude.cl", "k/none.cl"};
+    assert_int_equal(tdcl_ctx_program_files(ctx, missing, 2, "", &p, &e), TDCL_EIO);
+    assert_non_null(strstr(e.msg, "k/none.cl"));
+    ctx->kernel_dir = saved_dir;
+    tdcl_ctx_close(ctx);
+    if (saved) {
+        setenv("XDG_CACHE_HOME", saved, 1);
+        free(saved);
+    }
+    tdcl_test_rmtree(dir);
+    tdcl_test_rmtree(kdir);
+    free(pre);
+    free(body);
+    free(sub);
+    free(dir);
+    free(kdir);
+}
+
 /* The loading mark is judged by its lock, never by the process and host it
  * names: an unheld mark naming this very process (a fresh PID namespace
  * gives a restarted run the dead run's id), a live process (a reused id) or
@@ -461,6 +523,7 @@ int main(void)
         cmocka_unit_test(test_device_spec_resolved),
         cmocka_unit_test(test_kernel_path_order),
         cmocka_unit_test(test_cache_miss_hit_corrupt),
+        cmocka_unit_test(test_program_of_files),
         cmocka_unit_test(test_cache_mark_judged_by_lock),
         cmocka_unit_test(test_build_failure_names_file_and_options),
         cmocka_unit_test(test_device_limits_read),

@@ -1012,7 +1012,7 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
     if (p->prog) clReleaseProgram(p->prog);
     p->kern = p->kern_last = NULL;
     p->prog = NULL;
-    TDCL_TRY(tdcl_ctx_program(p->ctx, "life.cl", opts, &p->prog, err));
+    TDCL_TRY(tdcl_ctx_program(p->ctx, "life/tiles.cl", opts, &p->prog, err));
     TDCL_TRY(
         tdcl_ctx_kernel(p->prog, kid == 2 && c->flow ? "life_flow" : names[kid], &p->kern, err));
     if (kid == 7) {

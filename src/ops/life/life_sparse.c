@@ -201,7 +201,7 @@ static tdcl_status build(tdcl_life_sparse *s, const tdcl_life_rule *rule, tdcl_e
                          "life_sparse's tiles of %d rows need %zu bytes of local memory; the "
                          "device has %llu",
                          s->ly * s->s, tile_local(s), (unsigned long long)d->local_mem);
-    TDCL_TRY(tdcl_ctx_program(s->ctx, "life.cl", opts, &s->prog, err));
+    TDCL_TRY(tdcl_ctx_program(s->ctx, "life/tiles.cl", opts, &s->prog, err));
     TDCL_TRY(tdcl_ctx_kernel(s->prog, "life_sparse_list", &s->list_k, err));
     TDCL_TRY(tdcl_ctx_kernel(s->prog, tile_name, &s->tile_k, err));
     TDCL_TRY(tdcl_kernel_local_check(s->ctx, s->list_k, "life_sparse_list", err));
