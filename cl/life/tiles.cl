@@ -73,10 +73,12 @@
 #define SURVIVE 0x00c /* bit n: survives with n live neighbours (S23) */
 #endif
 
-#ifndef LIFE_KERNEL
-#define LIFE_KERNEL 0 /* 0 both kernels, 1 life_bytes only, 2 life_bits only (3 life_bits1
-                         and life_bytes, 4 life_band, 5 life_sparse: see life.c; 6
-                         life_peak only: bench_ops.c; 7 life_stream) */
+/* The program: the host's build step (src/ops/life/life_prog.c) defines
+ * exactly one LIFE_PROG_<NAME>, which selects the kernels it holds. */
+#if defined(LIFE_PROG_BYTES) + defined(LIFE_PROG_BITS) + defined(LIFE_PROG_BITS1) + \
+    defined(LIFE_PROG_BAND) + defined(LIFE_PROG_SPARSE) + defined(LIFE_PROG_PEAK) +     \
+    defined(LIFE_PROG_STREAM) != 1
+#error "a life program is built with exactly one LIFE_PROG_ macro"
 #endif
 
 /* Every helper is HELPER: static, so that a call the compiler leaves out
@@ -93,7 +95,8 @@
 #define B_MAPPED 3 /* life_bytes: Golly's other bounded grids, from the TOPO macros */
 
 /* ---- byte per cell --------------------------------------------------------- */
-#if LIFE_KERNEL != 2 && LIFE_KERNEL != 6 && LIFE_KERNEL != 7
+#if defined(LIFE_PROG_BYTES) || defined(LIFE_PROG_BITS1) || defined(LIFE_PROG_BAND) ||             \
+    defined(LIFE_PROG_SPARSE)
 
 #ifndef TS_X
 #define TS_X 16
@@ -203,7 +206,7 @@ life_bytes(__global const uchar *restrict in, __global uchar *restrict out, cons
 #endif
 
 /* ---- bit-packed, temporally blocked ---------------------------------------- */
-#if LIFE_KERNEL != 1
+#if !defined(LIFE_PROG_BYTES)
 
 #ifndef WBITS
 #define WBITS 32
@@ -261,7 +264,7 @@ typedef uint word;
 #ifndef VW
 #define VW 1 /* life_bits1: words per work-item, handled as one vector */
 #endif
-#if LIFE_KERNEL == 3 || LIFE_KERNEL == 4 || LIFE_KERNEL == 6
+#if defined(LIFE_PROG_BITS1) || defined(LIFE_PROG_BAND) || defined(LIFE_PROG_PEAK)
 #define NV VW
 #else
 #define NV VX
@@ -599,7 +602,7 @@ HELPER lword next_word(lword a0, lword a1, lword b0, lword b1, lword c0, lword c
 #endif
 #endif
 }
-#if LIFE_KERNEL == 0 || LIFE_KERNEL == 2 || LIFE_KERNEL == 5 || LIFE_KERNEL == 7
+#if defined(LIFE_PROG_BITS) || defined(LIFE_PROG_SPARSE) || defined(LIFE_PROG_STREAM)
 
 /* How the grid is read and a tile's cells handed on. life_flow's tiles
  * read what other work-groups of the same launch wrote, past any cache
@@ -715,7 +718,7 @@ HELPER word fetch(GIN word *in, const geom *g, int R, int C, int cols)
 
 #endif /* geom, fetch */
 
-#if LIFE_KERNEL == 0 || LIFE_KERNEL == 2 || LIFE_KERNEL == 5
+#if defined(LIFE_PROG_BITS) || defined(LIFE_PROG_SPARSE)
 /* Row sums of the NV words from x0 in tile row lr, read plainly; xl and
  * xr are the columns west and east of them, clamped into the tile. */
 HELPER void sums_plain(__local const word *t, int lr, int x0, int xl, int xr, lword *s0, lword *s1,
@@ -1313,7 +1316,7 @@ life_flow(__global word *b0, __global word *b1, const int rows, const int cols, 
  * says; rows and words outside are computed and never read. A launch of
  * fewer than K generations (a run's last) takes a loop that stops at its
  * depth. */
-#if LIFE_KERNEL == 7
+#if defined(LIFE_PROG_STREAM)
 #if (WBITS != 64 && WBITS != 32) || NV != 1 || NBHD != 0 || (WBITS == 64 && !defined(HALVES))
 #error "life_stream: 32- or 64-bit words (HALVES), one per work-item, the Moore neighbourhood"
 #endif
@@ -1579,7 +1582,7 @@ life_stream_last(__global const word *restrict in, __global word *restrict out, 
  * s rows go out. No barrier (one work-item), and a whole row per vector
  * loop: the grid crosses memory once per K generations. The band's rows
  * and width are arguments, so one program serves every grid. */
-#if LIFE_KERNEL == 4
+#if defined(LIFE_PROG_BAND)
 /* word 0 of band row r of band b, rows of brw words */
 #define BROW(b, r, brw) ((b) + (r) * (brw) + VW)
 
@@ -1679,7 +1682,7 @@ life_band(__global const word *restrict in, __global word *restrict out, const i
  * local memory and no barrier: on a CPU the caches do the tile's work, the
  * work-items run without the synchronisation a barrier costs there, and the
  * vectors fill the SIMD registers. */
-#if LIFE_KERNEL == 3
+#if defined(LIFE_PROG_BITS1)
 
 /* Row sums of grid row R for the VW words from C0 through the boundary
  * (edge: the words or their neighbours reach either end of the row). *mid
@@ -1794,7 +1797,7 @@ __kernel void life_bits1(__global const word *restrict in, __global word *restri
 }
 #endif
 
-#if LIFE_KERNEL == 6
+#if defined(LIFE_PROG_PEAK)
 /* life_peak: the logic ceiling that bench compares the bit-packed kernels
  * with, in cell updates per second: the same row sums, adder network and
  * rule (row_sum3, next_word), with no memory traffic. Any 1-D work-group
@@ -1883,7 +1886,7 @@ __kernel void life_peak(__global word *out)
  * (no ACT_CHG, ACT_LIVE as its unchanged cells say) stays right. The host
  * (src/ops/life/life_sparse.c) makes the first launch, and any after rows
  * were written from outside, compute every tile. */
-#if LIFE_KERNEL == 5 || defined(SPARSE1)
+#if defined(LIFE_PROG_SPARSE) || defined(SPARSE1)
 
 #define ACT_CHG 1
 #define ACT_LIVE 2
@@ -1897,7 +1900,7 @@ __kernel void life_peak(__global word *out)
 #ifndef LIST_TPI
 #define LIST_TPI 1 /* tiles per work-item of life_sparse_list, at most 32 */
 #endif
-#if LIFE_KERNEL == 5
+#if defined(LIFE_PROG_SPARSE)
 #define OW (TW - 2)     /* output words of a tile */
 #define OH (ER - 2 * K) /* output rows of a tile */
 #else
@@ -1984,7 +1987,7 @@ life_sparse_list(__global const uchar *restrict act, __global int *restrict list
 }
 
 #endif /* the list */
-#if LIFE_KERNEL == 5
+#if defined(LIFE_PROG_SPARSE)
 
 /* K generations of the tile (tx, ty) as life_bits computes its group's
  * tile; the interior goes to out, and ACT_CHG / ACT_LIVE of what this
@@ -2107,7 +2110,7 @@ life_sparse(__global const word *restrict in, __global word *restrict out, const
  * by S rows) per work-item, each work-item taking tiles of the list in
  * turn; no local memory, no barrier (the choice on CPUs, as life_bits1).
  * The work-item records its tile's act. */
-#if LIFE_KERNEL == 3 && defined(SPARSE1)
+#if defined(LIFE_PROG_BITS1) && defined(SPARSE1)
 
 /* OR of a vector's words. */
 HELPER word or_words(lword v)

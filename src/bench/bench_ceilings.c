@@ -13,6 +13,7 @@
 #include "bench/bench_job.h"
 #include "ops/life/life.h"
 #include "ops/life/life_net.h"
+#include "ops/life/life_prog.h"
 #include "base/log.h"
 #include "base/rng.h"
 #include "base/clock.h"
@@ -602,10 +603,9 @@ static tdcl_status lpeak_setup(const bench_job *j, int wb, int nv, lpeak_run *p,
     p->wb = wb;
     p->nv = nv;
     p->iters = base * 32 / (wb * nv) < 16 ? 16 : base * 32 / (wb * nv);
-    int n =
-        snprintf(opts, sizeof opts,
-                 "-DLIFE_KERNEL=6 -DBIRTH=0x8 -DSURVIVE=0xc -DWBITS=%d -DVW=%d -DITERS=%d -DPK=%d",
-                 wb, nv, p->iters, LP_ROWS);
+    int n = snprintf(opts, sizeof opts,
+                     "-DBIRTH=0x8 -DSURVIVE=0xc -DWBITS=%d -DVW=%d -DITERS=%d -DPK=%d", wb, nv,
+                     p->iters, LP_ROWS);
     /* the product's network (life.c's build): the rule's gates, on NVIDIA
      * for one word a work-item as one PTX lop3 each, row sums from 32-bit
      * halves */
@@ -616,7 +616,7 @@ static tdcl_status lpeak_setup(const bench_job *j, int wb, int nv, lpeak_run *p,
     if (p->lop3)
         snprintf(opts + n, sizeof opts - (size_t)n, " -DLOP3ASM=1%s",
                  wb == 64 ? " -DHALVES=1" : "");
-    TDCL_TRY(tdcl_ctx_program(ctx, "life/tiles.cl", opts, &p->prog, err));
+    TDCL_TRY(tdcl_life_prog_build(ctx, TDCL_LIFE_PROG_PEAK, opts, &p->prog, err));
     TDCL_TRY(tdcl_ctx_kernel(p->prog, "life_peak", &p->k, err));
     p->lsize = kernel_wg(ctx, p->k, 256);
     p->gsize = (size_t)ctx->dev.compute_units * p->lsize * 4;

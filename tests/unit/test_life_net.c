@@ -11,6 +11,7 @@
 #include "base/rng.h"
 #include "base/rule.h"
 #include "ops/life/life_net.h"
+#include "ops/life/life_prog.h"
 
 static int maj(int a, int b, int c)
 {
@@ -127,6 +128,21 @@ static void test_opts(void **state)
     assert_string_equal(small, "-DX=1");
 }
 
+/* Each program has its own macro, spelled as cl/life/prelude.cl tests it. */
+static void test_prog_macros(void **state)
+{
+    (void)state;
+    for (int a = 0; a < TDCL_LIFE_PROG_COUNT; a++) {
+        const char *m = tdcl_life_prog_macro((tdcl_life_prog)a);
+        assert_non_null(m);
+        assert_int_equal(strncmp(m, "LIFE_PROG_", 10), 0);
+        for (int b = 0; b < a; b++)
+            assert_string_not_equal(m, tdcl_life_prog_macro((tdcl_life_prog)b));
+    }
+    assert_string_equal(tdcl_life_prog_macro(TDCL_LIFE_PROG_BITS), "LIFE_PROG_BITS");
+    assert_null(tdcl_life_prog_macro(TDCL_LIFE_PROG_COUNT));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -134,6 +150,7 @@ int main(void)
         cmocka_unit_test(test_other_rules),
         cmocka_unit_test(test_not_moore),
         cmocka_unit_test(test_opts),
+        cmocka_unit_test(test_prog_macros),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

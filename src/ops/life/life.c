@@ -4,6 +4,7 @@
  * jobs/life_job.c. */
 #include "ops/life/life.h"
 #include "ops/life/life_net.h"
+#include "ops/life/life_prog.h"
 #include "ops/life/life_sparse.h"
 
 #include <errno.h>
@@ -944,23 +945,27 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
     char opts[640];
     tdcl_status st = TDCL_OK;
     const tdcl_device_info *d = &p->ctx->dev;
-    /* only the macros the kernel uses, so equal programs share a cache entry;
-     * cl/life.cl's LIFE_KERNEL: 1 life_bytes, 2 life_bits, 3 life_bits1, 4 life_band, 7
-     * life_stream and life_stream_last (5, life_sparse, is life_sparse.c's) */
-    static const char *const names[] = {"",          "life_bytes", "life_bits", "life_bits1",
-                                        "life_band", "",           "",          "life_stream"};
-    const int kid = !c->bits                 ? 1
-                    : c->mode == MODE_GLOBAL ? 3
-                    : c->mode == MODE_BLOCK  ? 4
-                    : c->mode == MODE_STREAM ? 7
-                                             : 2;
+    /* only the macros the kernel uses, so equal programs share a cache entry */
+    const tdcl_life_prog prog = !c->bits                 ? TDCL_LIFE_PROG_BYTES
+                                : c->mode == MODE_GLOBAL ? TDCL_LIFE_PROG_BITS1
+                                : c->mode == MODE_BLOCK  ? TDCL_LIFE_PROG_BAND
+                                : c->mode == MODE_STREAM ? TDCL_LIFE_PROG_STREAM
+                                                         : TDCL_LIFE_PROG_BITS;
+    const int tiles = prog == TDCL_LIFE_PROG_BITS, stream = prog == TDCL_LIFE_PROG_STREAM;
+    const char *kname = tiles && c->flow               ? "life_flow"
+                        : tiles                        ? "life_bits"
+                        : stream                       ? "life_stream"
+                        : prog == TDCL_LIFE_PROG_BAND  ? "life_band"
+                        : prog == TDCL_LIFE_PROG_BITS1 ? "life_bits1"
+                                                       : "life_bytes";
     const int nv = nv_compiler_options(d);
-    int n = snprintf(opts, sizeof opts, "-DLIFE_KERNEL=%d -DBIRTH=0x%x -DSURVIVE=0x%x", kid,
-                     p->rule.birth, p->rule.survive);
-    if (kid == 4) /* the band's rows and width are arguments: one program for all grids */
+    int n =
+        snprintf(opts, sizeof opts, "-DBIRTH=0x%x -DSURVIVE=0x%x", p->rule.birth, p->rule.survive);
+    /* the band's rows and width are arguments: one program for all grids */
+    if (prog == TDCL_LIFE_PROG_BAND)
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DWBITS=%d -DK=%d -DVW=%d", c->wb, c->k,
                       c->vw);
-    else if (kid == 7) /* the shuffle: NVIDIA, a warp across */
+    else if (stream) /* the shuffle: NVIDIA, a warp across */
         n +=
             snprintf(opts + n, sizeof opts - (size_t)n,
                      " -DWBITS=%d -DLX=%d -DLY=%d -DS=%d -DK=%d -DVX=1 -DHALVES=%d -DSHFL=%d",
@@ -976,15 +981,14 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
                       c->mode != MODE_TILES, c->mode == MODE_SINGLE);
     else
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DTS_X=%d -DTS_Y=%d", c->ts, c->ts);
-    if (kid == 2 && c->flow)
+    if (tiles && c->flow)
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DFLOW=1 -DFLOWNV=%d", nv);
-    if (kid == 2 && c->reg)
+    if (tiles && c->reg)
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DREGT=1 -DSHFL=%d", reg_shfl(d, c));
     if (p->rule.nbhd) /* only when not Moore: equal programs share a cache entry */
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNBHD=%d", p->rule.nbhd);
     if (c->bits && c->net0) n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNET=0");
-    const int lop3 =
-        (kid == 2 || kid == 7) && c->lop3 && c->vx == 1 && !c->net0 && !p->rule.nbhd && nv;
+    const int lop3 = (tiles || stream) && c->lop3 && c->vx == 1 && !c->net0 && !p->rule.nbhd && nv;
     const int net3 = c->bits && !c->net0 && !c->net1 && tdcl_life_net_pays(d, lop3) &&
                      tdcl_life_net_opts(p->rule, opts, sizeof opts, &n);
     if (lop3)
@@ -995,7 +999,7 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
                              tdcl_life_net_table(p->rule.birth, 1),
                              tdcl_life_net_table((unsigned)p->rule.survive << 1, 0),
                              tdcl_life_net_table((unsigned)p->rule.survive << 1, 1));
-    if (kid == 2 && c->halves && c->wb == 64 && c->vx == 1)
+    if (tiles && c->halves && c->wb == 64 && c->vx == 1)
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DHALVES=%d", c->halves);
     if (!c->bits && edges_mapped(&p->o)) {
         const tdcl_life_edges *e = &p->o.edges;
@@ -1005,17 +1009,16 @@ static tdcl_status build(tdcl_life_plan *p, const life_cfg *c, tdcl_err *err)
                       (int)p->o.boundary, e->shift_h, e->shift_v, e->twist_h, e->twist_v, e->open_x,
                       e->open_y);
     }
-    if ((kid == 2 || kid == 7) && nv)
+    if ((tiles || stream) && nv)
         snprintf(opts + n, sizeof opts - (size_t)n, " -cl-nv-maxrregcount=%d", reg_cap(c));
     if (p->kern) clReleaseKernel(p->kern);
     if (p->kern_last) clReleaseKernel(p->kern_last);
     if (p->prog) clReleaseProgram(p->prog);
     p->kern = p->kern_last = NULL;
     p->prog = NULL;
-    TDCL_TRY(tdcl_ctx_program(p->ctx, "life/tiles.cl", opts, &p->prog, err));
-    TDCL_TRY(
-        tdcl_ctx_kernel(p->prog, kid == 2 && c->flow ? "life_flow" : names[kid], &p->kern, err));
-    if (kid == 7) {
+    TDCL_TRY(tdcl_life_prog_build(p->ctx, prog, opts, &p->prog, err));
+    TDCL_TRY(tdcl_ctx_kernel(p->prog, kname, &p->kern, err));
+    if (stream) {
         size_t wg_last = 0;
         TDCL_TRY(tdcl_ctx_kernel(p->prog, "life_stream_last", &p->kern_last, err));
         TDCL_CL_TRY(err,

@@ -10,6 +10,7 @@
 
 #include "base/log.h"
 #include "ops/life/life_net.h"
+#include "ops/life/life_prog.h"
 
 enum { LIST_ALL = 0, LIST_STEADY = 1, LIST_DEPTH = 2 }; /* cl/life.cl's LIST_* */
 enum { LIST_WG = 64, CPU_LIST_TPI = 32 };
@@ -177,11 +178,11 @@ static tdcl_status build(tdcl_life_sparse *s, const tdcl_life_rule *rule, tdcl_e
     int n = snprintf(opts, sizeof opts, "-DBIRTH=0x%x -DSURVIVE=0x%x -DWBITS=%d -DLIST_WG=%d",
                      rule->birth, rule->survive, s->wb, LIST_WG);
     if (s->one)
-        n += snprintf(opts + n, sizeof opts - (size_t)n,
-                      " -DLIFE_KERNEL=3 -DSPARSE1=1 -DS=%d -DVW=%d", ONE_S, ONE_VW);
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " -DSPARSE1=1 -DS=%d -DVW=%d", ONE_S,
+                      ONE_VW);
     else
         n += snprintf(opts + n, sizeof opts - (size_t)n,
-                      " -DLIFE_KERNEL=5 -DLX=%d -DLY=%d -DS=%d -DK=%d -DVX=1 -DDBUF=%d "
+                      " -DLX=%d -DLY=%d -DS=%d -DK=%d -DVX=1 -DDBUF=%d "
                       "-DFULLW=0 -DSINGLE=0",
                       s->lx, s->ly, s->s, s->k, s->dbuf);
     if (s->tpi > 1) n += snprintf(opts + n, sizeof opts - (size_t)n, " -DLIST_TPI=%d", s->tpi);
@@ -201,7 +202,8 @@ static tdcl_status build(tdcl_life_sparse *s, const tdcl_life_rule *rule, tdcl_e
                          "life_sparse's tiles of %d rows need %zu bytes of local memory; the "
                          "device has %llu",
                          s->ly * s->s, tile_local(s), (unsigned long long)d->local_mem);
-    TDCL_TRY(tdcl_ctx_program(s->ctx, "life/tiles.cl", opts, &s->prog, err));
+    TDCL_TRY(tdcl_life_prog_build(s->ctx, s->one ? TDCL_LIFE_PROG_BITS1 : TDCL_LIFE_PROG_SPARSE,
+                                  opts, &s->prog, err));
     TDCL_TRY(tdcl_ctx_kernel(s->prog, "life_sparse_list", &s->list_k, err));
     TDCL_TRY(tdcl_ctx_kernel(s->prog, tile_name, &s->tile_k, err));
     TDCL_TRY(tdcl_kernel_local_check(s->ctx, s->list_k, "life_sparse_list", err));
