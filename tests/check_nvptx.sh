@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The NVIDIA-only paths of the kernels, compiled for NVPTX by clang; then
-# every kernel file's helpers and life.cl's warnings; TAP.
+# every kernel file's helpers and life kernels' warnings; TAP.
 # Those paths (inline PTX: wgmma, mma.sync, cp.async, mbarriers, lop3, shfl) run
 # only on NVIDIA GPUs, so PoCL, the device of the tests, never builds them.
 # clang (a dependency of PoCL, so present wherever the tests run) parses
@@ -16,7 +16,7 @@
 #
 # Helpers must be static: a plain C99 "inline" definition gives no symbol,
 # so a call clang leaves out of line fails to link (AMD's and SPIR-V's
-# pipelines). Each file is checked by its text, and life.cl's kernels are
+# pipelines). Each file is checked by its text, and the life programs are
 # compiled for SPIR at -O0, where nothing is inlined unless forced, and
 # must declare no function of their own. Those compiles also take clang's
 # default warnings as failures: PoCL prints "N warnings generated." on the
@@ -39,7 +39,25 @@ if ! echo '__kernel void k(void) {}' >"$out/probe.cl" ||
     exit 0
 fi
 
-# file | options | a pattern the PTX must contain
+# life_src OPTS: the files of the life program OPTS names (its
+# -DLIFE_PROG_<NAME>=1), as src/ops/life/life_prog.c lists them, joined as
+# the runtime joins them into one source; prints the joined file's path
+prog_c="$cl/../src/ops/life/life_prog.c"
+life_src() {
+    local prog files f
+    prog=$(sed -nE 's/.*-DLIFE_PROG_([A-Z0-9]+)=1.*/\1/p' <<<"$1")
+    files=$(grep -E "^\s*\[TDCL_LIFE_PROG_$prog\] = \{" "$prog_c" | grep -oE 'F\("[a-z0-9_]+"\)' |
+        sed -E 's/F\("(.*)"\)/\1/')
+    f="$out/life_$prog.cl"
+    : >"$f"
+    for x in $files; do
+        printf '#line 1 "life/%s.cl"\n' "$x" >>"$f"
+        cat "$cl/life/$x.cl" >>"$f"
+    done
+    printf '%s\n' "$f"
+}
+
+# file (life: the program's files) | options | a pattern the PTX must contain
 wg="-DNWG=1 -DBK=8 -DSTAGES=4 -DLAG=1"
 life="-DBIRTH=0x8 -DSURVIVE=0xc -DWBITS=64 -DLY=8 -DVX=1 -DFULLW=0 -DSINGLE=0"
 net3="-DNET3=1 -DN3_A0=k0 -DN3_B0=x -DN3_C0=y -DN3_T0=0x16 -DN3_A1=s0 -DN3_B1=y -DN3_C1=g0 -DN3_T1=0x26 -DN3_A2=s0 -DN3_B2=alive -DN3_C2=g1 -DN3_T2=0xa4"
@@ -50,12 +68,12 @@ builds=(
     "matmul_tc.cl|-DPREC=1 -DBM=128 -DBN=128 -DBK=16 -DWM=64 -DWN=64 -DSTAGES=3 -DVEC_ALIGNED=1 -DIDX=int|mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
     "matmul_tc.cl|-DPREC=3 -DBM=128 -DBN=128 -DBK=8 -DWM=64 -DWN=32 -DSTAGES=3 -DVEC_ALIGNED=0 -DIDX=long|cp.async"
     "matmul.cl|-DVARIANT=3 -DIDX=int -DBM=128 -DBN=256 -DBK=16 -DTM=8 -DTN=16 -DWX=8 -DWY=4 -DNBUF=2 -DALOAD=0 -DATRANS=1 -DTT=1 -DVEC_ALIGNED=1 -DUNROLL=1 -DPADL=0 -DFRAG=0 -DCPASYNC=1 -DCP_EMULATE=0 -DSWZ=0 -DTAILS=1|cp.async.cg.shared.global"
-    "life/tiles.cl|-DLIFE_PROG_BITS=1 $life -DLX=16 -DS=18 -DK=8 -DDBUF=1 -DFLOW=1 -DFLOWNV=1 -DLOP3ASM=1 -DLUT_B0=0x0 -DLUT_B1=0x14 -DLUT_S0=0x42 -DLUT_S1=0x14 -DHALVES=1|lop3.b32"
-    "life/tiles.cl|-DLIFE_PROG_BITS=1 $life -DLX=32 -DS=24 -DK=8 -DDBUF=0 -DFLOW=1 -DFLOWNV=1 -DREGT=1 -DSHFL=1 $net3 -DLOP3ASM=1 -DHALVES=1|shfl.sync.up.b32"
-    "life/tiles.cl|-DLIFE_PROG_SPARSE=1 -DLIST_WG=64 $life -DLX=16 -DS=16 -DK=16 -DDBUF=1 $net3 -DLOP3ASM=1 -DHALVES=1|lop3.b32"
-    "life/tiles.cl|-DLIFE_PROG_PEAK=1 -DBIRTH=0x8 -DSURVIVE=0xc -DWBITS=32 -DVW=1 -DITERS=4096 -DPK=8 $net3 -DLOP3ASM=1|lop3.b32"
+    "life|-DLIFE_PROG_BITS=1 $life -DLX=16 -DS=18 -DK=8 -DDBUF=1 -DFLOW=1 -DFLOWNV=1 -DLOP3ASM=1 -DLUT_B0=0x0 -DLUT_B1=0x14 -DLUT_S0=0x42 -DLUT_S1=0x14 -DHALVES=1|lop3.b32"
+    "life|-DLIFE_PROG_BITS=1 $life -DLX=32 -DS=24 -DK=8 -DDBUF=0 -DFLOW=1 -DFLOWNV=1 -DREGT=1 -DSHFL=1 $net3 -DLOP3ASM=1 -DHALVES=1|shfl.sync.up.b32"
+    "life|-DLIFE_PROG_SPARSE=1 -DLIST_WG=64 $life -DLX=16 -DS=16 -DK=16 -DDBUF=1 $net3 -DLOP3ASM=1 -DHALVES=1|lop3.b32"
+    "life|-DLIFE_PROG_PEAK=1 -DBIRTH=0x8 -DSURVIVE=0xc -DWBITS=32 -DVW=1 -DITERS=4096 -DPK=8 $net3 -DLOP3ASM=1|lop3.b32"
 )
-# life.cl: one set per kernel family, over rules whose tables are empty on
+# life: one set per kernel family, over rules whose tables are empty on
 # one side (B2/S, B36/S23, B3678/S34678) and Golly's mapped grids (Klein,
 # cross-surface, sphere)
 bits="-DWBITS=64 -DLX=16 -DLY=8 -DS=18 -DK=8 -DFULLW=0 -DSINGLE=0"
@@ -77,10 +95,12 @@ n=0
 for b in "${builds[@]}"; do
     n=$((n + 1))
     IFS='|' read -r file opts want <<<"$b"
+    src="$cl/$file"
+    [ "$file" = life ] && src=$(life_src "$opts")
     # shellcheck disable=SC2086
     if ! "$cc" -x cl -cl-std=CL1.2 -O2 -Dasm=__asm__ -target nvptx64-nvidia-nvcl \
         -Xclang -finclude-default-header -Wno-everything -S -o "$out/k.ptx" $opts \
-        "$cl/$file" >"$out/log" 2>&1; then
+        "$src" >"$out/log" 2>&1; then
         echo "not ok $n - $file $opts"
         sed 's/^/# /' "$out/log" | head -20
     elif ! grep -qF "$want" "$out/k.ptx"; then
@@ -104,16 +124,16 @@ for opts in "${spir[@]}"; do
     n=$((n + 1))
     # shellcheck disable=SC2086
     if ! "$cc" -x cl -cl-std=CL1.2 -O0 -target spir64 -Xclang -finclude-default-header -S \
-        -emit-llvm -o "$out/k.ll" $opts "$cl/life/tiles.cl" >"$out/log" 2>&1; then
-        echo "not ok $n - life/tiles.cl $opts for SPIR"
+        -emit-llvm -o "$out/k.ll" $opts "$(life_src "$opts")" >"$out/log" 2>&1; then
+        echo "not ok $n - life $opts for SPIR"
         sed 's/^/# /' "$out/log" | head -20
     elif [ -s "$out/log" ]; then
-        echo "not ok $n - life/tiles.cl $opts for SPIR: warnings"
+        echo "not ok $n - life $opts for SPIR: warnings"
         sed 's/^/# /' "$out/log" | head -20
     elif own=$(grep '^declare' "$out/k.ll" | grep -v '@_Z\|@llvm\.'); [ -n "$own" ]; then
-        echo "not ok $n - life/tiles.cl $opts for SPIR: helpers left undefined"
+        echo "not ok $n - life $opts for SPIR: helpers left undefined"
         printf '%s\n' "$own" | sed 's/^/# /' | head -20
     else
-        echo "ok $n - life/tiles.cl $opts for SPIR"
+        echo "ok $n - life $opts for SPIR"
     fi
 done

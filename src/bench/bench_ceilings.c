@@ -559,7 +559,7 @@ out:
 
 /* ---- the life logic peak ------------------------------------------------ */
 
-/* cl/life.cl's life_peak: B3/S23 over PK rows of NV words of WB bits per
+/* cl/life/peak.cl's life_peak: B3/S23 over PK rows of NV words of WB bits per
  * work-item, from registers; see its comment. */
 #define LP_ROWS 8
 

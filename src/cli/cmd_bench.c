@@ -42,7 +42,7 @@ static void usage(FILE *fp)
                 "             GFLOP/s; the ceiling of matmul, beside the vendor's specified\n"
                 "             peak where tiledcl knows it (NVIDIA)\n"
                 "  life-peak  life's own bit-sliced adder network and rule run from registers\n"
-                "             (cl/life.cl life_peak: 32- and 64-bit words, 1 to 8 per vector),\n"
+                "             (cl/life/peak.cl life_peak: 32- and 64-bit words, 1 to 8 per vector),\n"
                 "             cell updates/s; the ceiling of life's bit-packed kernels (the\n"
                 "             byte-per-cell kernel is measured against copy)\n"
                 "A fraction past 100%% says why it can be.\n"

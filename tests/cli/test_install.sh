@@ -23,7 +23,7 @@ RC=$?
 ERR=$(cat "$T/.out")
 expect_rc 0 "meson install --destdir stages the install"
 root="$T/stage$prefix"
-for f in bin/tiledcl share/tiledcl/matmul.cl share/tiledcl/life.cl share/man/man1/tiledcl.1 \
+for f in bin/tiledcl share/tiledcl/matmul.cl share/tiledcl/life/prelude.cl share/man/man1/tiledcl.1 \
     share/bash-completion/completions/tiledcl share/zsh/site-functions/_tiledcl; do
     [ -e "$root/$f" ] && ok "installed: $f" || not_ok "installed: $f" "$(cd "$T/stage" && find . | head -40)"
 done

@@ -89,10 +89,11 @@ expect_rc 0 "B36/S23 runs with a cold kernel cache"
 if [ -z "$ERR" ]; then ok "a cold build prints nothing on stderr"; else not_ok "a cold build prints nothing on stderr" "stderr: $ERR"; fi
 # a failed build's log comes line by line through tiledcl's own messages
 mkdir -p "$T/badk/life"
-printf '#error a kernel that does not build\n' >"$T/badk/life/tiles.cl"
+cp "$(dirname "$0")"/../../cl/life/*.cl "$T/badk/life/"
+printf '#error a kernel that does not build\n' >"$T/badk/life/prelude.cl"
 XDG_CACHE_HOME="$T/cold" run --kernels "$T/badk" life --size 8x8 --gens 1 -o "$T/bad.rle"
 expect_rc 3 "a kernel that does not build exits 3"
-expect_contains "$ERR" "tiledcl: kernel life/tiles.cl: build log: " "the build log is shown, prefixed"
+expect_contains "$ERR" "tiledcl: kernel life/prelude.cl+life/" "the build log is shown, prefixed"
 raw=$(printf '%s\n' "$ERR" | grep 'a kernel that does not build' | grep -v '^tiledcl: ')
 if [ -z "$raw" ]; then ok "no line of the build log is raw"; else not_ok "no line of the build log is raw" "$raw"; fi
 

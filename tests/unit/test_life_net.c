@@ -1,6 +1,6 @@
 /* The rule networks found by search (ops/life/life_net.c) against the
  * rule itself: every 3x3 block of cells is reduced to planes the way
- * cl/life.cl's adder does (row sums, then sum and majority of each
+ * cl/life/prelude.cl's adder does (row sums, then sum and majority of each
  * weight), run through the network, and compared with the block's
  * neighbour count looked up in the rule. */
 #include <stdint.h>

@@ -339,9 +339,9 @@ typedef struct life_cfg {
     int dbuf;             /* life_bits: two tile buffers, one barrier per generation */
     int vw;               /* life_bits1: words per work-item (a vector) */
     int regs;             /* life_bits on NVIDIA: register cap per work-item; 0: by the group */
-    int net0;   /* bits: the 4-bit count network (cl/life.cl's NET 0), else the 3-input one */
+    int net0;   /* bits: the 4-bit count network (cl/life's NET 0), else the 3-input one */
     int net1;   /* bits: the rule's own 3-input form, not the three gates found by search */
-    int halves; /* life_bits, 64-bit words: row sums from 32-bit halves (cl/life.cl's HALVES) */
+    int halves; /* life_bits, 64-bit words: row sums from 32-bit halves (cl/life's HALVES) */
     int lop3;   /* life_bits on NVIDIA: the rule's tables as inline PTX lop3 (LOP3ASM) */
     int flow;   /* tiles: a run's steps in one launch, tiles in ticket order (life_flow) */
     int reg;    /* tiles: the tile in registers, neighbours across by shuffles (REGT) */
@@ -439,7 +439,7 @@ static size_t reg_local(const life_cfg *c, int shfl)
     return 2 * items * 4 * 8 + (shfl ? 0 : 2 * items * (size_t)c->s * 8);
 }
 
-/* Devices life_flow's hand-over is written for (cl/life.cl's FLOWNV):
+/* Devices life_flow's hand-over is written for (cl/life/prelude.cl's FLOWNV):
  * NVIDIA's, by inline PTX, and CPUs, where mem_fence is a full fence. */
 static int flow_device(const tdcl_device_info *d)
 {
@@ -1416,7 +1416,7 @@ static tdcl_status launch(tdcl_life_plan *p, int n, cl_event *ev, tdcl_err *err)
     tdcl_status st = TDCL_OK;
     cl_kernel k = p->kern_last && n < p->c.k ? p->kern_last : p->kern;
     cl_int rows = (cl_int)p->rows, cols = (cl_int)p->cols, nw = (cl_int)p->nw, gens = n;
-    cl_int bnd = edges_mapped(&p->o) ? 3 : (cl_int)p->o.boundary; /* 3: cl/life.cl's B_MAPPED */
+    cl_int bnd = edges_mapped(&p->o) ? 3 : (cl_int)p->o.boundary; /* 3: cl/life's B_MAPPED */
     TDCL_CL_TRY(err, clSetKernelArg(k, 0, sizeof(cl_mem), &p->buf[p->cur]), "clSetKernelArg");
     TDCL_CL_TRY(err, clSetKernelArg(k, 1, sizeof(cl_mem), &p->buf[1 - p->cur]), "clSetKernelArg");
     TDCL_CL_TRY(err, clSetKernelArg(k, 2, sizeof rows, &rows), "clSetKernelArg");

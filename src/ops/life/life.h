@@ -2,7 +2,7 @@
  * reference, the plan API (upload once, advance any number of generations,
  * download). The file job (read, run, report, write) is jobs/life_job.h.
  *
- * Two kernels (cl/life.cl): "bits", 32 or 64 cells per word with
+ * Two kernels (cl/life/): "bits", 32 or 64 cells per word with
  * bit-sliced neighbour counts and several generations per launch, the
  * default; "bytes", one byte per cell and one generation per launch, the
  * reference. Both give identical results for every rule and boundary. On a
@@ -65,7 +65,7 @@ typedef struct tdcl_life_opts {
      * (tiles, bands, single, global, block), w, lx, ly, s, k, vx, dbuf, vw,
      * g, regs, net (0: the 4-bit count network; 1: the rule's own 3-input
      * form, not the gates life_net.h finds), halves (0, 1, 2), lop3 (0: no
-     * inline PTX on NVIDIA), flow; see cl/life.cl. NULL: automatic. Not
+     * inline PTX on NVIDIA), flow; see cl/life/tiles.cl. NULL: automatic. Not
      * kept past plan creation. */
     const char *tune;
     tdcl_life_sparse_mode sparse;

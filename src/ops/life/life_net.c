@@ -86,7 +86,7 @@ unsigned tdcl_life_net_table(unsigned mask, int s)
     return t;
 }
 
-/* Operations cl/life.cl's own form (rule_half, rule3) takes for a rule. */
+/* Operations cl/life/prelude.cl's own form (rule_half, rule3) takes for a rule. */
 static int own_cost(tdcl_life_rule rule)
 {
     const unsigned s9 = (unsigned)rule.survive << 1;
@@ -195,7 +195,7 @@ int tdcl_life_net_opts(tdcl_life_rule rule, char *buf, size_t size, int *used)
     if (*used < 0 || (size_t)*used >= size || !tdcl_life_net_find(rule, &net)) return 0;
     char *at = buf + *used;
     const size_t room = size - (size_t)*used;
-    /* gate g's inputs by the names cl/life.cl's rule3 gives them */
+    /* gate g's inputs by the names cl/life/prelude.cl's rule3 gives them */
     static const char *const names[] = {"s0", "k0", "x", "y", "alive", "g0", "g1"};
     int n = snprintf(at, room, " -DNET3=1");
     for (int g = 0; g < 3 && n > 0 && (size_t)n < room; g++)

@@ -1,10 +1,10 @@
 /* The last stage of the bits kernels' adder network, a rule's next state
  * from the count of a 3x3 block, as three 3-input operations found by
- * search (cl/life.cl's NET3).
+ * search (cl/life/prelude.cl's NET3).
  *
  * The kernels reduce the block (the cell itself included) to five bit
  * planes: s0, k0, x, y and the cell's state, with the count s0 + 2 (k0 +
- * x) + 4 y. cl/life.cl's own form of the rule takes up to four 3-input
+ * x) + 4 y. cl/life/prelude.cl's own form of the rule takes up to four 3-input
  * operations from them (four for B3/S23). tdcl_life_net_find tries a few
  * wirings of three gates over those planes, every pair of truth tables
  * for the first two gates, and reads the third's table off the rule; a
@@ -17,7 +17,7 @@
 #include "base/rule.h"
 #include "runtime/clrt.h"
 
-/* The planes, as cl/life.cl numbers them: gate g's inputs are planes
+/* The planes, as cl/life/prelude.cl numbers them: gate g's inputs are planes
  * 0..4 or the outputs of the gates before it (5: gate 0, 6: gate 1). */
 enum { TDCL_NET_S0, TDCL_NET_K0, TDCL_NET_X, TDCL_NET_Y, TDCL_NET_ALIVE, TDCL_NET_G0, TDCL_NET_G1 };
 
@@ -35,7 +35,7 @@ int tdcl_life_net_find(tdcl_life_rule rule, tdcl_life_net *net);
  * the kernels compute, for the tests. */
 int tdcl_life_net_eval(const tdcl_life_net *net, int s0, int k0, int x, int y, int alive);
 
-/* cl/life.cl's TABLE(mask, s): the rule's own table for count parity s,
+/* cl/life/prelude.cl's TABLE(mask, s): the rule's own table for count parity s,
  * bit 4 k0 + 2 x + y set where s + 2 (k0 + x) + 4 y is in mask (the
  * LOP3ASM kernels' LUT_* literals). */
 unsigned tdcl_life_net_table(unsigned mask, int s);
@@ -47,7 +47,7 @@ unsigned tdcl_life_net_table(unsigned mask, int s);
  * the instructions. */
 int tdcl_life_net_pays(const tdcl_device_info *d, int lop3);
 
-/* Appends the build options that give cl/life.cl the rule's network
+/* Appends the build options that give cl/life/prelude.cl the rule's network
  * (" -DNET3=1 -DN3_A0=k0 ... -DN3_T0=0x...") at buf + *used and returns 1,
  * *used grown by what was written; 0 and nothing written where the rule
  * has no such network or buf no room. */

@@ -13,6 +13,21 @@ static const char *const macros[TDCL_LIFE_PROG_COUNT] = {
     [TDCL_LIFE_PROG_STREAM] = "LIFE_PROG_STREAM",
 };
 
+/* Each program's files, the prelude first: its kernel family, and what
+ * that family uses (life_sparse the tile body of life_bits; life_sparse1,
+ * built with -DSPARSE1, life_bits1's). */
+#define F(x) "life/" x ".cl"
+static const char *const programs[TDCL_LIFE_PROG_COUNT][5] = {
+    [TDCL_LIFE_PROG_BYTES] = {F("prelude"), F("bytes")},
+    [TDCL_LIFE_PROG_BITS] = {F("prelude"), F("tiles")},
+    [TDCL_LIFE_PROG_BITS1] = {F("prelude"), F("bits1"), F("sparse")},
+    [TDCL_LIFE_PROG_BAND] = {F("prelude"), F("band")},
+    [TDCL_LIFE_PROG_SPARSE] = {F("prelude"), F("tiles"), F("sparse")},
+    [TDCL_LIFE_PROG_PEAK] = {F("prelude"), F("peak")},
+    [TDCL_LIFE_PROG_STREAM] = {F("prelude"), F("stream")},
+};
+#undef F
+
 const char *tdcl_life_prog_macro(tdcl_life_prog prog)
 {
     return (unsigned)prog < TDCL_LIFE_PROG_COUNT ? macros[prog] : NULL;
@@ -28,7 +43,11 @@ tdcl_status tdcl_life_prog_build(tdcl_ctx *ctx, tdcl_life_prog prog, const char 
     char *opts = malloc(n);
     if (!opts) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
     snprintf(opts, n, "-D%s=1%s%s", macro, *options ? " " : "", options);
-    tdcl_status st = tdcl_ctx_program(ctx, "life/tiles.cl", opts, out, err);
+    const char *const *files = programs[prog];
+    size_t nfiles = 0;
+    while (files[nfiles])
+        nfiles++;
+    tdcl_status st = tdcl_ctx_program_files(ctx, files, nfiles, opts, out, err);
     free(opts);
     return st;
 }

@@ -10,7 +10,7 @@
 typedef enum tdcl_life_prog {
     TDCL_LIFE_PROG_BYTES,  /* life_bytes */
     TDCL_LIFE_PROG_BITS,   /* life_bits, life_flow: tiles, bands, one group, registers */
-    TDCL_LIFE_PROG_BITS1,  /* life_bits1 and life_bytes; life_sparse1 with -DSPARSE1 */
+    TDCL_LIFE_PROG_BITS1,  /* life_bits1; life_sparse1 with -DSPARSE1 */
     TDCL_LIFE_PROG_BAND,   /* life_band: a CPU's bands of rows */
     TDCL_LIFE_PROG_SPARSE, /* life_sparse_list and life_sparse */
     TDCL_LIFE_PROG_PEAK,   /* life_peak: the bench's ceiling */

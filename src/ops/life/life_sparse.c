@@ -1,6 +1,6 @@
 /* Skipping what does not change: the choice of the sparse path, its tile
  * shape, the activity map and tile list on the device, the launches. The
- * argument that skipping is exact is cl/life.cl's, above life_sparse. */
+ * argument that skipping is exact is cl/life/sparse.cl's, at its top. */
 #include "ops/life/life_sparse.h"
 
 #include <inttypes.h>
@@ -12,7 +12,7 @@
 #include "ops/life/life_net.h"
 #include "ops/life/life_prog.h"
 
-enum { LIST_ALL = 0, LIST_STEADY = 1, LIST_DEPTH = 2 }; /* cl/life.cl's LIST_* */
+enum { LIST_ALL = 0, LIST_STEADY = 1, LIST_DEPTH = 2 }; /* cl/life/sparse.cl's LIST_* */
 enum { LIST_WG = 64, CPU_LIST_TPI = 32 };
 
 /* The automatic choice: grids of at least AUTO_CELLS cells and AUTO_TILES
@@ -64,7 +64,7 @@ static const char *unsupported(const tdcl_life_opts *o, const tdcl_life_rule *ru
 /* Local memory a compiler may add to the tile's, as life.c keeps. */
 enum { LOCAL_SLACK = 64 };
 
-/* Local memory of life_sparse's work-group (cl/life.cl: DBUF + 1 buffers
+/* Local memory of life_sparse's work-group (cl/life/tiles.cl: DBUF + 1 buffers
  * of ER + 2 rows of TW words, and the flags word), slack included. */
 static size_t tile_local(const tdcl_life_sparse *s)
 {
@@ -364,7 +364,7 @@ tdcl_status tdcl_life_sparse_rows_written(tdcl_life_sparse *s, int64_t row0, int
                                           tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    const cl_uchar both = 3; /* cl/life.cl's ACT_CHG | ACT_LIVE */
+    const cl_uchar both = 3; /* cl/life/sparse.cl's ACT_CHG | ACT_LIVE */
     if (n <= 0 || s->stale) return TDCL_OK;
     int64_t ty0 = row0 / s->oh, ty1 = (row0 + n - 1) / s->oh;
     size_t at = (size_t)(ty0 * s->ntx), bytes = (size_t)((ty1 - ty0 + 1) * s->ntx);

@@ -1,6 +1,6 @@
 /* Skipping what does not change, for the life plan
  * (ops/life/life.c): a per-tile activity map on the device, a list of the
- * tiles to compute built from it before each launch, and cl/life.cl's
+ * tiles to compute built from it before each launch, and cl/life/sparse.cl's
  * life_sparse kernel computing only those, in the plan's own two buffers
  * and word layout. Empty tiles, and tiles whose neighbourhood did not
  * change in the previous launch, are skipped; the result is bit-identical
