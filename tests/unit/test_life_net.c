@@ -4,12 +4,14 @@
  * weight), run through the network, and compared with the block's
  * neighbour count looked up in the rule. */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "tdcl_test.h"
 
 #include "base/rng.h"
 #include "base/rule.h"
+#include "ops/life/life_choice.h"
 #include "ops/life/life_net.h"
 #include "ops/life/life_prog.h"
 
@@ -143,14 +145,102 @@ static void test_prog_macros(void **state)
     assert_null(tdcl_life_prog_macro(TDCL_LIFE_PROG_COUNT));
 }
 
+/* A device description as tdcl_cl_devices fills it, no device behind it. */
+static tdcl_device_info fake_device(cl_device_type type, size_t max_wg, cl_ulong local_mem)
+{
+    tdcl_device_info d;
+    memset(&d, 0, sizeof d);
+    d.type = type;
+    d.compute_units = 16;
+    d.max_wg = max_wg;
+    d.max_item_sizes[0] = d.max_item_sizes[1] = d.max_item_sizes[2] = max_wg;
+    d.local_mem = local_mem;
+    d.global_mem = d.max_alloc = (cl_ulong)1 << 32;
+    snprintf(d.device_name, sizeof d.device_name, "fake");
+    return d;
+}
+
+/* The fallback rules, one at a time, on shapes that take each. */
+static void test_choice_fallbacks(void **state)
+{
+    (void)state;
+    tdcl_device_info gpu = fake_device(CL_DEVICE_TYPE_GPU, 1024, 48 * 1024);
+    tdcl_life_opts o = tdcl_life_opts_default();
+    const int64_t rows = 4096, cols = 4096;
+    /* the tile in registers gives way to tiles in local memory */
+    life_cfg c = tdcl_life_choice_first(&gpu, &o, rows, cols);
+    assert_int_equal(c.bits, 1);
+    c.reg = c.flow = 1;
+    assert_true(tdcl_life_choice_next(&gpu, &o, rows, cols, &c));
+    assert_int_equal(c.reg, 0);
+    assert_int_equal(c.mode, MODE_TILES);
+    /* life_flow gives way to the same tiles launched step by step */
+    c.flow = 1;
+    life_cfg before = c;
+    assert_true(tdcl_life_choice_next(&gpu, &o, rows, cols, &c));
+    assert_int_equal(c.flow, 0);
+    assert_int_equal(c.lx, before.lx);
+    assert_int_equal(c.ly, before.ly);
+    assert_int_equal(c.s, before.s);
+    /* then smaller tiles: half the rows of work-items, still an output row */
+    c.ly = 8;
+    c.s = 16;
+    c.k = 8;
+    assert_true(tdcl_life_choice_next(&gpu, &o, rows, cols, &c));
+    assert_int_equal(c.ly, 4);
+    assert_true(c.ly * c.s > 2 * c.k);
+    /* a CPU's band that cannot shrink: one generation per launch */
+    life_cfg band = {.bits = 1, .mode = MODE_BLOCK, .wb = 64, .s = 1, .k = 8, .vw = 8};
+    assert_true(tdcl_life_choice_next(&gpu, &o, rows, cols, &band));
+    assert_int_equal(band.mode, MODE_GLOBAL);
+    /* whole rows that cannot shrink: tiles */
+    life_cfg whole = {.bits = 1, .mode = MODE_BANDS, .wb = 64, .lx = 16, .ly = 1, .s = 64, .k = 8};
+    assert_true(tdcl_life_choice_next(&gpu, &o, rows, cols, &whole));
+    assert_int_equal(whole.mode, MODE_TILES);
+    /* bytes: halve the tile down to one cell, then nothing is left */
+    life_cfg bytes = {.bits = 0, .ts = 2};
+    assert_true(tdcl_life_choice_next(&gpu, &o, rows, cols, &bytes));
+    assert_int_equal(bytes.ts, 1);
+    assert_false(tdcl_life_choice_next(&gpu, &o, rows, cols, &bytes));
+}
+
+/* The candidates for a small device: every one fits it, and a device too
+ * small for the first shape still gets one. */
+static void test_choice_list(void **state)
+{
+    (void)state;
+    tdcl_life_opts o = tdcl_life_opts_default();
+    life_cfg list[64];
+    const tdcl_device_info devs[] = {
+        fake_device(CL_DEVICE_TYPE_CPU, 4096, 32 * 1024),
+        fake_device(CL_DEVICE_TYPE_GPU, 1024, 48 * 1024),
+        fake_device(CL_DEVICE_TYPE_GPU, 64, 8 * 1024),
+    };
+    for (size_t i = 0; i < sizeof devs / sizeof devs[0]; i++) {
+        size_t n = tdcl_life_choice_list(&devs[i], &o, 1000, 1000, list, 64);
+        assert_true(n >= 1);
+        for (size_t j = 0; j < n; j++) {
+            int64_t nw = list[j].bits ? (1000 + list[j].wb - 1) / list[j].wb : 1000;
+            assert_true(list[j].lx * list[j].ly <= (int)devs[i].max_wg || !list[j].bits);
+            assert_true(nw >= 1);
+            assert_true(tdcl_life_choice_fits(&devs[i], &list[j], 1000, 1000));
+        }
+    }
+    /* the small GPU cannot hold the large one's first shape */
+    life_cfg big = tdcl_life_choice_first(&devs[1], &o, 1000, 1000);
+    size_t n = tdcl_life_choice_list(&devs[2], &o, 1000, 1000, list, 64);
+    assert_true(n >= 1);
+    assert_true(list[0].lx * list[0].ly <= 64);
+    assert_false(tdcl_life_choice_fits(&devs[2], &big, 1000, 1000));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_conway),
-        cmocka_unit_test(test_other_rules),
-        cmocka_unit_test(test_not_moore),
-        cmocka_unit_test(test_opts),
-        cmocka_unit_test(test_prog_macros),
+        cmocka_unit_test(test_conway),      cmocka_unit_test(test_other_rules),
+        cmocka_unit_test(test_not_moore),   cmocka_unit_test(test_opts),
+        cmocka_unit_test(test_prog_macros), cmocka_unit_test(test_choice_fallbacks),
+        cmocka_unit_test(test_choice_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
  * ping-ponged, several generations per launch). The file job is
  * jobs/life_job.c. */
 #include "ops/life/life.h"
+#include "ops/life/life_choice.h"
 #include "ops/life/life_net.h"
 #include "ops/life/life_prog.h"
 #include "ops/life/life_sparse.h"
@@ -319,33 +320,7 @@ static int64_t row_population(const uint8_t *packed, int64_t cols, const uint8_t
 
 /* ---- kernel and tile choice -------------------------------------------- */
 
-typedef enum life_mode {
-    MODE_TILES,  /* life_bits: tiles with a halo, K generations per launch */
-    MODE_BANDS,  /* life_bits: bands of whole rows, K generations per launch */
-    MODE_SINGLE, /* life_bits: the whole grid in one work-group, a run per launch */
-    MODE_GLOBAL, /* life_bits1: one generation per launch from global memory */
-    MODE_BLOCK,  /* life_band: bands of whole rows in a CPU's cache, K generations per launch */
-    MODE_STREAM, /* life_stream: word columns streamed through registers, K generations */
-} life_mode;
-
 static const char *const mode_names[] = {"tiles", "bands", "single", "global", "block", "stream"};
-
-typedef struct life_cfg {
-    int bits;             /* 1: life_bits or life_bits1, 0: life_bytes */
-    int ts;               /* bytes: tile side */
-    life_mode mode;       /* bits */
-    int wb, lx, ly, s, k; /* bits: word bits, work-group, rows per item, depth */
-    int vx;               /* life_bits: words per work-item across (a vector) */
-    int dbuf;             /* life_bits: two tile buffers, one barrier per generation */
-    int vw;               /* life_bits1: words per work-item (a vector) */
-    int regs;             /* life_bits on NVIDIA: register cap per work-item; 0: by the group */
-    int net0;   /* bits: the 4-bit count network (cl/life's NET 0), else the 3-input one */
-    int net1;   /* bits: the rule's own 3-input form, not the three gates found by search */
-    int halves; /* life_bits, 64-bit words: row sums from 32-bit halves (cl/life's HALVES) */
-    int lop3;   /* life_bits on NVIDIA: the rule's tables as inline PTX lop3 (LOP3ASM) */
-    int flow;   /* tiles: a run's steps in one launch, tiles in ticket order (life_flow) */
-    int reg;    /* tiles: the tile in registers, neighbours across by shuffles (REGT) */
-} life_cfg;
 
 struct tdcl_life_plan {
     tdcl_ctx *ctx;
@@ -1104,6 +1079,51 @@ static int shrink(life_cfg *c)
     return 1;
 }
 
+life_cfg tdcl_life_choice_first(const tdcl_device_info *d, const tdcl_life_opts *o, int64_t rows,
+                                int64_t cols)
+{
+    return initial_cfg(d, o, rows, cols, 1, 1);
+}
+
+int tdcl_life_choice_fits(const tdcl_device_info *d, const life_cfg *c, int64_t rows, int64_t cols)
+{
+    return cfg_fits(d, c, rows, c->bits ? (cols + c->wb - 1) / c->wb : cols);
+}
+
+int tdcl_life_choice_next(const tdcl_device_info *d, const tdcl_life_opts *o, int64_t rows,
+                          int64_t cols, life_cfg *c)
+{
+    if (c->reg) { /* the tiles in local memory before anything else */
+        *c = initial_cfg(d, o, rows, cols, 0, 0);
+        return 1;
+    }
+    if (c->flow) { /* the tiles launched step by step before a smaller shape */
+        c->flow = 0;
+        return 1;
+    }
+    if (shrink(c)) return 1;
+    if (c->mode == MODE_BLOCK) { /* not even a band of one row fits: no bands */
+        global_cfg(c, 0, (cols + c->wb - 1) / c->wb, 0);
+        return 1;
+    }
+    if (c->mode == MODE_SINGLE || c->mode == MODE_BANDS) { /* whole rows do not fit: tiles */
+        *c = initial_cfg(d, o, rows, cols, 0, 1);
+        return 1;
+    }
+    return 0;
+}
+
+size_t tdcl_life_choice_list(const tdcl_device_info *d, const tdcl_life_opts *o, int64_t rows,
+                             int64_t cols, life_cfg *out, size_t cap)
+{
+    size_t n = 0;
+    life_cfg c = tdcl_life_choice_first(d, o, rows, cols);
+    do {
+        if (n < cap && tdcl_life_choice_fits(d, &c, rows, cols)) out[n++] = c;
+    } while (n < cap && tdcl_life_choice_next(d, o, rows, cols, &c));
+    return n;
+}
+
 /* Finds a configuration the device runs: the user's, exactly, when forced
  * (tile or tune given), else the largest that fits. */
 static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
@@ -1111,16 +1131,15 @@ static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
     tdcl_status st = TDCL_OK;
     const tdcl_device_info *d = &p->ctx->dev;
     int forced = p->o.tile != 0 || p->o.tune != NULL;
-    life_cfg c = initial_cfg(d, &p->o, p->rows, p->cols, 1, 1);
+    life_cfg c = tdcl_life_choice_first(d, &p->o, p->rows, p->cols);
     if (p->o.tune) TDCL_TRY(apply_tune(d, p->o.tune, p->rows, p->cols, &c, err));
     if ((c.mode == MODE_STREAM || c.reg) && p->rule.nbhd)
         return tdcl_fail(err, TDCL_EINVAL, "life tune '%s': %s runs the Moore neighbourhood only",
                          p->o.tune, c.reg ? "reg=1" : "mode=stream");
     for (;;) {
         tdcl_status bst = TDCL_ELIMIT;
-        int64_t nw = c.bits ? (p->cols + c.wb - 1) / c.wb : p->cols;
         tdcl_err why = {0};
-        if (cfg_fits(d, &c, p->rows, nw))
+        if (tdcl_life_choice_fits(d, &c, p->rows, p->cols))
             bst = build(p, &c, &why);
         else
             tdcl_fail(
@@ -1144,23 +1163,7 @@ static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
                 "%zu, local memory %llu bytes); leave the tile unset to choose one "
                 "that fits",
                 p->o.tile, d->device_name, d->max_wg, (unsigned long long)d->local_mem);
-        if (c.reg) { /* the tiles in local memory before anything else */
-            c = initial_cfg(d, &p->o, p->rows, p->cols, 0, 0);
-            continue;
-        }
-        if (c.flow) { /* the tiles launched step by step before a smaller shape */
-            c.flow = 0;
-            continue;
-        }
-        if (shrink(&c)) continue;
-        if (c.mode == MODE_BLOCK) { /* not even a band of one row fits: no bands */
-            global_cfg(&c, 0, (p->cols + c.wb - 1) / c.wb, 0);
-            continue;
-        }
-        if (c.mode == MODE_SINGLE || c.mode == MODE_BANDS) { /* whole rows do not fit: tiles */
-            c = initial_cfg(d, &p->o, p->rows, p->cols, 0, 1);
-            continue;
-        }
+        if (tdcl_life_choice_next(d, &p->o, p->rows, p->cols, &c)) continue;
         return tdcl_fail(err, TDCL_ELIMIT, "no life kernel configuration fits '%s'",
                          d->device_name);
     }

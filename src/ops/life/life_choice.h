@@ -1,0 +1,61 @@
+/* Life's kernel and shape choice, inside ops/life and for its tests: a
+ * shape (life_cfg) and the search over shapes for a device description.
+ * The search is pure: it reads the description and the options and
+ * builds nothing, so its fallback rules are tested without a device. */
+#ifndef TDCL_LIFE_CHOICE_H
+#define TDCL_LIFE_CHOICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ops/life/life.h"
+#include "runtime/clrt.h"
+
+typedef enum life_mode {
+    MODE_TILES,  /* life_bits: tiles with a halo, K generations per launch */
+    MODE_BANDS,  /* life_bits: bands of whole rows, K generations per launch */
+    MODE_SINGLE, /* life_bits: the whole grid in one work-group, a run per launch */
+    MODE_GLOBAL, /* life_bits1: one generation per launch from global memory */
+    MODE_BLOCK,  /* life_band: bands of whole rows in a CPU's cache, K generations per launch */
+    MODE_STREAM, /* life_stream: word columns streamed through registers, K generations */
+} life_mode;
+
+typedef struct life_cfg {
+    int bits;             /* 1: life_bits or life_bits1, 0: life_bytes */
+    int ts;               /* bytes: tile side */
+    life_mode mode;       /* bits */
+    int wb, lx, ly, s, k; /* bits: word bits, work-group, rows per item, depth */
+    int vx;               /* life_bits: words per work-item across (a vector) */
+    int dbuf;             /* life_bits: two tile buffers, one barrier per generation */
+    int vw;               /* life_bits1: words per work-item (a vector) */
+    int regs;             /* life_bits on NVIDIA: register cap per work-item; 0: by the group */
+    int net0;   /* bits: the 4-bit count network (cl/life's NET 0), else the 3-input one */
+    int net1;   /* bits: the rule's own 3-input form, not the three gates found by search */
+    int halves; /* life_bits, 64-bit words: row sums from 32-bit halves (cl/life's HALVES) */
+    int lop3;   /* life_bits on NVIDIA: the rule's tables as inline PTX lop3 (LOP3ASM) */
+    int flow;   /* tiles: a run's steps in one launch, tiles in ticket order (life_flow) */
+    int reg;    /* tiles: the tile in registers, neighbours across by shuffles (REGT) */
+} life_cfg;
+
+/* The first shape for a grid of rows x cols on d, as the options ask. */
+life_cfg tdcl_life_choice_first(const tdcl_device_info *d, const tdcl_life_opts *o, int64_t rows,
+                                int64_t cols);
+
+/* 1 when d's limits (work-group, local memory) run c and c covers the grid. */
+int tdcl_life_choice_fits(const tdcl_device_info *d, const life_cfg *c, int64_t rows, int64_t cols);
+
+/* The fallback rules: the shape to try after *c did not fit or did not
+ * build, in this order: the tile in registers gives way to the tiles in
+ * local memory; life_flow to the tiles launched step by step; then a
+ * smaller shape of the same kind (shrink); bands of a CPU's cache that do
+ * not fit even one row to one generation per launch; whole rows (one
+ * group, bands) to tiles. 0 when none is left. */
+int tdcl_life_choice_next(const tdcl_device_info *d, const tdcl_life_opts *o, int64_t rows,
+                          int64_t cols, life_cfg *c);
+
+/* The candidates in the order they are tried, those that fit d only: at
+ * most cap into out; returns how many. */
+size_t tdcl_life_choice_list(const tdcl_device_info *d, const tdcl_life_opts *o, int64_t rows,
+                             int64_t cols, life_cfg *out, size_t cap);
+
+#endif
