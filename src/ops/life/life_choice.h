@@ -58,4 +58,28 @@ int tdcl_life_choice_next(const tdcl_device_info *d, const tdcl_life_opts *o, in
 size_t tdcl_life_choice_list(const tdcl_device_info *d, const tdcl_life_opts *o, int64_t rows,
                              int64_t cols, life_cfg *out, size_t cap);
 
+/* life_flow: at most this many tickets a launch (an int on the device,
+ * with room for the work-groups' last takes), and this many work-groups a
+ * compute unit launched (more than run at once: the rest find no ticket). */
+enum { FLOW_MAX_TICKETS = INT32_MAX / 2, FLOW_GROUPS_CU = 8 };
+
+/* The modes' names, by life_mode, for -v. */
+extern const char *const tdcl_life_mode_names[];
+
+/* What the plan needs of the shapes: life_band's local memory for rows of
+ * nw words; life_stream's word columns and chunks of rows; the device's
+ * compute units as the choice counts them; whether it takes NVIDIA's
+ * compiler options; whether the tile in registers trades by shuffles. */
+size_t tdcl_life_block_local(const life_cfg *c, int64_t nw);
+int64_t tdcl_life_stream_cols(int64_t nw, int lx);
+int64_t tdcl_life_stream_chunks(int64_t rows, int s);
+int64_t tdcl_life_compute_units(const tdcl_device_info *d);
+int tdcl_life_nv_options(const tdcl_device_info *d);
+int tdcl_life_reg_shfl(const tdcl_device_info *d, const life_cfg *c);
+
+/* Applies a tune string ("mode=bands,g=16,k=40") over c, for a grid of
+ * rows x cols (tests and bench only). */
+tdcl_status tdcl_life_apply_tune(const tdcl_device_info *d, const char *tune, int64_t rows,
+                                 int64_t cols, life_cfg *c, tdcl_err *err);
+
 #endif
