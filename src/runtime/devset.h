@@ -1,5 +1,5 @@
 /* Device sets (module prefix tdcl_devset_): several OpenCL devices of one
- * process, one context each, for work split into shards (jobs/shard.h).
+ * process, one context each, for work split into shards (dist/shard.h).
  *
  * A set's spec is "all" (every device), "TYPE:all" (every device of a type:
  * gpu, cpu, accelerator) or a comma-separated list of single-device specs

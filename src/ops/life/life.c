@@ -1036,7 +1036,7 @@ tdcl_status tdcl_life_run(tdcl_ctx *ctx, const tdcl_life_opts *o, const tdcl_mat
     return st;
 }
 
-/* ---- rows of the plan, for shards (jobs/shard_life.c) ------------------- */
+/* ---- rows of the plan, for shards (dist/life_shards.c) ----------------- */
 
 size_t tdcl_life_plan_row_bytes(const tdcl_life_plan *p)
 {

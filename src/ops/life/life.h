@@ -188,7 +188,7 @@ void tdcl_life_plan_destroy(tdcl_life_plan *p);
 tdcl_status tdcl_life_run(tdcl_ctx *ctx, const tdcl_life_opts *o, const tdcl_matrix *grid,
                           int64_t gens, tdcl_matrix *out, tdcl_err *err);
 
-/* ---- rows of a plan, for a grid split into shards (jobs/shard_life.c) -- */
+/* ---- rows of a plan, for a grid split into shards (dist/life_shards.c) */
 
 /* Bytes of one row in the plan's device layout (packed words or bytes). */
 size_t tdcl_life_plan_row_bytes(const tdcl_life_plan *p);
