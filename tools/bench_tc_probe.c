@@ -455,9 +455,11 @@ static const char *const cluster_src =
     "  asm(\"mov.u32 %0, %1;\" : \"=r\"(me) : \"r\"(w));\n"
     "  if (n == 2) {\n"
     "    asm volatile(\"barrier.cluster.arrive;\\nbarrier.cluster.wait;\" ::: \"memory\");\n"
-    "    asm volatile(\"mapa.shared::cluster.u32 %0, %1, %2;\" : \"=r\"(far) : \"r\"(me), \"r\"(r ^ 1));\n"
+    "    asm volatile(\"mapa.shared::cluster.u32 %0, %1, %2;\" : \"=r\"(far) : \"r\"(me), \"r\"(r "
+    "^ 1));\n"
     "    if (get_local_id(0) == 0)\n"
-    "      asm volatile(\"st.shared::cluster.u32 [%0], %1;\" :: \"r\"(far), \"r\"(100 + r) : \"memory\");\n"
+    "      asm volatile(\"st.shared::cluster.u32 [%0], %1;\" :: \"r\"(far), \"r\"(100 + r) : "
+    "\"memory\");\n"
     "    asm volatile(\"barrier.cluster.arrive;\\nbarrier.cluster.wait;\" ::: \"memory\");\n"
     "    got = w[0];\n"
     "    asm volatile(\"barrier.cluster.arrive;\\nbarrier.cluster.wait;\" ::: \"memory\");\n"
@@ -503,7 +505,8 @@ static void probe_cluster(void)
     size_t g = 32 * G, l = 32;
     rc = clEnqueueWriteBuffer(ctx->queue, d, CL_TRUE, 0, sizeof h, h, 0, NULL, NULL);
     if (rc == CL_SUCCESS) rc = clSetKernelArg(k, 0, sizeof d, &d);
-    if (rc == CL_SUCCESS) rc = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &g, &l, 0, NULL, NULL);
+    if (rc == CL_SUCCESS)
+        rc = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &g, &l, 0, NULL, NULL);
     if (rc == CL_SUCCESS)
         rc = clEnqueueReadBuffer(ctx->queue, d, CL_TRUE, 0, sizeof h, h, 0, NULL, NULL);
     printf("c7 run=%d:", rc);
@@ -525,7 +528,8 @@ static const char *const bigl_src =
     "  uint t = get_local_id(0), bad = 0;\n"
     "  for (uint i = t; i < n; i += get_local_size(0)) l[i] = i * 2654435761u;\n"
     "  barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "  for (uint i = t; i < n; i += get_local_size(0)) bad += l[n - 1 - i] != (n - 1 - i) * 2654435761u;\n"
+    "  for (uint i = t; i < n; i += get_local_size(0)) bad += l[n - 1 - i] != (n - 1 - i) * "
+    "2654435761u;\n"
     "  if (bad) atomic_inc(o);\n"
     "}\n";
 
@@ -549,8 +553,8 @@ static void probe_big_local(void)
         cl_int fin = clFinish(ctx->queue);
         if (run == CL_SUCCESS && fin == CL_SUCCESS)
             clEnqueueReadBuffer(ctx->queue, d, CL_TRUE, 0, sizeof bad, &bad, 0, NULL, NULL);
-        printf("c8 %3d KiB: setarg %d %d %d, launch %d, finish %d, work-groups wrong %u\n", kib,
-               a0, a1, a2, run, fin, bad);
+        printf("c8 %3d KiB: setarg %d %d %d, launch %d, finish %d, work-groups wrong %u\n", kib, a0,
+               a1, a2, run, fin, bad);
         if (fin != CL_SUCCESS) break;
     }
     clReleaseMemObject(d);
@@ -970,8 +974,10 @@ static void wg_path(const char *tag, const char *opts, int bm, int bn, int nb2, 
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         h[i] = (float)(x >> 40) / (float)(1 << 24) - 0.5f;
     }
-    cl_mem a = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, na * 4, h, &err);
-    cl_mem b = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nbv * 4, h, &err);
+    cl_mem a =
+        clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, na * 4, h, &err);
+    cl_mem b =
+        clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nbv * 4, h, &err);
     cl_mem c = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, na * 4, NULL, &err);
     free(h);
     cl_kernel k = clCreateKernel(p, "matmul_wg", &err);

@@ -22,8 +22,7 @@ int tdcl_log_enabled(tdcl_log_level level)
 
 void tdcl_log(tdcl_log_level level, const char *fmt, ...)
 {
-    if (!tdcl_log_enabled(level))
-        return;
+    if (!tdcl_log_enabled(level)) return;
     char buf[2048];
     va_list ap;
     va_start(ap, fmt);

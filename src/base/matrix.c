@@ -32,12 +32,18 @@ static void advise_huge(void *p, size_t bytes)
 size_t tdcl_dtype_size(tdcl_dtype t)
 {
     switch (t) {
-    case TDCL_F32: return 4;
-    case TDCL_F64: return 8;
-    case TDCL_I32: return 4;
-    case TDCL_I64: return 8;
-    case TDCL_U8: return 1;
-    case TDCL_U16: return 2;
+    case TDCL_F32:
+        return 4;
+    case TDCL_F64:
+        return 8;
+    case TDCL_I32:
+        return 4;
+    case TDCL_I64:
+        return 8;
+    case TDCL_U8:
+        return 1;
+    case TDCL_U16:
+        return 2;
     }
     return 0;
 }
@@ -45,12 +51,18 @@ size_t tdcl_dtype_size(tdcl_dtype t)
 const char *tdcl_dtype_name(tdcl_dtype t)
 {
     switch (t) {
-    case TDCL_F32: return "float32";
-    case TDCL_F64: return "float64";
-    case TDCL_I32: return "int32";
-    case TDCL_I64: return "int64";
-    case TDCL_U8: return "uint8";
-    case TDCL_U16: return "uint16";
+    case TDCL_F32:
+        return "float32";
+    case TDCL_F64:
+        return "float64";
+    case TDCL_I32:
+        return "int32";
+    case TDCL_I64:
+        return "int64";
+    case TDCL_U8:
+        return "uint8";
+    case TDCL_U16:
+        return "uint16";
     }
     return "unknown";
 }
@@ -60,10 +72,10 @@ static const struct {
     const char *name;
     tdcl_dtype type;
 } dtype_names[] = {
-    {"f32", TDCL_F32}, {"float32", TDCL_F32}, {"float", TDCL_F32}, {"f64", TDCL_F64},
-    {"float64", TDCL_F64}, {"double", TDCL_F64}, {"i32", TDCL_I32}, {"int32", TDCL_I32},
-    {"i64", TDCL_I64}, {"int64", TDCL_I64}, {"u8", TDCL_U8}, {"uint8", TDCL_U8},
-    {"u16", TDCL_U16}, {"uint16", TDCL_U16},
+    {"f32", TDCL_F32},     {"float32", TDCL_F32}, {"float", TDCL_F32}, {"f64", TDCL_F64},
+    {"float64", TDCL_F64}, {"double", TDCL_F64},  {"i32", TDCL_I32},   {"int32", TDCL_I32},
+    {"i64", TDCL_I64},     {"int64", TDCL_I64},   {"u8", TDCL_U8},     {"uint8", TDCL_U8},
+    {"u16", TDCL_U16},     {"uint16", TDCL_U16},
 };
 
 tdcl_status tdcl_dtype_parse(const char *s, tdcl_dtype *out, tdcl_err *err)
@@ -112,8 +124,7 @@ tdcl_status tdcl_matrix_alloc(tdcl_matrix *m, int64_t rows, int64_t cols, int ch
     memset(m, 0, sizeof *m);
     size_t bytes;
     tdcl_status st = tdcl_matrix_bytes(rows, cols, channels, dtype, &bytes, err);
-    if (st)
-        return st;
+    if (st) return st;
     void *p = calloc(1, bytes);
     if (!p)
         return tdcl_fail(err, TDCL_ENOMEM, "cannot allocate %zu bytes for a %lldx%lld matrix",
@@ -129,8 +140,7 @@ tdcl_status tdcl_matrix_alloc(tdcl_matrix *m, int64_t rows, int64_t cols, int ch
 
 void tdcl_matrix_free(tdcl_matrix *m)
 {
-    if (!m)
-        return;
+    if (!m) return;
     free(m->data);
     memset(m, 0, sizeof *m);
 }
@@ -143,12 +153,18 @@ size_t tdcl_matrix_count(const tdcl_matrix *m)
 double tdcl_matrix_get_f64(const tdcl_matrix *m, size_t k)
 {
     switch (m->dtype) {
-    case TDCL_F32: return ((const float *)m->data)[k];
-    case TDCL_F64: return ((const double *)m->data)[k];
-    case TDCL_I32: return ((const int32_t *)m->data)[k];
-    case TDCL_I64: return (double)((const int64_t *)m->data)[k];
-    case TDCL_U8: return ((const uint8_t *)m->data)[k];
-    case TDCL_U16: return ((const uint16_t *)m->data)[k];
+    case TDCL_F32:
+        return ((const float *)m->data)[k];
+    case TDCL_F64:
+        return ((const double *)m->data)[k];
+    case TDCL_I32:
+        return ((const int32_t *)m->data)[k];
+    case TDCL_I64:
+        return (double)((const int64_t *)m->data)[k];
+    case TDCL_U8:
+        return ((const uint8_t *)m->data)[k];
+    case TDCL_U16:
+        return ((const uint16_t *)m->data)[k];
     }
     return 0;
 }
@@ -156,12 +172,18 @@ double tdcl_matrix_get_f64(const tdcl_matrix *m, size_t k)
 int64_t tdcl_matrix_get_i64(const tdcl_matrix *m, size_t k)
 {
     switch (m->dtype) {
-    case TDCL_F32: return (int64_t)((const float *)m->data)[k];
-    case TDCL_F64: return (int64_t)((const double *)m->data)[k];
-    case TDCL_I32: return ((const int32_t *)m->data)[k];
-    case TDCL_I64: return ((const int64_t *)m->data)[k];
-    case TDCL_U8: return ((const uint8_t *)m->data)[k];
-    case TDCL_U16: return ((const uint16_t *)m->data)[k];
+    case TDCL_F32:
+        return (int64_t)((const float *)m->data)[k];
+    case TDCL_F64:
+        return (int64_t)((const double *)m->data)[k];
+    case TDCL_I32:
+        return ((const int32_t *)m->data)[k];
+    case TDCL_I64:
+        return ((const int64_t *)m->data)[k];
+    case TDCL_U8:
+        return ((const uint8_t *)m->data)[k];
+    case TDCL_U16:
+        return ((const uint16_t *)m->data)[k];
     }
     return 0;
 }
@@ -170,8 +192,7 @@ tdcl_status tdcl_matrix_convert(const tdcl_matrix *src, tdcl_dtype to, tdcl_matr
                                 tdcl_err *err)
 {
     tdcl_status st = tdcl_matrix_alloc(dst, src->rows, src->cols, src->channels, to, err);
-    if (st)
-        return st;
+    if (st) return st;
     size_t n = tdcl_matrix_count(src);
     if (src->dtype == to) {
         memcpy(dst->data, src->data, n * tdcl_dtype_size(to));
@@ -179,12 +200,24 @@ tdcl_status tdcl_matrix_convert(const tdcl_matrix *src, tdcl_dtype to, tdcl_matr
     }
     for (size_t k = 0; k < n; k++) {
         switch (to) {
-        case TDCL_F32: ((float *)dst->data)[k] = (float)tdcl_matrix_get_f64(src, k); break;
-        case TDCL_F64: ((double *)dst->data)[k] = tdcl_matrix_get_f64(src, k); break;
-        case TDCL_I32: ((int32_t *)dst->data)[k] = (int32_t)tdcl_matrix_get_i64(src, k); break;
-        case TDCL_I64: ((int64_t *)dst->data)[k] = tdcl_matrix_get_i64(src, k); break;
-        case TDCL_U8: ((uint8_t *)dst->data)[k] = (uint8_t)tdcl_matrix_get_i64(src, k); break;
-        case TDCL_U16: ((uint16_t *)dst->data)[k] = (uint16_t)tdcl_matrix_get_i64(src, k); break;
+        case TDCL_F32:
+            ((float *)dst->data)[k] = (float)tdcl_matrix_get_f64(src, k);
+            break;
+        case TDCL_F64:
+            ((double *)dst->data)[k] = tdcl_matrix_get_f64(src, k);
+            break;
+        case TDCL_I32:
+            ((int32_t *)dst->data)[k] = (int32_t)tdcl_matrix_get_i64(src, k);
+            break;
+        case TDCL_I64:
+            ((int64_t *)dst->data)[k] = tdcl_matrix_get_i64(src, k);
+            break;
+        case TDCL_U8:
+            ((uint8_t *)dst->data)[k] = (uint8_t)tdcl_matrix_get_i64(src, k);
+            break;
+        case TDCL_U16:
+            ((uint16_t *)dst->data)[k] = (uint16_t)tdcl_matrix_get_i64(src, k);
+            break;
         }
     }
     return TDCL_OK;
@@ -249,9 +282,9 @@ static tdcl_status out_of_range(const tdcl_matrix *src, size_t k, tdcl_dtype to,
         snprintf(val, sizeof val, "%" PRId64, tdcl_matrix_get_i64(src, k));
     else
         snprintf(val, sizeof val, "%.17g", tdcl_matrix_get_f64(src, k));
-    return tdcl_fail_param(err, TDCL_ERANGE, TDCL_PARAM_CLIP,
-                           "value %s at %s does not fit in %s (%s)", val,
-                           tdcl_matrix_where(src, k, where, sizeof where), tdcl_dtype_name(to), range);
+    return tdcl_fail_param(
+        err, TDCL_ERANGE, TDCL_PARAM_CLIP, "value %s at %s does not fit in %s (%s)", val,
+        tdcl_matrix_where(src, k, where, sizeof where), tdcl_dtype_name(to), range);
 }
 
 /* Element k of src into integer dst; 1 when out of range (not written). */

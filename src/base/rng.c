@@ -20,4 +20,3 @@ double tdcl_rng_uniform(uint64_t *s, double lo, double hi)
 {
     return lo + (hi - lo) * tdcl_rng_unit(s);
 }
-

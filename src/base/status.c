@@ -37,8 +37,7 @@ tdcl_status tdcl_fail_param(tdcl_err *err, tdcl_status status, tdcl_param param,
 
 tdcl_status tdcl_fail_cl(tdcl_err *err, int cl_code, const char *call, const char *fmt, ...)
 {
-    if (!err)
-        return TDCL_ECL;
+    if (!err) return TDCL_ECL;
     char ctx[768] = "";
     if (fmt) {
         va_list ap;
@@ -49,8 +48,8 @@ tdcl_status tdcl_fail_cl(tdcl_err *err, int cl_code, const char *call, const cha
     err->status = TDCL_ECL;
     err->cl_code = cl_code;
     err->param = TDCL_PARAM_NONE;
-    snprintf(err->msg, sizeof err->msg, "%s failed: %s (%d)%s%s", call,
-             tdcl_cl_error_name(cl_code), cl_code, ctx[0] ? ": " : "", ctx);
+    snprintf(err->msg, sizeof err->msg, "%s failed: %s (%d)%s%s", call, tdcl_cl_error_name(cl_code),
+             cl_code, ctx[0] ? ": " : "", ctx);
     return TDCL_ECL;
 }
 
@@ -126,26 +125,37 @@ const char *tdcl_cl_error_name(int code)
         {-1001, "CL_PLATFORM_NOT_FOUND_KHR"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (names[i].code == code)
-            return names[i].name;
+        if (names[i].code == code) return names[i].name;
     return "CL_UNKNOWN_ERROR";
 }
 
 const char *tdcl_status_name(tdcl_status s)
 {
     switch (s) {
-    case TDCL_OK: return "ok";
-    case TDCL_EINVAL: return "invalid argument";
-    case TDCL_EIO: return "i/o error";
-    case TDCL_EPARSE: return "parse error";
-    case TDCL_EUNSUPPORTED: return "unsupported";
-    case TDCL_ENOMEM: return "out of memory";
-    case TDCL_ELIMIT: return "size limit";
-    case TDCL_EVERIFY: return "verification failed";
-    case TDCL_ENODEV: return "no usable device";
-    case TDCL_ECL: return "opencl error";
-    case TDCL_EINTR: return "interrupted";
-    case TDCL_ERANGE: return "out of range";
+    case TDCL_OK:
+        return "ok";
+    case TDCL_EINVAL:
+        return "invalid argument";
+    case TDCL_EIO:
+        return "i/o error";
+    case TDCL_EPARSE:
+        return "parse error";
+    case TDCL_EUNSUPPORTED:
+        return "unsupported";
+    case TDCL_ENOMEM:
+        return "out of memory";
+    case TDCL_ELIMIT:
+        return "size limit";
+    case TDCL_EVERIFY:
+        return "verification failed";
+    case TDCL_ENODEV:
+        return "no usable device";
+    case TDCL_ECL:
+        return "opencl error";
+    case TDCL_EINTR:
+        return "interrupted";
+    case TDCL_ERANGE:
+        return "out of range";
     }
     return "unknown status";
 }
@@ -153,9 +163,12 @@ const char *tdcl_status_name(tdcl_status s)
 int tdcl_exit_code(tdcl_status s)
 {
     switch (s) {
-    case TDCL_OK: return 0;
+    case TDCL_OK:
+        return 0;
     case TDCL_ENODEV:
-    case TDCL_ECL: return 3;
-    default: return 1;
+    case TDCL_ECL:
+        return 3;
+    default:
+        return 1;
     }
 }

@@ -11,17 +11,17 @@
 
 typedef enum tdcl_status {
     TDCL_OK = 0,
-    TDCL_EINVAL,      /* bad argument or option value */
-    TDCL_EIO,         /* open/read/write/rename failed */
-    TDCL_EPARSE,      /* input file does not follow its format */
-    TDCL_EUNSUPPORTED,/* valid input, but a variant we refuse (complex, hermitian, ...) */
-    TDCL_ENOMEM,      /* host allocation failed */
-    TDCL_ELIMIT,      /* a size past host memory or a device limit */
-    TDCL_EVERIFY,     /* a --verify check failed */
-    TDCL_ENODEV,      /* no device matches, or no OpenCL platform at all */
-    TDCL_ECL,         /* an OpenCL call failed */
-    TDCL_EINTR,       /* interrupted by a signal */
-    TDCL_ERANGE,      /* a value does not fit the type it must become (overflow, NaN to int) */
+    TDCL_EINVAL,       /* bad argument or option value */
+    TDCL_EIO,          /* open/read/write/rename failed */
+    TDCL_EPARSE,       /* input file does not follow its format */
+    TDCL_EUNSUPPORTED, /* valid input, but a variant we refuse (complex, hermitian, ...) */
+    TDCL_ENOMEM,       /* host allocation failed */
+    TDCL_ELIMIT,       /* a size past host memory or a device limit */
+    TDCL_EVERIFY,      /* a --verify check failed */
+    TDCL_ENODEV,       /* no device matches, or no OpenCL platform at all */
+    TDCL_ECL,          /* an OpenCL call failed */
+    TDCL_EINTR,        /* interrupted by a signal */
+    TDCL_ERANGE,       /* a value does not fit the type it must become (overflow, NaN to int) */
 } tdcl_status;
 
 /* The option of a call that an error is about, when it is one: library
@@ -81,8 +81,7 @@ int tdcl_exit_code(tdcl_status status);
 #define TDCL_TRY(expr)                                                                             \
     do {                                                                                           \
         st = (expr);                                                                               \
-        if (st != TDCL_OK)                                                                         \
-            goto out;                                                                              \
+        if (st != TDCL_OK) goto out;                                                               \
     } while (0)
 
 #define TDCL_CL_TRY(err, call_expr, call_name)                                                     \

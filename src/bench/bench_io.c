@@ -399,7 +399,8 @@ tdcl_status tdcl_bench_io(const tdcl_bench_io_opts *opts, tdcl_bench_io_emit_fn 
     unlink(f.out);
     if (!st) st = bench_npy(&o, &f, &dense, emit, user, err);
     unlink(f.npy);
-    for (int i = 0; i < 4; i++) tdcl_cleanup_remove(slots[i]);
+    for (int i = 0; i < 4; i++)
+        tdcl_cleanup_remove(slots[i]);
     tdcl_matrix_free(&dense);
     tdcl_matrix_free(&sparse);
     return st;

@@ -64,8 +64,8 @@ static void print_text(const tdcl_device_info *l, size_t n, size_t chosen)
         const tdcl_device_info *d = &l[i];
         if (i == 0 || l[i - 1].pidx != d->pidx)
             printf("platform %u: %s (%s)\n", d->pidx, d->platform_name, d->platform_vendor);
-        printf(" %c %u:%u  %s  [%s]\n", i == chosen ? '*' : ' ', d->pidx, d->didx,
-               d->device_name, tdcl_cl_type_name(d->type));
+        printf(" %c %u:%u  %s  [%s]\n", i == chosen ? '*' : ' ', d->pidx, d->didx, d->device_name,
+               tdcl_cl_type_name(d->type));
         printf("        compute units %u, clock %u MHz, global memory %.1f GiB, max alloc "
                "%.1f GiB\n",
                d->compute_units, d->clock_mhz, d->global_mem / 1073741824.0,
@@ -85,19 +85,22 @@ int cmd_devices(int argc, char **argv, const cli_globals *g)
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'j': json = 1; break;
-        case 'h': usage(stdout); return 0;
-        default: return cli_usage_error("devices", "unknown option '%s'", argv[optind - 1]);
+        case 'j':
+            json = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            return cli_usage_error("devices", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind < argc)
-        return cli_usage_error("devices", "unexpected argument '%s'", argv[optind]);
+    if (optind < argc) return cli_usage_error("devices", "unexpected argument '%s'", argv[optind]);
     tdcl_err err = {0};
     tdcl_device_info *list = NULL;
     size_t n = 0, chosen = (size_t)-1;
     tdcl_status st = tdcl_cl_devices(&list, &n, &err);
-    if (st)
-        return cli_report(&err);
+    if (st) return cli_report(&err);
     const char *spec = g->device_spec;
     tdcl_err pick_err;
     if (tdcl_cl_pick(list, n, spec, &chosen, &pick_err) != TDCL_OK) {

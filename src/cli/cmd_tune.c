@@ -204,7 +204,8 @@ static void report(const tdcl_tune_result *r, double gain_pct)
     printf("%d sets tried, %d rejected, %.1f s\n", r->tried, r->rejected, r->elapsed_s);
     if (r->stored[0]) printf("stored in %s\n", r->stored);
     int any = 0;
-    for (int i = 0; i < r->nsizes; i++) any |= r->best[i].improved;
+    for (int i = 0; i < r->nsizes; i++)
+        any |= r->best[i].improved;
     if (!any) printf("no set beat the current choice by %g%%: nothing to store\n", gain_pct);
 }
 

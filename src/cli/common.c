@@ -13,11 +13,16 @@
 
 /* The flag that sets each option the library reports errors about. */
 static const char *const param_flags[] = {
-    [TDCL_PARAM_TILE] = "--tile",           [TDCL_PARAM_SIZE] = "--size",
-    [TDCL_PARAM_BOUNDARY] = "--boundary",   [TDCL_PARAM_PRECISION] = "--precision",
-    [TDCL_PARAM_KERNEL_DIR] = "--kernels",  [TDCL_PARAM_SCALE] = "--scale",
-    [TDCL_PARAM_MAX_BYTES] = "--max-bytes", [TDCL_PARAM_FRAMES_DIR] = "--frames",
-    [TDCL_PARAM_REPS] = "--reps",           [TDCL_PARAM_STRICT] = "--strict",
+    [TDCL_PARAM_TILE] = "--tile",
+    [TDCL_PARAM_SIZE] = "--size",
+    [TDCL_PARAM_BOUNDARY] = "--boundary",
+    [TDCL_PARAM_PRECISION] = "--precision",
+    [TDCL_PARAM_KERNEL_DIR] = "--kernels",
+    [TDCL_PARAM_SCALE] = "--scale",
+    [TDCL_PARAM_MAX_BYTES] = "--max-bytes",
+    [TDCL_PARAM_FRAMES_DIR] = "--frames",
+    [TDCL_PARAM_REPS] = "--reps",
+    [TDCL_PARAM_STRICT] = "--strict",
     [TDCL_PARAM_WRAP] = "--wrap accepts wrap-around modulo 2^64",
     [TDCL_PARAM_CLIP] = "--clip saturates",
     [TDCL_PARAM_TYPE] = "--type f64",
@@ -137,8 +142,7 @@ int cli_term_cols(void)
         cols = ws.ws_col;
     else if (getenv("COLUMNS"))
         cols = strtol(getenv("COLUMNS"), NULL, 10);
-    if (cols <= 0)
-        cols = 80;
+    if (cols <= 0) cols = 80;
     return cols < 20 ? 20 : cols > 1000 ? 1000 : (int)cols;
 }
 

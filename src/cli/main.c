@@ -18,47 +18,47 @@
 
 static const cli_command commands[] = {
     {"matmul", cmd_matmul, NEEDS_DEVICE | SHARDS | RANKS, "dense matrix product C = A*B"},
-    {"tile-avg", cmd_tile_avg, NEEDS_DEVICE | SHARDS | RANKS, "mean of each tile of a matrix or image"},
+    {"tile-avg", cmd_tile_avg, NEEDS_DEVICE | SHARDS | RANKS,
+     "mean of each tile of a matrix or image"},
     {"tile-map", cmd_tile_map, NEEDS_DEVICE, "how a tiled launch numbers its work-items"},
     {"life", cmd_life, NEEDS_DEVICE | SHARDS | RANKS, "Game of Life and Life-like rules"},
     {"convert", cmd_convert, 0, "convert between matrix, image and Life file formats"},
     {"devices", cmd_devices, 0, "list OpenCL platforms and devices"},
-    {"bench", cmd_bench, NEEDS_DEVICE | SHARDS | RANKS | OWN_SET, "measure the operations on a device"},
+    {"bench", cmd_bench, NEEDS_DEVICE | SHARDS | RANKS | OWN_SET,
+     "measure the operations on a device"},
     {"tune", cmd_tune, NEEDS_DEVICE, "search and store the fastest matmul kernel parameters"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
 static void usage(FILE *fp)
 {
-    fprintf(fp,
-            "usage: tiledcl [global options] COMMAND [options] [args]\n"
-            "\n"
-            "Runs tiled OpenCL kernels (local-memory tiles, barriers) on any OpenCL device.\n"
-            "\n"
-            "commands:\n");
+    fprintf(fp, "usage: tiledcl [global options] COMMAND [options] [args]\n"
+                "\n"
+                "Runs tiled OpenCL kernels (local-memory tiles, barriers) on any OpenCL device.\n"
+                "\n"
+                "commands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(fp, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(fp,
-            "\n"
-            "global options (before or after COMMAND):\n"
-            "  --device SPEC  device to use: 'P:D' as 'tiledcl devices' lists it, a type\n"
-            "                 (gpu, cpu, accelerator) or part of the platform or device\n"
-            "                 name; default $TILEDCL_DEVICE, else the first GPU, else the\n"
-            "                 first device. A set of devices, for the commands that\n"
-            "                 split their work (life, matmul, tile-avg): all, gpu:all,\n"
-            "                 cpu:all or a list P:D,P:D\n"
-            "  --kernels DIR  load kernels (.cl) from DIR\n"
-            "  --no-cache     do not use the compiled-kernel cache\n"
-            "  -v, --verbose  show choices and a timing breakdown (-vv: build logs too)\n"
-            "  -q, --quiet    no progress messages\n"
-            "  -h, --help     this help; 'tiledcl help COMMAND' for a command's\n"
-            "  --version      print the version\n"
-            "\n"
-            "exit status: 0 success, 1 bad input or runtime failure, 2 usage error,\n"
-            "             3 no usable device or OpenCL failure\n"
-            "\n"
-            "environment: TILEDCL_DEVICE, TILEDCL_KERNEL_PATH (':'-separated kernel\n"
-            "directories), TILEDCL_CACHE=0 (no kernel cache), XDG_CACHE_HOME\n");
+    fprintf(fp, "\n"
+                "global options (before or after COMMAND):\n"
+                "  --device SPEC  device to use: 'P:D' as 'tiledcl devices' lists it, a type\n"
+                "                 (gpu, cpu, accelerator) or part of the platform or device\n"
+                "                 name; default $TILEDCL_DEVICE, else the first GPU, else the\n"
+                "                 first device. A set of devices, for the commands that\n"
+                "                 split their work (life, matmul, tile-avg): all, gpu:all,\n"
+                "                 cpu:all or a list P:D,P:D\n"
+                "  --kernels DIR  load kernels (.cl) from DIR\n"
+                "  --no-cache     do not use the compiled-kernel cache\n"
+                "  -v, --verbose  show choices and a timing breakdown (-vv: build logs too)\n"
+                "  -q, --quiet    no progress messages\n"
+                "  -h, --help     this help; 'tiledcl help COMMAND' for a command's\n"
+                "  --version      print the version\n"
+                "\n"
+                "exit status: 0 success, 1 bad input or runtime failure, 2 usage error,\n"
+                "             3 no usable device or OpenCL failure\n"
+                "\n"
+                "environment: TILEDCL_DEVICE, TILEDCL_KERNEL_PATH (':'-separated kernel\n"
+                "directories), TILEDCL_CACHE=0 (no kernel cache), XDG_CACHE_HOME\n");
 }
 
 static void log_to_stderr(tdcl_log_level level, const char *msg, void *user)
@@ -80,8 +80,7 @@ static int take_global(int argc, char **argv, int i, cli_globals *g)
         size_t n = strlen(valued[k]);
         const char **dst = k == 0 ? &g->device_spec : &g->kernel_dir;
         if (strcmp(a, valued[k]) == 0) {
-            if (i + 1 >= argc)
-                return -1;
+            if (i + 1 >= argc) return -1;
             *dst = argv[i + 1];
             return 2;
         }
@@ -223,12 +222,10 @@ int main(int argc, char **argv)
 {
     cli_globals g = {0};
     argc = strip_globals(argc, argv, &g);
-    if (argc < 0)
-        return CLI_EXIT_USAGE;
+    if (argc < 0) return CLI_EXIT_USAGE;
     g.device_spec = tdcl_device_spec(g.device_spec); /* --device, else $TILEDCL_DEVICE */
     tdcl_log_level level = g.quiet ? TDCL_LOG_WARN : TDCL_LOG_STATUS;
-    if (g.verbose)
-        level = g.verbose > 1 ? TDCL_LOG_DEBUG : TDCL_LOG_VERBOSE;
+    if (g.verbose) level = g.verbose > 1 ? TDCL_LOG_DEBUG : TDCL_LOG_VERBOSE;
     tdcl_log_set(log_to_stderr, NULL, level);
     tdcl_out_install_signal_cleanup();
 
@@ -241,9 +238,10 @@ int main(int argc, char **argv)
     int rank = 0, ranks = tdcl_mpi_launched_size(&rank);
     if (ranks > 1 && !tdcl_mpi_built()) {
         if (rank == 0)
-            fprintf(stderr, "tiledcl: started as %d MPI ranks, but this tiledcl was built without "
-                            "MPI (meson setup -Dmpi=enabled); run one process, or use --device "
-                            "LIST for several devices of this host\n",
+            fprintf(stderr,
+                    "tiledcl: started as %d MPI ranks, but this tiledcl was built without "
+                    "MPI (meson setup -Dmpi=enabled); run one process, or use --device "
+                    "LIST for several devices of this host\n",
                     ranks);
         return 1;
     }

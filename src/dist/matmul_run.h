@@ -21,23 +21,23 @@
 #include "runtime/devset.h"
 
 typedef struct tdcl_mm_shard_opts {
-    tdcl_devset *set;          /* local: the devices, one shard each (may be opening) */
-    const char *devices;       /* mpi: the set spec the ranks' devices come from */
-    int grid_rows, grid_cols;  /* the grid of shards; 0 x 0: the most square one */
-    int64_t panel;             /* mpi: SUMMA's panel width along K; 0 = chosen */
-    const char *a_npy, *b_npy; /* mpi, both non-NULL: plain .npy files of A and B of
-                                  which each rank reads its own blocks (tdcl_npy_probe
-                                  accepts them); rank 0 then sends no blocks */
-    const char *npy_out;       /* mpi: a .npy output every rank writes its block of C
-                                  into by offset (c then stays empty) when its
-                                  temporary file is a plain file every rank can open;
-                                  else C is gathered to rank 0 as without it */
-    double *panels_ms;         /* mpi, if non-NULL: set to this rank's wall time of the
-                                  panel phase (after the scatter, before the gather) */
-    int inputs_everywhere;     /* mpi: every rank passes the whole A and B, already of
-                                  the run's type: nothing is read or sent */
-    int c_stays;               /* mpi: c gets this rank's own block of C; nothing is
-                                  written or gathered */
+    tdcl_devset *set;                  /* local: the devices, one shard each (may be opening) */
+    const char *devices;               /* mpi: the set spec the ranks' devices come from */
+    int grid_rows, grid_cols;          /* the grid of shards; 0 x 0: the most square one */
+    int64_t panel;                     /* mpi: SUMMA's panel width along K; 0 = chosen */
+    const char *a_npy, *b_npy;         /* mpi, both non-NULL: plain .npy files of A and B of
+                                          which each rank reads its own blocks (tdcl_npy_probe
+                                          accepts them); rank 0 then sends no blocks */
+    const char *npy_out;               /* mpi: a .npy output every rank writes its block of C
+                                          into by offset (c then stays empty) when its
+                                          temporary file is a plain file every rank can open;
+                                          else C is gathered to rank 0 as without it */
+    double *panels_ms;                 /* mpi, if non-NULL: set to this rank's wall time of the
+                                          panel phase (after the scatter, before the gather) */
+    int inputs_everywhere;             /* mpi: every rank passes the whole A and B, already of
+                                          the run's type: nothing is read or sent */
+    int c_stays;                       /* mpi: c gets this rank's own block of C; nothing is
+                                          written or gathered */
     struct tdcl_mm_mpi_layout *layout; /* mpi, if non-NULL: set to the grid chosen */
 } tdcl_mm_shard_opts;
 

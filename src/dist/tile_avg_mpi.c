@@ -131,7 +131,7 @@ tdcl_status tdcl_ta_mpi_bands(tdcl_ctx *ctx, const tdcl_ta_opts *o, tdcl_status 
     tdcl_npy_info info;
     int slabs = 0;
     SYNC(tdcl_mpi_npy_all(npy_path, &info, &slabs, err)); /* the ranks' copies agree */
-    if (!slabs && rank == 0 && !in->data) { /* rank 0 left the file to the ranks */
+    if (!slabs && rank == 0 && !in->data) {               /* rank 0 left the file to the ranks */
         SYNC(tdcl_matrix_read(npy_path, 0, &whole, err));
         in = &whole;
     } else if (!slabs) {

@@ -728,13 +728,13 @@ static tdcl_status check_samples(const char *path, const tdcl_matrix *m, int bit
         tdcl_matrix_where(m, k, where, sizeof where);
         if (is_int)
             return tdcl_fail_param(err, TDCL_ERANGE, TDCL_PARAM_CLIP,
-                             "'%s': value %" PRId64 " at %s is not a %d-bit sample (0..%u)", path,
-                             tdcl_matrix_get_i64(m, k), where, bits, maxv);
+                                   "'%s': value %" PRId64 " at %s is not a %d-bit sample (0..%u)",
+                                   path, tdcl_matrix_get_i64(m, k), where, bits, maxv);
         if (isnan(v))
             return tdcl_fail(err, TDCL_ERANGE, "'%s': NaN at %s has no pixel value", path, where);
         return tdcl_fail_param(err, TDCL_ERANGE, TDCL_PARAM_CLIP,
-                               "'%s': value %.17g at %s is not a %d-bit sample (0..%u)",
-                         path, v, where, bits, maxv);
+                               "'%s': value %.17g at %s is not a %d-bit sample (0..%u)", path, v,
+                               where, bits, maxv);
     }
     return TDCL_OK;
 }

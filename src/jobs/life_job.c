@@ -93,8 +93,8 @@ static void memory_note(const tdcl_ctx *ctx, const tdcl_life_job_opts *o, const 
     double bytes = (double)lim * per;
     /* the byte limit given, or the half it would lift, is the one to change */
     if (by != TDCL_MEM_BY_LIMITS) err->param = TDCL_PARAM_MAX_BYTES;
-    snprintf(err->msg + n, sizeof err->msg - n, " (at %.3g bytes of host memory a cell: %s, %s)", per,
-             tdcl_mem_size((uint64_t)bytes, b, sizeof b),
+    snprintf(err->msg + n, sizeof err->msg - n, " (at %.3g bytes of host memory a cell: %s, %s)",
+             per, tdcl_mem_size((uint64_t)bytes, b, sizeof b),
              by == TDCL_MEM_BY_ALLOW  ? "the byte limit given"
              : by == TDCL_MEM_BY_HALF ? "half of what this host has available; allow more bytes "
                                         "to go ahead"

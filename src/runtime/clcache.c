@@ -94,8 +94,7 @@ static int read_entry(const char *path, char **data, size_t *len)
 {
     *data = NULL;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return -1;
+    if (fd < 0) return -1;
     struct stat sb;
     char *buf = NULL;
     size_t n = 0, size = 0;
@@ -106,14 +105,11 @@ static int read_entry(const char *path, char **data, size_t *len)
         goto fail;
     }
     size = (size_t)sb.st_size;
-    if (!(buf = malloc(size + 1)))
-        goto fail;
+    if (!(buf = malloc(size + 1))) goto fail;
     while (n < size) {
         ssize_t got = read(fd, buf + n, size - n);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            goto fail;
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) goto fail;
         n += (size_t)got;
     }
     close(fd);
@@ -131,8 +127,7 @@ static char *mark_path(const char *entry)
 {
     size_t n = strlen(entry) + 16;
     char *m = malloc(n);
-    if (m)
-        snprintf(m, n, "%s.loading", entry);
+    if (m) snprintf(m, n, "%s.loading", entry);
     return m;
 }
 
@@ -194,8 +189,7 @@ tdcl_status tdcl_cache_load(tdcl_ctx *ctx, const char *src, size_t src_len, cons
     int marked = -1; /* our mark's descriptor: holding it open holds its lock */
     cl_program p = NULL;
     *prog = NULL;
-    if (!path || !key || !mark)
-        goto out;
+    if (!path || !key || !mark) goto out;
     struct stat sb;
     int busy = 0; /* another live process is loading the entry: no mark of ours */
     if (lstat(mark, &sb) == 0) {
@@ -210,10 +204,8 @@ tdcl_status tdcl_cache_load(tdcl_ctx *ctx, const char *src, size_t src_len, cons
         }
         tdcl_log(TDCL_LOG_DEBUG, "cache entry %s: another process is loading it too", path);
     }
-    if (access(path, F_OK) != 0)
-        goto out;
-    if (read_entry(path, &data, &len) != 0)
-        goto out;
+    if (access(path, F_OK) != 0) goto out;
+    if (read_entry(path, &data, &len) != 0) goto out;
     size_t klen = strlen(key), off = 0;
     uint64_t stored_klen, blen, sum;
     if (len < 32 || memcmp(data, MAGIC, 8) != 0) goto corrupt;
@@ -247,8 +239,7 @@ out:
         close(marked);
     }
     free(mark);
-    if (p)
-        clReleaseProgram(p);
+    if (p) clReleaseProgram(p);
     free(data);
     free(key);
     free(path);

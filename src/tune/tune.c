@@ -330,7 +330,8 @@ static tdcl_status store_winners(tdcl_ctx *ctx, tdcl_tune_result *res, tdcl_err 
     int n = 0;
     for (int j = 0; j < res->nsizes; j++) {
         tdcl_tune_best *b = &res->best[j];
-        if (b->improved) rows[n++] = (tdcl_mm_table_row){b->size, b->par, b->gflops};
+        if (b->improved)
+            rows[n++] = (tdcl_mm_table_row){b->size, b->par, b->gflops};
         else
             tdcl_log(TDCL_LOG_VERBOSE,
                      "tune: size %" PRId64 ": no set beat the current choice (%.1f GFLOP/s) "

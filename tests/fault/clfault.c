@@ -257,9 +257,9 @@ CL_API_ENTRY cl_int CL_API_CALL clReleaseMemObject(cl_mem m)
     cl_uint refs = 0;
     size_t size = 0;
     cl_mem parent = NULL;
-    if (m && info(m, CL_MEM_REFERENCE_COUNT, sizeof refs, &refs, NULL) == CL_SUCCESS &&
-        refs == 1 && info(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) == 0 &&
-        !parent && info(m, CL_MEM_SIZE, sizeof size, &size, NULL) == CL_SUCCESS)
+    if (m && info(m, CL_MEM_REFERENCE_COUNT, sizeof refs, &refs, NULL) == CL_SUCCESS && refs == 1 &&
+        info(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) == 0 && !parent &&
+        info(m, CL_MEM_SIZE, sizeof size, &size, NULL) == CL_SUCCESS)
         allocated = size < allocated ? allocated - size : 0;
     return next(m);
 }

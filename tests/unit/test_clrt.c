@@ -531,5 +531,6 @@ int main(void)
         cmocka_unit_test(test_timing_roundtrip),
         cmocka_unit_test(test_ctx_memo),
     };
-    return tdcl_test_exit(cmocka_run_group_tests_name("clrt", tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown));
+    return tdcl_test_exit(
+        cmocka_run_group_tests_name("clrt", tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown));
 }

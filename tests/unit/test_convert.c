@@ -31,8 +31,7 @@ static int teardown(void **state)
     return 0;
 }
 
-static tdcl_status convert_clip(const char *in, const char *out, int dtype, int clip,
-                                tdcl_err *e)
+static tdcl_status convert_clip(const char *in, const char *out, int dtype, int clip, tdcl_err *e)
 {
     char *pi = tdcl_test_join(dir, in), *po = tdcl_test_join(dir, out);
     tdcl_convert_opts o;

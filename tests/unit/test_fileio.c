@@ -127,8 +127,7 @@ static void test_full_disk_keeps_old_file(void **state)
      * there, so write through a target in a writable dir and check the
      * commit path on a real ENOSPC only where /dev/full exists. */
     FILE *full = fopen("/dev/full", "w");
-    if (!full)
-        skip();
+    if (!full) skip();
     fclose(full);
     char *dir = tdcl_test_tmpdir(), *path = tdcl_test_join(dir, "t.txt");
     tdcl_test_write_text(path, "old\n");

@@ -147,7 +147,8 @@ static void test_tile_avg_job(void **state)
     o.ta.tile_rows = 4;
     o.ta.tile_cols = 6;
     tdcl_err e = {0};
-    if (tdcl_ta_job(&(tdcl_exec){.kind = TDCL_EXEC_ONE, .ctx = ctx}, &o, &e) != TDCL_OK) fail_msg("tile-avg job: %s", e.msg);
+    if (tdcl_ta_job(&(tdcl_exec){.kind = TDCL_EXEC_ONE, .ctx = ctx}, &o, &e) != TDCL_OK)
+        fail_msg("tile-avg job: %s", e.msg);
     tdcl_matrix got = read_back("t-means.npy"), ref = {0}, scale = {0};
     assert_int_equal(tdcl_ta_reference(&o.ta, &in, &ref, &scale, &e), TDCL_OK);
     assert_int_equal(got.rows, 10); /* ceil(37 / 4) */
@@ -185,7 +186,8 @@ static void test_tile_avg_job_image(void **state)
     o.out_path = po;
     o.ta.tile_rows = 3;
     o.ta.tile_cols = 2;
-    if (tdcl_ta_job(&(tdcl_exec){.kind = TDCL_EXEC_ONE, .ctx = ctx}, &o, &e) != TDCL_OK) fail_msg("tile-avg job: %s", e.msg);
+    if (tdcl_ta_job(&(tdcl_exec){.kind = TDCL_EXEC_ONE, .ctx = ctx}, &o, &e) != TDCL_OK)
+        fail_msg("tile-avg job: %s", e.msg);
     tdcl_matrix got = {0}, ref = {0};
     int maxval = 0;
     if (tdcl_image_read(po, &got, &maxval, &e) != TDCL_OK) fail_msg("p-small.pgm: %s", e.msg);

@@ -383,5 +383,6 @@ int main(void)
         cmocka_unit_test(test_exact_small),   cmocka_unit_test(test_random_shapes),
         cmocka_unit_test(test_emulated),
     };
-    return tdcl_test_exit(cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown));
+    return tdcl_test_exit(
+        cmocka_run_group_tests(tests, tdcl_test_ctx_setup, tdcl_test_ctx_teardown));
 }

@@ -514,9 +514,13 @@ int main(void)
     setenv("POCL_MAX_PTHREAD_COUNT", "1", 0);
     setenv("POCL_CPU_MAX_CU_COUNT", "1", 0);
     const struct CMUnitTest pure[] = {
-        cmocka_unit_test(split_even_and_uneven), cmocka_unit_test(split_refuses_empty_bands),
-        cmocka_unit_test(spec_is_set), cmocka_unit_test(exec_kinds),           cmocka_unit_test(pick_sets),
-        cmocka_unit_test(halo_choice),           cmocka_unit_test(mm_grids),
+        cmocka_unit_test(split_even_and_uneven),
+        cmocka_unit_test(split_refuses_empty_bands),
+        cmocka_unit_test(spec_is_set),
+        cmocka_unit_test(exec_kinds),
+        cmocka_unit_test(pick_sets),
+        cmocka_unit_test(halo_choice),
+        cmocka_unit_test(mm_grids),
     };
     const struct CMUnitTest dev[] = {
         cmocka_unit_test(life_two),      cmocka_unit_test(life_three),

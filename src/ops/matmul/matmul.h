@@ -38,23 +38,23 @@ typedef struct tdcl_mm_opts {
      * and product size. A forced value the device cannot run is refused
      * with TDCL_ELIMIT. */
     tdcl_mm_params par;
-    int no_tune;                 /* ignore tuned and built-in tables: plain defaults */
-    size_t max_alloc;            /* per-buffer byte limit; 0 = the device's. Smaller values
-                                    force panels (tests) */
-    int poison;                  /* fill C with a pattern before each execute, so a test
-                                    sees any element the kernels failed to write */
-    tdcl_mm_precision precision; /* TDCL_MM_FP32 (the zero default); the tensor-core
-                                    choices need TDCL_F32 and the automatic kernel */
+    int no_tune;                   /* ignore tuned and built-in tables: plain defaults */
+    size_t max_alloc;              /* per-buffer byte limit; 0 = the device's. Smaller values
+                                      force panels (tests) */
+    int poison;                    /* fill C with a pattern before each execute, so a test
+                                      sees any element the kernels failed to write */
+    tdcl_mm_precision precision;   /* TDCL_MM_FP32 (the zero default); the tensor-core
+                                      choices need TDCL_F32 and the automatic kernel */
     const struct tdcl_mm_lab *lab; /* overrides of the tensor-core plans' choices, and the
                                       PTX emulated (also the gpu kernel's cp=2), for tests
                                       and benchmark programs (matmul_lab.h); NULL in the
                                       product */
-    int wrap;                    /* TDCL_I64: accept sums wrapped modulo 2^64 where the exact
-                                    product leaves int64; else such a product fails */
-    int borrow_inputs;           /* the inputs outlive the plan: on a CPU device it then
-                                    computes on their memory in place (CL_MEM_USE_HOST_PTR)
-                                    and keeps C in the driver's host memory, for
-                                    tdcl_mm_plan_map_result: no copies */
+    int wrap;                      /* TDCL_I64: accept sums wrapped modulo 2^64 where the exact
+                                      product leaves int64; else such a product fails */
+    int borrow_inputs;             /* the inputs outlive the plan: on a CPU device it then
+                                      computes on their memory in place (CL_MEM_USE_HOST_PTR)
+                                      and keeps C in the driver's host memory, for
+                                      tdcl_mm_plan_map_result: no copies */
     /* If set, called during tdcl_mm_plan_execute on its thread once the
      * device has read a borrowed input for the last time in that execute
      * (which: 0 A, 1 B): on a CPU device, after the input's packing

@@ -118,4 +118,3 @@ void tdcl_ta_map_free(tdcl_ta_map *m)
     free(m->cells);
     memset(m, 0, sizeof *m);
 }
-
