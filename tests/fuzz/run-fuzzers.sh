@@ -1,6 +1,6 @@
 #!/bin/sh
 # Builds the libFuzzer targets with clang under ASan/UBSan and runs each for
-# SECONDS (default 30), one after the other.
+# SECONDS (default 30), as many at once as there are cores.
 #
 #   tests/fuzz/run-fuzzers.sh [SECONDS] [TARGET...]     (targets: mtx npy rle
 #   cells lif mc image rule device tile; default all)
@@ -25,8 +25,9 @@ ninja -C "$bd" $(for t in $targets; do printf 'tests/fuzz/fuzz_%s ' "$t"; done)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 mkdir -p "$bd/fuzz-artifacts"
-failed=0
-for t in $targets; do
+# Each target runs on one core; as many run at once as there are cores.
+fuzz_one() {
+    t=$1
     mkdir -p "$bd/fuzz-corpus/$t"
     log="$bd/fuzz-artifacts/$t.log"
     start=$(date +%s)
@@ -36,10 +37,27 @@ for t in $targets; do
         result=ok
     else
         result="FAILED (see $log)"
-        failed=1
     fi
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-    line="$(date -u +%Y-%m-%dT%H:%MZ) fuzz_$t execs=${execs:-?} secs=$(($(date +%s) - start)) $result"
+    echo "$(date -u +%Y-%m-%dT%H:%MZ) fuzz_$t execs=${execs:-?} secs=$(($(date +%s) - start)) $result" \
+        >"$bd/fuzz-artifacts/$t.result"
+}
+jobs=$(nproc 2>/dev/null || echo 1)
+running=0
+for t in $targets; do
+    rm -f "$bd/fuzz-artifacts/$t.result"
+    fuzz_one "$t" &
+    running=$((running + 1))
+    if [ "$running" -ge "$jobs" ]; then
+        wait
+        running=0
+    fi
+done
+wait
+failed=0
+for t in $targets; do
+    line=$(cat "$bd/fuzz-artifacts/$t.result" 2>/dev/null || echo "fuzz_$t FAILED (no result)")
     echo "$line" | tee -a "$bd/fuzz-summary.txt"
+    case "$line" in *" ok") ;; *) failed=1 ;; esac
 done
 exit $failed
