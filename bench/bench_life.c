@@ -8,8 +8,10 @@
  *   defaults: 4096 100 5 dead bits auto auto auto auto auto; LAYOUT cpu or gpu
  *   forces that device's layout (the GPU's runs on PoCL too). TUNES is a
  * list of plans separated by ';', each "auto", "bytes" (the byte-per-cell
- * reference) or a tune string (tdcl_life_opts.tune, e.g.
- * "mode=bands,lx=16,ly=40,s=3,k=32"), all timed on the same soup; every
+ * reference) or a forced shape, "key=value,..." read into a tdcl_life_lab
+ * (life_lab.h; keys as its fields, e.g. "mode=bands,lx=16,ly=40,s=3,k=32";
+ * dbuf, lop3, flow, reg, net and halves take the numbers cl/life takes:
+ * 0, 1, 2 for halves), all timed on the same soup; every
  * plan's grid after its runs (all advance the same generations) is
  * compared with the first one's: "same" or "DIFFERS". Run it through
  * `meson test -C build --benchmark` or with TILEDCL_KERNEL_PATH=build/cl. */
@@ -19,6 +21,7 @@
 
 #include "runtime/clrt.h"
 #include "ops/life/life.h"
+#include "ops/life/life_lab.h"
 #include "base/log.h"
 #include "base/clock.h"
 
@@ -33,6 +36,60 @@ static void log_stderr(tdcl_log_level level, const char *msg, void *user)
     (void)level;
     (void)user;
     fprintf(stderr, "%s\n", msg);
+}
+
+/* Reads "mode=bands,k=40,..." into *lab; 0, or -1 naming the bad pair. */
+static int parse_lab(const char *text, tdcl_life_lab *lab)
+{
+    static const char *const modes[] = {"tiles", "bands", "single", "global", "block", "stream"};
+    static const char *const keys[] = {"w",    "lx",   "ly",  "s",      "k",    "vx",   "vw", "g",
+                                       "regs", "dbuf", "net", "halves", "lop3", "flow", "reg"};
+    int *const num[] = {&lab->w,  &lab->lx, &lab->ly, &lab->s,   &lab->k,
+                        &lab->vx, &lab->vw, &lab->g,  &lab->regs};
+    const size_t nnum = sizeof num / sizeof num[0];
+    *lab = (tdcl_life_lab){0};
+    for (const char *p = text; *p;) {
+        size_t n = strcspn(p, ","), klen = strcspn(p, "=,");
+        char v[24] = "";
+        if (klen < n && n - klen - 1 < sizeof v) memcpy(v, p + klen + 1, n - klen - 1);
+        int done = 0;
+        for (size_t m = 0;
+             m < sizeof modes / sizeof modes[0] && klen == 4 && !strncmp(p, "mode", 4); m++)
+            if (!strcmp(v, modes[m])) {
+                lab->mode = (tdcl_life_lab_mode)(TDCL_LIFE_LAB_TILES + (int)m);
+                done = 1;
+            }
+        char *end = NULL;
+        long x = strtol(v, &end, 10);
+        for (size_t i = 0; i < sizeof keys / sizeof keys[0] && !done; i++) {
+            if (strlen(keys[i]) != klen || strncmp(p, keys[i], klen) || !*v || *end || x < 0 ||
+                x > TDCL_LIFE_LAB_MAX)
+                continue;
+            done = 1;
+            if (i < nnum)
+                *num[i] = (int)x;
+            else if (!strcmp(keys[i], "net"))
+                lab->net = (tdcl_life_lab_net)(x + 1); /* range checked by the plan */
+            else if (!strcmp(keys[i], "halves"))
+                lab->halves = (tdcl_life_lab_halves)(x + 1);
+            else {
+                tdcl_life_lab_switch sw = (tdcl_life_lab_switch)(x + 1);
+                if (!strcmp(keys[i], "dbuf")) lab->dbuf = sw;
+                if (!strcmp(keys[i], "lop3")) lab->lop3 = sw;
+                if (!strcmp(keys[i], "flow")) lab->flow = sw;
+                if (!strcmp(keys[i], "reg")) lab->reg = sw;
+            }
+        }
+        if (!done) {
+            fprintf(stderr,
+                    "bench_life: expected key=value (mode, w, lx, ly, s, k, vx, vw, g, "
+                    "regs, dbuf, net, halves, lop3, flow, reg), got '%.*s'\n",
+                    (int)n, p);
+            return -1;
+        }
+        p += n + (p[n] == ',');
+    }
+    return 0;
 }
 
 typedef struct bench {
@@ -120,10 +177,17 @@ int main(int argc, char **argv)
     char *save = NULL;
     for (char *t = strtok_r(tunes, ";", &save); t; t = strtok_r(NULL, ";", &save)) {
         tdcl_life_opts oo = o;
-        if (strcmp(t, "bytes") == 0)
+        tdcl_life_lab lab;
+        if (strcmp(t, "bytes") == 0) {
             oo.kernel = TDCL_LIFE_KERNEL_BYTES;
-        else if (strcmp(t, "auto") != 0)
-            oo.tune = t;
+        } else if (strcmp(t, "auto") != 0) {
+            if (parse_lab(t, &lab)) {
+                printf("%s | FAILED: not a shape\n", t);
+                rc = 1;
+                continue;
+            }
+            oo.lab = &lab;
+        }
         if (bench_one(&b, t, &oo, &err)) { /* report and go on with the next plan */
             fprintf(stderr, "bench_life: %s: %s\n", t, err.msg);
             printf("%s | FAILED: %s\n", t, err.msg);

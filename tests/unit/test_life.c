@@ -11,6 +11,8 @@
 
 #include "io/life_io.h"
 #include "ops/life/life.h"
+#include "ops/life/life_choice.h"
+#include "ops/life/life_lab.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -364,8 +366,8 @@ static void test_rules_vs_host(void **state)
 }
 
 /* The rule's adder networks (the 3-input one with the rule's gates found
- * by search, the rule's own 3-input form: tune net=1, and the 4-bit count
- * with apply_rule: tune net=0) on the CPU's bands and the GPU's tiles (and
+ * by search, the rule's own 3-input form: net OWN, and the 4-bit count
+ * with apply_rule: net COUNT) on the CPU's bands and the GPU's tiles (and
  * its row sums' other funnel form, halves=2),
  * against the host, for named rules and random ones (any birth and
  * survival masks; B0 only where it is defined), every boundary in turn.
@@ -378,8 +380,11 @@ static void test_rule_nets_vs_host(void **state)
     TDCL_NEED_DEVICE(state);
     tdcl_ctx *ctx = *state;
     static const char *named[] = {"B36/S23", "B2/S", "B1357/S1357", "B3678/S34678", "B45678/S2345"};
-    static const char *const tunes[] = {NULL, "net=0", "mode=block,s=7,k=3,vw=2",
-                                        NULL, "net=0", "halves=2"};
+    static const tdcl_life_lab count = {.net = TDCL_LIFE_LAB_NET_COUNT},
+                               block = {.mode = TDCL_LIFE_LAB_BLOCK, .s = 7, .k = 3, .vw = 2},
+                               funnel = {.halves = TDCL_LIFE_LAB_HALVES_FUNNEL},
+                               own = {.net = TDCL_LIFE_LAB_NET_OWN};
+    static const tdcl_life_lab *const labs[] = {NULL, &count, &block, NULL, &count, &funnel};
     uint64_t seed = 12345;
     for (int i = 0; i < 11; i++) {
         tdcl_life_rule r;
@@ -396,18 +401,19 @@ static void test_rule_nets_vs_host(void **state)
         for (int t = 0; t < 6; t++) {
             tdcl_life_opts o = opts_for(&cfgs[t < 3 ? 1 : 4], "B3/S23", b);
             o.rule = r;
-            o.tune = tunes[t];
+            o.lab = labs[t];
             if ((i + i / 3 + t) % 3 != 0) continue; /* a third of the rules each, see above */
-            char what[96];
-            snprintf(what, sizeof what, "B%x/S%x %s layout, tune %s", r.birth, r.survive,
-                     t < 3 ? "cpu" : "gpu", o.tune ? o.tune : "none");
+            char lab[96] = "none", what[160];
+            if (o.lab) tdcl_life_lab_describe(o.lab, lab, sizeof lab);
+            snprintf(what, sizeof what, "B%x/S%x %s layout, lab %s", r.birth, r.survive,
+                     t < 3 ? "cpu" : "gpu", lab);
             check_device(ctx, &o, &g, 9, what);
         }
         if (i == 0 || i == 5) { /* the rule's own 3-input form, not the gates found by search */
             tdcl_life_opts o = opts_for(&cfgs[1], "B3/S23", b);
             o.rule = r;
-            o.tune = "net=1";
-            check_device(ctx, &o, &g, 9, "the rule's own form (tune net=1)");
+            o.lab = &own;
+            check_device(ctx, &o, &g, 9, "the rule's own form (net OWN)");
         }
         tdcl_matrix_free(&g);
     }
@@ -594,7 +600,7 @@ static void test_one_group_limit(void **state)
         }
 }
 
-/* One work-group forced (tune "mode=single") on the most rows the
+/* One work-group forced (mode SINGLE) on the most rows the
  * device's local memory and work-items let it hold, at an odd width, on
  * every boundary with a rule other than B3/S23, for an odd number of
  * generations (one launch); a row more is refused, not run otherwise. */
@@ -604,15 +610,16 @@ static void test_one_group_local_limit(void **state)
     tdcl_ctx *ctx = *state;
     const int64_t cols = 455; /* 8 words, the last with 7 cells */
     int64_t lim = most_rows(tdcl_life_one_group_fits, &ctx->dev, cols);
+    static const tdcl_life_lab single = {.mode = TDCL_LIFE_LAB_SINGLE};
     for (int b = 0; b < 3; b++) {
         tdcl_life_opts o = opts_for(&cfgs[3], "B36/S23", b);
-        o.tune = "mode=single";
+        o.lab = &single;
         tdcl_matrix g = random_grid(lim, cols, 60 + (size_t)b, 0.3);
         check_device(ctx, &o, &g, 29, "one group at the limit");
         tdcl_matrix_free(&g);
     }
     tdcl_life_opts o = opts_for(&cfgs[3], "B36/S23", 0);
-    o.tune = "mode=single";
+    o.lab = &single;
     tdcl_matrix g = random_grid(lim + 1, cols, 1, 0.3);
     tdcl_life_plan *p = NULL;
     assert_int_equal(tdcl_life_plan_create(ctx, &o, &g, &p, NULL), TDCL_ELIMIT);
@@ -630,45 +637,120 @@ static void test_shapes_vs_host(void **state)
     TDCL_NEED_DEVICE(state);
     tdcl_ctx *ctx = *state;
     static const struct {
-        const char *tune, *rule;
+        tdcl_life_lab lab;
+        const char *rule;
         int64_t rows, cols, gens;
     } shapes[] = {
-        {"mode=bands,lx=8,ly=17,s=5,k=40", "B0123478/S01234678", 150, 97, 45},
-        {"mode=bands,w=64,lx=4,vx=2,ly=16,s=3,k=9,dbuf=0", "B36/S23", 83, 500, 20},
-        {"mode=tiles,lx=3,vx=4,ly=4,s=6,k=5,dbuf=0", "B1357/S1357", 53, 333, 12},
-        {"mode=tiles,w=64,lx=5,ly=8,s=9,k=33", "B3/S23", 97, 1000, 35},
+        {{.mode = TDCL_LIFE_LAB_BANDS, .lx = 8, .ly = 17, .s = 5, .k = 40},
+         "B0123478/S01234678",
+         150,
+         97,
+         45},
+        {{.mode = TDCL_LIFE_LAB_BANDS,
+          .w = 64,
+          .lx = 4,
+          .vx = 2,
+          .ly = 16,
+          .s = 3,
+          .k = 9,
+          .dbuf = TDCL_LIFE_LAB_OFF},
+         "B36/S23",
+         83,
+         500,
+         20},
+        {{.mode = TDCL_LIFE_LAB_TILES,
+          .lx = 3,
+          .vx = 4,
+          .ly = 4,
+          .s = 6,
+          .k = 5,
+          .dbuf = TDCL_LIFE_LAB_OFF},
+         "B1357/S1357",
+         53,
+         333,
+         12},
+        {{.mode = TDCL_LIFE_LAB_TILES, .w = 64, .lx = 5, .ly = 8, .s = 9, .k = 33},
+         "B3/S23",
+         97,
+         1000,
+         35},
         /* life_stream: partial last launches, a row of work-items wider than
          * the grid, whole last words, rows fewer than the depth, interior
          * warps (5 programs: PoCL takes about 6 s to build each) */
-        {"mode=stream,lx=8,ly=2,s=7,k=5", "B3/S23", 53, 333, 12},
-        {"mode=stream,lx=32,ly=2,s=16,k=8", "B3/S23", 70, 100, 30},
-        {"mode=stream,lx=6,ly=2,s=10,k=4", "B3678/S34678", 64, 256, 17},
-        {"mode=stream,lx=3,ly=4,s=2,k=8", "B3/S23", 5, 130, 19},
-        {"mode=stream,lx=8,ly=2,s=7,k=5", "B3/S23", 200, 1000, 23},
+        {{.mode = TDCL_LIFE_LAB_STREAM, .lx = 8, .ly = 2, .s = 7, .k = 5}, "B3/S23", 53, 333, 12},
+        {{.mode = TDCL_LIFE_LAB_STREAM, .lx = 32, .ly = 2, .s = 16, .k = 8}, "B3/S23", 70, 100, 30},
+        {{.mode = TDCL_LIFE_LAB_STREAM, .lx = 6, .ly = 2, .s = 10, .k = 4},
+         "B3678/S34678",
+         64,
+         256,
+         17},
+        {{.mode = TDCL_LIFE_LAB_STREAM, .lx = 3, .ly = 4, .s = 2, .k = 8}, "B3/S23", 5, 130, 19},
+        {{.mode = TDCL_LIFE_LAB_STREAM, .lx = 8, .ly = 2, .s = 7, .k = 5}, "B3/S23", 200, 1000, 23},
         /* 32-bit words: a part last word, then whole ones (one program) */
-        {"mode=stream,w=32,lx=8,ly=2,s=7,k=5", "B3/S23", 53, 333, 12},
-        {"mode=stream,w=32,lx=8,ly=2,s=7,k=5", "B3/S23", 61, 256, 23},
+        {{.mode = TDCL_LIFE_LAB_STREAM, .w = 32, .lx = 8, .ly = 2, .s = 7, .k = 5},
+         "B3/S23",
+         53,
+         333,
+         12},
+        {{.mode = TDCL_LIFE_LAB_STREAM, .w = 32, .lx = 8, .ly = 2, .s = 7, .k = 5},
+         "B3/S23",
+         61,
+         256,
+         23},
         /* life_flow (one program): a part last word (a torus's straddles the
          * wrap), a part last step, last tiles thinner than the halo (1 row
          * of 8; 4 cells), so that a torus's first tile waits for the one
          * before the last; tiles hand steps on within a launch and across */
-        {"mode=tiles,lx=4,ly=4,s=5,k=6,flow=1", "B3/S23", 97, 333, 40},
-        {"mode=tiles,lx=4,ly=4,s=5,k=6,flow=1", "B3/S23", 41, 260, 31},
+        {{.mode = TDCL_LIFE_LAB_TILES, .lx = 4, .ly = 4, .s = 5, .k = 6, .flow = TDCL_LIFE_LAB_ON},
+         "B3/S23",
+         97,
+         333,
+         40},
+        {{.mode = TDCL_LIFE_LAB_TILES, .lx = 4, .ly = 4, .s = 5, .k = 6, .flow = TDCL_LIFE_LAB_ON},
+         "B3/S23",
+         41,
+         260,
+         31},
         /* the tile in registers (each one program): launched step by step,
          * a rule without a three-gate network, a part last word; and in
          * life_flow, as above */
-        {"mode=tiles,lx=5,ly=3,s=6,k=6,reg=1", "B36/S23", 97, 333, 40},
-        {"mode=tiles,lx=4,ly=4,s=5,k=6,flow=1,reg=1", "B3/S23", 97, 333, 40},
-        {"mode=tiles,lx=4,ly=4,s=5,k=6,flow=1,reg=1", "B3/S23", 41, 256, 31},
+        {{.mode = TDCL_LIFE_LAB_TILES, .lx = 5, .ly = 3, .s = 6, .k = 6, .reg = TDCL_LIFE_LAB_ON},
+         "B36/S23",
+         97,
+         333,
+         40},
+        {{.mode = TDCL_LIFE_LAB_TILES,
+          .lx = 4,
+          .ly = 4,
+          .s = 5,
+          .k = 6,
+          .flow = TDCL_LIFE_LAB_ON,
+          .reg = TDCL_LIFE_LAB_ON},
+         "B3/S23",
+         97,
+         333,
+         40},
+        {{.mode = TDCL_LIFE_LAB_TILES,
+          .lx = 4,
+          .ly = 4,
+          .s = 5,
+          .k = 6,
+          .flow = TDCL_LIFE_LAB_ON,
+          .reg = TDCL_LIFE_LAB_ON},
+         "B3/S23",
+         41,
+         256,
+         31},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         for (int b = 0; b < 3; b++) {
             tdcl_life_opts o = opts_for(&cfgs[3], shapes[i].rule, b);
             if (tdcl_life_check(&o, NULL) != TDCL_OK) continue; /* B0 on a dead boundary */
-            o.tune = shapes[i].tune;
+            o.lab = &shapes[i].lab;
             tdcl_matrix g = random_grid(shapes[i].rows, shapes[i].cols, i * 3 + (size_t)b, 0.3);
-            char what[96];
-            snprintf(what, sizeof what, "%s %s", shapes[i].rule, shapes[i].tune);
+            char lab[96], what[160];
+            tdcl_life_lab_describe(o.lab, lab, sizeof lab);
+            snprintf(what, sizeof what, "%s %s", shapes[i].rule, lab);
             check_device(ctx, &o, &g, shapes[i].gens, what);
             tdcl_matrix_free(&g);
         }
@@ -677,15 +759,28 @@ static void test_shapes_vs_host(void **state)
     tdcl_matrix g = random_grid(40, 100, 1, 0.3);
     tdcl_life_plan *p = NULL;
     tdcl_err err = {0};
-    o.tune = "mode=single,lx=2,ly=4,s=4"; /* 2 words across for 4, 16 rows for 40 */
+    /* 2 words across for 4, 16 rows for 40 */
+    const tdcl_life_lab narrow = {.mode = TDCL_LIFE_LAB_SINGLE, .lx = 2, .ly = 4, .s = 4},
+                        wide = {.mode = TDCL_LIFE_LAB_BANDS, .w = 48},
+                        deep = {.mode = TDCL_LIFE_LAB_BANDS, .k = TDCL_LIFE_LAB_MAX + 1},
+                        regt = {.mode = TDCL_LIFE_LAB_TILES,
+                                .lx = 4,
+                                .ly = 4,
+                                .s = 5,
+                                .k = 6,
+                                .reg = TDCL_LIFE_LAB_ON};
+    o.lab = &narrow;
     assert_int_equal(tdcl_life_plan_create(ctx, &o, &g, &p, &err), TDCL_ELIMIT);
     assert_null(p);
-    assert_non_null(strstr(err.msg, "mode=single"));
-    o.tune = "mode=bands,depth=3";
+    assert_non_null(strstr(err.msg, "mode=single,lx=2,ly=4,s=4"));
+    o.lab = &wide;
     assert_int_equal(tdcl_life_plan_create(ctx, &o, &g, &p, &err), TDCL_EINVAL);
-    assert_non_null(strstr(err.msg, "depth=3"));
+    assert_non_null(strstr(err.msg, "w must be 32 or 64"));
+    o.lab = &deep;
+    assert_int_equal(tdcl_life_plan_create(ctx, &o, &g, &p, &err), TDCL_EINVAL);
+    assert_non_null(strstr(err.msg, "k=4097"));
     o = opts_for(&cfgs[3], "B2/S34H", 0); /* the tile in registers: Moore only */
-    o.tune = "mode=tiles,lx=4,ly=4,s=5,k=6,reg=1";
+    o.lab = &regt;
     assert_int_equal(tdcl_life_plan_create(ctx, &o, &g, &p, &err), TDCL_EINVAL);
     assert_non_null(strstr(err.msg, "reg=1"));
     tdcl_matrix_free(&g);

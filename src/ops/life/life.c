@@ -519,17 +519,21 @@ out:
 }
 
 /* Finds a configuration the device runs: the user's, exactly, when forced
- * (tile or tune given), else the largest that fits. */
+ * (tile or lab overrides given), else the largest that fits. */
 static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     const tdcl_device_info *d = &p->ctx->dev;
-    int forced = p->o.tile != 0 || p->o.tune != NULL;
+    int forced = p->o.tile != 0 || p->o.lab != NULL;
+    char lab[160] = "";
     life_cfg c = tdcl_life_choice_first(d, &p->o, p->rows, p->cols);
-    if (p->o.tune) TDCL_TRY(tdcl_life_apply_tune(d, p->o.tune, p->rows, p->cols, &c, err));
+    if (p->o.lab) {
+        tdcl_life_lab_describe(p->o.lab, lab, sizeof lab);
+        TDCL_TRY(tdcl_life_apply_lab(d, p->o.lab, p->rows, p->cols, &c, err));
+    }
     if ((c.mode == MODE_STREAM || c.reg) && p->rule.nbhd)
-        return tdcl_fail(err, TDCL_EINVAL, "life tune '%s': %s runs the Moore neighbourhood only",
-                         p->o.tune, c.reg ? "reg=1" : "mode=stream");
+        return tdcl_fail(err, TDCL_EINVAL, "life lab '%s': %s runs the Moore neighbourhood only",
+                         lab, c.reg ? "reg=1" : "mode=stream");
     for (;;) {
         tdcl_status bst = TDCL_ELIMIT;
         tdcl_err why = {0};
@@ -546,9 +550,9 @@ static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
             if (err) *err = why;
             return bst;
         }
-        if (p->o.tune)
+        if (p->o.lab)
             return tdcl_fail(err, TDCL_ELIMIT,
-                             "life tune '%s' on '%s', %" PRId64 " x %" PRId64 ": %s", p->o.tune,
+                             "life lab '%s' on '%s', %" PRId64 " x %" PRId64 ": %s", lab,
                              d->device_name, p->cols, p->rows, why.msg);
         if (forced)
             return tdcl_fail_param(

@@ -35,7 +35,7 @@ typedef enum tdcl_life_layout {
 
 /* Skipping tiles that do not change (life_sparse.h): AUTO skips on grids of
  * at least 2^22 cells of which at most a quarter of the tiles hold a live
- * cell, unless a tile or tune string asks for a dense shape; ON whenever
+ * cell, unless a tile or a lab override asks for a dense shape; ON whenever
  * the rule and boundary allow (no B0; dead, torus or clamp; the bits
  * kernel); OFF never. Results are identical either way. */
 typedef enum tdcl_life_sparse_mode {
@@ -43,6 +43,8 @@ typedef enum tdcl_life_sparse_mode {
     TDCL_LIFE_SPARSE_OFF,
     TDCL_LIFE_SPARSE_ON,
 } tdcl_life_sparse_mode;
+
+struct tdcl_life_lab;
 
 typedef struct tdcl_life_opts {
     tdcl_life_rule rule; /* a zeroed rule means B3/S23 */
@@ -60,14 +62,10 @@ typedef struct tdcl_life_opts {
     int depth;     /* bits: generations per launch, 1..word bits; 0 = auto */
     int word_bits; /* bits: 32 or 64 cells per word; 0 = auto */
     tdcl_life_layout layout;
-    /* Tests and tuning: "key=value,..." over the automatic choice, forced
-     * (refused with TDCL_ELIMIT when the device cannot run it). Keys: mode
-     * (tiles, bands, single, global, block), w, lx, ly, s, k, vx, dbuf, vw,
-     * g, regs, net (0: the 4-bit count network; 1: the rule's own 3-input
-     * form, not the gates life_net.h finds), halves (0, 1, 2), lop3 (0: no
-     * inline PTX on NVIDIA), flow; see cl/life/tiles.cl. NULL: automatic. Not
-     * kept past plan creation. */
-    const char *tune;
+    /* Tests and benchmarks: a shape forced over the automatic choice
+     * (life_lab.h), refused with TDCL_ELIMIT when the device cannot run it.
+     * NULL in the product: automatic. Not kept past plan creation. */
+    const struct tdcl_life_lab *lab;
     tdcl_life_sparse_mode sparse;
     int quiet; /* the plan logs nothing (plans made over and over: streamed bands) */
 } tdcl_life_opts;
@@ -127,7 +125,7 @@ int tdcl_life_one_group(const tdcl_device_info *d, int64_t rows, int64_t cols);
 
 /* 1 if one work-group of the GPU layout can hold a grid of rows x cols
  * cells at all (its 64-bit words in the device's local memory, its rows
- * among a group's work-items), as the tune "mode=single" forces it,
+ * among a group's work-items), as a lab override of mode single forces it,
  * whether or not the automatic choice runs it so; else 0. */
 int tdcl_life_one_group_fits(const tdcl_device_info *d, int64_t rows, int64_t cols);
 

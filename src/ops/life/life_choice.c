@@ -430,83 +430,128 @@ static life_cfg initial_cfg(const tdcl_device_info *d, const tdcl_life_opts *o, 
     return c;
 }
 
-/* Applies a tune string ("mode=bands,g=16,k=40") over c, for a grid of
- * rows x cols: a mode given without ly and s is shaped as the automatic
- * choice would (bands: g groups, default 16, k deep, default 32); keys
- * given are taken as they are. */
-tdcl_status tdcl_life_apply_tune(const tdcl_device_info *d, const char *tune, int64_t rows,
-                                 int64_t cols, life_cfg *c, tdcl_err *err)
+_Static_assert(TDCL_LIFE_LAB_STREAM - 1 == MODE_STREAM && TDCL_LIFE_LAB_TILES - 1 == MODE_TILES,
+               "life_lab.h's modes follow life_mode");
+
+/* lab's fields in one order, for the applier and the messages: the
+ * enums (ENUM_KEYS) hold the value plus one, every field 0 when unset. */
+enum {
+    LAB_W,
+    LAB_LX,
+    LAB_LY,
+    LAB_S,
+    LAB_K,
+    LAB_VX,
+    LAB_DBUF,
+    LAB_VW,
+    LAB_G,
+    LAB_REGS,
+    LAB_NET,
+    LAB_HALVES,
+    LAB_LOP3,
+    LAB_FLOW,
+    LAB_REG,
+    LAB_NKEYS
+};
+enum {
+    ENUM_KEYS = 1 << LAB_DBUF | 1 << LAB_NET | 1 << LAB_HALVES | 1 << LAB_LOP3 | 1 << LAB_FLOW |
+                1 << LAB_REG
+};
+static const char *const lab_keys[LAB_NKEYS] = {"w",   "lx",     "ly",   "s",    "k",
+                                                "vx",  "dbuf",   "vw",   "g",    "regs",
+                                                "net", "halves", "lop3", "flow", "reg"};
+
+static void lab_raw(const tdcl_life_lab *lab, int raw[LAB_NKEYS])
 {
-    enum { W, LX, LY, S, K, VX, DBUF, VW, G, REGS, NET, HALVES, LOP3, FLOW, REG, NKEYS };
-    static const char *const keys[NKEYS] = {"w",   "lx",     "ly",   "s",    "k",
-                                            "vx",  "dbuf",   "vw",   "g",    "regs",
-                                            "net", "halves", "lop3", "flow", "reg"};
-    int val[NKEYS], given[NKEYS] = {0}, mode = -1;
-    for (const char *p = tune; *p;) {
-        size_t n = strcspn(p, ","), klen = strcspn(p, "=,");
-        char v[24] = "";
-        if (klen < n && n - klen - 1 < sizeof v) memcpy(v, p + klen + 1, n - klen - 1);
-        int done = 0;
-        for (int m = 0; m <= MODE_STREAM && klen == 4 && !strncmp(p, "mode", 4); m++)
-            if (!strcmp(v, tdcl_life_mode_names[m])) {
-                mode = m;
-                done = 1;
-            }
-        for (int i = 0; i < NKEYS && !done; i++) {
-            char *end = NULL;
-            long x = strtol(v, &end, 10);
-            if (strlen(keys[i]) == klen && !strncmp(p, keys[i], klen) && *v && !*end && x >= 0 &&
-                x <= 4096) {
-                val[i] = (int)x;
-                given[i] = done = 1;
-            }
-        }
-        if (!done)
-            return tdcl_fail(err, TDCL_EINVAL,
-                             "life tune: expected key=value (mode, w, lx, ly, s, k, vx, dbuf, vw, "
-                             "g, regs, net, halves, lop3, flow, reg), got '%.*s'",
-                             (int)n, p);
-        p += n + (p[n] == ',');
+    const int r[LAB_NKEYS] = {lab->w,         lab->lx,        lab->ly,        lab->s,
+                              lab->k,         lab->vx,        (int)lab->dbuf, lab->vw,
+                              lab->g,         lab->regs,      (int)lab->net,  (int)lab->halves,
+                              (int)lab->lop3, (int)lab->flow, (int)lab->reg};
+    memcpy(raw, r, sizeof r);
+}
+
+/* Writes the fields lab sets as "mode=bands,g=16,k=40" into buf, for
+ * messages (the enums by the numbers cl/life takes). */
+void tdcl_life_lab_describe(const tdcl_life_lab *lab, char *buf, size_t n)
+{
+    int raw[LAB_NKEYS];
+    lab_raw(lab, raw);
+    size_t at = 0;
+    buf[0] = '\0';
+    if (lab->mode > TDCL_LIFE_LAB_MODE_AUTO && lab->mode <= TDCL_LIFE_LAB_STREAM)
+        at += (size_t)snprintf(buf, n, "mode=%s", tdcl_life_mode_names[lab->mode - 1]);
+    for (int i = 0; i < LAB_NKEYS && at < n; i++)
+        if (raw[i] != 0)
+            at += (size_t)snprintf(buf + at, n - at, "%s%s=%d", at ? "," : "", lab_keys[i],
+                                   ENUM_KEYS >> i & 1 ? raw[i] - 1 : raw[i]);
+    if (!buf[0]) snprintf(buf, n, "nothing forced");
+}
+
+/* Applies lab over c, for a grid of rows x cols: a mode given without ly
+ * and s is shaped as the automatic choice would (bands: g groups, default
+ * 16, k deep, default 32); fields given are taken as they are. */
+tdcl_status tdcl_life_apply_lab(const tdcl_device_info *d, const tdcl_life_lab *lab, int64_t rows,
+                                int64_t cols, life_cfg *c, tdcl_err *err)
+{
+    int raw[LAB_NKEYS];
+    lab_raw(lab, raw);
+    const int top[LAB_NKEYS] = {
+        TDCL_LIFE_LAB_MAX, TDCL_LIFE_LAB_MAX, TDCL_LIFE_LAB_MAX,     TDCL_LIFE_LAB_MAX,
+        TDCL_LIFE_LAB_MAX, TDCL_LIFE_LAB_MAX, TDCL_LIFE_LAB_ON,      TDCL_LIFE_LAB_MAX,
+        TDCL_LIFE_LAB_MAX, TDCL_LIFE_LAB_MAX, TDCL_LIFE_LAB_NET_OWN, TDCL_LIFE_LAB_HALVES_FUNNEL,
+        TDCL_LIFE_LAB_ON,  TDCL_LIFE_LAB_ON,  TDCL_LIFE_LAB_ON};
+    int val[LAB_NKEYS] = {0}, given[LAB_NKEYS] = {0};
+    int mode = (int)lab->mode - 1;
+    if (mode < -1 || mode > MODE_STREAM)
+        return tdcl_fail(err, TDCL_EINVAL, "life lab: mode %d is none of the modes", mode + 1);
+    for (int i = 0; i < LAB_NKEYS; i++) {
+        if (raw[i] < 0 || raw[i] > top[i])
+            return tdcl_fail(err, TDCL_EINVAL, "life lab: %s=%d is out of range", lab_keys[i],
+                             ENUM_KEYS >> i & 1 ? raw[i] - 1 : raw[i]);
+        given[i] = raw[i] != 0;
+        val[i] = ENUM_KEYS >> i & 1 ? raw[i] - 1 : raw[i];
     }
-    int wb = given[W] ? val[W] : (c->bits ? c->wb : 32);
-    if (wb != 32 && wb != 64) return tdcl_fail(err, TDCL_EINVAL, "life tune: w must be 32 or 64");
+    int wb = given[LAB_W] ? val[LAB_W] : (c->bits ? c->wb : 32);
+    if (wb != 32 && wb != 64) return tdcl_fail(err, TDCL_EINVAL, "life lab: w must be 32 or 64");
     int64_t nw = (cols + wb - 1) / wb;
-    if (mode >= 0 && !given[LY] && !given[S]) {
-        int k = given[K] ? val[K] : 32, g = given[G] && val[G] > 0 ? val[G] : 16;
+    if (mode >= 0 && !given[LAB_LY] && !given[LAB_S]) {
+        int k = given[LAB_K] ? val[LAB_K] : 32,
+            g = given[LAB_G] && val[LAB_G] > 0 ? val[LAB_G] : 16;
         if (mode == MODE_SINGLE && !choose_single(d, rows, nw, wb, c))
-            return tdcl_fail(err, TDCL_ELIMIT, "life tune: the grid does not fit one work-group");
+            return tdcl_fail(err, TDCL_ELIMIT, "life lab: the grid does not fit one work-group");
         if (mode == MODE_BANDS && !choose_bands(d, rows, nw, wb, k, g, c))
-            return tdcl_fail(err, TDCL_ELIMIT, "life tune: no bands of %d rows and depth %d",
+            return tdcl_fail(err, TDCL_ELIMIT, "life lab: no bands of %d rows and depth %d",
                              (int)((rows + g - 1) / g), k);
     }
-    int *const fields[NKEYS] = {&c->wb, &c->lx,     &c->ly,   &c->s,    &c->k,
-                                &c->vx, &c->dbuf,   &c->vw,   NULL,     &c->regs,
-                                NULL,   &c->halves, &c->lop3, &c->flow, &c->reg};
-    for (int i = 0; i < NKEYS; i++)
+    int *const fields[LAB_NKEYS] = {&c->wb, &c->lx,     &c->ly,   &c->s,    &c->k,
+                                    &c->vx, &c->dbuf,   &c->vw,   NULL,     &c->regs,
+                                    NULL,   &c->halves, &c->lop3, &c->flow, &c->reg};
+    for (int i = 0; i < LAB_NKEYS; i++)
         if (given[i] && fields[i]) *fields[i] = val[i];
-    if (given[NET]) {
-        c->net0 = val[NET] == 0;
-        c->net1 = val[NET] == 1;
+    if (given[LAB_NET]) {
+        c->net0 = val[LAB_NET] == 0;
+        c->net1 = val[LAB_NET] == 1;
     }
-    if (!given[FLOW]) c->flow = 0; /* a tune names its kernel: life_flow only if asked */
-    if (!given[REG]) c->reg = 0;
-    if (c->reg && !given[DBUF]) c->dbuf = 0; /* the tile lives in registers */
-    if (c->reg && !given[HALVES]) c->halves = 1;
+    if (!given[LAB_FLOW])
+        c->flow = 0; /* a forced shape names its kernel: life_flow only if asked */
+    if (!given[LAB_REG]) c->reg = 0;
+    if (c->reg && !given[LAB_DBUF]) c->dbuf = 0; /* the tile lives in registers */
+    if (c->reg && !given[LAB_HALVES]) c->halves = 1;
     if (mode >= 0) c->mode = (life_mode)mode;
     if (c->mode == MODE_STREAM) { /* 64-bit words unless w=32, one a work-item, a warp across */
-        c->wb = given[W] ? val[W] : 64;
+        c->wb = given[LAB_W] ? val[LAB_W] : 64;
         c->vx = 1;
-        if (!given[LX]) c->lx = STREAM_LX;
-        if (!given[LY]) c->ly = STREAM_LY;
-        if (!given[S]) c->s = STREAM_S;
-        if (!given[K]) c->k = GPU_K;
+        if (!given[LAB_LX]) c->lx = STREAM_LX;
+        if (!given[LAB_LY]) c->ly = STREAM_LY;
+        if (!given[LAB_S]) c->s = STREAM_S;
+        if (!given[LAB_K]) c->k = GPU_K;
     }
     if (c->mode == MODE_BLOCK) { /* one work-item per group; the rest as the CPU's default */
         c->lx = c->ly = 1;
         if (!c->wb) c->wb = wb;
-        if (!given[VW] && c->vw < 1) c->vw = 8;
-        if (!given[K] && c->k < 2) c->k = CPU_K;
-        if (!given[S]) c->s = block_rows(d, rows, nw, wb, c->vw, c->k);
+        if (!given[LAB_VW] && c->vw < 1) c->vw = 8;
+        if (!given[LAB_K] && c->k < 2) c->k = CPU_K;
+        if (!given[LAB_S]) c->s = block_rows(d, rows, nw, wb, c->vw, c->k);
     }
     c->bits = 1;
     return TDCL_OK;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "ops/life/life.h"
+#include "ops/life/life_lab.h"
 #include "runtime/clrt.h"
 
 typedef enum life_mode {
@@ -77,9 +78,12 @@ int64_t tdcl_life_compute_units(const tdcl_device_info *d);
 int tdcl_life_nv_options(const tdcl_device_info *d);
 int tdcl_life_reg_shfl(const tdcl_device_info *d, const life_cfg *c);
 
-/* Applies a tune string ("mode=bands,g=16,k=40") over c, for a grid of
- * rows x cols (tests and bench only). */
-tdcl_status tdcl_life_apply_tune(const tdcl_device_info *d, const char *tune, int64_t rows,
-                                 int64_t cols, life_cfg *c, tdcl_err *err);
+/* Applies lab's overrides over c, for a grid of rows x cols (tests and
+ * bench only); TDCL_EINVAL for a field out of range. */
+tdcl_status tdcl_life_apply_lab(const tdcl_device_info *d, const tdcl_life_lab *lab, int64_t rows,
+                                int64_t cols, life_cfg *c, tdcl_err *err);
+
+/* The fields lab sets, as "mode=bands,g=16,k=40", into buf of n bytes. */
+void tdcl_life_lab_describe(const tdcl_life_lab *lab, char *buf, size_t n);
 
 #endif

@@ -144,7 +144,7 @@ static int wanted(const tdcl_life_sparse *s, const tdcl_life_opts *o, const tdcl
         return 0;
     }
     if (o->sparse == TDCL_LIFE_SPARSE_ON) return 1;
-    if (o->tune || o->tile) return 0; /* a dense shape was asked for */
+    if (o->lab || o->tile) return 0; /* a dense shape was asked for */
     int64_t tiles = s->ntx * s->nty;
     if (s->rows * s->cols < AUTO_CELLS || tiles < AUTO_TILES) return 0;
     int64_t limit = tiles / AUTO_LIVE_DIV;
