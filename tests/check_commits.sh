@@ -7,7 +7,7 @@
 # checkout or when BASE is not in the history (a tarball, a shallow clone).
 #   tests/check_commits.sh [BASE]
 set -u
-base=${1:-15e855bdb4fdc1f75921ffea750ee5e93ea1462e}
+base=${1:-e5a961f770e9ec2af822942015fefb9c0f3cfddf}
 cd "$(dirname "$0")/.." || exit 1
 if ! command -v git >/dev/null 2>&1 || ! git rev-parse --git-dir >/dev/null 2>&1; then
     echo "check_commits: not a git checkout; skipped"
