@@ -147,14 +147,18 @@ expect_eq "$(tail -n +4 "$T/s2.mtx" | tr '\n' ' ')" "$(tail -n +4 "$T/s.mtx" | t
 printf 'P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nTUPLTYPE GRAYSCALE\nENDHDR\n\007\310' >"$T/g.pam"
 run convert "$T/g.pam" -
 expect_eq "$(tail -n +3 <<<"$OUT" | tr '\n' ' ')" "1 2 7 200 " "a grey PAM reads as its samples"
-printf 'P6\n1 1\n255\nabc' >"$T/p.ppm"
+printf 'RIFF\004\000\000\000WEBPVP8 ' >"$T/p.webp"
 printf '\377\330\377\340\000\020JFIF' >"$T/photo.jpg"
 for out in x.npy x.rle x.png; do
-    run convert "$T/p.ppm" "$T/$out"
-    expect_contains "$ERR" "p.ppm' is a colour PPM image; tiledcl reads PNG, PGM, PBM" "a PPM to $out: named"
+    run convert "$T/p.webp" "$T/$out"
+    expect_contains "$ERR" "p.webp' is a WebP image; tiledcl reads PNG, PBM, PGM, PPM and PAM" "a WebP to $out: named"
     run convert "$T/photo.jpg" "$T/$out"
-    expect_contains "$ERR" "photo.jpg' is a JPEG image; tiledcl reads PNG, PGM, PBM" "a JPEG to $out: named"
+    expect_contains "$ERR" "photo.jpg' is a JPEG image; tiledcl reads PNG, PBM, PGM, PPM and PAM" "a JPEG to $out: named"
 done
+# colour Netpbm: a PPM of maxval 7 becomes a PAM of the samples rescaled to 255
+printf 'P6\n2 1\n7\n\000\001\002\003\004\007' >"$T/p.ppm"
+run convert "$T/p.ppm" "$T/p.pam"
+expect_eq "$(od -An -tu1 "$T/p.pam" | tr -s ' \n' ' ')" "$(printf 'P7\nWIDTH 2\nHEIGHT 1\nDEPTH 3\nMAXVAL 255\nTUPLTYPE RGB\nENDHDR\n\000\044\111\155\222\377' | od -An -tu1 | tr -s ' \n' ' ')" "a PPM of maxval 7 to PAM: rescaled like netpbm"
 
 # stdin by content, as life reads it: a pattern, an image, a matrix
 "$TILEDCL" convert - "$T/in.cells" <"$TDCL_DATA/glider.rle" 2>"$T/.err"

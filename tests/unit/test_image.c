@@ -12,6 +12,7 @@
 #include "tdcl_test.h"
 
 #include "io/image.h"
+#include "io/imgstream.h"
 
 static char *tmp; /* scratch directory of this run */
 
@@ -85,7 +86,8 @@ static void test_image_path(void **state)
     assert_true(tdcl_image_path("x.Png"));
     assert_false(tdcl_image_path("x.mtx"));
     assert_false(tdcl_image_path("png"));
-    assert_false(tdcl_image_path("x.ppm"));
+    assert_true(tdcl_image_path("x.ppm"));
+    assert_true(tdcl_image_path("x.pam"));
 }
 
 /* ---- round trips ------------------------------------------------------ */
@@ -323,10 +325,11 @@ static void test_plain_fixtures(void **state)
 
     const char p2[] = "P2 3 2\n# max\n1000\n0 999 1000\n\n7\t8\r\n9";
     m = read_bytes("p2.pgm", p2, sizeof p2 - 1, &maxval);
-    const int64_t v2[6] = {0, 999, 1000, 7, 8, 9};
+    /* maxval 1000 rescaled to 65535 as netpbm does: round(v * 65535 / 1000) */
+    const int64_t v2[6] = {0, 65469, 65535, 459, 524, 590};
     expect_values(&m, 2, 3, v2);
     assert_int_equal(m.dtype, TDCL_U16);
-    assert_int_equal(maxval, 1000);
+    assert_int_equal(maxval, 65535);
     tdcl_matrix_free(&m);
 
     const char p2b[] = "P2\n2 2\n255\n255 0\n12 34\n";
@@ -352,9 +355,9 @@ static void test_raw_fixtures(void **state)
 
     const char p5[] = "P5 # comment\n3 1 200\n\x00\x7f\xc8";
     m = read_bytes("p5.pgm", p5, sizeof p5 - 1, &maxval);
-    const int64_t v5[3] = {0, 127, 200};
+    const int64_t v5[3] = {0, 162, 255}; /* round(127 * 255 / 200) = 162 */
     expect_values(&m, 1, 3, v5);
-    assert_int_equal(maxval, 200);
+    assert_int_equal(maxval, 255);
     tdcl_matrix_free(&m);
 
     /* 16-bit samples are big-endian */
@@ -535,7 +538,7 @@ static void test_pam_and_content(void **state)
     assert_int_equal(maxval, 1);
     assert_memory_equal(m.data, "\x01\x00\x00\x01", 4); /* 1 = black, as from PBM */
     tdcl_matrix_free(&m);
-    /* grey of maxval 1, in PAM, plain and raw PGM: 0 is black there too */
+    /* grey of maxval 1, in PAM, plain and raw PGM: 0 is black, rescaled to 0..255 */
     static const char pam1[] = "P7\nWIDTH 2\nHEIGHT 2\nDEPTH 1\nMAXVAL 1\n"
                                "TUPLTYPE GRAYSCALE\nENDHDR\n\x00\x01\x01\x00";
     static const char p2[] = "P2\n2 2\n1\n0 1\n1 0\n", p5[] = "P5\n2 2\n1\n\x00\x01\x01\x00";
@@ -544,8 +547,8 @@ static void test_pam_and_content(void **state)
     for (int c = 0; c < 3; c++) {
         write_bytes(path, grey1[c], grey1_len[c]);
         if (tdcl_image_read(path, &m, &maxval, &e) != TDCL_OK) fail_msg("%s", e.msg);
-        assert_int_equal(maxval, 1);
-        assert_memory_equal(m.data, "\x01\x00\x00\x01", 4); /* 1 = black */
+        assert_int_equal(maxval, 255);
+        assert_memory_equal(m.data, "\x00\xff\xff\x00", 4);
         tdcl_matrix_free(&m);
     }
     unlink(path);
@@ -575,21 +578,25 @@ static void test_pnm_errors(void **state)
     (void)state;
     static const bad_case cases[] = {
         BAD("", TDCL_EPARSE, "an empty file"),
-        BAD("hello", TDCL_EPARSE, "expected a PBM (P1/P4), PGM (P2/P5) or PNG image"),
+        BAD("hello", TDCL_EPARSE,
+            "expected a PBM (P1/P4), PGM (P2/P5), PPM (P3/P6), PAM (P7) or PNG"),
         BAD("P9\n1 1\n", TDCL_EPARSE, "expected a PBM"),
-        BAD("P6\n1 1\n255\nabc", TDCL_EUNSUPPORTED,
-            "' is a colour PPM image; tiledcl reads PNG, PGM, PBM and one-channel PAM images"),
-        BAD("P3\n1 1\n255\n1 2 3", TDCL_EUNSUPPORTED, "' is a colour PPM image; tiledcl reads"),
+        BAD("P6\n1 1\n255\nab", TDCL_EPARSE, ":4: header claims 1x1 pixels, which need 3 bytes"),
+        BAD("P3\n1 1\n255\n1 2", TDCL_EPARSE, "need at least 5 bytes, but only 4 bytes follow"),
+        BAD("P3\n2 1\n9\n1 2 3 4 5 10", TDCL_EPARSE, ":4: expected a sample 0..9, got '10'"),
         /* formats tiledcl does not read, named by their first bytes */
-        BAD("\xff\xd8\xff\xe0\0\x10JFIF", TDCL_EUNSUPPORTED, "' is a JPEG image; tiledcl reads"),
+        BAD("\xff\xd8\xff\xe0\0\x10JFIF", TDCL_EUNSUPPORTED,
+            "' is a JPEG image; tiledcl reads PNG, PBM, PGM, PPM and PAM"),
         BAD("GIF87a\1\0\1\0", TDCL_EUNSUPPORTED, "' is a GIF image; tiledcl reads"),
         BAD("BM\x46\0\0\0\0\0\0\0\x36\0\0\0", TDCL_EUNSUPPORTED, "' is a BMP image"),
         BAD("II*\0\x08\0\0\0", TDCL_EUNSUPPORTED, "' is a TIFF image"),
         BAD("MM\0*\0\0\0\x08", TDCL_EUNSUPPORTED, "' is a TIFF image"),
         BAD("%%MatrixMarket matrix array real general\n1 1\n1\n", TDCL_EPARSE,
             "' is a Matrix Market file, not an image"),
-        BAD("P7\nWIDTH 1\nHEIGHT 1\nDEPTH 3\nMAXVAL 255\nTUPLTYPE RGB\nENDHDR\nabc",
-            TDCL_EUNSUPPORTED, "' is a PAM image of 3 channels (TUPLTYPE RGB); tiledcl reads"),
+        BAD("P7\nWIDTH 1\nHEIGHT 1\nDEPTH 4\nMAXVAL 255\nTUPLTYPE CMYK\nENDHDR\nabcd",
+            TDCL_EUNSUPPORTED, "' is a PAM image of 4 channels (TUPLTYPE CMYK); tiledcl reads"),
+        BAD("P7\nWIDTH 1\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nTUPLTYPE RGB\nENDHDR\na",
+            TDCL_EUNSUPPORTED, "' is a PAM image of 1 channel (TUPLTYPE RGB)"),
         BAD("P7\nWIDTH 1\nHEIGHT 1\nDEPTH 1\nENDHDR\na", TDCL_EPARSE,
             "the PAM header lacks MAXVAL"),
         BAD("P7\nWIDTH 1\nHEIGHT 1\nDEPTH 1\nMAXVAL 9\nSIZE 2\nENDHDR\na", TDCL_EPARSE,
@@ -737,6 +744,229 @@ static void test_write_errors(void **state)
     free(png);
 }
 
+/* ---- PPM and PAM of several channels -------------------------------------- */
+
+/* Hand-made colour files: raw and plain PPM, PAM with alpha at 16 bits,
+ * samples of an odd maxval rescaled; and PPM/PAM written byte for byte. */
+static void test_ppm_and_pam(void **state)
+{
+    (void)state;
+    int maxval;
+    const char p6[] = "P6\n2 1\n255\n\x01\x02\x03\xfd\xfe\xff";
+    tdcl_matrix m = read_bytes("c.ppm", p6, sizeof p6 - 1, &maxval);
+    assert_int_equal(m.channels, 3);
+    assert_int_equal(maxval, 255);
+    assert_memory_equal(m.data, "\x01\x02\x03\xfd\xfe\xff", 6);
+    tdcl_matrix_free(&m);
+    /* maxval 7: round(v * 255 / 7) = 0, 36, 73, 109, 146, 182 */
+    const char p3[] = "P3 2 1 7\n0 1 2\n3 4 5\n";
+    m = read_bytes("c3.ppm", p3, sizeof p3 - 1, &maxval);
+    assert_int_equal(maxval, 255);
+    assert_int_equal(m.dtype, TDCL_U8);
+    assert_memory_equal(m.data, "\x00\x24\x49\x6d\x92\xb6", 6);
+    tdcl_matrix_free(&m);
+    const char p7[] = "P7\nWIDTH 1\nHEIGHT 2\nDEPTH 4\nMAXVAL 65535\nTUPLTYPE RGB_ALPHA\nENDHDR\n"
+                      "\x00\x01\x01\x00\xff\xff\x12\x34"
+                      "\x80\x00\x00\x00\x00\x02\xab\xcd";
+    m = read_bytes("c.pam", p7, sizeof p7 - 1, &maxval);
+    assert_int_equal(m.channels, 4);
+    assert_int_equal(m.dtype, TDCL_U16);
+    const uint16_t want7[8] = {1, 256, 65535, 0x1234, 0x8000, 0, 2, 0xabcd};
+    assert_memory_equal(m.data, want7, sizeof want7);
+    tdcl_matrix_free(&m);
+
+    /* written: PPM and PAM headers and samples as the spec lays them out */
+    tdcl_err e;
+    char *ppm = scratch("w.ppm"), *pam = scratch("w.pam"), *pnm = scratch("w.pnm");
+    assert_int_equal(tdcl_matrix_alloc(&m, 1, 2, 3, TDCL_U8, &e), TDCL_OK);
+    memcpy(m.data, "\x01\x02\x03\xfd\xfe\xff", 6);
+    assert_int_equal(tdcl_image_write(ppm, &m, 8, &e), TDCL_OK);
+    expect_file(ppm, "P6\n2 1\n255\n\x01\x02\x03\xfd\xfe\xff", 17);
+    assert_int_equal(tdcl_image_write(pnm, &m, 8, &e), TDCL_OK); /* .pnm of RGB is PPM */
+    expect_file(pnm, "P6\n2 1\n255\n\x01\x02\x03\xfd\xfe\xff", 17);
+    tdcl_matrix_free(&m);
+    assert_int_equal(tdcl_matrix_alloc(&m, 1, 1, 2, TDCL_U16, &e), TDCL_OK);
+    ((uint16_t *)m.data)[0] = 0x0102;
+    ((uint16_t *)m.data)[1] = 0xfffe;
+    assert_int_equal(tdcl_image_write(pam, &m, 16, &e), TDCL_OK);
+    static const char wpam[] = "P7\nWIDTH 1\nHEIGHT 1\nDEPTH 2\nMAXVAL 65535\n"
+                               "TUPLTYPE GRAYSCALE_ALPHA\nENDHDR\n\x01\x02\xff\xfe";
+    expect_file(pam, wpam, sizeof wpam - 1);
+    assert_int_equal(tdcl_image_write(ppm, &m, 16, &e), TDCL_EINVAL);
+    assert_non_null(strstr(e.msg, "PPM holds three channels (RGB), got 2"));
+    tdcl_matrix_free(&m);
+    /* bits to a PAM: BLACKANDWHITE, whose 0 is black, and back */
+    assert_int_equal(tdcl_matrix_alloc(&m, 1, 3, 1, TDCL_U8, &e), TDCL_OK);
+    memcpy(m.data, "\x01\x00\x01", 3);
+    assert_int_equal(tdcl_image_write(pam, &m, 1, &e), TDCL_OK);
+    static const char bpam[] = "P7\nWIDTH 3\nHEIGHT 1\nDEPTH 1\nMAXVAL 1\n"
+                               "TUPLTYPE BLACKANDWHITE\nENDHDR\n\x00\x01\x00";
+    expect_file(pam, bpam, sizeof bpam - 1);
+    tdcl_matrix r = {0};
+    assert_int_equal(tdcl_image_read(pam, &r, &maxval, &e), TDCL_OK);
+    assert_int_equal(maxval, 1);
+    assert_memory_equal(r.data, "\x01\x00\x01", 3);
+    tdcl_matrix_free(&r);
+    tdcl_matrix_free(&m);
+    free(ppm);
+    free(pam);
+    free(pnm);
+}
+
+/* ---- the stream -------------------------------------------------------------- */
+
+/* Writes an image in bands of 3 rows and reads it back in bands of 2 and
+ * 1; the samples are the seeded ones written. */
+static void stream_roundtrip(const char *name, int channels, int bits)
+{
+    const int64_t w = 17, h = 11;
+    tdcl_matrix m, got;
+    tdcl_err e = {0};
+    tdcl_dtype t = bits == 16 ? TDCL_U16 : TDCL_U8;
+    size_t rowb = (size_t)w * (size_t)channels * tdcl_dtype_size(t);
+    char *path = scratch(name);
+    assert_int_equal(tdcl_matrix_alloc(&m, h, w, channels, t, &e), TDCL_OK);
+    assert_int_equal(tdcl_matrix_alloc(&got, h, w, channels, t, &e), TDCL_OK);
+    fill_samples(&m, bits, (uint64_t)(channels * 100 + bits));
+    tdcl_img_info info = {.width = w, .height = h, .channels = channels, .dtype = t};
+    tdcl_img_writer *wr;
+    assert_int_equal(tdcl_img_create(path, &info, bits, &wr, &e), TDCL_OK);
+    for (int64_t i = 0; i < h; i += 3)
+        assert_int_equal(
+            tdcl_img_write_rows(wr, (char *)m.data + (size_t)i * rowb, i + 3 <= h ? 3 : h - i, &e),
+            TDCL_OK);
+    if (tdcl_img_commit(wr, &e) != TDCL_OK) fail_msg("%s: %s", name, e.msg);
+    tdcl_img_reader *rd;
+    if (tdcl_img_open(path, &rd, &info, &e) != TDCL_OK) fail_msg("%s: %s", name, e.msg);
+    assert_int_equal(info.width, w);
+    assert_int_equal(info.height, h);
+    assert_int_equal(info.channels, channels);
+    assert_int_equal(info.dtype, t);
+    assert_int_equal(info.maxval, (1 << bits) - 1);
+    for (int64_t i = 0; i < h; i += i < 6 ? 2 : 1)
+        if (tdcl_img_read_rows(rd, (char *)got.data + (size_t)i * rowb, i < 6 ? 2 : 1, &e))
+            fail_msg("%s: %s", name, e.msg);
+    assert_int_equal(tdcl_img_read_rows(rd, got.data, 1, &e), TDCL_EINVAL);
+    tdcl_img_close(rd);
+    expect_same(&m, &got);
+    tdcl_matrix_free(&m);
+    tdcl_matrix_free(&got);
+    free(path);
+}
+
+static void test_stream_bands(void **state)
+{
+    (void)state;
+    stream_roundtrip("s3.png", 3, 8);
+    stream_roundtrip("s4.png", 4, 16);
+    stream_roundtrip("s3.ppm", 3, 16);
+    stream_roundtrip("s2.pam", 2, 8);
+    stream_roundtrip("s1.pgm", 1, 8);
+}
+
+/* Reads path's bytes through a pipe on standard input: no size known, so
+ * the format is found by content and a short or long file fails late. */
+static tdcl_status read_piped(const void *data, size_t n, tdcl_matrix *m, tdcl_img_info *info,
+                              tdcl_err *e)
+{
+    int fds[2], saved = dup(0);
+    assert_int_equal(pipe(fds), 0);
+    assert_int_equal(write(fds[1], data, n), (ssize_t)n); /* small: fits the pipe */
+    close(fds[1]);
+    dup2(fds[0], 0);
+    close(fds[0]);
+    clearerr(stdin);
+    tdcl_img_reader *r = NULL;
+    tdcl_status st = tdcl_img_open("-", &r, info, e);
+    if (!st) st = tdcl_matrix_alloc(m, info->height, info->width, info->channels, info->dtype, e);
+    if (!st) st = tdcl_img_read_rows(r, m->data, info->height, e);
+    tdcl_img_close(r);
+    dup2(saved, 0);
+    close(saved);
+    clearerr(stdin);
+    return st;
+}
+
+static void test_stream_stdin(void **state)
+{
+    (void)state;
+    tdcl_matrix m = {0};
+    tdcl_img_info info;
+    tdcl_err e = {0};
+    size_t n;
+    char *fx = fixture("rgb8.png");
+    unsigned char *d = slurp(fx, &n);
+    if (read_piped(d, n, &m, &info, &e)) fail_msg("%s", e.msg);
+    assert_string_equal(info.kind, "a PNG image");
+    assert_int_equal(info.channels, 3);
+    for (int64_t r = 0; r < 5; r++)
+        for (int64_t c = 0; c < 7; c++)
+            for (int k = 0; k < 3; k++)
+                assert_int_equal(px(&m, r, c, k), v8(r, c, k));
+    tdcl_matrix_free(&m);
+    assert_int_equal(read_piped(d, n / 2, &m, &info, &e), TDCL_EPARSE);
+    assert_non_null(strstr(e.msg, "<stdin>: bad PNG data: truncated"));
+    tdcl_matrix_free(&m);
+    free(d);
+    free(fx);
+    static const char p5[] = "P5\n2 2\n255\n\x01\x02\x03\x04";
+    assert_int_equal(read_piped(p5, sizeof p5 - 2, &m, &info, &e), TDCL_EPARSE);
+    assert_non_null(strstr(e.msg, "<stdin>: the file ends at byte 14, inside row 2 of 2"));
+    tdcl_matrix_free(&m);
+    static const char p5x[] = "P5\n2 1\n255\n\x01\x02xyz";
+    assert_int_equal(read_piped(p5x, sizeof p5x - 1, &m, &info, &e), TDCL_EPARSE);
+    assert_non_null(strstr(e.msg, "3 bytes of garbage after the 13 bytes of pixel data"));
+    tdcl_matrix_free(&m);
+}
+
+/* A writer left short is refused at commit and leaves nothing; the format
+ * of standard output comes from the kind; a float band is rounded. */
+static void test_stream_writer(void **state)
+{
+    (void)state;
+    tdcl_err e = {0};
+    char *path = scratch("short.png");
+    tdcl_img_info info = {.width = 2, .height = 3, .channels = 1, .dtype = TDCL_F32};
+    tdcl_img_writer *w;
+    const float row[2] = {1.4f, 254.5f};
+    assert_int_equal(tdcl_img_create(path, &info, 8, &w, &e), TDCL_OK);
+    assert_int_equal(tdcl_img_write_rows(w, row, 1, &e), TDCL_OK);
+    assert_int_equal(tdcl_img_write_rows(w, row, 3, &e), TDCL_EINVAL);
+    assert_int_equal(tdcl_img_commit(w, &e), TDCL_EINVAL);
+    assert_non_null(strstr(e.msg, "1 of 3 rows written"));
+    assert_int_equal(access(path, F_OK), -1);
+    /* a NaN mid-stream fails naming the row; abort removes the file */
+    const float bad[2] = {3, NAN};
+    assert_int_equal(tdcl_img_create(path, &info, 8, &w, &e), TDCL_OK);
+    assert_int_equal(tdcl_img_write_rows(w, row, 1, &e), TDCL_OK);
+    assert_int_equal(tdcl_img_write_rows(w, bad, 1, &e), TDCL_ERANGE);
+    assert_non_null(strstr(e.msg, "NaN at row 2, column 2"));
+    tdcl_img_abort(w);
+    assert_int_equal(access(path, F_OK), -1);
+    /* no extension: the format the options or the kind name */
+    char *noext = scratch("out");
+    tdcl_img_wopts o = {.bits = 8, .format = "pgm"};
+    info.height = 1;
+    assert_int_equal(tdcl_img_create_opts(noext, &info, &o, &w, &e), TDCL_OK);
+    assert_int_equal(tdcl_img_write_rows(w, row, 1, &e), TDCL_OK);
+    assert_int_equal(tdcl_img_commit(w, &e), TDCL_OK);
+    expect_file(noext, "P5\n2 1\n255\n\x01\xff", 13);
+    o.format = "gif";
+    assert_int_equal(tdcl_img_create_opts(noext, &info, &o, &w, &e), TDCL_EINVAL);
+    assert_non_null(strstr(e.msg, "unknown image format 'gif'"));
+    info.kind = "a PNG image";
+    assert_int_equal(tdcl_img_create(noext, &info, 8, &w, &e), TDCL_OK);
+    assert_int_equal(tdcl_img_write_rows(w, row, 1, &e), TDCL_OK);
+    assert_int_equal(tdcl_img_commit(w, &e), TDCL_OK);
+    tdcl_matrix m = {0};
+    int maxval;
+    assert_int_equal(tdcl_image_read(noext, &m, &maxval, &e), TDCL_OK); /* PNG by content */
+    assert_memory_equal(m.data, "\x01\xff", 2);
+    tdcl_matrix_free(&m);
+    free(noext);
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -755,6 +985,10 @@ int main(void)
         cmocka_unit_test(test_png_errors),
         cmocka_unit_test(test_every_truncation_fails),
         cmocka_unit_test(test_write_errors),
+        cmocka_unit_test(test_ppm_and_pam),
+        cmocka_unit_test(test_stream_bands),
+        cmocka_unit_test(test_stream_stdin),
+        cmocka_unit_test(test_stream_writer),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
