@@ -59,4 +59,36 @@ static inline int64_t tdcl_csr_ci(const tdcl_csr *m, int64_t k)
 double tdcl_csr_get_f64(const tdcl_csr *m, int64_t k);
 int64_t tdcl_csr_get_i64(const tdcl_csr *m, int64_t k);
 
+/* Sets m's entry count to nnz (at most the allocated count), narrows its
+ * indices to 32 bits when they now fit, and gives the unused room back. */
+void tdcl_csr_shrink(tdcl_csr *m, int64_t nnz);
+
+/* A column and what travels with it, for sorting a row. */
+typedef struct tdcl_csr_pair {
+    int64_t col;
+    uint64_t v; /* a value's bits or an entry's position */
+} tdcl_csr_pair;
+
+/* Sorts a[0..n) by col, stably (equal columns keep their order), using
+ * tmp (room for n) as scratch. */
+void tdcl_csr_sort_pairs(tdcl_csr_pair *a, tdcl_csr_pair *tmp, size_t n);
+
+/* Sorts every row of m by column, stably; duplicates stay (adjacent).
+ * Sets m->sorted when no row holds a column twice. */
+tdcl_status tdcl_csr_sort_rows(tdcl_csr *m, tdcl_err *err);
+
+/* A new copy of m in *out. */
+tdcl_status tdcl_csr_copy(const tdcl_csr *m, tdcl_csr *out, tdcl_err *err);
+
+/* The dense copy of m in out (dtype m->dtype; a pattern gives TDCL_I64
+ * ones), duplicates summed (int64 overflow: TDCL_ERANGE naming the cell),
+ * after a memory check: TDCL_ELIMIT naming the size when it exceeds
+ * max_bytes (> 0) or the memory left. */
+tdcl_status tdcl_csr_to_dense(const tdcl_csr *m, size_t max_bytes, tdcl_matrix *out, tdcl_err *err);
+
+/* The nonzeros of m (1 channel) as a sorted CSR matrix: float32 and
+ * float64 kept, integer dtypes widened to int64 (exactly). NaN is a
+ * nonzero; -0.0 is not. */
+tdcl_status tdcl_csr_from_dense(const tdcl_matrix *m, tdcl_csr *out, tdcl_err *err);
+
 #endif

@@ -1,5 +1,6 @@
 /* Matrix Market reading: banner, size line, and a body parsed in line-aligned
- * chunks on several threads, then scattered into a dense row-major matrix. */
+ * chunks on several threads, then scattered into a dense row-major matrix,
+ * or for a sparse result gathered per band of rows for mtx_csr.c. */
 #include "io/mtx.h"
 
 #include <errno.h>
@@ -11,7 +12,9 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/mem.h"
 #include "base/pool.h"
+#include "io/mtx_impl.h"
 #include "io/numconv.h"
 
 #define CHUNK ((size_t)4 << 20)     /* text per thread and round */
@@ -20,20 +23,16 @@
 #define PREFETCH 16 /* entries ahead for the coordinate scatter */
 
 typedef enum { F_REAL, F_INTEGER, F_PATTERN } mtx_field;
-typedef enum { S_GENERAL, S_SYMMETRIC, S_SKEW } mtx_sym;
+typedef enum { S_GENERAL, S_SYMMETRIC, S_SKEW, S_HERMITIAN } mtx_sym;
 
 typedef struct mtx_hdr {
     int coord;
     mtx_field field;
-    mtx_sym sym;
+    mtx_sym sym;   /* S_HERMITIAN is read as S_SYMMETRIC: its values are real */
+    int hermitian; /* the banner said hermitian */
     int64_t rows, cols;
     uint64_t want; /* stored entries the size line promises */
 } mtx_hdr;
-
-typedef union val8 {
-    double f;
-    int64_t i;
-} val8;
 
 /* A coordinate entry as parsed: 0-based row and column, and its value. */
 typedef struct centry {
@@ -41,18 +40,10 @@ typedef struct centry {
     val8 v;
 } centry;
 
-/* What a coordinate entry adds to one cell: the cell's row-major offset and
- * the value. A mirrored entry of a symmetric file is a second item. */
-typedef struct item {
-    uint64_t cell;
-    val8 v;
-} item;
+typedef mtx_item item;
 
 /* The items one part sends to one band of rows, in file order. */
-typedef struct band {
-    item *it;
-    size_t n, cap;
-} band;
+typedef mtx_list band;
 
 /* One thread's share of a chunk: its text, what it parsed, its error. The
  * entries of a coordinate part go straight into one list per band of rows
@@ -94,6 +85,10 @@ typedef struct rd {
     part *parts;                 /* the set being parsed */
     int64_t *bound;
     uint64_t have; /* entries stored */
+    /* A sparse result: every band's items of the whole file, in file
+     * order, with the bands fixed at nt. */
+    int sparse;
+    mtx_list acc[MAXT];
 } rd;
 
 /* --- small text helpers ------------------------------------------------ */
@@ -263,7 +258,7 @@ static const banner_slot banner_slots[4] = {
      {{"general", S_GENERAL, NULL},
       {"symmetric", S_SYMMETRIC, NULL},
       {"skew-symmetric", S_SKEW, NULL},
-      {"hermitian", 0, "hermitian matrices are not supported"}}},
+      {"hermitian", S_HERMITIAN, NULL}}},
 };
 
 /* Reads the next banner word into *value, or fails naming the choices. */
@@ -320,6 +315,8 @@ static tdcl_status parse_banner(rd *r, const char *p, const char *e, tdcl_err *e
     r->h.coord = v[1];
     r->h.field = (mtx_field)v[2];
     r->h.sym = (mtx_sym)v[3];
+    r->h.hermitian = r->h.sym == S_HERMITIAN;
+    if (r->h.hermitian) r->h.sym = S_SYMMETRIC; /* complex was refused above: the values are real */
     if (r->h.field == F_PATTERN && !r->h.coord)
         return tdcl_fail(err, TDCL_EPARSE,
                          "%s:1: the field 'pattern' needs the coordinate format, got array",
@@ -385,8 +382,10 @@ static tdcl_status parse_size_line(rd *r, const char *p, const char *e, tdcl_err
     if (r->h.sym != S_GENERAL && v[0] != v[1])
         return tdcl_fail(err, TDCL_EPARSE, "%s:%lld: a %s matrix must be square, got %lldx%lld",
                          r->name, (long long)r->line,
-                         r->h.sym == S_SYMMETRIC ? "symmetric" : "skew-symmetric", (long long)v[0],
-                         (long long)v[1]);
+                         r->h.hermitian            ? "hermitian"
+                         : r->h.sym == S_SYMMETRIC ? "symmetric"
+                                                   : "skew-symmetric",
+                         (long long)v[0], (long long)v[1]);
     if (r->h.coord) {
         r->h.want = (uint64_t)v[2];
         return TDCL_OK;
@@ -1009,7 +1008,38 @@ typedef struct coord_job {
     int nparts;
     int bad_part[MAXT]; /* -1, or the part of the first overflowing item */
     size_t bad_item[MAXT];
+    int oom[MAXT];
 } coord_job;
+
+/* Appends n items to l; -1 when out of memory. */
+static int list_append(mtx_list *l, const item *it, size_t n)
+{
+    if (n > l->cap - l->n) {
+        size_t cap = l->cap ? l->cap : 4096;
+        while (cap - l->n < n)
+            cap *= 2;
+        item *p = realloc(l->it, cap * sizeof *p);
+        if (!p) return -1;
+        l->it = p;
+        l->cap = cap;
+    }
+    memcpy(l->it + l->n, it, n * sizeof *it);
+    l->n += n;
+    return 0;
+}
+
+/* scatter_coord for a sparse result: band w's items of every part go to
+ * the end of the band's list, part by part, so the list keeps file order. */
+static void gather_coord(coord_job *job, int w)
+{
+    for (int pi = 0; pi < job->nparts; pi++) {
+        const band *bd = &job->parts[pi].b[w];
+        if (list_append(&job->r->acc[w], bd->it, bd->n)) {
+            job->oom[w] = 1;
+            return;
+        }
+    }
+}
 
 /* Thread w adds up band w: the items of every part for its rows, part by
  * part in file order. Each cell is summed by one thread in the order of the
@@ -1017,9 +1047,14 @@ typedef struct coord_job {
 static void scatter_coord(void *arg, int w)
 {
     coord_job *job = arg;
+    job->bad_part[w] = -1;
+    job->oom[w] = 0;
+    if (job->r->sparse) {
+        gather_coord(job, w);
+        return;
+    }
     val8 *d = job->r->m->data;
     int isint = job->r->h.field == F_INTEGER;
-    job->bad_part[w] = -1;
     for (int pi = 0; pi < job->nparts; pi++) {
         const band *bd = &job->parts[pi].b[w];
         if (!isint) {
@@ -1042,6 +1077,8 @@ static tdcl_status overflow_error(const coord_job *job, tdcl_err *err)
     const rd *r = job->r;
     int64_t best = -1;
     uint64_t cell = 0;
+    for (int w = 0; w < job->parts[0].nb; w++)
+        if (job->oom[w]) return tdcl_fail(err, TDCL_ENOMEM, "out of memory reading '%s'", r->name);
     for (int w = 0; w < job->parts[0].nb; w++) {
         if (job->bad_part[w] < 0) continue;
         const part *t = &job->parts[job->bad_part[w]];
@@ -1079,6 +1116,7 @@ static int split_region(rd *r, const char *p, const char *q)
 {
     size_t len = (size_t)(q - p);
     int np = len <= r->chunk ? 1 : r->nt;
+    int nb = r->sparse ? r->nt : np; /* a sparse result keeps its bands */
     const char *s = p;
     for (int i = 0; i < np; i++) {
         const char *e = i == np - 1 ? q : p + len / (size_t)np * (size_t)(i + 1);
@@ -1092,16 +1130,16 @@ static int split_region(rd *r, const char *p, const char *q)
         t->p = s;
         t->e = e;
         t->n = 0;
-        t->nb = np;
+        t->nb = nb;
         t->bound = r->bound;
-        for (int b = 0; b < np; b++)
+        for (int b = 0; b < nb; b++)
             t->b[b].n = 0;
         t->lines = 0;
         t->st = TDCL_OK;
         s = e;
     }
-    for (int b = 0; b <= np; b++)
-        r->bound[b] = (int64_t)((uint64_t)r->h.rows * (uint64_t)b / (uint64_t)np);
+    for (int b = 0; b <= nb; b++)
+        r->bound[b] = (int64_t)((uint64_t)r->h.rows * (uint64_t)b / (uint64_t)nb);
     return np;
 }
 
@@ -1348,17 +1386,17 @@ static void rd_free(rd *r)
             for (int b = 0; b < MAXT; b++)
                 free(r->sets[s][i].b[b].it);
         }
+    for (int b = 0; b < MAXT; b++)
+        free(r->acc[b].it);
     free(r->buf);
     free(r);
 }
 
-tdcl_status tdcl_mtx_read(tdcl_src *src, const tdcl_mtx_read_opts *o, tdcl_matrix *out,
-                          tdcl_err *err)
+/* A reader over src: the file mapped whole, or a stream buffer. */
+static tdcl_status rd_open(tdcl_src *src, const tdcl_mtx_read_opts *o, rd **out, tdcl_err *err)
 {
-    tdcl_status st = TDCL_OK;
-    tdcl_matrix m = {0};
-    memset(out, 0, sizeof *out);
     rd *r = calloc(1, sizeof *r);
+    *out = r;
     if (!r) return tdcl_fail(err, TDCL_ENOMEM, "out of memory reading '%s'", src->name);
     r->src = src;
     r->name = src->name;
@@ -1372,21 +1410,23 @@ tdcl_status tdcl_mtx_read(tdcl_src *src, const tdcl_mtx_read_opts *o, tdcl_matri
         r->base = r->p = map;
         r->e = map + len;
         r->eof = 1;
-    } else {
-        r->cap = (size_t)r->nt * r->chunk;
-        r->buf = malloc(r->cap);
-        if (!r->buf) {
-            st = tdcl_fail(err, TDCL_ENOMEM, "out of memory reading '%s'", src->name);
-            goto out;
-        }
-        r->p = r->e = r->buf;
+        return TDCL_OK;
     }
-    TDCL_TRY(parse_header(r, err));
-    TDCL_TRY(check_claim(r, err));
+    r->cap = (size_t)r->nt * r->chunk;
+    r->buf = malloc(r->cap);
+    if (!r->buf) return tdcl_fail(err, TDCL_ENOMEM, "out of memory reading '%s'", src->name);
+    r->p = r->e = r->buf;
+    return TDCL_OK;
+}
+
+/* The body of a file whose header r has read, into a new dense matrix. */
+static tdcl_status read_dense(rd *r, size_t max_bytes, tdcl_matrix *out, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix m = {0};
     tdcl_dtype dt = r->h.field == F_INTEGER ? TDCL_I64 : TDCL_F64;
     size_t bytes;
-    TDCL_TRY(tdcl_src_check_size(r->name, r->h.rows, r->h.cols, (int)dt, o ? o->max_bytes : 0,
-                                 &bytes, err));
+    TDCL_TRY(tdcl_src_check_size(r->name, r->h.rows, r->h.cols, (int)dt, max_bytes, &bytes, err));
     TDCL_TRY(tdcl_matrix_alloc(&m, r->h.rows, r->h.cols, 1, dt, err));
     r->m = &m;
     prepare_dense(r);
@@ -1394,7 +1434,22 @@ tdcl_status tdcl_mtx_read(tdcl_src *src, const tdcl_mtx_read_opts *o, tdcl_matri
     *out = m;
     memset(&m, 0, sizeof m);
 out:
+    r->m = NULL;
     tdcl_matrix_free(&m);
+    return st;
+}
+
+tdcl_status tdcl_mtx_read(tdcl_src *src, const tdcl_mtx_read_opts *o, tdcl_matrix *out,
+                          tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    memset(out, 0, sizeof *out);
+    rd *r = NULL;
+    TDCL_TRY(rd_open(src, o, &r, err));
+    TDCL_TRY(parse_header(r, err));
+    TDCL_TRY(check_claim(r, err));
+    st = read_dense(r, o ? o->max_bytes : 0, out, err);
+out:
     rd_free(r);
     return st;
 }
@@ -1411,6 +1466,133 @@ tdcl_status tdcl_mtx_read_path(const char *path, const tdcl_mtx_read_opts *o, td
     return st;
 }
 
+/* --- sparse results ------------------------------------------------------ */
+
+/* Refuses, before the body is read, a coordinate file whose claimed
+ * entries would not fit: the matrix's cell offsets must fit 64 bits, and
+ * the CSR arrays plus the parsed entries (the mirrored ones of a
+ * symmetric file counted) must fit max_bytes and the memory left. */
+static tdcl_status check_sparse_size(const rd *r, size_t max_bytes, tdcl_err *err)
+{
+    const mtx_hdr *h = &r->h;
+    char a[32], b[32], what[320];
+    uint64_t cells;
+    if (__builtin_mul_overflow((uint64_t)h->rows, (uint64_t)h->cols, &cells))
+        return tdcl_fail(err, TDCL_ELIMIT,
+                         "'%s': a %lldx%lld sparse matrix has more than 2^64 cells, more than "
+                         "tiledcl addresses",
+                         r->name, (long long)h->rows, (long long)h->cols);
+    uint64_t n = h->want > (uint64_t)INT64_MAX / 2 ? (uint64_t)INT64_MAX / 2 : h->want;
+    if (h->sym != S_GENERAL) n *= 2;
+    int pattern = h->field == F_PATTERN;
+    tdcl_dtype dt = h->field == F_REAL ? TDCL_F64 : TDCL_I64;
+    size_t bytes;
+    snprintf(what, sizeof what, "'%s': a %lldx%lld sparse matrix with up to %llu entries", r->name,
+             (long long)h->rows, (long long)h->cols, (unsigned long long)n);
+    uint64_t parsed = n * sizeof(mtx_item);
+    if (tdcl_csr_bytes(h->rows, h->cols, (int64_t)n, dt, pattern, &bytes, NULL) ||
+        bytes > UINT64_MAX - parsed)
+        return tdcl_fail(err, TDCL_ELIMIT, "%s does not fit in memory", what);
+    if (max_bytes > 0 && bytes > max_bytes)
+        return tdcl_fail(err, TDCL_ELIMIT, "%s needs %s, more than the limit of %s", what,
+                         tdcl_mem_size(bytes, a, sizeof a), tdcl_mem_size(max_bytes, b, sizeof b));
+    return tdcl_mem_check(bytes + parsed, what, 0, 0, err);
+}
+
+/* The body of a coordinate file whose header r has read, into CSR. */
+static tdcl_status read_sparse(rd *r, size_t max_bytes, tdcl_csr *out, tdcl_err *err)
+{
+    tdcl_status st = check_sparse_size(r, max_bytes, err);
+    if (st) return st;
+    r->sparse = 1;
+    if ((st = parse_body(r, err))) return st;
+    int64_t bound[MAXT + 1];
+    for (int b = 0; b <= r->nt; b++)
+        bound[b] = (int64_t)((uint64_t)r->h.rows * (uint64_t)b / (uint64_t)r->nt);
+    mtx_csr_in in = {.name = r->name,
+                     .rows = r->h.rows,
+                     .cols = r->h.cols,
+                     .integer = r->h.field == F_INTEGER,
+                     .pattern = r->h.field == F_PATTERN,
+                     .nb = r->nt,
+                     .bound = bound,
+                     .lists = r->acc,
+                     .threads = r->nt};
+    return tdcl_mtx_build_csr(&in, out, err);
+}
+
+tdcl_status tdcl_mtx_read_csr(tdcl_src *src, const tdcl_mtx_read_opts *o, tdcl_csr *out,
+                              tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix m = {0};
+    size_t max_bytes = o ? o->max_bytes : 0;
+    memset(out, 0, sizeof *out);
+    rd *r = NULL;
+    TDCL_TRY(rd_open(src, o, &r, err));
+    TDCL_TRY(parse_header(r, err));
+    TDCL_TRY(check_claim(r, err));
+    if (r->h.coord) {
+        st = read_sparse(r, max_bytes, out, err);
+    } else { /* an array file is dense text: read dense, then keep the nonzeros */
+        TDCL_TRY(read_dense(r, max_bytes, &m, err));
+        st = tdcl_csr_from_dense(&m, out, err);
+    }
+out:
+    tdcl_matrix_free(&m);
+    rd_free(r);
+    return st;
+}
+
+tdcl_status tdcl_mtx_read_csr_path(const char *path, const tdcl_mtx_read_opts *o, tdcl_csr *out,
+                                   tdcl_err *err)
+{
+    tdcl_src src;
+    memset(out, 0, sizeof *out);
+    tdcl_status st = tdcl_src_open(&src, path, err);
+    if (st) return st;
+    st = tdcl_mtx_read_csr(&src, o, out, err);
+    tdcl_src_close(&src);
+    return st;
+}
+
+static const int field_pub[] = {
+    [F_REAL] = TDCL_MTX_REAL, [F_INTEGER] = TDCL_MTX_INTEGER, [F_PATTERN] = TDCL_MTX_PATTERN};
+
+tdcl_status tdcl_mtx_peek(tdcl_src *src, tdcl_mtx_header *h, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_mtx_read_opts o = {.threads = 1, .chunk = (size_t)64 << 10};
+    memset(h, 0, sizeof *h);
+    rd *r = NULL;
+    TDCL_TRY(rd_open(src, &o, &r, err));
+    TDCL_TRY(parse_header(r, err));
+    h->rows = r->h.rows;
+    h->cols = r->h.cols;
+    h->entries = r->h.want > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)r->h.want;
+    h->coordinate = r->h.coord;
+    h->field = field_pub[r->h.field];
+    h->symmetry = r->h.hermitian            ? TDCL_MTX_HERMITIAN
+                  : r->h.sym == S_SYMMETRIC ? TDCL_MTX_SYMMETRIC
+                  : r->h.sym == S_SKEW      ? TDCL_MTX_SKEW
+                                            : TDCL_MTX_GENERAL;
+    h->header_lines = r->line;
+out:
+    rd_free(r);
+    return st;
+}
+
+tdcl_status tdcl_mtx_peek_path(const char *path, tdcl_mtx_header *h, tdcl_err *err)
+{
+    tdcl_src src;
+    memset(h, 0, sizeof *h);
+    tdcl_status st = tdcl_src_open(&src, path, err);
+    if (st) return st;
+    st = tdcl_mtx_peek(&src, h, err);
+    tdcl_src_close(&src);
+    return st;
+}
+
 /* --- writing ------------------------------------------------------------ */
 
 #define WBLOCK ((uint64_t)1 << 18) /* entries formatted per thread and round */
@@ -1421,8 +1603,9 @@ tdcl_status tdcl_mtx_read_path(const char *path, const tdcl_mtx_read_opts *o, td
  * them to the file in block order, each waiting for its turn, so
  * formatting goes on while another thread writes. */
 typedef struct wjob {
-    const tdcl_matrix *m;
-    int coord, nt;
+    mtx_fmt_fn fmt;
+    const void *ctx;
+    int nt;
     FILE *fp;
     uint64_t total;
     char *buf[MAXT];
@@ -1458,8 +1641,9 @@ static int elem_nonzero(const tdcl_matrix *m, size_t idx)
 }
 
 /* Array entries k0..k1 in column-major order, one per line. */
-static size_t fmt_array(const tdcl_matrix *m, uint64_t k0, uint64_t k1, char *buf)
+static size_t fmt_array(const void *ctx, uint64_t k0, uint64_t k1, char *buf)
 {
+    const tdcl_matrix *m = ctx;
     uint64_t rows = (uint64_t)m->rows, cols = (uint64_t)m->cols;
     uint64_t i = k0 % rows, j = k0 / rows;
     char *o = buf;
@@ -1475,8 +1659,9 @@ static size_t fmt_array(const tdcl_matrix *m, uint64_t k0, uint64_t k1, char *bu
 }
 
 /* The nonzeros among the cells k0..k1 in row-major order, as "i j v". */
-static size_t fmt_coord(const tdcl_matrix *m, uint64_t k0, uint64_t k1, char *buf)
+static size_t fmt_coord(const void *ctx, uint64_t k0, uint64_t k1, char *buf)
 {
+    const tdcl_matrix *m = ctx;
     uint64_t cols = (uint64_t)m->cols;
     char *o = buf;
     for (uint64_t k = k0; k < k1; k++) {
@@ -1521,8 +1706,7 @@ static void fmt_worker(void *arg, int w)
     uint64_t nblocks = (j->total + WBLOCK - 1) / WBLOCK;
     for (uint64_t b = (uint64_t)w; b < nblocks; b += (uint64_t)j->nt) {
         uint64_t k0 = b * WBLOCK, k1 = j->total - k0 > WBLOCK ? k0 + WBLOCK : j->total;
-        size_t len =
-            j->coord ? fmt_coord(j->m, k0, k1, j->buf[w]) : fmt_array(j->m, k0, k1, j->buf[w]);
+        size_t len = j->fmt(j->ctx, k0, k1, j->buf[w]);
         if (!wait_turn(j, b)) return;
         int bad = fwrite(j->buf[w], 1, len, j->fp) != len;
         pass_turn(j, bad);
@@ -1530,24 +1714,49 @@ static void fmt_worker(void *arg, int w)
     }
 }
 
-static tdcl_status write_header(FILE *fp, const tdcl_matrix *m, const tdcl_mtx_write_opts *o,
-                                uint64_t nnz)
+tdcl_status tdcl_mtx_write_header(FILE *fp, const char *name, int coordinate, const char *field,
+                                  const char *comment, int64_t rows, int64_t cols, int64_t nnz,
+                                  tdcl_err *err)
 {
-    int isint = tdcl_dtype_is_int(m->dtype);
-    fprintf(fp, "%%%%MatrixMarket matrix %s %s general\n", o->coordinate ? "coordinate" : "array",
-            isint ? "integer" : "real");
+    fprintf(fp, "%%%%MatrixMarket matrix %s %s general\n", coordinate ? "coordinate" : "array",
+            field);
     /* The comment must stay one line: a line end would start the size line. */
-    const char *c = o->comment ? o->comment : "written by tiledcl";
+    const char *c = comment ? comment : "written by tiledcl";
     fputs("% ", fp);
     for (; *c; c++)
         fputc(*c == '\n' || *c == '\r' ? ' ' : *c, fp);
     fputc('\n', fp);
-    if (o->coordinate)
-        fprintf(fp, "%lld %lld %llu\n", (long long)m->rows, (long long)m->cols,
-                (unsigned long long)nnz);
+    if (nnz >= 0)
+        fprintf(fp, "%lld %lld %lld\n", (long long)rows, (long long)cols, (long long)nnz);
     else
-        fprintf(fp, "%lld %lld\n", (long long)m->rows, (long long)m->cols);
-    return ferror(fp) ? TDCL_EIO : TDCL_OK;
+        fprintf(fp, "%lld %lld\n", (long long)rows, (long long)cols);
+    if (ferror(fp)) return tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", name, strerror(errno));
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_mtx_write_blocks(FILE *fp, const char *name, int threads, uint64_t total,
+                                  size_t per_entry, mtx_fmt_fn fmt, const void *ctx, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    int nt = tdcl_pool_size(threads, 8);
+    if ((uint64_t)nt * WBLOCK > total) nt = (int)((total + WBLOCK - 1) / WBLOCK);
+    wjob job = {.fmt = fmt, .ctx = ctx, .nt = nt, .fp = fp, .total = total};
+    for (int w = 0; w < nt; w++)
+        if (!(job.buf[w] = malloc((size_t)WBLOCK * per_entry))) {
+            st = tdcl_fail(err, TDCL_ENOMEM, "out of memory writing '%s'", name);
+            goto out;
+        }
+    pthread_mutex_init(&job.mu, NULL);
+    pthread_cond_init(&job.turn, NULL);
+    tdcl_pool_run(nt, fmt_worker, &job);
+    pthread_cond_destroy(&job.turn);
+    pthread_mutex_destroy(&job.mu);
+    if (job.failed)
+        st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", name, strerror(job.err_no));
+out:
+    for (int w = 0; w < MAXT; w++)
+        free(job.buf[w]);
+    return st;
 }
 
 static uint64_t count_nonzeros(const tdcl_matrix *m)
@@ -1562,37 +1771,19 @@ tdcl_status tdcl_mtx_write(FILE *fp, const char *name, const tdcl_matrix *m,
                            const tdcl_mtx_write_opts *o, tdcl_err *err)
 {
     static const tdcl_mtx_write_opts defaults = {0};
-    tdcl_status st = TDCL_OK;
     if (!o) o = &defaults;
     if (m->channels != 1)
         return tdcl_fail(err, TDCL_EUNSUPPORTED,
                          "'%s': Matrix Market holds one value per entry, got %d channels", name,
                          m->channels);
-    int nt = tdcl_pool_size(o->threads, 8);
-    uint64_t total = (uint64_t)tdcl_matrix_count(m);
-    if ((uint64_t)nt * WBLOCK > total) nt = (int)((total + WBLOCK - 1) / WBLOCK);
-    wjob job = {.m = m, .coord = o->coordinate, .nt = nt, .fp = fp, .total = total};
-    size_t per = o->coordinate ? WMAX_COORD : WMAX_ARRAY;
-    for (int w = 0; w < nt; w++)
-        if (!(job.buf[w] = malloc((size_t)WBLOCK * per))) {
-            st = tdcl_fail(err, TDCL_ENOMEM, "out of memory writing '%s'", name);
-            goto out;
-        }
-    if (write_header(fp, m, o, o->coordinate ? count_nonzeros(m) : 0)) {
-        st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", name, strerror(errno));
-        goto out;
-    }
-    pthread_mutex_init(&job.mu, NULL);
-    pthread_cond_init(&job.turn, NULL);
-    tdcl_pool_run(nt, fmt_worker, &job);
-    pthread_cond_destroy(&job.turn);
-    pthread_mutex_destroy(&job.mu);
-    if (job.failed)
-        st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", name, strerror(job.err_no));
-out:
-    for (int w = 0; w < MAXT; w++)
-        free(job.buf[w]);
-    return st;
+    const char *field = tdcl_dtype_is_int(m->dtype) ? "integer" : "real";
+    int64_t nnz = o->coordinate ? (int64_t)count_nonzeros(m) : -1;
+    tdcl_status st = tdcl_mtx_write_header(fp, name, o->coordinate, field, o->comment, m->rows,
+                                           m->cols, nnz, err);
+    if (st) return st;
+    return tdcl_mtx_write_blocks(fp, name, o->threads, (uint64_t)tdcl_matrix_count(m),
+                                 o->coordinate ? WMAX_COORD : WMAX_ARRAY,
+                                 o->coordinate ? fmt_coord : fmt_array, m, err);
 }
 
 tdcl_status tdcl_mtx_write_path(const char *path, const tdcl_matrix *m,

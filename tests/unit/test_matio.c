@@ -12,10 +12,12 @@
 
 #include "tdcl_test.h"
 
+#include "base/csr.h"
 #include "base/fileio.h"
 #include "io/matio.h"
 #include "io/mtx.h"
 #include "io/npy.h"
+#include "io/sparse_io.h"
 
 static char *dir;
 
@@ -187,10 +189,8 @@ static const struct {
      ":1: complex matrices are not "
      "supported",
      TDCL_EUNSUPPORTED},
-    {"%%MatrixMarket matrix array real hermitian\n1 1\n1\n",
-     ":1: hermitian matrices are not "
-     "supported",
-     TDCL_EUNSUPPORTED},
+    {"%%MatrixMarket matrix coordinate complex hermitian\n1 1 1\n1 1 1 0\n",
+     ":1: complex matrices are not supported", TDCL_EUNSUPPORTED},
     {"%%MatrixMarket matrix array pattern general\n1 1\n", "pattern' needs the coordinate",
      TDCL_EPARSE},
     {"%%MatrixMarket matrix sparse real general\n",
@@ -198,7 +198,8 @@ static const struct {
      "'coordinate', got 'sparse'",
      TDCL_EPARSE},
     {"%%MatrixMarket matrix array real\n",
-     ":1: expected the symmetry 'general', 'symmetric' or 'skew-symmetric', got 'end of line'",
+     ":1: expected the symmetry 'general', 'symmetric', 'skew-symmetric' or 'hermitian', got "
+     "'end of line'",
      TDCL_EPARSE},
     {"%%MatrixMarket matrix array real general extra\n", "end of the banner", TDCL_EPARSE},
     {"%%MatrixMarket vector array real general\n",
@@ -1334,6 +1335,278 @@ static void test_array_error_line_in_any_part(void **state)
     }
 }
 
+/* --- sparse (CSR) reading and writing ------------------------------------ */
+
+static tdcl_status read_csr_text(const char *text, tdcl_csr *m, tdcl_err *e)
+{
+    tdcl_test_write_text(tmp("sp.mtx"), text);
+    memset(e, 0, sizeof *e);
+    return tdcl_mtx_read_csr_path(tmp("sp.mtx"), NULL, m, e);
+}
+
+/* Checks m's arrays against hand-computed ones (vals NULL: a pattern). */
+static void expect_csr(const tdcl_csr *m, int64_t rows, int64_t cols, const int64_t *rp,
+                       const int64_t *ci, const double *vals, int64_t nnz)
+{
+    assert_int_equal(m->rows, rows);
+    assert_int_equal(m->cols, cols);
+    assert_int_equal(m->nnz, nnz);
+    assert_int_equal(m->idx64, 0);
+    assert_int_equal(m->sorted, 1);
+    assert_int_equal(m->pattern, vals == NULL);
+    for (int64_t i = 0; i <= rows; i++)
+        assert_int_equal(tdcl_csr_rp(m, i), rp[i]);
+    for (int64_t k = 0; k < nnz; k++) {
+        assert_int_equal(tdcl_csr_ci(m, k), ci[k]);
+        if (vals) assert_true(tdcl_csr_get_f64(m, k) == vals[k]);
+    }
+}
+
+/* Every field and symmetry straight into CSR, against arrays worked out by
+ * hand: rows sorted by column, duplicates summed, explicit zeros and sums
+ * to zero kept (as scipy keeps them), a pattern's duplicates kept once. */
+static void test_csr_hand_computed(void **state)
+{
+    (void)state;
+    tdcl_csr m;
+    tdcl_err e;
+    assert_int_equal(read_csr_text("%%MatrixMarket matrix coordinate real general\n3 4 6\n"
+                                   "3 2 1.5\n1 4 2\n3 1 -1\n1 4 0.25\n2 3 0\n3 2 -1.5\n",
+                                   &m, &e),
+                     TDCL_OK);
+    assert_int_equal(m.dtype, TDCL_F64);
+    expect_csr(&m, 3, 4, (const int64_t[]){0, 1, 2, 4}, (const int64_t[]){3, 2, 0, 1},
+               (const double[]){2.25, 0, -1, 0}, 4);
+    tdcl_csr_free(&m);
+    assert_int_equal(read_csr_text("%%MatrixMarket matrix coordinate pattern symmetric\n3 3 4\n"
+                                   "2 1\n3 3\n2 1\n1 1\n",
+                                   &m, &e),
+                     TDCL_OK);
+    expect_csr(&m, 3, 3, (const int64_t[]){0, 2, 3, 4}, (const int64_t[]){0, 1, 0, 2}, NULL, 4);
+    assert_null(m.values);
+    tdcl_csr_free(&m);
+    assert_int_equal(read_csr_text("%%MatrixMarket matrix coordinate integer hermitian\n2 2 2\n"
+                                   "2 1 -4\n2 2 9\n",
+                                   &m, &e),
+                     TDCL_OK);
+    assert_int_equal(m.dtype, TDCL_I64);
+    expect_csr(&m, 2, 2, (const int64_t[]){0, 1, 3}, (const int64_t[]){1, 0, 1},
+               (const double[]){-4, -4, 9}, 3);
+    tdcl_csr_free(&m);
+    assert_int_equal(read_csr_text("%%MatrixMarket matrix coordinate integer skew-symmetric\n"
+                                   "3 3 2\n3 1 5000000000\n2 1 -7\n",
+                                   &m, &e),
+                     TDCL_OK);
+    expect_csr(&m, 3, 3, (const int64_t[]){0, 2, 3, 4}, (const int64_t[]){1, 2, 0, 0},
+               (const double[]){7, -5e9, -7, 5e9}, 4);
+    assert_int_equal(tdcl_csr_get_i64(&m, 1), -5000000000LL);
+    tdcl_csr_free(&m);
+    /* an array file: read dense, its nonzeros kept */
+    assert_int_equal(
+        read_csr_text("%%MatrixMarket matrix array real general\n2 2\n0\n3\n-0.5\n0\n", &m, &e),
+        TDCL_OK);
+    expect_csr(&m, 2, 2, (const int64_t[]){0, 1, 2}, (const int64_t[]){1, 0},
+               (const double[]){-0.5, 3}, 2);
+    tdcl_csr_free(&m);
+    tdcl_mtx_header h;
+    assert_int_equal(tdcl_mtx_peek_path(tmp("sp.mtx"), &h, &e), TDCL_OK);
+    assert_true(h.rows == 2 && h.cols == 2 && h.entries == 4 && !h.coordinate &&
+                h.field == TDCL_MTX_REAL && h.symmetry == TDCL_MTX_GENERAL && h.header_lines == 2);
+    tdcl_test_write_text(tmp("pk.mtx"), "%%MatrixMarket matrix coordinate pattern hermitian\n"
+                                        "% c\n\n5 5 3\n1 1\n");
+    assert_int_equal(tdcl_mtx_peek_path(tmp("pk.mtx"), &h, &e), TDCL_OK);
+    assert_true(h.rows == 5 && h.entries == 3 && h.coordinate && h.field == TDCL_MTX_PATTERN &&
+                h.symmetry == TDCL_MTX_HERMITIAN && h.header_lines == 4);
+}
+
+/* Duplicates across chunks, parts and bands summed in file order, as the
+ * sums taken one by one in the test: the same bits for every thread
+ * count, chunk size and source (mapped, gzip stream). */
+static void test_csr_sums_in_file_order(void **state)
+{
+    (void)state;
+    static const char *syms[] = {"general", "symmetric", "skew-symmetric"};
+    static const size_t chunks[] = {0, 100};
+    for (int s = 0; s < 3; s++) {
+        int64_t rows = s ? 9 : 11, cols = 9;
+        double want[99];
+        order_file(tmp("sdup.mtx"), syms[s], rows, cols, 3000, want);
+        char cmd[9000];
+        snprintf(cmd, sizeof cmd, "gzip -c '%s' > '%s'", tmp("sdup.mtx"), tmp("sdup.mtx.gz"));
+        assert_int_equal(system(cmd), 0);
+        for (int t = 1; t <= 3; t++)
+            for (size_t c = 0; c < 2 * sizeof chunks / sizeof chunks[0]; c++) {
+                tdcl_mtx_read_opts ro = {.threads = t, .chunk = chunks[c / 2]};
+                tdcl_csr m;
+                tdcl_matrix d;
+                tdcl_err e;
+                const char *f = tmp(c % 2 ? "sdup.mtx.gz" : "sdup.mtx");
+                tdcl_status st = tdcl_mtx_read_csr_path(f, &ro, &m, &e);
+                if (st) print_message("%s\n", e.msg);
+                assert_int_equal(st, TDCL_OK);
+                assert_true(m.sorted && !m.idx64);
+                for (int64_t i = 0; i < rows; i++)
+                    for (int64_t k = tdcl_csr_rp(&m, i) + 1; k < tdcl_csr_rp(&m, i + 1); k++)
+                        assert_true(tdcl_csr_ci(&m, k) > tdcl_csr_ci(&m, k - 1));
+                assert_int_equal(tdcl_csr_to_dense(&m, 0, &d, &e), TDCL_OK);
+                for (int64_t k = 0; k < rows * cols; k++) {
+                    double got = ((double *)d.data)[k];
+                    if (memcmp(&got, &want[k], sizeof got) != 0)
+                        fail_msg("%s, %s, %d threads, chunk %zu: cell %lld is %.17g, want %.17g",
+                                 syms[s], f, t, chunks[c / 2], (long long)k, got, want[k]);
+                }
+                tdcl_matrix_free(&d);
+                tdcl_csr_free(&m);
+            }
+    }
+}
+
+static const struct {
+    const char *text, *msg;
+    tdcl_status st;
+} bad_sparse[] = {
+    {"%%MatrixMarket matrix coordinate real general\n3 4 2\n1 1 1\n2 0 1\n",
+     "sp.mtx:4: column index 0 is out of range 1..4", TDCL_EPARSE},
+    {"%%MatrixMarket matrix coordinate real general\n% c\n3 4 2\n\n4 1 1\n1 1 1\n",
+     "sp.mtx:5: row index 4 is out of range 1..3", TDCL_EPARSE},
+    {"%%MatrixMarket matrix coordinate real general\n3 4 1000\n1 1 1\n",
+     "sp.mtx:2: the size line claims 1000 entries, but the 6 bytes after it can hold at most 1",
+     TDCL_EPARSE},
+    {"%%MatrixMarket matrix coordinate integer general\n2 2 3\n1 2 9223372036854775807\n"
+     "2 2 1\n1 2 1\n",
+     "sp.mtx: the sum of the entries at (1, 2) overflows int64", TDCL_EPARSE},
+    {"%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1.5\n2 2 2.5      \n",
+     "sp.mtx:4: expected 3 entries, got 2 before the end of the file", TDCL_EPARSE},
+    {"%%MatrixMarket matrix coordinate real general\n5000000000000 5000000000000 1\n1 1 1\n",
+     "sp.mtx': a 5000000000000x5000000000000 sparse matrix has more than 2^64 cells", TDCL_ELIMIT},
+    {"%%MatrixMarket matrix coordinate real general\n1000000000000 2 1\n1 1 1\n",
+     "a 1000000000000x2 sparse matrix with up to 1 entries", TDCL_ELIMIT},
+    {"%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n",
+     ":1: complex matrices are not supported", TDCL_EUNSUPPORTED},
+};
+
+static void test_csr_errors(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof bad_sparse / sizeof bad_sparse[0]; i++) {
+        tdcl_csr m;
+        tdcl_err e;
+        tdcl_status st = read_csr_text(bad_sparse[i].text, &m, &e);
+        if (st != bad_sparse[i].st || !strstr(e.msg, bad_sparse[i].msg))
+            print_message("case %zu: status %d, message '%s'\n  expected '%s'\n", i, st, e.msg,
+                          bad_sparse[i].msg);
+        assert_int_equal(st, bad_sparse[i].st);
+        assert_non_null(strstr(e.msg, bad_sparse[i].msg));
+        assert_null(m.rowptr);
+    }
+    /* max_bytes bounds the CSR arrays the size line implies */
+    tdcl_csr m;
+    tdcl_err e;
+    tdcl_test_write_text(tmp("lim.mtx"), "%%MatrixMarket matrix coordinate real general\n"
+                                         "1000 1000 2\n1 1 1\n2 2 2\n");
+    tdcl_mtx_read_opts ro = {.max_bytes = 1000};
+    assert_int_equal(tdcl_mtx_read_csr_path(tmp("lim.mtx"), &ro, &m, &e), TDCL_ELIMIT);
+    assert_non_null(strstr(e.msg, "with up to 2 entries needs 4.0 kB, more than the limit"));
+    ro.max_bytes = 4028;
+    assert_int_equal(tdcl_mtx_read_csr_path(tmp("lim.mtx"), &ro, &m, &e), TDCL_OK);
+    assert_int_equal(m.nnz, 2);
+    /* a dense copy is refused with its size */
+    tdcl_matrix d;
+    assert_int_equal(tdcl_csr_to_dense(&m, 1000, &d, &e), TDCL_ELIMIT);
+    assert_non_null(
+        strstr(e.msg, "a dense 1000x1000 float64 copy of the sparse matrix needs 8.0 MB"));
+    tdcl_csr_free(&m);
+}
+
+/* The CSR writer prints what the dense coordinate writer prints for the
+ * same matrix, byte for byte, and reads back bit-identical; an unsorted
+ * matrix is written sorted; float32, int64 and pattern keep their field. */
+static void test_csr_write(void **state)
+{
+    (void)state;
+    tdcl_matrix a, b;
+    tdcl_csr m, r;
+    tdcl_err e;
+    assert_int_equal(tdcl_matrix_alloc(&a, 37, 29, 1, TDCL_F64, &e), TDCL_OK);
+    fill_tricky_f64(&a, 5);
+    double *ad = a.data;
+    for (size_t k = 0; k < tdcl_matrix_count(&a); k++)
+        if (k % 2 == 0 || ad[k] == 0) ad[k] = 0; /* -0.0 is a zero: not stored */
+    assert_int_equal(tdcl_csr_from_dense(&a, &m, &e), TDCL_OK);
+    tdcl_mtx_write_opts wo = {.coordinate = 1, .threads = 2};
+    assert_int_equal(tdcl_mtx_write_path(tmp("dense.mtx"), &a, &wo, &e), TDCL_OK);
+    assert_int_equal(tdcl_sparse_write_path(tmp("sparse.mtx"), &m, &e), TDCL_OK);
+    char cmd[9000];
+    snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s'", tmp("dense.mtx"), tmp("sparse.mtx"));
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(tdcl_sparse_read_path(tmp("sparse.mtx"), 0, &r, &e), TDCL_OK);
+    assert_int_equal(tdcl_csr_to_dense(&r, 0, &b, &e), TDCL_OK);
+    assert_same_bits(&a, &b);
+    tdcl_matrix_free(&b);
+    tdcl_csr_free(&r);
+    tdcl_csr_free(&m);
+    tdcl_matrix_free(&a);
+    /* rows out of order, float32 */
+    float fv[] = {2.5f, 0.1f, -3};
+    int32_t rp[] = {0, 2, 2, 3}, ci[] = {4, 1, 0};
+    tdcl_csr u = {.rows = 3,
+                  .cols = 5,
+                  .nnz = 3,
+                  .dtype = TDCL_F32,
+                  .rowptr = rp,
+                  .colidx = ci,
+                  .values = fv};
+    FILE *fp = fopen(tmp("u.mtx"), "wb");
+    assert_int_equal(tdcl_mtx_write_csr(fp, "u.mtx", &u, NULL, &e), TDCL_OK);
+    fclose(fp);
+    char text[256] = "";
+    fp = fopen(tmp("u.mtx"), "rb");
+    text[fread(text, 1, sizeof text - 1, fp)] = '\0';
+    fclose(fp);
+    assert_string_equal(text, "%%MatrixMarket matrix coordinate real general\n"
+                              "% written by tiledcl\n3 5 3\n1 2 0.1\n1 5 2.5\n3 1 -3\n");
+    /* integer and pattern */
+    assert_int_equal(read_csr_text("%%MatrixMarket matrix coordinate pattern general\n"
+                                   "2 3 2\n2 3\n1 2\n",
+                                   &m, &e),
+                     TDCL_OK);
+    assert_int_equal(tdcl_sparse_write_path(tmp("p.mtx"), &m, &e), TDCL_OK);
+    tdcl_csr_free(&m);
+    fp = fopen(tmp("p.mtx"), "rb");
+    text[fread(text, 1, sizeof text - 1, fp)] = '\0';
+    fclose(fp);
+    assert_string_equal(text, "%%MatrixMarket matrix coordinate pattern general\n"
+                              "% written by tiledcl\n2 3 2\n1 2\n2 3\n");
+    assert_int_equal(tdcl_sparse_write_path(tmp("p.txt"), &m, &e), TDCL_EINVAL);
+    assert_non_null(strstr(e.msg, "unknown extension"));
+}
+
+/* What tdcl_sparse_path calls sparse, and a dense .npy read as CSR. */
+static void test_sparse_dispatch(void **state)
+{
+    (void)state;
+    tdcl_err e;
+    tdcl_test_write_text(tmp("c.mtx"), "%%MatrixMarket matrix coordinate real general\n1 1 0\n");
+    tdcl_test_write_text(tmp("a.mtx"), "%%MatrixMarket matrix array real general\n1 1\n0\n");
+    assert_int_equal(tdcl_sparse_path(tmp("c.mtx")), 1);
+    assert_int_equal(tdcl_sparse_path(tmp("a.mtx")), 0);
+    assert_int_equal(tdcl_sparse_path(tmp("x.npz")), 1);
+    assert_int_equal(tdcl_sparse_path(tmp("x.npy")), 0);
+    assert_int_equal(tdcl_sparse_path("-"), 0);
+    tdcl_matrix a;
+    assert_int_equal(tdcl_matrix_alloc(&a, 2, 3, 1, TDCL_I32, &e), TDCL_OK);
+    ((int32_t *)a.data)[1] = -7;
+    ((int32_t *)a.data)[5] = 2147483647;
+    assert_int_equal(tdcl_matrix_write(tmp("n.npy"), &a, NULL, &e), TDCL_OK);
+    tdcl_matrix_free(&a);
+    tdcl_csr m;
+    assert_int_equal(tdcl_sparse_read_path(tmp("n.npy"), 0, &m, &e), TDCL_OK);
+    assert_int_equal(m.dtype, TDCL_I64);
+    expect_csr(&m, 2, 3, (const int64_t[]){0, 1, 2}, (const int64_t[]){1, 2},
+               (const double[]){-7, 2147483647}, 2);
+    tdcl_csr_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1368,6 +1641,11 @@ int main(void)
         cmocka_unit_test(test_unreadable_inputs_are_named),
         cmocka_unit_test(test_write_is_atomic),
         cmocka_unit_test(test_fixtures_from_scipy_and_numpy),
+        cmocka_unit_test(test_csr_hand_computed),
+        cmocka_unit_test(test_csr_sums_in_file_order),
+        cmocka_unit_test(test_csr_errors),
+        cmocka_unit_test(test_csr_write),
+        cmocka_unit_test(test_sparse_dispatch),
     };
     return cmocka_run_group_tests_name("matio", tests, group_setup, group_teardown);
 }
