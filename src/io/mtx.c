@@ -1014,6 +1014,7 @@ typedef struct coord_job {
 /* Appends n items to l; -1 when out of memory. */
 static int list_append(mtx_list *l, const item *it, size_t n)
 {
+    if (n == 0) return 0;
     if (n > l->cap - l->n) {
         size_t cap = l->cap ? l->cap : 4096;
         while (cap - l->n < n)
