@@ -40,6 +40,10 @@ _tiledcl()
         COMPREPLY=($(compgen -W "dead torus clamp klein cross sphere" -- "$cur")); return ;;
     --variant)
         COMPREPLY=($(compgen -W "auto cpu gpu band" -- "$cur")); return ;;
+    --op)
+        COMPREPLY=($(compgen -W "mean sum min max median mode" -- "$cur")); return ;;
+    --alpha)
+        COMPREPLY=($(compgen -W "straight weighted" -- "$cur")); return ;;
     --sparse)
         COMPREPLY=($(compgen -W "auto on off" -- "$cur")); return ;;
     -r | --rule)
@@ -59,7 +63,7 @@ _tiledcl()
     "") COMPREPLY=($(compgen -W "$commands $globals" -- "$cur")); return ;;
     help) COMPREPLY=($(compgen -W "$commands" -- "$cur")); return ;;
     matmul) opts="-o --output -t --type --precision --tile -k --kernel --params --no-tune --verify --wrap --max-alloc --shards --panel" ;;
-    tile-avg) opts="--tile -o --output --strict --variant --verify --clip --max-bytes" ;;
+    tile-avg) opts="--tile -o --output --strict --variant --verify --clip --max-bytes --op --alpha --type" ;;
     tile-map) opts="--tile --json --color" ;;
     life) opts="-g --gens -o --output -r --rule -b --boundary -s --size -d --density --seed --every --frames --gif --scale --kernel --tile --depth --word-bits --halo --max-bytes --sparse" ;;
     convert) opts="--dtype --clip --coordinate --threads" ;;

@@ -15,9 +15,11 @@
 static void usage(FILE *fp)
 {
     fprintf(fp,
-            "usage: tiledcl tile-avg IN --tile T[xU] [-o OUT] [options]\n"
+            "usage: tiledcl tile-avg IN --tile T[xU] [--op OP] [-o OUT] [options]\n"
             "\n"
-            "Averages each T x U tile (T rows by U columns) of a matrix or image on the\n"
+            "Reduces each T x U tile (the mean unless --op says otherwise). Means of\n"
+            "one-channel matrices take the tuned kernels: averages each T x U tile (T rows by U "
+            "columns) of a matrix or image on the\n"
             "OpenCL device: work-items sum runs of a tile row in registers and, where a\n"
             "tile is too large for one work-item, add their partial sums as a tree in\n"
             "local memory (gpu variant) or in further stages (cpu variant); short wide\n"
@@ -35,6 +37,17 @@ static void usage(FILE *fp)
             "  -o, --output F  write the means to F, by extension: .mtx, .npy, .pgm, .png,\n"
             "                  .pbm; default: Matrix Market on stdout (a terminal gets\n"
             "                  the size and the top-left corner)\n"
+            "  --op OP         mean (default), sum, min, max, median (of an even count\n"
+            "                  the mean of the two middle values) or mode (the most\n"
+            "                  frequent value, the smallest among ties); a NaN in a\n"
+            "                  float tile gives NaN\n"
+            "  --alpha A       straight (default: every channel averaged alike) or\n"
+            "                  weighted (images with alpha: colour weighted by alpha,\n"
+            "                  round(sum(colour*alpha) / sum(alpha)), 0 where the alpha\n"
+            "                  is all 0; alpha the plain mean)\n"
+            "  --type T        convert the results to T (f32, f64, i32, i64, u8, u16):\n"
+            "                  integers rounded half up; a value past T's range is an\n"
+            "                  error\n"
             "  --strict        refuse a matrix that is not a whole number of tiles\n"
             "  --variant V     auto (default: band for short wide tiles, else cpu on a CPU\n"
             "                  device and gpu elsewhere), cpu, gpu or band\n"
@@ -50,9 +63,15 @@ static void usage(FILE *fp)
             "Input formats: Matrix Market (.mtx, .mtx.gz), NumPy (.npy), and images by\n"
             "extension: PGM (P2/P5, 8 and 16 bit), PBM, PNG (grey, grey+alpha, RGB, RGBA).\n"
             "'-' reads a matrix from stdin.\n"
-            "Output: float32 means (float64 for float64 or integer input where the device\n"
-            "has fp64). Written as an image (.pgm, .png), the means are rounded to the\n"
-            "input's bit depth (8 bits for a matrix input); a PBM input's means (the\n"
+            "Output type, unless --type: images (PGM, PNG) keep their sample type for\n"
+            "every reduction but sum (uint8 in, uint8 out), means and even medians\n"
+            "rounded half up from the exact integer sum. sum gives int64 for integer\n"
+            "input, float64 for float input (float32 on a device without fp64). A\n"
+            "matrix's mean is float32 (float64 for float64 or int32/int64 input where\n"
+            "the device has fp64); min, max, median and mode keep the input's type\n"
+            "(integer medians rounded half up). Written as an image (.pgm, .png),\n"
+            "results are rounded to the input's bit depth (8 bits for a matrix input); a PBM "
+            "input's means (the\n"
             "share of black) become grey, 0 black to 255 white. As .pbm, a grey input's\n"
             "mean below half its maxval is black, a PBM or matrix input's mean of 0.5 or\n"
             "more. A multi-channel result needs an image output.\n"
@@ -73,7 +92,17 @@ static int parse_tile(const char *s, tdcl_ta_opts *o)
                           &o->tile_cols);
 }
 
-enum { OPT_TILE = 256, OPT_STRICT, OPT_VARIANT, OPT_VERIFY, OPT_MAX_BYTES, OPT_CLIP };
+enum {
+    OPT_TILE = 256,
+    OPT_STRICT,
+    OPT_VARIANT,
+    OPT_VERIFY,
+    OPT_MAX_BYTES,
+    OPT_CLIP,
+    OPT_OP,
+    OPT_ALPHA,
+    OPT_TYPE
+};
 
 /* Fills jo from argv; returns -1 to go on, else the exit status. */
 static int parse(int argc, char **argv, tdcl_ta_job_opts *jo)
@@ -85,6 +114,9 @@ static int parse(int argc, char **argv, tdcl_ta_job_opts *jo)
                                              {"verify", no_argument, NULL, OPT_VERIFY},
                                              {"clip", no_argument, NULL, OPT_CLIP},
                                              {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
+                                             {"op", required_argument, NULL, OPT_OP},
+                                             {"alpha", required_argument, NULL, OPT_ALPHA},
+                                             {"type", required_argument, NULL, OPT_TYPE},
                                              {"help", no_argument, NULL, 'h'},
                                              {0, 0, 0, 0}};
     int c;
@@ -113,6 +145,24 @@ static int parse(int argc, char **argv, tdcl_ta_job_opts *jo)
             break;
         case OPT_VERIFY:
             jo->verify = 1;
+            break;
+        case OPT_OP:
+            if (tdcl_ta_op_parse(optarg, &jo->ta.op))
+                return cli_usage_error(
+                    "tile-avg", "expected --op mean, sum, min, max, median or mode, got '%s'",
+                    optarg);
+            break;
+        case OPT_ALPHA:
+            if (strcmp(optarg, "straight") != 0 && strcmp(optarg, "weighted") != 0)
+                return cli_usage_error("tile-avg",
+                                       "expected --alpha straight or weighted, got '%s'", optarg);
+            jo->ta.alpha_weighted = strcmp(optarg, "weighted") == 0;
+            break;
+        case OPT_TYPE:
+            if (tdcl_dtype_parse(optarg, &jo->out_type, NULL))
+                return cli_usage_error(
+                    "tile-avg", "expected --type f32, f64, i32, i64, u8 or u16, got '%s'", optarg);
+            jo->retype = 1;
             break;
         case OPT_CLIP:
             jo->clip = 1;
@@ -162,8 +212,9 @@ int cmd_tile_avg(int argc, char **argv, const cli_globals *g)
     tdcl_status st = tdcl_ta_job(g->exec, &jo, &err);
     if (st && !err.msg[0]) return tdcl_exit_code(st); /* another MPI rank reported it */
     if (st == TDCL_OK && jo.result) {
-        printf("means of %" PRId64 "x%" PRId64 " tiles of %s: %" PRId64 "x%" PRId64 " %s\n",
-               jo.ta.tile_rows, jo.ta.tile_cols, tdcl_path_display(jo.in_path), res.rows, res.cols,
+        printf("%s of %" PRId64 "x%" PRId64 " tiles of %s: %" PRId64 "x%" PRId64 " %s\n",
+               jo.ta.op == TDCL_TA_MEAN ? "means" : tdcl_ta_op_name(jo.ta.op), jo.ta.tile_rows,
+               jo.ta.tile_cols, tdcl_path_display(jo.in_path), res.rows, res.cols,
                tdcl_dtype_name(res.dtype));
         cli_print_corner(&res);
     }

@@ -70,8 +70,9 @@ static tdcl_status write_output(const tdcl_ta_job_opts *jo, const tdcl_matrix *m
                          "tile-avg: a %d-channel result needs an image output such as -o out.png",
                          m->channels);
     char comment[256];
-    snprintf(comment, sizeof comment, "tile-avg %lldx%lld of %s", (long long)jo->ta.tile_rows,
-             (long long)jo->ta.tile_cols, tdcl_path_display(jo->in_path));
+    snprintf(comment, sizeof comment, "tile-avg %s %lldx%lld of %s", tdcl_ta_op_name(jo->ta.op),
+             (long long)jo->ta.tile_rows, (long long)jo->ta.tile_cols,
+             tdcl_path_display(jo->in_path));
     return tdcl_matrix_write(path, m, comment, err);
 }
 
@@ -90,12 +91,12 @@ static tdcl_status deliver(const tdcl_ta_job_opts *jo, tdcl_matrix *res, int bit
     return TDCL_OK;
 }
 
-static tdcl_status verify(const tdcl_ta_job_opts *jo, const tdcl_matrix *in, const tdcl_matrix *got,
+static tdcl_status verify(const tdcl_ta_opts *o, const tdcl_matrix *in, const tdcl_matrix *got,
                           tdcl_err *err)
 {
     double worst = 0;
-    tdcl_log(TDCL_LOG_STATUS, "verifying the means on the host...");
-    tdcl_status st = tdcl_ta_compare(&jo->ta, in, got, &worst, err);
+    tdcl_log(TDCL_LOG_STATUS, "verifying the results on the host...");
+    tdcl_status st = tdcl_ta_compare(o, in, got, &worst, err);
     if (st) return st;
     tdcl_log(TDCL_LOG_VERBOSE,
              "tile-avg: largest error against the float64 host reference "
@@ -107,6 +108,31 @@ static tdcl_status verify(const tdcl_ta_job_opts *jo, const tdcl_matrix *in, con
                          "by up to %.3g of a tile's mean |x| (allowed 1e-06)",
                          worst);
     return TDCL_OK;
+}
+
+/* res converted to jo->out_type where asked: integers from floats rounded
+ * half up first, then range-checked (tdcl_matrix_narrow). */
+static tdcl_status retype(const tdcl_ta_job_opts *jo, tdcl_matrix *res, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix rounded = {0}, conv = {0};
+    const tdcl_matrix *src = res;
+    if (!jo->retype || res->dtype == jo->out_type) return TDCL_OK;
+    if (tdcl_dtype_is_int(jo->out_type) && !tdcl_dtype_is_int(res->dtype)) {
+        TDCL_TRY(tdcl_matrix_convert(res, TDCL_F64, &rounded, err));
+        double *x = rounded.data;
+        for (size_t k = 0; k < tdcl_matrix_count(&rounded); k++)
+            x[k] = floor(x[k] + 0.5); /* NaN stays NaN: narrow names it */
+        src = &rounded;
+    }
+    TDCL_TRY(tdcl_matrix_narrow(src, jo->out_type, 0, &conv, err));
+    tdcl_matrix_free(res);
+    *res = conv;
+    memset(&conv, 0, sizeof conv);
+out:
+    tdcl_matrix_free(&rounded);
+    tdcl_matrix_free(&conv);
+    return st;
 }
 
 tdcl_status tdcl_ta_job(tdcl_exec *ex, const tdcl_ta_job_opts *jo, tdcl_err *err)
@@ -137,8 +163,15 @@ tdcl_status tdcl_ta_job(tdcl_exec *ex, const tdcl_ta_job_opts *jo, tdcl_err *err
                      tdcl_path_display(jo->in_path), (long long)in.rows, (long long)in.cols,
                      in.channels, tdcl_dtype_name(in.dtype));
     }
-    TDCL_TRY(tdcl_ta_exec_run(ex, &jo->ta, st, &in, npy, npy_out, &written, &res, err));
-    if (root && jo->verify) st = verify(jo, &in, &res, err);
+    /* a grey or colour image (not PBM bits, whose mean is the share of
+     * black) keeps its sample type */
+    tdcl_ta_opts ta = jo->ta;
+    ta.image = maxval > 1;
+    if (root && st == TDCL_OK && in.data) st = tdcl_ta_check(&ta, in.channels, in.dtype, err);
+    if (jo->retype && npy_out) npy_out = NULL; /* written here, converted */
+    TDCL_TRY(tdcl_ta_exec_run(ex, &ta, st, &in, npy, npy_out, &written, &res, err));
+    if (root && jo->verify) st = verify(&ta, &in, &res, err);
+    if (root && st == TDCL_OK && !written) st = retype(jo, &res, err);
     if (root && st == TDCL_OK && !written) {
         t0 = tdcl_now_ms();
         st = deliver(jo, &res, bits, maxval, err);

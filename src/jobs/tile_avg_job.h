@@ -13,17 +13,21 @@ typedef struct tdcl_ta_job_opts {
     const char *in_path;  /* .mtx, .mtx.gz, .npy, or an image (.pgm, .pbm, .png); "-" stdin */
     const char *out_path; /* NULL or "-": Matrix Market on stdout; else by extension */
     tdcl_ta_opts ta;
-    size_t max_bytes;    /* refuse inputs whose dense size exceeds this (0: no limit) */
-    int verify;          /* check against tdcl_ta_reference; TDCL_EVERIFY past 1e-6 */
-    int clip;            /* image outputs: clamp means past the samples' range (else an
-                            error naming the first) */
+    size_t max_bytes; /* refuse inputs whose dense size exceeds this (0: no limit) */
+    int verify;       /* check against tdcl_ta_reference; TDCL_EVERIFY past 1e-6 */
+    int clip;         /* image outputs: clamp means past the samples' range (else an
+                         error naming the first) */
+    int retype;       /* convert the result to out_type (integers: rounded half up,
+                         a value past the type's range an error) */
+    tdcl_dtype out_type;
     tdcl_matrix *result; /* non-NULL (not over ranks): the means are handed over here,
                             for the caller to free, instead of written; one channel
                             only */
 } tdcl_ta_job_opts;
 
 /* The tile-avg command: reads the input (an image by its magic bytes or
- * extension), runs, optionally verifies, and writes the means: Matrix
+ * extension; a PGM or PNG sets ta.image, so that its means keep the sample
+ * type), runs ta.op, optionally verifies, and writes the results: Matrix
  * Market or NumPy by extension, or an image (.pgm, .png: rounded to the
  * input's bit depth, 8 for a matrix, a PBM input's share of black as grey;
  * .pbm: 1 bit, black where a grey input's mean is below half its maxval,

@@ -51,10 +51,11 @@ expect_eq "$(mtx_values "$(cat "$T/stdin.out")")" "1 1 31.5" "'-' reads the matr
 # an image on stdin, or without its extension, is known by its first bytes
 "$TILEDCL" convert "$SEED" "$T/seed.png" 2>/dev/null
 "$TILEDCL" tile-avg - --tile 8 <"$T/seed.png" >"$T/stdin.out" 2>"$T/stdin.err"
-expect_eq "$(mtx_values "$(cat "$T/stdin.out")")" "1 1 31.5" "'-' reads a PNG from stdin"
+# (an image's mean keeps its 8-bit type: 31.5 rounds half up)
+expect_eq "$(mtx_values "$(cat "$T/stdin.out")")" "1 1 32" "'-' reads a PNG from stdin"
 cp "$T/seed.png" "$T/seed_noext"
 run tile-avg "$T/seed_noext" --tile 8
-expect_eq "$(mtx_values "$OUT")" "1 1 31.5" "a PNG without its extension"
+expect_eq "$(mtx_values "$OUT")" "1 1 32" "a PNG without its extension"
 printf 'GIF89a\001\000\001\000' >"$T/a.gif"
 run tile-avg "$T/a.gif" --tile 1
 expect_contains "$ERR" "a.gif' is a GIF image; tiledcl reads PNG, PBM, PGM, PPM and PAM" "a GIF is named"
@@ -158,6 +159,78 @@ check_image "$T/deep.pgm" "$T/deep3.pgm" 3 4 "16-bit PGM keeps 16 bits"
 run tile-avg "$TDCL_DATA/rings-rgb.png" --tile 4
 expect_rc 1 "an RGB result on stdout is refused"
 expect_contains "$ERR" "needs an image output" "the refusal says what to do"
+
+# --op and --alpha against numpy, on images written here (seeded) and
+# matrices: an 8-bit RGB median (the histogram path), an RGBA mean weighted
+# by alpha, an int32 mode (ties: the smallest), a float32 min with a NaN.
+python3 - "$T" <<'EOF'
+import struct, sys, zlib
+import numpy as np
+d = sys.argv[1]
+rng = np.random.default_rng(42)
+def png(path, a):
+    h, w, ch = a.shape
+    raw = b"".join(b"\0" + a[y].tobytes() for y in range(h))
+    def chunk(t, c): return struct.pack(">I", len(c)) + t + c + struct.pack(">I", zlib.crc32(t + c))
+    hdr = struct.pack(">IIBBBBB", w, h, 8, {3: 2, 4: 6}[ch], 0, 0, 0)
+    open(path, "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", hdr) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+rgb = rng.integers(0, 256, (7, 10, 3), dtype=np.uint8); png(d + "/rgb.png", rgb); np.save(d + "/rgb_in.npy", rgb)
+rgba = rng.integers(0, 256, (6, 9, 4), dtype=np.uint8); rgba[:3, :2, 3] = 0
+png(d + "/rgba.png", rgba); np.save(d + "/rgba_in.npy", rgba)
+np.save(d + "/i.npy", rng.integers(-3, 4, (9, 11)).astype(np.int32))
+f = rng.standard_normal((9, 11)).astype(np.float32); f[4, 4] = np.nan; np.save(d + "/f.npy", f)
+EOF
+cat >"$T/ops.py" <<'EOF'
+import sys
+import numpy as np
+src, got, op, t, u = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+a = np.load(src)
+if got.endswith(".png"): # check.py's independent PNG decoder
+    exec(open(sys.argv[6]).read().split("def load(")[0])
+    w, h, ch, mx, px = png(got)
+    g = np.array(px, dtype=a.dtype).reshape(h, w, ch)
+else:
+    g = np.load(got)
+if a.ndim == 2: a = a[:, :, None]
+h, w, ch = a.shape
+want = np.zeros((-(-h // t), -(-w // u), ch))
+for i in range(want.shape[0]):
+    for j in range(want.shape[1]):
+        tile = a[i*t:(i+1)*t, j*u:(j+1)*u].reshape(-1, ch).astype(np.float64)
+        al = tile[:, ch - 1]
+        for c in range(ch):
+            v = tile[:, c]
+            if op == "median": r = np.floor(np.median(v) + 0.5)
+            elif op == "mode":
+                vals, n = np.unique(v, return_counts=True); r = vals[np.argmax(n)]
+            elif op == "min": r = np.min(v)
+            elif c == ch - 1: r = np.floor(al.mean() + 0.5)
+            else: r = 0 if al.sum() == 0 else np.floor((v * al).sum() / al.sum() + 0.5)
+            want[i, j, c] = r
+assert g.dtype == a.dtype, (g.dtype, a.dtype)
+assert np.array_equal(g.reshape(want.shape).astype(np.float64), want, equal_nan=True), (g, want)
+print("ok")
+EOF
+check_op() { # SRC_NPY GOT OP T U DESC
+    if python3 "$T/ops.py" "$1" "$2" "$3" "$4" "$5" "$T/check.py" >"$T/py.out" 2>&1; then ok "$6"; else not_ok "$6" "$(cat "$T/py.out")"; fi
+}
+run tile-avg "$T/rgb.png" --tile 2x3 --op median -o "$T/rgb_med.png" --verify
+expect_rc 0 "--op median of an RGB PNG exits 0"
+check_op "$T/rgb_in.npy" "$T/rgb_med.png" median 2 3 "8-bit RGB medians, uint8, even counts rounded half up"
+run tile-avg "$T/rgba.png" --tile 3x2 --alpha weighted -o "$T/rgba_w.png" --verify
+expect_rc 0 "--alpha weighted exits 0"
+check_op "$T/rgba_in.npy" "$T/rgba_w.png" weighted 3 2 "RGBA means weighted by alpha, 0 where it is all 0"
+run tile-avg "$T/i.npy" --tile 2x3 --op mode -o "$T/i_mode.npy" --verify
+check_op "$T/i.npy" "$T/i_mode.npy" mode 2 3 "int32 modes, the smallest among ties"
+run tile-avg "$T/f.npy" --tile 3x2 --op min -o "$T/f_min.npy" --verify
+check_op "$T/f.npy" "$T/f_min.npy" min 3 2 "float32 minima, NaN where a tile holds one"
+run tile-avg "$T/f.npy" --tile 2 --op max --alpha weighted
+expect_rc 1 "--alpha weighted with another reduction is refused"
+expect_contains "$ERR" "alpha weighting applies to the mean" "the refusal says why"
+run tile-avg "$SEED" --tile 2 --op avg
+expect_rc 2 "an unknown --op is a usage error"
+run tile-avg "$SEED" --tile 2x4 --type i32
+expect_eq "$(mtx_values "$OUT")" "4 2 6 22 38 54 10 26 42 58" "--type i32 rounds means half up"
 
 # Usage errors (exit 2) and bad input (exit 1).
 run tile-avg "$SEED"

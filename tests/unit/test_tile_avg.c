@@ -614,11 +614,57 @@ static void test_tile_map(void **state)
     tdcl_ta_map_free(NULL);
 }
 
+/* The host reference of every reduction on a 2x5 int32 matrix in 2x2
+ * tiles (the last tile 2x1), against values worked out by hand; an RGBA
+ * pixel pair weighted by alpha; an int64 sum past the type refused. */
+static void test_reference_ops(void **state)
+{
+    (void)state;
+    static const int32_t v[10] = {3, 1, 4, 7, 5, /* row 0 */ 1, 9, 2, 7, -6};
+    static const struct {
+        tdcl_ta_op op;
+        tdcl_dtype out;
+        double want[3];
+    } cases[] = {
+        {TDCL_TA_SUM, TDCL_I64, {14, 20, -1}},
+        {TDCL_TA_MIN, TDCL_I32, {1, 2, -6}},
+        {TDCL_TA_MAX, TDCL_I32, {9, 7, 5}},
+        {TDCL_TA_MEDIAN, TDCL_I32, {2, 6, 0}}, /* (1+3)/2; (4+7)/2 = 5.5 up; (5-6)/2 = -0.5 up */
+        {TDCL_TA_MODE, TDCL_I32, {1, 7, -6}},  /* ties: the smallest */
+        {TDCL_TA_MEAN, TDCL_F64, {3.5, 5, -0.5}},
+    };
+    tdcl_matrix in = {2, 5, 1, TDCL_I32, (void *)v}, out = {0};
+    tdcl_err err = {0};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tdcl_ta_opts o = {.tile_rows = 2, .tile_cols = 2, .op = cases[i].op};
+        assert_int_equal(tdcl_ta_reference_op(&o, &in, cases[i].out, &out, NULL, &err), TDCL_OK);
+        for (size_t k = 0; k < 3; k++)
+            if (tdcl_matrix_get_f64(&out, k) != cases[i].want[k])
+                fail_msg("%s of tile %zu: %g, expected %g", tdcl_ta_op_name(cases[i].op), k,
+                         tdcl_matrix_get_f64(&out, k), cases[i].want[k]);
+        tdcl_matrix_free(&out);
+    }
+    /* colour (10*255 + 200*5) / (255 + 5) = 13.65 -> 14; alpha 130 */
+    static const uint8_t px[8] = {10, 0, 0, 255, 200, 0, 0, 5};
+    tdcl_matrix rgba = {1, 2, 4, TDCL_U8, (void *)px};
+    tdcl_ta_opts w = {.tile_rows = 1, .tile_cols = 2, .image = 1, .alpha_weighted = 1};
+    assert_int_equal(tdcl_ta_reference_op(&w, &rgba, TDCL_U8, &out, NULL, &err), TDCL_OK);
+    assert_int_equal(((uint8_t *)out.data)[0], 14);
+    assert_int_equal(((uint8_t *)out.data)[3], 130);
+    tdcl_matrix_free(&out);
+    static const int64_t big[2] = {INT64_MAX, 1};
+    tdcl_matrix b = {1, 2, 1, TDCL_I64, (void *)big};
+    tdcl_ta_opts so = {.tile_rows = 1, .tile_cols = 2, .op = TDCL_TA_SUM};
+    assert_int_equal(tdcl_ta_reference_op(&so, &b, TDCL_I64, &out, NULL, &err), TDCL_ERANGE);
+    assert_non_null(strstr(err.msg, "overflows int64"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_reference_ops),
         cmocka_unit_test(test_seed_example),
         cmocka_unit_test(test_seed_file),
         cmocka_unit_test(test_shapes),

@@ -15,6 +15,7 @@
 #include "base/pool.h"
 #include "base/clock.h"
 #include "runtime/xfer.h"
+#include "ops/tile_avg/ta_reduce.h"
 
 #define TA_MAX_STAGES 8
 
@@ -92,8 +93,10 @@ struct tdcl_ta_plan {
     ta_stage st[TA_MAX_STAGES];
     cl_mem buf[TA_MAX_STAGES + 1]; /* buf[0] the input, buf[k] the output of stage k-1 */
     char desc[640];
-    int borrow; /* tdcl_ta_run: the input outlives the plan, so a CPU device may read it in
-                   place (CL_MEM_USE_HOST_PTR) rather than from a copy */
+    int interleaved; /* one stage of tile_reduce (ta_reduce.c) over the channels as
+                        they lie: input and result interleaved, no prescale */
+    int borrow;      /* tdcl_ta_run: the input outlives the plan, so a CPU device may read it in
+                        place (CL_MEM_USE_HOST_PTR) rather than from a copy */
 };
 
 static const char *const variant_names[] = {"auto", "cpu", "gpu", "band"};
@@ -143,7 +146,34 @@ static int use_f64(const tdcl_device_info *d, const tdcl_ta_opts *o)
 tdcl_dtype tdcl_ta_result_type(const tdcl_device_info *d, const tdcl_ta_opts *o, tdcl_dtype in)
 {
     int wide = in == TDCL_F64 || in == TDCL_I32 || in == TDCL_I64;
-    return wide && use_f64(d, o) ? TDCL_F64 : TDCL_F32;
+    int small = in == TDCL_U8 || in == TDCL_U16;
+    switch (o->op) {
+    case TDCL_TA_MEAN:
+        if (o->image && small) return in;
+        return wide && use_f64(d, o) ? TDCL_F64 : TDCL_F32;
+    case TDCL_TA_SUM:
+        if (tdcl_dtype_is_int(in)) return TDCL_I64;
+        return d->fp64 ? TDCL_F64 : TDCL_F32;
+    default:
+        return in == TDCL_F64 && !d->fp64 ? TDCL_F32 : in;
+    }
+}
+
+tdcl_status tdcl_ta_check(const tdcl_ta_opts *o, int channels, tdcl_dtype in, tdcl_err *err)
+{
+    if ((unsigned)o->op > TDCL_TA_MODE)
+        return tdcl_fail(err, TDCL_EINVAL, "tile-avg: no reduction %d", (int)o->op);
+    if (!o->alpha_weighted) return TDCL_OK;
+    if (o->op != TDCL_TA_MEAN)
+        return tdcl_fail(err, TDCL_EINVAL,
+                         "tile-avg: alpha weighting applies to the mean, not the %s",
+                         tdcl_ta_op_name(o->op));
+    if (!o->image || !(in == TDCL_U8 || in == TDCL_U16) || !(channels == 2 || channels == 4))
+        return tdcl_fail(err, TDCL_EINVAL,
+                         "tile-avg: alpha weighting needs an 8- or 16-bit image with alpha "
+                         "(2 or 4 channels), got %d channel(s) of %s",
+                         channels, tdcl_dtype_name(in));
+    return TDCL_OK;
 }
 
 /* ---- launch shapes ------------------------------------------------------ */
@@ -598,24 +628,7 @@ static tdcl_status plan_shapes(tdcl_ta_plan *p, tdcl_dtype dev_in, tdcl_err *err
 
 /* ---- programs ----------------------------------------------------------- */
 
-static const char *cl_type(tdcl_dtype t)
-{
-    switch (t) {
-    case TDCL_F32:
-        return "float";
-    case TDCL_F64:
-        return "double";
-    case TDCL_I32:
-        return "int";
-    case TDCL_I64:
-        return "long";
-    case TDCL_U8:
-        return "uchar";
-    case TDCL_U16:
-        return "ushort";
-    }
-    return "float";
-}
+#define cl_type ta_cl_type
 
 /* PoCL builds vloadn from pairs of lanes where the kernel then folds them;
  * its compiler (clang) takes a dereference of an element-aligned vector
@@ -671,12 +684,13 @@ static void describe(tdcl_ta_plan *p)
 
 static tdcl_status build_stages(tdcl_ta_plan *p, tdcl_err *err)
 {
+    static const char *const mean_files[] = {"tile_avg/prelude.cl", "tile_avg/mean.cl"};
     tdcl_status st = TDCL_OK;
     char opts[512];
     for (int i = 0; i < p->nstages; i++) {
         ta_stage *s = &p->st[i];
         stage_options(p, s, opts, sizeof opts);
-        TDCL_TRY(tdcl_ctx_program(p->ctx, "tile_avg.cl", opts, &s->prog, err));
+        TDCL_TRY(tdcl_ctx_program_files(p->ctx, mean_files, 2, opts, &s->prog, err));
         const char *name = s->band ? "tile_avg_band" : "tile_avg";
         TDCL_TRY(tdcl_ctx_kernel(s->prog, name, &s->kern, err));
         TDCL_TRY(tdcl_kernel_local_check(p->ctx, s->kern, name, err));
@@ -744,6 +758,20 @@ out:
     return st;
 }
 
+/* The interleaved plan: one stage of tile_reduce over the whole tile. */
+static tdcl_status plan_reduce(tdcl_ta_plan *p, tdcl_dtype dev_in, tdcl_err *err)
+{
+    ta_stage *s = whole_tile_stage(p);
+    s->in = dev_in;
+    s->out = p->out_type;
+    p->nstages = 1;
+    tdcl_status st =
+        ta_reduce_build(p->ctx, &p->o, p->channels, dev_in, p->out_type, p->acc, p->orows, p->ocols,
+                        &s->prog, &s->kern, s->gws, s->lws, p->desc, sizeof p->desc, err);
+    if (!st) tdcl_log(TDCL_LOG_VERBOSE, "tile-avg: %s", p->desc);
+    return st;
+}
+
 /* ---- buffers ------------------------------------------------------------ */
 
 /* The dtype the device reads: the input's, except float64 on a device
@@ -753,9 +781,10 @@ static tdcl_dtype device_in_type(const tdcl_ta_plan *p, tdcl_dtype in)
     return in == TDCL_F64 && !p->ctx->dev.fp64 ? TDCL_F32 : in;
 }
 
-/* in as the device reads it: dtype dt, one plane per channel. Returns in
- * itself when nothing changes, else a new matrix in *tmp. */
-static tdcl_status device_layout(const tdcl_matrix *in, tdcl_dtype dt, tdcl_matrix *tmp,
+/* in as the device reads it: dtype dt, one plane per channel where planar
+ * (else interleaved as it is). Returns in itself when nothing changes, else
+ * a new matrix in *tmp. */
+static tdcl_status device_layout(const tdcl_matrix *in, tdcl_dtype dt, int planar, tdcl_matrix *tmp,
                                  const tdcl_matrix **dev, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
@@ -766,7 +795,7 @@ static tdcl_status device_layout(const tdcl_matrix *in, tdcl_dtype dt, tdcl_matr
         TDCL_TRY(tdcl_matrix_convert(in, dt, &conv, err));
         src = &conv;
     }
-    if (in->channels == 1) {
+    if (in->channels == 1 || !planar) {
         *tmp = conv;
         memset(&conv, 0, sizeof conv);
         *dev = src == in ? in : tmp;
@@ -833,7 +862,7 @@ static tdcl_status upload(tdcl_ta_plan *p, const tdcl_matrix *in, tdcl_err *err)
         scale_floats(&scaled, -p->prescale);
         in = &scaled;
     }
-    TDCL_TRY(device_layout(in, p->st[0].in, &tmp, &dev, err));
+    TDCL_TRY(device_layout(in, p->st[0].in, !p->interleaved, &tmp, &dev, err));
     TDCL_TRY(tdcl_matrix_bytes(in->rows, in->cols, in->channels, p->st[0].in, &bytes, err));
     /* zero copy: a CPU device reads the caller's input where it is (not a
      * scaled copy, which goes before the plan does) */
@@ -861,6 +890,10 @@ static tdcl_status set_args(tdcl_ta_plan *p, int i, tdcl_err *err)
     ta_stage *s = &p->st[i];
     cl_ulong dims[6] = {(cl_ulong)s->rows,  (cl_ulong)s->cols, (cl_ulong)s->orows,
                         (cl_ulong)s->ocols, (cl_ulong)p->rows, (cl_ulong)p->cols};
+    if (p->interleaved) { /* tile_reduce takes the tile instead */
+        dims[4] = (cl_ulong)p->o.tile_rows;
+        dims[5] = (cl_ulong)p->o.tile_cols;
+    }
     TDCL_CL_TRY(err, clSetKernelArg(s->kern, 0, sizeof(cl_mem), &p->buf[i]), "clSetKernelArg");
     TDCL_CL_TRY(err, clSetKernelArg(s->kern, 1, sizeof(cl_mem), &p->buf[i + 1]), "clSetKernelArg");
     for (cl_uint a = 0; a < 6; a++)
@@ -919,7 +952,11 @@ static tdcl_status plan_create(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_
     p->out_type = tdcl_ta_result_type(&ctx->dev, o, in->dtype);
     p->max_wg = ctx->dev.max_wg;
     p->in_host = in;
-    if (p->acc == TDCL_F32 && plan_maxabs(p) > 0) {
+    p->interleaved = ta_reduce_wanted(o, in->channels);
+    if (p->interleaved) {
+        TDCL_TRY(tdcl_ta_check(o, in->channels, in->dtype, err));
+        TDCL_TRY(plan_reduce(p, device_in_type(p, in->dtype), err));
+    } else if (p->acc == TDCL_F32 && plan_maxabs(p) > 0) {
         /* a tile's float sum past FLT_MAX / 4 could overflow: scale by a
          * power of two, which is exact (but for values near the smallest
          * floats, far below the mean's rounding) */
@@ -930,7 +967,7 @@ static tdcl_status plan_create(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_
         /* the same near DBL_MAX, where a tile's double sum overflows */
         p->prescale = f64_scale >= 0 ? f64_scale : f64_prescale(o, in);
     }
-    TDCL_TRY(plan_and_build(p, device_in_type(p, in->dtype), err));
+    if (!p->interleaved) TDCL_TRY(plan_and_build(p, device_in_type(p, in->dtype), err));
     p->in_host = NULL;
     TDCL_TRY(upload(p, in, err));
     for (int i = 0; i < p->nstages; i++)
@@ -984,7 +1021,7 @@ tdcl_status tdcl_ta_plan_result(tdcl_ta_plan *p, tdcl_matrix *out, tdcl_err *err
     TDCL_TRY(tdcl_matrix_bytes(p->orows, p->ocols, p->channels, p->out_type, &bytes, err));
     TDCL_TRY(tdcl_xfer_read(p->ctx, p->buf[p->nstages], 0, planar.data, bytes, err));
     if (p->prescale) scale_floats(&planar, p->prescale);
-    if (p->channels == 1) {
+    if (p->channels == 1 || p->interleaved) {
         *out = planar;
         memset(&planar, 0, sizeof planar);
         goto out;
@@ -1044,7 +1081,7 @@ static tdcl_status run_once(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_mat
         TDCL_TRY(tdcl_ta_plan_execute(p, &ms, err));
         ctx->t.kernel_ms += ms;
         TDCL_TRY(tdcl_ta_plan_result(p, out, err));
-        if (scale || p->acc != TDCL_F64 || !any_nonfinite_f64(out)) break;
+        if (scale || p->interleaved || p->acc != TDCL_F64 || !any_nonfinite_f64(out)) break;
         scale = f64_prescale(o, in);
         if (!scale) break;
         tdcl_ta_plan_destroy(p);
@@ -1172,12 +1209,65 @@ out:
     return st;
 }
 
+/* Element k of got against ref's: equal (NaN for NaN) where exact, else
+ * within a share of abs_sum; *e receives that share (0 where exact). */
+static int element_agrees(const tdcl_matrix *got, const tdcl_matrix *ref,
+                          const tdcl_matrix *abs_sum, size_t k, double *e)
+{
+    *e = 0;
+    if (tdcl_dtype_is_int(got->dtype))
+        return tdcl_matrix_get_i64(got, k) == tdcl_matrix_get_i64(ref, k);
+    double g = tdcl_matrix_get_f64(got, k), r = tdcl_matrix_get_f64(ref, k);
+    if (isnan(r) || isnan(g)) return isnan(r) && isnan(g);
+    if (!abs_sum->data || g == r) return g == r;
+    double a = ((const double *)abs_sum->data)[k];
+    *e = a > 0 ? fabs(g - r) / a : INFINITY;
+    return 1;
+}
+
+/* tdcl_ta_compare for every result but a float mean: against
+ * tdcl_ta_reference_op, exactly but for float sums. */
+static tdcl_status compare_op(const tdcl_ta_opts *o, const tdcl_matrix *in, const tdcl_matrix *got,
+                              double *max_rel_err, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix ref = {0}, abs_sum = {0};
+    int approx = o->op == TDCL_TA_SUM && !tdcl_dtype_is_int(got->dtype);
+    double worst = 0, e;
+    TDCL_TRY(tdcl_ta_reference_op(o, in, got->dtype, &ref, approx ? &abs_sum : NULL, err));
+    if (got->rows != ref.rows || got->cols != ref.cols || got->channels != ref.channels) {
+        st = tdcl_fail(err, TDCL_EVERIFY, "tile-avg: expected a %lldx%lld result, got %lldx%lld",
+                       (long long)ref.rows, (long long)ref.cols, (long long)got->rows,
+                       (long long)got->cols);
+        goto out;
+    }
+    for (size_t k = 0; k < tdcl_matrix_count(&ref); k++) {
+        if (element_agrees(got, &ref, &abs_sum, k, &e)) {
+            worst = e > worst ? e : worst;
+            continue;
+        }
+        char where[96];
+        st = tdcl_fail(err, TDCL_EVERIFY,
+                       "tile-avg: the %s at %s is %.17g where the host reference is %.17g",
+                       tdcl_ta_op_name(o->op), tdcl_matrix_where(&ref, k, where, sizeof where),
+                       tdcl_matrix_get_f64(got, k), tdcl_matrix_get_f64(&ref, k));
+        goto out;
+    }
+    *max_rel_err = worst;
+out:
+    tdcl_matrix_free(&ref);
+    tdcl_matrix_free(&abs_sum);
+    return st;
+}
+
 tdcl_status tdcl_ta_compare(const tdcl_ta_opts *o, const tdcl_matrix *in, const tdcl_matrix *got,
                             double *max_rel_err, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_matrix ref = {0}, ma = {0};
     double worst = 0;
+    if (o->op != TDCL_TA_MEAN || tdcl_dtype_is_int(got->dtype))
+        return compare_op(o, in, got, max_rel_err, err);
     TDCL_TRY(tdcl_ta_reference(o, in, &ref, &ma, err));
     if (got->rows != ref.rows || got->cols != ref.cols || got->channels != ref.channels) {
         st = tdcl_fail(err, TDCL_EVERIFY, "tile-avg: expected a %lldx%lld result, got %lldx%lld",

@@ -1,5 +1,13 @@
-/* tile-avg: the mean of every T x U tile (T rows by U columns) of a matrix
- * or image, per channel, on an OpenCL device (cl/tile_avg.cl).
+/* tile-avg: the mean (or another reduction: tdcl_ta_op) of every T x U tile
+ * (T rows by U columns) of a matrix or image, per channel, on an OpenCL
+ * device (cl/tile_avg/).
+ *
+ * Means of one-plane matrices go through the tuned kernels below
+ * (cl/tile_avg/mean.cl). Every other reduction, image means, and inputs of
+ * several channels go through one kernel that reads the channels
+ * interleaved as files hold them (cl/tile_avg/reduce.cl, ops/tile_avg/
+ * ta_reduce.c): a work-item per tile, exact integer sums, medians by a
+ * bisection over the values' order (8-bit: a histogram in local memory).
  *
  * Edge tiles: where the matrix is not a whole number of tiles, the last tile
  * row and column hang over its edge and average the cells they hold (an
@@ -47,13 +55,34 @@ typedef enum tdcl_ta_variant {
     TDCL_TA_BAND,
 } tdcl_ta_variant;
 
+/* The reduction of each tile (cl/tile_avg/prelude.cl numbers them alike). */
+typedef enum tdcl_ta_op {
+    TDCL_TA_MEAN = 0,
+    TDCL_TA_SUM,
+    TDCL_TA_MIN,
+    TDCL_TA_MAX,
+    TDCL_TA_MEDIAN, /* of an even count: the mean of the two middle values */
+    TDCL_TA_MODE,   /* the most frequent value, the smallest among ties */
+} tdcl_ta_op;
+
+/* "mean", "sum", "min", "max", "median", "mode"; tdcl_ta_op_parse returns 0
+ * and sets *op, or -1. */
+const char *tdcl_ta_op_name(tdcl_ta_op op);
+int tdcl_ta_op_parse(const char *name, tdcl_ta_op *op);
+
 typedef struct tdcl_ta_opts {
     int64_t tile_rows, tile_cols; /* T x U, both >= 1 and at most the matrix's size */
     int strict;                   /* refuse a matrix that is not a whole number of tiles */
     tdcl_ta_variant variant;
-    int acc_f32;   /* accumulate in float even with fp64 (the no-fp64 path, for tests) */
-    int band_team; /* band: items per tile, a power of two (0: chosen from the device) */
-    int band_rows; /* band: tile rows per item (0: chosen) */
+    int acc_f32;        /* accumulate in float even with fp64 (the no-fp64 path, for tests) */
+    int band_team;      /* band: items per tile, a power of two (0: chosen from the device) */
+    int band_rows;      /* band: tile rows per item (0: chosen) */
+    tdcl_ta_op op;      /* mean unless set */
+    int image;          /* 8/16-bit samples of an image: means and medians keep the
+                           sample type, rounded half up from the exact sum */
+    int alpha_weighted; /* image means with alpha last (2 or 4 channels): colour
+                           weighted by alpha (round(sum(c a) / sum(a)), 0 where
+                           the alpha is all 0), alpha the plain mean */
 } tdcl_ta_opts;
 
 /* "auto", "cpu", "gpu", "band"; tdcl_ta_variant_parse returns 0 and sets *v, or -1. */
@@ -67,10 +96,20 @@ int tdcl_ta_variant_parse(const char *name, tdcl_ta_variant *v);
 tdcl_status tdcl_ta_shape(const tdcl_ta_opts *o, int64_t rows, int64_t cols, int64_t *orows,
                           int64_t *ocols, tdcl_err *err);
 
-/* The element type of the result for input type in on device d: float64
- * for float64 and the wide integer types where d has fp64 (and !acc_f32),
- * else float32. */
+/* The element type of the result for input type in on device d:
+ *   mean:   an image's (o->image) uint8/uint16 keep their type; else float64
+ *           for float64 and the wide integer types where d has fp64 (and
+ *           !acc_f32), else float32;
+ *   sum:    int64 for integer input, float64 for float input where d has
+ *           fp64, else float32;
+ *   min, max, median, mode: the input's (float64 as float32 without fp64).
+ * TDCL_EINVAL-worthy combinations are checked by tdcl_ta_check. */
 tdcl_dtype tdcl_ta_result_type(const tdcl_device_info *d, const tdcl_ta_opts *o, tdcl_dtype in);
+
+/* Checks the options against an input of `channels` channels of type in:
+ * alpha weighting applies to image means with 2 or 4 channels.
+ * TDCL_EINVAL saying why otherwise. */
+tdcl_status tdcl_ta_check(const tdcl_ta_opts *o, int channels, tdcl_dtype in, tdcl_err *err);
 
 typedef struct tdcl_ta_plan tdcl_ta_plan;
 
@@ -107,16 +146,28 @@ tdcl_status tdcl_ta_run(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_matrix 
 /* The tile means of in computed on the host in float64 (same edge rule;
  * sums scaled by a power of two near DBL_MAX, so that the mean of finite
  * values is finite), into out (float64, owned by the caller); with mean_abs non-NULL, also the
- * mean of |x| of each tile, the scale against which errors are measured. */
+ * mean of |x| of each tile, the scale against which errors are measured.
+ * The plain mean, whatever o->op. */
 tdcl_status tdcl_ta_reference(const tdcl_ta_opts *o, const tdcl_matrix *in, tdcl_matrix *out,
                               tdcl_matrix *mean_abs, tdcl_err *err);
+
+/* o->op of every tile of in computed on the host from each tile's values
+ * (sorted for median and mode), independent of the kernels: exact for
+ * integers (TDCL_ERANGE naming the tile where an int64 sum overflows),
+ * long double sums for floats, NaN where a float tile holds one. out (new,
+ * the caller's) has type out_type (tdcl_ta_result_type's); with abs_sum
+ * non-NULL and a float sum or mean, also each tile's sum (or mean) of |x|
+ * in float64. */
+tdcl_status tdcl_ta_reference_op(const tdcl_ta_opts *o, const tdcl_matrix *in, tdcl_dtype out_type,
+                                 tdcl_matrix *out, tdcl_matrix *abs_sum, tdcl_err *err);
 
 /* The largest error of got against the host reference of in, relative to
  * each tile's mean |x| (an all-zero tile must be exactly 0), into
  * *max_rel_err, over the tiles whose reference mean is finite. Where the
  * reference is NaN got must be NaN, where it is infinite the same
  * infinity, and where it is finite, finite: TDCL_EVERIFY naming the first
- * tile otherwise. */
+ * tile otherwise. Integer results, min, max, median and mode must equal
+ * tdcl_ta_reference_op's exactly (*max_rel_err 0). */
 tdcl_status tdcl_ta_compare(const tdcl_ta_opts *o, const tdcl_matrix *in, const tdcl_matrix *got,
                             double *max_rel_err, tdcl_err *err);
 

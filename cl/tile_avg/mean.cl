@@ -1,7 +1,7 @@
-/* Tile averaging: the mean of every T x U tile (T rows by U columns) of a
- * row-major matrix. A multi-channel image comes as one plane per channel;
- * global id 2 picks the plane. Edge tiles that hang over the matrix average
- * only the cells they hold.
+/* The mean kernels (after prelude.cl): the mean of every T x U tile (T rows
+ * by U columns) of a row-major matrix, tuned to the device's read ceiling.
+ * Several planes (global id 2 picks one) are averaged alike. Edge tiles
+ * that hang over the matrix average only the cells they hold.
  *
  * Two kernels: tile_avg (BAND 0, the cpu and gpu variants), described
  * here, and tile_avg_band (BAND 1, the band variant for short wide tiles),
@@ -44,19 +44,6 @@
  * type of the lean path's register sums, may be float where the host knows
  * the chains are short (at most 8 float rows, then trees).
  */
-#ifdef USE_FP64
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#endif
-
-#ifndef IN
-#define IN float /* input element type */
-#endif
-#ifndef ACC
-#define ACC float /* accumulator type */
-#endif
-#ifndef OUT
-#define OUT float /* output element type */
-#endif
 #ifndef DEREF
 #define DEREF 0 /* 1: vector loads by dereference (for PoCL, see VIN) */
 #endif
@@ -144,8 +131,6 @@
 #define S2 4096
 #endif
 
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
 /* VIN(p): the VW input values at p. With DEREF, a dereference of a vector
  * type aligned like its elements (an unaligned vector load to the
  * compiler) instead of vloadn, which PoCL builds from lane pairs when the

@@ -1,0 +1,352 @@
+/* tile-avg's reductions over interleaved channels: the kernel's options and
+ * launch shape (cl/tile_avg/reduce.cl), and the host reference of every
+ * reduction (tdcl_ta_reference_op), written from the definitions rather
+ * than the kernel's algorithms: values gathered per tile, sorted for the
+ * median and the mode. */
+#include "ops/tile_avg/ta_reduce.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Work-group width: tiles side by side along a row. A CPU's items run as
+ * a loop, so a few suffice; a GPU's want a warp or more. */
+#define TR_LX_CPU 16
+#define TR_LX_GPU 64
+#define TR_HIST_BYTES (256 * sizeof(cl_uint)) /* one item's 8-bit histogram */
+
+static const char *const op_names[] = {"mean", "sum", "min", "max", "median", "mode"};
+
+const char *tdcl_ta_op_name(tdcl_ta_op op)
+{
+    return (unsigned)op <= TDCL_TA_MODE ? op_names[op] : "unknown";
+}
+
+int tdcl_ta_op_parse(const char *name, tdcl_ta_op *op)
+{
+    for (int i = 0; i <= TDCL_TA_MODE; i++)
+        if (name && strcmp(name, op_names[i]) == 0) {
+            *op = (tdcl_ta_op)i;
+            return 0;
+        }
+    return -1;
+}
+
+int ta_reduce_wanted(const tdcl_ta_opts *o, int channels)
+{
+    (void)channels; /* several planes of a matrix: the tuned kernels take them too */
+    return o->op != TDCL_TA_MEAN || o->image;
+}
+
+const char *ta_cl_type(tdcl_dtype t)
+{
+    switch (t) {
+    case TDCL_F32:
+        return "float";
+    case TDCL_F64:
+        return "double";
+    case TDCL_I32:
+        return "int";
+    case TDCL_I64:
+        return "long";
+    case TDCL_U8:
+        return "uchar";
+    case TDCL_U16:
+        return "ushort";
+    }
+    return "float";
+}
+
+/* Items per work-group: within the device's limits and, for the 8-bit
+ * histogram, its local memory (half of it, leaving the compiler room). */
+static size_t group_width(const tdcl_ctx *ctx, int hist)
+{
+    const tdcl_device_info *d = &ctx->dev;
+    size_t lx = (d->type & CL_DEVICE_TYPE_CPU) ? TR_LX_CPU : TR_LX_GPU;
+    while (lx > 1 && (lx > d->max_wg || lx > d->max_item_sizes[0] ||
+                      (hist && lx * TR_HIST_BYTES > d->local_mem / 2)))
+        lx /= 2;
+    return lx;
+}
+
+static void build_options(const tdcl_ta_opts *o, int channels, tdcl_dtype in, tdcl_dtype out,
+                          tdcl_dtype acc, int hist, size_t lx, char *buf, size_t cap)
+{
+    int isint = tdcl_dtype_is_int(in);
+    int weighted = o->alpha_weighted && o->op == TDCL_TA_MEAN;
+    const char *fp64 = acc == TDCL_F64 || in == TDCL_F64 || out == TDCL_F64 ? " -DUSE_FP64" : "";
+    snprintf(buf, cap,
+             "-DOP=%d -DIN=%s -DOUT=%s -DACC=%s -DSUMT=%s -DISINT=%d -DOUTINT=%d -DIN_F64=%d "
+             "-DCH=%d -DLX=%zu -DHIST=%d -DALPHA_W=%d%s",
+             (int)o->op, ta_cl_type(in), ta_cl_type(out), ta_cl_type(acc),
+             isint ? "long" : ta_cl_type(acc), isint, tdcl_dtype_is_int(out), in == TDCL_F64,
+             channels, lx, hist, weighted, fp64);
+}
+
+tdcl_status ta_reduce_build(tdcl_ctx *ctx, const tdcl_ta_opts *o, int channels, tdcl_dtype dev_in,
+                            tdcl_dtype out_type, tdcl_dtype acc, int64_t orows, int64_t ocols,
+                            cl_program *prog, cl_kernel *kern, size_t *gws, size_t *lws, char *desc,
+                            size_t desc_cap, tdcl_err *err)
+{
+    static const char *const files[] = {"tile_avg/prelude.cl", "tile_avg/reduce.cl"};
+    tdcl_status st = TDCL_OK;
+    int hist = dev_in == TDCL_U8 && (o->op == TDCL_TA_MEDIAN || o->op == TDCL_TA_MODE);
+    size_t lx = group_width(ctx, hist), kwg = 0;
+    char opts[512];
+    build_options(o, channels, dev_in, out_type, acc, hist, lx, opts, sizeof opts);
+    TDCL_TRY(tdcl_ctx_program_files(ctx, files, 2, opts, prog, err));
+    TDCL_TRY(tdcl_ctx_kernel(*prog, "tile_reduce", kern, err));
+    TDCL_TRY(tdcl_kernel_local_check(ctx, *kern, "tile_reduce", err));
+    if (clGetKernelWorkGroupInfo(*kern, ctx->dev.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg,
+                                 &kwg, NULL) == CL_SUCCESS &&
+        kwg > 0 && kwg < lx) {
+        st = tdcl_fail(err, TDCL_ELIMIT,
+                       "tile-avg: the %s kernel allows work-groups of %zu items on '%s', "
+                       "fewer than its %zu",
+                       tdcl_ta_op_name(o->op), kwg, ctx->dev.device_name, lx);
+        goto out;
+    }
+    lws[0] = lx;
+    lws[1] = lws[2] = 1;
+    gws[0] = ((size_t)ocols + lx - 1) / lx * lx;
+    gws[1] = (size_t)orows;
+    gws[2] = 1;
+    snprintf(desc, desc_cap, "kernel=reduce op=%s in=%s out=%s channels=%d%s%s wg=%zu",
+             tdcl_ta_op_name(o->op), ta_cl_type(dev_in), ta_cl_type(out_type), channels,
+             hist ? " histogram" : "", o->alpha_weighted ? " alpha=weighted" : "", lx);
+out:
+    return st;
+}
+
+/* ---- the host reference ------------------------------------------------- */
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_f64(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void store_i64(tdcl_matrix *m, size_t k, int64_t v)
+{
+    switch (m->dtype) {
+    case TDCL_U8:
+        ((uint8_t *)m->data)[k] = (uint8_t)v;
+        break;
+    case TDCL_U16:
+        ((uint16_t *)m->data)[k] = (uint16_t)v;
+        break;
+    case TDCL_I32:
+        ((int32_t *)m->data)[k] = (int32_t)v;
+        break;
+    case TDCL_I64:
+        ((int64_t *)m->data)[k] = v;
+        break;
+    case TDCL_F32:
+        ((float *)m->data)[k] = (float)v;
+        break;
+    case TDCL_F64:
+        ((double *)m->data)[k] = (double)v;
+        break;
+    }
+}
+
+static void store_f64(tdcl_matrix *m, size_t k, double v)
+{
+    if (m->dtype == TDCL_F32)
+        ((float *)m->data)[k] = (float)v;
+    else
+        ((double *)m->data)[k] = v;
+}
+
+/* floor((a + b + 1) / 2) without overflow: the mean of two middle integers
+ * rounded half up. */
+static int64_t mid_i64(int64_t a, int64_t b)
+{
+    return (a >> 1) + (b >> 1) + (((a & 1) + (b & 1) + 1) >> 1);
+}
+
+/* The most frequent of n sorted values, the first (smallest) among ties. */
+#define SORTED_MODE(v, n, out)                                                                     \
+    do {                                                                                           \
+        size_t best_n_ = 0;                                                                        \
+        for (size_t i_ = 0, j_; i_ < (n); i_ = j_) {                                               \
+            for (j_ = i_ + 1; j_ < (n) && (v)[j_] == (v)[i_]; j_++)                                \
+                ;                                                                                  \
+            if (j_ - i_ > best_n_) {                                                               \
+                best_n_ = j_ - i_;                                                                 \
+                (out) = (v)[i_];                                                                   \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+
+/* One tile's channel of integers: v (n values), a its alpha (NULL unless
+ * weighted). */
+static tdcl_status ref_ints(const tdcl_ta_opts *o, int64_t *v, const int64_t *a, size_t n,
+                            tdcl_matrix *out, size_t k, tdcl_err *err)
+{
+    int64_t s = 0, w = 0, r = 0;
+    switch (o->op) {
+    case TDCL_TA_MEAN:
+    case TDCL_TA_SUM:
+        for (size_t i = 0; i < n; i++) {
+            int64_t x = a ? v[i] * a[i] : v[i];
+            if (__builtin_add_overflow(s, x, &s)) {
+                char where[96];
+                return tdcl_fail(err, TDCL_ERANGE,
+                                 "tile-avg: the sum of the tile at %s overflows int64",
+                                 tdcl_matrix_where(out, k, where, sizeof where));
+            }
+            w += a ? a[i] : 0;
+        }
+        if (o->op == TDCL_TA_SUM) {
+            store_i64(out, k, s);
+        } else if (a) {
+            store_i64(out, k, w ? (2 * s + w) / (2 * w) : 0);
+        } else if (tdcl_dtype_is_int(out->dtype)) {
+            store_i64(out, k, (2 * s + (int64_t)n) / (2 * (int64_t)n));
+        } else {
+            store_f64(out, k, (double)s / (double)n);
+        }
+        return TDCL_OK;
+    case TDCL_TA_MIN:
+    case TDCL_TA_MAX:
+        r = v[0];
+        for (size_t i = 1; i < n; i++)
+            r = o->op == TDCL_TA_MIN ? (v[i] < r ? v[i] : r) : (v[i] > r ? v[i] : r);
+        break;
+    case TDCL_TA_MEDIAN:
+        qsort(v, n, sizeof *v, cmp_i64);
+        r = n % 2 ? v[n / 2] : mid_i64(v[n / 2 - 1], v[n / 2]);
+        break;
+    case TDCL_TA_MODE:
+        qsort(v, n, sizeof *v, cmp_i64);
+        SORTED_MODE(v, n, r);
+        break;
+    }
+    store_i64(out, k, r);
+    return TDCL_OK;
+}
+
+/* One tile's channel of floats; *abs_out the sum (mean) of |x| for sums
+ * (means). */
+static void ref_floats(const tdcl_ta_opts *o, double *v, size_t n, tdcl_matrix *out, size_t k,
+                       double *abs_out)
+{
+    long double s = 0, sa = 0;
+    double r = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isnan(v[i])) {
+            store_f64(out, k, NAN);
+            *abs_out = NAN;
+            return;
+        }
+    switch (o->op) {
+    case TDCL_TA_MEAN:
+    case TDCL_TA_SUM:
+        for (size_t i = 0; i < n; i++) {
+            s += v[i];
+            sa += fabsl((long double)v[i]);
+        }
+        if (o->op == TDCL_TA_MEAN) {
+            s /= (long double)n;
+            sa /= (long double)n;
+        }
+        r = (double)s;
+        *abs_out = (double)sa;
+        break;
+    case TDCL_TA_MIN:
+    case TDCL_TA_MAX:
+        r = v[0];
+        for (size_t i = 1; i < n; i++)
+            r = o->op == TDCL_TA_MIN ? (v[i] < r ? v[i] : r) : (v[i] > r ? v[i] : r);
+        break;
+    case TDCL_TA_MEDIAN:
+        qsort(v, n, sizeof *v, cmp_f64);
+        if (n % 2)
+            r = v[n / 2];
+        else if (out->dtype == TDCL_F32) /* as float32 arithmetic rounds it */
+            r = (float)v[n / 2 - 1] * 0.5f + (float)v[n / 2] * 0.5f;
+        else
+            r = v[n / 2 - 1] * 0.5 + v[n / 2] * 0.5;
+        break;
+    case TDCL_TA_MODE:
+        qsort(v, n, sizeof *v, cmp_f64);
+        SORTED_MODE(v, n, r);
+        break;
+    }
+    store_f64(out, k, r);
+}
+
+/* Gathers channel c of tile (ti, tj) into vi (integers) or vd (floats),
+ * and the alpha channel into va when weighted; returns the count. */
+static size_t gather(const tdcl_ta_opts *o, const tdcl_matrix *in, int64_t ti, int64_t tj, int c,
+                     int64_t *vi, double *vd, int64_t *va)
+{
+    int ch = in->channels, isint = tdcl_dtype_is_int(in->dtype);
+    int64_t r1 = (ti + 1) * o->tile_rows < in->rows ? (ti + 1) * o->tile_rows : in->rows;
+    int64_t c1 = (tj + 1) * o->tile_cols < in->cols ? (tj + 1) * o->tile_cols : in->cols;
+    size_t n = 0;
+    for (int64_t i = ti * o->tile_rows; i < r1; i++)
+        for (int64_t j = tj * o->tile_cols; j < c1; j++, n++) {
+            size_t e = ((size_t)i * (size_t)in->cols + (size_t)j) * (size_t)ch;
+            if (isint)
+                vi[n] = tdcl_matrix_get_i64(in, e + (size_t)c);
+            else
+                vd[n] = tdcl_matrix_get_f64(in, e + (size_t)c);
+            if (va) va[n] = tdcl_matrix_get_i64(in, e + (size_t)ch - 1);
+        }
+    return n;
+}
+
+tdcl_status tdcl_ta_reference_op(const tdcl_ta_opts *o, const tdcl_matrix *in, tdcl_dtype out_type,
+                                 tdcl_matrix *out, tdcl_matrix *abs_sum, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    int64_t orows, ocols;
+    int ch = in->channels, isint = tdcl_dtype_is_int(in->dtype);
+    size_t cells = (size_t)(o->tile_rows * o->tile_cols);
+    int64_t *vi = NULL, *va = NULL;
+    double *vd = NULL;
+    memset(out, 0, sizeof *out);
+    if (abs_sum) memset(abs_sum, 0, sizeof *abs_sum);
+    TDCL_TRY(tdcl_ta_shape(o, in->rows, in->cols, &orows, &ocols, err));
+    TDCL_TRY(tdcl_matrix_alloc(out, orows, ocols, ch, out_type, err));
+    if (abs_sum) TDCL_TRY(tdcl_matrix_alloc(abs_sum, orows, ocols, ch, TDCL_F64, err));
+    int weighted = o->alpha_weighted && o->op == TDCL_TA_MEAN && isint && (ch == 2 || ch == 4);
+    vi = malloc(cells * sizeof *vi);
+    va = malloc(cells * sizeof *va);
+    vd = malloc(cells * sizeof *vd);
+    if (!vi || !va || !vd) {
+        st = tdcl_fail(err, TDCL_ENOMEM, "tile-avg: out of memory for a %zu-cell tile", cells);
+        goto out;
+    }
+    for (int64_t ti = 0; ti < orows; ti++)
+        for (int64_t tj = 0; tj < ocols; tj++)
+            for (int c = 0; c < ch; c++) {
+                size_t k = ((size_t)ti * (size_t)ocols + (size_t)tj) * (size_t)ch + (size_t)c;
+                int w = weighted && c < ch - 1;
+                size_t n = gather(o, in, ti, tj, c, vi, vd, w ? va : NULL);
+                double a = 0;
+                if (isint)
+                    TDCL_TRY(ref_ints(o, vi, w ? va : NULL, n, out, k, err));
+                else
+                    ref_floats(o, vd, n, out, k, &a);
+                if (abs_sum) ((double *)abs_sum->data)[k] = a;
+            }
+out:
+    free(vi);
+    free(va);
+    free(vd);
+    if (st) {
+        tdcl_matrix_free(out);
+        tdcl_matrix_free(abs_sum);
+    }
+    return st;
+}
