@@ -8,6 +8,7 @@
  * The bands are then moved together and the spare room given back. Peak
  * memory: the parsed items (16 bytes an entry) and the CSR arrays. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -197,6 +198,28 @@ static int64_t join_bands(const bjob *j)
     return (int64_t)at;
 }
 
+static int64_t row_of(const tdcl_csr *m, int64_t k);
+
+/* Narrows the float64 sums of float32 values to float32 in place; a sum
+ * past float32's range is refused. */
+static tdcl_status to_f32(const mtx_csr_in *in, tdcl_csr *m, int64_t nnz, tdcl_err *err)
+{
+    const double *s = m->values;
+    float *d = m->values;
+    for (int64_t k = 0; k < nnz; k++) {
+        double x = s[k];
+        d[k] = (float)x;
+        if (isinf(d[k]) && !isinf(x))
+            return tdcl_fail(err, TDCL_ERANGE,
+                             "'%s': the sum of the duplicate entries at (%lld, %lld) is %g, past "
+                             "float32's range",
+                             in->name, (long long)row_of(m, k) + 1,
+                             (long long)tdcl_csr_ci(m, k) + 1, x);
+    }
+    m->dtype = TDCL_F32;
+    return TDCL_OK;
+}
+
 tdcl_status tdcl_mtx_build_csr(const mtx_csr_in *in, tdcl_csr *out, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
@@ -229,7 +252,9 @@ tdcl_status tdcl_mtx_build_csr(const mtx_csr_in *in, tdcl_csr *out, tdcl_err *er
                        (long long)j->bad_row[bad] + 1, (long long)j->bad_col[bad] + 1);
         goto out;
     }
-    tdcl_csr_shrink(out, join_bands(j));
+    int64_t nnz = join_bands(j);
+    if (in->f32) TDCL_TRY(to_f32(in, out, nnz, err));
+    tdcl_csr_shrink(out, nnz);
     out->sorted = 1;
 out:
     if (st) tdcl_csr_free(out);

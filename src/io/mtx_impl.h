@@ -34,6 +34,7 @@ typedef struct mtx_csr_in {
     const char *name; /* for messages */
     int64_t rows, cols;
     int integer, pattern; /* the file's field; neither: real */
+    int f32;              /* real values that were float32: the result is float32 */
     int nb;               /* bands */
     const int64_t *bound; /* nb + 1 row bounds: band b holds rows bound[b]..bound[b+1]-1 */
     mtx_list *lists;      /* nb lists, each of its band's items; freed as they are used */

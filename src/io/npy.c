@@ -36,6 +36,7 @@ int tdcl_npy_magic(const tdcl_src *src)
 typedef struct cur {
     const char *p, *e;
     const char *name;
+    tdcl_npy_member *raw; /* non-NULL: any dtype and 0 to 2 dimensions, kept as written */
 } cur;
 
 static void ws(cur *c)
@@ -92,6 +93,10 @@ static tdcl_status parse_descr(cur *c, npy_hdr *h, tdcl_err *err)
                  {"<i8", TDCL_I64}, {"|u1", TDCL_U8},  {"<u2", TDCL_U16}};
     char d[64];
     if (!str(c, d, sizeof d)) return bad(c, "a dtype string such as '<f8' for 'descr'", err);
+    if (c->raw) {
+        snprintf(c->raw->descr, sizeof c->raw->descr, "%s", d);
+        return TDCL_OK;
+    }
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (strcmp(d, known[i].descr) == 0 ||
             (d[0] == '=' && strcmp(d + 1, known[i].descr + 1) == 0)) {
@@ -132,6 +137,12 @@ static tdcl_status parse_shape(cur *c, npy_hdr *h, tdcl_err *err)
     }
     size_t l = strlen(txt);
     snprintf(txt + l, sizeof txt - l, "%s)", n == 1 ? "," : "");
+    if (c->raw && n <= 2) {
+        c->raw->ndim = n;
+        for (int k = 0; k < n; k++)
+            c->raw->shape[k] = dims[k];
+        return TDCL_OK;
+    }
     if (n != 2)
         return tdcl_fail(err, TDCL_EUNSUPPORTED, "'%s': expected a 2-D array, got shape %s",
                          c->name, txt);
@@ -161,6 +172,7 @@ static tdcl_status parse_entry(cur *c, npy_hdr *h, tdcl_err *err)
         h->have_order = 1;
         if ((size_t)(c->e - c->p) >= 4 && memcmp(c->p, "True", 4) == 0) {
             h->fortran = 1;
+            if (c->raw) c->raw->fortran = 1;
             c->p += 4;
         } else if ((size_t)(c->e - c->p) >= 5 && memcmp(c->p, "False", 5) == 0) {
             c->p += 5;
@@ -175,9 +187,10 @@ static tdcl_status parse_entry(cur *c, npy_hdr *h, tdcl_err *err)
                      c->name, key);
 }
 
-static tdcl_status parse_dict(const char *name, const char *p, size_t n, npy_hdr *h, tdcl_err *err)
+static tdcl_status parse_dict(const char *name, const char *p, size_t n, npy_hdr *h,
+                              tdcl_npy_member *raw, tdcl_err *err)
 {
-    cur c = {p, p + n, name};
+    cur c = {p, p + n, name, raw};
     if (!eat(&c, '{')) return bad(&c, "'{' opening the header dictionary", err);
     while (!eat(&c, '}')) {
         tdcl_status st = parse_entry(&c, h, err);
@@ -229,7 +242,7 @@ static tdcl_status read_header(tdcl_src *s, npy_hdr *h, uint64_t *data_off, tdcl
     char *txt = malloc(hlen + 1);
     if (!txt) return tdcl_fail(err, TDCL_ENOMEM, "out of memory reading '%s'", s->name);
     st = tdcl_src_read_full(s, txt, hlen, "npy header", err);
-    if (!st) st = parse_dict(s->name, txt, hlen, h, err);
+    if (!st) st = parse_dict(s->name, txt, hlen, h, NULL, err);
     free(txt);
     *data_off = pre + hlen;
     return st;
@@ -434,13 +447,14 @@ static const char *descr_of(tdcl_dtype t)
     return "?";
 }
 
-/* The version 1.0 header of a rows x cols C-order array of dtype t into
- * hdr (256 bytes); returns its length, a multiple of 64 as numpy pads it. */
-static size_t npy_header(char *hdr, int64_t rows, int64_t cols, tdcl_dtype t)
+size_t tdcl_npy_header_nd(char *hdr, const char *descr, int ndim, const int64_t *shape)
 {
-    int n =
-        snprintf(hdr + 10, 246, "{'descr': '%s', 'fortran_order': False, 'shape': (%lld, %lld), }",
-                 descr_of(t), (long long)rows, (long long)cols);
+    char dims[64] = "()";
+    if (ndim == 1) snprintf(dims, sizeof dims, "(%lld,)", (long long)shape[0]);
+    if (ndim == 2)
+        snprintf(dims, sizeof dims, "(%lld, %lld)", (long long)shape[0], (long long)shape[1]);
+    int n = snprintf(hdr + 10, 246, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr,
+                     dims);
     /* numpy pads with spaces and a final newline so the data starts on a
      * 64-byte boundary. */
     size_t total = ((size_t)n + 10 + 1 + 63) / 64 * 64;
@@ -450,6 +464,63 @@ static size_t npy_header(char *hdr, int64_t rows, int64_t cols, tdcl_dtype t)
     hdr[8] = (char)((total - 10) & 0xff);
     hdr[9] = (char)((total - 10) >> 8);
     return total;
+}
+
+/* The version 1.0 header of a rows x cols C-order array of dtype t. */
+static size_t npy_header(char *hdr, int64_t rows, int64_t cols, tdcl_dtype t)
+{
+    int64_t shape[2] = {rows, cols};
+    return tdcl_npy_header_nd(hdr, descr_of(t), 2, shape);
+}
+
+tdcl_status tdcl_npy_parse_mem(const char *name, const void *data, size_t n, tdcl_npy_member *out,
+                               tdcl_err *err)
+{
+    const unsigned char *b = data;
+    memset(out, 0, sizeof *out);
+    if (n < 10 || memcmp(b, "\x93NUMPY", 6) != 0)
+        return tdcl_fail(err, TDCL_EPARSE, "'%s': expected the npy magic '\\x93NUMPY'", name);
+    if (b[6] < 1 || b[6] > 3 || b[7] != 0)
+        return tdcl_fail(err, TDCL_EUNSUPPORTED,
+                         "'%s': npy format version %u.%u is not supported (1.0, 2.0, 3.0)", name,
+                         b[6], b[7]);
+    size_t pre = b[6] == 1 ? 10 : 12;
+    size_t hlen =
+        n < pre ? 0
+        : b[6] == 1
+            ? ((size_t)b[8] | (size_t)b[9] << 8)
+            : ((size_t)b[8] | (size_t)b[9] << 8 | (size_t)b[10] << 16 | (size_t)b[11] << 24);
+    if (n < pre || hlen > n - pre)
+        return tdcl_fail(err, TDCL_EPARSE, "'%s': expected a npy header of %zu bytes, got %zu",
+                         name, hlen, n > pre ? n - pre : 0);
+    npy_hdr h = {0};
+    tdcl_status st = parse_dict(name, (const char *)b + pre, hlen, &h, out, err);
+    if (st) return st;
+    size_t item = 0; /* the digits that end the descr: '<i4' -> 4, '|S3' -> 3 */
+    const char *d = out->descr;
+    const char *q = d + strlen(d);
+    while (q > d && q[-1] >= '0' && q[-1] <= '9')
+        q--;
+    for (; *q && item < 4096; q++)
+        item = item * 10 + (size_t)(*q - '0');
+    if (d[0] && d[1] == 'U') item *= 4; /* UTF-32 characters */
+    if (item == 0 || item >= 4096)
+        return tdcl_fail(err, TDCL_EUNSUPPORTED, "'%s': dtype '%s' is not supported", name, d);
+    uint64_t count = 1;
+    for (int k = 0; k < out->ndim; k++)
+        if (out->shape[k] && count > UINT64_MAX / (uint64_t)out->shape[k] / item)
+            return tdcl_fail(err, TDCL_EPARSE, "'%s': the array's shape is too large", name);
+        else
+            count *= (uint64_t)out->shape[k];
+    size_t left = n - pre - hlen;
+    if (count * item > left)
+        return tdcl_fail(err, TDCL_EPARSE,
+                         "'%s': expected %llu bytes of data, the member holds %zu", name,
+                         (unsigned long long)(count * item), left);
+    out->item = item;
+    out->count = count;
+    out->data = b + pre + hlen;
+    return TDCL_OK;
 }
 
 tdcl_status tdcl_npy_write_header(FILE *fp, const char *name, const tdcl_matrix *m, size_t *off,

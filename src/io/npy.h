@@ -62,6 +62,27 @@ typedef struct tdcl_mapping {
 tdcl_status tdcl_npy_read_mapped(tdcl_src *src, size_t max_bytes, tdcl_matrix *out,
                                  tdcl_mapping *map, tdcl_err *err);
 
+/* An array of a .npz member, as its header describes it: any dtype, 0 to 2
+ * dimensions. */
+typedef struct tdcl_npy_member {
+    char descr[64]; /* as written: '<i4', '|S3', '|b1', ... */
+    int ndim;
+    int64_t shape[2];
+    int fortran;
+    size_t item;      /* bytes per element (the descr's trailing digits) */
+    uint64_t count;   /* elements */
+    const void *data; /* count * item bytes inside the parsed buffer */
+} tdcl_npy_member;
+
+/* Parses the .npy bytes [data, data + n) (name for messages): the header,
+ * and that the data is all there. */
+tdcl_status tdcl_npy_parse_mem(const char *name, const void *data, size_t n, tdcl_npy_member *out,
+                               tdcl_err *err);
+
+/* A version 1.0 header for a C-order array of descr with ndim (0 to 2)
+ * dimensions into hdr (256 bytes); returns its length, a multiple of 64. */
+size_t tdcl_npy_header_nd(char *hdr, const char *descr, int ndim, const int64_t *shape);
+
 /* Unmaps; accepts NULL and an empty mapping, and empties it. */
 void tdcl_mapping_release(tdcl_mapping *map);
 

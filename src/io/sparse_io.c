@@ -8,6 +8,7 @@
 #include "io/matsrc.h"
 #include "io/mtx.h"
 #include "io/npy.h"
+#include "io/npz.h"
 
 int tdcl_sparse_path(const char *path)
 {
@@ -46,8 +47,7 @@ tdcl_status tdcl_sparse_read_path(const char *path, size_t max_bytes, tdcl_csr *
     int image;
     const char *what = s.gz ? NULL : tdcl_file_kind(s.head, s.head_len, &image, NULL);
     if (zip_magic(&s)) {
-        st = tdcl_fail(err, TDCL_EUNSUPPORTED, "'%s' is a zip archive; .npz is not read yet",
-                       s.name);
+        st = tdcl_npz_read(&s, max_bytes, out, err);
     } else if (tdcl_npy_magic(&s)) {
         st = read_npy(&s, max_bytes, out, err);
     } else if (what && image) {
@@ -63,10 +63,11 @@ tdcl_status tdcl_sparse_read_path(const char *path, size_t max_bytes, tdcl_csr *
 
 tdcl_status tdcl_sparse_write_path(const char *path, const tdcl_csr *m, tdcl_err *err)
 {
+    if (path && tdcl_path_has_ext(path, ".npz")) return tdcl_npz_write_path(path, m, err);
     if (path && strcmp(path, "-") != 0 && !tdcl_path_has_ext(path, ".mtx"))
         return tdcl_fail(err, TDCL_EINVAL,
-                         "'%s': unknown extension for a sparse matrix (write .mtx, or '-' for "
-                         "stdout)",
+                         "'%s': unknown extension for a sparse matrix (write .mtx or .npz, or "
+                         "'-' for stdout)",
                          path);
     return tdcl_mtx_write_csr_path(path, m, NULL, err);
 }
