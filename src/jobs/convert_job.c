@@ -8,8 +8,13 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/log.h"
+#include "base/csr.h"
 #include "io/image.h"
 #include "io/life_io.h"
+#include "io/mtx.h"
+#include "io/npz.h"
+#include "io/sparse_io.h"
 
 static int is_life_path(const char *p)
 {
@@ -18,7 +23,38 @@ static int is_life_path(const char *p)
 
 static int is_matrix_out(const char *p)
 {
-    return tdcl_matrix_path(p) || tdcl_path_is_stream(p);
+    return tdcl_matrix_path(p) || tdcl_path_is_stream(p) || tdcl_path_has_ext(p, ".npz");
+}
+
+/* A .npz on either side: read as CSR (a dense input's nonzeros), written
+ * sparse (.npz, or coordinate .mtx) or, for .npy, dense after a memory
+ * check naming the size. */
+static tdcl_status sparse_convert(const tdcl_convert_opts *o, tdcl_err *err)
+{
+    tdcl_csr m;
+    tdcl_matrix d = {0};
+    if (o->dtype >= 0)
+        return tdcl_fail(err, TDCL_EUNSUPPORTED,
+                         "'%s' -> '%s': a sparse conversion keeps the value type", o->in, o->out);
+    tdcl_status st = tdcl_sparse_read_path(o->in, o->io.max_bytes, &m, err);
+    if (st) return st;
+    tdcl_log(TDCL_LOG_VERBOSE, "read '%s' as a sparse %lldx%lld %s matrix, %lld entries (CSR)",
+             o->in, (long long)m.rows, (long long)m.cols,
+             m.pattern ? "pattern" : tdcl_dtype_name(m.dtype), (long long)m.nnz);
+    if (tdcl_path_has_ext(o->out, ".npz")) {
+        st = tdcl_npz_write_path(o->out, &m, err);
+    } else if (tdcl_path_has_ext(o->out, ".npy")) {
+        st = tdcl_csr_to_dense(&m, o->io.max_bytes, &d, err);
+        if (!st) tdcl_log(TDCL_LOG_VERBOSE, "made dense for '%s'", o->out);
+        if (!st) st = tdcl_matrix_write_opts(o->out, &d, &o->io, err);
+    } else {
+        tdcl_mtx_write_opts wo = {.threads = o->io.threads, .comment = o->io.comment};
+        st = tdcl_mtx_write_csr_path(o->out, &m, &wo, err);
+    }
+    if (!st) tdcl_log(TDCL_LOG_VERBOSE, "wrote '%s' %s", o->out, d.data ? "dense" : "sparse");
+    tdcl_matrix_free(&d);
+    tdcl_csr_free(&m);
+    return st;
 }
 
 int tdcl_convert_out_known(const char *out)
@@ -135,10 +171,12 @@ static tdcl_status convert_as(const tdcl_convert_opts *o, int life_in, tdcl_err 
     if (tdcl_image_path(o->out)) return to_image(o, life_in, err);
     if (!is_matrix_out(o->out))
         return tdcl_fail(err, TDCL_EINVAL,
-                         "cannot tell the format of '%s' (use .mtx, .npy, .pbm, .pgm, .png, "
-                         ".rle, .cells or '-')",
+                         "cannot tell the format of '%s' (use .mtx, .npy, .npz, .pbm, .pgm, "
+                         ".png, .rle, .cells or '-')",
                          o->out);
     if (tdcl_image_file(o->in) || life_in) return grid_to_matrix(o, life_in, err);
+    if (tdcl_path_has_ext(o->in, ".npz") || tdcl_path_has_ext(o->out, ".npz"))
+        return sparse_convert(o, err);
     tdcl_matio_convert_opts mo = {
         .in = o->in, .out = o->out, .dtype = o->dtype, .clip = o->clip, .io = o->io};
     return tdcl_matio_convert(&mo, err);

@@ -177,4 +177,30 @@ case "$ERR" in *"$(printf '\033')"* | *"$(printf '\a')"*) not_ok "no raw control
 run convert - "$(printf 'o\033')"
 expect_contains "$ERR" "cannot tell the format of 'o\\x1b'" "a usage error's name is escaped too"
 
+# scipy's sparse .npz: kept sparse both ways, made dense only for .npy
+run -v convert "$T/a.mtx" "$T/a.npz"
+expect_rc 0 "coordinate .mtx to .npz exits 0"
+expect_contains "$ERR" "as a sparse 3x3 float64 matrix, 6 entries (CSR)" "-v says the input stayed sparse"
+run convert "$T/a.npz" -
+expect_eq "$OUT" '%%MatrixMarket matrix coordinate real general
+% written by tiledcl convert
+3 3 6
+1 1 0.1
+1 2 -2.5
+2 1 -2.5
+2 3 1e-300
+3 2 1e-300
+3 3 7' ".npz back to Matrix Market: coordinate general, mirrored, sorted"
+run convert "$T/a.npz" "$T/anpz.npy"
+run convert "$T/a.mtx" "$T/amtx.npy"
+expect_same_file "$T/anpz.npy" "$T/amtx.npy" ".npz to .npy equals the dense path's .npy"
+if python3 -c 'import scipy.sparse' 2>/dev/null; then
+    GOT=$(python3 -c 'import sys, scipy.sparse as sp, numpy as np
+a = sp.load_npz(sys.argv[1]).toarray()
+print(a.shape, a.dtype, a[0, 1], a[1, 2], a.sum() == 0.1 - 5 + 2e-300 + 7)' "$T/a.npz")
+    expect_eq "$GOT" "(3, 3) float64 -2.5 1e-300 True" "scipy.sparse.load_npz reads our .npz"
+else
+    skip_ok "scipy.sparse.load_npz reads our .npz" "no scipy"
+fi
+
 done_testing
