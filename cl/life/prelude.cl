@@ -81,7 +81,7 @@
  * exactly one LIFE_PROG_<NAME>, which selects the kernels it holds. */
 #if defined(LIFE_PROG_BYTES) + defined(LIFE_PROG_BITS) + defined(LIFE_PROG_BITS1) + \
     defined(LIFE_PROG_BAND) + defined(LIFE_PROG_SPARSE) + defined(LIFE_PROG_PEAK) +     \
-    defined(LIFE_PROG_STREAM) != 1
+    defined(LIFE_PROG_STREAM) + defined(LIFE_PROG_PLANE) != 1
 #error "a life program is built with exactly one LIFE_PROG_ macro"
 #endif
 

@@ -10,7 +10,7 @@ static const char *const macros[TDCL_LIFE_PROG_COUNT] = {
     [TDCL_LIFE_PROG_BYTES] = "LIFE_PROG_BYTES",   [TDCL_LIFE_PROG_BITS] = "LIFE_PROG_BITS",
     [TDCL_LIFE_PROG_BITS1] = "LIFE_PROG_BITS1",   [TDCL_LIFE_PROG_BAND] = "LIFE_PROG_BAND",
     [TDCL_LIFE_PROG_SPARSE] = "LIFE_PROG_SPARSE", [TDCL_LIFE_PROG_PEAK] = "LIFE_PROG_PEAK",
-    [TDCL_LIFE_PROG_STREAM] = "LIFE_PROG_STREAM",
+    [TDCL_LIFE_PROG_STREAM] = "LIFE_PROG_STREAM", [TDCL_LIFE_PROG_PLANE] = "LIFE_PROG_PLANE",
 };
 
 /* Each program's files, the prelude first: its kernel family, and what
@@ -25,6 +25,7 @@ static const char *const programs[TDCL_LIFE_PROG_COUNT][5] = {
     [TDCL_LIFE_PROG_SPARSE] = {F("prelude"), F("tiles"), F("sparse")},
     [TDCL_LIFE_PROG_PEAK] = {F("prelude"), F("peak")},
     [TDCL_LIFE_PROG_STREAM] = {F("prelude"), F("stream")},
+    [TDCL_LIFE_PROG_PLANE] = {F("prelude"), F("plane")},
 };
 #undef F
 

@@ -15,6 +15,7 @@ typedef enum tdcl_life_prog {
     TDCL_LIFE_PROG_SPARSE, /* life_sparse_list and life_sparse */
     TDCL_LIFE_PROG_PEAK,   /* life_peak: the bench's ceiling */
     TDCL_LIFE_PROG_STREAM, /* life_stream and life_stream_last */
+    TDCL_LIFE_PROG_PLANE,  /* life_plane, life_plane_clear: the tile plane */
     TDCL_LIFE_PROG_COUNT
 } tdcl_life_prog;
 

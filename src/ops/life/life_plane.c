@@ -1,0 +1,607 @@
+/* The tile plane: the host's index of tiles and the generation loop around
+ * cl/life/plane.cl. */
+#include "ops/life/life_plane.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "ops/life/life_prog.h"
+
+#define T TDCL_LIFE_TILE
+#define ROW_BYTES (sizeof(uint64_t) * T)
+
+/* The flag bits of plane.cl's PF_* */
+enum {
+    F_CHANGED = 1,
+    F_ALIVE = 2,
+    F_N = 4,
+    F_S = 8,
+    F_W = 16,
+    F_E = 32,
+    F_NW = 64,
+    F_NE = 128,
+    F_SW = 256,
+    F_SE = 512
+};
+
+/* Neighbour k (plane.cl's order) lies at (dx[k], dy[k]) tiles; the flag
+ * edge[k] says live cells touch it, so it must exist. The neighbour's own
+ * edge facing back is edge[7 - k]. */
+static const int dx[8] = {-1, 0, 1, -1, 1, -1, 0, 1};
+static const int dy[8] = {-1, -1, -1, 0, 0, 1, 1, 1};
+static const unsigned edge[8] = {F_NW, F_N, F_NE, F_W, F_E, F_SW, F_S, F_SE};
+
+struct tdcl_life_tiles {
+    tdcl_ctx *ctx;
+    cl_program prog;
+    cl_kernel step_k, clear_k;
+    cl_mem buf[2]; /* the pool's two buffers; buf[cur] holds the generation */
+    int cur;
+    cl_mem act_m, nbr_m, flags_m, pop_m;
+    int64_t cap;     /* slots of every per-slot array, host and device */
+    int64_t used;    /* slots ever handed out */
+    int64_t max_cap; /* the bound on cap */
+    uint64_t max_bytes;
+    /* per slot */
+    int64_t *tx, *ty;
+    uint32_t *flags, *pop, *mark;
+    int32_t (*nbr)[8];
+    uint8_t *live;
+    int32_t *free_slots;
+    int64_t nfree;
+    /* the index: open addressing, linear probing; -1 empty */
+    int32_t *table;
+    uint64_t hmask;
+    int64_t tiles;
+    /* the lists: tiles to compute, the next generation's, new slots */
+    int32_t *act, *next, *fresh, *nbr_up;
+    uint32_t *flags_dl, *pop_dl;
+    int64_t nact, nnext, nfresh;
+    uint32_t stamp;
+    int64_t gen0;
+    tdcl_life_tiles_stats st;
+};
+
+const char *tdcl_life_tiles_refuses(const tdcl_life_rule *rule)
+{
+    if (tdcl_life_rule_has_b0(rule))
+        return "B0 rules wake every dead cell of the plane, so it cannot be held in tiles";
+    if (rule->nbhd != TDCL_LIFE_MOORE) return "the tile plane counts the Moore neighbourhood only";
+    return NULL;
+}
+
+uint64_t tdcl_life_tiles_bytes(int64_t tiles)
+{
+    return (uint64_t)tiles * TDCL_LIFE_TILE_BYTES;
+}
+
+static uint64_t hash_of(int64_t x, int64_t y)
+{
+    uint64_t z = (uint64_t)x * 0x9E3779B97F4A7C15u ^ (uint64_t)y;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+
+/* The slot of tile (x, y), or -1; *at: where it is or would go. */
+static int32_t find(const tdcl_life_tiles *p, int64_t x, int64_t y, uint64_t *at)
+{
+    uint64_t i = hash_of(x, y) & p->hmask;
+    for (;; i = (i + 1) & p->hmask) {
+        int32_t s = p->table[i];
+        if (s < 0 || (p->tx[s] == x && p->ty[s] == y)) {
+            if (at) *at = i;
+            return s;
+        }
+    }
+}
+
+static tdcl_status rehash(tdcl_life_tiles *p, uint64_t size, tdcl_err *err)
+{
+    int32_t *t = malloc(size * sizeof *t);
+    if (!t) return tdcl_fail(err, TDCL_ENOMEM, "out of memory for the plane's index");
+    memset(t, 0xff, size * sizeof *t);
+    free(p->table);
+    p->table = t;
+    p->hmask = size - 1;
+    for (int64_t s = 0; s < p->used; s++) {
+        uint64_t at;
+        if (p->live[s] && find(p, p->tx[s], p->ty[s], &at) < 0) p->table[at] = (int32_t)s;
+    }
+    return TDCL_OK;
+}
+
+/* Removes slot s from the index (backward-shift deletion, so that probes
+ * never need tombstones). */
+static void unindex(tdcl_life_tiles *p, int32_t s)
+{
+    uint64_t i, j;
+    find(p, p->tx[s], p->ty[s], &i);
+    p->table[i] = -1;
+    for (j = (i + 1) & p->hmask; p->table[j] >= 0; j = (j + 1) & p->hmask) {
+        int32_t m = p->table[j];
+        uint64_t h = hash_of(p->tx[m], p->ty[m]) & p->hmask;
+        /* m may move to the hole at i unless its home lies in (i, j] */
+        int stays = i <= j ? (h > i && h <= j) : (h > i || h <= j);
+        if (stays) continue;
+        p->table[i] = m;
+        p->table[j] = -1;
+        i = j;
+    }
+}
+
+#define GROW(field, n)                                                                             \
+    do {                                                                                           \
+        void *q_ = realloc(p->field, (size_t)(n) * sizeof *p->field);                              \
+        if (!q_) return tdcl_fail(err, TDCL_ENOMEM, "out of memory for the plane's tiles");        \
+        p->field = q_;                                                                             \
+    } while (0)
+
+static tdcl_status limit_fail(tdcl_life_tiles *p, int64_t tiles, tdcl_err *err)
+{
+    char need[32], have[32];
+    return tdcl_fail(err, TDCL_ELIMIT,
+                     "at generation %" PRId64 " the pattern (population %" PRId64 ") needs %" PRId64
+                     " tiles of %d x %d cells, %s of device memory, more than "
+                     "the %s allowed",
+                     p->gen0 + p->st.generation, p->st.population, tiles, T, T,
+                     tdcl_mem_size(tdcl_life_tiles_bytes(tiles), need, sizeof need),
+                     tdcl_mem_size(tdcl_life_tiles_bytes(p->max_cap), have, sizeof have));
+}
+
+/* Device buffers of cap slots, the pool's contents kept. */
+static tdcl_status device_grow(tdcl_life_tiles *p, int64_t old, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    cl_int rc;
+    cl_context c = p->ctx->context;
+    size_t pool = (size_t)p->cap * ROW_BYTES, list = (size_t)p->cap * sizeof(int32_t);
+    for (int b = 0; b < 2; b++) {
+        cl_mem m = clCreateBuffer(c, CL_MEM_READ_WRITE, pool, NULL, &rc);
+        TDCL_CL_TRY(err, rc, "clCreateBuffer");
+        if (p->buf[b] && old)
+            rc = clEnqueueCopyBuffer(p->ctx->queue, p->buf[b], m, 0, 0, (size_t)old * ROW_BYTES, 0,
+                                     NULL, NULL);
+        if (p->buf[b]) clReleaseMemObject(p->buf[b]);
+        p->buf[b] = m;
+        TDCL_CL_TRY(err, rc, "clEnqueueCopyBuffer");
+    }
+    cl_mem *lists[] = {&p->act_m, &p->nbr_m, &p->flags_m, &p->pop_m};
+    for (int i = 0; i < 4; i++) {
+        if (*lists[i]) clReleaseMemObject(*lists[i]);
+        *lists[i] = clCreateBuffer(c, CL_MEM_READ_WRITE, i == 1 ? 8 * list : list, NULL, &rc);
+        TDCL_CL_TRY(err, rc, "clCreateBuffer");
+    }
+    TDCL_CL_TRY(err, clFinish(p->ctx->queue), "clFinish");
+out:
+    return st;
+}
+
+/* Room for one more slot: host arrays, the index and the device pool. */
+static tdcl_status reserve(tdcl_life_tiles *p, int64_t want, int device, tdcl_err *err)
+{
+    if (2 * (uint64_t)(want + 1) > p->hmask + 1) {
+        tdcl_status st = rehash(p, 4 * (p->hmask + 1), err);
+        if (st) return st;
+    }
+    if (want <= p->cap) return TDCL_OK;
+    if (want > p->max_cap) return limit_fail(p, want, err);
+    int64_t old = p->cap, cap = p->cap * 2 > want ? p->cap * 2 : want;
+    if (cap < 64) cap = 64;
+    if (cap > p->max_cap) cap = p->max_cap;
+    GROW(tx, cap);
+    GROW(ty, cap);
+    GROW(flags, cap);
+    GROW(pop, cap);
+    GROW(mark, cap);
+    GROW(nbr, cap);
+    GROW(live, cap);
+    GROW(free_slots, cap);
+    GROW(act, cap);
+    GROW(next, cap);
+    GROW(fresh, cap);
+    GROW(nbr_up, 8 * cap);
+    GROW(flags_dl, cap);
+    GROW(pop_dl, cap);
+    memset(p->mark + old, 0, (size_t)(cap - old) * sizeof *p->mark);
+    p->cap = cap;
+    return device ? device_grow(p, old, err) : TDCL_OK;
+}
+
+/* A new empty tile at (x, y), linked to its neighbours, listed for the
+ * next generation; *out its slot. */
+static tdcl_status create(tdcl_life_tiles *p, int64_t x, int64_t y, int device, int32_t *out,
+                          tdcl_err *err)
+{
+    tdcl_status st = reserve(p, p->tiles + 1, device, err);
+    if (st) return st;
+    if (!p->nfree) { /* fresh slots come from the top; freed ones are reused first */
+        if (p->used == p->cap && (st = reserve(p, p->used + 1, device, err))) return st;
+        p->free_slots[p->nfree++] = (int32_t)p->used++;
+    }
+    int32_t s = p->free_slots[--p->nfree];
+    uint64_t at;
+    find(p, x, y, &at);
+    p->table[at] = s;
+    p->tx[s] = x;
+    p->ty[s] = y;
+    p->flags[s] = p->pop[s] = 0;
+    p->live[s] = 1;
+    for (int k = 0; k < 8; k++) {
+        int32_t n = find(p, x + dx[k], y + dy[k], NULL);
+        p->nbr[s][k] = n;
+        if (n >= 0) p->nbr[n][7 - k] = s;
+    }
+    p->tiles++;
+    if (p->tiles > p->st.peak_tiles) p->st.peak_tiles = p->tiles;
+    p->fresh[p->nfresh++] = s;
+    *out = s;
+    return TDCL_OK;
+}
+
+static void release(tdcl_life_tiles *p, int32_t s)
+{
+    unindex(p, s);
+    for (int k = 0; k < 8; k++)
+        if (p->nbr[s][k] >= 0) p->nbr[p->nbr[s][k]][7 - k] = -1;
+    p->live[s] = 0;
+    p->free_slots[p->nfree++] = s;
+    p->tiles--;
+}
+
+/* The neighbour k of slot s, created when missing. */
+static tdcl_status ensure(tdcl_life_tiles *p, int32_t s, int k, int device, tdcl_err *err)
+{
+    if (p->nbr[s][k] >= 0) return TDCL_OK;
+    int64_t x, y;
+    if (__builtin_add_overflow(p->tx[s], dx[k], &x) ||
+        __builtin_add_overflow(p->ty[s], dy[k], &y) || x > INT64_MAX / T || x < INT64_MIN / T ||
+        y > INT64_MAX / T || y < INT64_MIN / T)
+        return tdcl_fail(err, TDCL_ERANGE,
+                         "at generation %" PRId64 " the pattern reaches the edge of the 64-bit "
+                         "plane (cells are numbered -2^63..2^63-1)",
+                         p->gen0 + p->st.generation);
+    int32_t n;
+    return create(p, x, y, device, &n, err);
+}
+
+static void list_next(tdcl_life_tiles *p, int32_t s)
+{
+    if (p->mark[s] == p->stamp) return;
+    p->mark[s] = p->stamp;
+    p->next[p->nnext++] = s;
+}
+
+/* 1 if a neighbour's live cells touch slot s. */
+static int touched(const tdcl_life_tiles *p, int32_t s)
+{
+    for (int k = 0; k < 8; k++) {
+        int32_t n = p->nbr[s][k];
+        if (n >= 0 && (p->flags[n] & edge[7 - k])) return 1;
+    }
+    return 0;
+}
+
+/* After a generation: the flags taken in, tiles created where live cells
+ * reach a missing neighbour, the next list made, empty untouched tiles
+ * freed. */
+static tdcl_status after_step(tdcl_life_tiles *p, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    p->stamp++;
+    p->nnext = 0;
+    for (int64_t i = 0; i < p->nact; i++) {
+        int32_t s = p->act[i];
+        p->st.population += (int64_t)p->pop_dl[i] - (int64_t)p->pop[s];
+        p->pop[s] = p->pop_dl[i];
+        p->flags[s] = p->flags_dl[i];
+    }
+    for (int64_t i = 0; i < p->nact; i++) {
+        int32_t s = p->act[i];
+        for (int k = 0; k < 8; k++)
+            if ((p->flags[s] & edge[k]) && (st = ensure(p, s, k, 1, err))) return st;
+        if (!(p->flags[s] & F_CHANGED)) continue;
+        list_next(p, s);
+        for (int k = 0; k < 8; k++)
+            if (p->nbr[s][k] >= 0) list_next(p, p->nbr[s][k]);
+    }
+    for (int64_t i = 0; i < p->nfresh; i++)
+        list_next(p, p->fresh[i]);
+    for (int64_t i = 0; i < p->nact; i++) {
+        int32_t s = p->act[i];
+        if (p->live[s] && !(p->flags[s] & F_ALIVE) && !touched(p, s)) release(p, s);
+    }
+    /* freed tiles leave the list; the next generation computes the rest */
+    p->nact = 0;
+    for (int64_t i = 0; i < p->nnext; i++)
+        if (p->live[p->next[i]]) p->act[p->nact++] = p->next[i];
+    return st;
+}
+
+static tdcl_status launch(tdcl_life_tiles *p, cl_kernel k, int64_t groups, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    size_t lws = T, gws = (size_t)groups * T;
+    TDCL_CL_TRY(err, clEnqueueNDRangeKernel(p->ctx->queue, k, 1, NULL, &gws, &lws, 0, NULL, NULL),
+                "clEnqueueNDRangeKernel");
+out:
+    return st;
+}
+
+static tdcl_status step(tdcl_life_tiles *p, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    cl_command_queue q = p->ctx->queue;
+    cl_mem cur = p->buf[p->cur], nxt = p->buf[!p->cur];
+    if (p->nfresh) { /* new slots start dead; the other buffer is written before it is read */
+        TDCL_CL_TRY(err,
+                    clEnqueueWriteBuffer(q, p->act_m, CL_FALSE, 0, (size_t)p->nfresh * 4, p->fresh,
+                                         0, NULL, NULL),
+                    "clEnqueueWriteBuffer");
+        TDCL_CL_TRY(err, clSetKernelArg(p->clear_k, 0, sizeof cur, &cur), "clSetKernelArg");
+        TDCL_CL_TRY(err, clSetKernelArg(p->clear_k, 1, sizeof p->act_m, &p->act_m),
+                    "clSetKernelArg");
+        TDCL_TRY(launch(p, p->clear_k, p->nfresh, err));
+        p->nfresh = 0;
+    }
+    for (int64_t i = 0; i < p->nact; i++)
+        memcpy(p->nbr_up + 8 * i, p->nbr[p->act[i]], sizeof p->nbr[0]);
+    size_t n = (size_t)p->nact;
+    TDCL_CL_TRY(err, clEnqueueWriteBuffer(q, p->act_m, CL_FALSE, 0, n * 4, p->act, 0, NULL, NULL),
+                "clEnqueueWriteBuffer");
+    TDCL_CL_TRY(err,
+                clEnqueueWriteBuffer(q, p->nbr_m, CL_FALSE, 0, n * 32, p->nbr_up, 0, NULL, NULL),
+                "clEnqueueWriteBuffer");
+    cl_mem args[] = {cur, nxt, p->act_m, p->nbr_m, p->flags_m, p->pop_m};
+    for (cl_uint a = 0; a < 6; a++)
+        TDCL_CL_TRY(err, clSetKernelArg(p->step_k, a, sizeof args[a], &args[a]), "clSetKernelArg");
+    TDCL_TRY(launch(p, p->step_k, p->nact, err));
+    TDCL_CL_TRY(err,
+                clEnqueueReadBuffer(q, p->flags_m, CL_FALSE, 0, n * 4, p->flags_dl, 0, NULL, NULL),
+                "clEnqueueReadBuffer");
+    TDCL_CL_TRY(err, clEnqueueReadBuffer(q, p->pop_m, CL_TRUE, 0, n * 4, p->pop_dl, 0, NULL, NULL),
+                "clEnqueueReadBuffer");
+    p->cur = !p->cur;
+    p->st.cell_updates += (double)n * T * T;
+    p->st.generation++;
+    st = after_step(p, err);
+out:
+    return st;
+}
+
+tdcl_status tdcl_life_tiles_run(tdcl_life_tiles *p, int64_t gens, tdcl_err *err)
+{
+    for (int64_t g = 0; g < gens; g++) {
+        if (!p->nact) { /* nothing changes any more: still lifes or nothing */
+            p->st.generation += gens - g;
+            break;
+        }
+        tdcl_status st = step(p, err);
+        if (st) return st;
+    }
+    return TDCL_OK;
+}
+
+/* The flags and count of a tile's words, as plane.cl reports them (without
+ * F_CHANGED). */
+static void tile_flags(const uint64_t *w, uint32_t *flags, uint32_t *pop)
+{
+    uint32_t f = 0, n = 0;
+    for (int r = 0; r < T; r++) {
+        uint64_t v = w[r];
+        if (!v) continue;
+        unsigned lo = (unsigned)(v & 1), hi = (unsigned)(v >> 63);
+        f |= F_ALIVE | (lo ? F_W : 0) | (hi ? F_E : 0);
+        if (r == 0) f |= F_N | (lo ? F_NW : 0) | (hi ? F_NE : 0);
+        if (r == T - 1) f |= F_S | (lo ? F_SW : 0) | (hi ? F_SE : 0);
+        n += (uint32_t)__builtin_popcountll(v);
+    }
+    *flags = f;
+    *pop = n;
+}
+
+/* The tiles of the cells and their neighbours where cells reach an edge,
+ * indexed; the words into *words (the caller's), both buffers uploaded. */
+static tdcl_status load(tdcl_life_tiles *p, const tdcl_life_cells *cells, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    uint64_t *words = NULL;
+    p->st.population = (int64_t)cells->n; /* for a refusal's message */
+    for (size_t i = 0; i < cells->n; i++) {
+        int64_t x = cells->xy[2 * i], y = cells->xy[2 * i + 1];
+        int64_t tx = x >> 6, ty = y >> 6; /* floor: an arithmetic shift */
+        int32_t s = find(p, tx, ty, NULL);
+        if (s < 0) TDCL_TRY(create(p, tx, ty, 0, &s, err));
+        unsigned lx = (unsigned)(x & (T - 1)), ly = (unsigned)(y & (T - 1));
+        unsigned f = (lx == 0       ? F_W
+                      : lx == T - 1 ? F_E
+                                    : 0) |
+                     (ly == 0       ? F_N
+                      : ly == T - 1 ? F_S
+                                    : 0);
+        if (lx == 0 && ly == 0) f |= F_NW;
+        if (lx == T - 1 && ly == 0) f |= F_NE;
+        if (lx == 0 && ly == T - 1) f |= F_SW;
+        if (lx == T - 1 && ly == T - 1) f |= F_SE;
+        for (int k = 0; k < 8; k++)
+            if ((f & edge[k])) TDCL_TRY(ensure(p, s, k, 0, err));
+    }
+    if (!(words = calloc((size_t)p->cap * T, sizeof *words))) {
+        st = tdcl_fail(err, TDCL_ENOMEM, "out of memory for the plane's tiles");
+        goto out;
+    }
+    for (size_t i = 0; i < cells->n; i++) {
+        int64_t x = cells->xy[2 * i], y = cells->xy[2 * i + 1];
+        int32_t s = find(p, x >> 6, y >> 6, NULL);
+        words[(size_t)s * T + (size_t)(y & (T - 1))] |= (uint64_t)1 << (x & (T - 1));
+    }
+    p->st.population = 0;
+    p->nact = 0;
+    for (int64_t s = 0; s < p->used; s++) {
+        tile_flags(words + s * T, &p->flags[s], &p->pop[s]);
+        p->st.population += p->pop[s];
+        p->act[p->nact++] = (int32_t)s; /* the first generation computes every tile */
+    }
+    p->nfresh = 0;
+    TDCL_TRY(device_grow(p, 0, err));
+    for (int b = 0; b < 2; b++)
+        TDCL_CL_TRY(err,
+                    clEnqueueWriteBuffer(p->ctx->queue, p->buf[b], CL_TRUE, 0,
+                                         (size_t)p->cap * ROW_BYTES, words, 0, NULL, NULL),
+                    "clEnqueueWriteBuffer");
+out:
+    free(words);
+    return st;
+}
+
+static tdcl_status build(tdcl_life_tiles *p, const tdcl_life_rule *rule, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    char opts[96];
+    size_t wg = 0;
+    snprintf(opts, sizeof opts, "-DWBITS=64 -DBIRTH=0x%x -DSURVIVE=0x%x", rule->birth,
+             rule->survive);
+    TDCL_TRY(tdcl_life_prog_build(p->ctx, TDCL_LIFE_PROG_PLANE, opts, &p->prog, err));
+    TDCL_TRY(tdcl_ctx_kernel(p->prog, "life_plane", &p->step_k, err));
+    TDCL_TRY(tdcl_ctx_kernel(p->prog, "life_plane_clear", &p->clear_k, err));
+    TDCL_TRY(tdcl_kernel_local_check(p->ctx, p->step_k, "life_plane", err));
+    TDCL_CL_TRY(err,
+                clGetKernelWorkGroupInfo(p->step_k, p->ctx->dev.device, CL_KERNEL_WORK_GROUP_SIZE,
+                                         sizeof wg, &wg, NULL),
+                "clGetKernelWorkGroupInfo");
+    if (wg < T)
+        st = tdcl_fail(err, TDCL_ELIMIT,
+                       "life_plane needs work-groups of %d work-items; the device runs %zu", T, wg);
+out:
+    return st;
+}
+
+/* The most slots the device (and max_bytes) allows: each buffer within the
+ * largest allocation, all within the memory. */
+static int64_t max_slots(const tdcl_device_info *d, uint64_t max_bytes)
+{
+    uint64_t by_alloc = d->max_alloc / ROW_BYTES, by_mem = d->global_mem / TDCL_LIFE_TILE_BYTES;
+    uint64_t n = by_alloc < by_mem ? by_alloc : by_mem;
+    if (max_bytes && max_bytes / TDCL_LIFE_TILE_BYTES < n) n = max_bytes / TDCL_LIFE_TILE_BYTES;
+    return n > INT32_MAX ? INT32_MAX : (int64_t)n;
+}
+
+tdcl_status tdcl_life_tiles_create(tdcl_ctx *ctx, const tdcl_life_rule *rule, uint64_t max_bytes,
+                                   int64_t gen0, const tdcl_life_cells *cells,
+                                   tdcl_life_tiles **out, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    const char *why = tdcl_life_tiles_refuses(rule);
+    *out = NULL;
+    if (why) return tdcl_fail(err, TDCL_EINVAL, "%s", why);
+    tdcl_life_tiles *p = calloc(1, sizeof *p);
+    if (!p) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    p->ctx = ctx;
+    p->gen0 = gen0;
+    p->max_bytes = max_bytes;
+    p->max_cap = max_slots(&ctx->dev, max_bytes);
+    TDCL_TRY(rehash(p, 1024, err));
+    TDCL_TRY(build(p, rule, err));
+    TDCL_TRY(load(p, cells, err));
+    *out = p;
+    p = NULL;
+out:
+    tdcl_life_tiles_destroy(p);
+    return st;
+}
+
+/* The pool's words of slots [0, used), the caller's to free. */
+static tdcl_status download(tdcl_life_tiles *p, uint64_t **words, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    size_t bytes = (size_t)(p->used ? p->used : 1) * ROW_BYTES;
+    *words = malloc(bytes);
+    if (!*words) return tdcl_fail(err, TDCL_ENOMEM, "out of memory for the plane's cells");
+    if (p->used)
+        TDCL_CL_TRY(err,
+                    clEnqueueReadBuffer(p->ctx->queue, p->buf[p->cur], CL_TRUE, 0, bytes, *words, 0,
+                                        NULL, NULL),
+                    "clEnqueueReadBuffer");
+out:
+    if (st) {
+        free(*words);
+        *words = NULL;
+    }
+    return st;
+}
+
+tdcl_status tdcl_life_tiles_cells(tdcl_life_tiles *p, tdcl_life_cells *out, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    uint64_t *w = NULL;
+    TDCL_TRY(download(p, &w, err));
+    for (int64_t s = 0; s < p->used; s++) {
+        if (!p->live[s] || !p->pop[s]) continue;
+        for (int r = 0; r < T; r++)
+            for (uint64_t v = w[s * T + r]; v; v &= v - 1)
+                TDCL_TRY(tdcl_life_cells_add(out, p->tx[s] * T + __builtin_ctzll(v),
+                                             p->ty[s] * T + r, err));
+    }
+    tdcl_life_cells_sort(out);
+out:
+    free(w);
+    return st;
+}
+
+tdcl_status tdcl_life_tiles_window(tdcl_life_tiles *p, int64_t x, int64_t y, int64_t rows,
+                                   int64_t cols, tdcl_matrix *out, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    uint64_t *w = NULL;
+    TDCL_TRY(tdcl_matrix_alloc(out, rows, cols, 1, TDCL_U8, err));
+    TDCL_TRY(download(p, &w, err));
+    uint8_t *c = out->data;
+    for (int64_t s = 0; s < p->used; s++) {
+        if (!p->live[s] || !p->pop[s]) continue;
+        /* the tile's cells relative to the window (never past 64 bits:
+         * a tile far away is skipped by the test before) */
+        int64_t ox, oy;
+        if (__builtin_sub_overflow(p->tx[s] * T, x, &ox) ||
+            __builtin_sub_overflow(p->ty[s] * T, y, &oy) || ox <= -T || oy <= -T || ox >= cols ||
+            oy >= rows)
+            continue;
+        for (int r = 0; r < T; r++) {
+            if (oy + r < 0 || oy + r >= rows) continue;
+            for (uint64_t v = w[s * T + r]; v; v &= v - 1) {
+                int64_t cx = ox + __builtin_ctzll(v);
+                if (cx >= 0 && cx < cols) c[(oy + r) * cols + cx] = 1;
+            }
+        }
+    }
+out:
+    free(w);
+    if (st) tdcl_matrix_free(out);
+    return st;
+}
+
+void tdcl_life_tiles_stats_get(const tdcl_life_tiles *p, tdcl_life_tiles_stats *s)
+{
+    *s = p->st;
+    s->tiles = p->tiles;
+    s->active = p->nact;
+}
+
+void tdcl_life_tiles_destroy(tdcl_life_tiles *p)
+{
+    if (!p) return;
+    cl_mem m[] = {p->buf[0], p->buf[1], p->act_m, p->nbr_m, p->flags_m, p->pop_m};
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+        if (m[i]) clReleaseMemObject(m[i]);
+    if (p->step_k) clReleaseKernel(p->step_k);
+    if (p->clear_k) clReleaseKernel(p->clear_k);
+    if (p->prog) clReleaseProgram(p->prog);
+    void *h[] = {p->tx,   p->ty,    p->flags,      p->pop,      p->mark,
+                 p->nbr,  p->live,  p->free_slots, p->table,    p->act,
+                 p->next, p->fresh, p->nbr_up,     p->flags_dl, p->pop_dl};
+    for (size_t i = 0; i < sizeof h / sizeof h[0]; i++)
+        free(h[i]);
+    free(p);
+}
