@@ -12,6 +12,7 @@
 #include "io/life_io.h"
 #include "base/fileio.h"
 #include "jobs/life_job.h"
+#include "jobs/life_plane_job.h"
 #include "dist/mpi.h"
 #include "jobs/shard_life.h"
 #include "base/log.h"
@@ -93,6 +94,13 @@ static void usage(FILE *fp)
                 "                     (and no --tile asks for a dense shape);\n"
                 "                     rules with B0 and Golly's bounded grids other than torus\n"
                 "                     and clamp run dense (-v says so)\n"
+                "      --plane P      auto (default), tiles or dense: the unbounded plane as\n"
+                "                     64x64 tiles that exist only near live cells (memory and\n"
+                "                     work follow the live cells), or one grid over the\n"
+                "                     pattern's box; auto takes tiles when under 2%% of the\n"
+                "                     box is alive (-v says which); rules with B0 run dense\n"
+                "      --window X,Y,W,H  the plane's window that --frames and --gif show on the\n"
+                "                     tile plane (default: the starting box)\n"
                 "      --halo K       with --device naming several devices (the grid split\n"
                 "                     into bands of rows, one per device): generations\n"
                 "                     between exchanges, the rows each band keeps of its\n"
@@ -150,6 +158,8 @@ enum {
     OPT_MAX_BYTES,
     OPT_HALO,
     OPT_SPARSE,
+    OPT_PLANE,
+    OPT_WINDOW,
 };
 
 /* --boundary as Golly's bounded grid (":T64+2,48", "K64*,48"): the
@@ -282,6 +292,27 @@ static int take_option(int c, const char *arg, const char *name, life_cli *lc)
         else
             return cli_usage_error("life", "--sparse is auto, on or off, got '%s'", arg);
         return 0;
+    case OPT_PLANE:
+        if (strcasecmp(arg, "tiles") == 0)
+            o->plane = TDCL_LIFE_PLANE_TILES;
+        else if (strcasecmp(arg, "dense") == 0)
+            o->plane = TDCL_LIFE_PLANE_DENSE;
+        else if (strcasecmp(arg, "auto") == 0)
+            o->plane = TDCL_LIFE_PLANE_AUTO;
+        else
+            return cli_usage_error("life", "--plane is auto, tiles or dense, got '%s'", arg);
+        return 0;
+    case OPT_WINDOW: {
+        char tail;
+        long long x, y, w, h;
+        if (sscanf(arg, "%lld,%lld,%lld,%lld%c", &x, &y, &w, &h, &tail) != 4 || w < 1 || h < 1 ||
+            w > 65536 || h > 65536)
+            return cli_usage_error(
+                "life", "--window needs X,Y,W,H (W and H from 1 to 65536), got '%s'", arg);
+        o->window_given = 1;
+        o->window_x = x, o->window_y = y, o->window_w = w, o->window_h = h;
+        return 0;
+    }
     case OPT_HALO:
         if (cli_parse_i64(arg, 1, 1 << 20, &v))
             return cli_usage_error("life", "--halo needs an integer >= 1, got '%s'", arg);
@@ -313,6 +344,8 @@ static int parse_args(int argc, char **argv, life_cli *lc)
                                              {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
                                              {"halo", required_argument, NULL, OPT_HALO},
                                              {"sparse", required_argument, NULL, OPT_SPARSE},
+                                             {"plane", required_argument, NULL, OPT_PLANE},
+                                             {"window", required_argument, NULL, OPT_WINDOW},
                                              {"help", no_argument, NULL, 'h'},
                                              {0, 0, 0, 0}};
     int c;

@@ -607,6 +607,68 @@ tdcl_status tdcl_life_rle_write_fp(FILE *fp, const tdcl_matrix *grid, const tdcl
     return TDCL_OK;
 }
 
+/* The live cells as RLE at their place on the plane, from a sorted list
+ * (tdcl_life_cells_sort): runs come straight from the list, so no grid of
+ * the box is made. */
+static tdcl_status rle_write_list(FILE *fp, const tdcl_life_cells *c, const tdcl_life_write_opts *o,
+                                  tdcl_err *err)
+{
+    char rule[32];
+    int64_t x0 = 0, y0 = 0, x1 = -1, y1 = -1;
+    for (size_t i = 0; i < c->n; i++) {
+        int64_t x = c->xy[2 * i];
+        if (i == 0 || x < x0) x0 = x;
+        if (i == 0 || x > x1) x1 = x;
+    }
+    if (c->n) y0 = c->xy[1], y1 = c->xy[2 * c->n - 1];
+    uint64_t w = c->n ? (uint64_t)x1 - (uint64_t)x0 + 1 : 0,
+             h = c->n ? (uint64_t)y1 - (uint64_t)y0 + 1 : 0;
+    if (w > INT64_MAX || h > INT64_MAX)
+        return tdcl_fail(err, TDCL_ERANGE,
+                         "the live cells span more than 2^63 cells, more than RLE's counts hold");
+    if (o->comment) fprintf(fp, "#C %s\n", o->comment);
+    fprintf(fp, "#CXRLE Pos=%" PRId64 ",%" PRId64 " Gen=%" PRId64 "\n", x0, y0, o->generation);
+    fprintf(fp, "x = %" PRIu64 ", y = %" PRIu64 ", rule = %s\n", w, h,
+            tdcl_life_rule_format(&o->rule, rule, sizeof rule));
+    rle_out out = {fp, 0};
+    int64_t row = y0, col = x0; /* where the next item starts */
+    for (size_t i = 0; i < c->n;) {
+        int64_t x = c->xy[2 * i], y = c->xy[2 * i + 1];
+        size_t j = i + 1;
+        while (j < c->n && c->xy[2 * j + 1] == y && c->xy[2 * j] == x + (int64_t)(j - i))
+            j++;
+        if (y != row) {
+            rle_emit(&out, (int64_t)((uint64_t)y - (uint64_t)row), '$');
+            row = y;
+            col = x0;
+        }
+        if (x != col) rle_emit(&out, (int64_t)((uint64_t)x - (uint64_t)col), 'b');
+        rle_emit(&out, (int64_t)(j - i), 'o');
+        col = x + (int64_t)(j - i);
+        i = j;
+    }
+    rle_emit(&out, 1, '!');
+    fputc('\n', fp);
+    if (ferror(fp)) return tdcl_fail(err, TDCL_EIO, "write error: %s", strerror(errno));
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_life_rle_write_cells(const char *path, const tdcl_life_cells *cells,
+                                      const tdcl_life_write_opts *o, tdcl_err *err)
+{
+    tdcl_outfile f;
+    tdcl_status st = tdcl_out_open(&f, path, err);
+    if (st) return st;
+    tdcl_err e = {0};
+    st = rle_write_list(f.fp, cells, o, &e);
+    if (st) {
+        tdcl_fail(err, st, "cannot write '%s': %s", tdcl_path_display(path), e.msg);
+        tdcl_out_abort(&f);
+        return st;
+    }
+    return tdcl_out_commit(&f, err);
+}
+
 tdcl_status tdcl_life_cells_write_fp(FILE *fp, const tdcl_matrix *grid,
                                      const tdcl_life_write_opts *o, tdcl_err *err)
 {

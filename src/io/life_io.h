@@ -64,6 +64,13 @@ typedef struct tdcl_life_write_opts {
 tdcl_status tdcl_life_rle_write_fp(FILE *fp, const tdcl_matrix *grid, const tdcl_life_write_opts *o,
                                    tdcl_err *err);
 
+/* Writes the live cells (sorted by tdcl_life_cells_sort) as RLE to path
+ * (NULL or "-": stdout) through tdcl_outfile: their box at its place on the
+ * plane ("#CXRLE Pos= Gen="), no grid made, so the box may be any size
+ * the 64-bit plane holds; TDCL_ERANGE when it spans more than 2^63 cells. */
+tdcl_status tdcl_life_rle_write_cells(const char *path, const tdcl_life_cells *cells,
+                                      const tdcl_life_write_opts *o, tdcl_err *err);
+
 /* Writes grid as plaintext .cells to fp (full rows, '.' and 'O'). */
 tdcl_status tdcl_life_cells_write_fp(FILE *fp, const tdcl_matrix *grid,
                                      const tdcl_life_write_opts *o, tdcl_err *err);

@@ -19,6 +19,7 @@
 #include "io/life_io.h"
 #include "io/npy.h"
 #include "jobs/life_grow.h"
+#include "jobs/life_plane_job.h"
 #include "jobs/shard_life.h"
 
 /* The largest grid the device holds, in cells: its rows of one word. */
@@ -145,8 +146,8 @@ static tdcl_status plane_start(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_
  * A soup's .npy output (its shape the soup's) is opened and its space
  * reserved while the device opens (*early). */
 static tdcl_status job_input(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_opts *lo,
-                             tdcl_matrix *grid, int64_t *gen0, tdcl_life_plane *pl,
-                             tdcl_npy_out **early_out, tdcl_err *err)
+                             tdcl_life_pattern *pre, tdcl_matrix *grid, int64_t *gen0,
+                             tdcl_life_plane *pl, tdcl_npy_out **early_out, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_life_pattern pat = {0};
@@ -187,7 +188,14 @@ static tdcl_status job_input(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_li
     }
     TDCL_TRY(tdcl_ctx_wait(ctx, err)); /* the grid's limit is the device's */
     int64_t max_cells = grid_cells_limit(ctx, o, lo, 0);
-    TDCL_TRY(tdcl_life_read(o->input, max_cells, &pat, err));
+    if (pre->grid.data) { /* read already: checked against this path's bound */
+        TDCL_TRY(tdcl_life_grid_bound(pre->grid.rows, pre->grid.cols, max_cells, "host memory",
+                                      "the pattern", err));
+        pat = *pre;
+        memset(pre, 0, sizeof *pre);
+    } else {
+        TDCL_TRY(tdcl_life_read(o->input, max_cells, &pat, err));
+    }
     if (!o->rule_given && pat.has_rule) lo->rule = pat.rule;
     if (!o->boundary_given && pat.topo.present) {
         lo->boundary = pat.topo.boundary;
@@ -416,7 +424,8 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
     tdcl_status st = TDCL_OK;
     tdcl_matrix grid = {0}, result = {0};
     tdcl_life_plan *p = NULL;
-    tdcl_npy_out *early = NULL; /* a soup's .npy output, opened while the device opens */
+    tdcl_npy_out *early = NULL;  /* a soup's .npy output, opened while the device opens */
+    tdcl_life_pattern pre = {0}; /* the pattern as the tile plane read it and left it */
     tdcl_life_opts lo = o->life;
     job_state js = {.o = o};
     double t_start = tdcl_now_ms(), kernel_ms = 0;
@@ -424,10 +433,12 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
     if (o->gens < 0)
         return tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0, got %" PRId64, o->gens);
     TDCL_TRY(check_outputs(o, err));
+    int tiles = 0; /* a sparse pattern on the unbounded plane runs in tiles */
+    if ((st = tdcl_life_plane_job(ctx, o, sum, final, &tiles, &pre, err)) || tiles) goto out;
     lo.rule = tdcl_life_opts_rule(&lo);
     js.ctx = ctx;
     js.lo = &lo;
-    if ((st = job_input(ctx, o, &lo, &grid, &js.gen0, &js.pl, &early, err))) {
+    if ((st = job_input(ctx, o, &lo, &pre, &grid, &js.gen0, &js.pl, &early, err))) {
         memory_note(ctx, o, &lo, err);
         goto out;
     }
@@ -518,6 +529,7 @@ tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_
     }
     (void)t_start;
 out:
+    tdcl_life_pattern_free(&pre);
     tdcl_npy_out_abort(early);
     tdcl_life_gif_abort(js.gif);
     tdcl_life_plan_destroy(p);

@@ -34,6 +34,11 @@ typedef struct tdcl_life_job_opts {
                                has available (tdcl_mem_check), within the process's limits */
     tdcl_life_progress_fn progress; /* NULL: progress goes to the log (INFO) */
     void *progress_user;
+    /* The unbounded plane (jobs/life_plane_job.h): AUTO, tiles for sparse
+     * patterns; TILES or DENSE forced. */
+    int plane;
+    int window_given; /* frames and GIF show this window of the plane */
+    int64_t window_x, window_y, window_w, window_h; /* (top-left, width, height) */
 } tdcl_life_job_opts;
 
 typedef struct tdcl_life_summary {

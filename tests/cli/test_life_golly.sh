@@ -32,7 +32,7 @@ printf '!16x16, a glider at 6,6\n' >"$T/g16.cells"
 for r in 0 1 2 3 4 5; do printf '................\n' >>"$T/g16.cells"; done
 printf '.......O........\n........O.......\n......OOO.......\n' >>"$T/g16.cells"
 for r in 9 10 11 12 13 14 15; do printf '................\n' >>"$T/g16.cells"; done
-run -v life "$T/g16.cells" --gens 1000 -o "$T/g1000.rle"
+run -v life "$T/g16.cells" --gens 1000 -o "$T/g1000.rle" --plane dense
 expect_rc 0 "a glider runs 1000 generations from a 16x16 grid"
 expect_eq "$(cellsof "$T/g1000.rle")" "5 256,256" "it keeps its five cells and moved 250 cells down and right"
 expect_contains "$ERR" "the plane's grid is now" "the grid grew (or moved) with it"
@@ -197,5 +197,53 @@ if [ -n "$BGOLLY" ]; then
 else
     skip "soups agree with bgolly on the plane" "bgolly is not installed (Debian package golly)"
 fi
+
+# ---- the tile plane -----------------------------------------------------------
+# the Gosper gun's stream makes tiles; forced tiles and forced dense agree,
+# from a place off the tiles' grid, and so does bgolly
+printf '%s\n' '#CXRLE Pos=-70,-3' 'x = 36, y = 9, rule = B3/S23' \
+    '24bo$22bobo$12b2o6b2o12b2o$11bo3bo4b2o12b2o$2o8bo5bo3b2o$2o8bo3bob2o4bobo$10bo5bo7bo$11bo3bo$12b2o!' >"$T/gun.rle"
+run -v life "$T/gun.rle" --gens 300 -o "$T/gun-t.rle" --plane tiles
+expect_rc 0 "the gun runs 300 generations on the tile plane"
+expect_contains "$ERR" "the tile plane: 36 live cells in a 36 x 9 box" "-v says the tile plane runs it, and why"
+run life "$T/gun.rle" --gens 300 -o "$T/gun-d.rle" --plane dense
+same "$T/gun-t.rle" "$T/gun-d.rle" && ok "tiles and the dense grid agree cell for cell" \
+    || not_ok "tiles and the dense grid agree cell for cell" "$(head -3 "$T/gun-t.rle")"
+expect_contains "$(cat "$T/gun-t.rle")" "#CXRLE Pos=-70,-3 Gen=300" "the tiles' RLE keeps position and generation"
+# a sparse pattern takes tiles by itself; a dense one does not
+printf '%s\n' 'x = 203, y = 3, rule = B3/S23' 'bo199bo$2bo197bo$3o197b3o!' >"$T/pair.rle"
+run -v life "$T/pair.rle" --gens 100 -o "$T/pair-t.rle"
+expect_contains "$ERR" "life: the tile plane" "two gliders 200 cells apart run in tiles"
+soup 30 30 7 B3/S23 >"$T/soup.rle"
+run -v life "$T/soup.rle" --gens 10 -o "$T/soup-d.rle"
+expect_contains "$ERR" "life: a dense grid" "a soup runs dense"
+run life "$T/soup.rle" --gens 200 -o "$T/soup-t.rle" --plane tiles
+if [ -n "$BGOLLY" ]; then
+    (cd "$T" && "$BGOLLY" -a QuickLife -m 300 -o golly-gun.rle gun.rle >/dev/null 2>&1 &&
+        "$BGOLLY" -a QuickLife -m 200 -o golly-soup.rle soup.rle >/dev/null 2>&1)
+    same "$T/gun-t.rle" "$T/golly-gun.rle" shape && ok "the gun on tiles agrees with bgolly" \
+        || not_ok "the gun on tiles agrees with bgolly"
+    same "$T/soup-t.rle" "$T/golly-soup.rle" shape && ok "a soup on tiles agrees with bgolly after 200 generations" \
+        || not_ok "a soup on tiles agrees with bgolly after 200 generations"
+else
+    skip "the tile plane agrees with bgolly" "bgolly is not installed (Debian package golly)"
+fi
+# B0 is refused on tiles by name, and runs dense by itself
+soup 8 8 3 B03/S23 >"$T/b0.rle"
+run life "$T/b0.rle" --gens 2 --plane tiles -o "$T/b0t.rle"
+expect_rc 1 "--plane tiles refuses a B0 rule"
+expect_contains "$ERR" "B0 rules wake every dead cell" "and says why"
+# outgrowing the memory allowed: generation, population, bytes; nothing written
+rm -f "$T/gun-m.rle"
+run life "$T/gun.rle" --gens 2000 --plane tiles --max-bytes 8000 -o "$T/gun-m.rle"
+expect_rc 1 "the gun outgrows 8000 bytes of tiles"
+expect_contains "$ERR" "(population " "the refusal names the population"
+expect_contains "$ERR" "at generation " "and the generation"
+[ ! -e "$T/gun-m.rle" ] && ok "nothing is written" || not_ok "nothing is written"
+# frames and the GIF show a window of the plane
+run life "$T/pair.rle" --gens 8 --every 4 --frames "$T/fr" --window -10,-10,40,30 --gif "$T/pair.gif"
+expect_rc 0 "--window frames and GIF on the tile plane"
+[ -s "$T/pair.gif" ] && [ -s "$T/fr/gen-00000008.png" ] && ok "the frames and GIF are written" \
+    || not_ok "the frames and GIF are written" "$(ls "$T/fr")"
 
 done_testing

@@ -1,0 +1,296 @@
+/* The life job on the tile plane: pattern -> cells -> tiles on the device
+ * -> cells -> RLE, with the population log, frames and GIF of a window. */
+#include "jobs/life_plane_job.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/clock.h"
+#include "base/fileio.h"
+#include "base/log.h"
+#include "base/mem.h"
+#include "io/life_io.h"
+#include "ops/life/life_plane.h"
+
+/* The most cells a grid made from the plane (a window, the live box for a
+ * format other than RLE, the terminal's preview) may have. */
+#define BOX_CELLS_MAX (INT64_C(1) << 32)
+#define PREVIEW_CELLS_MAX (INT64_C(1) << 20)
+
+typedef struct plane_run {
+    const tdcl_life_job_opts *o;
+    tdcl_life_tiles *t;
+    tdcl_life_rule rule;
+    int64_t gen0;
+    int64_t wx, wy, ww, wh; /* the window of frames and the GIF */
+    tdcl_life_gif *gif;
+} plane_run;
+
+/* 1 when the job is the plane's to run at all: a file on the unbounded
+ * plane, nothing sizing or bounding it. */
+static int plane_case(const tdcl_life_job_opts *o, const tdcl_life_pattern *pat)
+{
+    return !pat->topo.present && o->width <= 0 && o->height <= 0 && !o->boundary_given;
+}
+
+/* The live box of sorted cells into a new grid at plane (*x0, *y0);
+ * TDCL_ELIMIT past max cells. */
+static tdcl_status box_grid(const tdcl_life_cells *c, int64_t max, tdcl_matrix *g, int64_t *x0,
+                            int64_t *y0, tdcl_err *err)
+{
+    int64_t a = 0, b = -1, r0 = 0, r1 = -1;
+    for (size_t i = 0; i < c->n; i++) {
+        int64_t x = c->xy[2 * i];
+        if (i == 0 || x < a) a = x;
+        if (i == 0 || x > b) b = x;
+    }
+    if (c->n) r0 = c->xy[1], r1 = c->xy[2 * c->n - 1];
+    uint64_t w = c->n ? (uint64_t)b - (uint64_t)a + 1 : 1,
+             h = c->n ? (uint64_t)r1 - (uint64_t)r0 + 1 : 1;
+    if (w > (uint64_t)max || h > (uint64_t)max / w)
+        return tdcl_fail(err, TDCL_ELIMIT,
+                         "the live cells' box of %" PRIu64 " x %" PRIu64
+                         " cells is too large for a grid; write RLE",
+                         w, h);
+    tdcl_status st = tdcl_matrix_alloc(g, (int64_t)h, (int64_t)w, 1, TDCL_U8, err);
+    if (st) return st;
+    memset(g->data, 0, (size_t)(w * h));
+    for (size_t i = 0; i < c->n; i++)
+        ((uint8_t *)g->data)[(uint64_t)(c->xy[2 * i + 1] - r0) * w + (uint64_t)(c->xy[2 * i] - a)] =
+            1;
+    *x0 = a;
+    *y0 = r0;
+    return TDCL_OK;
+}
+
+/* The --every, --frames and --gif work at generation gen of the run. */
+static tdcl_status snapshot(plane_run *r, int64_t gen, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix win = {0};
+    char *path = NULL;
+    const tdcl_life_job_opts *o = r->o;
+    int frames = o->frames_dir && o->every > 0;
+    if (o->every > 0) {
+        tdcl_life_tiles_stats s;
+        tdcl_life_tiles_stats_get(r->t, &s);
+        tdcl_log(TDCL_LOG_INFO, "generation %" PRId64 ": population %" PRId64, r->gen0 + gen,
+                 s.population);
+    }
+    if (!frames && !r->gif) return TDCL_OK;
+    TDCL_TRY(tdcl_life_tiles_window(r->t, r->wx, r->wy, r->wh, r->ww, &win, err));
+    if (frames) {
+        size_t n = strlen(o->frames_dir) + 40;
+        if (!(path = malloc(n))) {
+            st = tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+            goto out;
+        }
+        snprintf(path, n, "%s/gen-%08" PRId64 ".png", o->frames_dir, r->gen0 + gen);
+        tdcl_life_write_opts w = {.rule = r->rule, .unbounded = 1, .x0 = r->wx, .y0 = r->wy};
+        w.generation = r->gen0 + gen;
+        w.scale = o->scale;
+        TDCL_TRY(tdcl_life_write(path, &win, &w, err));
+    }
+    if (r->gif) TDCL_TRY(tdcl_life_gif_frame(r->gif, &win, err));
+out:
+    free(path);
+    tdcl_matrix_free(&win);
+    return st;
+}
+
+/* The generations in chunks: up to the next snapshot, with progress. */
+static tdcl_status loop(plane_run *r, double *ms, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    const tdcl_life_job_opts *o = r->o;
+    int64_t every = o->every > 0 ? o->every : (r->gif ? 1 : 0), chunk = 64;
+    double t0 = tdcl_now_ms(), shown = t0;
+    if (every) TDCL_TRY(snapshot(r, 0, err));
+    for (int64_t done = 0; done < o->gens;) {
+        int64_t n = o->gens - done < chunk ? o->gens - done : chunk;
+        if (every && n > every - done % every) n = every - done % every;
+        double c0 = tdcl_now_ms();
+        TDCL_TRY(tdcl_life_tiles_run(r->t, n, err));
+        tdcl_out_reclaim_signals(); /* as the dense loop: PoCL's LLVM takes signals */
+        done += n;
+        if (tdcl_now_ms() - c0 < 100 && chunk < (INT64_C(1) << 40)) chunk *= 2;
+        if (every && done % every == 0) TDCL_TRY(snapshot(r, done, err));
+        double now = tdcl_now_ms();
+        if (now - shown >= 1000 && done < o->gens) {
+            shown = now;
+            if (o->progress)
+                o->progress(done, o->gens, now - t0, o->progress_user);
+            else
+                tdcl_log(TDCL_LOG_INFO, "generation %" PRId64 " of %" PRId64 ", %.1f s", done,
+                         o->gens, (now - t0) / 1000);
+        }
+    }
+out:
+    *ms = tdcl_now_ms() - t0;
+    return st;
+}
+
+/* The result: RLE straight from the cells, other formats from their box. */
+static tdcl_status write_out(const plane_run *r, const tdcl_life_cells *c, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    const tdcl_life_job_opts *o = r->o;
+    char comment[96];
+    snprintf(comment, sizeof comment, "generation %" PRId64 ", written by tiledcl life",
+             r->gen0 + o->gens);
+    tdcl_life_write_opts w = {.rule = r->rule, .unbounded = 1, .scale = o->scale};
+    w.generation = r->gen0 + o->gens;
+    w.comment = comment;
+    if (strcmp(o->output, "-") == 0 || tdcl_path_has_ext(o->output, ".rle") ||
+        !tdcl_life_path_known(o->output))
+        return tdcl_life_rle_write_cells(o->output, c, &w, err);
+    tdcl_matrix g = {0};
+    TDCL_TRY(box_grid(c, BOX_CELLS_MAX, &g, &w.x0, &w.y0, err));
+    st = tdcl_life_write(o->output, &g, &w, err);
+out:
+    tdcl_matrix_free(&g);
+    return st;
+}
+
+static void summarize(const plane_run *r, const tdcl_life_cells *c, double ms,
+                      tdcl_life_summary *sum)
+{
+    tdcl_life_tiles_stats s;
+    tdcl_life_tiles_stats_get(r->t, &s);
+    memset(sum, 0, sizeof *sum);
+    if (c->n) {
+        int64_t a = c->xy[0], b = c->xy[0];
+        for (size_t i = 0; i < c->n; i++) {
+            if (c->xy[2 * i] < a) a = c->xy[2 * i];
+            if (c->xy[2 * i] > b) b = c->xy[2 * i];
+        }
+        sum->cols = b - a + 1;
+        sum->rows = c->xy[2 * c->n - 1] - c->xy[1] + 1;
+    }
+    sum->generations = r->o->gens;
+    sum->population = s.population;
+    sum->kernel_ms = ms;
+    sum->host_timed = 1; /* launches and the host's index between them */
+    sum->wall_ms = ms;
+    sum->computed = -1; /* the dense grid's share; the tiles' work is in describe */
+    sum->rule = r->rule;
+    sum->boundary = TDCL_LIFE_DEAD;
+    sum->open_x = sum->open_y = 1;
+    snprintf(sum->describe, sizeof sum->describe,
+             "plane=tiles tile=%dx%d tiles=%" PRId64 " peak=%" PRId64 " active=%" PRId64
+             " computed=%.3g cell updates",
+             TDCL_LIFE_TILE, TDCL_LIFE_TILE, s.tiles, s.peak_tiles, s.active, s.cell_updates);
+}
+
+/* AUTO's choice, said with -v: 1 for tiles. */
+static int choose(const tdcl_life_job_opts *o, const tdcl_life_pattern *pat, int64_t live)
+{
+    double area = (double)pat->grid.rows * (double)pat->grid.cols;
+    double d = area > 0 ? (double)live / area : 0;
+    int tiles = o->plane == TDCL_LIFE_PLANE_TILES ||
+                (o->plane == TDCL_LIFE_PLANE_AUTO && d < TDCL_LIFE_PLANE_DENSITY);
+    tdcl_log(TDCL_LOG_VERBOSE,
+             "life: %s: %" PRId64 " live cells in a %" PRId64 " x %" PRId64
+             " box, %.3g%% alive (%s %.3g%%)%s",
+             tiles ? "the tile plane" : "a dense grid", live, pat->grid.cols, pat->grid.rows,
+             100 * d, d < TDCL_LIFE_PLANE_DENSITY ? "below" : "at or above",
+             100 * TDCL_LIFE_PLANE_DENSITY, o->plane == TDCL_LIFE_PLANE_AUTO ? "" : " (forced)");
+    return tiles;
+}
+
+static tdcl_status open_outputs(plane_run *r, tdcl_err *err)
+{
+    const tdcl_life_job_opts *o = r->o;
+    tdcl_status st = o->output ? tdcl_out_precheck(o->output, err) : TDCL_OK;
+    if (!st && o->gif_path) st = tdcl_out_precheck(o->gif_path, err);
+    if (st) return st;
+    if (o->frames_dir && mkdir(o->frames_dir, 0777) != 0 && errno != EEXIST)
+        return tdcl_fail_param(err, TDCL_EIO, TDCL_PARAM_FRAMES_DIR,
+                               "cannot create the frames directory '%s': %s", o->frames_dir,
+                               strerror(errno));
+    if (o->gif_path)
+        return tdcl_life_gif_open(o->gif_path, r->wh, r->ww, o->scale, o->every > 0 ? 10 : 5,
+                                  &r->gif, err);
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_life_plane_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_summary *sum,
+                                tdcl_matrix *final, int *taken, tdcl_life_pattern *left,
+                                tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_life_pattern pat = {0};
+    tdcl_life_cells cells = {0};
+    plane_run r = {.o = o};
+    double t0 = tdcl_now_ms(), ms = 0;
+    *taken = 0;
+    if (!o->input || o->plane == TDCL_LIFE_PLANE_DENSE || o->gens < 0) return TDCL_OK;
+    TDCL_TRY(tdcl_ctx_wait(ctx, err));
+    int64_t budget = (int64_t)(tdcl_mem_budget(o->max_bytes, 0, NULL) / 2);
+    TDCL_TRY(tdcl_life_read(o->input, budget, &pat, err));
+    r.rule = o->rule_given || !pat.has_rule ? tdcl_life_opts_rule(&o->life) : pat.rule;
+    const char *why = tdcl_life_tiles_refuses(&r.rule);
+    if (!plane_case(o, &pat) || why) {
+        if (o->plane == TDCL_LIFE_PLANE_TILES)
+            st = tdcl_fail(err, TDCL_EINVAL, "the tile plane cannot run this: %s",
+                           why ? why
+                               : "it holds the unbounded plane only, without a grid size "
+                                 "or a boundary");
+        goto out;
+    }
+    int64_t x0 = pat.x0, y0 = pat.y0;
+    TDCL_TRY(tdcl_life_cells_from_grid(&pat.grid, x0, y0, &cells, err));
+    if (!choose(o, &pat, (int64_t)cells.n)) goto give_back;
+    *taken = 1;
+    r.gen0 = pat.generation;
+    r.wx = o->window_given ? o->window_x : x0;
+    r.wy = o->window_given ? o->window_y : y0;
+    r.ww = o->window_given ? o->window_w : pat.grid.cols;
+    r.wh = o->window_given ? o->window_h : pat.grid.rows;
+    tdcl_life_pattern_free(&pat);
+    ctx->t.read_ms += tdcl_now_ms() - t0;
+    uint64_t bound = o->max_bytes;
+    if (!bound && (ctx->dev.type & CL_DEVICE_TYPE_CPU)) bound = tdcl_mem_budget(0, 0, NULL);
+    t0 = tdcl_now_ms();
+    TDCL_TRY(tdcl_life_tiles_create(ctx, &r.rule, bound, r.gen0, &cells, &r.t, err));
+    ctx->t.setup_ms += tdcl_now_ms() - t0;
+    TDCL_TRY(open_outputs(&r, err));
+    TDCL_TRY(loop(&r, &ms, err));
+    if (r.gif) {
+        tdcl_life_gif *g = r.gif;
+        r.gif = NULL;
+        TDCL_TRY(tdcl_life_gif_close(g, err));
+    }
+    cells.n = 0;
+    t0 = tdcl_now_ms();
+    TDCL_TRY(tdcl_life_tiles_cells(r.t, &cells, err));
+    ctx->t.download_ms += tdcl_now_ms() - t0;
+    if (sum) summarize(&r, &cells, ms, sum);
+    if (o->output) {
+        t0 = tdcl_now_ms();
+        TDCL_TRY(write_out(&r, &cells, err));
+        ctx->t.write_ms += tdcl_now_ms() - t0;
+    }
+    if (final) { /* the preview: the live box where it is small */
+        int64_t fx, fy;
+        tdcl_err e = {0};
+        if (box_grid(&cells, PREVIEW_CELLS_MAX, final, &fx, &fy, &e))
+            memset(final, 0, sizeof *final);
+    }
+    goto out;
+give_back:
+    if (!st) {
+        *left = pat;
+        memset(&pat, 0, sizeof pat);
+    }
+out:
+    tdcl_life_gif_abort(r.gif);
+    tdcl_life_tiles_destroy(r.t);
+    tdcl_life_cells_free(&cells);
+    tdcl_life_pattern_free(&pat);
+    return st;
+}
