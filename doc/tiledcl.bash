@@ -46,6 +46,10 @@ _tiledcl()
         COMPREPLY=($(compgen -W "straight weighted" -- "$cur")); return ;;
     --sparse)
         COMPREPLY=($(compgen -W "auto on off" -- "$cur")); return ;;
+    --plane)
+        COMPREPLY=($(compgen -W "auto tiles dense" -- "$cur")); return ;;
+    --window)
+        return ;;
     -r | --rule)
         # B/S notation and Golly's names (matched without case or spaces)
         COMPREPLY=($(compgen -W "B3/S23 B36/S23 B2/S Life HighLife Seeds DayAndNight 34Life
@@ -65,11 +69,11 @@ _tiledcl()
     matmul) opts="-o --output -t --type --precision --tile -k --kernel --params --no-tune --verify --wrap --max-alloc --shards --panel" ;;
     tile-avg) opts="--tile -o --output --strict --variant --verify --clip --max-bytes --op --alpha --type" ;;
     tile-map) opts="--tile --json --color" ;;
-    life) opts="-g --gens -o --output -r --rule -b --boundary -s --size -d --density --seed --every --frames --gif --scale --kernel --tile --depth --word-bits --halo --max-bytes --sparse" ;;
+    life) opts="-g --gens -o --output -r --rule -b --boundary -s --size -d --density --seed --every --frames --gif --scale --kernel --tile --depth --word-bits --halo --max-bytes --sparse --plane --window" ;;
     convert) opts="--dtype --clip --coordinate --threads" ;;
     devices) opts="--json" ;;
     bench)
-        opts="--size --shape --tile --gens --reps --warmup --type --precision --params --no-tune --copy-size --seed --json --nnz --threads --dir --read --plain --pattern --sparse --boundary --shards"
+        opts="--size --shape --tile --gens --reps --warmup --type --precision --params --no-tune --copy-size --seed --json --nnz --threads --dir --read --plain --pattern --plane --sparse --boundary --shards"
         [ "${COMP_WORDS[i+1]}" = e2e ] && opts="--size --reps --quick --no-numpy --exe --dir --json"
         if [ "$prev" = bench ] && [[ $cur != -* ]]; then
             COMPREPLY=($(compgen -W "copy matmul tile-avg life all e2e io" -- "$cur")); return

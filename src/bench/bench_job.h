@@ -40,4 +40,8 @@ tdcl_status tdcl_bench_measure_memory(bench_job *j, tdcl_err *err);
 tdcl_status tdcl_bench_measure_peak(bench_job *j, tdcl_err *err);
 tdcl_status tdcl_bench_measure_life_peak(bench_job *j, tdcl_err *err);
 
+/* life --pattern on the tile plane (bench_plane.c): generations/s, live
+ * cells and tiles in the plan text, cell updates/s of the active area. */
+tdcl_status tdcl_bench_life_plane(bench_job *j, tdcl_err *err);
+
 #endif

@@ -440,6 +440,7 @@ out:
 
 static tdcl_status bench_life(bench_job *j, tdcl_err *err)
 {
+    if (j->o.life_pattern && j->o.life_plane) return tdcl_bench_life_plane(j, err);
     if (j->o.life_pattern) return bench_life_pattern(j, err);
     tdcl_status st = TDCL_OK;
     tdcl_ctx *ctx = j->ctx;

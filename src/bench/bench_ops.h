@@ -51,6 +51,7 @@ typedef struct tdcl_bench_opts {
                                           default; torus; clamp) */
     int grid_rows, grid_cols;          /* matmul over a set or ranks: the grid of
                                           shards; 0: the squarest */
+    int life_plane;                    /* life --pattern on the tile plane, not a grid */
 } tdcl_bench_opts;
 
 /* Fills o with the defaults above (op COPY, type F32, warm-up 1). */

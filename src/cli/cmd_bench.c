@@ -74,6 +74,10 @@ static void usage(FILE *fp)
                 "                    then dense in the same run; the two end grids must agree\n"
                 "                    byte for byte. The Gosper gun at the issue's size:\n"
                 "                    --pattern data/gosper-gun.rle --size 65536 --gens 10000\n"
+                "  --plane P         life --pattern: dense (default, centred in the N x N grid)\n"
+                "                    or tiles: the unbounded plane in 64x64 tiles, its rate the\n"
+                "                    cell updates/s of the tiles computed (the plan gives\n"
+                "                    generations/s, live cells and tiles)\n"
                 "  --sparse M        life: skip tiles that do not change: auto (default, as\n"
                 "                    tiledcl life --sparse), on or off; a run that skipped\n"
                 "                    tiles also gives cell updates/s of the tiles it computed\n"
@@ -155,6 +159,7 @@ enum {
     OPT_JSON,
     OPT_PATTERN,
     OPT_SPARSE,
+    OPT_PLANE,
     OPT_BOUNDARY,
     OPT_SHARDS,
     OPT_NNZ,
@@ -290,6 +295,11 @@ static int take_option(int c, const char *arg, const char *name, bench_cli *b)
     case OPT_PATTERN:
         o->life_pattern = arg;
         return 0;
+    case OPT_PLANE:
+        if (strcmp(arg, "tiles") != 0 && strcmp(arg, "dense") != 0)
+            return cli_usage_error("bench", "--plane is tiles or dense, got '%s'", arg);
+        o->life_plane = strcmp(arg, "tiles") == 0;
+        return 0;
     case OPT_SPARSE:
         if (strcmp(arg, "on") == 0)
             o->life_sparse = TDCL_LIFE_SPARSE_ON;
@@ -383,6 +393,7 @@ static int parse_args(int argc, char **argv, bench_cli *b, int *io)
                                              {"json", no_argument, NULL, OPT_JSON},
                                              {"pattern", required_argument, NULL, OPT_PATTERN},
                                              {"sparse", required_argument, NULL, OPT_SPARSE},
+                                             {"plane", required_argument, NULL, OPT_PLANE},
                                              {"boundary", required_argument, NULL, OPT_BOUNDARY},
                                              {"shards", required_argument, NULL, OPT_SHARDS},
                                              {"nnz", required_argument, NULL, OPT_NNZ},

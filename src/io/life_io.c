@@ -217,8 +217,8 @@ bad:
 /* Sizes the grid from the header (and bounded grid) and finds where the
  * pattern's top-left cell goes and where the grid lies on Golly's plane. */
 static tdcl_status rle_layout(const char *name, long line, const rle_header *h,
-                              tdcl_life_pattern *out, int64_t max_cells, int64_t *ox, int64_t *oy,
-                              tdcl_err *err)
+                              tdcl_life_pattern *out, int64_t max_cells, int shape_only,
+                              int64_t *ox, int64_t *oy, tdcl_err *err)
 {
     int64_t w = h->x, hh = h->y;
     *ox = *oy = 0;
@@ -276,6 +276,11 @@ static tdcl_status rle_layout(const char *name, long line, const rle_header *h,
                          "%s:%ld: the pattern (%" PRId64 " x %" PRId64 " at %" PRId64 ",%" PRId64
                          ") runs past the edge of the 64-bit plane",
                          name, line, h->x, h->y, px, py);
+    if (shape_only) { /* cells listed, not drawn: the box may be any size */
+        out->grid.rows = hh;
+        out->grid.cols = w;
+        return TDCL_OK;
+    }
     return alloc_grid(name, hh, w, max_cells, &out->grid, err);
 }
 
@@ -286,6 +291,8 @@ typedef struct rle_body {
     int64_t row, col;
     uint8_t *cells;
     int64_t stride;
+    tdcl_life_cells *list; /* non-NULL: live cells appended here at x0, y0, not drawn */
+    int64_t x0, y0;
 } rle_body;
 
 /* Applies one "<count><tag>" item. */
@@ -316,7 +323,12 @@ static tdcl_status rle_item(rle_body *b, int tag, int64_t count, tdcl_err *err)
             return tdcl_fail(err, TDCL_EPARSE,
                              "%s:%ld: more than the header's y = %" PRId64 " rows", b->name,
                              b->line, b->y);
-        memset(b->cells + (b->oy + b->row) * b->stride + b->ox + b->col, 1, (size_t)count);
+        if (!b->list)
+            memset(b->cells + (b->oy + b->row) * b->stride + b->ox + b->col, 1, (size_t)count);
+        for (int64_t i = 0; b->list && i < count; i++) {
+            tdcl_status st = tdcl_life_cells_add(b->list, b->x0 + b->col + i, b->y0 + b->row, err);
+            if (st) return st;
+        }
     }
     b->col += count;
     return TDCL_OK;
@@ -377,14 +389,15 @@ static tdcl_status rle_body_parse(rle_body *b, const char *p, tdcl_err *err)
     return TDCL_OK;
 }
 
-tdcl_status tdcl_life_rle_parse(const char *name, const char *buf, size_t len, int64_t max_cells,
-                                tdcl_life_pattern *out, tdcl_err *err)
+/* tdcl_life_rle_parse; with list, a pattern on the unbounded plane has
+ * its live cells appended there and a grid of its box's shape only. */
+static tdcl_status rle_parse(const char *name, const char *buf, int64_t max_cells,
+                             tdcl_life_pattern *out, tdcl_life_cells *list, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     rle_header h = {0};
     long line = 1;
     const char *p = buf;
-    (void)len;
     memset(out, 0, sizeof *out);
     out->rule = tdcl_life_rule_conway();
     /* comment lines and blank lines before the header */
@@ -415,14 +428,23 @@ tdcl_status tdcl_life_rle_parse(const char *name, const char *buf, size_t len, i
     }
     TDCL_TRY(parse_header(name, line, p, &h, out, err));
     int64_t ox, oy;
-    TDCL_TRY(rle_layout(name, line, &h, out, max_cells, &ox, &oy, err));
+    if (out->topo.present || h.clamp) list = NULL; /* a bounded grid is drawn */
+    TDCL_TRY(rle_layout(name, line, &h, out, max_cells, list != NULL, &ox, &oy, err));
     while (*p && *p != '\n')
         p++;
-    rle_body b = {name, line, h.x, h.y, ox, oy, 0, 0, out->grid.data, out->grid.cols};
+    rle_body b = {name,           line,           h.x,  h.y,     ox,     oy, 0, 0,
+                  out->grid.data, out->grid.cols, list, out->x0, out->y0};
     TDCL_TRY(rle_body_parse(&b, p, err));
 out:
     if (st) tdcl_life_pattern_free(out);
     return st;
+}
+
+tdcl_status tdcl_life_rle_parse(const char *name, const char *buf, size_t len, int64_t max_cells,
+                                tdcl_life_pattern *out, tdcl_err *err)
+{
+    (void)len;
+    return rle_parse(name, buf, max_cells, out, NULL, err);
 }
 
 /* ---- plaintext .cells ------------------------------------------------- */
@@ -941,8 +963,8 @@ static void name_stdin(tdcl_err *err, const char *tmp)
     at[0] = '-';
 }
 
-tdcl_status tdcl_life_read(const char *path, int64_t max_cells, tdcl_life_pattern *out,
-                           tdcl_err *err)
+static tdcl_status read_any(const char *path, int64_t max_cells, tdcl_life_pattern *out,
+                            tdcl_life_cells *list, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     char *buf = NULL, *tmp = NULL;
@@ -982,7 +1004,7 @@ tdcl_status tdcl_life_read(const char *path, int64_t max_cells, tdcl_life_patter
                        "Macrocell patterns",
                        name);
     } else if (f == FMT_RLE) {
-        st = tdcl_life_rle_parse(name, buf, len, max_cells, out, err);
+        st = rle_parse(name, buf, max_cells, out, list, err);
     } else if (f == FMT_CELLS) {
         st = tdcl_life_cells_parse(name, buf, len, max_cells, out, err);
     } else if (f == FMT_LIF) {
@@ -1003,5 +1025,26 @@ out:
         free(tmp);
     }
     free(buf);
+    return st;
+}
+
+tdcl_status tdcl_life_read(const char *path, int64_t max_cells, tdcl_life_pattern *out,
+                           tdcl_err *err)
+{
+    return read_any(path, max_cells, out, NULL, err);
+}
+
+tdcl_status tdcl_life_read_cells(const char *path, int64_t max_cells, tdcl_life_pattern *out,
+                                 tdcl_life_cells *cells, tdcl_err *err)
+{
+    tdcl_status st = read_any(path, max_cells, out, cells, err);
+    if (st || !out->grid.data || out->topo.present) return st;
+    /* the formats read into a grid: listed, and the grid's memory given back */
+    int64_t rows = out->grid.rows, cols = out->grid.cols;
+    st = tdcl_life_cells_from_grid(&out->grid, out->x0, out->y0, cells, err);
+    tdcl_matrix_free(&out->grid);
+    out->grid.rows = rows;
+    out->grid.cols = cols;
+    if (st) tdcl_life_pattern_free(out);
     return st;
 }

@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "base/mem.h"
 #include "io/life_io.h"
+#include "jobs/life_grow.h"
 #include "ops/life/life_plane.h"
 
 /* The most cells a grid made from the plane (a window, the live box for a
@@ -64,6 +65,22 @@ static tdcl_status box_grid(const tdcl_life_cells *c, int64_t max, tdcl_matrix *
             1;
     *x0 = a;
     *y0 = r0;
+    return TDCL_OK;
+}
+
+/* pat's grid (its shape set, no data) drawn from its cells, within max
+ * cells. */
+static tdcl_status draw(tdcl_life_pattern *pat, const tdcl_life_cells *c, int64_t max,
+                        tdcl_err *err)
+{
+    int64_t rows = pat->grid.rows, cols = pat->grid.cols;
+    tdcl_status st = tdcl_life_grid_bound(rows, cols, max, "host memory", "the pattern", err);
+    if (!st) st = tdcl_matrix_alloc(&pat->grid, rows, cols, 1, TDCL_U8, err);
+    if (st) return st;
+    uint8_t *g = pat->grid.data;
+    memset(g, 0, (size_t)(rows * cols));
+    for (size_t i = 0; i < c->n; i++)
+        g[(c->xy[2 * i + 1] - pat->y0) * cols + (c->xy[2 * i] - pat->x0)] = 1;
     return TDCL_OK;
 }
 
@@ -231,7 +248,7 @@ tdcl_status tdcl_life_plane_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl
     if (!o->input || o->plane == TDCL_LIFE_PLANE_DENSE || o->gens < 0) return TDCL_OK;
     TDCL_TRY(tdcl_ctx_wait(ctx, err));
     int64_t budget = (int64_t)(tdcl_mem_budget(o->max_bytes, 0, NULL) / 2);
-    TDCL_TRY(tdcl_life_read(o->input, budget, &pat, err));
+    TDCL_TRY(tdcl_life_read_cells(o->input, budget, &pat, &cells, err));
     r.rule = o->rule_given || !pat.has_rule ? tdcl_life_opts_rule(&o->life) : pat.rule;
     const char *why = tdcl_life_tiles_refuses(&r.rule);
     if (!plane_case(o, &pat) || why) {
@@ -243,7 +260,6 @@ tdcl_status tdcl_life_plane_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl
         goto out;
     }
     int64_t x0 = pat.x0, y0 = pat.y0;
-    TDCL_TRY(tdcl_life_cells_from_grid(&pat.grid, x0, y0, &cells, err));
     if (!choose(o, &pat, (int64_t)cells.n)) goto give_back;
     *taken = 1;
     r.gen0 = pat.generation;
@@ -283,6 +299,8 @@ tdcl_status tdcl_life_plane_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl
     }
     goto out;
 give_back:
+    if (!st && !pat.grid.data) /* read as cells: drawn for the dense grid, if it may be */
+        st = draw(&pat, &cells, budget, err);
     if (!st) {
         *left = pat;
         memset(&pat, 0, sizeof pat);

@@ -56,6 +56,11 @@ n=$(printf '%s\n' "$OUT" | grep -c '"op": "life"')
 expect_eq "$n" "2" "bench gives the skipping and the dense figure"
 run bench copy --pattern "$G"
 expect_rc 2 "--pattern is for life only"
+# bench life --pattern --plane tiles: the unbounded plane, its figures in the plan
+run bench life --pattern "$G" --plane tiles --gens 60 --reps 1 --warmup 0 --copy-size 64 --json
+expect_rc 0 "bench life --pattern --plane tiles runs"
+expect_contains "$OUT" 'plane=tiles tile=64x64 generations/s=' "the plane's figure names generations/s"
+expect_contains "$OUT" ' live=46 ' "and the live cells: the gun's 36 and two gliders after 60 generations"
 
 # over two devices (bands of rows, halos written each round): the written
 # rows' tiles are recomputed, the rest still skipped
