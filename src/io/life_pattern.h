@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/life_cells.h"
 #include "base/matrix.h"
 #include "base/rule.h"
 #include "base/status.h"
@@ -45,27 +46,5 @@ tdcl_status tdcl_life_mc_parse(const char *name, const char *buf, size_t len, in
  * parser's refusal as "name:line: ...". */
 tdcl_status tdcl_life_rule_line(const char *name, long line, const char *p, int with_topo,
                                 tdcl_life_pattern *out, tdcl_err *err);
-
-/* Live cells by their plane coordinates, without a grid: what the tile
- * plane (ops/life/life_plane.h) reads and gives back. xy holds n pairs,
- * x then y; order is the producer's until tdcl_life_cells_sort. */
-typedef struct tdcl_life_cells {
-    int64_t *xy;
-    size_t n, cap;
-} tdcl_life_cells;
-
-/* Appends the cell (x, y); TDCL_ENOMEM when the list cannot grow. */
-tdcl_status tdcl_life_cells_add(tdcl_life_cells *c, int64_t x, int64_t y, tdcl_err *err);
-
-/* Sorts by row (y), then column (x), the order RLE writes. */
-void tdcl_life_cells_sort(tdcl_life_cells *c);
-
-/* The live cells of grid (TDCL_U8, nonzero alive) whose cell (0, 0) is at
- * plane coordinates (x0, y0), appended to *out (the caller's). */
-tdcl_status tdcl_life_cells_from_grid(const tdcl_matrix *grid, int64_t x0, int64_t y0,
-                                      tdcl_life_cells *out, tdcl_err *err);
-
-/* Releases the list; accepts NULL. */
-void tdcl_life_cells_free(tdcl_life_cells *c);
 
 #endif

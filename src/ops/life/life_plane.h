@@ -18,7 +18,7 @@
 #include "base/matrix.h"
 #include "base/rule.h"
 #include "base/status.h"
-#include "io/life_pattern.h"
+#include "base/life_cells.h"
 #include "runtime/clrt.h"
 
 /* Cells along a tile's side (a tile is one 64-bit word a row). */
