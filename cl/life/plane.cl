@@ -3,9 +3,10 @@
  * The plane is a pool of tiles of 64 x 64 cells, a 64-bit word a row (bit
  * b of a row is cell b, the lowest bit the leftmost cell, as in the dense
  * kernels). Only tiles near live cells exist; a missing tile is all dead.
- * The host lists the tiles to advance (act) and, for each, the pool slots
- * of its 8 neighbours (nbr: NW, N, NE, W, E, SW, S, SE; -1 for a missing
- * one), so the kernel never looks a coordinate up.
+ * The host lists the tiles to advance (act, 9 ints a tile: its slot, then
+ * the slots of its 8 neighbours NW, N, NE, W, E, SW, S, SE, -1 for a
+ * missing one), so the kernel never looks a coordinate up; one list, one
+ * upload a generation.
  *
  * A work-group is one listed tile, a work-item one of its rows: it reads
  * the rows above, at and below it from the tile and its neighbours, runs
@@ -14,9 +15,9 @@
  * the host lists every tile that changed or has a changed neighbour, so
  * an unlisted tile holds the same cells in both buffers.
  *
- * Per tile the group reports flags (PF_* below, the same bits as
- * life_plane.c) and its live cells, so the host downloads a few words a
- * tile and never the cells. */
+ * Per tile the group reports its flags (PF_* below, the same bits as
+ * life_plane.c) and its live cells, two words side by side in out, so the
+ * host downloads them in one read and never the cells. */
 
 #define PF_CHANGED 1u
 #define PF_ALIVE 2u
@@ -45,13 +46,12 @@ HELPER void sums_of(__global const ulong *cur, int w, int c, int e, int r, ulong
 
 __kernel __attribute__((reqd_work_group_size(TROWS, 1, 1))) void
 life_plane(__global const ulong *restrict cur, __global ulong *restrict next,
-           __global const int *restrict act, __global const int *restrict nbr,
-           __global uint *restrict flags, __global uint *restrict pop)
+           __global const int *restrict act, __global uint *restrict out)
 {
     __local uint lflags, lpop;
     const int t = (int)get_group_id(0), r = (int)get_local_id(0);
-    const int s = act[t];
-    __global const int *nb = nbr + (size_t)t * 8;
+    const int s = act[(size_t)t * 9];
+    __global const int *nb = act + (size_t)t * 9 + 1;
     const int w = nb[3], e = nb[4];
     if (r == 0) lflags = lpop = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -79,8 +79,8 @@ life_plane(__global const ulong *restrict cur, __global ulong *restrict next,
     if (f) atomic_or(&lflags, f);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (r == 0) {
-        flags[t] = lflags;
-        pop[t] = lpop;
+        out[2 * (size_t)t] = lflags;
+        out[2 * (size_t)t + 1] = lpop;
     }
 }
 

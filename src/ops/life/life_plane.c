@@ -40,10 +40,10 @@ struct tdcl_life_tiles {
     cl_kernel step_k, clear_k;
     cl_mem buf[2]; /* the pool's two buffers; buf[cur] holds the generation */
     int cur;
-    cl_mem act_m, nbr_m, flags_m, pop_m;
-    int64_t cap;     /* slots of every per-slot array, host and device */
-    int64_t used;    /* slots ever handed out */
-    int64_t max_cap; /* the bound on cap */
+    cl_mem act_m, out_m; /* per listed tile: slot and neighbours; flags and count */
+    int64_t cap;         /* slots of every per-slot array, host and device */
+    int64_t used;        /* slots ever handed out */
+    int64_t max_cap;     /* the bound on cap */
     uint64_t max_bytes;
     /* per slot */
     int64_t *tx, *ty;
@@ -57,8 +57,8 @@ struct tdcl_life_tiles {
     uint64_t hmask;
     int64_t tiles;
     /* the lists: tiles to compute, the next generation's, new slots */
-    int32_t *act, *next, *fresh, *nbr_up;
-    uint32_t *flags_dl, *pop_dl;
+    int32_t *act, *next, *fresh, *act_up;
+    uint32_t *out_dl;
     int64_t nact, nnext, nfresh;
     uint32_t stamp;
     int64_t gen0;
@@ -169,10 +169,10 @@ static tdcl_status device_grow(tdcl_life_tiles *p, int64_t old, tdcl_err *err)
         p->buf[b] = m;
         TDCL_CL_TRY(err, rc, "clEnqueueCopyBuffer");
     }
-    cl_mem *lists[] = {&p->act_m, &p->nbr_m, &p->flags_m, &p->pop_m};
-    for (int i = 0; i < 4; i++) {
+    cl_mem *lists[] = {&p->act_m, &p->out_m};
+    for (int i = 0; i < 2; i++) {
         if (*lists[i]) clReleaseMemObject(*lists[i]);
-        *lists[i] = clCreateBuffer(c, CL_MEM_READ_WRITE, i == 1 ? 8 * list : list, NULL, &rc);
+        *lists[i] = clCreateBuffer(c, CL_MEM_READ_WRITE, i ? 2 * list : 9 * list, NULL, &rc);
         TDCL_CL_TRY(err, rc, "clCreateBuffer");
     }
     TDCL_CL_TRY(err, clFinish(p->ctx->queue), "clFinish");
@@ -203,9 +203,8 @@ static tdcl_status reserve(tdcl_life_tiles *p, int64_t want, int device, tdcl_er
     GROW(act, cap);
     GROW(next, cap);
     GROW(fresh, cap);
-    GROW(nbr_up, 8 * cap);
-    GROW(flags_dl, cap);
-    GROW(pop_dl, cap);
+    GROW(act_up, 9 * cap);
+    GROW(out_dl, 2 * cap);
     memset(p->mark + old, 0, (size_t)(cap - old) * sizeof *p->mark);
     p->cap = cap;
     return device ? device_grow(p, old, err) : TDCL_OK;
@@ -295,9 +294,9 @@ static tdcl_status after_step(tdcl_life_tiles *p, tdcl_err *err)
     p->nnext = 0;
     for (int64_t i = 0; i < p->nact; i++) {
         int32_t s = p->act[i];
-        p->st.population += (int64_t)p->pop_dl[i] - (int64_t)p->pop[s];
-        p->pop[s] = p->pop_dl[i];
-        p->flags[s] = p->flags_dl[i];
+        p->st.population += (int64_t)p->out_dl[2 * i + 1] - (int64_t)p->pop[s];
+        p->pop[s] = p->out_dl[2 * i + 1];
+        p->flags[s] = p->out_dl[2 * i];
     }
     for (int64_t i = 0; i < p->nact; i++) {
         int32_t s = p->act[i];
@@ -347,22 +346,19 @@ static tdcl_status step(tdcl_life_tiles *p, tdcl_err *err)
         TDCL_TRY(launch(p, p->clear_k, p->nfresh, err));
         p->nfresh = 0;
     }
-    for (int64_t i = 0; i < p->nact; i++)
-        memcpy(p->nbr_up + 8 * i, p->nbr[p->act[i]], sizeof p->nbr[0]);
+    for (int64_t i = 0; i < p->nact; i++) {
+        p->act_up[9 * i] = p->act[i];
+        memcpy(p->act_up + 9 * i + 1, p->nbr[p->act[i]], sizeof p->nbr[0]);
+    }
     size_t n = (size_t)p->nact;
-    TDCL_CL_TRY(err, clEnqueueWriteBuffer(q, p->act_m, CL_FALSE, 0, n * 4, p->act, 0, NULL, NULL),
-                "clEnqueueWriteBuffer");
     TDCL_CL_TRY(err,
-                clEnqueueWriteBuffer(q, p->nbr_m, CL_FALSE, 0, n * 32, p->nbr_up, 0, NULL, NULL),
+                clEnqueueWriteBuffer(q, p->act_m, CL_FALSE, 0, n * 36, p->act_up, 0, NULL, NULL),
                 "clEnqueueWriteBuffer");
-    cl_mem args[] = {cur, nxt, p->act_m, p->nbr_m, p->flags_m, p->pop_m};
-    for (cl_uint a = 0; a < 6; a++)
+    cl_mem args[] = {cur, nxt, p->act_m, p->out_m};
+    for (cl_uint a = 0; a < 4; a++)
         TDCL_CL_TRY(err, clSetKernelArg(p->step_k, a, sizeof args[a], &args[a]), "clSetKernelArg");
     TDCL_TRY(launch(p, p->step_k, p->nact, err));
-    TDCL_CL_TRY(err,
-                clEnqueueReadBuffer(q, p->flags_m, CL_FALSE, 0, n * 4, p->flags_dl, 0, NULL, NULL),
-                "clEnqueueReadBuffer");
-    TDCL_CL_TRY(err, clEnqueueReadBuffer(q, p->pop_m, CL_TRUE, 0, n * 4, p->pop_dl, 0, NULL, NULL),
+    TDCL_CL_TRY(err, clEnqueueReadBuffer(q, p->out_m, CL_TRUE, 0, n * 8, p->out_dl, 0, NULL, NULL),
                 "clEnqueueReadBuffer");
     p->cur = !p->cur;
     p->st.cell_updates += (double)n * T * T;
@@ -592,15 +588,14 @@ void tdcl_life_tiles_stats_get(const tdcl_life_tiles *p, tdcl_life_tiles_stats *
 void tdcl_life_tiles_destroy(tdcl_life_tiles *p)
 {
     if (!p) return;
-    cl_mem m[] = {p->buf[0], p->buf[1], p->act_m, p->nbr_m, p->flags_m, p->pop_m};
+    cl_mem m[] = {p->buf[0], p->buf[1], p->act_m, p->out_m};
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
         if (m[i]) clReleaseMemObject(m[i]);
     if (p->step_k) clReleaseKernel(p->step_k);
     if (p->clear_k) clReleaseKernel(p->clear_k);
     if (p->prog) clReleaseProgram(p->prog);
-    void *h[] = {p->tx,   p->ty,    p->flags,      p->pop,      p->mark,
-                 p->nbr,  p->live,  p->free_slots, p->table,    p->act,
-                 p->next, p->fresh, p->nbr_up,     p->flags_dl, p->pop_dl};
+    void *h[] = {p->tx,         p->ty,    p->flags, p->pop,  p->mark,  p->nbr,    p->live,
+                 p->free_slots, p->table, p->act,   p->next, p->fresh, p->act_up, p->out_dl};
     for (size_t i = 0; i < sizeof h / sizeof h[0]; i++)
         free(h[i]);
     free(p);
