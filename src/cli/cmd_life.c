@@ -14,7 +14,6 @@
 #include "jobs/life_job.h"
 #include "jobs/life_plane_job.h"
 #include "dist/mpi.h"
-#include "jobs/shard_life.h"
 #include "base/log.h"
 
 static void usage(FILE *fp)

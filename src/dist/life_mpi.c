@@ -70,7 +70,7 @@ typedef struct mpi_band {
 } mpi_band;
 
 /* Rows y0 .. y0+n-1 of the source (inside the grid) into dst. */
-static tdcl_status src_rows(const tdcl_life_mpi_src *s, int64_t y0, int64_t n, uint8_t *dst,
+static tdcl_status src_rows(const tdcl_life_src *s, int64_t y0, int64_t n, uint8_t *dst,
                             tdcl_err *err)
 {
     size_t w = (size_t)s->cols;
@@ -88,7 +88,7 @@ static tdcl_status src_rows(const tdcl_life_mpi_src *s, int64_t y0, int64_t n, u
 }
 
 /* This rank's rows of the grid, the halos included (wrapping on a torus). */
-static tdcl_status band_grid(const tdcl_life_mpi_src *src, const mpi_band *b, tdcl_matrix *sub,
+static tdcl_status band_grid(const tdcl_life_src *src, const mpi_band *b, tdcl_matrix *sub,
                              tdcl_err *err)
 {
     int64_t n = b->top + (b->end - b->begin) + b->bot, rows = src->rows;
@@ -268,7 +268,7 @@ static tdcl_status band_plan(mpi_band *b, tdcl_ctx *ctx, const tdcl_life_opts *l
 }
 
 static tdcl_status mpi_band_plan(tdcl_life_mpi *m, tdcl_ctx *ctx, const tdcl_life_opts *lo,
-                                 const tdcl_life_mpi_src *src, tdcl_err *err)
+                                 const tdcl_life_src *src, tdcl_err *err)
 {
     tdcl_matrix sub = {0};
     tdcl_status st = band_grid(src, &m->b, &sub, err);
@@ -278,8 +278,8 @@ static tdcl_status mpi_band_plan(tdcl_life_mpi *m, tdcl_ctx *ctx, const tdcl_lif
 }
 
 tdcl_status tdcl_life_mpi_create_src(tdcl_ctx *ctx, const tdcl_life_opts *lo,
-                                     const tdcl_life_mpi_src *src, int64_t halo,
-                                     tdcl_life_mpi **out, tdcl_err *err)
+                                     const tdcl_life_src *src, int64_t halo, tdcl_life_mpi **out,
+                                     tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_life_mpi *m = calloc(1, sizeof *m);
@@ -317,7 +317,7 @@ out:
 tdcl_status tdcl_life_mpi_create(tdcl_ctx *ctx, const tdcl_life_opts *lo, const tdcl_matrix *grid,
                                  int64_t halo, tdcl_life_mpi **out, tdcl_err *err)
 {
-    tdcl_life_mpi_src src = {.rows = grid->rows, .cols = grid->cols, .grid = grid};
+    tdcl_life_src src = {.rows = grid->rows, .cols = grid->cols, .grid = grid};
     return tdcl_life_mpi_create_src(ctx, lo, &src, halo, out, err);
 }
 

@@ -35,14 +35,14 @@ void tdcl_life_mpi_destroy(tdcl_life_mpi *m);
  * memory (grid), else a plain .npy file every rank holds alike (npy, its
  * header info: each rank reads only its rows), else the soup (density,
  * seed: each rank sows only its rows). */
-typedef struct tdcl_life_mpi_src {
+typedef struct tdcl_life_src {
     int64_t rows, cols;
     const tdcl_matrix *grid;
     const char *npy;
     tdcl_npy_info info;
     double density;
     uint64_t seed;
-} tdcl_life_mpi_src;
+} tdcl_life_src;
 
 /* For the jobs over ranks (MPI builds only; collective where they say so):
  * _create_src is _create from src, no rank holding the whole grid unless
@@ -53,7 +53,7 @@ typedef struct tdcl_life_mpi_src {
  * _describe the plan's (valid while m lives); _kernel_ms this rank's
  * device time so far. */
 tdcl_status tdcl_life_mpi_create_src(tdcl_ctx *ctx, const tdcl_life_opts *lo,
-                                     const tdcl_life_mpi_src *src, int64_t halo, tdcl_life_mpi **m,
+                                     const tdcl_life_src *src, int64_t halo, tdcl_life_mpi **m,
                                      tdcl_err *err);
 tdcl_status tdcl_life_mpi_population(tdcl_life_mpi *m, int64_t *pop, tdcl_err *err);
 tdcl_status tdcl_life_mpi_write_npy(tdcl_life_mpi *m, const char *path, int *written,

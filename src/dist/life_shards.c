@@ -1,6 +1,6 @@
 /* Life over a set of devices: bands of rows with K-deep halos, exchanged
- * every K generations through pinned host buffers (dist/shard.h). The file
- * job on top is jobs/life_shard_job.c.
+ * every K generations through pinned host buffers (dist/shard.h). The
+ * runner of dist/life_run.h takes the file job (jobs/life_job.c) here.
  *
  * Why it is exact: a band's plan holds its rows and K rows of each
  * neighbour. Whatever the plan does at its own edges (its boundary rule

@@ -3,7 +3,7 @@
  * of its neighbours above and below (wrapping on a torus) so that it
  * advances K generations between exchanges (temporal blocking); the
  * result is bit-identical to one device's. The file job on top of it is
- * tdcl_life_shard_job (jobs/shard_life.h). */
+ * jobs/life_job.c, through the runner of dist/life_run.h. */
 #ifndef TDCL_LIFE_SHARDS_H
 #define TDCL_LIFE_SHARDS_H
 

@@ -1,5 +1,6 @@
-/* The life job: reads or seeds the grid, runs the plan in chunks with
- * progress and snapshots, and writes the result atomically. */
+/* The life job, written once for every execution: reads or seeds the
+ * grid on the root, runs it in chunks on the runner of dist/life_run.h
+ * with progress and snapshots, and writes the result atomically. */
 #include "jobs/life_job.h"
 
 #include <errno.h>
@@ -18,15 +19,14 @@
 #include "io/image.h"
 #include "io/life_io.h"
 #include "io/npy.h"
+#include "dist/life_run.h"
 #include "jobs/life_grow.h"
 #include "jobs/life_plane_job.h"
-#include "jobs/shard_life.h"
 
 /* The largest grid the device holds, in cells: its rows of one word. */
 static int64_t max_cells_for(const tdcl_ctx *ctx, const tdcl_life_opts *o)
 {
-    int64_t rows = tdcl_life_max_rows(&ctx->dev, o, 64);
-    return rows > INT64_MAX / 64 ? INT64_MAX : rows * 64;
+    return tdcl_life_exec_device_cells(ctx, o);
 }
 
 /* The host bytes a cell takes: the grid and the result, a byte each, and
@@ -38,7 +38,7 @@ static double host_bytes_per_cell(const tdcl_ctx *ctx, const tdcl_life_opts *o)
 }
 
 /* The host bytes a cell takes where the grid is larger than the device
- * and streams through it in bands (tdcl_life_stream_job): the grid read,
+ * and streams through it in bands (dist/life_run.h): the grid read,
  * then the two grids of the rounds, and the result. */
 #define STREAM_BYTES_PER_CELL 3.0
 
@@ -145,7 +145,7 @@ static tdcl_status plane_start(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_
 /* The starting grid, rule and boundary from the file or the soup options.
  * A soup's .npy output (its shape the soup's) is opened and its space
  * reserved while the device opens (*early). */
-static tdcl_status job_input(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_opts *lo,
+static tdcl_status one_input(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_opts *lo,
                              tdcl_life_pattern *pre, tdcl_matrix *grid, int64_t *gen0,
                              tdcl_life_plane *pl, tdcl_npy_out **early_out, tdcl_err *err)
 {
@@ -222,153 +222,13 @@ out:
     return st;
 }
 
-typedef struct job_state {
-    const tdcl_life_job_opts *o;
-    tdcl_ctx *ctx;
-    const tdcl_life_opts *lo;
-    tdcl_life_plane pl; /* the unbounded plane, when pl.open_x or pl.open_y */
-    int64_t gif_x0, gif_y0, gif_rows, gif_cols; /* a growing grid's window: GIF, frames */
-    tdcl_life_write_opts w;
-    tdcl_life_gif *gif;
-    int64_t gen0;
-    double t_start, t_report;
-    int host_timed; /* the loop's times are the host's (job_loop) */
-} job_state;
-
-/* The --every, --frames and --gif work at generation gen. */
-static tdcl_status job_snapshot(job_state *js, tdcl_life_plan *p, int64_t gen, tdcl_err *err)
-{
-    tdcl_status st = TDCL_OK;
-    tdcl_matrix g = {0}, win = {0};
-    char *path = NULL;
-    int frames = js->o->frames_dir && js->o->every > 0;
-    TDCL_TRY(tdcl_life_plan_result(p, &g, err));
-    const tdcl_matrix *pic = &g; /* what a frame and the GIF show */
-    if (js->pl.open_x || js->pl.open_y) {
-        /* a growing grid: frames of one size, the starting grid's window
-         * (cells that leave it are not drawn) */
-        tdcl_matrix c = {0};
-        int64_t dx, dy;
-        if (js->gif || frames) {
-            TDCL_TRY(tdcl_life_window(&g, js->pl.x0, js->pl.y0, js->gif_x0, js->gif_y0,
-                                      js->gif_rows, js->gif_cols, &win, err));
-            pic = &win;
-        }
-        dx = dy = 0;
-        if (js->w.unbounded) {
-            TDCL_TRY(tdcl_life_crop(&g, &c, &dx, &dy, err));
-            tdcl_matrix_free(&g);
-            g = c;
-        }
-        js->w.x0 = js->pl.x0 + dx;
-        js->w.y0 = js->pl.y0 + dy;
-    }
-    if (js->o->every > 0)
-        tdcl_log(TDCL_LOG_INFO, "generation %" PRId64 ": population %" PRId64, js->gen0 + gen,
-                 tdcl_life_population(&g));
-    if (frames) {
-        size_t n = strlen(js->o->frames_dir) + 40;
-        if (!(path = malloc(n))) {
-            st = tdcl_fail(err, TDCL_ENOMEM, "out of memory");
-            goto out;
-        }
-        snprintf(path, n, "%s/gen-%08" PRId64 ".png", js->o->frames_dir, js->gen0 + gen);
-        tdcl_life_write_opts w = js->w;
-        w.generation = js->gen0 + gen;
-        if (pic == &win) w.x0 = js->gif_x0, w.y0 = js->gif_y0;
-        TDCL_TRY(tdcl_life_write(path, pic, &w, err));
-    }
-    if (js->gif) TDCL_TRY(tdcl_life_gif_frame(js->gif, pic, err));
-out:
-    free(path);
-    tdcl_matrix_free(&win);
-    tdcl_matrix_free(&g);
-    return st;
-}
-
-static void job_progress(job_state *js, int64_t done, int64_t total)
-{
-    double now = tdcl_now_ms(), el = now - js->t_start;
-    if (el < 1000 || now - js->t_report < 1000 || done == total) return;
-    js->t_report = now;
-    if (js->o->progress)
-        js->o->progress(done, total, el, js->o->progress_user);
-    else
-        tdcl_log(TDCL_LOG_INFO, "generation %" PRId64 " of %" PRId64 " (%.0f%%), %.1f s", done,
-                 total, 100.0 * (double)done / (double)total, el / 1000);
-}
-
-/* Between chunks on an unbounded plane: refits the grid to its live cells
- * and, when it changed, moves the run to a plan of the new grid. */
-static tdcl_status plane_step(job_state *js, tdcl_life_plan **pp, int64_t gen, tdcl_err *err)
-{
-    tdcl_status st = TDCL_OK;
-    tdcl_matrix g = {0}, fitted = {0};
-    tdcl_life_plan *np = NULL;
-    int changed = 0;
-    TDCL_TRY(tdcl_life_plan_result(*pp, &g, err));
-    TDCL_TRY(tdcl_life_plane_fit(&js->pl, &g, gen, &fitted, &changed, err));
-    if (changed) {
-        tdcl_log(TDCL_LOG_VERBOSE,
-                 "life: generation %" PRId64 ": the plane's grid is now %" PRId64 " x %" PRId64
-                 " at %" PRId64 ",%" PRId64,
-                 gen, fitted.cols, fitted.rows, js->pl.x0, js->pl.y0);
-        /* the old plan's buffers go first: the bound counts one plan's */
-        tdcl_life_plan_destroy(*pp);
-        *pp = NULL;
-        TDCL_TRY(tdcl_life_plan_create(js->ctx, js->lo, &fitted, &np, err));
-        *pp = np;
-    }
-out:
-    tdcl_matrix_free(&g);
-    tdcl_matrix_free(&fitted);
-    return st;
-}
-
-/* Runs o->gens generations in chunks: up to the next snapshot, no longer
- * than an unbounded plane's margin, and short enough (about a quarter of
- * a second) for progress to show. */
-static tdcl_status job_loop(job_state *js, tdcl_life_plan **pp, double *kernel_ms, tdcl_err *err)
-{
-    tdcl_status st = TDCL_OK;
-    const tdcl_life_job_opts *o = js->o;
-    int64_t every = o->every > 0 ? o->every : (js->gif ? 1 : 0);
-    int64_t chunk = 16;
-    int plane = js->pl.open_x || js->pl.open_y;
-    *kernel_ms = 0;
-    if (every) TDCL_TRY(job_snapshot(js, *pp, 0, err));
-    for (int64_t done = 0; done < o->gens;) {
-        int64_t n = o->gens - done < chunk ? o->gens - done : chunk;
-        if (every && n > every - done % every) n = every - done % every;
-        if (plane && n > js->pl.margin) n = js->pl.margin;
-        double ms, t0 = tdcl_now_ms();
-        TDCL_TRY(tdcl_life_plan_execute(*pp, n, &ms, err));
-        /* a device timer that does not run (resolution 0; Mesa's rusticl
-         * gives about 1 ns a launch) would make the rate absurd: the
-         * host's time instead, launches included, which the summary says */
-        double host = tdcl_now_ms() - t0;
-        if (js->ctx->dev.timer_ns == 0 || (ms < 1e-3 && host > 100 * ms)) {
-            if (!js->host_timed && !js->lo->quiet)
-                tdcl_log(TDCL_LOG_VERBOSE,
-                         "life: device '%s' gives no usable kernel times; timing on the host",
-                         js->ctx->dev.device_name);
-            js->host_timed = 1;
-        }
-        if (js->host_timed) ms = host;
-        /* PoCL compiles in its worker threads at launches, and its LLVM
-         * takes some signals over each time; the GIF's temporary is open,
-         * so take them back (a few system calls per chunk) */
-        tdcl_out_reclaim_signals();
-        *kernel_ms += ms;
-        done += n;
-        if (tdcl_now_ms() - t0 < 250 && chunk < ((int64_t)1 << 40)) chunk *= 2;
-        if (plane) TDCL_TRY(plane_step(js, pp, js->gen0 + done, err));
-        if (every && done % every == 0) TDCL_TRY(job_snapshot(js, *pp, done, err));
-        job_progress(js, done, o->gens);
-    }
-out:
-    return st;
-}
+/* In the job: st = expr, agreed over the ranks (elsewhere as it is); a
+ * failure goes to out. */
+#define SYNC(js, expr)                                                                             \
+    do {                                                                                           \
+        st = (expr);                                                                               \
+        if (tdcl_exec_agree((js)->r.ex, &st, err)) goto out;                                       \
+    } while (0)
 
 /* The output and the GIF can be written, and are not one file, before any
  * generation runs. */
@@ -418,137 +278,399 @@ static tdcl_status write_result(const tdcl_life_job_opts *o, const tdcl_matrix *
     return tdcl_npy_out_finish(f, g->data, err);
 }
 
-tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_summary *sum,
-                          tdcl_matrix *final, tdcl_err *err)
+/* A set's or the ranks' grid read on the root: the file (as large as
+ * host memory allows reading it: the bands check their devices) or the
+ * soup, placed in a grid of o's size; the bounded grid as read, with the
+ * file's rule and boundary unless given. */
+static tdcl_status bands_read(const tdcl_life_job_opts *o, tdcl_life_opts *lo, tdcl_matrix *grid,
+                              int64_t *gen0, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    tdcl_matrix grid = {0}, result = {0};
-    tdcl_life_plan *p = NULL;
-    tdcl_npy_out *early = NULL;  /* a soup's .npy output, opened while the device opens */
-    tdcl_life_pattern pre = {0}; /* the pattern as the tile plane read it and left it */
-    tdcl_life_opts lo = o->life;
-    job_state js = {.o = o};
-    double t_start = tdcl_now_ms(), kernel_ms = 0;
-    if (final) memset(final, 0, sizeof *final);
-    if (o->gens < 0)
-        return tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0, got %" PRId64, o->gens);
-    TDCL_TRY(check_outputs(o, err));
-    int tiles = 0; /* a sparse pattern on the unbounded plane runs in tiles */
-    if ((st = tdcl_life_plane_job(ctx, o, sum, final, &tiles, &pre, err)) || tiles) goto out;
-    lo.rule = tdcl_life_opts_rule(&lo);
-    js.ctx = ctx;
-    js.lo = &lo;
-    if ((st = job_input(ctx, o, &lo, &pre, &grid, &js.gen0, &js.pl, &early, err))) {
-        memory_note(ctx, o, &lo, err);
-        goto out;
+    tdcl_life_pattern pat = {0};
+    if (!o->input) {
+        int64_t w = o->width > 0 ? o->width : 500, h = o->height > 0 ? o->height : 500;
+        return tdcl_life_soup(h, w, o->density, o->seed, grid, err);
     }
-    if (!js.pl.open_x && !js.pl.open_y && grid.rows > max_cells_for(ctx, &lo) / grid.cols) {
-        /* larger than the device: through it in bands, written as the
-         * shards write (the .npy opened early goes) */
-        tdcl_npy_out_abort(early);
-        early = NULL;
-        st = tdcl_life_stream_job(ctx, o, &lo, &grid, js.gen0, sum, final, err);
-        goto out;
+    TDCL_TRY(tdcl_life_read(o->input, INT64_MAX / 2, &pat, err));
+    if (!o->rule_given && pat.has_rule) lo->rule = pat.rule;
+    if (!o->boundary_given && pat.topo.present) lo->boundary = pat.topo.boundary;
+    *gen0 = pat.generation;
+    if (o->width > 0 || o->height > 0) {
+        int64_t w = o->width > 0 ? o->width : pat.grid.cols;
+        int64_t h = o->height > 0 ? o->height : pat.grid.rows;
+        TDCL_TRY(tdcl_life_place(&pat.grid, h, w, grid, err));
+    } else {
+        *grid = pat.grid;
+        pat.grid.data = NULL;
     }
-    TDCL_TRY(tdcl_life_plan_create(ctx, &lo, &grid, &p, err));
-    js.w.rule = lo.rule;
-    js.w.boundary = lo.boundary;
-    js.w.edges = lo.edges;
-    js.w.unbounded = js.pl.open_x && js.pl.open_y;
-    js.w.x0 = js.pl.x0;
-    js.w.y0 = js.pl.y0;
-    js.w.scale = o->scale;
-    js.gif_x0 = js.pl.x0;
-    js.gif_y0 = js.pl.y0;
-    js.gif_rows = grid.rows;
-    js.gif_cols = grid.cols;
-    if (o->frames_dir && mkdir(o->frames_dir, 0777) != 0 && errno != EEXIST) {
+out:
+    tdcl_life_pattern_free(&pat);
+    return st;
+}
+
+/* Where a set's or the ranks' rows come from (*src). Over ranks the soup,
+ * and a plain .npy input that every rank can read (not placed in a grid of
+ * o's size), never exist whole on any rank: each sows or reads its own
+ * rows, once the ranks agree that their copies of the file hold the same
+ * array. Other inputs the root reads into *grid; over ranks the runner
+ * sends it to every rank, so that a copy missing or different on another
+ * host changes nothing. */
+static tdcl_status bands_input(tdcl_life_exec *r, const tdcl_life_job_opts *o, tdcl_life_opts *lo,
+                               tdcl_matrix *grid, int64_t *gen0, tdcl_life_src *src, tdcl_err *err)
+{
+    int ranks = r->ex->kind == TDCL_EXEC_RANKS, all = 0;
+    memset(src, 0, sizeof *src);
+    src->grid = grid;
+    if (ranks && !o->input) {
+        src->grid = NULL;
+        src->cols = o->width > 0 ? o->width : 500;
+        src->rows = o->height > 0 ? o->height : 500;
+        src->density = o->density;
+        src->seed = o->seed;
+        return TDCL_OK;
+    }
+    int placed = o->width > 0 || o->height > 0;
+    tdcl_status st = tdcl_life_exec_npy_all(r, placed ? NULL : o->input, &src->info, &all, err);
+    if (st) return st; /* agreed */
+    if (all) {
+        src->grid = NULL;
+        src->npy = o->input;
+        src->rows = src->info.rows;
+        src->cols = src->info.cols;
+        if (!o->boundary_given) lo->boundary = TDCL_LIFE_DEAD; /* an array's edge, as read */
+        return TDCL_OK;
+    }
+    return tdcl_exec_root(r->ex) ? bands_read(o, lo, grid, gen0, err) : TDCL_OK;
+}
+
+typedef struct job_state {
+    const tdcl_life_job_opts *o;
+    tdcl_life_exec r;
+    tdcl_life_opts lo;
+    tdcl_timing *t;     /* one device's; NULL elsewhere */
+    int root;           /* this process reads and writes (tdcl_exec_root) */
+    tdcl_life_plane pl; /* the unbounded plane, when pl.open_x or pl.open_y */
+    int64_t gif_x0, gif_y0, gif_rows, gif_cols; /* a growing grid's window: GIF, frames */
+    tdcl_life_write_opts w;
+    tdcl_life_gif *gif;    /* the root's */
+    tdcl_npy_out *early;   /* a soup's .npy output, opened while the device opens */
+    tdcl_life_pattern pre; /* the pattern as the tile plane read it and left it */
+    int64_t gen0;
+    double t_start, t_report, read_ms;
+} job_state;
+
+static int on_plane(const job_state *js)
+{
+    return js->pl.open_x || js->pl.open_y;
+}
+
+/* The --every, --frames and --gif work at generation gen of the run: the
+ * population logged, the grid written as a frame; a growing grid's frames
+ * of one size, the starting grid's window (cells that leave it are not
+ * drawn). */
+static tdcl_status job_snapshot(job_state *js, int64_t gen, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix g = {0}, win = {0};
+    const tdcl_life_job_opts *o = js->o;
+    int64_t pop = 0;
+    tdcl_life_write_opts w = js->w;
+    const tdcl_matrix *pic = &g; /* what a frame and the GIF show */
+    if (o->gif_path || (o->frames_dir && o->every > 0)) {
+        SYNC(js, tdcl_life_exec_grid(&js->r, &g, err));
+        pop = tdcl_life_population(&g);
+    } else
+        SYNC(js, tdcl_life_exec_population(&js->r, &pop, err));
+    if (o->every > 0 && js->root)
+        tdcl_log(TDCL_LOG_INFO, "generation %" PRId64 ": population %" PRId64, js->gen0 + gen, pop);
+    if (!g.data || !js->root) goto out;
+    if (on_plane(js)) {
+        st = tdcl_life_window(&g, js->pl.x0, js->pl.y0, js->gif_x0, js->gif_y0, js->gif_rows,
+                              js->gif_cols, &win, err);
+        pic = &win;
+        w.x0 = js->gif_x0;
+        w.y0 = js->gif_y0;
+    }
+    if (!st && o->frames_dir && o->every > 0) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/gen-%08" PRId64 ".png", o->frames_dir, js->gen0 + gen);
+        w.generation = js->gen0 + gen;
+        st = tdcl_life_write(path, pic, &w, err);
+    }
+    if (!st && js->gif) st = tdcl_life_gif_frame(js->gif, pic, err);
+out:
+    tdcl_exec_agree(js->r.ex, &st, err);
+    tdcl_matrix_free(&win);
+    tdcl_matrix_free(&g);
+    return st;
+}
+
+/* The progress line or bar, about once a second, on the root. */
+static void job_progress(job_state *js, int64_t done)
+{
+    const tdcl_life_job_opts *o = js->o;
+    double now = tdcl_now_ms(), el = now - js->t_start;
+    if (!js->root || el < 1000 || now - js->t_report < 1000 || done >= o->gens) return;
+    js->t_report = now;
+    if (o->progress)
+        o->progress(done, o->gens, el, o->progress_user);
+    else
+        tdcl_log(TDCL_LOG_INFO, "generation %" PRId64 " of %" PRId64 " (%.0f%%), %.1f s", done,
+                 o->gens, 100.0 * (double)done / (double)o->gens, el / 1000);
+}
+
+/* Between chunks on an unbounded plane: refits the grid to its live cells
+ * and, when it changed, moves the run to a plan of the new grid. */
+static tdcl_status plane_step(job_state *js, int64_t gen, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix g = {0}, fitted = {0};
+    int changed = 0;
+    TDCL_TRY(tdcl_life_exec_grid(&js->r, &g, err));
+    TDCL_TRY(tdcl_life_plane_fit(&js->pl, &g, gen, &fitted, &changed, err));
+    if (changed) {
+        tdcl_log(TDCL_LOG_VERBOSE,
+                 "life: generation %" PRId64 ": the plane's grid is now %" PRId64 " x %" PRId64
+                 " at %" PRId64 ",%" PRId64,
+                 gen, fitted.cols, fitted.rows, js->pl.x0, js->pl.y0);
+        TDCL_TRY(tdcl_life_exec_regrid(&js->r, &fitted, err));
+    }
+out:
+    tdcl_matrix_free(&g);
+    tdcl_matrix_free(&fitted);
+    return st;
+}
+
+/* The frames' directory and the GIF, on the root, before any generation
+ * runs. */
+static tdcl_status open_snapshots(job_state *js, tdcl_err *err)
+{
+    const tdcl_life_job_opts *o = js->o;
+    tdcl_status st = TDCL_OK;
+    if (js->root && o->frames_dir && mkdir(o->frames_dir, 0777) != 0 && errno != EEXIST)
         st = tdcl_fail_param(err, TDCL_EIO, TDCL_PARAM_FRAMES_DIR,
                              "cannot create the frames directory '%s': %s", o->frames_dir,
                              strerror(errno));
-        goto out;
+    if (js->root && !st && o->gif_path)
+        st = tdcl_life_gif_open(o->gif_path, js->gif_rows, js->gif_cols, o->scale,
+                                o->every > 0 ? 10 : 5, &js->gif, err);
+    return tdcl_exec_agree(js->r.ex, &st, err);
+}
+
+/* Runs o->gens generations in chunks: up to the next snapshot, whole
+ * rounds of the bands' halo, no longer than an unbounded plane's margin,
+ * and short enough (about a quarter of a second) for progress to show. */
+static tdcl_status job_loop(job_state *js, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    const tdcl_life_job_opts *o = js->o;
+    int64_t every = o->every > 0 ? o->every : (o->gif_path ? 1 : 0);
+    int64_t chunk = 16;
+    js->w.rule = js->lo.rule; /* as the runner has them: the ranks', rank 0's */
+    js->w.boundary = js->lo.boundary;
+    js->w.edges = js->lo.edges;
+    js->gif_rows = js->r.rows; /* the starting grid's */
+    js->gif_cols = js->r.cols;
+    TDCL_TRY(open_snapshots(js, err));
+    js->t_start = js->t_report = tdcl_now_ms();
+    if (every) TDCL_TRY(job_snapshot(js, 0, err));
+    for (int64_t done = 0; done < o->gens;) {
+        int64_t n = o->gens - done, most = tdcl_life_exec_chunk(&js->r);
+        if (!most && n > chunk) n = chunk;
+        if (most && n > most) n = most;
+        if (every && n > every - done % every) n = every - done % every;
+        if (on_plane(js) && n > js->pl.margin) n = js->pl.margin;
+        double t0 = tdcl_now_ms();
+        TDCL_TRY(tdcl_life_exec_execute(&js->r, n, err));
+        /* PoCL compiles in its worker threads at launches, and its LLVM
+         * takes some signals over each time; the GIF's temporary is open,
+         * so take them back (a few system calls per chunk) */
+        tdcl_out_reclaim_signals();
+        done += n;
+        if (tdcl_now_ms() - t0 < 250 && chunk < ((int64_t)1 << 40)) chunk *= 2;
+        if (on_plane(js)) TDCL_TRY(plane_step(js, js->gen0 + done, err));
+        if (every && done % every == 0) TDCL_TRY(job_snapshot(js, done, err));
+        job_progress(js, done);
     }
-    if (o->gif_path)
-        TDCL_TRY(tdcl_life_gif_open(o->gif_path, grid.rows, grid.cols, o->scale,
-                                    o->every > 0 ? 10 : 5, &js.gif, err));
-    js.t_start = js.t_report = tdcl_now_ms();
-    TDCL_TRY(job_loop(&js, &p, &kernel_ms, err));
-    /* the starting grid's memory, touched already, takes the result (a new
-     * matrix when the plane has grown) */
-    result = grid;
-    memset(&grid, 0, sizeof grid);
-    TDCL_TRY(tdcl_life_plan_result_reuse(p, &result, err));
-    if (js.pl.open_x || js.pl.open_y) { /* the live cells at their true place */
+out:
+    return st;
+}
+
+/* The one device's unbounded plane (or a Golly grid open one way): the
+ * grid fitted around the pattern, refitted between chunks as it grows. */
+static tdcl_status run_plane(job_state *js, tdcl_matrix *grid, tdcl_err *err)
+{
+    tdcl_life_src src = {.rows = grid->rows, .cols = grid->cols, .grid = grid};
+    tdcl_status st = tdcl_life_exec_create(&js->r, &js->lo, &js->gen0, TDCL_OK, &src, 0, err);
+    return st ? st : job_loop(js, err);
+}
+
+/* A bounded grid, or the bands' rows of src, on any execution. */
+static tdcl_status run_grid(job_state *js, tdcl_status in_st, int halo, tdcl_matrix *grid,
+                            const tdcl_life_src *src, tdcl_err *err)
+{
+    tdcl_status st = tdcl_life_exec_create(&js->r, &js->lo, &js->gen0, in_st, src, halo, err);
+    if (st) return st;
+    if (!js->r.plan) { /* the bands hold it: the starting grid goes */
+        tdcl_matrix_free(grid);
+        /* streamed through one device, written as the bands write */
+        tdcl_npy_out_abort(js->early);
+        js->early = NULL;
+    }
+    tdcl_life_exec_log(&js->r, 0);
+    return job_loop(js, err);
+}
+
+/* The summary of the run that left result (the root's). */
+static tdcl_status summarize(job_state *js, const tdcl_matrix *result, int64_t pop,
+                             tdcl_life_summary *sum, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    double computed = -1, wall_ms = tdcl_now_ms() - js->t_start;
+    double kernel_ms = tdcl_life_exec_kernel_ms(&js->r);
+    SYNC(js, tdcl_life_exec_computed(&js->r, js->o->gens, &computed, err));
+    if (!sum) goto out;
+    memset(sum, 0, sizeof *sum);
+    sum->rows = result->data ? result->rows : js->r.rows;
+    sum->cols = result->data ? result->cols : js->r.cols;
+    sum->generations = js->o->gens;
+    sum->population = pop;
+    sum->kernel_ms = kernel_ms;
+    sum->host_timed = js->r.host_timed;
+    sum->computed = computed;
+    sum->wall_ms = wall_ms;
+    sum->rule = js->lo.rule;
+    sum->boundary = js->lo.boundary;
+    sum->open_x = js->pl.open_x;
+    sum->open_y = js->pl.open_y;
+    snprintf(sum->describe, sizeof sum->describe, "%s", tdcl_life_exec_describe(&js->r));
+out:
+    return st;
+}
+
+/* The end of the run: the last grid gathered (or written by every rank),
+ * cropped to the live cells on the plane, summarized, the GIF closed and
+ * the output written on the root. */
+static tdcl_status job_finish(job_state *js, tdcl_matrix *result, tdcl_life_summary *sum,
+                              tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    const tdcl_life_job_opts *o = js->o;
+    int written = 0; /* a .npy output written by every rank */
+    int64_t pop = 0;
+    double wall_ms = tdcl_now_ms() - js->t_start, write_ms = 0;
+    tdcl_life_exec_log(&js->r, 1);
+    if (o->output && tdcl_path_has_ext(o->output, ".npy"))
+        SYNC(js, tdcl_life_exec_write_npy(&js->r, o->output, &written, err));
+    if (written)
+        SYNC(js, tdcl_life_exec_population(&js->r, &pop, err));
+    else
+        SYNC(js, tdcl_life_exec_final(&js->r, result, &pop, err));
+    if (on_plane(js)) { /* the live cells at their true place */
         tdcl_matrix c = {0};
         int64_t dx = 0, dy = 0;
-        if (js.w.unbounded) TDCL_TRY(tdcl_life_crop(&result, &c, &dx, &dy, err));
+        if (js->w.unbounded) TDCL_TRY(tdcl_life_crop(result, &c, &dx, &dy, err));
         if (c.data) {
-            tdcl_matrix_free(&result);
-            result = c;
+            tdcl_matrix_free(result);
+            *result = c;
         }
-        js.w.x0 = js.pl.x0 + dx;
-        js.w.y0 = js.pl.y0 + dy;
+        js->w.x0 = js->pl.x0 + dx;
+        js->w.y0 = js->pl.y0 + dy;
     }
-    if (js.gif) {
-        tdcl_life_gif *g = js.gif;
-        js.gif = NULL;
-        TDCL_TRY(tdcl_life_gif_close(g, err));
+    TDCL_TRY(summarize(js, result, pop, sum, err));
+    if (js->gif) { /* the GIF is kept once nothing but the output can fail */
+        tdcl_life_gif *g = js->gif;
+        js->gif = NULL;
+        st = tdcl_life_gif_close(g, err);
     }
-    if (sum) {
-        memset(sum, 0, sizeof *sum);
-        sum->rows = result.rows;
-        sum->cols = result.cols;
-        sum->generations = o->gens;
-        sum->population = tdcl_life_plan_population(p); /* counted as it was unpacked */
-        sum->kernel_ms = kernel_ms;
-        sum->host_timed = js.host_timed;
-        sum->computed = -1;
-        if (tdcl_life_plan_sparse(p) && tdcl_life_plan_generation(p) == o->gens)
-            TDCL_TRY(tdcl_life_plan_computed(p, &sum->computed, err));
-        sum->wall_ms = tdcl_now_ms() - js.t_start;
-        sum->rule = lo.rule;
-        sum->boundary = lo.boundary;
-        sum->open_x = js.pl.open_x;
-        sum->open_y = js.pl.open_y;
-        snprintf(sum->describe, sizeof sum->describe, "%s", tdcl_life_plan_describe(p));
-    }
-    if (o->output) {
+    SYNC(js, st);
+    if (o->output && !written && js->root) {
         double t0 = tdcl_now_ms();
         char comment[96];
         snprintf(comment, sizeof comment, "generation %" PRId64 ", written by tiledcl life",
-                 js.gen0 + o->gens);
-        js.w.generation = js.gen0 + o->gens;
-        js.w.comment = comment;
-        st = write_result(o, &result, &js.w, &early, err);
-        ctx->t.write_ms += tdcl_now_ms() - t0;
-        if (st) goto out;
+                 js->gen0 + o->gens);
+        js->w.generation = js->gen0 + o->gens;
+        js->w.comment = comment;
+        st = write_result(o, result, &js->w, &js->early, err);
+        write_ms = tdcl_now_ms() - t0;
+        if (js->t) js->t->write_ms += write_ms;
     }
-    if (final) {
-        *final = result;
-        result.data = NULL;
-    }
-    (void)t_start;
+    if (!js->t && js->root) /* one device's times are its context's, logged once */
+        tdcl_log(TDCL_LOG_VERBOSE, "life run (ms): read %.2f  run %.2f  write %.2f", js->read_ms,
+                 wall_ms, write_ms);
+    SYNC(js, st);
 out:
-    tdcl_life_pattern_free(&pre);
-    tdcl_npy_out_abort(early);
-    tdcl_life_gif_abort(js.gif);
-    tdcl_life_plan_destroy(p);
-    tdcl_matrix_free(&grid);
-    tdcl_matrix_free(&result);
+    return st;
+}
+
+/* The input on one device: the grid's limits are the device's, and the
+ * unbounded plane is set up; elsewhere the bands' input. */
+static tdcl_status job_input(job_state *js, tdcl_matrix *grid, tdcl_life_src *src, tdcl_err *err)
+{
+    const tdcl_life_job_opts *o = js->o;
+    tdcl_ctx *ctx = js->r.ctx;
+    tdcl_status st;
+    if (js->r.ex->kind != TDCL_EXEC_ONE) {
+        double t0 = tdcl_now_ms();
+        st = bands_input(&js->r, o, &js->lo, grid, &js->gen0, src, err);
+        js->read_ms = tdcl_now_ms() - t0;
+        return st;
+    }
+    memset(src, 0, sizeof *src);
+    src->grid = grid;
+    st = one_input(ctx, o, &js->lo, &js->pre, grid, &js->gen0, &js->pl, &js->early, err);
+    if (st) memory_note(ctx, o, &js->lo, err);
+    src->rows = grid->rows;
+    src->cols = grid->cols;
     return st;
 }
 
 tdcl_status tdcl_life_exec_job(tdcl_exec *ex, int halo, const tdcl_life_job_opts *o,
                                tdcl_life_summary *sum, tdcl_matrix *final, tdcl_err *err)
 {
-    tdcl_life_shard_opts so = {.devices = ex->spec, .ctx = ex->opts, .halo = halo};
-    switch (ex->kind) {
-    case TDCL_EXEC_RANKS:
-        return tdcl_life_mpi_job(&so, o, sum, err);
-    case TDCL_EXEC_SET:
-        return tdcl_life_shard_job(ex->set, halo, o, sum, final, err);
-    case TDCL_EXEC_ONE:
-        break;
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix grid = {0}, result = {0};
+    tdcl_life_src src = {0};
+    job_state js = {.o = o, .t = tdcl_exec_timing(ex), .root = tdcl_exec_root(ex)};
+    if (final) memset(final, 0, sizeof *final);
+    if (sum) memset(sum, 0, sizeof *sum);
+    js.lo = o->life;
+    js.lo.rule = tdcl_life_opts_rule(&js.lo);
+    js.r.ex = ex;
+    if (o->gens < 0)
+        st = tdcl_fail(err, TDCL_EINVAL, "generations must be >= 0, got %" PRId64, o->gens);
+    if (!st && js.root) st = check_outputs(o, err);
+    SYNC(&js, st);
+    SYNC(&js, tdcl_life_exec_start(ex, &js.r, err));
+    if (ex->kind == TDCL_EXEC_ONE) { /* a sparse pattern on the unbounded plane runs in tiles */
+        int tiles = 0;
+        if ((st = tdcl_life_plane_job(ex->ctx, o, sum, final, &tiles, &js.pre, err)) || tiles)
+            goto out;
     }
-    return tdcl_life_job(ex->ctx, o, sum, final, err);
+    st = job_input(&js, &grid, &src, err);
+    js.gif_x0 = js.w.x0 = js.pl.x0;
+    js.gif_y0 = js.w.y0 = js.pl.y0;
+    js.w.unbounded = js.pl.open_x && js.pl.open_y;
+    js.w.scale = o->scale;
+    /* the plane lives on one device, so no other rank waits here */
+    if (st == TDCL_OK && on_plane(&js))
+        st = run_plane(&js, &grid, err);
+    else
+        st = run_grid(&js, st, halo, &grid, &src, err);
+    if (st) goto out;
+    result = grid; /* a plan's last grid takes the starting grid's memory */
+    memset(&grid, 0, sizeof grid);
+    TDCL_TRY(job_finish(&js, &result, sum, err));
+    if (final) {
+        *final = result;
+        result.data = NULL;
+    }
+out:
+    tdcl_life_pattern_free(&js.pre);
+    tdcl_npy_out_abort(js.early);
+    tdcl_life_gif_abort(js.gif);
+    tdcl_life_exec_end(&js.r);
+    tdcl_matrix_free(&grid);
+    tdcl_matrix_free(&result);
+    return st;
 }

@@ -54,15 +54,20 @@ typedef struct tdcl_life_summary {
                            unbounded plane; one, a Golly grid open one way */
 } tdcl_life_summary;
 
-/* Reads (or seeds) the grid, runs it, writes the output; fills ctx->t and,
- * when non-NULL, *sum and *final (the last grid, the caller's). ctx may
- * still be opening (tdcl_ctx_open_async); the job waits for it. */
-tdcl_status tdcl_life_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_summary *sum,
-                          tdcl_matrix *final, tdcl_err *err);
-
-/* The life job on ex, whichever its kind: tdcl_life_job on its device,
- * tdcl_life_shard_job on its set, tdcl_life_mpi_job over its ranks (final
- * unused there); halo as those take it (0: chosen). */
+/* Reads (or seeds) the grid, runs it on ex, whichever its kind (the
+ * runner of dist/life_run.h; halo as it takes it, 0: chosen), writes the
+ * output; fills, when non-NULL, *sum and *final (the last grid, the
+ * caller's; over ranks rank 0's). The device or the set may still be
+ * opening; the job waits for it. On one device the grid's limits are the
+ * device's and host memory's, a grid larger than the device streams
+ * through it in bands, and a pattern without a bounded grid lives on the
+ * unbounded plane; a set or the ranks run the bounded grid as read. Over
+ * ranks rank 0 reads the pattern and sends it to every rank (a plain .npy
+ * file every rank holds alike: each reads its own rows; the soup: each
+ * sows its own rows) and gathers the result (a .npy output: every rank
+ * writes its rows); a failure on any rank stops every rank, the lowest
+ * failing rank's error returned with its message, the others' TDCL_EIO
+ * with an empty one. */
 tdcl_status tdcl_life_exec_job(tdcl_exec *ex, int halo, const tdcl_life_job_opts *o,
                                tdcl_life_summary *sum, tdcl_matrix *final, tdcl_err *err);
 

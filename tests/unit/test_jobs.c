@@ -241,7 +241,9 @@ static void test_life_job(void **state)
     o.height = rows;
     tdcl_life_summary sum;
     memset(&sum, 0, sizeof sum);
-    if (tdcl_life_job(ctx, &o, &sum, &final, &e) != TDCL_OK) fail_msg("life job: %s", e.msg);
+    if (tdcl_life_exec_job(&(tdcl_exec){.kind = TDCL_EXEC_ONE, .ctx = ctx}, 0, &o, &sum, &final,
+                           &e) != TDCL_OK)
+        fail_msg("life job: %s", e.msg);
 
     for (int64_t g = 0; g < gens; g++) {
         tdcl_life_host_step(&grid, &next, &highlife, TDCL_LIFE_TORUS);
