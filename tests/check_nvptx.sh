@@ -6,7 +6,7 @@
 # clang (a dependency of PoCL, so present wherever the tests run) parses
 # them as NVIDIA's compiler would: the OpenCL C, and each asm statement's
 # operands against the %N its text names. It cannot check the PTX text
-# itself, and for matmul_wg.cl the sm_90a instructions are PTX comments
+# itself, and for matmul/wg.cl the sm_90a instructions are PTX comments
 # anyway (see its header), so each build is also checked for the
 # instructions it must contain. The option sets follow the host's
 # (src/ops/*): the matmul ones are written from its format strings (the
@@ -57,17 +57,29 @@ life_src() {
     printf '%s\n' "$f"
 }
 
-# file (life: the program's files) | options | a pattern the PTX must contain
+# mm_src FAMILY: matmul's prelude and cl/matmul/FAMILY.cl joined, as
+# src/ops/matmul/mm_prog.c builds them; prints the joined file's path
+mm_src() {
+    local f="$out/matmul_$1.cl" x
+    : >"$f"
+    for x in prelude "$1"; do
+        printf '#line 1 "matmul/%s.cl"\n' "$x" >>"$f"
+        cat "$cl/matmul/$x.cl" >>"$f"
+    done
+    printf '%s\n' "$f"
+}
+
+# file (life: the program's files; matmul/F: the prelude and F) | options | a pattern the PTX must contain
 wg="-DNWG=1 -DBK=8 -DSTAGES=4 -DLAG=1"
 life="-DBIRTH=0x8 -DSURVIVE=0xc -DWBITS=64 -DLY=8 -DVX=1 -DFULLW=0 -DSINGLE=0"
 net3="-DNET3=1 -DN3_A0=k0 -DN3_B0=x -DN3_C0=y -DN3_T0=0x16 -DN3_A1=s0 -DN3_B1=y -DN3_C1=g0 -DN3_T1=0x26 -DN3_A2=s0 -DN3_B2=alive -DN3_C2=g1 -DN3_T2=0xa4"
 builds=(
-    "matmul_wg.cl|-DPREC=1 $wg -DBN=256 -DKSUB=16 -DGROUP_M=16 -DPRODUCER=0|TDCL_SM90A wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32"
-    "matmul_wg.cl|-DPREC=3 $wg -DBN=128 -DKSUB=16 -DGROUP_M=32 -DPRODUCER=1|TDCL_SM90A wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"
-    "matmul_wg.cl|-DPREC=3 -DNWG=2 -DBK=16 -DSTAGES=2 -DLAG=0 -DBN=64 -DKSUB=4 -DGROUP_M=8 -DPRODUCER=0|cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
-    "matmul_tc.cl|-DPREC=1 -DBM=128 -DBN=128 -DBK=16 -DWM=64 -DWN=64 -DSTAGES=3 -DVEC_ALIGNED=1 -DIDX=int|mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
-    "matmul_tc.cl|-DPREC=3 -DBM=128 -DBN=128 -DBK=8 -DWM=64 -DWN=32 -DSTAGES=3 -DVEC_ALIGNED=0 -DIDX=long|cp.async"
-    "matmul.cl|-DVARIANT=3 -DIDX=int -DBM=128 -DBN=256 -DBK=16 -DTM=8 -DTN=16 -DWX=8 -DWY=4 -DNBUF=2 -DALOAD=0 -DATRANS=1 -DTT=1 -DVEC_ALIGNED=1 -DUNROLL=1 -DPADL=0 -DFRAG=0 -DCPASYNC=1 -DCP_EMULATE=0 -DSWZ=0 -DTAILS=1|cp.async.cg.shared.global"
+    "matmul/wg|-DPREC=1 $wg -DBN=256 -DKSUB=16 -DGROUP_M=16 -DPRODUCER=0|TDCL_SM90A wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32"
+    "matmul/wg|-DPREC=3 $wg -DBN=128 -DKSUB=16 -DGROUP_M=32 -DPRODUCER=1|TDCL_SM90A wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"
+    "matmul/wg|-DPREC=3 -DNWG=2 -DBK=16 -DSTAGES=2 -DLAG=0 -DBN=64 -DKSUB=4 -DGROUP_M=8 -DPRODUCER=0|cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+    "matmul/tc|-DPREC=1 -DBM=128 -DBN=128 -DBK=16 -DWM=64 -DWN=64 -DSTAGES=3 -DVEC_ALIGNED=1 -DIDX=int|mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
+    "matmul/tc|-DPREC=3 -DBM=128 -DBN=128 -DBK=8 -DWM=64 -DWN=32 -DSTAGES=3 -DVEC_ALIGNED=0 -DIDX=long|cp.async"
+    "matmul/gemm|-DVARIANT=3 -DIDX=int -DBM=128 -DBN=256 -DBK=16 -DTM=8 -DTN=16 -DWX=8 -DWY=4 -DNBUF=2 -DALOAD=0 -DATRANS=1 -DTT=1 -DVEC_ALIGNED=1 -DUNROLL=1 -DPADL=0 -DFRAG=0 -DCPASYNC=1 -DCP_EMULATE=0 -DSWZ=0 -DTAILS=1|cp.async.cg.shared.global"
     "life|-DLIFE_PROG_BITS=1 $life -DLX=16 -DS=18 -DK=8 -DDBUF=1 -DFLOW=1 -DFLOWNV=1 -DLOP3ASM=1 -DLUT_B0=0x0 -DLUT_B1=0x14 -DLUT_S0=0x42 -DLUT_S1=0x14 -DHALVES=1|lop3.b32"
     "life|-DLIFE_PROG_BITS=1 $life -DLX=32 -DS=24 -DK=8 -DDBUF=0 -DFLOW=1 -DFLOWNV=1 -DREGT=1 -DSHFL=1 $net3 -DLOP3ASM=1 -DHALVES=1|shfl.sync.up.b32"
     "life|-DLIFE_PROG_SPARSE=1 -DLIST_WG=64 $life -DLX=16 -DS=16 -DK=16 -DDBUF=1 $net3 -DLOP3ASM=1 -DHALVES=1|lop3.b32"
@@ -97,6 +109,7 @@ for b in "${builds[@]}"; do
     IFS='|' read -r file opts want <<<"$b"
     src="$cl/$file"
     [ "$file" = life ] && src=$(life_src "$opts")
+    case $file in matmul/*) src=$(mm_src "${file#matmul/}") ;; esac
     # shellcheck disable=SC2086
     if ! "$cc" -x cl -cl-std=CL1.2 -O2 -Dasm=__asm__ -target nvptx64-nvidia-nvcl \
         -Xclang -finclude-default-header -Wno-everything -S -o "$out/k.ptx" $opts \

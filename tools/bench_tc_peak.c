@@ -1,5 +1,5 @@
 /* The mma.sync ceiling of the tensor-core matmul path: runs
- * matmul_tc_peak from cl/matmul_tc.cl, where each warp issues only
+ * matmul_tc_peak from cl/matmul/tc.cl, where each warp issues only
  * independent m16n8k8 tf32 mma on register fragments, with W work-groups
  * of 128 work-items (4 warps) per compute unit, and prints the median
  * device time of REPS runs after a warm-up and the TFLOP/s. The figure the
@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "ops/matmul/mm_prog.h"
 #include "runtime/clrt.h"
 #include "ops/matmul/matmul_tc.h"
 
@@ -52,8 +53,8 @@ int main(int argc, char **argv)
                 why);
         goto out;
     }
-    if (tdcl_ctx_program(ctx, "matmul_tc.cl", emu ? "-DPREC=1 -DTC_EMULATE=1" : "-DPREC=1", &prog,
-                         &e) ||
+    if (tdcl_mm_prog_build(ctx, TDCL_MM_PROG_TC, emu ? "-DPREC=1 -DTC_EMULATE=1" : "-DPREC=1",
+                           &prog, &e) ||
         tdcl_ctx_kernel(prog, "matmul_tc_peak", &k, &e))
         goto out;
     float xs[64];

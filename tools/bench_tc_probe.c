@@ -24,7 +24,7 @@
  *   c7 thread-block clusters of two work-groups asked for in the PTX
  *      (.reqnctapercluster), with a store into the partner's local memory;
  *   c8 local memory past the reported 48 KiB as a __local argument;
- *   e  the wgmma kernels' data path alone: cl/matmul_wg.cl
+ *   e  the wgmma kernels' data path alone: cl/matmul/wg.cl
  *      built as the product builds it for 8192^3 (tf32 and 3xtf32), run
  *      whole and with its wgmma.mma_async left as PTX comments, so that
  *      every slab is still copied, waited for, loaded and handed back but
@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/matmul/mm_prog.h"
 #include "runtime/clrt.h"
 
 static tdcl_ctx *ctx;
@@ -942,7 +943,7 @@ static char *uncomment_but_mma(const char *ptx, int math)
     return r;
 }
 
-/* cl/matmul_wg.cl built with the product's options for an n^3 product
+/* cl/matmul/wg.cl built with the product's options for an n^3 product
  * (opts as matmul_tc.c's wg_build writes them), run on packed operands of
  * random floats with (math 1) and without (0) the wgmma instructions. */
 static void wg_path(const char *tag, const char *opts, int bm, int bn, int nb2, int nt, int n,
@@ -950,7 +951,7 @@ static void wg_path(const char *tag, const char *opts, int bm, int bn, int nb2, 
 {
     tdcl_err e = {0};
     cl_program first = NULL, p = NULL;
-    if (tdcl_ctx_program(ctx, "matmul_wg.cl", opts, &first, &e) != TDCL_OK) {
+    if (tdcl_mm_prog_build(ctx, TDCL_MM_PROG_WG, opts, &first, &e) != TDCL_OK) {
         printf("e %s: %s\n", tag, e.msg);
         return;
     }

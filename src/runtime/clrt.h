@@ -127,7 +127,7 @@ void tdcl_ctx_close(tdcl_ctx *ctx);
 int tdcl_ctx_memo_get(const tdcl_ctx *ctx, const char *key);
 void tdcl_ctx_memo_set(tdcl_ctx *ctx, const char *key, int value);
 
-/* Finds kernel file name ("matmul.cl"): kernel_dir, each directory of
+/* Finds kernel file name ("matmul/gemm.cl"): kernel_dir, each directory of
  * $TILEDCL_KERNEL_PATH (':'-separated), the cl/ directory beside the
  * executable, then the installed datadir. *path is malloc'd. A miss lists
  * every place tried. */

@@ -23,7 +23,7 @@ RC=$?
 ERR=$(cat "$T/.out")
 expect_rc 0 "meson install --destdir stages the install"
 root="$T/stage$prefix"
-for f in bin/tiledcl share/tiledcl/matmul.cl share/tiledcl/life/prelude.cl share/man/man1/tiledcl.1 \
+for f in bin/tiledcl share/tiledcl/matmul/gemm.cl share/tiledcl/life/prelude.cl share/man/man1/tiledcl.1 \
     share/bash-completion/completions/tiledcl share/zsh/site-functions/_tiledcl; do
     [ -e "$root/$f" ] && ok "installed: $f" || not_ok "installed: $f" "$(cd "$T/stage" && find . | head -40)"
 done
@@ -36,7 +36,7 @@ expect_contains "$out" "0:0" "the moved binary lists devices"
 "$T/moved/bin/tiledcl" -v matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" -o "$T/c.mtx" 2>"$T/.err"
 RC=$? ERR=$(cat "$T/.err")
 expect_rc 0 "the moved binary multiplies"
-expect_contains "$ERR" "kernel matmul.cl" "it found and built its kernel"
+expect_contains "$ERR" "kernel matmul/prelude.cl" "it found and built its kernel"
 # an independent reference: the product computed by the host in --verify
 "$T/moved/bin/tiledcl" matmul "$TDCL_DATA/a.mtx" "$TDCL_DATA/b.mtx" --verify -o "$T/v.mtx" 2>"$T/.err"
 RC=$? ERR=$(cat "$T/.err")
@@ -44,7 +44,7 @@ expect_rc 0 "the moved binary's product passes --verify"
 expect_eq "$(head -c 200 "$T/c.mtx" | wc -c)" "200" "the product is not empty"
 expect_eq "$(md5sum <"$T/c.mtx")" "$(md5sum <"$T/v.mtx")" "the same product twice"
 # the kernels come from the moved tree: a kernel path pointing elsewhere is not used
-case "$(ls "$T/moved/share/tiledcl")" in *matmul.cl*) ok "kernels live in the moved tree" ;; *) not_ok "kernels live in the moved tree" ;; esac
+case "$(ls "$T/moved/share/tiledcl/matmul")" in *gemm.cl*) ok "kernels live in the moved tree" ;; *) not_ok "kernels live in the moved tree" ;; esac
 
 # the man page renders, one section per command
 if command -v man >/dev/null; then

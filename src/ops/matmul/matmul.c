@@ -1,9 +1,10 @@
 /* The matmul plan: kernel choice and parameters per device, the build of
- * cl/matmul.cl, and the plan's life cycle. Panels are mm_panels.c,
+ * cl/matmul/gemm.cl, and the plan's life cycle. Panels are mm_panels.c,
  * buffers and uploads mm_buffers.c, running and results mm_exec.c (the
  * plan's struct in mm_plan.h); the parameters' text form and checks
  * mm_params.c, the host reference and check matmul_check.c, the
  * tensor-core plans matmul_tc.c, the file job jobs/matmul_job.c. */
+#include "ops/matmul/mm_prog.h"
 #include "ops/matmul/mm_plan.h"
 
 #include <inttypes.h>
@@ -320,7 +321,7 @@ static tdcl_status build_once(tdcl_mm_plan *p, tdcl_err *err)
     tdcl_status st = TDCL_OK;
     char opts[512];
     build_options(p, opts, sizeof opts);
-    TDCL_TRY(tdcl_ctx_program(p->ctx, "matmul.cl", opts, &p->prog, err));
+    TDCL_TRY(tdcl_mm_prog_build(p->ctx, TDCL_MM_PROG_GEMM, opts, &p->prog, err));
     const char *name = p->kind == TDCL_MM_CPU   ? "mm_cpu"
                        : p->kind == TDCL_MM_GPU ? "mm_gpu"
                                                 : "mm_tiled";

@@ -1,6 +1,6 @@
 /* Dense matrix product C = A*B on an OpenCL device (module prefix tdcl_mm_).
  *
- * Three kernels (cl/matmul.cl): the textbook local-memory tile for any
+ * Three kernels (cl/matmul/gemm.cl): the textbook local-memory tile for any
  * device and shape, a register-blocked packed kernel for CPUs and a
  * register/local two-level tiled kernel for GPUs; the default choice goes by
  * device type and product size. Floats are computed in float32 (default)

@@ -4,6 +4,7 @@
  * passes its probe and has enough tiles), else the mma.sync kernel
  * (mm_tc_mma.c). tdcl_mm_plan_create (matmul.c) hands tf32 and 3xtf32
  * products here. */
+#include "ops/matmul/mm_prog.h"
 #include "ops/matmul/matmul_tc.h"
 
 #include <inttypes.h>
@@ -29,7 +30,7 @@ static int probe(tdcl_ctx *ctx)
     cl_program prog = NULL;
     cl_kernel k = NULL;
     tdcl_err e = {0};
-    int ok = tdcl_ctx_program(ctx, "matmul_tc.cl", "-DPREC=1", &prog, &e) == TDCL_OK &&
+    int ok = tdcl_mm_prog_build(ctx, TDCL_MM_PROG_TC, "-DPREC=1", &prog, &e) == TDCL_OK &&
              tdcl_ctx_kernel(prog, "matmul_tc_probe", &k, &e) == TDCL_OK;
     if (!ok) tdcl_log(TDCL_LOG_VERBOSE, "matmul: tensor-core probe failed: %s", e.msg);
     if (k) clReleaseKernel(k);

@@ -1,4 +1,4 @@
-/* Float32 matmul on NVIDIA tensor cores through inline PTX (cl/matmul_tc.cl):
+/* Float32 matmul on NVIDIA tensor cores through inline PTX (cl/matmul/tc.cl):
  * detection of the path, the tf32 / 3xtf32 precisions, and the plan that
  * tdcl_mm_plan_create hands these precisions to (module prefix tdcl_mm_).
  *

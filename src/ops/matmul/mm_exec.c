@@ -1,4 +1,4 @@
-/* Running a plan: the kernels of cl/matmul.cl enqueued panel by panel
+/* Running a plan: the kernels of cl/matmul/gemm.cl enqueued panel by panel
  * (uploads in between when panelled), their events timed, the int64
  * range check, and C read back. */
 #include "ops/matmul/mm_plan.h"

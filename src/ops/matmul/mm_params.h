@@ -18,7 +18,7 @@ typedef enum tdcl_mm_kernel {
     TDCL_MM_GPU,      /* 8x8 register blocks in a 128x128 local tile: GPUs */
 } tdcl_mm_kernel;
 
-/* The parameters of the CPU and GPU kernel shapes (cl/matmul.cl), each a
+/* The parameters of the CPU and GPU kernel shapes (cl/matmul/gemm.cl), each a
  * -D option of the build; 0 means "choose": a tuned or built-in value for
  * the device (tune.h), else the default. */
 typedef struct tdcl_mm_params {

@@ -1,14 +1,15 @@
-/* The mma.sync tensor-core kernel's plan (cl/matmul_tc.cl, compute
+/* The mma.sync tensor-core kernel's plan (cl/matmul/tc.cl, compute
  * capability 8.0 on): its tile and pipeline, its build, and its launch. */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/clock.h"
+#include "ops/matmul/mm_prog.h"
 #include "ops/matmul/mm_tc_plan.h"
 
 /* Local memory of one pipeline stage: the A and B slabs (see
- * cl/matmul_tc.cl; swizzled, no padding). */
+ * cl/matmul/tc.cl; swizzled, no padding). */
 static size_t tc_stage_bytes(const tdcl_mm_tc *p)
 {
     return sizeof(float) * ((size_t)p->bm * (size_t)p->bk + (size_t)p->bk * (size_t)p->bn);
@@ -85,7 +86,7 @@ static tdcl_status tc_build(tdcl_mm_tc *p, tdcl_err *err)
         size_t used = strlen(opts);
         snprintf(opts + used, sizeof opts - used, " %s", extra);
     }
-    TDCL_TRY(tdcl_ctx_program(p->ctx, "matmul_tc.cl", opts, &p->prog, err));
+    TDCL_TRY(tdcl_mm_prog_build(p->ctx, TDCL_MM_PROG_TC, opts, &p->prog, err));
     TDCL_TRY(tdcl_ctx_kernel(p->prog, "matmul_tc", &p->k, err));
     if (strstr(extra, "-cl-nv-verbose")) tdcl_mm_tc_log_build(p);
     size_t lim = 0;

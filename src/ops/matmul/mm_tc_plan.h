@@ -1,8 +1,8 @@
 /* The tensor-core plan's state and what its files share (internal to
  * ops/matmul; callers use matmul_tc.h): matmul_tc.c detects the path and
  * runs the plan's life cycle, choosing between the wgmma kernel
- * (mm_tc_wg.c, cl/matmul_wg.cl) and the mma.sync kernel (mm_tc_mma.c,
- * cl/matmul_tc.cl). */
+ * (mm_tc_wg.c, cl/matmul/wg.cl) and the mma.sync kernel (mm_tc_mma.c,
+ * cl/matmul/tc.cl). */
 #ifndef TDCL_MM_TC_PLAN_H
 #define TDCL_MM_TC_PLAN_H
 
@@ -17,7 +17,7 @@ struct tdcl_mm_tc {
     tdcl_mm_precision prec;
     int64_t M, K, N;
     int bm, bn, bk, wm, wn, stages;
-    int wgmma; /* the wgmma path runs (cl/matmul_wg.cl) */
+    int wgmma; /* the wgmma path runs (cl/matmul/wg.cl) */
     /* wgmma only: slabs, tile counts, LAG, partial length, tile band */
     int nk, lag, ksub, group_m, producer;
     int64_t tiles_m, tiles_n;

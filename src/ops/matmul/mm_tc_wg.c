@@ -1,4 +1,4 @@
-/* The wgmma tensor-core kernel's plan (cl/matmul_wg.cl). Hopper's warpgroup instructions, on
+/* The wgmma tensor-core kernel's plan (cl/matmul/wg.cl). Hopper's warpgroup instructions, on
  * compute capability 9.x: a packing kernel lays A and B out in slabs, the product kernel moves each
  * slab with one bulk copy completing on an mbarrier and multiplies with wgmma. Tried first there;
  * any failure (build, binary load, probe) falls back to the mma.sync kernel with a line at verbose
@@ -11,6 +11,7 @@
 
 #include "base/log.h"
 #include "base/clock.h"
+#include "ops/matmul/mm_prog.h"
 #include "ops/matmul/mm_ptx.h"
 #include "ops/matmul/mm_tc_plan.h"
 
@@ -49,8 +50,9 @@ static tdcl_status wg_build(tdcl_mm_tc *p, tdcl_err *err)
              "-DPRODUCER=%d %s",
              p->prec == TDCL_MM_3XTF32 ? 3 : 1, p->bm / 64, p->bn, p->bk, p->stages, p->lag,
              p->ksub, p->group_m, p->producer, extra);
-    TDCL_TRY(tdcl_ctx_program(p->ctx, "matmul_wg.cl", opts, &first, err));
-    st = tdcl_mm_ptx_build_sm90a(p->ctx, first, "matmul_wg.cl", extra, &p->prog, err);
+    TDCL_TRY(tdcl_mm_prog_build(p->ctx, TDCL_MM_PROG_WG, opts, &first, err));
+    st = tdcl_mm_ptx_build_sm90a(p->ctx, first, tdcl_mm_prog_file(TDCL_MM_PROG_WG), extra, &p->prog,
+                                 err);
     if (p->prog && (st != TDCL_OK || strstr(extra, "-cl-nv-verbose"))) tdcl_mm_tc_log_build(p);
     if (st) goto out;
     TDCL_TRY(tdcl_ctx_kernel(p->prog, "matmul_wg", &p->k, err));

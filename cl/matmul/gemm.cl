@@ -45,9 +45,6 @@
 #define REAL float
 #endif
 
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
-
 /* a * b + c: one rounding for floats (FMA), wrapping for integers. */
 #if REAL_INT
 #define MADD(a, b, c) ((a) * (b) + (c))
@@ -392,7 +389,7 @@ typedef CAT(REAL, 4) real4;
 #if CPASYNC && !CP_EMULATE
 /* bytes (0..16) of the 16 at src land at dst, the rest zeros; src is not
  * read past bytes. The local pointer goes in as the 32-bit shared address
- * NVIDIA's compiler gives it, as in matmul_tc.cl. */
+ * NVIDIA's compiler gives it, as in matmul/tc.cl. */
 #define CP_ASYNC16(dst, src, bytes)                                                                \
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes)  \
                  : "memory")

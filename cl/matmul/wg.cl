@@ -1,6 +1,6 @@
 /* C = A*B in tf32 or 3xtf32 on Hopper's warpgroup tensor-core instructions
  * (wgmma, sm_90a), for NVIDIA devices of compute capability 9.x; run by
- * src/ops/matmul/matmul_tc.c, which falls back to cl/matmul_tc.cl (mma.sync)
+ * src/ops/matmul/matmul_tc.c, which falls back to cl/matmul/tc.cl (mma.sync)
  * wherever this path does not build or pass its probe.
  *
  * NVIDIA's OpenCL compiles for `.target sm_90`, where wgmma does not
@@ -121,11 +121,6 @@
 #define NACC (BN / 2)               /* accumulator floats per work-item */
 
 #define SM90A(text) asm volatile("// TDCL_SM90A " text ::: "memory")
-
-static inline uint tf32_round(uint x)
-{
-    return (x + 0x1000u) & 0xFFFFE000u;
-}
 
 /* ---- packing -------------------------------------------------------------- */
 
@@ -405,10 +400,8 @@ matmul_wg(__global const float *Ap, __global const float *Bp, __global float *C,
     const uint sbase = saddr(sm4), bbase = saddr(bars); /* full[s], then empty[s] */
 
     /* tile order: bands of GROUP_M tile rows, column by column inside */
-    const int id = get_group_id(0), band = GROUP_M * tiles_n;
-    const int first_m = (id / band) * GROUP_M;
-    const int rows_m = min(tiles_m - first_m, GROUP_M);
-    const int tm = first_m + (id % band) % rows_m, tn = (id % band) / rows_m;
+    int tm, tn;
+    group_tile(get_group_id(0), tiles_m, tiles_n, GROUP_M, &tm, &tn);
 
     if (tid == 0) {
         for (int s = 0; s < STAGES; s++) {

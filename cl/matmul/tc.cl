@@ -175,12 +175,12 @@
 #define B_STAGE (BK * BN)
 
 #if PIPE && BK != 8
-#error "matmul_tc.cl: PIPE = 1 needs BK = 8"
+#error "matmul/tc.cl: PIPE = 1 needs BK = 8"
 #endif
 #if (BK != 8 && BK != 16 && BK != 32) || (WN != 32 && WN != 64) || WM % 16 || BM % WM ||           \
     BN % WN || (BM * BK / 4) % NT || (BK * BN / 4) % NT || STAGES < 2
 #error                                                                                             \
-    "matmul_tc.cl: BK must be 8, 16 or 32, WN 32 or 64, WM a multiple of 16 dividing BM, and both slabs must split into 16-byte chunks per work-item"
+    "matmul/tc.cl: BK must be 8, 16 or 32, WN 32 or 64, WM a multiple of 16 dividing BM, and both slabs must split into 16-byte chunks per work-item"
 #endif
 
 /* ---- the PTX, or its emulation ------------------------------------------ */
@@ -377,7 +377,7 @@ static inline uint tf32_op(float x)
  * exact remainder (fed raw). */
 static inline void split(float x, uint *big, uint *small)
 {
-    uint b = (as_uint(x) + (RND ? 0x1000u : 0u)) & 0xffffe000u;
+    uint b = RND ? tf32_round(as_uint(x)) : as_uint(x) & 0xffffe000u;
     *big = b;
     *small = as_uint(x - as_float(b));
 }
@@ -555,10 +555,7 @@ matmul_tc(int M, int N, int K, const __global float *restrict A, const __global 
     {
         /* GROUP_M tile rows at a time, column by column */
         int nx = (int)get_num_groups(0), ny = (int)get_num_groups(1);
-        int lin = tm * nx + tn, per = GROUP_M * nx, first = lin / per * GROUP_M;
-        int rows = min(ny - first, GROUP_M);
-        tm = first + lin % per % rows;
-        tn = lin % per / rows;
+        group_tile(tm * nx + tn, ny, nx, GROUP_M, &tm, &tn);
     }
 #endif
     int m0 = tm * BM, n0 = tn * BN;
