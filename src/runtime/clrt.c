@@ -962,6 +962,52 @@ tdcl_status tdcl_ctx_program_files(tdcl_ctx *ctx, const char *const *names, size
     return st;
 }
 
+/* The cache's "source" of a binary: a marker, then its bytes, so that no
+ * source text shares its key. */
+static const char binary_mark[] = "tiledcl program binary\n";
+
+static tdcl_status binary_unlocked(tdcl_ctx *ctx, const char *what, const unsigned char *bin,
+                                   size_t len, const char *options, cl_program *prog, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    cl_int rc, bst = CL_SUCCESS;
+    char call[192];
+    size_t mlen = sizeof binary_mark - 1, klen = mlen + len;
+    char *key = malloc(klen);
+    *prog = NULL;
+    if (!key) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+    memcpy(key, binary_mark, mlen);
+    memcpy(key + mlen, bin, len);
+    if (ctx->cache_dir && tdcl_cache_load(ctx, key, klen, options, prog) == TDCL_OK) {
+        ctx->t.programs_cached++;
+        tdcl_log(TDCL_LOG_VERBOSE, "%s: loaded from cache (%s)", what, options);
+        goto out;
+    }
+    *prog = clCreateProgramWithBinary(ctx->context, 1, &ctx->dev.device, &len, &bin, &bst, &rc);
+    if (rc == CL_SUCCESS && bst != CL_SUCCESS) rc = bst;
+    snprintf(call, sizeof call, "clCreateProgramWithBinary (%s)", what);
+    TDCL_CL_TRY(err, rc, call);
+    rc = clBuildProgram(*prog, 1, &ctx->dev.device, options, NULL, NULL);
+    snprintf(call, sizeof call, "clBuildProgram (%s)", what);
+    TDCL_CL_TRY(err, rc, call); /* *prog stays: the caller reads its build log */
+    ctx->t.programs_built++;
+    tdcl_log(TDCL_LOG_VERBOSE, "%s: built from its binary (%s)", what, options);
+    if (ctx->cache_dir) tdcl_cache_store(ctx, key, klen, options, *prog);
+out:
+    free(key);
+    return st;
+}
+
+tdcl_status tdcl_ctx_program_binary(tdcl_ctx *ctx, const char *what, const unsigned char *bin,
+                                    size_t len, const char *options, cl_program *prog,
+                                    tdcl_err *err)
+{
+    pthread_mutex_lock(&build_lock);
+    tdcl_status st = binary_unlocked(ctx, what, bin, len, options ? options : "", prog, err);
+    pthread_mutex_unlock(&build_lock);
+    return st;
+}
+
 tdcl_status tdcl_ctx_program(tdcl_ctx *ctx, const char *name, const char *options, cl_program *prog,
                              tdcl_err *err)
 {

@@ -146,6 +146,17 @@ tdcl_status tdcl_ctx_program(tdcl_ctx *ctx, const char *name, const char *option
 tdcl_status tdcl_ctx_program_files(tdcl_ctx *ctx, const char *const *names, size_t n,
                                    const char *options, cl_program *prog, tdcl_err *err);
 
+/* A program from len bytes of a binary for ctx's device (on NVIDIA's
+ * OpenCL, PTX text, such as PTX the caller edited), built with options,
+ * through the cache: keyed by the binary's bytes, the options, the
+ * platform, the device and the driver; a hit loads the driver's build of
+ * it, a miss builds it and stores that build. what names it in messages
+ * ("matmul/wg.cl as sm_90a PTX"). *prog is the caller's, set also when the
+ * build fails (its build log says why). */
+tdcl_status tdcl_ctx_program_binary(tdcl_ctx *ctx, const char *what, const unsigned char *bin,
+                                    size_t len, const char *options, cl_program *prog,
+                                    tdcl_err *err);
+
 /* Logs the build log of prog for dev at level, one message a line, each
  * "what: build log: LINE"; nothing when the log is empty. Returns 1 when the
  * log holds a compiler diagnostic (an error or a warning), else 0. */

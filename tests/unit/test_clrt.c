@@ -255,6 +255,66 @@ static void test_cache_miss_hit_corrupt(void **state)
     free(dir);
 }
 
+/* A program from a binary through the cache (the path of edited PTX on
+ * NVIDIA), tried with PoCL's own binary of copy.cl: a miss builds and
+ * stores it, a second context loads it, other options or other bytes are
+ * other entries, and every program copies as the kernel says. */
+static void test_program_binary_cached(void **state)
+{
+    (void)state;
+    char *dir = tdcl_test_tmpdir();
+    char *saved = getenv("XDG_CACHE_HOME") ? strdup(getenv("XDG_CACHE_HOME")) : NULL;
+    tdcl_ctx *ctx = ctx_with_cache(dir);
+    if (!ctx) {
+        free(saved);
+        skip();
+    }
+    cl_program p, q;
+    tdcl_err e = {0};
+    size_t n = 0;
+    assert_int_equal(tdcl_ctx_program(ctx, "copy.cl", "-DVEC=4", &p, &e), TDCL_OK);
+    assert_int_equal(clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL), CL_SUCCESS);
+    assert_true(n > 0);
+    unsigned char *bin = malloc(n);
+    assert_non_null(bin);
+    assert_int_equal(clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL), CL_SUCCESS);
+    clReleaseProgram(p);
+    int built = ctx->t.programs_built;
+
+    assert_int_equal(tdcl_ctx_program_binary(ctx, "copy.cl's binary", bin, n, "", &q, &e), TDCL_OK);
+    assert_int_equal(ctx->t.programs_built, built + 1);
+    check_copy_runs(ctx, q);
+    clReleaseProgram(q);
+    tdcl_ctx_close(ctx);
+
+    ctx = ctx_with_cache(dir); /* a second context hits */
+    assert_int_equal(tdcl_ctx_program_binary(ctx, "copy.cl's binary", bin, n, "", &q, &e), TDCL_OK);
+    assert_int_equal(ctx->t.programs_built, 0);
+    assert_int_equal(ctx->t.programs_cached, 1);
+    check_copy_runs(ctx, q);
+    clReleaseProgram(q);
+    assert_int_equal(
+        tdcl_ctx_program_binary(ctx, "copy.cl's binary", bin, n, "-cl-opt-disable", &q, &e),
+        TDCL_OK);
+    assert_int_equal(ctx->t.programs_built, 1); /* other options: another entry */
+    clReleaseProgram(q);
+    /* bytes that are no binary fail, naming what was built */
+    static const unsigned char junk[] = "not a program binary";
+    q = NULL;
+    assert_int_not_equal(tdcl_ctx_program_binary(ctx, "junk", junk, sizeof junk, "", &q, &e),
+                         TDCL_OK);
+    assert_non_null(strstr(e.msg, "junk"));
+    if (q) clReleaseProgram(q);
+    assert_int_equal(ctx->t.programs_cached, 1);
+    tdcl_ctx_close(ctx);
+    if (saved) {
+        setenv("XDG_CACHE_HOME", saved, 1);
+        free(saved);
+    }
+    free(bin);
+    free(dir);
+}
+
 /* A program of several files: the prelude's macros reach the file after
  * it, the files are found as one file is (here in a subfolder of the
  * kernel directory), and each file's bytes are in the cache key: a change
@@ -524,6 +584,7 @@ int main(void)
         cmocka_unit_test(test_kernel_path_order),
         cmocka_unit_test(test_cache_miss_hit_corrupt),
         cmocka_unit_test(test_program_of_files),
+        cmocka_unit_test(test_program_binary_cached),
         cmocka_unit_test(test_cache_mark_judged_by_lock),
         cmocka_unit_test(test_build_failure_names_file_and_options),
         cmocka_unit_test(test_device_limits_read),

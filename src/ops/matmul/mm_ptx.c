@@ -5,7 +5,9 @@
  * sm_90a instructions as PTX comments ("// TDCL_SM90A ..."); the plan
  * builds the .cl normally, takes the program "binary" (on NVIDIA's OpenCL,
  * PTX text), removes the markers, sets `.target sm_90a` and hands the text
- * back to clCreateProgramWithBinary + clBuildProgram, which run ptxas on it.
+ * back to clCreateProgramWithBinary + clBuildProgram, which run ptxas on it,
+ * through the kernel cache (tdcl_ctx_program_binary: keyed by the edited
+ * PTX, the options, the device and the driver).
  * Not documented by NVIDIA: that the binary is PTX and that edited PTX is
  * accepted was found on driver 580.159.04 (docs/internals/tensor-cores.md);
  * a driver that stops accepting it fails the build, and the plan falls back. */
@@ -39,11 +41,8 @@ tdcl_status tdcl_mm_ptx_build_sm90a(tdcl_ctx *ctx, cl_program first, const char 
                                     const char *options, cl_program *out, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    cl_program prog = NULL;
-    char *ptx = NULL, *fixed = NULL, call[128];
+    char *ptx = NULL, *fixed = NULL, what[160];
     size_t n = 0;
-    cl_int rc, bst;
-    cl_device_id dev = ctx->dev.device;
     *out = NULL;
     TDCL_CL_TRY(err, clGetProgramInfo(first, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL),
                 "clGetProgramInfo");
@@ -59,19 +58,10 @@ tdcl_status tdcl_mm_ptx_build_sm90a(tdcl_ctx *ctx, cl_program first, const char 
                        ctx->dev.device_name);
         goto out;
     }
-    size_t len = strlen(fixed) + 1;
-    const unsigned char *bin = (const unsigned char *)fixed;
-    prog = clCreateProgramWithBinary(ctx->context, 1, &dev, &len, &bin, &bst, &rc);
-    if (rc == CL_SUCCESS && bst != CL_SUCCESS) rc = bst;
-    snprintf(call, sizeof call, "clCreateProgramWithBinary (%s as sm_90a PTX)", name);
-    TDCL_CL_TRY(err, rc, call);
-    *out = prog;
-    prog = NULL;
-    rc = clBuildProgram(*out, 1, &dev, options, NULL, NULL);
-    snprintf(call, sizeof call, "clBuildProgram (%s as sm_90a PTX)", name);
-    TDCL_CL_TRY(err, rc, call);
+    snprintf(what, sizeof what, "%s as sm_90a PTX", name);
+    st = tdcl_ctx_program_binary(ctx, what, (const unsigned char *)fixed, strlen(fixed) + 1,
+                                 options, out, err);
 out:
-    if (prog) clReleaseProgram(prog);
     free(ptx);
     free(fixed);
     return st;
