@@ -168,6 +168,7 @@ static tdcl_status describe_device(tdcl_device_info *di, tdcl_err *err)
         q_dev(&q, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, sizeof mi, &mi);
         di->nv_cc_major = (int)ma;
         di->nv_cc_minor = (int)mi;
+        di->nv_options = ma > 0 && has_extension(&q, "cl_nv_compiler_options");
     }
     if (q.nomem) return tdcl_fail(err, TDCL_ENOMEM, "out of memory querying a device");
     if (q.rc != CL_SUCCESS)

@@ -39,6 +39,8 @@ typedef struct tdcl_device_info {
     size_t max_item_sizes[3];
     int fp64;                     /* cl_khr_fp64 or a double-capable device */
     int nv_cc_major, nv_cc_minor; /* NVIDIA compute capability, 0 elsewhere */
+    int nv_options;               /* NVIDIA's, taking its build options
+                                     (cl_nv_compiler_options: -cl-nv-maxrregcount) */
 } tdcl_device_info;
 
 /* Lists every device of every platform. *list is malloc'd (free() it); a

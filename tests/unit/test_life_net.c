@@ -234,13 +234,36 @@ static void test_choice_list(void **state)
     assert_false(tdcl_life_choice_fits(&devs[2], &big, 1000, 1000));
 }
 
+/* NVIDIA's build options are a fact of the device's description, read
+ * when the device was opened, not a query in the search: on an H200-like
+ * description a large grid takes the tile in registers with them, and
+ * neither it nor life_flow without them. */
+static void test_choice_reads_nv_options(void **state)
+{
+    (void)state;
+    tdcl_device_info nv = fake_device(CL_DEVICE_TYPE_GPU, 1024, 48 * 1024);
+    tdcl_life_opts o = tdcl_life_opts_default();
+    nv.compute_units = 132;
+    nv.nv_cc_major = 9;
+    nv.nv_options = 1;
+    life_cfg with = tdcl_life_choice_first(&nv, &o, 32768, 32768);
+    assert_int_equal(with.reg, 1);
+    assert_int_equal(with.lx, 32);
+    assert_true(tdcl_life_reg_shfl(&nv, &with));
+    nv.nv_options = 0;
+    life_cfg without = tdcl_life_choice_first(&nv, &o, 32768, 32768);
+    assert_int_equal(without.reg, 0);
+    assert_int_equal(without.flow, 0);
+    assert_false(tdcl_life_reg_shfl(&nv, &with));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conway),      cmocka_unit_test(test_other_rules),
         cmocka_unit_test(test_not_moore),   cmocka_unit_test(test_opts),
         cmocka_unit_test(test_prog_macros), cmocka_unit_test(test_choice_fallbacks),
-        cmocka_unit_test(test_choice_list),
+        cmocka_unit_test(test_choice_list), cmocka_unit_test(test_choice_reads_nv_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -518,56 +518,81 @@ out:
     return st;
 }
 
-/* Finds a configuration the device runs: the user's, exactly, when forced
- * (tile or lab overrides given), else the largest that fits. */
-static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
+/* Candidates past this many are not tried: the search's list for one
+ * grid is a few dozen shapes. */
+enum { CHOICE_CAP = 256 };
+
+/* Why a forced shape is not tried: the search says it does not fit. */
+static void no_fit(const tdcl_device_info *d, tdcl_err *why)
 {
-    tdcl_status st = TDCL_OK;
+    tdcl_fail(why, TDCL_ELIMIT,
+              "the shape does not cover the grid or exceeds the device's limits (work-group "
+              "%zu, local memory %llu bytes)",
+              d->max_wg, (unsigned long long)d->local_mem);
+}
+
+/* The shapes to try, in order, into list: the user's alone, exactly, when
+ * forced (tile or lab overrides given; *n 0 and *why set where it does not
+ * fit), else the pure search's list (tdcl_life_choice_list). */
+static tdcl_status candidates(const tdcl_life_plan *p, life_cfg *list, size_t *n, char *lab,
+                              size_t lab_n, tdcl_err *why, tdcl_err *err)
+{
     const tdcl_device_info *d = &p->ctx->dev;
-    int forced = p->o.tile != 0 || p->o.lab != NULL;
-    char lab[160] = "";
     life_cfg c = tdcl_life_choice_first(d, &p->o, p->rows, p->cols);
     if (p->o.lab) {
-        tdcl_life_lab_describe(p->o.lab, lab, sizeof lab);
-        TDCL_TRY(tdcl_life_apply_lab(d, p->o.lab, p->rows, p->cols, &c, err));
+        tdcl_life_lab_describe(p->o.lab, lab, lab_n);
+        tdcl_status st = tdcl_life_apply_lab(d, p->o.lab, p->rows, p->cols, &c, err);
+        if (st) return st;
     }
     if ((c.mode == MODE_STREAM || c.reg) && p->rule.nbhd)
         return tdcl_fail(err, TDCL_EINVAL, "life lab '%s': %s runs the Moore neighbourhood only",
                          lab, c.reg ? "reg=1" : "mode=stream");
-    for (;;) {
-        tdcl_status bst = TDCL_ELIMIT;
-        tdcl_err why = {0};
-        if (tdcl_life_choice_fits(d, &c, p->rows, p->cols))
-            bst = build(p, &c, &why);
-        else
-            tdcl_fail(
-                &why, TDCL_ELIMIT,
-                "the shape does not cover the grid or exceeds the device's limits (work-group "
-                "%zu, local memory %llu bytes)",
-                d->max_wg, (unsigned long long)d->local_mem);
-        if (bst == TDCL_OK) break;
-        if (bst != TDCL_ELIMIT) {
-            if (err) *err = why;
-            return bst;
-        }
-        if (p->o.lab)
-            return tdcl_fail(err, TDCL_ELIMIT,
-                             "life lab '%s' on '%s', %" PRId64 " x %" PRId64 ": %s", lab,
-                             d->device_name, p->cols, p->rows, why.msg);
-        if (forced)
-            return tdcl_fail_param(
-                err, TDCL_ELIMIT, TDCL_PARAM_TILE,
-                "tile %d: the device '%s' cannot run this tile (max work-group "
-                "%zu, local memory %llu bytes); leave the tile unset to choose one "
-                "that fits",
-                p->o.tile, d->device_name, d->max_wg, (unsigned long long)d->local_mem);
-        if (tdcl_life_choice_next(d, &p->o, p->rows, p->cols, &c)) continue;
-        return tdcl_fail(err, TDCL_ELIMIT, "no life kernel configuration fits '%s'",
-                         d->device_name);
+    if (p->o.tile == 0 && p->o.lab == NULL) {
+        *n = tdcl_life_choice_list(d, &p->o, p->rows, p->cols, list, CHOICE_CAP);
+        return TDCL_OK;
     }
-    p->c = c;
-out:
-    return st;
+    *n = tdcl_life_choice_fits(d, &c, p->rows, p->cols);
+    list[0] = c;
+    if (!*n) no_fit(d, why);
+    return TDCL_OK;
+}
+
+/* Builds the first candidate the device runs (the search builds nothing:
+ * this step alone does); a build refused for the device's limits
+ * (TDCL_ELIMIT) moves on to the next. */
+static tdcl_status choose(tdcl_life_plan *p, tdcl_err *err)
+{
+    const tdcl_device_info *d = &p->ctx->dev;
+    char lab[160] = "";
+    life_cfg list[CHOICE_CAP];
+    size_t n = 0;
+    tdcl_err why = {0};
+    tdcl_status st = candidates(p, list, &n, lab, sizeof lab, &why, err);
+    if (st) return st;
+    if (n == 0 && !why.msg[0]) no_fit(d, &why);
+    for (size_t i = 0; i < n; i++) {
+        memset(&why, 0, sizeof why);
+        st = build(p, &list[i], &why);
+        if (st == TDCL_OK) {
+            p->c = list[i];
+            return TDCL_OK;
+        }
+        if (st != TDCL_ELIMIT) {
+            if (err) *err = why;
+            return st;
+        }
+    }
+    if (p->o.lab)
+        return tdcl_fail(err, TDCL_ELIMIT, "life lab '%s' on '%s', %" PRId64 " x %" PRId64 ": %s",
+                         lab, d->device_name, p->cols, p->rows, why.msg);
+    if (p->o.tile)
+        return tdcl_fail_param(err, TDCL_ELIMIT, TDCL_PARAM_TILE,
+                               "tile %d: the device '%s' cannot run this tile (max work-group "
+                               "%zu, local memory %llu bytes); leave the tile unset to choose one "
+                               "that fits",
+                               p->o.tile, d->device_name, d->max_wg,
+                               (unsigned long long)d->local_mem);
+    return tdcl_fail(err, TDCL_ELIMIT, "no life kernel configuration fits '%s'", d->device_name);
 }
 
 /* ---- the plan ------------------------------------------------------------ */

@@ -557,14 +557,11 @@ tdcl_status tdcl_life_apply_lab(const tdcl_device_info *d, const tdcl_life_lab *
     return TDCL_OK;
 }
 
-/* 1 if the device takes NVIDIA's compiler options (cl_nv_compiler_options). */
+/* 1 if the device takes NVIDIA's compiler options: a fact of its
+ * description, read once when the device was opened. */
 int tdcl_life_nv_options(const tdcl_device_info *d)
 {
-    char ext[8192] = "";
-    if (d->nv_cc_major == 0 ||
-        clGetDeviceInfo(d->device, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL) != CL_SUCCESS)
-        return 0;
-    return strstr(ext, "cl_nv_compiler_options") != NULL;
+    return d->nv_cc_major > 0 && d->nv_options;
 }
 
 /* Halves the configuration; 0 when nothing smaller exists. */

@@ -158,16 +158,6 @@ static int wanted(const tdcl_life_sparse *s, const tdcl_life_opts *o, const tdcl
     return 1;
 }
 
-/* 1 if the device takes NVIDIA's compiler options (as life.c checks). */
-static int nv_options(const tdcl_device_info *d)
-{
-    char ext[8192] = "";
-    if (d->nv_cc_major == 0 ||
-        clGetDeviceInfo(d->device, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL) != CL_SUCCESS)
-        return 0;
-    return strstr(ext, "cl_nv_compiler_options") != NULL;
-}
-
 /* Builds both kernels; TDCL_ELIMIT when the tile kernel cannot run its
  * work-group here (the caller then runs dense). */
 static tdcl_status build(tdcl_life_sparse *s, const tdcl_life_rule *rule, tdcl_err *err)
@@ -189,11 +179,11 @@ static tdcl_status build(tdcl_life_sparse *s, const tdcl_life_rule *rule, tdcl_e
     if (rule->nbhd) n += snprintf(opts + n, sizeof opts - (size_t)n, " -DNBHD=%d", rule->nbhd);
     /* as life_bits (life.c's build): the rule's gates, on NVIDIA as one
      * PTX lop3 each with row sums from 32-bit halves */
-    const int lop3 = !s->one && nv_options(d) && !rule->nbhd;
+    const int lop3 = !s->one && d->nv_options && !rule->nbhd;
     if (tdcl_life_net_pays(d, lop3) && tdcl_life_net_opts(*rule, opts, sizeof opts, &n) && lop3)
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DLOP3ASM=1%s",
                       s->wb == 64 ? " -DHALVES=1" : "");
-    if (!s->one && nv_options(d)) /* as life_bits: 512 work-items on a multiprocessor */
+    if (!s->one && d->nv_options) /* as life_bits: 512 work-items on a multiprocessor */
         snprintf(opts + n, sizeof opts - (size_t)n, " -cl-nv-maxrregcount=128");
     size_t wg = 0;
     const char *tile_name = s->one ? "life_sparse1" : "life_sparse";
