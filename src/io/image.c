@@ -16,7 +16,8 @@
 
 int tdcl_image_path(const char *path)
 {
-    static const char *const ext[] = {".pbm", ".pgm", ".ppm", ".pam", ".pnm", ".png"};
+    static const char *const ext[] = {".pbm", ".pgm", ".ppm", ".pam",
+                                      ".pnm", ".png", ".jpg", ".jpeg"};
     for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++)
         if (tdcl_path_has_ext(path, ext[i])) return 1;
     return 0;
@@ -38,7 +39,7 @@ const char *tdcl_file_kind(const unsigned char *p, size_t len, int *image, int *
         int image, readable;
     } kinds[] = {
         {"\x89PNG\r\n\x1a\n", 8, "a PNG image", 1, 1},
-        {"\xff\xd8\xff", 3, "a JPEG image", 1, 0},
+        {"\xff\xd8\xff", 3, "a JPEG image", 1, 1},
         {"GIF87a", 6, "a GIF image", 1, 0},
         {"GIF89a", 6, "a GIF image", 1, 0},
         {"II*\0", 4, "a TIFF image", 1, 0},

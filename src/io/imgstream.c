@@ -14,9 +14,9 @@
 
 #define SRC_CAP ((size_t)1 << 16)
 
-const char img_kind_png[] = "a PNG image", img_kind_pbm[] = "a PBM image",
-           img_kind_pgm[] = "a PGM image", img_kind_ppm[] = "a PPM image",
-           img_kind_pam[] = "a PAM image";
+const char img_kind_png[] = "a PNG image", img_kind_jpeg[] = "a JPEG image",
+           img_kind_pbm[] = "a PBM image", img_kind_pgm[] = "a PGM image",
+           img_kind_ppm[] = "a PPM image", img_kind_pam[] = "a PAM image";
 
 int img_host_le(void)
 {
@@ -112,12 +112,12 @@ static tdcl_status refuse_kind(tdcl_img_reader *r, tdcl_err *err)
     if (r->src.ioerr) return img_src_short(&r->src, r->name, "", err);
     if (what && image)
         return tdcl_fail(err, TDCL_EUNSUPPORTED,
-                         "'%s' is %s; tiledcl reads PNG, PBM, PGM, PPM and PAM images", r->name,
-                         what);
+                         "'%s' is %s; tiledcl reads PNG, JPEG, PBM, PGM, PPM and PAM images",
+                         r->name, what);
     if (what) return tdcl_fail(err, TDCL_EPARSE, "'%s' is %s, not an image", r->name, what);
     return tdcl_fail(err, TDCL_EPARSE,
-                     "%s: expected a PBM (P1/P4), PGM (P2/P5), PPM (P3/P6), PAM (P7) or PNG "
-                     "image, got %s",
+                     "%s: expected a PBM (P1/P4), PGM (P2/P5), PPM (P3/P6), PAM (P7), PNG or "
+                     "JPEG image, got %s",
                      r->name, n ? "unknown leading bytes" : "an empty file");
 }
 
@@ -130,6 +130,8 @@ static tdcl_status open_any(tdcl_img_reader *r, tdcl_img_info *info, tdcl_err *e
     const unsigned char *p = r->src.p + r->src.pos;
     if (n == 8 && memcmp(p, png_magic, 8) == 0)
         st = img_png_open(r, err);
+    else if (n >= 3 && p[0] == 0xff && p[1] == 0xd8 && p[2] == 0xff)
+        st = img_jpeg_open(r, err);
     else if (n >= 2 && p[0] == 'P' && p[1] >= '1' && p[1] <= '7')
         st = img_pnm_open(r, err);
     else
@@ -170,12 +172,19 @@ tdcl_status tdcl_img_open_mem(const char *name, const unsigned char *data, size_
 tdcl_status tdcl_img_open(const char *path, tdcl_img_reader **rp, tdcl_img_info *info,
                           tdcl_err *err)
 {
+    return tdcl_img_open_opts(path, NULL, rp, info, err);
+}
+
+tdcl_status tdcl_img_open_opts(const char *path, const tdcl_img_ropts *o, tdcl_img_reader **rp,
+                               tdcl_img_info *info, tdcl_err *err)
+{
     tdcl_status st = TDCL_OK;
     const char *name = tdcl_path_display(path);
     tdcl_img_reader *r = reader_new(name);
     *rp = NULL;
     if (!r) return tdcl_fail(err, TDCL_ENOMEM, "%s: out of memory for an image reader", name);
     img_src *s = &r->src;
+    if (o) r->opts = *o;
     if (strcmp(path, "-") == 0) {
         s->fp = stdin;
     } else if (!(s->fp = fopen(path, "rb"))) {
@@ -227,8 +236,8 @@ static const struct {
     const char *ext, *name;
     char kind; /* '4'..'7' Netpbm, 'p' PNG, 'n' PNM: PBM, PGM or PPM by the image */
 } out_formats[] = {
-    {".png", "png", 'p'}, {".pbm", "pbm", '4'}, {".pgm", "pgm", '5'},
-    {".ppm", "ppm", '6'}, {".pam", "pam", '7'}, {".pnm", "pnm", 'n'},
+    {".png", "png", 'p'}, {".pbm", "pbm", '4'}, {".pgm", "pgm", '5'},  {".ppm", "ppm", '6'},
+    {".pam", "pam", '7'}, {".pnm", "pnm", 'n'}, {".jpg", "jpeg", 'j'}, {".jpeg", "jpeg", 'j'},
 };
 #define N_OUT_FORMATS (sizeof out_formats / sizeof out_formats[0])
 
@@ -248,12 +257,13 @@ static char out_kind(const char *path, const tdcl_img_info *info, const tdcl_img
         if (strcmp(o->format, out_formats[i].name) == 0) return out_formats[i].kind;
     const char *k = info->kind;
     if (!k || o->format) return 0;
-    return strstr(k, "PNG")   ? 'p'
-           : strstr(k, "PBM") ? '4'
-           : strstr(k, "PGM") ? '5'
-           : strstr(k, "PPM") ? '6'
-           : strstr(k, "PAM") ? '7'
-                              : 0;
+    return strstr(k, "PNG")    ? 'p'
+           : strstr(k, "JPEG") ? 'j'
+           : strstr(k, "PBM")  ? '4'
+           : strstr(k, "PGM")  ? '5'
+           : strstr(k, "PPM")  ? '6'
+           : strstr(k, "PAM")  ? '7'
+                               : 0;
 }
 
 static tdcl_status check_shape(const char *name, const tdcl_img_info *info, char kind, int bits,
@@ -282,6 +292,11 @@ static tdcl_status check_shape(const char *name, const tdcl_img_info *info, char
                          "'%s': PBM and PGM hold one channel, got %d (write .ppm, .pam or .png "
                          "instead)",
                          name, info->channels);
+    if (kind == 'j' && (bits != 8 || (info->channels != 1 && info->channels != 3)))
+        return tdcl_fail(err, TDCL_EINVAL,
+                         "'%s': JPEG holds 8-bit grey or RGB, got %d bits and %d channels (write "
+                         ".png instead)",
+                         name, bits, info->channels);
     if (kind == '6' && info->channels != 3)
         return tdcl_fail(err, TDCL_EINVAL,
                          "'%s': PPM holds three channels (RGB), got %d (write .pam or .png "
@@ -297,13 +312,15 @@ static tdcl_status pick_format(const char *path, const char *name, const tdcl_im
     if (*kind == 'n')
         *kind = o->bits == 1 ? '4' : info->channels == 1 ? '5' : info->channels == 3 ? '6' : '7';
     if (!*kind && o->format)
-        return tdcl_fail(err, TDCL_EINVAL,
-                         "'%s': unknown image format '%s' (expected png, pbm, pgm, ppm, pam or "
-                         "pnm)",
-                         name, o->format);
+        return tdcl_fail(
+            err, TDCL_EINVAL,
+            "'%s': unknown image format '%s' (expected png, jpeg, pbm, pgm, ppm, pam or "
+            "pnm)",
+            name, o->format);
     if (!*kind)
         return tdcl_fail(err, TDCL_EINVAL,
-                         "'%s': expected an image extension .png, .pbm, .pgm, .ppm, .pam or .pnm",
+                         "'%s': expected an image extension .png, .jpg, .jpeg, .pbm, .pgm, .ppm, "
+                         ".pam or .pnm",
                          name);
     return check_shape(name, info, *kind, o->bits, err);
 }
@@ -331,6 +348,8 @@ tdcl_status tdcl_img_create_opts(const char *path, const tdcl_img_info *info,
     TDCL_TRY(tdcl_out_open(&w->out, path, err));
     if (kind == 'p')
         TDCL_TRY(img_png_create(w, err));
+    else if (kind == 'j')
+        TDCL_TRY(img_jpeg_create(w, err));
     else
         TDCL_TRY(img_pnm_create(w, kind, err));
     *wp = w;

@@ -7,7 +7,8 @@
  *
  * Formats: PNG (libpng: 1..16-bit grey, grey+alpha, palette, RGB, RGBA;
  * interlaced files are the one case decoded whole, on the first read),
- * PBM, PGM, PPM (plain and raw) and PAM with any maxval.
+ * JPEG (libjpeg-turbo: grey and colour, 8-bit; written at quality 90 by
+ * default), PBM, PGM, PPM (plain and raw) and PAM with any maxval.
  *
  * Samples are interleaved (RGBRGB...), rows top to bottom, in the dtype of
  * the info: TDCL_U8 (maxval 1 or 255) or TDCL_U16 (maxval 65535), in host
@@ -43,6 +44,16 @@ typedef struct tdcl_img_reader tdcl_img_reader;
 tdcl_status tdcl_img_open(const char *path, tdcl_img_reader **r, tdcl_img_info *info,
                           tdcl_err *err);
 
+/* Options of a reader; zero is the default of each. */
+typedef struct tdcl_img_ropts {
+    int fast_dct; /* JPEG: the fast integer DCT (libjpeg's IFAST) instead of
+                     the accurate one (ISLOW, as djpeg and Pillow decode) */
+} tdcl_img_ropts;
+
+/* tdcl_img_open with options (o NULL: defaults). */
+tdcl_status tdcl_img_open_opts(const char *path, const tdcl_img_ropts *o, tdcl_img_reader **r,
+                               tdcl_img_info *info, tdcl_err *err);
+
 /* The same over data[0..len), which must stay valid until the close; name
  * is used in messages. */
 tdcl_status tdcl_img_open_mem(const char *name, const unsigned char *data, size_t len,
@@ -70,7 +81,7 @@ typedef struct tdcl_img_wopts {
 } tdcl_img_wopts;
 
 /* Opens path for writing in the format its extension names (.png, .pbm,
- * .pgm, .ppm, .pam, .pnm), or for "-" and streams in the format of
+ * .pgm, .ppm, .pam, .pnm, .jpg, .jpeg), or for "-" and streams in the format of
  * info->kind; the image is width x height x channels, rows are given in
  * info->dtype (any dtype: floats are rounded to nearest; a sample that
  * rounds outside 0..2^bits-1, or NaN, fails with TDCL_ERANGE naming it).

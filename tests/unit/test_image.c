@@ -579,14 +579,15 @@ static void test_pnm_errors(void **state)
     static const bad_case cases[] = {
         BAD("", TDCL_EPARSE, "an empty file"),
         BAD("hello", TDCL_EPARSE,
-            "expected a PBM (P1/P4), PGM (P2/P5), PPM (P3/P6), PAM (P7) or PNG"),
+            "expected a PBM (P1/P4), PGM (P2/P5), PPM (P3/P6), PAM (P7), PNG or JPEG"),
         BAD("P9\n1 1\n", TDCL_EPARSE, "expected a PBM"),
         BAD("P6\n1 1\n255\nab", TDCL_EPARSE, ":4: header claims 1x1 pixels, which need 3 bytes"),
         BAD("P3\n1 1\n255\n1 2", TDCL_EPARSE, "need at least 5 bytes, but only 4 bytes follow"),
         BAD("P3\n2 1\n9\n1 2 3 4 5 10", TDCL_EPARSE, ":4: expected a sample 0..9, got '10'"),
         /* formats tiledcl does not read, named by their first bytes */
-        BAD("\xff\xd8\xff\xe0\0\x10JFIF", TDCL_EUNSUPPORTED,
-            "' is a JPEG image; tiledcl reads PNG, PBM, PGM, PPM and PAM"),
+        BAD("\xff\xd8\xff\xe0\0\x10JFIF", TDCL_EPARSE, "bad JPEG data: truncated"),
+        BAD("GIF89a\1\0\1\0", TDCL_EUNSUPPORTED,
+            "' is a GIF image; tiledcl reads PNG, JPEG, PBM, PGM, PPM and PAM images"),
         BAD("GIF87a\1\0\1\0", TDCL_EUNSUPPORTED, "' is a GIF image; tiledcl reads"),
         BAD("BM\x46\0\0\0\0\0\0\0\x36\0\0\0", TDCL_EUNSUPPORTED, "' is a BMP image"),
         BAD("II*\0\x08\0\0\0", TDCL_EUNSUPPORTED, "' is a TIFF image"),
@@ -720,7 +721,10 @@ static void test_write_errors(void **state)
     char *pbm = scratch("x.pbm"), *jpg = scratch("x.jpg"), *png = scratch("x.png");
     assert_int_equal(tdcl_image_write(pbm, &m, 8, &e), TDCL_EINVAL);
     assert_non_null(strstr(e.msg, "PBM file holds 1-bit pixels, got bits=8"));
-    assert_int_equal(tdcl_image_write(jpg, &m, 8, &e), TDCL_EINVAL);
+    assert_int_equal(tdcl_image_write(jpg, &m, 16, &e), TDCL_EINVAL);
+    assert_non_null(strstr(e.msg, "JPEG holds 8-bit grey or RGB, got 16 bits and 1 channels"));
+    assert_int_equal(tdcl_image_write(jpg, &rgb, 1, &e), TDCL_EINVAL);
+    assert_int_equal(tdcl_image_write("x.gif", &m, 8, &e), TDCL_EINVAL);
     assert_non_null(strstr(e.msg, "expected an image extension"));
     assert_int_equal(tdcl_image_write(png, &m, 1, &e), TDCL_EINVAL);
     rgb.channels = 5;
@@ -736,6 +740,7 @@ static void test_write_errors(void **state)
     expect_file(keep, "old", 3);
     assert_int_equal(access(pbm, F_OK), -1);
     assert_int_equal(access(png, F_OK), -1);
+    assert_int_equal(access(jpg, F_OK), -1);
     tdcl_matrix_free(&m);
     tdcl_matrix_free(&rgb);
     free(keep);
@@ -967,6 +972,91 @@ static void test_stream_writer(void **state)
     free(path);
 }
 
+/* ---- JPEG -------------------------------------------------------------------- */
+
+/* Writes m as JPEG at quality q through the stream, returns the file size. */
+static long write_jpeg(const char *path, const tdcl_matrix *m, int q)
+{
+    tdcl_err e = {0};
+    tdcl_img_info info = {
+        .width = m->cols, .height = m->rows, .channels = m->channels, .dtype = m->dtype};
+    tdcl_img_wopts o = {.bits = 8, .quality = q};
+    tdcl_img_writer *w;
+    assert_int_equal(tdcl_img_create_opts(path, &info, &o, &w, &e), TDCL_OK);
+    assert_int_equal(tdcl_img_write_rows(w, m->data, m->rows, &e), TDCL_OK);
+    if (tdcl_img_commit(w, &e)) fail_msg("%s", e.msg);
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    return (long)sb.st_size;
+}
+
+/* JPEG is lossy, so the checks are against known pixels within a bound:
+ * a flat colour survives within 2 levels (the YCbCr round trip), a smooth
+ * ramp at quality 100 within 3; reading in odd bands gives the rows of a
+ * whole read; the fast DCT stays within 4 of the accurate one; a lower
+ * quality makes a smaller file; a cut file is refused. */
+static void test_jpeg(void **state)
+{
+    (void)state;
+    tdcl_matrix m, r = {0}, f = {0};
+    tdcl_err e = {0};
+    char *path = scratch("a.jpg");
+    assert_int_equal(tdcl_matrix_alloc(&m, 19, 21, 3, TDCL_U8, &e), TDCL_OK);
+    uint8_t *d = m.data;
+    for (size_t k = 0; k < 19 * 21; k++) {
+        d[3 * k] = 200;
+        d[3 * k + 1] = 100;
+        d[3 * k + 2] = 50;
+    }
+    write_jpeg(path, &m, 0);
+    int maxval;
+    if (tdcl_image_read(path, &r, &maxval, &e)) fail_msg("%s", e.msg);
+    assert_int_equal(r.channels, 3);
+    assert_int_equal(maxval, 255);
+    for (size_t k = 0; k < tdcl_matrix_count(&m); k++)
+        if (labs((long)((uint8_t *)r.data)[k] - d[k]) > 2)
+            fail_msg("flat: sample %zu is %d, expected %d", k, ((uint8_t *)r.data)[k], d[k]);
+    tdcl_matrix_free(&r);
+    tdcl_matrix_free(&m);
+
+    /* grey ramp, quality 100 */
+    assert_int_equal(tdcl_matrix_alloc(&m, 19, 21, 1, TDCL_U8, &e), TDCL_OK);
+    d = m.data;
+    for (int64_t i = 0; i < 19; i++)
+        for (int64_t j = 0; j < 21; j++)
+            d[i * 21 + j] = (uint8_t)(40 + 4 * i + 3 * j);
+    long big = write_jpeg(path, &m, 100);
+    tdcl_img_reader *rd;
+    tdcl_img_info info;
+    assert_int_equal(tdcl_img_open(path, &rd, &info, &e), TDCL_OK);
+    assert_string_equal(info.kind, "a JPEG image");
+    assert_int_equal(tdcl_matrix_alloc(&r, 19, 21, 1, TDCL_U8, &e), TDCL_OK);
+    for (int64_t i = 0; i < 19; i += 5)
+        assert_int_equal(
+            tdcl_img_read_rows(rd, (uint8_t *)r.data + i * 21, i + 5 <= 19 ? 5 : 4, &e), TDCL_OK);
+    tdcl_img_close(rd);
+    for (size_t k = 0; k < 19 * 21; k++)
+        if (labs((long)((uint8_t *)r.data)[k] - d[k]) > 3)
+            fail_msg("ramp: sample %zu is %d, expected %d", k, ((uint8_t *)r.data)[k], d[k]);
+    tdcl_img_ropts ro = {.fast_dct = 1};
+    assert_int_equal(tdcl_img_open_opts(path, &ro, &rd, &info, &e), TDCL_OK);
+    assert_int_equal(tdcl_matrix_alloc(&f, 19, 21, 1, TDCL_U8, &e), TDCL_OK);
+    assert_int_equal(tdcl_img_read_rows(rd, f.data, 19, &e), TDCL_OK);
+    tdcl_img_close(rd);
+    for (size_t k = 0; k < 19 * 21; k++)
+        assert_true(labs((long)((uint8_t *)f.data)[k] - ((uint8_t *)r.data)[k]) <= 4);
+    assert_true(write_jpeg(path, &m, 20) < big);
+
+    size_t n;
+    unsigned char *bytes = slurp(path, &n);
+    expect_bad("cut.jpg", bytes, n / 2, TDCL_EPARSE, "bad JPEG data: truncated");
+    free(bytes);
+    tdcl_matrix_free(&m);
+    tdcl_matrix_free(&r);
+    tdcl_matrix_free(&f);
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -989,6 +1079,7 @@ int main(void)
         cmocka_unit_test(test_stream_bands),
         cmocka_unit_test(test_stream_stdin),
         cmocka_unit_test(test_stream_writer),
+        cmocka_unit_test(test_jpeg),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
