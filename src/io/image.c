@@ -16,8 +16,8 @@
 
 int tdcl_image_path(const char *path)
 {
-    static const char *const ext[] = {".pbm", ".pgm", ".ppm", ".pam",
-                                      ".pnm", ".png", ".jpg", ".jpeg"};
+    static const char *const ext[] = {".pbm", ".pgm", ".ppm",  ".pam", ".pnm",
+                                      ".png", ".jpg", ".jpeg", ".tif", ".tiff"};
     for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++)
         if (tdcl_path_has_ext(path, ext[i])) return 1;
     return 0;
@@ -42,8 +42,10 @@ const char *tdcl_file_kind(const unsigned char *p, size_t len, int *image, int *
         {"\xff\xd8\xff", 3, "a JPEG image", 1, 1},
         {"GIF87a", 6, "a GIF image", 1, 0},
         {"GIF89a", 6, "a GIF image", 1, 0},
-        {"II*\0", 4, "a TIFF image", 1, 0},
-        {"MM\0*", 4, "a TIFF image", 1, 0},
+        {"II*\0", 4, "a TIFF image", 1, 1},
+        {"MM\0*", 4, "a TIFF image", 1, 1},
+        {"II+\0", 4, "a BigTIFF image", 1, 1},
+        {"MM\0+", 4, "a BigTIFF image", 1, 1},
         {"\x93NUMPY", 6, "a .npy array", 0, 0},
         {"%%MatrixMarket", 14, "a Matrix Market file", 0, 0},
         {"\x1f\x8b", 2, "gzip-compressed data", 0, 0},

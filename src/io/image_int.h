@@ -55,12 +55,14 @@ struct tdcl_img_reader {
     const img_rops *ops;
     void *fmt; /* the format's state */
     tdcl_img_ropts opts;
+    const char *path; /* while opening: the file, for more handles; NULL for stdin, memory */
 };
 
 /* Read the header at the source's start into r->info and set r->ops. */
 tdcl_status img_pnm_open(tdcl_img_reader *r, tdcl_err *err);
 tdcl_status img_png_open(tdcl_img_reader *r, tdcl_err *err);
 tdcl_status img_jpeg_open(tdcl_img_reader *r, tdcl_err *err);
+tdcl_status img_tiff_open(tdcl_img_reader *r, tdcl_err *err);
 
 typedef struct img_wops {
     /* One row of converted samples: uint8_t for bits 1 and 8 (PBM: 1
@@ -85,10 +87,11 @@ struct tdcl_img_writer {
 tdcl_status img_pnm_create(tdcl_img_writer *w, char kind, tdcl_err *err);
 tdcl_status img_png_create(tdcl_img_writer *w, tdcl_err *err);
 tdcl_status img_jpeg_create(tdcl_img_writer *w, tdcl_err *err);
+tdcl_status img_tiff_create(tdcl_img_writer *w, tdcl_err *err);
 
 /* The name of a format's kind string, shared by readers and writers. */
-extern const char img_kind_png[], img_kind_jpeg[], img_kind_pbm[], img_kind_pgm[], img_kind_ppm[],
-    img_kind_pam[];
+extern const char img_kind_png[], img_kind_jpeg[], img_kind_tiff[], img_kind_pbm[], img_kind_pgm[],
+    img_kind_ppm[], img_kind_pam[];
 
 /* 1 on a little-endian host. */
 int img_host_le(void);

@@ -15,8 +15,9 @@
 #define SRC_CAP ((size_t)1 << 16)
 
 const char img_kind_png[] = "a PNG image", img_kind_jpeg[] = "a JPEG image",
-           img_kind_pbm[] = "a PBM image", img_kind_pgm[] = "a PGM image",
-           img_kind_ppm[] = "a PPM image", img_kind_pam[] = "a PAM image";
+           img_kind_tiff[] = "a TIFF image", img_kind_pbm[] = "a PBM image",
+           img_kind_pgm[] = "a PGM image", img_kind_ppm[] = "a PPM image",
+           img_kind_pam[] = "a PAM image";
 
 int img_host_le(void)
 {
@@ -112,12 +113,12 @@ static tdcl_status refuse_kind(tdcl_img_reader *r, tdcl_err *err)
     if (r->src.ioerr) return img_src_short(&r->src, r->name, "", err);
     if (what && image)
         return tdcl_fail(err, TDCL_EUNSUPPORTED,
-                         "'%s' is %s; tiledcl reads PNG, JPEG, PBM, PGM, PPM and PAM images",
+                         "'%s' is %s; tiledcl reads PNG, JPEG, TIFF, PBM, PGM, PPM and PAM images",
                          r->name, what);
     if (what) return tdcl_fail(err, TDCL_EPARSE, "'%s' is %s, not an image", r->name, what);
     return tdcl_fail(err, TDCL_EPARSE,
-                     "%s: expected a PBM (P1/P4), PGM (P2/P5), PPM (P3/P6), PAM (P7), PNG or "
-                     "JPEG image, got %s",
+                     "%s: expected a PBM (P1/P4), PGM (P2/P5), PPM (P3/P6), PAM (P7), PNG, "
+                     "JPEG or TIFF image, got %s",
                      r->name, n ? "unknown leading bytes" : "an empty file");
 }
 
@@ -132,6 +133,9 @@ static tdcl_status open_any(tdcl_img_reader *r, tdcl_img_info *info, tdcl_err *e
         st = img_png_open(r, err);
     else if (n >= 3 && p[0] == 0xff && p[1] == 0xd8 && p[2] == 0xff)
         st = img_jpeg_open(r, err);
+    else if (n >= 4 && (memcmp(p, "II*\0", 4) == 0 || memcmp(p, "MM\0*", 4) == 0 ||
+                        memcmp(p, "II+\0", 4) == 0 || memcmp(p, "MM\0+", 4) == 0))
+        st = img_tiff_open(r, err);
     else if (n >= 2 && p[0] == 'P' && p[1] >= '1' && p[1] <= '7')
         st = img_pnm_open(r, err);
     else
@@ -185,6 +189,7 @@ tdcl_status tdcl_img_open_opts(const char *path, const tdcl_img_ropts *o, tdcl_i
     if (!r) return tdcl_fail(err, TDCL_ENOMEM, "%s: out of memory for an image reader", name);
     img_src *s = &r->src;
     if (o) r->opts = *o;
+    r->path = strcmp(path, "-") == 0 ? NULL : path;
     if (strcmp(path, "-") == 0) {
         s->fp = stdin;
     } else if (!(s->fp = fopen(path, "rb"))) {
@@ -202,6 +207,7 @@ tdcl_status tdcl_img_open_opts(const char *path, const tdcl_img_ropts *o, tdcl_i
     }
     s->p = s->buf;
     TDCL_TRY(open_any(r, info, err));
+    r->path = NULL;
     *rp = r;
     r = NULL;
 out:
@@ -236,8 +242,9 @@ static const struct {
     const char *ext, *name;
     char kind; /* '4'..'7' Netpbm, 'p' PNG, 'n' PNM: PBM, PGM or PPM by the image */
 } out_formats[] = {
-    {".png", "png", 'p'}, {".pbm", "pbm", '4'}, {".pgm", "pgm", '5'},  {".ppm", "ppm", '6'},
-    {".pam", "pam", '7'}, {".pnm", "pnm", 'n'}, {".jpg", "jpeg", 'j'}, {".jpeg", "jpeg", 'j'},
+    {".png", "png", 'p'},  {".pbm", "pbm", '4'},   {".pgm", "pgm", '5'},  {".ppm", "ppm", '6'},
+    {".pam", "pam", '7'},  {".pnm", "pnm", 'n'},   {".jpg", "jpeg", 'j'}, {".jpeg", "jpeg", 'j'},
+    {".tif", "tiff", 'T'}, {".tiff", "tiff", 'T'},
 };
 #define N_OUT_FORMATS (sizeof out_formats / sizeof out_formats[0])
 
@@ -259,6 +266,7 @@ static char out_kind(const char *path, const tdcl_img_info *info, const tdcl_img
     if (!k || o->format) return 0;
     return strstr(k, "PNG")    ? 'p'
            : strstr(k, "JPEG") ? 'j'
+           : strstr(k, "TIFF") ? 'T'
            : strstr(k, "PBM")  ? '4'
            : strstr(k, "PGM")  ? '5'
            : strstr(k, "PPM")  ? '6'
@@ -280,11 +288,18 @@ static tdcl_status check_shape(const char *name, const tdcl_img_info *info, char
     if (kind == '4' && bits != 1)
         return tdcl_fail(err, TDCL_EINVAL, "'%s': a PBM file holds 1-bit pixels, got bits=%d", name,
                          bits);
-    if (bits == 1 && kind != '4' && !(kind == '7' && info->channels == 1))
+    if (bits == 1 && kind != '4' && !((kind == '7' || kind == 'T') && info->channels == 1))
         return tdcl_fail(err, TDCL_EINVAL,
-                         "'%s': 1-bit pixels go to PBM or one-channel PAM files, not %s", name,
-                         kind == 'p' ? "PNG" : "PGM or PPM");
-    if (bits != 1 && bits != 8 && bits != 16)
+                         "'%s': 1-bit pixels go to PBM or one-channel PAM or TIFF files, not %s",
+                         name,
+                         kind == 'p'   ? "PNG"
+                         : kind == 'j' ? "JPEG"
+                                       : "PGM or PPM");
+    if (bits == 32 && kind != 'T')
+        return tdcl_fail(err, TDCL_EINVAL,
+                         "'%s': float samples (bits=32) go to TIFF files, got another format",
+                         name);
+    if (bits != 1 && bits != 8 && bits != 16 && bits != 32)
         return tdcl_fail(err, TDCL_EINVAL, "'%s': expected 8 or 16 bits per sample, got %d", name,
                          bits);
     if ((kind == '4' || kind == '5') && info->channels != 1)
@@ -314,12 +329,13 @@ static tdcl_status pick_format(const char *path, const char *name, const tdcl_im
     if (!*kind && o->format)
         return tdcl_fail(
             err, TDCL_EINVAL,
-            "'%s': unknown image format '%s' (expected png, jpeg, pbm, pgm, ppm, pam or "
-            "pnm)",
+            "'%s': unknown image format '%s' (expected png, jpeg, tiff, pbm, pgm, ppm, "
+            "pam or pnm)",
             name, o->format);
     if (!*kind)
         return tdcl_fail(err, TDCL_EINVAL,
-                         "'%s': expected an image extension .png, .jpg, .jpeg, .pbm, .pgm, .ppm, "
+                         "'%s': expected an image extension .png, .jpg, .jpeg, .tif, .tiff, .pbm, "
+                         ".pgm, .ppm, "
                          ".pam or .pnm",
                          name);
     return check_shape(name, info, *kind, o->bits, err);
@@ -336,7 +352,7 @@ tdcl_status tdcl_img_create_opts(const char *path, const tdcl_img_info *info,
     *wp = NULL;
     if (!o) o = &defaults;
     TDCL_TRY(pick_format(path, name, info, o, &kind, err));
-    size_t per = o->bits == 16 ? 2 : 1;
+    size_t per = o->bits == 32 ? 4 : o->bits == 16 ? 2 : 1;
     if (!(w = calloc(1, sizeof *w)) || !(w->name = strdup(name)) ||
         !(w->conv = malloc((size_t)info->width * (size_t)info->channels * per))) {
         st = tdcl_fail(err, TDCL_ENOMEM, "'%s': out of memory for an image writer", name);
@@ -350,6 +366,8 @@ tdcl_status tdcl_img_create_opts(const char *path, const tdcl_img_info *info,
         TDCL_TRY(img_png_create(w, err));
     else if (kind == 'j')
         TDCL_TRY(img_jpeg_create(w, err));
+    else if (kind == 'T')
+        TDCL_TRY(img_tiff_create(w, err));
     else
         TDCL_TRY(img_pnm_create(w, kind, err));
     *wp = w;
@@ -409,11 +427,29 @@ static tdcl_status bad_sample(const tdcl_img_writer *w, const void *row, size_t 
                            where, w->o.bits, maxv);
 }
 
+/* One row of src into float samples (NaN and infinities are floats too;
+ * a finite value past float's range is refused). */
+static tdcl_status float_row(tdcl_img_writer *w, const void *row, int64_t i, tdcl_err *err)
+{
+    size_t n = (size_t)w->info.width * (size_t)w->info.channels;
+    float *d = (float *)(void *)w->conv;
+    for (size_t k = 0; k < n; k++) {
+        double x = get_f64(row, w->info.dtype, k);
+        d[k] = (float)x;
+        if (isinf(d[k]) && !isinf(x))
+            return tdcl_fail(err, TDCL_ERANGE,
+                             "'%s': value %.17g at row %lld is past float's range", w->name, x,
+                             (long long)i + 1);
+    }
+    return TDCL_OK;
+}
+
 /* One row of src into w->conv: rounded to nearest, checked or clamped
  * (PBM bits are always clamped: any value but NaN is a pixel). */
 static tdcl_status convert_row(tdcl_img_writer *w, const void *row, int64_t i, tdcl_err *err)
 {
     size_t n = (size_t)w->info.width * (size_t)w->info.channels;
+    if (w->o.bits == 32) return float_row(w, row, i, err);
     uint32_t maxv = w->o.bits == 1 ? 1 : w->o.bits == 8 ? 255 : 65535;
     int clamp = w->o.clip || w->o.bits == 1;
     tdcl_dtype t = w->info.dtype;
@@ -447,6 +483,7 @@ tdcl_status tdcl_img_write_rows(tdcl_img_writer *w, const void *src, int64_t nro
     size_t rowb = n * tdcl_dtype_size(w->info.dtype);
     /* samples already of the file's depth go as they are */
     int direct = (w->o.bits == 8 && w->info.dtype == TDCL_U8) ||
+                 (w->o.bits == 32 && w->info.dtype == TDCL_F32) ||
                  (w->o.bits == 16 && w->info.dtype == TDCL_U16);
     for (int64_t i = 0; i < nrows; i++) {
         const unsigned char *row = (const unsigned char *)src + (size_t)i * rowb;

@@ -8,7 +8,10 @@
  * Formats: PNG (libpng: 1..16-bit grey, grey+alpha, palette, RGB, RGBA;
  * interlaced files are the one case decoded whole, on the first read),
  * JPEG (libjpeg-turbo: grey and colour, 8-bit; written at quality 90 by
- * default), PBM, PGM, PPM (plain and raw) and PAM with any maxval.
+ * default), TIFF (libtiff: striped or tiled, classic or BigTIFF, 1, 8 and
+ * 16-bit unsigned and 32-bit float samples, decoded by several threads;
+ * written striped), PBM, PGM, PPM (plain and raw) and PAM with any
+ * maxval.
  *
  * Samples are interleaved (RGBRGB...), rows top to bottom, in the dtype of
  * the info: TDCL_U8 (maxval 1 or 255) or TDCL_U16 (maxval 65535), in host
@@ -48,6 +51,8 @@ tdcl_status tdcl_img_open(const char *path, tdcl_img_reader **r, tdcl_img_info *
 typedef struct tdcl_img_ropts {
     int fast_dct; /* JPEG: the fast integer DCT (libjpeg's IFAST) instead of
                      the accurate one (ISLOW, as djpeg and Pillow decode) */
+    int threads;  /* TIFF: strips or tiles decoded at once; 0: the cores, at
+                     most 16 (an image under 4 MiB: 1) */
 } tdcl_img_ropts;
 
 /* tdcl_img_open with options (o NULL: defaults). */
@@ -72,16 +77,18 @@ typedef struct tdcl_img_writer tdcl_img_writer;
 
 /* Options of a writer beyond the bit depth; zero is the default of each. */
 typedef struct tdcl_img_wopts {
-    int bits;           /* 1 (PBM, PAM), 8 or 16 bits per sample */
+    int bits;           /* 1 (PBM, PAM, TIFF), 8 or 16 bits per sample; 32: TIFF
+                           float samples */
     int clip;           /* clamp samples past 0..2^bits-1 instead of failing */
     const char *format; /* "png", "pgm", ... where path has no image extension
                            (standard output); NULL: info->kind decides */
-    int level;          /* PNG: zlib level 1..9; 0: the fast default */
+    int level;          /* PNG: zlib level 1..9, 0: the fast default; TIFF:
+                           Deflate at that level, 0: uncompressed */
     int quality;        /* lossy formats: 1..100; 0: the default */
 } tdcl_img_wopts;
 
 /* Opens path for writing in the format its extension names (.png, .pbm,
- * .pgm, .ppm, .pam, .pnm, .jpg, .jpeg), or for "-" and streams in the format of
+ * .pgm, .ppm, .pam, .pnm, .jpg, .jpeg, .tif, .tiff), or for "-" and streams in the format of
  * info->kind; the image is width x height x channels, rows are given in
  * info->dtype (any dtype: floats are rounded to nearest; a sample that
  * rounds outside 0..2^bits-1, or NaN, fails with TDCL_ERANGE naming it).

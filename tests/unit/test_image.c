@@ -579,7 +579,7 @@ static void test_pnm_errors(void **state)
     static const bad_case cases[] = {
         BAD("", TDCL_EPARSE, "an empty file"),
         BAD("hello", TDCL_EPARSE,
-            "expected a PBM (P1/P4), PGM (P2/P5), PPM (P3/P6), PAM (P7), PNG or JPEG"),
+            "expected a PBM (P1/P4), PGM (P2/P5), PPM (P3/P6), PAM (P7), PNG, JPEG or TIFF"),
         BAD("P9\n1 1\n", TDCL_EPARSE, "expected a PBM"),
         BAD("P6\n1 1\n255\nab", TDCL_EPARSE, ":4: header claims 1x1 pixels, which need 3 bytes"),
         BAD("P3\n1 1\n255\n1 2", TDCL_EPARSE, "need at least 5 bytes, but only 4 bytes follow"),
@@ -587,11 +587,11 @@ static void test_pnm_errors(void **state)
         /* formats tiledcl does not read, named by their first bytes */
         BAD("\xff\xd8\xff\xe0\0\x10JFIF", TDCL_EPARSE, "bad JPEG data: truncated"),
         BAD("GIF89a\1\0\1\0", TDCL_EUNSUPPORTED,
-            "' is a GIF image; tiledcl reads PNG, JPEG, PBM, PGM, PPM and PAM images"),
+            "' is a GIF image; tiledcl reads PNG, JPEG, TIFF, PBM, PGM, PPM and PAM images"),
         BAD("GIF87a\1\0\1\0", TDCL_EUNSUPPORTED, "' is a GIF image; tiledcl reads"),
         BAD("BM\x46\0\0\0\0\0\0\0\x36\0\0\0", TDCL_EUNSUPPORTED, "' is a BMP image"),
-        BAD("II*\0\x08\0\0\0", TDCL_EUNSUPPORTED, "' is a TIFF image"),
-        BAD("MM\0*\0\0\0\x08", TDCL_EUNSUPPORTED, "' is a TIFF image"),
+        BAD("II*\0\x08\0\0\0", TDCL_EPARSE, "bad TIFF data"),
+        BAD("MM\0*\0\0\0\x08", TDCL_EPARSE, "bad TIFF data"),
         BAD("%%MatrixMarket matrix array real general\n1 1\n1\n", TDCL_EPARSE,
             "' is a Matrix Market file, not an image"),
         BAD("P7\nWIDTH 1\nHEIGHT 1\nDEPTH 4\nMAXVAL 255\nTUPLTYPE CMYK\nENDHDR\nabcd",
@@ -1057,6 +1057,255 @@ static void test_jpeg(void **state)
     free(path);
 }
 
+/* ---- TIFF ---------------------------------------------------------------------- */
+
+/* A hand-built little-endian TIFF (classic, or BigTIFF with big), by the
+ * TIFF 6.0 and BigTIFF layouts: header, uncompressed strips or tiles, the
+ * arrays, then one IFD of the tags given in ascending order. */
+typedef struct tif_tag {
+    uint16_t tag, type; /* 3 SHORT, 4 LONG */
+    uint32_t count;
+    uint32_t v[64];
+} tif_tag;
+
+typedef struct tif_buf {
+    unsigned char d[1 << 14];
+    size_t n;
+} tif_buf;
+
+static void tb_put(tif_buf *b, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++)
+        b->d[b->n++] = (unsigned char)(v >> (8 * i));
+}
+
+static size_t tif_build(tif_buf *b, int big, const unsigned char *data, size_t nbytes,
+                        tif_tag *tags, int ntags)
+{
+    int vs = big ? 8 : 4; /* bytes of a count and of an inline value */
+    b->n = 0;
+    tb_put(b, 'I' | 'I' << 8, 2);
+    tb_put(b, big ? 43 : 42, 2);
+    if (big) {
+        tb_put(b, 8, 2);
+        tb_put(b, 0, 2);
+    }
+    size_t ifd_at = b->n;
+    tb_put(b, 0, vs); /* patched below */
+    size_t data_at = b->n;
+    memcpy(b->d + b->n, data, nbytes);
+    b->n += nbytes;
+    /* offsets of strips/tiles are relative to the data: shift them */
+    for (int t = 0; t < ntags; t++)
+        if (tags[t].tag == 273 || tags[t].tag == 324)
+            for (uint32_t k = 0; k < tags[t].count; k++)
+                tags[t].v[k] += (uint32_t)data_at;
+    size_t arr_at[32];
+    for (int t = 0; t < ntags; t++) {
+        int sz = tags[t].type == 3 ? 2 : 4;
+        arr_at[t] = 0;
+        if (tags[t].count * (uint32_t)sz <= (uint32_t)vs) continue;
+        arr_at[t] = b->n;
+        for (uint32_t k = 0; k < tags[t].count; k++)
+            tb_put(b, tags[t].v[k], sz);
+    }
+    if (b->n & 1) b->d[b->n++] = 0;
+    size_t ifd = b->n;
+    b->n = ifd_at;
+    tb_put(b, ifd, vs);
+    b->n = ifd;
+    tb_put(b, (uint64_t)ntags, big ? 8 : 2);
+    for (int t = 0; t < ntags; t++) {
+        int sz = tags[t].type == 3 ? 2 : 4;
+        tb_put(b, tags[t].tag, 2);
+        tb_put(b, tags[t].type, 2);
+        tb_put(b, tags[t].count, vs);
+        size_t start = b->n;
+        if (arr_at[t])
+            tb_put(b, arr_at[t], vs);
+        else
+            for (uint32_t k = 0; k < tags[t].count; k++)
+                tb_put(b, tags[t].v[k], sz);
+        while (b->n < start + (size_t)vs)
+            b->d[b->n++] = 0;
+    }
+    tb_put(b, 0, vs); /* no next IFD */
+    return b->n;
+}
+
+#define TAG1(t, ty, x)                                                                             \
+    (tif_tag)                                                                                      \
+    {                                                                                              \
+        .tag = t, .type = ty, .count = 1, .v = { x }                                               \
+    }
+
+static int64_t tv(int64_t r, int64_t c, int k)
+{
+    return (r * 7 + c * 3 + k * 50) & 255;
+}
+
+/* Striped 8-bit RGB (3 strips of 2 rows, the last short), tiled 16-bit
+ * grey (2x2 tiles of 16), BigTIFF float, 1-bit MINISWHITE: each read
+ * against the formula its bytes were made from. */
+static void test_tiff_hand_built(void **state)
+{
+    (void)state;
+    static tif_buf b;
+    unsigned char data[4096];
+    char *path = scratch("h.tif");
+    tdcl_matrix m = {0};
+    tdcl_err e = {0};
+    int maxval;
+    /* 5 x 5 RGB, rows per strip 2 */
+    size_t n = 0;
+    for (int64_t r = 0; r < 5; r++)
+        for (int64_t c = 0; c < 5; c++)
+            for (int k = 0; k < 3; k++)
+                data[n++] = (unsigned char)tv(r, c, k);
+    tif_tag rgb[] = {
+        TAG1(256, 4, 5), TAG1(257, 4, 5), {.tag = 258, .type = 3, .count = 3, .v = {8, 8, 8}},
+        TAG1(259, 3, 1), TAG1(262, 3, 2), {.tag = 273, .type = 4, .count = 3, .v = {0, 30, 60}},
+        TAG1(277, 3, 3), TAG1(278, 4, 2), {.tag = 279, .type = 4, .count = 3, .v = {30, 30, 15}},
+        TAG1(284, 3, 1)};
+    write_bytes(path, b.d, tif_build(&b, 0, data, n, rgb, 10));
+    if (tdcl_image_read(path, &m, &maxval, &e)) fail_msg("rgb: %s", e.msg);
+    assert_int_equal(m.channels, 3);
+    assert_int_equal(maxval, 255);
+    for (int64_t r = 0; r < 5; r++)
+        for (int64_t c = 0; c < 5; c++)
+            for (int k = 0; k < 3; k++)
+                assert_int_equal(px(&m, r, c, k), tv(r, c, k));
+    tdcl_matrix_free(&m);
+
+    /* 20 x 18 grey 16-bit in 16 x 16 tiles, BigTIFF */
+    n = 0;
+    for (int ty = 0; ty < 2; ty++)
+        for (int tx = 0; tx < 2; tx++)
+            for (int y = 0; y < 16; y++)
+                for (int x = 0; x < 16; x++) {
+                    uint16_t v = (uint16_t)(tv(ty * 16 + y, tx * 16 + x, 0) * 257);
+                    data[n++] = (unsigned char)v;
+                    data[n++] = (unsigned char)(v >> 8);
+                }
+    tif_tag tiled[] = {TAG1(256, 4, 20),
+                       TAG1(257, 4, 18),
+                       TAG1(258, 3, 16),
+                       TAG1(259, 3, 1),
+                       TAG1(262, 3, 1),
+                       TAG1(277, 3, 1),
+                       TAG1(284, 3, 1),
+                       TAG1(322, 4, 16),
+                       TAG1(323, 4, 16),
+                       {.tag = 324, .type = 4, .count = 4, .v = {0, 512, 1024, 1536}},
+                       {.tag = 325, .type = 4, .count = 4, .v = {512, 512, 512, 512}}};
+    write_bytes(path, b.d, tif_build(&b, 1, data, n, tiled, 11));
+    if (tdcl_image_read(path, &m, &maxval, &e)) fail_msg("tiled: %s", e.msg);
+    assert_int_equal(m.dtype, TDCL_U16);
+    assert_int_equal(m.rows, 18);
+    assert_int_equal(m.cols, 20);
+    assert_int_equal(maxval, 65535);
+    for (int64_t r = 0; r < 18; r++)
+        for (int64_t c = 0; c < 20; c++)
+            assert_int_equal(px(&m, r, c, 0), tv(r, c, 0) * 257);
+    tdcl_matrix_free(&m);
+
+    /* 3 x 2 float32 grey, one strip */
+    const float fv[6] = {0.5f, -2.0f, 1e30f, 3.25f, 0.0f, 7.0f};
+    tif_tag flt[] = {TAG1(256, 4, 3),  TAG1(257, 4, 2), TAG1(258, 3, 32), TAG1(259, 3, 1),
+                     TAG1(262, 3, 1),  TAG1(273, 4, 0), TAG1(277, 3, 1),  TAG1(278, 4, 2),
+                     TAG1(279, 4, 24), TAG1(284, 3, 1), TAG1(339, 3, 3)};
+    write_bytes(path, b.d, tif_build(&b, 0, (const unsigned char *)fv, sizeof fv, flt, 11));
+    if (tdcl_image_read(path, &m, &maxval, &e)) fail_msg("float: %s", e.msg);
+    assert_int_equal(m.dtype, TDCL_F32);
+    assert_memory_equal(m.data, fv, sizeof fv);
+    tdcl_matrix_free(&m);
+
+    /* 10 x 2 bilevel, MINISWHITE (1 is black, as PBM) */
+    const unsigned char bits[4] = {0xa5, 0x40, 0x0f, 0x80};
+    tif_tag bw[] = {TAG1(256, 4, 10), TAG1(257, 4, 2), TAG1(258, 3, 1), TAG1(259, 3, 1),
+                    TAG1(262, 3, 0),  TAG1(273, 4, 0), TAG1(277, 3, 1), TAG1(278, 4, 2),
+                    TAG1(279, 4, 4),  TAG1(284, 3, 1)};
+    write_bytes(path, b.d, tif_build(&b, 0, bits, 4, bw, 10));
+    if (tdcl_image_read(path, &m, &maxval, &e)) fail_msg("bilevel: %s", e.msg);
+    assert_int_equal(maxval, 1);
+    assert_memory_equal(m.data, "\1\0\1\0\0\1\0\1\0\1\0\0\0\0\1\1\1\1\1\0", 20);
+    tdcl_matrix_free(&m);
+
+    /* refused by name: signed samples, separate planes */
+    tif_tag sgn[] = {TAG1(256, 4, 3),  TAG1(257, 4, 2), TAG1(258, 3, 16), TAG1(259, 3, 1),
+                     TAG1(262, 3, 1),  TAG1(273, 4, 0), TAG1(277, 3, 1),  TAG1(278, 4, 2),
+                     TAG1(279, 4, 12), TAG1(284, 3, 1), TAG1(339, 3, 2)};
+    write_bytes(path, b.d, tif_build(&b, 0, data, 12, sgn, 11));
+    assert_int_equal(tdcl_image_read(path, &m, &maxval, &e), TDCL_EUNSUPPORTED);
+    assert_non_null(strstr(e.msg, "is a TIFF image of 16-bit signed samples; tiledcl reads"));
+    /* a strip past the end of the file */
+    rgb[5].v[2] = 4000;
+    write_bytes(path, b.d, tif_build(&b, 0, data, 75, rgb, 10));
+    assert_int_equal(tdcl_image_read(path, &m, &maxval, &e), TDCL_EPARSE);
+    assert_non_null(strstr(e.msg, "bad TIFF data"));
+    assert_null(m.data);
+    free(path);
+}
+
+/* Written TIFFs of every kind read back as written: 8 and 16-bit grey,
+ * grey+alpha, RGB, RGBA, 1-bit and float, Deflate too; a big one of many
+ * strips read by 4 threads gives what one thread gives. */
+static void test_tiff_write(void **state)
+{
+    (void)state;
+    stream_roundtrip("t1.tif", 1, 8);
+    stream_roundtrip("t2.tiff", 2, 16);
+    stream_roundtrip("t3.tif", 3, 8);
+    stream_roundtrip("t4.tif", 4, 16);
+    tdcl_matrix m, r = {0};
+    tdcl_err e = {0};
+    char *path = scratch("f.tif");
+    assert_int_equal(tdcl_matrix_alloc(&m, 3, 4, 1, TDCL_F64, &e), TDCL_OK);
+    for (int k = 0; k < 12; k++)
+        ((double *)m.data)[k] = k * 0.25 - 1;
+    tdcl_img_info info = {.width = 4, .height = 3, .channels = 1, .dtype = TDCL_F64};
+    tdcl_img_wopts o = {.bits = 32, .level = 6};
+    tdcl_img_writer *w;
+    assert_int_equal(tdcl_img_create_opts(path, &info, &o, &w, &e), TDCL_OK);
+    assert_int_equal(tdcl_img_write_rows(w, m.data, 3, &e), TDCL_OK);
+    assert_int_equal(tdcl_img_commit(w, &e), TDCL_OK);
+    assert_int_equal(tdcl_image_read(path, &r, NULL, &e), TDCL_OK);
+    assert_int_equal(r.dtype, TDCL_F32);
+    for (int k = 0; k < 12; k++)
+        assert_true(((float *)r.data)[k] == (float)(k * 0.25 - 1));
+    tdcl_matrix_free(&r);
+    tdcl_matrix_free(&m);
+    assert_int_equal(tdcl_matrix_alloc(&m, 2, 11, 1, TDCL_U8, &e), TDCL_OK);
+    for (int k = 0; k < 22; k++)
+        ((uint8_t *)m.data)[k] = (uint8_t)(k % 3 == 0);
+    assert_int_equal(tdcl_image_write(path, &m, 1, &e), TDCL_OK);
+    int maxval;
+    assert_int_equal(tdcl_image_read(path, &r, &maxval, &e), TDCL_OK);
+    assert_int_equal(maxval, 1);
+    assert_memory_equal(r.data, m.data, 22);
+    tdcl_matrix_free(&r);
+    tdcl_matrix_free(&m);
+
+    /* 1024 x 1100 RGBA: 4.3 MiB in 256 KiB strips */
+    assert_int_equal(tdcl_matrix_alloc(&m, 1100, 1024, 4, TDCL_U8, &e), TDCL_OK);
+    fill_samples(&m, 8, 77);
+    assert_int_equal(tdcl_image_write(path, &m, 8, &e), TDCL_OK);
+    for (int threads = 1; threads <= 4; threads += 3) {
+        tdcl_img_ropts ro = {.threads = threads};
+        tdcl_img_reader *rd;
+        assert_int_equal(tdcl_img_open_opts(path, &ro, &rd, &info, &e), TDCL_OK);
+        assert_int_equal(tdcl_matrix_alloc(&r, 1100, 1024, 4, TDCL_U8, &e), TDCL_OK);
+        for (int64_t y = 0; y < 1100; y += 100)
+            assert_int_equal(tdcl_img_read_rows(rd, (uint8_t *)r.data + y * 4096, 100, &e),
+                             TDCL_OK);
+        tdcl_img_close(rd);
+        expect_same(&m, &r);
+        tdcl_matrix_free(&r);
+    }
+    tdcl_matrix_free(&m);
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1080,6 +1329,8 @@ int main(void)
         cmocka_unit_test(test_stream_stdin),
         cmocka_unit_test(test_stream_writer),
         cmocka_unit_test(test_jpeg),
+        cmocka_unit_test(test_tiff_hand_built),
+        cmocka_unit_test(test_tiff_write),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
