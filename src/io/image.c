@@ -61,7 +61,7 @@ const char *tdcl_file_kind(const unsigned char *p, size_t len, int *image, int *
         }
     /* "BM", the file size, two reserved zero words; "RIFF", a size, "WEBP" */
     if (!what && len >= 14 && p[0] == 'B' && p[1] == 'M' && !p[6] && !p[7] && !p[8] && !p[9])
-        what = "a BMP image", im = 1;
+        what = "a BMP image", im = 1, rd = 1;
     if (!what && len >= 12 && memcmp(p, "RIFF", 4) == 0 && memcmp(p + 8, "WEBP", 4) == 0)
         what = "a WebP image", im = 1;
     /* Netpbm: "P1".."P7" and whitespace */

@@ -39,6 +39,10 @@ int img_src_getc(img_src *s);
 /* Offset of the next byte in the input. */
 uint64_t img_src_tell(const img_src *s);
 
+/* The rest of a pipe's bytes (from the read position), whole, into a new
+ * buffer *data of *len bytes, for formats that seek. */
+tdcl_status img_src_slurp(tdcl_img_reader *r, unsigned char **data, uint64_t *len, tdcl_err *err);
+
 /* "the file ends at byte N" or the read error, for messages. */
 tdcl_status img_src_short(const img_src *s, const char *name, const char *where, tdcl_err *err);
 
@@ -63,6 +67,7 @@ tdcl_status img_pnm_open(tdcl_img_reader *r, tdcl_err *err);
 tdcl_status img_png_open(tdcl_img_reader *r, tdcl_err *err);
 tdcl_status img_jpeg_open(tdcl_img_reader *r, tdcl_err *err);
 tdcl_status img_tiff_open(tdcl_img_reader *r, tdcl_err *err);
+tdcl_status img_bmp_open(tdcl_img_reader *r, tdcl_err *err);
 
 typedef struct img_wops {
     /* One row of converted samples: uint8_t for bits 1 and 8 (PBM: 1
@@ -90,8 +95,8 @@ tdcl_status img_jpeg_create(tdcl_img_writer *w, tdcl_err *err);
 tdcl_status img_tiff_create(tdcl_img_writer *w, tdcl_err *err);
 
 /* The name of a format's kind string, shared by readers and writers. */
-extern const char img_kind_png[], img_kind_jpeg[], img_kind_tiff[], img_kind_pbm[], img_kind_pgm[],
-    img_kind_ppm[], img_kind_pam[];
+extern const char img_kind_png[], img_kind_jpeg[], img_kind_tiff[], img_kind_bmp[], img_kind_pbm[],
+    img_kind_pgm[], img_kind_ppm[], img_kind_pam[];
 
 /* 1 on a little-endian host. */
 int img_host_le(void);

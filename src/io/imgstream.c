@@ -15,9 +15,9 @@
 #define SRC_CAP ((size_t)1 << 16)
 
 const char img_kind_png[] = "a PNG image", img_kind_jpeg[] = "a JPEG image",
-           img_kind_tiff[] = "a TIFF image", img_kind_pbm[] = "a PBM image",
-           img_kind_pgm[] = "a PGM image", img_kind_ppm[] = "a PPM image",
-           img_kind_pam[] = "a PAM image";
+           img_kind_tiff[] = "a TIFF image", img_kind_bmp[] = "a BMP image",
+           img_kind_pbm[] = "a PBM image", img_kind_pgm[] = "a PGM image",
+           img_kind_ppm[] = "a PPM image", img_kind_pam[] = "a PAM image";
 
 int img_host_le(void)
 {
@@ -103,6 +103,34 @@ tdcl_status img_src_short(const img_src *s, const char *name, const char *where,
                      img_src_tell(s), where);
 }
 
+tdcl_status img_src_slurp(tdcl_img_reader *r, unsigned char **data, uint64_t *len, tdcl_err *err)
+{
+    img_src *s = &r->src;
+    size_t n = s->n - s->pos, cap = n > ((size_t)1 << 20) ? n : (size_t)1 << 20;
+    unsigned char *buf = malloc(cap);
+    if (!buf) return tdcl_fail(err, TDCL_ENOMEM, "%s: out of memory", r->name);
+    memcpy(buf, s->p + s->pos, n);
+    for (size_t got; !s->eof; n += got) {
+        if (n == cap) {
+            unsigned char *b = realloc(buf, cap *= 2);
+            if (!b) {
+                free(buf);
+                return tdcl_fail(err, TDCL_ENOMEM, "%s: out of memory reading it whole", r->name);
+            }
+            buf = b;
+        }
+        got = fread(buf + n, 1, cap - n, s->fp);
+        if (!got) s->eof = 1;
+    }
+    if (ferror(s->fp)) {
+        free(buf);
+        return tdcl_fail(err, TDCL_EIO, "cannot read '%s': %s", r->name, strerror(errno));
+    }
+    *data = buf;
+    *len = n;
+    return TDCL_OK;
+}
+
 /* ---- readers -------------------------------------------------------------- */
 
 static tdcl_status refuse_kind(tdcl_img_reader *r, tdcl_err *err)
@@ -112,13 +140,14 @@ static tdcl_status refuse_kind(tdcl_img_reader *r, tdcl_err *err)
     const char *what = tdcl_file_kind(r->src.p + r->src.pos, n, &image, NULL);
     if (r->src.ioerr) return img_src_short(&r->src, r->name, "", err);
     if (what && image)
-        return tdcl_fail(err, TDCL_EUNSUPPORTED,
-                         "'%s' is %s; tiledcl reads PNG, JPEG, TIFF, PBM, PGM, PPM and PAM images",
-                         r->name, what);
+        return tdcl_fail(
+            err, TDCL_EUNSUPPORTED,
+            "'%s' is %s; tiledcl reads PNG, JPEG, TIFF, BMP, PBM, PGM, PPM and PAM images", r->name,
+            what);
     if (what) return tdcl_fail(err, TDCL_EPARSE, "'%s' is %s, not an image", r->name, what);
     return tdcl_fail(err, TDCL_EPARSE,
                      "%s: expected a PBM (P1/P4), PGM (P2/P5), PPM (P3/P6), PAM (P7), PNG, "
-                     "JPEG or TIFF image, got %s",
+                     "JPEG, TIFF or BMP image, got %s",
                      r->name, n ? "unknown leading bytes" : "an empty file");
 }
 
@@ -127,15 +156,17 @@ static tdcl_status open_any(tdcl_img_reader *r, tdcl_img_info *info, tdcl_err *e
 {
     static const unsigned char png_magic[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     tdcl_status st;
-    size_t n = img_src_ensure(&r->src, 8);
+    size_t n = img_src_ensure(&r->src, 16);
     const unsigned char *p = r->src.p + r->src.pos;
-    if (n == 8 && memcmp(p, png_magic, 8) == 0)
+    if (n >= 8 && memcmp(p, png_magic, 8) == 0)
         st = img_png_open(r, err);
     else if (n >= 3 && p[0] == 0xff && p[1] == 0xd8 && p[2] == 0xff)
         st = img_jpeg_open(r, err);
     else if (n >= 4 && (memcmp(p, "II*\0", 4) == 0 || memcmp(p, "MM\0*", 4) == 0 ||
                         memcmp(p, "II+\0", 4) == 0 || memcmp(p, "MM\0+", 4) == 0))
         st = img_tiff_open(r, err);
+    else if (n >= 10 && p[0] == 'B' && p[1] == 'M' && !p[6] && !p[7] && !p[8] && !p[9])
+        st = img_bmp_open(r, err);
     else if (n >= 2 && p[0] == 'P' && p[1] >= '1' && p[1] <= '7')
         st = img_pnm_open(r, err);
     else

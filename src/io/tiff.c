@@ -165,37 +165,6 @@ static tdcl_status refuse(tdcl_img_reader *r, const char *what, tdcl_err *err)
                      r->name, what);
 }
 
-/* The pipe's bytes, whole, for libtiff to seek in. */
-static tdcl_status slurp_src(tdcl_img_reader *r, tif_io *io, tdcl_err *err)
-{
-    img_src *s = &r->src;
-    size_t cap = 1 << 20, n = s->n - s->pos;
-    unsigned char *buf = malloc(cap > n ? cap : n);
-    if (!buf) return tdcl_fail(err, TDCL_ENOMEM, "%s: out of memory", r->name);
-    memcpy(buf, s->p + s->pos, n);
-    cap = cap > n ? cap : n;
-    for (size_t got; !s->eof; n += got) {
-        if (n == cap) {
-            unsigned char *b = realloc(buf, cap *= 2);
-            if (!b) {
-                free(buf);
-                return tdcl_fail(err, TDCL_ENOMEM, "%s: out of memory reading a TIFF", r->name);
-            }
-            buf = b;
-        }
-        got = fread(buf + n, 1, cap - n, s->fp);
-        if (!got) s->eof = 1;
-    }
-    if (ferror(s->fp)) {
-        free(buf);
-        return tdcl_fail(err, TDCL_EIO, "cannot read '%s': %s", r->name, strerror(errno));
-    }
-    io->owned = buf;
-    io->mem = buf;
-    io->len = n;
-    return TDCL_OK;
-}
-
 typedef struct tif_fields {
     uint32_t w, h;
     uint16_t spp, bps, fmt, photo, planar, comp;
@@ -355,7 +324,8 @@ tdcl_status img_tiff_open(tdcl_img_reader *r, tdcl_err *err)
         if (fseeko(d->io.fp, 0, SEEK_SET))
             return tdcl_fail(err, TDCL_EIO, "cannot read '%s': %s", r->name, strerror(errno));
     } else if (r->src.fp) {
-        TDCL_TRY(slurp_src(r, &d->io, err));
+        TDCL_TRY(img_src_slurp(r, &d->io.owned, &d->io.len, err));
+        d->io.mem = d->io.owned;
         path = NULL;
     } else {
         d->io.mem = r->src.p;

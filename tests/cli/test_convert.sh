@@ -151,7 +151,7 @@ printf 'RIFF\004\000\000\000WEBPVP8 ' >"$T/p.webp"
 printf '\377\330\377\340\000\020JFIF' >"$T/photo.jpg"
 for out in x.npy x.rle x.png; do
     run convert "$T/p.webp" "$T/$out"
-    expect_contains "$ERR" "p.webp' is a WebP image; tiledcl reads PNG, JPEG, TIFF, PBM, PGM, PPM and PAM" "a WebP to $out: named"
+    expect_contains "$ERR" "p.webp' is a WebP image; tiledcl reads PNG, JPEG, TIFF, BMP, PBM, PGM, PPM and PAM" "a WebP to $out: named"
     run convert "$T/photo.jpg" "$T/$out"
     expect_contains "$ERR" "photo.jpg: bad JPEG data: truncated" "a cut JPEG to $out: refused"
 done

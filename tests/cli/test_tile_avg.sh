@@ -58,7 +58,7 @@ run tile-avg "$T/seed_noext" --tile 8
 expect_eq "$(mtx_values "$OUT")" "1 1 32" "a PNG without its extension"
 printf 'GIF89a\001\000\001\000' >"$T/a.gif"
 run tile-avg "$T/a.gif" --tile 1
-expect_contains "$ERR" "a.gif' is a GIF image; tiledcl reads PNG, JPEG, TIFF, PBM, PGM, PPM and PAM" "a GIF is named"
+expect_contains "$ERR" "a.gif' is a GIF image; tiledcl reads PNG, JPEG, TIFF, BMP, PBM, PGM, PPM and PAM" "a GIF is named"
 run matmul "$T/seed.png" "$SEED"
 expect_contains "$ERR" "seed.png' is a PNG image, not a matrix (.mtx or .npy)" "matmul names an image it was given"
 

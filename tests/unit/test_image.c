@@ -579,7 +579,7 @@ static void test_pnm_errors(void **state)
     static const bad_case cases[] = {
         BAD("", TDCL_EPARSE, "an empty file"),
         BAD("hello", TDCL_EPARSE,
-            "expected a PBM (P1/P4), PGM (P2/P5), PPM (P3/P6), PAM (P7), PNG, JPEG or TIFF"),
+            "expected a PBM (P1/P4), PGM (P2/P5), PPM (P3/P6), PAM (P7), PNG, JPEG, TIFF or BMP"),
         BAD("P9\n1 1\n", TDCL_EPARSE, "expected a PBM"),
         BAD("P6\n1 1\n255\nab", TDCL_EPARSE, ":4: header claims 1x1 pixels, which need 3 bytes"),
         BAD("P3\n1 1\n255\n1 2", TDCL_EPARSE, "need at least 5 bytes, but only 4 bytes follow"),
@@ -587,9 +587,9 @@ static void test_pnm_errors(void **state)
         /* formats tiledcl does not read, named by their first bytes */
         BAD("\xff\xd8\xff\xe0\0\x10JFIF", TDCL_EPARSE, "bad JPEG data: truncated"),
         BAD("GIF89a\1\0\1\0", TDCL_EUNSUPPORTED,
-            "' is a GIF image; tiledcl reads PNG, JPEG, TIFF, PBM, PGM, PPM and PAM images"),
+            "' is a GIF image; tiledcl reads PNG, JPEG, TIFF, BMP, PBM, PGM, PPM and PAM images"),
         BAD("GIF87a\1\0\1\0", TDCL_EUNSUPPORTED, "' is a GIF image; tiledcl reads"),
-        BAD("BM\x46\0\0\0\0\0\0\0\x36\0\0\0", TDCL_EUNSUPPORTED, "' is a BMP image"),
+        BAD("BM\x46\0\0\0\0\0\0\0\x36\0\0\0", TDCL_EPARSE, "expected a BMP info header"),
         BAD("II*\0\x08\0\0\0", TDCL_EPARSE, "bad TIFF data"),
         BAD("MM\0*\0\0\0\x08", TDCL_EPARSE, "bad TIFF data"),
         BAD("%%MatrixMarket matrix array real general\n1 1\n1\n", TDCL_EPARSE,
@@ -1306,6 +1306,80 @@ static void test_tiff_write(void **state)
     free(path);
 }
 
+/* ---- BMP ------------------------------------------------------------------------ */
+
+/* A BMP by the Windows layout: file header, an info header of hsize
+ * bytes (BITMAPINFOHEADER, or V4 with masks), then rows. */
+static size_t bmp_build(unsigned char *b, int32_t w, int32_t h, int bpp, uint32_t comp,
+                        uint32_t hsize, const uint32_t masks[4], const unsigned char *rows,
+                        size_t nrows_bytes)
+{
+    memset(b, 0, 14 + hsize);
+    uint32_t off = 14 + hsize;
+    uint32_t v[] = {off + (uint32_t)nrows_bytes, 0, off};
+    b[0] = 'B';
+    b[1] = 'M';
+    for (int i = 0; i < 4; i++) {
+        b[2 + i] = (unsigned char)(v[0] >> (8 * i));
+        b[10 + i] = (unsigned char)(off >> (8 * i));
+        b[14 + i] = (unsigned char)(hsize >> (8 * i));
+        b[18 + i] = (unsigned char)((uint32_t)w >> (8 * i));
+        b[22 + i] = (unsigned char)((uint32_t)h >> (8 * i));
+        b[30 + i] = (unsigned char)(comp >> (8 * i));
+        for (int k = 0; masks && k < 4; k++)
+            b[54 + 4 * k + i] = (unsigned char)(masks[k] >> (8 * i));
+    }
+    b[26] = 1;
+    b[28] = (unsigned char)bpp;
+    memcpy(b + off, rows, nrows_bytes);
+    return off + nrows_bytes;
+}
+
+/* 24-bit bottom-up with row padding, read from a file and through a pipe;
+ * 32-bit top-down with an alpha mask; RLE refused by name. */
+static void test_bmp(void **state)
+{
+    (void)state;
+    unsigned char b[512];
+    char *path = scratch("a.bmp");
+    tdcl_matrix m = {0};
+    tdcl_img_info info;
+    tdcl_err e = {0};
+    /* 3 x 2; stored bottom row first, BGR, each row padded to 12 bytes */
+    static const unsigned char rows24[24] = {
+        70, 80, 90, 100, 110, 120, 130, 140, 150, 0, 0, 0, /* image row 1 */
+        1,  2,  3,  4,   5,   6,   7,   8,   9,   0, 0, 0, /* image row 0 */
+    };
+    static const unsigned char want24[18] = {3,  2,  1,  6,   5,   4,   9,   8,   7,
+                                             90, 80, 70, 120, 110, 100, 150, 140, 130};
+    size_t n = bmp_build(b, 3, 2, 24, 0, 40, NULL, rows24, sizeof rows24);
+    write_bytes(path, b, n);
+    if (tdcl_image_read(path, &m, NULL, &e)) fail_msg("%s", e.msg);
+    assert_int_equal(m.channels, 3);
+    assert_memory_equal(m.data, want24, 18);
+    tdcl_matrix_free(&m);
+    if (read_piped(b, n, &m, &info, &e)) fail_msg("%s", e.msg);
+    assert_string_equal(info.kind, "a BMP image");
+    assert_memory_equal(m.data, want24, 18);
+    tdcl_matrix_free(&m);
+    /* 2 x 2 top-down (negative height), BGRA by masks */
+    static const unsigned char rows32[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+    static const unsigned char want32[16] = {3, 2, 1, 4, 7, 6, 5, 8, 11, 10, 9, 12, 15, 14, 13, 16};
+    const uint32_t masks[4] = {0xff0000, 0xff00, 0xff, 0xff000000};
+    write_bytes(path, b, bmp_build(b, 2, -2, 32, 3, 108, masks, rows32, 16));
+    if (tdcl_image_read(path, &m, NULL, &e)) fail_msg("%s", e.msg);
+    assert_int_equal(m.channels, 4);
+    assert_memory_equal(m.data, want32, 16);
+    tdcl_matrix_free(&m);
+    write_bytes(path, b, bmp_build(b, 2, 2, 8, 1, 40, NULL, rows32, 16));
+    assert_int_equal(tdcl_image_read(path, &m, NULL, &e), TDCL_EUNSUPPORTED);
+    assert_non_null(strstr(e.msg, "is a BMP image of bits per pixel 8; tiledcl reads"));
+    write_bytes(path, b, bmp_build(b, 3, 2, 24, 0, 40, NULL, rows24, 20));
+    assert_int_equal(tdcl_image_read(path, &m, NULL, &e), TDCL_EPARSE);
+    assert_non_null(strstr(e.msg, "which need 78 bytes, but the file has 74"));
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1331,6 +1405,7 @@ int main(void)
         cmocka_unit_test(test_jpeg),
         cmocka_unit_test(test_tiff_hand_built),
         cmocka_unit_test(test_tiff_write),
+        cmocka_unit_test(test_bmp),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
