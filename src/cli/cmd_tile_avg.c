@@ -34,8 +34,9 @@ static void usage(FILE *fp)
             "\n"
             "  --tile T[xU]    tile rows x columns, 1 <= T <= rows, 1 <= U <= cols;\n"
             "                  'T' alone means T x T (required)\n"
-            "  -o, --output F  write the means to F, by extension: .mtx, .npy, .pgm, .png,\n"
-            "                  .pbm; default: Matrix Market on stdout (a terminal gets\n"
+            "  -o, --output F  write the means to F, by extension: .mtx, .npy, .png, .jpg,\n"
+            "                  .tif, .pgm, .ppm, .pam, .pbm; default: Matrix Market on\n"
+            "                  stdout (a terminal gets\n"
             "                  the size and the top-left corner)\n"
             "  --op OP         mean (default), sum, min, max, median (of an even count\n"
             "                  the mean of the two middle values) or mode (the most\n"
@@ -61,15 +62,16 @@ static void usage(FILE *fp)
             "  -h, --help      this help\n"
             "\n"
             "Input formats: Matrix Market (.mtx, .mtx.gz), NumPy (.npy), and images by\n"
-            "extension: PGM (P2/P5, 8 and 16 bit), PBM, PNG (grey, grey+alpha, RGB, RGBA).\n"
+            "extension or content: PNG, JPEG, TIFF, BMP, PBM, PGM, PPM, PAM (Netpbm\n"
+            "samples of any maxval rescaled to 255 or 65535).\n"
             "'-' reads a matrix from stdin.\n"
-            "Output type, unless --type: images (PGM, PNG) keep their sample type for\n"
+            "Output type, unless --type: images keep their sample type for\n"
             "every reduction but sum (uint8 in, uint8 out), means and even medians\n"
             "rounded half up from the exact integer sum. sum gives int64 for integer\n"
             "input, float64 for float input (float32 on a device without fp64). A\n"
             "matrix's mean is float32 (float64 for float64 or int32/int64 input where\n"
             "the device has fp64); min, max, median and mode keep the input's type\n"
-            "(integer medians rounded half up). Written as an image (.pgm, .png),\n"
+            "(integer medians rounded half up). Written as an image (.png, .pgm, ...),\n"
             "results are rounded to the input's bit depth (8 bits for a matrix input); a PBM "
             "input's means (the\n"
             "share of black) become grey, 0 black to 255 white. As .pbm, a grey input's\n"
@@ -188,10 +190,12 @@ static int parse(int argc, char **argv, tdcl_ta_job_opts *jo)
     const char *out = jo->out_path;
     if (out && strcmp(out, "-") != 0 && !tdcl_path_has_ext(out, ".mtx") &&
         !tdcl_path_has_ext(out, ".npy") && !tdcl_image_path(out) && !tdcl_path_is_stream(out))
-        return cli_usage_error("tile-avg",
-                               "-o '%s': unknown extension (write .mtx, .npy, .pgm, .png or .pbm, "
-                               "or '-' for stdout)",
-                               out);
+        return cli_usage_error(
+            "tile-avg",
+            "-o '%s': unknown extension (write .mtx, .npy, an image (.png, .jpg, "
+            ".tif, .pgm, .ppm, .pam, .pbm) "
+            "or '-' for stdout)",
+            out);
     jo->in_path = argv[optind];
     return -1;
 }
