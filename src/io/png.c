@@ -22,9 +22,11 @@
  * header claims more pixel bytes than this many per file byte is lying. */
 #define PNG_MAX_RATIO 1032u
 
-/* The default zlib level and filters favour speed: a tile-avg output is
- * written once and read rarely. */
-#define PNG_LEVEL_DEFAULT 2
+/* zlib level 1 with only the Sub and Up filters by default: writing a
+ * 12000x9000 RGB picture took 5.2 s of CPU and 188 MB, against 40.6 s and
+ * 154 MB with libpng's defaults (level 6, every filter tried per row);
+ * level 2 took 6.0 s for 186 MB, level 3 10.5 s for 185 MB. */
+#define PNG_LEVEL_DEFAULT 1
 
 typedef struct png_r {
     png_structp png;
@@ -237,7 +239,7 @@ static tdcl_status create_body(png_w *p, tdcl_err *err)
                  w->o.bits, types[w->info.channels], PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_set_compression_level(p->png, w->o.level > 0 ? w->o.level : PNG_LEVEL_DEFAULT);
-    if (w->o.level <= 0) png_set_filter(p->png, 0, PNG_FILTER_SUB | PNG_FILTER_UP);
+    png_set_filter(p->png, 0, PNG_FILTER_SUB | PNG_FILTER_UP);
     png_write_info(p->png, p->info);
     if (w->o.bits == 16 && img_host_le()) png_set_swap(p->png);
     return TDCL_OK;
