@@ -159,6 +159,18 @@ done
 printf 'P6\n2 1\n7\n\000\001\002\003\004\007' >"$T/p.ppm"
 run convert "$T/p.ppm" "$T/p.pam"
 expect_eq "$(od -An -tu1 "$T/p.pam" | tr -s ' \n' ' ')" "$(printf 'P7\nWIDTH 2\nHEIGHT 1\nDEPTH 3\nMAXVAL 255\nTUPLTYPE RGB\nENDHDR\n\000\044\111\155\222\377' | od -An -tu1 | tr -s ' \n' ' ')" "a PPM of maxval 7 to PAM: rescaled like netpbm"
+# through TIFF and back: the same samples
+run convert "$T/p.ppm" "$T/p.tif"
+run convert "$T/p.tif" "$T/p2.pam"
+expect_eq "$(od -An -tu1 "$T/p2.pam" | tr -s ' \n' ' ')" "$(od -An -tu1 "$T/p.pam" | tr -s ' \n' ' ')" "a PPM to TIFF to PAM keeps its samples"
+# a BMP (2x1, rows bottom-up, BGR, padded to 8 bytes) on stdin, known by content
+{
+    printf 'BM\076\0\0\0\0\0\0\0\066\0\0\0\050\0\0\0\002\0\0\0\001\0\0\0\001\0\030\0'
+    head -c 24 /dev/zero
+    printf '\001\002\003\004\005\006\0\0'
+} >"$T/s.bmp"
+"$TILEDCL" convert - "$T/s.ppm" <"$T/s.bmp" 2>"$T/.err"
+expect_eq "$(od -An -tu1 "$T/s.ppm" | tr -s ' \n' ' ')" "$(printf 'P6\n2 1\n255\n\003\002\001\006\005\004' | od -An -tu1 | tr -s ' \n' ' ')" "a BMP on stdin becomes a PPM, RGB"
 
 # stdin by content, as life reads it: a pattern, an image, a matrix
 "$TILEDCL" convert - "$T/in.cells" <"$TDCL_DATA/glider.rle" 2>"$T/.err"
