@@ -8,10 +8,11 @@
  * Formats: PNG (libpng: 1..16-bit grey, grey+alpha, palette, RGB, RGBA;
  * interlaced files are the one case decoded whole, on the first read),
  * JPEG (libjpeg-turbo: grey and colour, 8-bit; written at quality 90 by
- * default), TIFF (libtiff: striped or tiled, classic or BigTIFF, 1, 8 and
- * 16-bit unsigned and 32-bit float samples, decoded by several threads;
- * written striped), PBM, PGM, PPM (plain and raw) and PAM with any
- * maxval.
+ * default, with a restart marker every MCU row; a file with restart
+ * intervals of whole MCU rows is decoded by several threads), TIFF
+ * (libtiff: striped or tiled, classic or BigTIFF, 1, 8 and 16-bit
+ * unsigned and 32-bit float samples, decoded by several threads; written
+ * striped), PBM, PGM, PPM (plain and raw) and PAM with any maxval.
  *
  * Samples are interleaved (RGBRGB...), rows top to bottom, in the dtype of
  * the info: TDCL_U8 (maxval 1 or 255) or TDCL_U16 (maxval 65535), in host
@@ -51,8 +52,9 @@ tdcl_status tdcl_img_open(const char *path, tdcl_img_reader **r, tdcl_img_info *
 typedef struct tdcl_img_ropts {
     int fast_dct; /* JPEG: the fast integer DCT (libjpeg's IFAST) instead of
                      the accurate one (ISLOW, as djpeg and Pillow decode) */
-    int threads;  /* TIFF: strips or tiles decoded at once; 0: the cores, at
-                     most 16 (an image under 4 MiB: 1) */
+    int threads;  /* TIFF strips or tiles, JPEG stripes of restart intervals
+                     decoded at once; 0: the cores, at most 16 (an image
+                     under 4 MiB: 1) */
 } tdcl_img_ropts;
 
 /* tdcl_img_open with options (o NULL: defaults). */

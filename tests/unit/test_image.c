@@ -11,6 +11,7 @@
 
 #include "tdcl_test.h"
 
+#include "base/log.h"
 #include "io/image.h"
 #include "io/imgstream.h"
 
@@ -1380,6 +1381,71 @@ static void test_bmp(void **state)
     free(path);
 }
 
+static void count_stripes(tdcl_log_level level, const char *msg, void *user)
+{
+    (void)level;
+    if (strstr(msg, "in stripes of")) ++*(int *)user;
+}
+
+/* A JPEG of restart intervals (tiledcl writes one a row of MCUs) decoded
+ * by 4 threads in stripes gives the bytes of a decode by one thread, for
+ * RGB (4:2:0, whose chroma upsampling reads across stripe edges) and grey;
+ * a cut one fails naming it. */
+static void test_jpeg_parallel(void **state)
+{
+    (void)state;
+    static const int chans[2] = {3, 1};
+    static const int64_t rows[2] = {1100, 2100}, cols[2] = {1301, 2000};
+    char *path = scratch("p.jpg");
+    int stripes = 0;
+    tdcl_log_set(count_stripes, &stripes, TDCL_LOG_DEBUG);
+    for (int t = 0; t < 2; t++) {
+        tdcl_matrix m, got[2];
+        tdcl_err e = {0};
+        assert_int_equal(tdcl_matrix_alloc(&m, rows[t], cols[t], chans[t], TDCL_U8, &e), TDCL_OK);
+        uint8_t *d = m.data;
+        for (size_t k = 0; k < tdcl_matrix_count(&m); k++)
+            d[k] = (uint8_t)((k / 7 + (k % 3) * 40 + (k * 2654435761u >> 28)) & 255);
+        write_jpeg(path, &m, 0);
+        for (int v = 0; v < 2; v++) {
+            tdcl_img_ropts ro = {.threads = v ? 4 : 1};
+            tdcl_img_reader *rd;
+            tdcl_img_info info;
+            assert_int_equal(tdcl_img_open_opts(path, &ro, &rd, &info, &e), TDCL_OK);
+            assert_int_equal(tdcl_matrix_alloc(&got[v], rows[t], cols[t], chans[t], TDCL_U8, &e),
+                             TDCL_OK);
+            size_t rowb = (size_t)cols[t] * (size_t)chans[t];
+            for (int64_t y = 0; y < rows[t]; y += 300)
+                assert_int_equal(tdcl_img_read_rows(rd, (uint8_t *)got[v].data + y * rowb,
+                                                    y + 300 <= rows[t] ? 300 : rows[t] - y, &e),
+                                 TDCL_OK);
+            tdcl_img_close(rd);
+        }
+        expect_same(&got[0], &got[1]);
+        tdcl_matrix_free(&got[0]);
+        tdcl_matrix_free(&got[1]);
+        tdcl_matrix_free(&m);
+    }
+    tdcl_log_set(NULL, NULL, TDCL_LOG_WARN);
+    assert_int_equal(stripes, 2); /* the 4-thread reads, not the 1-thread ones */
+    size_t n;
+    unsigned char *bytes = slurp(path, &n);
+    write_bytes(path, bytes, n - n / 3);
+    tdcl_img_ropts ro = {.threads = 4};
+    tdcl_img_reader *rd;
+    tdcl_img_info info;
+    tdcl_err e = {0};
+    tdcl_matrix m;
+    assert_int_equal(tdcl_img_open_opts(path, &ro, &rd, &info, &e), TDCL_OK);
+    assert_int_equal(tdcl_matrix_alloc(&m, info.height, info.width, 1, TDCL_U8, &e), TDCL_OK);
+    assert_int_equal(tdcl_img_read_rows(rd, m.data, info.height, &e), TDCL_EPARSE);
+    assert_non_null(strstr(e.msg, "bad JPEG data"));
+    tdcl_img_close(rd);
+    tdcl_matrix_free(&m);
+    free(bytes);
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1403,6 +1469,7 @@ int main(void)
         cmocka_unit_test(test_stream_stdin),
         cmocka_unit_test(test_stream_writer),
         cmocka_unit_test(test_jpeg),
+        cmocka_unit_test(test_jpeg_parallel),
         cmocka_unit_test(test_tiff_hand_built),
         cmocka_unit_test(test_tiff_write),
         cmocka_unit_test(test_bmp),
