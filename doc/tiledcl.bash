@@ -70,7 +70,7 @@ _tiledcl()
     tile-avg) opts="--tile -o --output --strict --variant --verify --clip --max-bytes --op --alpha --type" ;;
     tile-map) opts="--tile --json --color" ;;
     life) opts="-g --gens -o --output -r --rule -b --boundary -s --size -d --density --seed --every --frames --gif --scale --kernel --tile --depth --word-bits --halo --max-bytes --sparse --plane --window" ;;
-    convert) opts="--dtype --clip --coordinate --threads" ;;
+    convert) opts="--dtype --clip --coordinate --threads --dense --sparse" ;;
     devices) opts="--json" ;;
     bench)
         opts="--size --shape --tile --gens --reps --warmup --type --precision --params --no-tune --copy-size --seed --json --nnz --threads --dir --read --plain --pattern --plane --sparse --boundary --shards"

@@ -15,6 +15,7 @@ typedef struct convert_opts {
     int threads;
     int coordinate;
     int clip;
+    int rep; /* a tdcl_convert_rep */
 } convert_opts;
 
 static void usage(FILE *fp)
@@ -29,16 +30,17 @@ static void usage(FILE *fp)
                 "formats:\n"
                 "  .mtx     Matrix Market: array or coordinate; real, double, integer or\n"
                 "           pattern; general, symmetric, skew-symmetric or hermitian (real\n"
-                "           values). Written as array\n"
-                "           general (or coordinate with --coordinate); integer dtypes with the\n"
-                "           integer field, floats in the shortest form that reads back exactly\n"
+                "           values). A coordinate IN stays sparse: written as coordinate\n"
+                "           general, rows then columns ascending (array general with\n"
+                "           --dense); an array IN is written as array general (coordinate\n"
+                "           with --coordinate or --sparse); integer dtypes with the integer\n"
+                "           field, floats in the shortest form that reads back exactly\n"
                 "  .mtx.gz  Matrix Market compressed with gzip (input only; found by its magic\n"
                 "           bytes, whatever the name)\n"
                 "  .npy     NumPy: 2-D float32, float64, int32, int64 (and uint8, uint16),\n"
                 "           little-endian, C or Fortran order; written in C order\n"
                 "  .npz     scipy.sparse.save_npz (csr, csc or coo): read and written as a\n"
-                "           sparse matrix; to .mtx as coordinate general, to .npy made dense\n"
-                "           after a memory check; a dense IN keeps its nonzeros\n"
+                "           sparse matrix; a dense IN keeps its nonzeros\n"
                 "  .png .jpg .tif .pbm .pgm .ppm .pam  images (also read: BMP; Netpbm\n"
                 "           samples of any maxval rescaled to 255 or 65535): a matrix\n"
                 "           is rounded to 8 bits (16 past 255; .pbm: nonzero is black); a\n"
@@ -48,11 +50,14 @@ static void usage(FILE *fp)
                 "           channel; PBM: 1 black, 0 white) or a pattern\n"
                 "  .rle .cells  Life patterns (RLE as Golly writes it, plaintext): any IN is\n"
                 "           read as a pattern (nonzero, black or dark cells alive)\n"
-                "  -        IN: standard input (Matrix Market, plain or gzip, or .npy);\n"
-                "           OUT: Matrix Market on standard output\n"
+                "  -        IN: standard input (Matrix Market, plain or gzip, or .npy;\n"
+                "           coordinate text is read straight from the pipe and stays\n"
+                "           sparse); OUT: Matrix Market on standard output\n"
                 "\n"
                 "Matrix Market real and pattern files read as float64, integer files as\n"
-                "int64; .npy keeps its dtype.\n"
+                "int64; .npy keeps its dtype. A sparse IN (coordinate .mtx, .npz) is made\n"
+                "dense only for .npy, an image or --dense, after a memory check naming the\n"
+                "size (a pattern then becomes int64 ones).\n"
                 "\n"
                 "options:\n"
                 "  --dtype TYPE    convert the values to f32, f64, i32 or i64 (or float32,\n"
@@ -66,11 +71,15 @@ static void usage(FILE *fp)
                 "                  first one (row, column); NaN to an integer or a pixel is\n"
                 "                  an error even with --clip\n"
                 "  --coordinate    write Matrix Market as coordinate general, nonzeros only\n"
-                "                  (default: array general)\n"
+                "                  (default: as IN: array for a dense IN)\n"
+                "  --dense         write a sparse IN dense: array Matrix Market\n"
+                "  --sparse        write a dense IN sparse: coordinate Matrix Market or .npz\n"
+                "                  (its nonzeros; the value type is kept)\n"
                 "  --threads N     threads parsing and printing Matrix Market (default 0: one\n"
                 "                  per core, at most 8)\n"
                 "  -h, --help      this help\n"
-                "With -v, the sizes, times and MB/s of the read and the write are shown.\n"
+                "With -v, the sizes, times and MB/s of the read and the write are shown, and\n"
+                "whether each side was sparse or dense.\n"
                 "\n"
                 "examples:\n"
                 "  tiledcl convert bcsstk01.mtx.gz bcsstk01.npy\n"
@@ -86,11 +95,13 @@ static void usage(FILE *fp)
 /* Fills o from argv; returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, convert_opts *o)
 {
-    enum { OPT_DTYPE = 256, OPT_THREADS, OPT_COORD, OPT_CLIP };
+    enum { OPT_DTYPE = 256, OPT_THREADS, OPT_COORD, OPT_CLIP, OPT_DENSE, OPT_SPARSE };
     static const struct option longopts[] = {{"dtype", required_argument, NULL, OPT_DTYPE},
                                              {"threads", required_argument, NULL, OPT_THREADS},
                                              {"coordinate", no_argument, NULL, OPT_COORD},
                                              {"clip", no_argument, NULL, OPT_CLIP},
+                                             {"dense", no_argument, NULL, OPT_DENSE},
+                                             {"sparse", no_argument, NULL, OPT_SPARSE},
                                              {"help", no_argument, NULL, 'h'},
                                              {0, 0, 0, 0}};
     int c;
@@ -117,6 +128,12 @@ static int parse_args(int argc, char **argv, convert_opts *o)
         case OPT_CLIP:
             o->clip = 1;
             break;
+        case OPT_DENSE:
+        case OPT_SPARSE:
+            if (o->rep && o->rep != (c == OPT_DENSE ? TDCL_REP_DENSE : TDCL_REP_SPARSE))
+                return cli_usage_error("convert", "--dense and --sparse exclude each other");
+            o->rep = c == OPT_DENSE ? TDCL_REP_DENSE : TDCL_REP_SPARSE;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -129,6 +146,8 @@ static int parse_args(int argc, char **argv, convert_opts *o)
     if (argc - optind != 2)
         return cli_usage_error("convert", "expected IN and OUT, got %d argument%s", argc - optind,
                                argc - optind == 1 ? "" : "s");
+    if (o->coordinate && o->rep == TDCL_REP_DENSE)
+        return cli_usage_error("convert", "--coordinate and --dense exclude each other");
     o->in = argv[optind];
     o->out = tdcl_path_is_stdout(argv[optind + 1]) ? "-" : argv[optind + 1];
     return -1;
@@ -144,14 +163,21 @@ int cmd_convert(int argc, char **argv, const cli_globals *g)
                             .out = o.out,
                             .dtype = o.dtype,
                             .clip = o.clip,
+                            .rep = o.rep,
                             .io = {.threads = o.threads,
                                    .coordinate = o.coordinate,
                                    .comment = "written by tiledcl convert"}};
     if (!tdcl_convert_out_known(o.out))
         return cli_usage_error("convert",
-                               "cannot tell the format of '%s' (use .mtx, .npy, .pbm, .pgm, "
-                               ".png, .rle, .cells or '-')",
+                               "cannot tell the format of '%s' (use .mtx, .npy, .npz, .pbm, "
+                               ".pgm, .png, .rle, .cells or '-')",
                                o.out);
+    int dense_only = tdcl_path_has_ext(o.out, ".npy") || tdcl_path_has_ext(o.out, ".pbm") ||
+                     tdcl_path_has_ext(o.out, ".pgm") || tdcl_path_has_ext(o.out, ".png");
+    if (o.rep == TDCL_REP_SPARSE && dense_only)
+        return cli_usage_error("convert", "--sparse: '%s' holds a dense matrix", o.out);
+    if (o.rep == TDCL_REP_DENSE && tdcl_path_has_ext(o.out, ".npz"))
+        return cli_usage_error("convert", "--dense: '%s' holds a sparse matrix", o.out);
     tdcl_err err = {0};
     if (tdcl_convert(&co, &err) != TDCL_OK) {
         return cli_report(&err);

@@ -23,9 +23,36 @@ WANT='%%MatrixMarket matrix array real general
 1e-300
 7'
 
-run convert "$T/a.mtx" -
+WANT_SP='%%MatrixMarket matrix coordinate real general
+% written by tiledcl convert
+3 3 6
+1 1 0.1
+1 2 -2.5
+2 1 -2.5
+2 3 1e-300
+3 2 1e-300
+3 3 7'
+
+run -v convert "$T/a.mtx" -
 expect_rc 0 "mtx to stdout exits 0"
-expect_eq "$OUT" "$WANT" "symmetric coordinate becomes array general, column-major, shortest floats"
+expect_eq "$OUT" "$WANT_SP" "symmetric coordinate stays sparse: coordinate general, mirrored, sorted"
+expect_contains "$ERR" "wrote '-' sparse (coordinate Matrix Market, 6 entries)" "-v says the output stayed sparse"
+run -v convert --dense "$T/a.mtx" -
+expect_eq "$OUT" "$WANT" "--dense: array general, column-major, shortest floats"
+expect_contains "$ERR" "made dense for '-': 3x3 float64, 72 bytes" "-v names the dense copy and its size"
+run convert --dense --sparse "$T/a.mtx" -
+expect_rc 2 "--dense with --sparse is a usage error"
+run convert --sparse "$T/a.mtx" "$T/x.npy"
+expect_contains "$ERR" "--sparse: '$T/x.npy' holds a dense matrix" "--sparse to .npy is refused"
+printf '%%%%MatrixMarket matrix coordinate integer general\n100000000 100000000 1\n7 3 5\n' >"$T/huge.mtx"
+run convert "$T/huge.mtx" -
+expect_eq "$OUT" '%%MatrixMarket matrix coordinate integer general
+% written by tiledcl convert
+100000000 100000000 1
+7 3 5' "a 10^8 x 10^8 coordinate file is converted sparse"
+run convert --dense "$T/huge.mtx" "$T/huge2.mtx"
+expect_contains "$ERR" "a dense 100000000x100000000 int64 copy of the sparse matrix needs" "--dense names the size it would need"
+[ ! -e "$T/huge2.mtx" ] && ok "nothing written when the dense copy is refused" || not_ok "nothing written when the dense copy is refused"
 
 run convert "$T/a.mtx" "$T/a.npy"
 expect_rc 0 "mtx to npy"
@@ -37,18 +64,20 @@ if command -v python3 >/dev/null && python3 -c 'import numpy' 2>/dev/null; then
 fi
 
 gzip -c "$T/a.mtx" >"$T/a.mtx.gz"
-run convert "$T/a.mtx.gz" -
+run convert --dense "$T/a.mtx.gz" -
 expect_eq "$OUT" "$WANT" "gzip input by magic bytes"
 cp "$T/a.mtx.gz" "$T/plain-name"
 run convert "$T/plain-name" -
-expect_eq "$OUT" "$WANT" "gzip found whatever the file is called"
+expect_eq "$OUT" "$WANT_SP" "gzip found whatever the file is called, sparse by its banner"
 
-OUT=$(cat "$T/a.mtx" | "$TILEDCL" convert - - 2>&1)
-expect_eq "$OUT" "$WANT" "Matrix Market on stdin (a pipe)"
-OUT=$("$TILEDCL" convert - - <"$T/a.mtx" 2>&1)
-expect_eq "$OUT" "$WANT" "Matrix Market on stdin redirected from a file"
+OUT=$(cat "$T/a.mtx" | TMPDIR=/nonexistent "$TILEDCL" convert - - 2>&1)
+expect_eq "$OUT" "$WANT_SP" "sparse Matrix Market on stdin (a pipe), read without a temporary copy"
+OUT=$("$TILEDCL" convert --dense - - <"$T/a.mtx" 2>&1)
+expect_eq "$OUT" "$WANT" "Matrix Market on stdin redirected from a file, --dense"
 OUT=$(gzip -c "$T/a.mtx" | "$TILEDCL" convert - - 2>&1)
-expect_eq "$OUT" "$WANT" "gzip on stdin"
+expect_eq "$OUT" "$WANT_SP" "gzip on stdin: sparse by its content"
+OUT=$(cat "$T/a.npy" | "$TILEDCL" convert --sparse - - 2>&1)
+expect_eq "$OUT" "$WANT_SP" "--sparse: a dense .npy on stdin written as its nonzeros"
 OUT=$("$TILEDCL" convert - "$T/s.npy" <"$T/a.npy" 2>&1 && "$TILEDCL" convert "$T/s.npy" - 2>&1)
 expect_eq "$OUT" "$WANT" ".npy on stdin"
 
@@ -113,8 +142,8 @@ expect_contains "$OUT" "exit status" "--help documents exit codes"
 expect_contains "$OUT" "--coordinate" "--help documents the options"
 
 # -v reports speed
-run -v convert "$T/a.mtx" "$T/v.npy"
-expect_contains "$ERR" "read '$T/a.mtx': 3x3 float64" "-v reports what was read"
+run -v convert "$T/a.npy" "$T/v.npy"
+expect_contains "$ERR" "read '$T/a.npy': 3x3 float64" "-v reports what was read"
 
 # images and Life patterns
 run convert "$TDCL_DATA/gosper-gun.rle" "$T/gun.cells"
@@ -194,15 +223,7 @@ run -v convert "$T/a.mtx" "$T/a.npz"
 expect_rc 0 "coordinate .mtx to .npz exits 0"
 expect_contains "$ERR" "as a sparse 3x3 float64 matrix, 6 entries (CSR)" "-v says the input stayed sparse"
 run convert "$T/a.npz" -
-expect_eq "$OUT" '%%MatrixMarket matrix coordinate real general
-% written by tiledcl convert
-3 3 6
-1 1 0.1
-1 2 -2.5
-2 1 -2.5
-2 3 1e-300
-3 2 1e-300
-3 3 7' ".npz back to Matrix Market: coordinate general, mirrored, sorted"
+expect_eq "$OUT" "$WANT_SP" ".npz back to Matrix Market: coordinate general, mirrored, sorted"
 run convert "$T/a.npz" "$T/anpz.npy"
 run convert "$T/a.mtx" "$T/amtx.npy"
 expect_same_file "$T/anpz.npy" "$T/amtx.npy" ".npz to .npy equals the dense path's .npy"
