@@ -64,7 +64,12 @@ static void usage(FILE *fp)
             "Input formats: Matrix Market (.mtx, .mtx.gz), NumPy (.npy), and images by\n"
             "extension or content: PNG, JPEG, TIFF, BMP, PBM, PGM, PPM, PAM (Netpbm\n"
             "samples of any maxval rescaled to 255 or 65535).\n"
-            "'-' reads a matrix from stdin.\n"
+            "'-' reads a matrix from stdin.");
+    fprintf(fp,
+            " A sparse IN (coordinate .mtx, .npz) is\n"
+            "reduced from its entries on one device, never made dense: mean, sum, min\n"
+            "and max over every cell of a tile, the cells without an entry as zeros;\n"
+            "median and mode are refused; --max-bytes bounds its CSR arrays.\n"
             "Output type, unless --type: images keep their sample type for\n"
             "every reduction but sum (uint8 in, uint8 out), means and even medians\n"
             "rounded half up from the exact integer sum. sum gives int64 for integer\n"

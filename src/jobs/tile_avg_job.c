@@ -14,6 +14,8 @@
 #include "io/matio.h"
 #include "io/npy.h"
 #include "dist/tile_avg_run.h"
+#include "io/sparse_io.h"
+#include "jobs/tile_avg_sparse.h"
 
 /* Reads the input: an image by its extension or its first bytes (stdin
  * too), else a matrix file. *bits receives the image's bit depth (8 for a
@@ -137,6 +139,7 @@ out:
 
 tdcl_status tdcl_ta_job(tdcl_exec *ex, const tdcl_ta_job_opts *jo, tdcl_err *err)
 {
+    if (tdcl_sparse_path(jo->in_path)) return tdcl_ta_sparse_job(ex, jo, err);
     tdcl_status st = TDCL_OK;
     tdcl_matrix in = {0}, res = {0};
     tdcl_mapping map = {0};

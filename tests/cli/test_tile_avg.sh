@@ -255,4 +255,46 @@ run tile-avg "$T/bad.mtx" --tile 1
 expect_rc 1 "a malformed matrix exits 1"
 expect_contains "$ERR" "bad.mtx" "the parse error names the file"
 
+# A sparse (coordinate) matrix: reduced from its entries, zeros counted,
+# never made dense; numpy on scipy's dense reading is the reference.
+cat >"$T/sp.mtx" <<'M'
+%%MatrixMarket matrix coordinate real symmetric
+7 7 6
+1 1 2.5
+4 1 -1
+5 3 8
+6 6 0.25
+7 2 3
+7 7 -4.5
+M
+sparse_check() { # OUT OP DESC: OUT against numpy's 3x2 tiles of sp.mtx
+    if python3 - "$T/sp.mtx" "$1" "$2" >"$T/py.out" 2>&1 <<'EOF'; then ok "$3"; else not_ok "$3" "$(cat "$T/py.out")"; fi
+import sys, numpy as np, scipy.io
+a = scipy.io.mmread(sys.argv[1]).toarray()
+got = np.load(sys.argv[2])
+f = getattr(np, sys.argv[3])
+want = np.array([[f(a[i:i+3, j:j+2]) for j in range(0, 7, 2)] for i in range(0, 7, 3)])
+assert got.shape == want.shape and got.dtype == np.float64, (got.shape, got.dtype)
+assert np.allclose(got, want, rtol=1e-12, atol=0), (got, want)
+EOF
+}
+if python3 -c 'import scipy.io, numpy' 2>/dev/null; then
+    run -v tile-avg "$T/sp.mtx" --tile 3x2 --verify -o "$T/spmean.npy"
+    expect_rc 0 "a sparse matrix's tile means exit 0 with --verify"
+    expect_contains "$ERR" "sparse 7x7 float64, 9 entries (CSR)" "-v says the input stayed sparse"
+    sparse_check "$T/spmean.npy" mean "sparse means over every cell of each tile, edges too (numpy)"
+    run tile-avg "$T/sp.mtx" --tile 3x2 --op max --verify -o "$T/spmax.npy"
+    sparse_check "$T/spmax.npy" max "sparse max counts the implicit zeros (numpy)"
+else
+    skip_ok "sparse tile means against numpy" "no scipy"
+    skip_ok "sparse max against numpy" "no scipy"
+fi
+run tile-avg "$T/sp.mtx" --tile 2 --op median
+expect_rc 1 "median of a sparse matrix is refused"
+expect_contains "$ERR" "median of a sparse matrix's tiles is not computed" "the refusal says why"
+printf '%%%%MatrixMarket matrix coordinate real general\n100000000 100000000 1\n1 1 5\n' >"$T/sphuge.mtx"
+run tile-avg "$T/sphuge.mtx" --tile 2 -o "$T/sphuge.npy"
+expect_rc 1 "a result larger than memory is refused"
+expect_contains "$ERR" "the 50000000x50000000 float64 result needs" "the refusal names the result's size"
+
 done_testing

@@ -3,7 +3,7 @@
  * tiles (1x1, 1xN, non-dividing, prime, whole-matrix, large) against a
  * float64 host reference written here, multi-channel images, every input
  * type, the float-accumulator path, --strict and the plan API; tile-map's
- * indices. */
+ * indices; a sparse matrix's tiles. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +13,7 @@
 
 #include "io/matio.h"
 #include "ops/tile_avg/tile_avg.h"
+#include "ops/tile_avg/ta_sparse.h"
 
 static const tdcl_ta_variant variants[] = {TDCL_TA_CPU, TDCL_TA_GPU, TDCL_TA_BAND};
 #define NVARIANTS 3
@@ -659,12 +660,75 @@ static void test_reference_ops(void **state)
     assert_non_null(strstr(err.msg, "overflows int64"));
 }
 
+/* A sparse matrix's tiles: cells without an entry count as zeros (min and
+ * max take 0 unless the tile is full of entries), the last tile row and
+ * column over the cells they hold, a NaN gives NaN; worked by hand. */
+static void test_sparse(void **state)
+{
+    static const double d[15] = {0,  -1.5, 0, 0, 2, /* row 0 */
+                                 4,  0,    0, 0, 0, /* row 1 */
+                                 -3, -2,   0, 7, NAN};
+    static const struct {
+        tdcl_ta_op op;
+        double want[6];
+    } cases[] = {
+        {TDCL_TA_MEAN, {0.625, 0, 1, -2.5, 3.5, NAN}},
+        {TDCL_TA_SUM, {2.5, 0, 2, -5, 7, NAN}},
+        {TDCL_TA_MIN, {-1.5, 0, 0, -3, 0, NAN}},
+        {TDCL_TA_MAX, {4, 0, 2, -2, 7, NAN}},
+    };
+    tdcl_matrix dense = {3, 5, 1, TDCL_F64, (void *)d}, out = {0};
+    tdcl_csr m = {0};
+    tdcl_err err = {0};
+    double worst;
+    assert_int_equal(tdcl_csr_from_dense(&dense, &m, &err), TDCL_OK);
+    assert_int_equal(m.nnz, 7);
+    for (size_t i = 0; i < 4; i++) {
+        tdcl_ta_opts o = {.tile_rows = 2, .tile_cols = 2, .op = cases[i].op};
+        assert_int_equal(tdcl_ta_sparse_reference(&o, &m, TDCL_F64, &out, NULL, &err), TDCL_OK);
+        for (size_t k = 0; k < 6; k++) {
+            double g = tdcl_matrix_get_f64(&out, k), w = cases[i].want[k];
+            if (!(g == w || (isnan(g) && isnan(w))))
+                fail_msg("%s of sparse tile %zu: %g, expected %g", tdcl_ta_op_name(cases[i].op), k,
+                         g, w);
+        }
+        tdcl_matrix_free(&out);
+    }
+    tdcl_ta_opts med = {.tile_rows = 2, .tile_cols = 2, .op = TDCL_TA_MEDIAN};
+    assert_int_equal(tdcl_ta_sparse_reference(&med, &m, TDCL_F64, &out, NULL, &err),
+                     TDCL_EUNSUPPORTED);
+    assert_non_null(strstr(err.msg, "median of a sparse matrix"));
+    static const int64_t bigv[2] = {INT64_MAX, 1};
+    static const int32_t rp[2] = {0, 2}, ci[2] = {0, 1};
+    tdcl_csr big = {1, 2, 2, TDCL_I64, 0, 0, 1, (void *)rp, (void *)ci, (void *)bigv};
+    tdcl_ta_opts so = {.tile_rows = 1, .tile_cols = 2, .op = TDCL_TA_SUM};
+    assert_int_equal(tdcl_ta_sparse_reference(&so, &big, TDCL_I64, &out, NULL, &err), TDCL_ERANGE);
+    assert_non_null(strstr(err.msg, "tile (1, 1) overflows int64"));
+    tdcl_ctx *ctx = *state;
+    if (ctx) { /* the device's max, then checked by the comparison */
+        tdcl_ta_opts o = {.tile_rows = 2, .tile_cols = 2, .op = TDCL_TA_MAX};
+        assert_int_equal(tdcl_ta_sparse_run(ctx, &o, &m, &out, &err), TDCL_OK);
+        assert_int_equal(out.rows, 2);
+        assert_int_equal(out.cols, 3);
+        for (size_t k = 0; k < 5; k++)
+            assert_true(tdcl_matrix_get_f64(&out, k) == cases[3].want[k]);
+        assert_true(isnan(tdcl_matrix_get_f64(&out, 5)));
+        assert_int_equal(tdcl_ta_sparse_compare(&o, &m, &out, &worst, &err), TDCL_OK);
+        ((double *)out.data)[3] = -1;
+        assert_int_equal(tdcl_ta_sparse_compare(&o, &m, &out, &worst, &err), TDCL_EVERIFY);
+        assert_non_null(strstr(err.msg, "tile (2, 1)"));
+        tdcl_matrix_free(&out);
+    }
+    tdcl_csr_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_compare),
         cmocka_unit_test(test_reference_ops),
+        cmocka_unit_test(test_sparse),
         cmocka_unit_test(test_seed_example),
         cmocka_unit_test(test_seed_file),
         cmocka_unit_test(test_shapes),

@@ -1,0 +1,106 @@
+/* The tile-avg job for sparse inputs: read as CSR, reduce on the device,
+ * verify on request, write the dense results atomically. */
+#include "jobs/tile_avg_sparse.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/fileio.h"
+#include "base/log.h"
+#include "io/image.h"
+#include "io/matio.h"
+#include "io/sparse_io.h"
+#include "ops/tile_avg/ta_sparse.h"
+
+/* res converted to jo->out_type where asked: integers from floats rounded
+ * half up first, then range-checked (tdcl_matrix_narrow). */
+static tdcl_status retype(const tdcl_ta_job_opts *jo, tdcl_matrix *res, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix rounded = {0}, conv = {0};
+    const tdcl_matrix *src = res;
+    if (!jo->retype || res->dtype == jo->out_type) return TDCL_OK;
+    if (tdcl_dtype_is_int(jo->out_type) && !tdcl_dtype_is_int(res->dtype)) {
+        TDCL_TRY(tdcl_matrix_convert(res, TDCL_F64, &rounded, err));
+        double *x = rounded.data;
+        for (size_t k = 0; k < tdcl_matrix_count(&rounded); k++)
+            x[k] = floor(x[k] + 0.5); /* NaN stays NaN: narrow names it */
+        src = &rounded;
+    }
+    TDCL_TRY(tdcl_matrix_narrow(src, jo->out_type, 0, &conv, err));
+    tdcl_matrix_free(res);
+    *res = conv;
+    memset(&conv, 0, sizeof conv);
+out:
+    tdcl_matrix_free(&rounded);
+    tdcl_matrix_free(&conv);
+    return st;
+}
+
+/* The results written by the output's extension, or handed over. */
+static tdcl_status deliver(const tdcl_ta_job_opts *jo, tdcl_matrix *res, tdcl_err *err)
+{
+    const char *path = jo->out_path;
+    char comment[256];
+    if (jo->result) {
+        *jo->result = *res;
+        memset(res, 0, sizeof *res);
+        return TDCL_OK;
+    }
+    if (path && strcmp(path, "-") != 0 && tdcl_image_path(path))
+        return tdcl_image_write_clip(path, res, tdcl_path_has_ext(path, ".pbm") ? 1 : 8, jo->clip,
+                                     err);
+    snprintf(comment, sizeof comment, "tile-avg %s %lldx%lld of sparse %s",
+             tdcl_ta_op_name(jo->ta.op), (long long)jo->ta.tile_rows, (long long)jo->ta.tile_cols,
+             tdcl_path_display(jo->in_path));
+    return tdcl_matrix_write(path, res, comment, err);
+}
+
+static tdcl_status verify(const tdcl_ta_opts *o, const tdcl_csr *m, const tdcl_matrix *got,
+                          tdcl_err *err)
+{
+    double worst = 0;
+    tdcl_log(TDCL_LOG_STATUS, "verifying the results on the host...");
+    tdcl_status st = tdcl_ta_sparse_compare(o, m, got, &worst, err);
+    if (!st)
+        tdcl_log(TDCL_LOG_VERBOSE,
+                 "tile-avg: largest error against the host's reduction of the entries %.3g of "
+                 "the tile's mean |x|",
+                 worst);
+    return st;
+}
+
+tdcl_status tdcl_ta_sparse_job(tdcl_exec *ex, const tdcl_ta_job_opts *jo, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_csr m = {0};
+    tdcl_matrix res = {0};
+    tdcl_timing *t = tdcl_exec_timing(ex);
+    int64_t orows, ocols;
+    if (ex->kind != TDCL_EXEC_ONE)
+        return tdcl_fail(err, TDCL_EUNSUPPORTED,
+                         "tile-avg: '%s' is sparse; its tiles are reduced on one device, not "
+                         "over several",
+                         tdcl_path_display(jo->in_path));
+    TDCL_TRY(tdcl_out_precheck(jo->out_path, err));
+    double t0 = tdcl_now_ms();
+    TDCL_TRY(tdcl_sparse_read_path(jo->in_path, jo->max_bytes, &m, err));
+    if (t) t->read_ms += tdcl_now_ms() - t0;
+    tdcl_log(TDCL_LOG_VERBOSE, "tile-avg: %s: sparse %lldx%lld %s, %lld entries (CSR)",
+             tdcl_path_display(jo->in_path), (long long)m.rows, (long long)m.cols,
+             m.pattern ? "pattern" : tdcl_dtype_name(m.dtype), (long long)m.nnz);
+    TDCL_TRY(tdcl_ta_sparse_check(&jo->ta, &m, &orows, &ocols, err));
+    TDCL_TRY(tdcl_exec_wait(ex, err));
+    TDCL_TRY(tdcl_ta_sparse_run(ex->ctx, &jo->ta, &m, &res, err));
+    if (jo->verify) TDCL_TRY(verify(&jo->ta, &m, &res, err));
+    TDCL_TRY(retype(jo, &res, err));
+    t0 = tdcl_now_ms();
+    st = deliver(jo, &res, err);
+    if (t) t->write_ms += tdcl_now_ms() - t0;
+out:
+    tdcl_csr_free(&m);
+    tdcl_matrix_free(&res);
+    return st;
+}
