@@ -14,6 +14,8 @@
 #include "base/fileio.h"
 #include "io/image.h"
 #include "io/matio.h"
+#include "io/sparse_io.h"
+#include "base/mem.h"
 
 int64_t tdcl_life_population(const tdcl_matrix *grid)
 {
@@ -818,7 +820,7 @@ static life_format format_by_ext(const char *path, int *known)
         return FMT_LIF;
     if (tdcl_path_has_ext(path, ".mc") || tdcl_path_has_ext(path, ".mc.gz")) return FMT_MC;
     if (tdcl_path_has_ext(path, ".mtx") || tdcl_path_has_ext(path, ".mtx.gz") ||
-        tdcl_path_has_ext(path, ".npy"))
+        tdcl_path_has_ext(path, ".npy") || tdcl_path_has_ext(path, ".npz"))
         return FMT_MATRIX;
     if (tdcl_image_path(path)) return FMT_IMAGE;
     *known = 0;
@@ -878,9 +880,53 @@ static tdcl_status spill_stdin(const char *buf, size_t len, char **tmp, tdcl_err
     return TDCL_OK;
 }
 
+/* An array or image is a fixed grid with a dead edge, not a pattern on an
+ * unbounded plane: nothing in it says where the plane would be. */
+static void fixed_grid(tdcl_life_pattern *out)
+{
+    out->topo.present = 1;
+    out->topo.boundary = TDCL_LIFE_DEAD;
+    out->topo.width = out->grid.cols;
+    out->topo.height = out->grid.rows;
+    out->x0 = -(out->grid.cols / 2);
+    out->y0 = -(out->grid.rows / 2);
+}
+
+/* A sparse matrix (coordinate Matrix Market, .npz) straight into the
+ * grid, its nonzero entries alive: no dense copy of its values, and the
+ * grid's size checked before it is allocated. */
+static tdcl_status read_sparse(const char *path, int64_t max_cells, tdcl_life_pattern *out,
+                               tdcl_err *err)
+{
+    tdcl_csr m;
+    char what[128];
+    tdcl_status st = tdcl_sparse_read_path(path, 0, &m, err);
+    if (st) return st;
+    snprintf(what, sizeof what, "a %" PRId64 " x %" PRId64 " grid of cells", m.cols, m.rows);
+    if (max_cells > 0 && m.rows > max_cells / m.cols)
+        st = tdcl_fail(err, TDCL_ELIMIT,
+                       "%s: a grid of %" PRId64 " x %" PRId64 " cells is larger than the limit "
+                       "of %" PRId64 " cells",
+                       tdcl_path_display(path), m.cols, m.rows, max_cells);
+    else if (m.rows > INT64_MAX / m.cols)
+        st = tdcl_fail(err, TDCL_ELIMIT, "%s: %s does not fit in memory", tdcl_path_display(path),
+                       what);
+    else
+        st = tdcl_mem_check((uint64_t)(m.rows * m.cols), what, 0, 0, err);
+    if (!st) st = tdcl_matrix_alloc(&out->grid, m.rows, m.cols, 1, TDCL_U8, err);
+    for (int64_t i = 0; !st && i < m.rows; i++)
+        for (int64_t k = tdcl_csr_rp(&m, i); k < tdcl_csr_rp(&m, i + 1); k++)
+            if (m.dtype == TDCL_I64 ? tdcl_csr_get_i64(&m, k) != 0 : tdcl_csr_get_f64(&m, k) != 0)
+                ((uint8_t *)out->grid.data)[i * m.cols + tdcl_csr_ci(&m, k)] = 1;
+    tdcl_csr_free(&m);
+    if (!st) fixed_grid(out);
+    return st;
+}
+
 static tdcl_status read_binary(const char *path, life_format f, int64_t max_cells,
                                tdcl_life_pattern *out, tdcl_err *err)
 {
+    if (f == FMT_MATRIX && tdcl_sparse_path(path)) return read_sparse(path, max_cells, out, err);
     tdcl_matrix m = {0};
     int maxval = 1;
     size_t max_bytes =
@@ -896,15 +942,7 @@ static tdcl_status read_binary(const char *path, life_format f, int64_t max_cell
     else
         st = grid_from(&m, maxval, f == FMT_IMAGE, &out->grid, err);
     tdcl_matrix_free(&m);
-    if (st) return st;
-    /* an array or image is a fixed grid with a dead edge, not a pattern on
-     * an unbounded plane: nothing in it says where the plane would be */
-    out->topo.present = 1;
-    out->topo.boundary = TDCL_LIFE_DEAD;
-    out->topo.width = out->grid.cols;
-    out->topo.height = out->grid.rows;
-    out->x0 = -(out->grid.cols / 2);
-    out->y0 = -(out->grid.rows / 2);
+    if (!st) fixed_grid(out);
     return st;
 }
 
