@@ -14,6 +14,7 @@
 #include "base/fileio.h"
 #include "io/image.h"
 #include "io/matio.h"
+#include "io/mtx.h"
 #include "io/sparse_io.h"
 #include "base/mem.h"
 
@@ -899,7 +900,17 @@ static tdcl_status read_sparse(const char *path, int64_t max_cells, tdcl_life_pa
                                tdcl_err *err)
 {
     tdcl_csr m;
+    tdcl_mtx_header h;
+    tdcl_err e;
     char what[128];
+    /* a Matrix Market header is enough to refuse a grid too large, before
+     * the row offsets (4 or 8 bytes a row) are read */
+    if (max_cells > 0 && !tdcl_path_has_ext(path, ".npz") &&
+        tdcl_mtx_peek_path(path, &h, &e) == TDCL_OK && h.rows > max_cells / h.cols)
+        return tdcl_fail(err, TDCL_ELIMIT,
+                         "%s: a grid of %" PRId64 " x %" PRId64 " cells is larger than the limit "
+                         "of %" PRId64 " cells",
+                         tdcl_path_display(path), h.cols, h.rows, max_cells);
     tdcl_status st = tdcl_sparse_read_path(path, 0, &m, err);
     if (st) return st;
     snprintf(what, sizeof what, "a %" PRId64 " x %" PRId64 " grid of cells", m.cols, m.rows);

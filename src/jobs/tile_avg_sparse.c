@@ -10,7 +10,9 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "io/image.h"
+#include "base/mem.h"
 #include "io/matio.h"
+#include "io/mtx.h"
 #include "io/sparse_io.h"
 #include "ops/tile_avg/ta_sparse.h"
 
@@ -72,6 +74,26 @@ static tdcl_status verify(const tdcl_ta_opts *o, const tdcl_csr *m, const tdcl_m
     return st;
 }
 
+/* Refuses, from a Matrix Market header alone, a result that cannot fit
+ * (at float32's 4 bytes a tile, the smallest result type), before the CSR
+ * arrays are read: their row offsets alone take 4 or 8 bytes a row. */
+static tdcl_status precheck(const tdcl_ta_job_opts *jo, tdcl_err *err)
+{
+    tdcl_mtx_header h;
+    tdcl_err e;
+    int64_t orows, ocols;
+    size_t bytes;
+    char what[128];
+    if (tdcl_path_has_ext(jo->in_path, ".npz") || tdcl_mtx_peek_path(jo->in_path, &h, &e))
+        return TDCL_OK;
+    tdcl_status st = tdcl_ta_shape(&jo->ta, h.rows, h.cols, &orows, &ocols, err);
+    if (st) return st;
+    snprintf(what, sizeof what, "the %lldx%lld result", (long long)orows, (long long)ocols);
+    if (tdcl_matrix_bytes(orows, ocols, 1, TDCL_F32, &bytes, NULL))
+        return tdcl_fail(err, TDCL_ELIMIT, "tile-avg: %s does not fit in memory", what);
+    return tdcl_mem_check(bytes, what, 0, 0, err);
+}
+
 tdcl_status tdcl_ta_sparse_job(tdcl_exec *ex, const tdcl_ta_job_opts *jo, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
@@ -85,6 +107,7 @@ tdcl_status tdcl_ta_sparse_job(tdcl_exec *ex, const tdcl_ta_job_opts *jo, tdcl_e
                          "over several",
                          tdcl_path_display(jo->in_path));
     TDCL_TRY(tdcl_out_precheck(jo->out_path, err));
+    TDCL_TRY(precheck(jo, err));
     double t0 = tdcl_now_ms();
     TDCL_TRY(tdcl_sparse_read_path(jo->in_path, jo->max_bytes, &m, err));
     if (t) t->read_ms += tdcl_now_ms() - t0;

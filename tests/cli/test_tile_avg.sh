@@ -295,6 +295,6 @@ expect_contains "$ERR" "median of a sparse matrix's tiles is not computed" "the 
 printf '%%%%MatrixMarket matrix coordinate real general\n100000000 100000000 1\n1 1 5\n' >"$T/sphuge.mtx"
 run tile-avg "$T/sphuge.mtx" --tile 2 -o "$T/sphuge.npy"
 expect_rc 1 "a result larger than memory is refused"
-expect_contains "$ERR" "the 50000000x50000000 float64 result needs" "the refusal names the result's size"
+expect_contains "$ERR" "the 50000000x50000000 result needs" "the refusal names the result's size"
 
 done_testing
