@@ -9,6 +9,7 @@
 #include "tdcl_test.h"
 
 #include "base/csr_mul.h"
+#include "ops/sparse/sparse.h"
 
 /* A rows x cols CSR of dtype from a dense row-major array of doubles
  * (zeros left out); pattern stores no values. */
@@ -167,6 +168,164 @@ static void test_transpose_compare(void **state)
     free(d);
 }
 
+/* A rows x cols CSR whose row i has len(i) distinct random columns and
+ * values in [-4, 4] without 0 (integers; pattern: none). */
+static tdcl_csr gen(int64_t rows, int64_t cols, int (*len)(int64_t), uint64_t seed,
+                    tdcl_dtype dtype, int pattern)
+{
+    int64_t nnz = 0;
+    for (int64_t i = 0; i < rows; i++)
+        nnz += len(i);
+    tdcl_csr m;
+    assert_int_equal(tdcl_csr_alloc(&m, rows, cols, nnz, dtype, pattern, NULL), TDCL_OK);
+    char *used = calloc((size_t)cols, 1);
+    uint64_t s = seed;
+    int32_t *rp = m.rowptr, *ci = m.colidx;
+    for (int64_t i = 0; i < rows; i++) {
+        int n = len(i);
+        rp[i + 1] = rp[i] + n;
+        for (int u = 0; u < n; u++) {
+            int64_t j;
+            do
+                j = (int64_t)tdcl_test_uniform(&s, 0, (double)cols);
+            while (used[j]);
+            used[j] = 1;
+        }
+        for (int64_t j = 0, k = rp[i]; j < cols; j++)
+            if (used[j]) {
+                used[j] = 0;
+                ci[k] = (int32_t)j;
+                double v = floor(tdcl_test_uniform(&s, -4, 4));
+                v = v >= 0 ? v + 1 : v;
+                if (!pattern && dtype == TDCL_F32) ((float *)m.values)[k] = (float)v;
+                if (!pattern && dtype == TDCL_F64) ((double *)m.values)[k] = v;
+                if (!pattern && dtype == TDCL_I64) ((int64_t *)m.values)[k] = (int64_t)v;
+                k++;
+            }
+    }
+    free(used);
+    m.sorted = 1;
+    return m;
+}
+
+/* Mostly short rows, some empty, a few whose terms pass any local table. */
+static int len_a(int64_t i)
+{
+    return i % 97 == 5 ? 400 : i % 7 == 3 ? 0 : (int)(i * 13 % 23);
+}
+static int len_b(int64_t i)
+{
+    return 1 + (int)(i * 7 % 40);
+}
+
+static void device_case(tdcl_sparse_plan *p, tdcl_dtype t, int pattern)
+{
+    tdcl_csr a = gen(400, 1500, len_a, 3, t, pattern), b = gen(1500, 6000, len_b, 4, t, pattern);
+    tdcl_csr c, want;
+    tdcl_sparse_info info;
+    tdcl_err err = {0};
+    if (tdcl_spgemm(p, &a, &b, 0, &c, &info, &err) != TDCL_OK) fail_msg("spgemm: %s", err.msg);
+    assert_int_equal(tdcl_csr_mul_host(&a, &b, 0, &want, &err), TDCL_OK);
+    assert_int_equal(c.dtype, tdcl_csr_mul_dtype(&a, &b));
+    assert_true(info.rows_dense > 0 && info.rows_local > 0);
+    assert_int_equal(info.terms, tdcl_csr_mul_work(&a, &b, NULL));
+    if (tdcl_csr_compare(&c, &want, t == TDCL_F32 ? 1e-6 : 0, NULL, &err) != TDCL_OK)
+        fail_msg("%s", err.msg);
+    tdcl_csr_free(&c);
+    assert_int_equal(tdcl_spgemm(p, &a, &b, want.nnz - 1, &c, &info, &err), TDCL_ELIMIT);
+    assert_non_null(strstr(err.msg, "entries"));
+    tdcl_csr_free(&a);
+    tdcl_csr_free(&b);
+    tdcl_csr_free(&want);
+}
+
+static void test_spgemm(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_sparse_plan *p;
+    tdcl_err err = {0};
+    if (tdcl_sparse_plan_create(*state, &p, &err) != TDCL_OK) fail_msg("%s", err.msg);
+    device_case(p, TDCL_F32, 0);
+    device_case(p, TDCL_I64, 0);
+    device_case(p, TDCL_I64, 1); /* path counts */
+    tdcl_sparse_plan_destroy(p);
+}
+
+/* A partial sum outside int64 whose element fits is settled by the host;
+ * an element outside int64 is refused naming it. */
+static void test_spgemm_int64_range(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    const double big = 4611686018427387904.0; /* 2^62 */
+    double da[] = {big, big, -big, big, big, 0}, db[] = {1, 1, 1};
+    tdcl_csr a = csr_of(da, 1, 3, TDCL_I64, 0), b = csr_of(db, 3, 1, TDCL_I64, 0), c;
+    tdcl_sparse_plan *p;
+    tdcl_sparse_info info;
+    tdcl_err err = {0};
+    if (tdcl_sparse_plan_create(*state, &p, &err) != TDCL_OK) fail_msg("%s", err.msg);
+    assert_int_equal(tdcl_spgemm(p, &a, &b, 0, &c, &info, &err), TDCL_OK);
+    assert_true(info.host_settled);
+    assert_int_equal(((int64_t *)c.values)[0], INT64_C(4611686018427387904));
+    tdcl_csr_free(&a);
+    tdcl_csr_free(&c);
+    a = csr_of(da, 2, 3, TDCL_I64, 0);
+    assert_int_equal(tdcl_spgemm(p, &a, &b, 0, &c, &info, &err), TDCL_ERANGE);
+    assert_non_null(strstr(err.msg, "(2, 1)"));
+    tdcl_csr_free(&a);
+    tdcl_csr_free(&b);
+    tdcl_sparse_plan_destroy(p);
+}
+
+/* S*D and D*S against the dense triple loop. */
+static void test_spmm(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    const int64_t m = 45, k = 60, n = 37;
+    double *ds = dense_rand(m, k, 0.1, 7, 0), *dd = dense_rand(k, n, 1, 8, 0);
+    double *want = dense_mul(ds, dd, m, k, n);
+    tdcl_csr s = csr_of(ds, m, k, TDCL_F32, 0);
+    tdcl_matrix d = {0}, c = {0};
+    assert_int_equal(tdcl_matrix_alloc(&d, k, n, 1, TDCL_F64, NULL), TDCL_OK);
+    memcpy(d.data, dd, (size_t)(k * n) * sizeof(double));
+    tdcl_sparse_plan *p;
+    tdcl_err err = {0};
+    if (tdcl_sparse_plan_create(*state, &p, &err) != TDCL_OK) fail_msg("%s", err.msg);
+    if (tdcl_spmm(p, &s, &d, 1, &c, NULL, &err) != TDCL_OK) fail_msg("%s", err.msg);
+    assert_int_equal(c.dtype, TDCL_F64);
+    for (int64_t i = 0; i < m * n; i++)
+        assert_true(((double *)c.data)[i] == want[i]);
+    tdcl_matrix_free(&c);
+    /* (D^T S^T) = (S D)^T: D^T as a dense k... here S^T is n x m sparse. */
+    double *dt = calloc((size_t)(n * k), sizeof *dt), *st = calloc((size_t)(k * m), sizeof *st);
+    for (int64_t i = 0; i < k; i++)
+        for (int64_t j = 0; j < n; j++)
+            dt[j * k + i] = dd[i * n + j];
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < k; j++)
+            st[j * m + i] = ds[i * k + j];
+    tdcl_csr s_t = csr_of(st, k, m, TDCL_I64, 0);
+    tdcl_matrix d_t = {0};
+    assert_int_equal(tdcl_matrix_alloc(&d_t, n, k, 1, TDCL_I64, NULL), TDCL_OK);
+    for (int64_t i = 0; i < n * k; i++)
+        ((int64_t *)d_t.data)[i] = (int64_t)dt[i];
+    if (tdcl_spmm(p, &s_t, &d_t, 0, &c, NULL, &err) != TDCL_OK) fail_msg("%s", err.msg);
+    assert_int_equal(c.dtype, TDCL_I64);
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < m; j++)
+            assert_int_equal(((int64_t *)c.data)[i * m + j], (int64_t)want[j * n + i]);
+    tdcl_matrix_free(&c);
+    tdcl_matrix_free(&d);
+    tdcl_matrix_free(&d_t);
+    tdcl_csr_free(&s);
+    tdcl_csr_free(&s_t);
+    tdcl_sparse_plan_destroy(p);
+    free(ds);
+    free(dd);
+    free(dt);
+    free(st);
+    free(want);
+}
+
 int main(void)
 {
     const struct CMUnitTest host[] = {
@@ -174,5 +333,13 @@ int main(void)
         cmocka_unit_test(test_host_exact_int64),
         cmocka_unit_test(test_transpose_compare),
     };
-    return cmocka_run_group_tests_name("sparse_host", host, NULL, NULL);
+    const struct CMUnitTest device[] = {
+        cmocka_unit_test(test_spgemm),
+        cmocka_unit_test(test_spgemm_int64_range),
+        cmocka_unit_test(test_spmm),
+    };
+    int rc = cmocka_run_group_tests_name("sparse_host", host, NULL, NULL);
+    rc |= cmocka_run_group_tests_name("sparse_device", device, tdcl_test_ctx_setup,
+                                      tdcl_test_ctx_teardown);
+    return tdcl_test_exit(rc);
 }

@@ -1,0 +1,128 @@
+// Sparse products: what every type's kernels share. Built as one program
+// with a type file before each copy of the kernel families (f32.cl,
+// spgemm.cl, spmm.cl, f64.cl, spgemm.cl, ...), so that one compile serves
+// every value type; a type file names its kernels with its suffix (K).
+//
+// Host options: HAS_FP64 (the device has doubles), HAS_ATOM64 (it has
+// cl_khr_int64_base_atomics: 64-bit sums shared by lanes; without it the
+// host gives each row one lane, which needs no atomics).
+
+#ifdef HAS_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+#ifdef HAS_ATOM64
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#endif
+
+#define SP_CAT2(a, b) a##_##b
+#define SP_CAT(a, b) SP_CAT2(a, b)
+#define K(name) SP_CAT(name, SFX)
+
+// Hash of a column into a table of t slots (t a power of two).
+#ifndef HASH_MUL
+#define HASH_MUL 107u
+#endif
+
+// The slot of column j in table tk of t slots, inserting it (-1 marks a
+// free slot). *fresh is 1 when this call inserted it. The table never
+// fills: the host sizes it at twice the row's terms or entries.
+static inline int sp_insert(volatile __local int *tk, int t, int j, int *fresh)
+{
+    int h = (int)(((uint)j * HASH_MUL) & (uint)(t - 1));
+    for (;;) {
+        int k = tk[h];
+        if (k == j) {
+            *fresh = 0;
+            return h;
+        }
+        if (k == -1) {
+            int old = atomic_cmpxchg(&tk[h], -1, j);
+            if (old == -1) {
+                *fresh = 1;
+                return h;
+            }
+            if (old == j) {
+                *fresh = 0;
+                return h;
+            }
+        }
+        h = (h + 1) & (t - 1);
+    }
+}
+
+// Exclusive prefix sum of v over the work-group in s (one int per item);
+// returns this item's offset, *total the group's sum. Barriers: every item
+// calls it.
+static inline int sp_scan(__local int *s, int v, int *total)
+{
+    int l = get_local_id(0), n = get_local_size(0);
+    s[l] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int d = 1; d < n; d <<= 1) {
+        int x = l >= d ? s[l - d] : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        s[l] += x;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    int incl = s[l];
+    *total = s[n - 1];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return incl - v;
+}
+
+// Symbolic phase, rows whose terms fit a table in local memory. A team of
+// g lanes owns one row of the bin (rows[first ..][0 .. nrows)) and a table of t slots; the work-group
+// holds get_local_size(0) / g teams. Lanes take the row's entries of A in
+// turn and insert the columns of B's matching rows; each lane adds the
+// columns it inserted first to cnt[row]. One barrier: the tables are
+// cleared before any lane inserts.
+__kernel void sp_count_local(__global const int *arp, __global const int *aci,
+                             __global const int *brp, __global const int *bci,
+                             __global const int *rows, int first, int nrows, int g, int t,
+                             __local int *keys, __global int *cnt)
+{
+    int lid = get_local_id(0), team = lid / g, lane = lid % g;
+    int r = get_group_id(0) * (get_local_size(0) / g) + team;
+    volatile __local int *tk = keys + team * t;
+    for (int s = lane; s < t; s += g)
+        tk[s] = -1;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (r >= nrows) return;
+    int row = rows[first + r], mine = 0;
+    for (int p = arp[row] + lane; p < arp[row + 1]; p += g) {
+        int k = aci[p];
+        for (int q = brp[k]; q < brp[k + 1]; q++) {
+            int fresh;
+            sp_insert(tk, t, bci[q], &fresh);
+            mine += fresh;
+        }
+    }
+    if (mine) atomic_add(&cnt[row], mine);
+}
+
+// Symbolic phase, rows too large for local memory: a work-group per row
+// (rows[first + group]) marks the columns it reaches in its own row of
+// flags (ncols ints, zero on entry and left zero), then counts and clears
+// them after a barrier.
+__kernel void sp_count_dense(__global const int *arp, __global const int *aci,
+                             __global const int *brp, __global const int *bci,
+                             __global const int *rows, int first, int ncols,
+                             __global int *flags, __global int *cnt)
+{
+    int l = get_local_id(0), n = get_local_size(0);
+    int row = rows[first + get_group_id(0)];
+    __global int *f = flags + (size_t)get_group_id(0) * ncols;
+    for (int p = arp[row]; p < arp[row + 1]; p++) {
+        int k = aci[p];
+        for (int q = brp[k] + l; q < brp[k + 1]; q += n)
+            f[bci[q]] = 1;
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    int mine = 0;
+    for (int j = l; j < ncols; j += n)
+        if (f[j]) {
+            mine++;
+            f[j] = 0;
+        }
+    if (mine) atomic_add(&cnt[row], mine);
+}

@@ -1,0 +1,392 @@
+/* SpGEMM on the device, in two phases as the GPU SpGEMMs of the
+ * literature do (nsparse, spECK, OpSparse): each row's product terms (an
+ * upper bound of its entries) bin the rows by the hash table they need;
+ * the symbolic phase counts each row's distinct columns in a table in
+ * local memory (rows too large for it: in a dense row of flags in global
+ * memory); the host turns the counts into C's row offsets and checks C's
+ * size before allocating it; the numeric phase bins the rows again by
+ * their exact count, sums in tables of keys and values and writes each
+ * row's columns in order. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/csr_mul.h"
+#include "ops/sparse/sp_plan.h"
+
+/* Smallest table, slots per lane of a team, the largest table, and the
+ * bytes of global scratch the dense rows may take at once. */
+#ifndef SP_TMIN
+#define SP_TMIN 32
+#endif
+#ifndef SP_SLOTS_PER_LANE
+#define SP_SLOTS_PER_LANE 8
+#endif
+#ifndef SP_TMAX
+#define SP_TMAX 8192
+#endif
+#ifndef SP_DENSE_BYTES
+#define SP_DENSE_BYTES (64u << 20)
+#endif
+#define SP_BINS 16
+
+typedef struct bin {
+    int64_t off, n; /* rows perm[off .. off + n) */
+    int t, g, teams;
+} bin;
+
+typedef struct bins {
+    bin b[SP_BINS];
+    int nb;
+    int64_t dense_off, ndense; /* rows for the dense path, after the bins */
+    int32_t *perm;
+} bins;
+
+static int64_t round_up(int64_t x, int64_t m)
+{
+    return (x + m - 1) / m * m;
+}
+
+/* Which bin a row of size s goes to (-1: none, SP_BINS: dense). */
+static int bin_of(const bins *bs, int64_t s)
+{
+    if (s == 0) return -1;
+    for (int k = 0; k < bs->nb; k++)
+        if (bs->b[k].t >= 2 * s) return k;
+    return SP_BINS;
+}
+
+/* Bins rows by size[i] (terms or entries) for tables of slot bytes per
+ * slot; shared: lanes may share a row (else one lane a row). */
+static tdcl_status bin_rows(const tdcl_sparse_plan *p, const int64_t *size, int64_t rows,
+                            size_t slot, int shared, bins *bs, tdcl_err *err)
+{
+    memset(bs, 0, sizeof *bs);
+    for (int64_t t = SP_TMIN; t <= SP_TMAX && (size_t)t * slot <= p->local_mb; t *= 2) {
+        bin *b = &bs->b[bs->nb++];
+        b->t = (int)t;
+        b->g = shared ? (int)(t / SP_SLOTS_PER_LANE) : 1;
+        if ((size_t)b->g > p->wg) b->g = (int)p->wg;
+        size_t teams = p->wg / (size_t)b->g, fit = p->local_mb / ((size_t)t * slot);
+        b->teams = (int)(teams < fit ? teams : fit);
+    }
+    bs->perm = malloc(rows ? (size_t)rows * sizeof *bs->perm : 1);
+    if (!bs->perm) return tdcl_fail(err, TDCL_ENOMEM, "out of memory binning the product's rows");
+    int64_t at[SP_BINS + 1] = {0};
+    for (int64_t i = 0; i < rows; i++) {
+        int k = bin_of(bs, size[i]);
+        if (k >= 0) at[k]++;
+    }
+    int64_t off = 0;
+    for (int k = 0; k <= SP_BINS; k++) {
+        int64_t n = at[k];
+        at[k] = off;
+        if (k < bs->nb) bs->b[k] = (bin){off, n, bs->b[k].t, bs->b[k].g, bs->b[k].teams};
+        off += n;
+    }
+    bs->dense_off = at[SP_BINS];
+    bs->ndense = off - at[SP_BINS];
+    for (int64_t i = 0; i < rows; i++) {
+        int k = bin_of(bs, size[i]);
+        if (k >= 0) bs->perm[at[k]++] = (int32_t)i;
+    }
+    return TDCL_OK;
+}
+
+/* The buffers of one product. */
+typedef struct bufs {
+    cl_mem arp, aci, av, brp, bci, bv, perm, cnt, crp, cci, cv, ovf, flags, dv;
+} bufs;
+
+static void bufs_release(bufs *d)
+{
+    cl_mem *m = (cl_mem *)d;
+    for (size_t i = 0; i < sizeof *d / sizeof *m; i++)
+        if (m[i]) clReleaseMemObject(m[i]);
+}
+
+#define ARG(k, i, x) rc |= clSetKernelArg((k), (i), sizeof(x), &(x))
+
+/* The operand arguments 0..4 of a count kernel. */
+static cl_int count_args(cl_kernel k, bufs *d)
+{
+    cl_int rc = 0;
+    ARG(k, 0, d->arp);
+    ARG(k, 1, d->aci);
+    ARG(k, 2, d->brp);
+    ARG(k, 3, d->bci);
+    ARG(k, 4, d->perm);
+    return rc;
+}
+
+/* The operand arguments 0..8 of a fill kernel. */
+static cl_int fill_args(cl_kernel k, bufs *d, int a_pat, int b_pat)
+{
+    cl_int rc = 0;
+    ARG(k, 0, d->arp);
+    ARG(k, 1, d->aci);
+    ARG(k, 2, d->av);
+    ARG(k, 3, a_pat);
+    ARG(k, 4, d->brp);
+    ARG(k, 5, d->bci);
+    ARG(k, 6, d->bv);
+    ARG(k, 7, b_pat);
+    ARG(k, 8, d->perm);
+    return rc;
+}
+
+/* Launches the local-memory bins; numeric: the fill kernel k (else the
+ * count kernel), vb value bytes. */
+static tdcl_status run_bins(tdcl_sparse_plan *p, cl_kernel k, const bins *bs, bufs *d, size_t vb,
+                            int numeric, double *ms, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    for (int i = 0; i < bs->nb; i++) {
+        const bin *b = &bs->b[i];
+        if (!b->n) continue;
+        cl_int rc = 0, n = (cl_int)b->n, first = (cl_int)b->off;
+        size_t team = (size_t)b->teams * (size_t)b->g, kb = (size_t)b->teams * (size_t)b->t * 4;
+        int at = numeric ? 9 : 5;
+        ARG(k, at, first);
+        ARG(k, at + 1, n);
+        ARG(k, at + 2, b->g);
+        ARG(k, at + 3, b->t);
+        rc |= clSetKernelArg(k, at + 4, kb, NULL);
+        if (numeric) {
+            rc |= clSetKernelArg(k, at + 5, (size_t)b->teams * (size_t)b->t * vb, NULL);
+            ARG(k, at + 6, d->crp);
+            ARG(k, at + 7, d->cci);
+            ARG(k, at + 8, d->cv);
+            ARG(k, at + 9, d->ovf);
+        } else {
+            ARG(k, at + 5, d->cnt);
+        }
+        size_t g[2] = {(size_t)round_up(b->n, b->teams) / (size_t)b->teams * team, 1};
+        size_t l[2] = {team, 1};
+        if (rc) st = tdcl_fail_cl(err, rc, "clSetKernelArg", "a sparse product's bin");
+        if (st == TDCL_OK) st = tdcl_sp_launch(p, k, g, l, ms, err);
+        if (st != TDCL_OK) return st;
+    }
+    return TDCL_OK;
+}
+
+/* Launches the dense rows in chunks that fit SP_DENSE_BYTES of scratch. */
+static tdcl_status run_dense(tdcl_sparse_plan *p, cl_kernel k, const bins *bs, bufs *d,
+                             int64_t ncols, size_t vb, int numeric, size_t lanes, double *ms,
+                             tdcl_err *err)
+{
+    if (!bs->ndense) return TDCL_OK;
+    tdcl_status st = TDCL_OK;
+    size_t per_row = (size_t)ncols * (4 + vb);
+    int64_t chunk = (int64_t)(SP_DENSE_BYTES / per_row);
+    if (chunk < 1) chunk = 1;
+    if (chunk > bs->ndense) chunk = bs->ndense;
+    cl_int rc = 0, nc = (cl_int)ncols;
+    size_t fb = (size_t)chunk * (size_t)ncols * 4, vbytes = (size_t)chunk * (size_t)ncols * vb;
+    int zero = 0;
+    if (!d->flags && !(d->flags = tdcl_sp_buf(p, fb, NULL, &st, err))) return st;
+    if (numeric && !d->dv && !(d->dv = tdcl_sp_buf(p, vbytes, NULL, &st, err))) return st;
+    rc |= clEnqueueFillBuffer(p->ctx->queue, d->flags, &zero, 4, 0, fb, 0, NULL, NULL);
+    if (numeric) {
+        int64_t z = 0;
+        rc |= clEnqueueFillBuffer(p->ctx->queue, d->dv, &z, vb, 0, vbytes, 0, NULL, NULL);
+    }
+    int at = numeric ? 8 : 4;
+    ARG(k, at + 2, nc);
+    ARG(k, at + 3, d->flags);
+    if (numeric) {
+        ARG(k, at + 4, d->dv);
+        rc |= clSetKernelArg(k, at + 5, lanes * 4, NULL);
+        ARG(k, at + 6, d->crp);
+        ARG(k, at + 7, d->cci);
+        ARG(k, at + 8, d->cv);
+        ARG(k, at + 9, d->ovf);
+    } else {
+        ARG(k, at + 4, d->cnt);
+    }
+    if (rc) return tdcl_fail_cl(err, rc, "clSetKernelArg", "the dense rows of a sparse product");
+    for (int64_t r = 0; r < bs->ndense && st == TDCL_OK; r += chunk) {
+        cl_int first = (cl_int)(bs->dense_off + r);
+        int64_t n = bs->ndense - r < chunk ? bs->ndense - r : chunk;
+        if ((rc = clSetKernelArg(k, at + 1, sizeof first, &first)))
+            return tdcl_fail_cl(err, rc, "clSetKernelArg", "the dense rows of a sparse product");
+        size_t g[2] = {(size_t)n * lanes, 1}, l[2] = {lanes, 1};
+        st = tdcl_sp_launch(p, k, g, l, ms, err);
+    }
+    return st;
+}
+
+static tdcl_status check_operands(const tdcl_sparse_plan *p, const tdcl_csr *a, const tdcl_csr *b,
+                                  tdcl_dtype t, tdcl_err *err)
+{
+    if (a->cols != b->rows)
+        return tdcl_fail(err, TDCL_EINVAL,
+                         "cannot multiply a %" PRId64 "x%" PRId64 " matrix by a %" PRId64
+                         "x%" PRId64 " one: the inner sizes differ",
+                         a->rows, a->cols, b->rows, b->cols);
+    if (a->idx64 || b->idx64)
+        return tdcl_fail(err, TDCL_EUNSUPPORTED,
+                         "the device's sparse product takes 32-bit indices only");
+    if (t == TDCL_F64 && !p->ctx->dev.fp64)
+        return tdcl_fail(err, TDCL_EUNSUPPORTED, "the device has no float64");
+    return TDCL_OK;
+}
+
+/* Uploads the operands (values converted to t) and the zeroed counters. */
+static tdcl_status upload(tdcl_sparse_plan *p, const tdcl_csr *a, const tdcl_csr *b, tdcl_dtype t,
+                          bufs *d, tdcl_err *err)
+{
+    void *av = NULL, *bv = NULL;
+    int aown = 0, bown = 0, zero = 0;
+    tdcl_status st = TDCL_OK;
+    size_t vb = tdcl_dtype_size(t);
+    TDCL_TRY(tdcl_sp_values(a->values, a->nnz, a->dtype, a->pattern, t, &av, &aown, err));
+    TDCL_TRY(tdcl_sp_values(b->values, b->nnz, b->dtype, b->pattern, t, &bv, &bown, err));
+    if (!(d->arp = tdcl_sp_buf(p, (size_t)(a->rows + 1) * 4, a->rowptr, &st, err)) ||
+        !(d->aci = tdcl_sp_buf(p, (size_t)a->nnz * 4, a->colidx, &st, err)) ||
+        !(d->av = tdcl_sp_buf(p, av ? (size_t)a->nnz * vb : 0, av, &st, err)) ||
+        !(d->brp = tdcl_sp_buf(p, (size_t)(b->rows + 1) * 4, b->rowptr, &st, err)) ||
+        !(d->bci = tdcl_sp_buf(p, (size_t)b->nnz * 4, b->colidx, &st, err)) ||
+        !(d->bv = tdcl_sp_buf(p, bv ? (size_t)b->nnz * vb : 0, bv, &st, err)) ||
+        !(d->cnt = tdcl_sp_buf(p, (size_t)a->rows * 4, NULL, &st, err)) ||
+        !(d->ovf = tdcl_sp_buf(p, 4, &zero, &st, err)))
+        goto out;
+    if (a->rows)
+        TDCL_CL_TRY(err,
+                    clEnqueueFillBuffer(p->ctx->queue, d->cnt, &zero, 4, 0, (size_t)a->rows * 4, 0,
+                                        NULL, NULL),
+                    "clEnqueueFillBuffer");
+out:
+    if (aown) free(av);
+    if (bown) free(bv);
+    return st;
+}
+
+/* Counts each row's entries of C into cnt (the symbolic phase). */
+static tdcl_status symbolic(tdcl_sparse_plan *p, const tdcl_csr *a, const tdcl_csr *b, bufs *d,
+                            const int64_t *work, tdcl_sparse_info *info, tdcl_err *err)
+{
+    bins bs;
+    tdcl_status st = bin_rows(p, work, a->rows, 4, 1, &bs, err);
+    cl_int rc = 0;
+    if (st != TDCL_OK) goto out;
+    if (!(d->perm = tdcl_sp_buf(p, (size_t)a->rows * 4, bs.perm, &st, err))) goto out;
+    rc |= count_args(p->count_local, d);
+    rc |= count_args(p->count_dense, d);
+    if (rc) {
+        st = tdcl_fail_cl(err, rc, "clSetKernelArg", "the symbolic phase");
+        goto out;
+    }
+    TDCL_TRY(run_bins(p, p->count_local, &bs, d, 0, 0, &info->kernel_ms, err));
+    TDCL_TRY(run_dense(p, p->count_dense, &bs, d, b->cols, 0, 0, p->wg, &info->kernel_ms, err));
+out:
+    free(bs.perm);
+    return st;
+}
+
+/* C's row offsets from the counts; refuses a C past max_entries or past
+ * 32-bit indices, naming its size, then allocates C. */
+static tdcl_status offsets(tdcl_sparse_plan *p, const tdcl_csr *a, const tdcl_csr *b, bufs *d,
+                           tdcl_dtype t, int64_t max_entries, int64_t *cnt, tdcl_csr *c,
+                           tdcl_err *err)
+{
+    int32_t *c32 = (int32_t *)cnt; /* read as int32, widened in place from the end */
+    tdcl_status st = tdcl_sp_read(p, d->cnt, (size_t)a->rows * 4, c32, err);
+    if (st != TDCL_OK) return st;
+    int64_t total = 0;
+    for (int64_t i = a->rows - 1; i >= 0; i--)
+        cnt[i] = c32[i];
+    for (int64_t i = 0; i < a->rows; i++)
+        total += cnt[i];
+    size_t bytes = 0;
+    tdcl_csr_bytes(a->rows, b->cols, total, t, 0, &bytes, NULL);
+    if ((max_entries > 0 && total > max_entries) || total >= INT32_MAX)
+        return tdcl_fail(
+            err, TDCL_ELIMIT, "the sparse product has %" PRId64 " entries (%.1f MB), more than %s",
+            total, bytes / 1e6, total >= INT32_MAX ? "32-bit indices hold" : "the limit allows");
+    TDCL_TRY(tdcl_csr_alloc(c, a->rows, b->cols, total, t, 0, err));
+    int32_t *rp = c->rowptr;
+    for (int64_t i = 0; i < a->rows; i++)
+        rp[i + 1] = rp[i] + (int32_t)cnt[i];
+    if (!(d->crp = tdcl_sp_buf(p, (size_t)(a->rows + 1) * 4, rp, &st, err)) ||
+        !(d->cci = tdcl_sp_buf(p, (size_t)total * 4, NULL, &st, err)) ||
+        !(d->cv = tdcl_sp_buf(p, (size_t)total * tdcl_dtype_size(t), NULL, &st, err)))
+        goto out;
+out:
+    return st;
+}
+
+/* Sums and writes C's entries (the numeric phase), then reads them back. */
+static tdcl_status numeric(tdcl_sparse_plan *p, const tdcl_csr *a, const tdcl_csr *b, bufs *d,
+                           const int64_t *cnt, tdcl_csr *c, tdcl_sparse_info *info, tdcl_err *err)
+{
+    int ti = tdcl_sp_type(c->dtype);
+    size_t vb = tdcl_dtype_size(c->dtype);
+    int shared = vb == 4 || p->atom64;
+    cl_kernel kl = p->fill_local[ti], kd = p->fill_dense[ti];
+    bins bs;
+    cl_int rc = 0;
+    tdcl_status st = bin_rows(p, cnt, a->rows, 4 + vb, shared, &bs, err);
+    if (st != TDCL_OK) goto out;
+    clReleaseMemObject(d->perm);
+    if (!(d->perm = tdcl_sp_buf(p, (size_t)a->rows * 4, bs.perm, &st, err))) goto out;
+    rc |= fill_args(kl, d, a->pattern, b->pattern);
+    rc |= fill_args(kd, d, a->pattern, b->pattern);
+    if (rc) {
+        st = tdcl_fail_cl(err, rc, "clSetKernelArg", "the numeric phase");
+        goto out;
+    }
+    TDCL_TRY(run_bins(p, kl, &bs, d, vb, 1, &info->kernel_ms, err));
+    TDCL_TRY(run_dense(p, kd, &bs, d, b->cols, vb, 1, shared ? p->wg : 1, &info->kernel_ms, err));
+    info->rows_local = bs.dense_off;
+    info->rows_dense = bs.ndense;
+    TDCL_TRY(tdcl_sp_read(p, d->cci, (size_t)c->nnz * 4, c->colidx, err));
+    TDCL_TRY(tdcl_sp_read(p, d->cv, (size_t)c->nnz * vb, c->values, err));
+    c->sorted = 1;
+out:
+    free(bs.perm);
+    return st;
+}
+
+/* An int64 product whose terms or partial sums left the range on the
+ * device: the host's exact sums decide (an element outside int64 is
+ * refused naming it). */
+static tdcl_status settle(tdcl_sparse_plan *p, const tdcl_csr *a, const tdcl_csr *b, bufs *d,
+                          tdcl_csr *c, tdcl_sparse_info *info, tdcl_err *err)
+{
+    int ovf = 0;
+    tdcl_status st = tdcl_sp_read(p, d->ovf, 4, &ovf, err);
+    if (st != TDCL_OK || !ovf) return st;
+    tdcl_csr exact;
+    info->host_settled = 1;
+    if ((st = tdcl_csr_mul_host(a, b, 0, &exact, err)) != TDCL_OK) return st;
+    tdcl_csr_free(c);
+    *c = exact;
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_spgemm(tdcl_sparse_plan *p, const tdcl_csr *a, const tdcl_csr *b,
+                        int64_t max_entries, tdcl_csr *c, tdcl_sparse_info *info, tdcl_err *err)
+{
+    tdcl_sparse_info own;
+    if (!info) info = &own;
+    memset(info, 0, sizeof *info);
+    memset(c, 0, sizeof *c);
+    bufs d = {0};
+    tdcl_dtype t = tdcl_csr_mul_dtype(a, b);
+    tdcl_status st = check_operands(p, a, b, t, err);
+    if (st != TDCL_OK) return st;
+    int64_t *work = malloc(a->rows ? (size_t)a->rows * sizeof *work : 1);
+    if (!work) return tdcl_fail(err, TDCL_ENOMEM, "out of memory for the product's row sizes");
+    info->terms = tdcl_csr_mul_work(a, b, work);
+    TDCL_TRY(upload(p, a, b, t, &d, err));
+    TDCL_TRY(symbolic(p, a, b, &d, work, info, err));
+    TDCL_TRY(offsets(p, a, b, &d, t, max_entries, work, c, err));
+    TDCL_TRY(numeric(p, a, b, &d, work, c, info, err));
+    if (t == TDCL_I64) TDCL_TRY(settle(p, a, b, &d, c, info, err));
+out:
+    if (st != TDCL_OK) tdcl_csr_free(c);
+    bufs_release(&d);
+    free(work);
+    return st;
+}
