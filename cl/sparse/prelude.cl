@@ -25,14 +25,20 @@
 
 // The slot of column j in table tk of t slots, inserting it (-1 marks a
 // free slot). *fresh is 1 when this call inserted it. The table never
-// fills: the host sizes it at twice the row's terms or entries.
-static inline int sp_insert(volatile __local int *tk, int t, int j, int *fresh)
+// fills: the host sizes it at twice the row's terms or entries. shared:
+// other lanes insert into the same table (else plain stores do).
+static inline int sp_insert(volatile __local int *tk, int t, int j, int *fresh, int shared)
 {
     int h = (int)(((uint)j * HASH_MUL) & (uint)(t - 1));
     for (;;) {
         int k = tk[h];
         if (k == j) {
             *fresh = 0;
+            return h;
+        }
+        if (k == -1 && !shared) {
+            tk[h] = j;
+            *fresh = 1;
             return h;
         }
         if (k == -1) {
@@ -93,7 +99,7 @@ __kernel void sp_count_local(__global const int *arp, __global const int *aci,
         int k = aci[p];
         for (int q = brp[k]; q < brp[k + 1]; q++) {
             int fresh;
-            sp_insert(tk, t, bci[q], &fresh);
+            sp_insert(tk, t, bci[q], &fresh, g > 1);
             mine += fresh;
         }
     }

@@ -67,11 +67,59 @@ static inline void K(sp_add_g)(volatile __global VT *p, VT x, int shared, __glob
 }
 #undef SP_SHARED_ADD
 
+// Sorts a team's table by column, free slots (-1, the largest as uint)
+// last, by a bitonic network: every team of the group has t slots, so
+// all lanes meet the same barriers, one after each step.
+static inline void K(sp_sort_team)(volatile __local int *tk, volatile __local VT *tv, int t,
+                                   int lane, int g)
+{
+    for (int k = 2; k <= t; k <<= 1)
+        for (int h = k >> 1; h > 0; h >>= 1) {
+            for (int s = lane; s < t; s += g) {
+                int o = s ^ h;
+                uint ks = (uint)tk[s], ko = (uint)tk[o];
+                if (o > s && (ks > ko) == ((s & k) == 0)) {
+                    VT x = tv[s];
+                    tk[s] = (int)ko;
+                    tk[o] = (int)ks;
+                    tv[s] = tv[o];
+                    tv[o] = x;
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+}
+
+// The same for a row with one lane (CPU devices, where a barrier costs a
+// pass over the group's items): the entries moved to the front, then a
+// shell sort; no barrier.
+static inline void K(sp_sort_alone)(volatile __local int *tk, volatile __local VT *tv, int t)
+{
+    int n = 0;
+    for (int s = 0; s < t; s++)
+        if (tk[s] >= 0) {
+            tk[n] = tk[s];
+            tv[n++] = tv[s];
+        }
+    for (int s = n; s < t; s++)
+        tk[s] = -1;
+    for (int gap = n / 2; gap > 0; gap = gap == 2 ? 1 : gap * 5 / 11)
+        for (int i = gap; i < n; i++) {
+            int key = tk[i], u = i;
+            VT x = tv[i];
+            for (; u >= gap && tk[u - gap] > key; u -= gap) {
+                tk[u] = tk[u - gap];
+                tv[u] = tv[u - gap];
+            }
+            tk[u] = key;
+            tv[u] = x;
+        }
+}
+
 // Rows whose entries fit local memory: teams as in sp_count_local, each
 // with a table of t keys and t values. Barriers: after clearing the
-// tables, and after summing, before each lane writes its slots' entries
-// at their rank among the row's columns (sorted without a sort: the
-// number of smaller keys in the table).
+// tables, after summing, and after each step of a team's sort; the row's
+// entries are then the first slots, in order, written out by lane.
 __kernel void K(sp_fill_local)(__global const int *arp, __global const int *aci,
                                __global const VT *av, int a_pat, __global const int *brp,
                                __global const int *bci, __global const VT *bv, int b_pat,
@@ -94,23 +142,20 @@ __kernel void K(sp_fill_local)(__global const int *arp, __global const int *aci,
             int k = aci[p];
             VT x = a_pat ? (VT)1 : av[p];
             for (int q = brp[k]; q < brp[k + 1]; q++) {
-                int fresh, s = sp_insert(tk, t, bci[q], &fresh);
+                int fresh, s = sp_insert(tk, t, bci[q], &fresh, g > 1);
                 K(sp_add_l)(&tv[s], b_pat ? x : K(sp_mul)(x, bv[q], ovf), g > 1, ovf);
             }
         }
     barrier(CLK_LOCAL_MEM_FENCE);
+    if (g > 1)
+        K(sp_sort_team)(tk, tv, t, lane, g);
+    else if (r < nrows)
+        K(sp_sort_alone)(tk, tv, t);
     if (r >= nrows) return;
-    int base = crp[row];
-    for (int s = lane; s < t; s += g) {
-        int key = tk[s];
-        if (key < 0) continue;
-        int rank = 0;
-        for (int u = 0; u < t; u++) {
-            int o = tk[u];
-            rank += o >= 0 && o < key;
-        }
-        cci[base + rank] = key;
-        cv[base + rank] = tv[s];
+    int base = crp[row], n = crp[row + 1] - base;
+    for (int s = lane; s < n; s += g) {
+        cci[base + s] = tk[s];
+        cv[base + s] = tv[s];
     }
 }
 

@@ -66,7 +66,8 @@ int cmd_life(int argc, char **argv, const cli_globals *g);
 int cmd_bench(int argc, char **argv, const cli_globals *g);
 int cmd_convert(int argc, char **argv, const cli_globals *g);
 int cmd_tune(int argc, char **argv, const cli_globals *g);
-int cmd_bench_e2e(int argc, char **argv, const cli_globals *g); /* bench e2e */
+int cmd_bench_e2e(int argc, char **argv, const cli_globals *g);    /* bench e2e */
+int cmd_bench_sparse(int argc, char **argv, const cli_globals *g); /* bench spgemm, spmm */
 
 /* Writes head, msg and tail to fp in one write, msg's control bytes (ESC,
  * BEL, CR, ... in a file name) as \xNN, as file contents are quoted in

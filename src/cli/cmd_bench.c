@@ -516,6 +516,8 @@ int cmd_bench(int argc, char **argv, const cli_globals *g)
     tdcl_bench_opts_init(&b.dev);
     for (int i = 1; i < argc && !g->ranks; i++) /* e2e has options of its own */
         if (strcmp(argv[i], "e2e") == 0) return cmd_bench_e2e(argc, argv, g);
+    if (argc > 1 && (strcmp(argv[1], "spgemm") == 0 || strcmp(argv[1], "spmm") == 0))
+        return cmd_bench_sparse(argc, argv, g);
     if ((rc = parse_args(argc, argv, &b, &io)) >= 0) return rc;
     if (g->ranks > 1) return bench_ranks(&b, g); /* one of several MPI ranks */
     if (io) return bench_io(&b);

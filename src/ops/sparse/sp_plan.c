@@ -3,6 +3,8 @@
  * conversions and launches spgemm.c and spmm.c share. */
 #include "ops/sparse/sp_plan.h"
 
+#include "base/log.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +76,7 @@ tdcl_status tdcl_sparse_plan_create(tdcl_ctx *ctx, tdcl_sparse_plan **out, tdcl_
     if (!p) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
     p->ctx = ctx;
     p->atom64 = has_atom64(ctx->dev.device);
+    p->cpu = (ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0;
     p->wg = SP_WG < ctx->dev.max_wg ? SP_WG : ctx->dev.max_wg;
     p->local_mb = (size_t)ctx->dev.local_mem;
     char opts[64];
@@ -169,6 +172,10 @@ tdcl_status tdcl_sp_launch(tdcl_sparse_plan *p, cl_kernel k, const size_t *gsize
                 "clEnqueueNDRangeKernel");
     TDCL_CL_TRY(err, clWaitForEvents(1, &ev), "clWaitForEvents");
     double t = tdcl_event_ms(ev);
+    char name[64] = "";
+    clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
+    tdcl_log(TDCL_LOG_DEBUG, "%s: %zu items in groups of %zu, %.3f ms", name, gsize[0], lsize[0],
+             t);
     *ms += t;
     p->ctx->t.kernel_ms += t;
 out:

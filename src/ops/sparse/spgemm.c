@@ -65,7 +65,7 @@ static tdcl_status bin_rows(const tdcl_sparse_plan *p, const int64_t *size, int6
     for (int64_t t = SP_TMIN; t <= SP_TMAX && (size_t)t * slot <= p->local_mb; t *= 2) {
         bin *b = &bs->b[bs->nb++];
         b->t = (int)t;
-        b->g = shared ? (int)(t / SP_SLOTS_PER_LANE) : 1;
+        b->g = shared && !p->cpu ? (int)(t / SP_SLOTS_PER_LANE) : 1;
         if ((size_t)b->g > p->wg) b->g = (int)p->wg;
         size_t teams = p->wg / (size_t)b->g, fit = p->local_mb / ((size_t)t * slot);
         b->teams = (int)(teams < fit ? teams : fit);
@@ -278,7 +278,8 @@ static tdcl_status symbolic(tdcl_sparse_plan *p, const tdcl_csr *a, const tdcl_c
         goto out;
     }
     TDCL_TRY(run_bins(p, p->count_local, &bs, d, 0, 0, &info->kernel_ms, err));
-    TDCL_TRY(run_dense(p, p->count_dense, &bs, d, b->cols, 0, 0, p->wg, &info->kernel_ms, err));
+    TDCL_TRY(run_dense(p, p->count_dense, &bs, d, b->cols, 0, 0, p->cpu ? 1 : p->wg,
+                       &info->kernel_ms, err));
 out:
     free(bs.perm);
     return st;
@@ -337,7 +338,8 @@ static tdcl_status numeric(tdcl_sparse_plan *p, const tdcl_csr *a, const tdcl_cs
         goto out;
     }
     TDCL_TRY(run_bins(p, kl, &bs, d, vb, 1, &info->kernel_ms, err));
-    TDCL_TRY(run_dense(p, kd, &bs, d, b->cols, vb, 1, shared ? p->wg : 1, &info->kernel_ms, err));
+    TDCL_TRY(run_dense(p, kd, &bs, d, b->cols, vb, 1, shared && !p->cpu ? p->wg : 1,
+                       &info->kernel_ms, err));
     info->rows_local = bs.dense_off;
     info->rows_dense = bs.ndense;
     TDCL_TRY(tdcl_sp_read(p, d->cci, (size_t)c->nnz * 4, c->colidx, err));
