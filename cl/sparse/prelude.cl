@@ -132,3 +132,66 @@ __kernel void sp_count_dense(__global const int *arp, __global const int *aci,
         }
     if (mine) atomic_add(&cnt[row], mine);
 }
+
+// Symbolic phase on CPU devices, Gustavson's way: item w of nw takes rows
+// w, w + nw, ... and marks the columns a row reaches in its own row of
+// marks (ncols ints, -1 on entry: a mark holds the last row that set it,
+// so nothing is cleared between rows). Groups of one item: PoCL would run
+// a larger group's items in vector lanes, each as long as the longest row.
+__kernel void sp_count_rows(__global const int *restrict arp, __global const int *restrict aci,
+                            __global const int *restrict brp, __global const int *restrict bci, int nrows,
+                            int ncols, __global int *restrict marks, __global int *restrict cnt)
+{
+    int w = get_global_id(0), nw = get_global_size(0);
+    __global int *m = marks + (size_t)w * ncols;
+    for (int i = w; i < nrows; i += nw) {
+        int c = 0;
+        for (int p = arp[i]; p < arp[i + 1]; p++) {
+            int k = aci[p];
+            for (int q = brp[k]; q < brp[k + 1]; q++) {
+                int j = bci[q];
+                if (m[j] != i) {
+                    m[j] = i;
+                    c++;
+                }
+            }
+        }
+        cnt[i] = c;
+    }
+}
+
+// Sorts the n ints of v by insertion: for short rows, and for rows that
+// are nearly in order.
+static inline void sp_insertion(__global int *v, __global const int *from, int n)
+{
+    for (int i = 0; i < n; i++) {
+        int x = from[i], u = i;
+        for (; u > 0 && v[u - 1] > x; u--)
+            v[u] = v[u - 1];
+        v[u] = x;
+    }
+}
+
+// Sorts the n distinct ints of v, all in [lo, hi], with tmp (2n + 2
+// ints) for scratch: scattered into n buckets by value (a counting pass;
+// the bucket by a multiply, one division a row), then an insertion sort,
+// which moves each element only within its bucket: linear for evenly
+// spread columns, where a comparison sort costs more than the product.
+static inline void sp_sort_ints(__global int *v, int n, int lo, int hi, __global int *tmp)
+{
+    if (n <= 32) {
+        sp_insertion(v, v, n);
+        return;
+    }
+    __global int *at = tmp, *out = tmp + n + 1;
+    ulong mul = ((ulong)n << 32) / (ulong)((long)hi - lo + 1);
+    for (int b = 0; b <= n; b++)
+        at[b] = 0;
+    for (int i = 0; i < n; i++)
+        at[(int)(((ulong)(v[i] - lo) * mul) >> 32) + 1]++;
+    for (int b = 0; b < n; b++)
+        at[b + 1] += at[b];
+    for (int i = 0; i < n; i++)
+        out[at[(int)(((ulong)(v[i] - lo) * mul) >> 32)]++] = v[i];
+    sp_insertion(v, out, n);
+}

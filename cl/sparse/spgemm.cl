@@ -201,3 +201,55 @@ __kernel void K(sp_fill_dense)(__global const int *arp, __global const int *aci,
 }
 
 #endif
+
+#ifdef VT
+// The numeric phase on CPU devices: rows as sp_count_rows takes them, each
+// summed in the item's dense row of values (acc, ncols; a column's first
+// term stores, the marks say which is first) while its columns are listed
+// straight into C's row; the list is then put in order, by a scan of the
+// marks over the columns it spans when that is short (SP_SCAN times the
+// entries or less), else by a sort, and the values gathered.
+#ifndef SP_SCAN
+#define SP_SCAN 8
+#endif
+__kernel void K(sp_fill_rows)(__global const int *restrict arp, __global const int *restrict aci,
+                              __global const VT *restrict av, int a_pat, __global const int *restrict brp,
+                              __global const int *restrict bci, __global const VT *restrict bv, int b_pat,
+                              int nrows, int ncols, __global int *restrict marks, __global VT *restrict acc,
+                              __global int *restrict tmp, __global const int *restrict crp, __global int *restrict cci, __global VT *restrict cv,
+                              __global int *restrict ovf)
+{
+    int w = get_global_id(0), nw = get_global_size(0);
+    __global int *m = marks + (size_t)w * ncols;
+    __global VT *a = acc + (size_t)w * ncols;
+    __global int *s = tmp + (size_t)w * (2 * ncols + 2);
+    for (int i = w; i < nrows; i += nw) {
+        int base = crp[i], n = 0, lo = ncols, hi = -1;
+        for (int p = arp[i]; p < arp[i + 1]; p++) {
+            int k = aci[p];
+            VT x = a_pat ? (VT)1 : av[p];
+            for (int q = brp[k]; q < brp[k + 1]; q++) {
+                int j = bci[q];
+                VT y = b_pat ? x : K(sp_mul)(x, bv[q], ovf);
+                if (m[j] != i) {
+                    m[j] = i;
+                    a[j] = y;
+                    cci[base + n++] = j;
+                    lo = min(lo, j);
+                    hi = max(hi, j);
+                } else {
+                    a[j] = K(sp_sum)(a[j], y, ovf);
+                }
+            }
+        }
+        if (hi - lo < SP_SCAN * n) {
+            for (int j = lo, at = base; j <= hi; j++)
+                if (m[j] == i) cci[at++] = j;
+        } else {
+            sp_sort_ints(cci + base, n, lo, hi, s);
+        }
+        for (int t = base; t < base + n; t++)
+            cv[t] = a[cci[t]];
+    }
+}
+#endif

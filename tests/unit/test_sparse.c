@@ -218,8 +218,9 @@ static int len_b(int64_t i)
     return 1 + (int)(i * 7 % 40);
 }
 
-static void device_case(tdcl_sparse_plan *p, tdcl_dtype t, int pattern)
+static void device_case(tdcl_sparse_plan *p, tdcl_dtype t, int pattern, int rows_path)
 {
+    tdcl_sparse_plan_force(p, rows_path);
     tdcl_csr a = gen(400, 1500, len_a, 3, t, pattern), b = gen(1500, 6000, len_b, 4, t, pattern);
     tdcl_csr c, want;
     tdcl_sparse_info info;
@@ -227,7 +228,8 @@ static void device_case(tdcl_sparse_plan *p, tdcl_dtype t, int pattern)
     if (tdcl_spgemm(p, &a, &b, 0, &c, &info, &err) != TDCL_OK) fail_msg("spgemm: %s", err.msg);
     assert_int_equal(tdcl_csr_mul_host(&a, &b, 0, &want, &err), TDCL_OK);
     assert_int_equal(c.dtype, tdcl_csr_mul_dtype(&a, &b));
-    assert_true(info.rows_dense > 0 && info.rows_local > 0);
+    assert_int_equal(info.rows_path, rows_path);
+    assert_true(info.rows_dense > 0 && (rows_path || info.rows_local > 0));
     assert_int_equal(info.terms, tdcl_csr_mul_work(&a, &b, NULL));
     if (tdcl_csr_compare(&c, &want, t == TDCL_F32 ? 1e-6 : 0, NULL, &err) != TDCL_OK)
         fail_msg("%s", err.msg);
@@ -245,9 +247,11 @@ static void test_spgemm(void **state)
     tdcl_sparse_plan *p;
     tdcl_err err = {0};
     if (tdcl_sparse_plan_create(*state, &p, &err) != TDCL_OK) fail_msg("%s", err.msg);
-    device_case(p, TDCL_F32, 0);
-    device_case(p, TDCL_I64, 0);
-    device_case(p, TDCL_I64, 1); /* path counts */
+    for (int rows_path = 0; rows_path < 2; rows_path++) {
+        device_case(p, TDCL_F32, 0, rows_path);
+        device_case(p, TDCL_I64, 0, rows_path);
+        device_case(p, TDCL_I64, 1, rows_path); /* path counts */
+    }
     tdcl_sparse_plan_destroy(p);
 }
 

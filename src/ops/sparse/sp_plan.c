@@ -58,10 +58,12 @@ static tdcl_status kernels(tdcl_sparse_plan *p, tdcl_err *err)
     tdcl_status st;
     TDCL_TRY(kernel(p, "sp_count_local", NULL, &p->count_local, err));
     TDCL_TRY(kernel(p, "sp_count_dense", NULL, &p->count_dense, err));
+    TDCL_TRY(kernel(p, "sp_count_rows", NULL, &p->count_rows, err));
     for (int t = 0; t < SP_TYPES; t++) {
         if (t == SP_F64 && !p->ctx->dev.fp64) continue;
         TDCL_TRY(kernel(p, "sp_fill_local", sfx[t], &p->fill_local[t], err));
         TDCL_TRY(kernel(p, "sp_fill_dense", sfx[t], &p->fill_dense[t], err));
+        TDCL_TRY(kernel(p, "sp_fill_rows", sfx[t], &p->fill_rows[t], err));
         TDCL_TRY(kernel(p, "spmm_csr_dense", sfx[t], &p->spmm_cd[t], err));
         TDCL_TRY(kernel(p, "spmm_dense_csc", sfx[t], &p->spmm_dc[t], err));
     }
@@ -77,6 +79,7 @@ tdcl_status tdcl_sparse_plan_create(tdcl_ctx *ctx, tdcl_sparse_plan **out, tdcl_
     p->ctx = ctx;
     p->atom64 = has_atom64(ctx->dev.device);
     p->cpu = (ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0;
+    p->rows_path = p->cpu;
     p->wg = SP_WG < ctx->dev.max_wg ? SP_WG : ctx->dev.max_wg;
     p->local_mb = (size_t)ctx->dev.local_mem;
     char opts[64];
@@ -93,15 +96,21 @@ tdcl_status tdcl_sparse_plan_create(tdcl_ctx *ctx, tdcl_sparse_plan **out, tdcl_
     return TDCL_OK;
 }
 
+void tdcl_sparse_plan_force(tdcl_sparse_plan *p, int rows_path)
+{
+    p->rows_path = rows_path;
+}
+
 void tdcl_sparse_plan_destroy(tdcl_sparse_plan *p)
 {
     if (!p) return;
-    cl_kernel *all[] = {p->fill_local, p->fill_dense, p->spmm_cd, p->spmm_dc};
+    cl_kernel *all[] = {p->fill_local, p->fill_dense, p->fill_rows, p->spmm_cd, p->spmm_dc};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         for (int t = 0; t < SP_TYPES; t++)
             if (all[i][t]) clReleaseKernel(all[i][t]);
     if (p->count_local) clReleaseKernel(p->count_local);
     if (p->count_dense) clReleaseKernel(p->count_dense);
+    if (p->count_rows) clReleaseKernel(p->count_rows);
     if (p->prog) clReleaseProgram(p->prog);
     free(p);
 }

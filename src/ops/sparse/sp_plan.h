@@ -11,12 +11,13 @@ enum { SP_F32, SP_F64, SP_I64, SP_TYPES };
 struct tdcl_sparse_plan {
     tdcl_ctx *ctx;
     cl_program prog;
-    cl_kernel count_local, count_dense;
-    cl_kernel fill_local[SP_TYPES], fill_dense[SP_TYPES];
+    cl_kernel count_local, count_dense, count_rows;
+    cl_kernel fill_local[SP_TYPES], fill_dense[SP_TYPES], fill_rows[SP_TYPES];
     cl_kernel spmm_cd[SP_TYPES], spmm_dc[SP_TYPES];
     int atom64;      /* cl_khr_int64_base_atomics: lanes may share 64-bit sums */
     int cpu;         /* a CPU device: one lane a row (a barrier costs a pass over the
                         group's items there, and atomics are not needed) */
+    int rows_path;   /* SpGEMM by rows with dense accumulators (CPU devices), else bins */
     size_t wg;       /* work-group size: the tunable, within every kernel's limit */
     size_t local_mb; /* local memory a group may take, bytes */
 };

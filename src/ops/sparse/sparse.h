@@ -29,6 +29,7 @@ typedef struct tdcl_sparse_info {
     int64_t terms;      /* product terms (flops / 2) */
     int64_t rows_local; /* rows summed in local-memory tables */
     int64_t rows_dense; /* rows summed in a dense row of global memory */
+    int rows_path;      /* every row by one work-item (tdcl_sparse_plan_force) */
     int host_settled;   /* int64 partial sums left the range: the host summed */
 } tdcl_sparse_info;
 
@@ -36,6 +37,12 @@ typedef struct tdcl_sparse_info {
  * the caller: tdcl_sparse_plan_destroy. */
 tdcl_status tdcl_sparse_plan_create(tdcl_ctx *ctx, tdcl_sparse_plan **out, tdcl_err *err);
 void tdcl_sparse_plan_destroy(tdcl_sparse_plan *p);
+
+/* SpGEMM's method: rows_path 1, each row by one work-item with a dense
+ * accumulator (Gustavson's, the choice on CPU devices); 0, rows binned by
+ * size into local-memory hash tables (the choice elsewhere). For tests
+ * and measurements of the other on one device. */
+void tdcl_sparse_plan_force(tdcl_sparse_plan *p, int rows_path);
 
 /* C = A*B into a new sorted CSR (c overwritten; tdcl_csr_free). A result
  * of more than max_entries entries (0: memory alone bounds it) is refused

@@ -28,6 +28,10 @@
 #ifndef SP_DENSE_BYTES
 #define SP_DENSE_BYTES (64u << 20)
 #endif
+/* Items per compute unit of the rows path. */
+#ifndef SP_ROWS_PER_CU
+#define SP_ROWS_PER_CU 8
+#endif
 #define SP_BINS 16
 
 typedef struct bin {
@@ -95,7 +99,7 @@ static tdcl_status bin_rows(const tdcl_sparse_plan *p, const int64_t *size, int6
 
 /* The buffers of one product. */
 typedef struct bufs {
-    cl_mem arp, aci, av, brp, bci, bv, perm, cnt, crp, cci, cv, ovf, flags, dv;
+    cl_mem arp, aci, av, brp, bci, bv, perm, cnt, crp, cci, cv, ovf, flags, dv, marks, acc, tmp;
 } bufs;
 
 static void bufs_release(bufs *d)
@@ -107,7 +111,8 @@ static void bufs_release(bufs *d)
 
 #define ARG(k, i, x) rc |= clSetKernelArg((k), (i), sizeof(x), &(x))
 
-/* The operand arguments 0..4 of a count kernel. */
+/* The operand arguments 0..4 of a count kernel (the bins' rows where
+ * there are bins). */
 static cl_int count_args(cl_kernel k, bufs *d)
 {
     cl_int rc = 0;
@@ -115,11 +120,11 @@ static cl_int count_args(cl_kernel k, bufs *d)
     ARG(k, 1, d->aci);
     ARG(k, 2, d->brp);
     ARG(k, 3, d->bci);
-    ARG(k, 4, d->perm);
+    if (d->perm) ARG(k, 4, d->perm);
     return rc;
 }
 
-/* The operand arguments 0..8 of a fill kernel. */
+/* The operand arguments 0..8 of a fill kernel (as count_args). */
 static cl_int fill_args(cl_kernel k, bufs *d, int a_pat, int b_pat)
 {
     cl_int rc = 0;
@@ -131,7 +136,7 @@ static cl_int fill_args(cl_kernel k, bufs *d, int a_pat, int b_pat)
     ARG(k, 5, d->bci);
     ARG(k, 6, d->bv);
     ARG(k, 7, b_pat);
-    ARG(k, 8, d->perm);
+    if (d->perm) ARG(k, 8, d->perm);
     return rc;
 }
 
@@ -216,6 +221,50 @@ static tdcl_status run_dense(tdcl_sparse_plan *p, cl_kernel k, const bins *bs, b
     return st;
 }
 
+/* The rows path's items: a few per compute unit, fewer where their dense
+ * rows (ncols marks, values and twice ncols of sort scratch each) would
+ * pass SP_DENSE_BYTES. */
+static size_t rows_items(const tdcl_sparse_plan *p, int64_t rows, int64_t ncols, size_t vb)
+{
+    size_t n = (size_t)p->ctx->dev.compute_units * SP_ROWS_PER_CU;
+    size_t fit = SP_DENSE_BYTES / ((size_t)(ncols ? ncols : 1) * (12 + vb));
+    if (n > fit) n = fit;
+    if (n > (size_t)rows) n = (size_t)rows;
+    return n ? n : 1;
+}
+
+/* The rows path: symbolic (numeric 0, kernel count_rows) or numeric. */
+static tdcl_status run_rows(tdcl_sparse_plan *p, cl_kernel k, int64_t rows, int64_t ncols,
+                            size_t vb, int numeric, bufs *d, double *ms, tdcl_err *err)
+{
+    size_t nw = rows_items(p, rows, ncols, vb), mb = nw * (size_t)ncols * 4;
+    tdcl_status st = TDCL_OK;
+    cl_int rc = 0, nr = (cl_int)rows, nc = (cl_int)ncols, minus = -1;
+    if (!rows) return TDCL_OK;
+    if (!d->marks && !(d->marks = tdcl_sp_buf(p, mb, NULL, &st, err))) return st;
+    if (numeric && (!(d->acc = tdcl_sp_buf(p, nw * (size_t)ncols * vb, NULL, &st, err)) ||
+                    !(d->tmp = tdcl_sp_buf(p, nw * (2 * (size_t)ncols + 2) * 4, NULL, &st, err))))
+        return st;
+    if (mb) rc = clEnqueueFillBuffer(p->ctx->queue, d->marks, &minus, 4, 0, mb, 0, NULL, NULL);
+    int at = numeric ? 8 : 4;
+    ARG(k, at, nr);
+    ARG(k, at + 1, nc);
+    ARG(k, at + 2, d->marks);
+    if (numeric) {
+        ARG(k, at + 3, d->acc);
+        ARG(k, at + 4, d->tmp);
+        ARG(k, at + 5, d->crp);
+        ARG(k, at + 6, d->cci);
+        ARG(k, at + 7, d->cv);
+        ARG(k, at + 8, d->ovf);
+    } else {
+        ARG(k, at + 3, d->cnt);
+    }
+    if (rc) return tdcl_fail_cl(err, rc, "clSetKernelArg", "a sparse product by rows");
+    size_t g[2] = {nw, 1}, l[2] = {1, 1};
+    return tdcl_sp_launch(p, k, g, l, ms, err);
+}
+
 static tdcl_status check_operands(const tdcl_sparse_plan *p, const tdcl_csr *a, const tdcl_csr *b,
                                   tdcl_dtype t, tdcl_err *err)
 {
@@ -266,10 +315,15 @@ out:
 static tdcl_status symbolic(tdcl_sparse_plan *p, const tdcl_csr *a, const tdcl_csr *b, bufs *d,
                             const int64_t *work, tdcl_sparse_info *info, tdcl_err *err)
 {
-    bins bs;
-    tdcl_status st = bin_rows(p, work, a->rows, 4, 1, &bs, err);
+    bins bs = {0};
+    tdcl_status st = TDCL_OK;
     cl_int rc = 0;
-    if (st != TDCL_OK) goto out;
+    if (p->rows_path) {
+        rc = count_args(p->count_rows, d);
+        if (rc) return tdcl_fail_cl(err, rc, "clSetKernelArg", "the symbolic phase");
+        return run_rows(p, p->count_rows, a->rows, b->cols, 0, 0, d, &info->kernel_ms, err);
+    }
+    TDCL_TRY(bin_rows(p, work, a->rows, 4, 1, &bs, err));
     if (!(d->perm = tdcl_sp_buf(p, (size_t)a->rows * 4, bs.perm, &st, err))) goto out;
     rc |= count_args(p->count_local, d);
     rc |= count_args(p->count_dense, d);
@@ -325,10 +379,19 @@ static tdcl_status numeric(tdcl_sparse_plan *p, const tdcl_csr *a, const tdcl_cs
     size_t vb = tdcl_dtype_size(c->dtype);
     int shared = vb == 4 || p->atom64;
     cl_kernel kl = p->fill_local[ti], kd = p->fill_dense[ti];
-    bins bs;
+    bins bs = {0};
     cl_int rc = 0;
-    tdcl_status st = bin_rows(p, cnt, a->rows, 4 + vb, shared, &bs, err);
-    if (st != TDCL_OK) goto out;
+    tdcl_status st = TDCL_OK;
+    if (p->rows_path) {
+        cl_kernel kr = p->fill_rows[ti];
+        if ((rc = fill_args(kr, d, a->pattern, b->pattern)))
+            return tdcl_fail_cl(err, rc, "clSetKernelArg", "the numeric phase");
+        TDCL_TRY(run_rows(p, kr, a->rows, b->cols, vb, 1, d, &info->kernel_ms, err));
+        info->rows_path = 1;
+        info->rows_dense = a->rows;
+        goto read;
+    }
+    TDCL_TRY(bin_rows(p, cnt, a->rows, 4 + vb, shared, &bs, err));
     clReleaseMemObject(d->perm);
     if (!(d->perm = tdcl_sp_buf(p, (size_t)a->rows * 4, bs.perm, &st, err))) goto out;
     rc |= fill_args(kl, d, a->pattern, b->pattern);
@@ -342,6 +405,7 @@ static tdcl_status numeric(tdcl_sparse_plan *p, const tdcl_csr *a, const tdcl_cs
                        &info->kernel_ms, err));
     info->rows_local = bs.dense_off;
     info->rows_dense = bs.ndense;
+read:
     TDCL_TRY(tdcl_sp_read(p, d->cci, (size_t)c->nnz * 4, c->colidx, err));
     TDCL_TRY(tdcl_sp_read(p, d->cv, (size_t)c->nnz * vb, c->values, err));
     c->sorted = 1;
