@@ -26,12 +26,23 @@ static void usage(FILE *fp)
             "work-item in 128x128 local tiles). Any M, K, N >= 1. Inputs larger than the\n"
             "device's largest buffer are multiplied in panels that fit.\n"
             "\n"
-            "A and B are Matrix Market (.mtx, .mtx.gz; array or coordinate) or NumPy .npy\n"
-            "files, recognised by content; '-' reads one of them from stdin.\n"
+            "A and B are Matrix Market (.mtx, .mtx.gz; array or coordinate), NumPy .npy or\n"
+            "scipy .npz files, recognised by content; '-' reads one of them from stdin.\n"
+            "Sparse files (coordinate .mtx, .npz) stay sparse (CSR) where that is faster:\n"
+            "two sparse operands whose densities multiply to less than 0.01 give a sparse\n"
+            "product (SpGEMM), a sparse operand below 10%% density times a dense one a\n"
+            "dense product (SpMM), and either does when the dense product would not fit\n"
+            "in memory; otherwise they are made dense. -v and the summary say which.\n"
             "\n"
             "options:\n"
             "  -o, --output FILE  write C to FILE, format by extension: .mtx (Matrix Market\n"
-            "                     array) or .npy; default: Matrix Market on stdout\n"
+            "                     array; coordinate for a sparse C), .npy or .npz (scipy's\n"
+            "                     CSR); default: Matrix Market on stdout. A sparse C\n"
+            "                     goes to .npy after a memory check naming its size\n"
+            "      --sparse       keep sparse files sparse whatever their density (two\n"
+            "                     dense files: multiply their nonzeros as CSR)\n"
+            "      --dense        make every operand dense (the dense kernels)\n"
+            "      --dense-output write a sparse C as a Matrix Market array\n"
             "  -t, --type TYPE    f32 (float32), f64 (float64; needs a device with\n"
             "                     cl_khr_fp64) or i64 (exact 64-bit integer sums; needs\n"
             "                     integer inputs). Default, as numpy's A @ B: i64 when\n"
@@ -140,6 +151,9 @@ static int parse(int argc, char **argv, tdcl_mm_job_opts *j, tdcl_mm_shard_opts 
                                              {"wrap", no_argument, NULL, 'W'},
                                              {"shards", required_argument, NULL, 'S'},
                                              {"panel", required_argument, NULL, 'w'},
+                                             {"sparse", no_argument, NULL, 's'},
+                                             {"dense", no_argument, NULL, 'd'},
+                                             {"dense-output", no_argument, NULL, 'D'},
                                              {"help", no_argument, NULL, 'h'},
                                              {0, 0, 0, 0}};
     int c;
@@ -205,6 +219,15 @@ static int parse(int argc, char **argv, tdcl_mm_job_opts *j, tdcl_mm_shard_opts 
                                        optarg);
             so->panel = v;
             break;
+        case 's':
+        case 'd':
+            if (j->sparse && j->sparse != (c == 's' ? TDCL_MM_SPARSE_ON : TDCL_MM_SPARSE_OFF))
+                return cli_usage_error("matmul", "--sparse and --dense exclude each other");
+            j->sparse = c == 's' ? TDCL_MM_SPARSE_ON : TDCL_MM_SPARSE_OFF;
+            break;
+        case 'D':
+            j->dense_output = 1;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -222,9 +245,10 @@ static int parse(int argc, char **argv, tdcl_mm_job_opts *j, tdcl_mm_shard_opts 
         return cli_usage_error("matmul", "--tile applies to the tiled kernel, not '--kernel %s'",
                                tdcl_mm_kernel_name(j->mm.kernel));
     if (j->out_path && strcmp(j->out_path, "-") != 0 && !tdcl_path_has_ext(j->out_path, ".mtx") &&
-        !tdcl_path_has_ext(j->out_path, ".npy") && !tdcl_path_is_stream(j->out_path))
+        !tdcl_path_has_ext(j->out_path, ".npy") && !tdcl_path_has_ext(j->out_path, ".npz") &&
+        !tdcl_path_is_stream(j->out_path))
         return cli_usage_error("matmul",
-                               "-o '%s': unknown extension (write .mtx or .npy, or '-' "
+                               "-o '%s': unknown extension (write .mtx, .npy or .npz, or '-' "
                                "for stdout)",
                                j->out_path);
     j->a_path = argv[optind];
@@ -238,8 +262,10 @@ static int parse(int argc, char **argv, tdcl_mm_job_opts *j, tdcl_mm_shard_opts 
  * terminal. */
 static void print_corner(const tdcl_matrix *c, const tdcl_mm_job_opts *j)
 {
+    if (j->repr->c[0]) printf("A: %s\nB: %s\nC: %s\n", j->repr->a, j->repr->b, j->repr->c);
     printf("C = A*B: %" PRId64 "x%" PRId64 " %s (A = %s, B = %s)\n", c->rows, c->cols,
            tdcl_dtype_name(c->dtype), j->a_path, j->b_path);
+    if (j->repr->c[0]) printf("A: %s\nB: %s\nC: %s\n", j->repr->a, j->repr->b, j->repr->c);
     cli_print_corner(c);
 }
 
@@ -257,7 +283,14 @@ int cmd_matmul(int argc, char **argv, const cli_globals *g)
     /* a terminal gets a summary and a corner, not M*N numbers; pipes and
      * files get everything */
     tdcl_matrix c = {0};
-    if (tdcl_path_is_stdout(j.out_path) && isatty(STDOUT_FILENO)) j.product = &c;
+    tdcl_csr cs = {0};
+    tdcl_mm_repr repr;
+    memset(&repr, 0, sizeof repr);
+    j.repr = &repr;
+    if (tdcl_path_is_stdout(j.out_path) && isatty(STDOUT_FILENO)) {
+        j.product = &c;
+        j.sparse_product = &cs;
+    }
     /* the job reads A and B before it waits for the device */
     tdcl_status st;
     if (g->exec->kind == TDCL_EXEC_ONE && so.grid_rows * so.grid_cols > 1)
@@ -268,8 +301,15 @@ int cmd_matmul(int argc, char **argv, const cli_globals *g)
         st = tdcl_mm_exec_job(g->exec, &so, &j, &err);
     if (st && !err.msg[0]) return tdcl_exit_code(st); /* another MPI rank reported it */
     if (g->ranks > 1 && tdcl_mpi_rank() != 0) j.verify = 0, j.product = NULL; /* rank 0 reports */
-    if (st == TDCL_OK && j.product) print_corner(&c, &j);
+    if (st == TDCL_OK && j.product && cs.rowptr)
+        printf("C = A*B: %" PRId64 "x%" PRId64 " %s, sparse (A = %s, B = %s)\nA: %s\nB: %s\nC: "
+               "%s\n",
+               cs.rows, cs.cols, tdcl_dtype_name(cs.dtype), j.a_path, j.b_path, repr.a, repr.b,
+               repr.c);
+    else if (st == TDCL_OK && j.product)
+        print_corner(&c, &j);
     tdcl_matrix_free(&c);
+    tdcl_csr_free(&cs);
     /* a failed check is reported by the job's error message */
     if (st == TDCL_OK && j.verify && chk.exact && chk.overflowed)
         fprintf(stderr,

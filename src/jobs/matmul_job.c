@@ -20,10 +20,12 @@
 static tdcl_status check_out_path(const char *path, tdcl_err *err)
 {
     if (!path || strcmp(path, "-") == 0 || tdcl_path_has_ext(path, ".mtx") ||
-        tdcl_path_has_ext(path, ".npy") || tdcl_path_is_stream(path))
+        tdcl_path_has_ext(path, ".npy") || tdcl_path_has_ext(path, ".npz") ||
+        tdcl_path_is_stream(path))
         return TDCL_OK;
     return tdcl_fail(err, TDCL_EINVAL,
-                     "output '%s': unknown extension (write .mtx or .npy, or '-' for stdout)",
+                     "output '%s': unknown extension (write .mtx, .npy or .npz, or '-' for "
+                     "stdout)",
                      path);
 }
 
@@ -255,6 +257,9 @@ tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
     int in_place = 0;
     TDCL_TRY(check_out_path(o->out_path, err));
     TDCL_TRY(tdcl_out_precheck(o->out_path, err)); /* before the work, not after */
+    int sparse = 0;
+    TDCL_TRY(tdcl_mm_sparse_job(ctx, o, &sparse, err));
+    if (sparse) goto out;
     TDCL_TRY(read_inputs(ctx, o, &a, &b, maps, err));
     tdcl_mm_opts mm = o->mm;
     /* the type as if the device had fp64, while it opens; settled after */

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "base/csr.h"
 #include "base/status.h"
 #include "dist/exec.h"
 #include "dist/matmul_run.h"
@@ -15,14 +16,40 @@ typedef struct tdcl_mm_job_opts {
     const char *a_path, *b_path; /* "-" = stdin (for one of them) */
     const char *out_path;        /* .mtx or .npy; NULL or "-": Matrix Market to stdout */
     tdcl_mm_opts mm;
-    int type_given;         /* mm.type chosen by the user; otherwise two integer
-                               inputs give TDCL_I64 and anything else TDCL_F32 */
-    int verify;             /* check on the host; TDCL_EVERIFY past the bound */
-    size_t max_input_bytes; /* refuse inputs whose dense size exceeds it; 0 = any */
-    tdcl_mm_check *check;   /* if non-NULL and verify: the check's figures */
-    tdcl_matrix *product;   /* if non-NULL: C is handed over here (the caller
-                               frees it) instead of being written */
+    int type_given;            /* mm.type chosen by the user; otherwise two integer
+                                  inputs give TDCL_I64 and anything else TDCL_F32 */
+    int verify;                /* check on the host; TDCL_EVERIFY past the bound */
+    size_t max_input_bytes;    /* refuse inputs whose dense size exceeds it; 0 = any */
+    tdcl_mm_check *check;      /* if non-NULL and verify: the check's figures */
+    tdcl_matrix *product;      /* if non-NULL: C is handed over here (the caller
+                                  frees it) instead of being written */
+    int sparse;                /* a tdcl_mm_sparse_mode: sparse operands' handling */
+    int dense_output;          /* a sparse product may be written dense (array .mtx) */
+    tdcl_csr *sparse_product;  /* with product: a sparse C is handed over here */
+    struct tdcl_mm_repr *repr; /* if non-NULL: what each operand and C were */
 } tdcl_mm_job_opts;
+
+/* How matmul treats sparse files (coordinate .mtx, .npz). */
+typedef enum tdcl_mm_sparse_mode {
+    TDCL_MM_SPARSE_AUTO = 0, /* sparse where the density makes it faster, or dense cannot fit */
+    TDCL_MM_SPARSE_ON,       /* sparse files stay sparse; two dense files become CSR */
+    TDCL_MM_SPARSE_OFF,      /* every operand dense (today's path) */
+} tdcl_mm_sparse_mode;
+
+/* The representation of A, B and C in a job, for -v and the summary:
+ * "sparse (CSR, 200000 entries, 0.05%)", "dense", "dense, from a sparse
+ * file". */
+typedef struct tdcl_mm_repr {
+    char a[96], b[96], c[96];
+} tdcl_mm_repr;
+
+/* The sparse branch of tdcl_mm_job (jobs/matmul_sparse.c): when an
+ * operand is a sparse file (or o->sparse is TDCL_MM_SPARSE_ON), chooses
+ * by density and size between SpGEMM (sparse C), SpMM (dense C) and
+ * the dense product, and runs it; *handled 0 when the dense path of
+ * tdcl_mm_job is to run instead (the files unread). */
+tdcl_status tdcl_mm_sparse_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, int *handled,
+                               tdcl_err *err);
 
 /* The matmul command: reads both files (tdcl_matrix_read), multiplies,
  * verifies if asked, writes C (tdcl_matrix_write, atomically; nothing is

@@ -149,7 +149,7 @@ run matmul - -
 expect_rc 2 "two inputs from stdin is a usage error"
 run matmul "$D/a.mtx" "$D/b.mtx" -o "$T/c.txt"
 expect_rc 2 "an unknown output extension is a usage error (2)"
-expect_contains "$ERR" ".mtx or .npy" "the extension error says what to use"
+expect_contains "$ERR" ".mtx, .npy or .npz" "the extension error says what to use"
 run matmul "$T/missing.mtx" "$D/b.mtx"
 expect_rc 1 "a missing input exits 1"
 run matmul --help
@@ -218,5 +218,46 @@ echo "old contents" >"$T/keep.npy"
 run matmul "$T/short.npy" "$T/b32.npy" -o "$T/keep.npy"
 expect_rc 1 "a truncated .npy input fails"
 expect_eq "$(cat "$T/keep.npy")" "old contents" "a truncated input leaves the output untouched"
+
+# --- sparse operands -------------------------------------------------------
+# Coordinate files stay sparse (SpGEMM, SpMM) and are checked against
+# scipy's products; -v says what each operand and C were.
+if python3 -c 'import scipy' 2>/dev/null; then
+    python3 -c '
+import sys, numpy as np, scipy.sparse as sp, scipy.io as sio
+d = sys.argv[1]
+a = sp.random(300, 200, density=0.02, random_state=1, format="csr", data_rvs=lambda n: np.arange(1, n + 1) % 7 - 3.0)
+b = sp.random(200, 250, density=0.02, random_state=2, format="csr", data_rvs=lambda n: np.arange(1, n + 1) % 5 + 1.0)
+sio.mmwrite(d + "/sa.mtx", a.astype(np.int64), field="integer")
+sio.mmwrite(d + "/sb.mtx", b.astype(np.int64), field="integer")
+np.save(d + "/db.npy", np.arange(200 * 40, dtype=np.float64).reshape(200, 40) % 11 - 5)
+np.save(d + "/da.npy", np.arange(30 * 300, dtype=np.float64).reshape(30, 300) % 13 - 6)
+' "$T"
+    run -v matmul "$T/sa.mtx" "$T/sb.mtx" -o "$T/sc.mtx" --verify
+    expect_rc 0 "sparse x sparse runs"
+    expect_contains "$ERR" "sparse x sparse (SpGEMM)" "-v says SpGEMM was chosen"
+    expect_contains "$ERR" "C sparse (CSR" "-v says C is sparse"
+    expect_contains "$ERR" "verify: exact" "an int64 SpGEMM verifies exactly"
+    expect_contains "$(head -1 "$T/sc.mtx")" "coordinate" "a sparse product is written as coordinate .mtx"
+    run matmul "$T/sa.mtx" "$T/sb.mtx" -o "$T/sc.npz"
+    run matmul "$T/sa.mtx" "$T/db.npy" -o "$T/sd.npy" -v
+    expect_contains "$ERR" "sparse x dense (SpMM)" "-v says SpMM was chosen"
+    run matmul "$T/da.npy" "$T/sa.mtx" -o "$T/ds.npy"
+    run -v matmul "$T/sa.mtx" "$T/sb.mtx" -o "$T/dd.npy" --dense
+    expect_contains "$ERR" "dense product: dense as asked" "--dense forces the dense product"
+    res=$(python3 -c '
+import sys, numpy as np, scipy.sparse as sp, scipy.io as sio
+d = sys.argv[1]
+a, b = sio.mmread(d + "/sa.mtx").tocsr(), sio.mmread(d + "/sb.mtx").tocsr()
+c = (a @ b).toarray()
+ok = lambda x: "ok" if x else "bad"
+print(ok(np.array_equal(sio.mmread(d + "/sc.mtx").toarray(), c)), ok(np.array_equal(sp.load_npz(d + "/sc.npz").toarray(), c)),
+      ok(np.allclose(np.load(d + "/sd.npy"), a @ np.load(d + "/db.npy"))),
+      ok(np.allclose(np.load(d + "/ds.npy"), np.load(d + "/da.npy") @ a)), ok(np.array_equal(np.load(d + "/dd.npy"), c)))
+' "$T")
+    expect_eq "$res" "ok ok ok ok ok" "SpGEMM (.mtx, .npz), SpMM on both sides and --dense equal scipy's products"
+else
+    skip_ok "sparse operands" "no scipy"
+fi
 
 done_testing

@@ -1,0 +1,485 @@
+/* The sparse branch of the matmul job: sparse files (coordinate .mtx,
+ * .npz) are read into CSR and multiplied as such where that is faster or
+ * the dense product cannot fit: SpGEMM with a sparse product, SpMM with a
+ * dense one (ops/sparse); -v and the summary say what each operand and C
+ * were. A sparse C goes to coordinate .mtx or .npz, and to .npy or an
+ * array .mtx only when asked, after a memory check naming its size. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/csr_mul.h"
+#include "base/fileio.h"
+#include "base/log.h"
+#include "base/mem.h"
+#include "io/matio.h"
+#include "io/mtx.h"
+#include "io/sparse_io.h"
+#include "jobs/matmul_job.h"
+#include "ops/sparse/sparse.h"
+
+__extension__ typedef __int128 i128;
+
+/* The crossovers of the automatic choice, measured with tiledcl matmul
+ * --sparse and --dense on uniform random 2000^2 float32 files (PoCL, 2
+ * cores): SpGEMM beats the dense product while the product of the two
+ * densities is below SPGEMM_CROSS; SpMM while the sparse operand's density
+ * is below SPMM_CROSS. GPUs favour dense products more (the lead measures
+ * them); these are the CPU's. */
+#define SPGEMM_CROSS 0.01
+#define SPMM_CROSS 0.10
+
+typedef struct operand {
+    const char *path;
+    int sparse_file;
+    int64_t rows, cols, nnz; /* from the header (.mtx) or the read CSR; nnz -1: unknown */
+    tdcl_csr s;              /* read as CSR */
+    tdcl_matrix d;           /* read (or made) dense */
+} operand;
+
+/* What a file is and, for a coordinate .mtx, its size from the header. */
+static void peek(const char *path, operand *x)
+{
+    tdcl_mtx_header h;
+    memset(x, 0, sizeof *x);
+    x->path = path;
+    x->nnz = -1;
+    x->sparse_file = path && strcmp(path, "-") != 0 && tdcl_sparse_path(path);
+    if (!x->sparse_file || tdcl_mtx_peek_path(path, &h, NULL) != TDCL_OK) return;
+    x->rows = h.rows;
+    x->cols = h.cols;
+    x->nnz = h.symmetry == TDCL_MTX_GENERAL ? h.entries : 2 * h.entries;
+}
+
+static double density(const operand *x)
+{
+    return x->rows && x->cols ? (double)x->nnz / ((double)x->rows * (double)x->cols) : 1;
+}
+
+typedef enum how { DENSE_PATH, SPGEMM, SPMM, DENSE_HERE } how;
+
+/* Whether dense float32 copies of A, B and C would not fit in memory. */
+static int dense_too_big(const operand *a, const operand *b)
+{
+    tdcl_mem_info mi;
+    tdcl_mem_query(&mi);
+    double bytes =
+        4.0 * ((double)a->rows * a->cols + (double)b->rows * b->cols + (double)a->rows * b->cols);
+    return bytes > (double)tdcl_mem_headroom(&mi) / 2;
+}
+
+/* The choice, and why, into why (for -v). Sizes must be known (nnz >= 0)
+ * for every sparse file. */
+static how choose(const tdcl_mm_job_opts *o, const operand *a, const operand *b, char *why,
+                  size_t cap)
+{
+    int sa = a->sparse_file, sb = b->sparse_file;
+    if (o->sparse == TDCL_MM_SPARSE_ON) {
+        snprintf(why, cap, "sparse as asked");
+        return sa != sb ? SPMM : SPGEMM;
+    }
+    if (o->sparse == TDCL_MM_SPARSE_OFF) {
+        snprintf(why, cap, "dense as asked");
+        return DENSE_HERE;
+    }
+    int big = dense_too_big(a, b);
+    if (sa && sb) {
+        double d = density(a) * density(b);
+        snprintf(why, cap, "density %.3g x %.3g = %.3g %s the crossover %.3g%s", density(a),
+                 density(b), d, d < SPGEMM_CROSS ? "below" : "above", SPGEMM_CROSS,
+                 big ? ", and the dense product would not fit in memory" : "");
+        return d < SPGEMM_CROSS || big ? SPGEMM : DENSE_HERE;
+    }
+    double d = density(sa ? a : b);
+    snprintf(why, cap, "%s's density %.3g %s the crossover %.3g%s", sa ? "A" : "B", d,
+             d < SPMM_CROSS ? "below" : "above", SPMM_CROSS,
+             big ? ", and the dense product would not fit in memory" : "");
+    return d < SPMM_CROSS || big ? SPMM : DENSE_HERE;
+}
+
+static void describe_csr(const tdcl_csr *m, const char *from, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "sparse (CSR, %" PRId64 " entries, %.3g%% dense)%s", m->nnz,
+             100.0 * (double)m->nnz / ((double)m->rows * (double)m->cols), from);
+}
+
+/* Reads x as CSR (a dense file: its nonzeros), timing it. */
+static tdcl_status read_csr(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, operand *x, tdcl_err *err)
+{
+    double t0 = tdcl_now_ms();
+    tdcl_status st = tdcl_sparse_read_path(x->path, o->max_input_bytes, &x->s, err);
+    ctx->t.read_ms += tdcl_now_ms() - t0;
+    if (st == TDCL_OK) {
+        x->rows = x->s.rows;
+        x->cols = x->s.cols;
+        x->nnz = x->s.nnz;
+    }
+    return st;
+}
+
+static tdcl_status read_dense(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, operand *x, tdcl_err *err)
+{
+    double t0 = tdcl_now_ms();
+    tdcl_status st = TDCL_OK;
+    if (x->s.rowptr) /* read sparse already: made dense after a memory check */
+        st = tdcl_csr_to_dense(&x->s, o->max_input_bytes, &x->d, err);
+    else
+        st = tdcl_matrix_read(x->path, o->max_input_bytes, &x->d, err);
+    ctx->t.read_ms += tdcl_now_ms() - t0;
+    if (st == TDCL_OK) {
+        x->rows = x->d.rows;
+        x->cols = x->d.cols;
+    }
+    return st;
+}
+
+static tdcl_status check_shapes(const tdcl_mm_job_opts *o, const operand *a, const operand *b,
+                                tdcl_err *err)
+{
+    if (a->cols == b->rows) return TDCL_OK;
+    return tdcl_fail(err, TDCL_EINVAL,
+                     "cannot multiply '%s' (%" PRId64 "x%" PRId64 ") by '%s' (%" PRId64 "x%" PRId64
+                     "): A has %" PRId64 " columns but B has %" PRId64 " rows",
+                     tdcl_path_display(o->a_path), a->rows, a->cols, tdcl_path_display(o->b_path),
+                     b->rows, b->cols, a->cols, b->rows);
+}
+
+/* The unit roundoff of t (0: integers, exact). */
+static double roundoff(tdcl_dtype t)
+{
+    return t == TDCL_F32 ? ldexp(1, -24) : t == TDCL_F64 ? ldexp(1, -53) : 0;
+}
+
+static double csr_norm(const tdcl_csr *m)
+{
+    double s = 0;
+    for (int64_t k = 0; k < m->nnz; k++)
+        s += tdcl_csr_get_f64(m, k) * tdcl_csr_get_f64(m, k);
+    return sqrt(s);
+}
+
+/* --verify of a sparse C against the host's Gustavson product: the same
+ * columns row by row, integers exact, floating point within the bound of
+ * the dense check, 2 (K + 2) u ||A||_F ||B||_F / ||R||_F. */
+static tdcl_status verify_spgemm(const tdcl_mm_job_opts *o, const tdcl_csr *a, const tdcl_csr *b,
+                                 const tdcl_csr *c, tdcl_err *err)
+{
+    tdcl_csr r = {0};
+    tdcl_mm_check chk = {.type = c->dtype, .k = a->cols, .exact = c->dtype == TDCL_I64};
+    double t0 = tdcl_now_ms();
+    tdcl_status st = tdcl_csr_mul_host(a, b, 0, &r, err);
+    if (st != TDCL_OK) return st;
+    double nr = csr_norm(&r), d2 = 0;
+    chk.bound =
+        nr > 0 ? 2.0 * (double)(a->cols + 2) * roundoff(c->dtype) * csr_norm(a) * csr_norm(b) / nr
+               : 0;
+    st = tdcl_csr_compare(c, &r, chk.exact ? 0 : INFINITY, NULL, err);
+    for (int64_t k = 0; st == TDCL_OK && k < r.nnz; k++) {
+        double x = tdcl_csr_get_f64(c, k) - tdcl_csr_get_f64(&r, k);
+        d2 += x * x;
+    }
+    chk.rel_err = nr > 0 ? sqrt(d2) / nr : sqrt(d2);
+    chk.ok = st == TDCL_OK && chk.rel_err <= chk.bound;
+    tdcl_log(TDCL_LOG_VERBOSE, "matmul: host check took %.1f ms", tdcl_now_ms() - t0);
+    tdcl_csr_free(&r);
+    if (o->check) *o->check = chk;
+    if (st != TDCL_OK || chk.ok) return st;
+    return tdcl_fail(err, TDCL_EVERIFY,
+                     "verification failed: relative Frobenius error %.3g exceeds the bound %.3g "
+                     "for %s with K=%" PRId64,
+                     chk.rel_err, chk.bound, tdcl_dtype_name(c->dtype), a->cols);
+}
+
+/* The reference of S*D (a_sparse) or D*S, element (i, j), in double, or
+ * exactly in *x for integers. */
+static double spmm_ref(const tdcl_csr *s, const tdcl_csr *st, const tdcl_matrix *d, int a_sparse,
+                       int64_t i, int64_t j, i128 *x)
+{
+    const tdcl_csr *m = a_sparse ? s : st; /* rows of S, or columns of S */
+    int64_t at = a_sparse ? i : j;
+    double sum = 0;
+    *x = 0;
+    for (int64_t p = tdcl_csr_rp(m, at); p < tdcl_csr_rp(m, at + 1); p++) {
+        int64_t k = tdcl_csr_ci(m, p);
+        int64_t e = a_sparse ? k * d->cols + j : i * d->cols + k;
+        double dv = d->dtype == TDCL_F32   ? ((const float *)d->data)[e]
+                    : d->dtype == TDCL_F64 ? ((const double *)d->data)[e]
+                    : d->dtype == TDCL_I32 ? ((const int32_t *)d->data)[e]
+                                           : (double)((const int64_t *)d->data)[e];
+        sum += tdcl_csr_get_f64(m, p) * dv;
+        if (tdcl_dtype_is_int(d->dtype))
+            *x += (i128)tdcl_csr_get_i64(m, p) * (d->dtype == TDCL_I32
+                                                      ? ((const int32_t *)d->data)[e]
+                                                      : ((const int64_t *)d->data)[e]);
+    }
+    return sum;
+}
+
+/* --verify of a dense C = S*D or D*S against the host's sums: exact for
+ * int64, else within the dense check's bound. */
+static tdcl_status verify_spmm(const tdcl_mm_job_opts *o, const tdcl_csr *s, const tdcl_matrix *d,
+                               int a_sparse, const tdcl_matrix *c, tdcl_err *err)
+{
+    tdcl_csr st = {0};
+    tdcl_mm_check chk = {.type = c->dtype, .exact = c->dtype == TDCL_I64};
+    chk.k = a_sparse ? s->cols : s->rows;
+    tdcl_status rc = a_sparse ? TDCL_OK : tdcl_csr_transpose(s, &st, err);
+    if (rc != TDCL_OK) return rc;
+    double r2 = 0, d2 = 0, nd = 0;
+    for (int64_t i = 0; i < c->rows; i++)
+        for (int64_t j = 0; j < c->cols; j++) {
+            i128 x;
+            double r = spmm_ref(s, &st, d, a_sparse, i, j, &x), got;
+            if (chk.exact) {
+                int64_t g = ((const int64_t *)c->data)[i * c->cols + j];
+                chk.differing += (i128)g != x;
+                continue;
+            }
+            got = c->dtype == TDCL_F32 ? ((const float *)c->data)[i * c->cols + j]
+                                       : ((const double *)c->data)[i * c->cols + j];
+            r2 += r * r;
+            d2 += (got - r) * (got - r);
+        }
+    for (int64_t k = 0; k < d->rows * d->cols; k++) {
+        double v = d->dtype == TDCL_F32   ? ((const float *)d->data)[k]
+                   : d->dtype == TDCL_F64 ? ((const double *)d->data)[k]
+                                          : 0;
+        nd += v * v;
+    }
+    chk.rel_err = r2 > 0 ? sqrt(d2 / r2) : sqrt(d2);
+    chk.bound =
+        r2 > 0 ? 2.0 * (double)(chk.k + 2) * roundoff(c->dtype) * csr_norm(s) * sqrt(nd) / sqrt(r2)
+               : 0;
+    chk.ok = chk.exact ? chk.differing == 0 : chk.rel_err <= chk.bound;
+    tdcl_csr_free(&st);
+    if (o->check) *o->check = chk;
+    if (chk.ok) return TDCL_OK;
+    if (chk.exact)
+        return tdcl_fail(err, TDCL_EVERIFY,
+                         "verification failed: %" PRId64 " of %" PRId64
+                         " elements differ from the exact host product",
+                         chk.differing, c->rows * c->cols);
+    return tdcl_fail(err, TDCL_EVERIFY,
+                     "verification failed: relative Frobenius error %.3g exceeds the bound %.3g "
+                     "for %s with K=%" PRId64,
+                     chk.rel_err, chk.bound, tdcl_dtype_name(c->dtype), chk.k);
+}
+
+static void log_repr(const tdcl_mm_repr *r)
+{
+    tdcl_log(TDCL_LOG_VERBOSE, "matmul: A %s; B %s; C %s", r->a, r->b, r->c);
+}
+
+/* Writes a sparse C by the output's extension: coordinate .mtx, .npz or
+ * stdout; .npy, or an array .mtx when dense output is asked, dense after a
+ * memory check naming the size. */
+static tdcl_status write_sparse(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, const tdcl_csr *c,
+                                tdcl_err *err)
+{
+    const char *path = o->out_path;
+    int npy = path && tdcl_path_has_ext(path, ".npy");
+    double t0 = tdcl_now_ms();
+    tdcl_status st;
+    if (npy || (o->dense_output && !(path && tdcl_path_has_ext(path, ".npz")))) {
+        tdcl_matrix d = {0};
+        st = tdcl_csr_to_dense(c, 0, &d, err);
+        if (st == TDCL_OK) {
+            tdcl_log(TDCL_LOG_VERBOSE, "matmul: the sparse product written dense, as asked");
+            st = tdcl_matrix_write(path, &d, "C = A*B, a sparse product written dense", err);
+        }
+        tdcl_matrix_free(&d);
+    } else {
+        st = tdcl_sparse_write_path(path, c, err);
+    }
+    ctx->t.write_ms += tdcl_now_ms() - t0;
+    return st;
+}
+
+/* Writes a dense C: .npz keeps its nonzeros, other extensions as the
+ * dense path writes. */
+static tdcl_status write_dense(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, const tdcl_matrix *c,
+                               tdcl_err *err)
+{
+    double t0 = tdcl_now_ms();
+    tdcl_status st;
+    if (o->out_path && tdcl_path_has_ext(o->out_path, ".npz")) {
+        tdcl_csr s = {0};
+        st = tdcl_csr_from_dense(c, &s, err);
+        if (st == TDCL_OK) st = tdcl_sparse_write_path(o->out_path, &s, err);
+        tdcl_csr_free(&s);
+    } else {
+        char comment[256];
+        snprintf(comment, sizeof comment, "C = A*B, A = %s, B = %s, %s on %s",
+                 tdcl_path_display(o->a_path), tdcl_path_display(o->b_path),
+                 tdcl_dtype_name(c->dtype), ctx->dev.device_name);
+        st = tdcl_matrix_write(o->out_path, c, comment, err);
+    }
+    ctx->t.write_ms += tdcl_now_ms() - t0;
+    return st;
+}
+
+/* Values of m as float32 in place (the host's product of float32
+ * operands is in double; the device's, and so C's type, float32). */
+static void narrow_to_f32(tdcl_csr *m)
+{
+    if (m->dtype != TDCL_F64 || m->pattern) return;
+    for (int64_t k = 0; k < m->nnz; k++)
+        ((float *)m->values)[k] = (float)((double *)m->values)[k];
+    m->dtype = TDCL_F32;
+}
+
+/* C = A*B of two CSR matrices: on the device, or on the host where the
+ * device cannot (64-bit indices, float64 without fp64), saying so. */
+static tdcl_status run_spgemm(tdcl_ctx *ctx, const tdcl_csr *a, const tdcl_csr *b, tdcl_csr *c,
+                              tdcl_err *err)
+{
+    tdcl_sparse_plan *p = NULL;
+    tdcl_sparse_info info;
+    tdcl_status st = tdcl_sparse_plan_create(ctx, &p, err);
+    if (st == TDCL_OK) st = tdcl_spgemm(p, a, b, 0, c, &info, err);
+    tdcl_sparse_plan_destroy(p);
+    if (st == TDCL_OK) {
+        tdcl_log(TDCL_LOG_VERBOSE,
+                 "matmul: SpGEMM on the device, %s: %" PRId64 " product terms, %" PRId64
+                 " entries, kernels %.2f ms%s",
+                 info.rows_path ? "rows with dense accumulators" : "rows binned into hash tables",
+                 info.terms, c->nnz, info.kernel_ms,
+                 info.host_settled ? "; int64 partial sums left the range: host's exact sums" : "");
+        return st;
+    }
+    if (st != TDCL_EUNSUPPORTED) return st;
+    tdcl_log(TDCL_LOG_VERBOSE, "matmul: %s: SpGEMM on the host", err ? err->msg : "");
+    double t0 = tdcl_now_ms();
+    st = tdcl_csr_mul_host(a, b, 0, c, err);
+    if (st == TDCL_OK && tdcl_csr_mul_dtype(a, b) == TDCL_F32) narrow_to_f32(c);
+    ctx->t.kernel_ms += tdcl_now_ms() - t0;
+    return st;
+}
+
+static tdcl_status run_spmm(tdcl_ctx *ctx, const tdcl_csr *s, const tdcl_matrix *d, int a_sparse,
+                            tdcl_matrix *c, tdcl_err *err)
+{
+    tdcl_sparse_plan *p = NULL;
+    tdcl_sparse_info info;
+    tdcl_status st = tdcl_sparse_plan_create(ctx, &p, err);
+    if (st == TDCL_OK) st = tdcl_spmm(p, s, d, a_sparse, c, &info, err);
+    tdcl_sparse_plan_destroy(p);
+    if (st == TDCL_OK)
+        tdcl_log(TDCL_LOG_VERBOSE, "matmul: SpMM on the device: %" PRId64 " terms, kernels %.2f ms",
+                 info.terms, info.kernel_ms);
+    return st;
+}
+
+/* The dense product of operands made dense here (a .npz file, or dense as
+ * asked), as tdcl_mm_job computes it. */
+static tdcl_status run_dense(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, operand *a, operand *b,
+                             tdcl_matrix *c, tdcl_err *err)
+{
+    tdcl_mm_plan *p = NULL;
+    tdcl_mm_opts mm = o->mm;
+    tdcl_status st;
+    mm.type = tdcl_mm_job_type(o, &a->d, &b->d, ctx->dev.fp64 ? NULL : ctx->dev.device_name);
+    TDCL_TRY(tdcl_mm_plan_create(ctx, &mm, &a->d, &b->d, &p, err));
+    TDCL_TRY(tdcl_mm_plan_execute(p, NULL, err));
+    TDCL_TRY(tdcl_mm_plan_result(p, c, err));
+    if (o->verify) st = tdcl_mm_job_verify(o, &a->d, &b->d, c, err);
+out:
+    tdcl_mm_plan_destroy(p);
+    return st;
+}
+
+/* Reads what the choice needs, multiplies, verifies and hands over or
+ * writes C. */
+static tdcl_status run(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, how h, operand *a, operand *b,
+                       tdcl_mm_repr *r, tdcl_err *err)
+{
+    tdcl_csr cs = {0};
+    tdcl_matrix cd = {0};
+    operand *sp = a->sparse_file ? a : b, *dn = a->sparse_file ? b : a;
+    tdcl_status st = TDCL_OK;
+    if (h == SPGEMM) {
+        if (!a->s.rowptr) TDCL_TRY(read_csr(ctx, o, a, err));
+        if (!b->s.rowptr) TDCL_TRY(read_csr(ctx, o, b, err));
+    } else if (h == SPMM) {
+        if (!sp->s.rowptr) TDCL_TRY(read_csr(ctx, o, sp, err));
+        TDCL_TRY(read_dense(ctx, o, dn, err));
+    } else {
+        TDCL_TRY(read_dense(ctx, o, a, err));
+        TDCL_TRY(read_dense(ctx, o, b, err));
+    }
+    TDCL_TRY(check_shapes(o, a, b, err));
+    const char *fa = a->sparse_file ? "" : ", from a dense file";
+    const char *fb = b->sparse_file ? "" : ", from a dense file";
+    if (a->s.rowptr && h != DENSE_HERE) describe_csr(&a->s, fa, r->a, sizeof r->a);
+    if (b->s.rowptr && h != DENSE_HERE) describe_csr(&b->s, fb, r->b, sizeof r->b);
+    TDCL_TRY(tdcl_ctx_wait(ctx, err));
+    if (h == SPGEMM) {
+        TDCL_TRY(run_spgemm(ctx, &a->s, &b->s, &cs, err));
+        describe_csr(&cs, "", r->c, sizeof r->c);
+        log_repr(r);
+        if (o->verify) TDCL_TRY(verify_spgemm(o, &a->s, &b->s, &cs, err));
+        if (o->product && o->sparse_product) {
+            *o->sparse_product = cs;
+            memset(&cs, 0, sizeof cs);
+        } else {
+            TDCL_TRY(write_sparse(ctx, o, &cs, err));
+        }
+        goto out;
+    }
+    if (h == SPMM) {
+        TDCL_TRY(run_spmm(ctx, &sp->s, &dn->d, sp == a, &cd, err));
+        if (o->verify) TDCL_TRY(verify_spmm(o, &sp->s, &dn->d, sp == a, &cd, err));
+    } else {
+        TDCL_TRY(run_dense(ctx, o, a, b, &cd, err));
+    }
+    log_repr(r);
+    if (o->product) {
+        *o->product = cd;
+        memset(&cd, 0, sizeof cd);
+    } else {
+        TDCL_TRY(write_dense(ctx, o, &cd, err));
+    }
+out:
+    tdcl_csr_free(&cs);
+    tdcl_matrix_free(&cd);
+    return st;
+}
+
+tdcl_status tdcl_mm_sparse_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, int *handled,
+                               tdcl_err *err)
+{
+    operand a, b;
+    tdcl_mm_repr own, *r = o->repr ? o->repr : &own;
+    char why[160] = "";
+    tdcl_status st = TDCL_OK;
+    peek(o->a_path, &a);
+    peek(o->b_path, &b);
+    *handled = 0;
+    if (o->sparse != TDCL_MM_SPARSE_ON && !a.sparse_file && !b.sparse_file) return TDCL_OK;
+    snprintf(r->a, sizeof r->a, "dense%s", a.sparse_file ? ", from a sparse file" : "");
+    snprintf(r->b, sizeof r->b, "dense%s", b.sparse_file ? ", from a sparse file" : "");
+    snprintf(r->c, sizeof r->c, "dense");
+    /* a sparse file without a Matrix Market header (.npz) is read first */
+    if (a.sparse_file && a.nnz < 0) TDCL_TRY(read_csr(ctx, o, &a, err));
+    if (b.sparse_file && b.nnz < 0) TDCL_TRY(read_csr(ctx, o, &b, err));
+    how h = choose(o, &a, &b, why, sizeof why);
+    tdcl_log(TDCL_LOG_VERBOSE, "matmul: %s product: %s",
+             h == SPGEMM ? "sparse x sparse (SpGEMM)"
+             : h == SPMM ? "sparse x dense (SpMM)"
+                         : "dense",
+             why);
+    if (h == DENSE_HERE && !a.s.rowptr && !b.s.rowptr) {
+        log_repr(r); /* the dense path reads the files */
+        goto out;
+    }
+    *handled = 1;
+    st = run(ctx, o, h, &a, &b, r, err);
+out:
+    tdcl_csr_free(&a.s);
+    tdcl_csr_free(&b.s);
+    tdcl_matrix_free(&a.d);
+    tdcl_matrix_free(&b.d);
+    return st;
+}
