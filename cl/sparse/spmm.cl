@@ -32,6 +32,28 @@ __kernel void K(spmm_csr_dense)(__global const int *arp, __global const int *aci
     if (j < n) c[(size_t)i * n + j] = acc;
 }
 
+// The same on CPU devices: an item a row of C, in groups of one item (no
+// barrier, no lanes running as long as the longest row), adding each of
+// A's entries times a row of B to C's row: the inner loop runs along
+// contiguous rows, which the compiler vectorizes.
+__kernel void K(spmm_csr_dense_rows)(__global const int *restrict arp,
+                                     __global const int *restrict aci,
+                                     __global const VT *restrict av, int a_pat,
+                                     __global const VT *restrict b, int n,
+                                     __global VT *restrict c, __global int *ovf)
+{
+    int i = get_global_id(0);
+    __global VT *ci = c + (size_t)i * n;
+    for (int j = 0; j < n; j++)
+        ci[j] = 0;
+    for (int p = arp[i]; p < arp[i + 1]; p++) {
+        VT x = a_pat ? (VT)1 : av[p];
+        __global const VT *bk = b + (size_t)aci[p] * n;
+        for (int j = 0; j < n; j++)
+            ci[j] = K(sp_sum)(ci[j], K(sp_mul)(x, bk[j], ovf), ovf);
+    }
+}
+
 // C (m x n) = D (m x k) * S (k x n) with S given by columns (CSC: scp, sri,
 // sv): item (j, i) sums column j of S against row i of D. Items of a group
 // share D's row i, which stays in cache.

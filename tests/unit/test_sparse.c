@@ -294,11 +294,14 @@ static void test_spmm(void **state)
     tdcl_sparse_plan *p;
     tdcl_err err = {0};
     if (tdcl_sparse_plan_create(*state, &p, &err) != TDCL_OK) fail_msg("%s", err.msg);
-    if (tdcl_spmm(p, &s, &d, 1, &c, NULL, &err) != TDCL_OK) fail_msg("%s", err.msg);
-    assert_int_equal(c.dtype, TDCL_F64);
-    for (int64_t i = 0; i < m * n; i++)
-        assert_true(((double *)c.data)[i] == want[i]);
-    tdcl_matrix_free(&c);
+    for (int rows_path = 0; rows_path < 2; rows_path++) {
+        tdcl_sparse_plan_force(p, rows_path);
+        if (tdcl_spmm(p, &s, &d, 1, &c, NULL, &err) != TDCL_OK) fail_msg("%s", err.msg);
+        assert_int_equal(c.dtype, TDCL_F64);
+        for (int64_t i = 0; i < m * n; i++)
+            assert_true(((double *)c.data)[i] == want[i]);
+        tdcl_matrix_free(&c);
+    }
     /* (D^T S^T) = (S D)^T: D^T as a dense k... here S^T is n x m sparse. */
     double *dt = calloc((size_t)(n * k), sizeof *dt), *st = calloc((size_t)(k * m), sizeof *st);
     for (int64_t i = 0; i < k; i++)

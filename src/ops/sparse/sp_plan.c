@@ -66,6 +66,7 @@ static tdcl_status kernels(tdcl_sparse_plan *p, tdcl_err *err)
         TDCL_TRY(kernel(p, "sp_fill_rows", sfx[t], &p->fill_rows[t], err));
         TDCL_TRY(kernel(p, "spmm_csr_dense", sfx[t], &p->spmm_cd[t], err));
         TDCL_TRY(kernel(p, "spmm_dense_csc", sfx[t], &p->spmm_dc[t], err));
+        TDCL_TRY(kernel(p, "spmm_csr_dense_rows", sfx[t], &p->spmm_rows[t], err));
     }
 out:
     return st;
@@ -104,7 +105,8 @@ void tdcl_sparse_plan_force(tdcl_sparse_plan *p, int rows_path)
 void tdcl_sparse_plan_destroy(tdcl_sparse_plan *p)
 {
     if (!p) return;
-    cl_kernel *all[] = {p->fill_local, p->fill_dense, p->fill_rows, p->spmm_cd, p->spmm_dc};
+    cl_kernel *all[] = {p->fill_local, p->fill_dense, p->fill_rows,
+                        p->spmm_cd,    p->spmm_dc,    p->spmm_rows};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         for (int t = 0; t < SP_TYPES; t++)
             if (all[i][t]) clReleaseKernel(all[i][t]);

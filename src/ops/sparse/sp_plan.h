@@ -13,7 +13,7 @@ struct tdcl_sparse_plan {
     cl_program prog;
     cl_kernel count_local, count_dense, count_rows;
     cl_kernel fill_local[SP_TYPES], fill_dense[SP_TYPES], fill_rows[SP_TYPES];
-    cl_kernel spmm_cd[SP_TYPES], spmm_dc[SP_TYPES];
+    cl_kernel spmm_cd[SP_TYPES], spmm_dc[SP_TYPES], spmm_rows[SP_TYPES];
     int atom64;      /* cl_khr_int64_base_atomics: lanes may share 64-bit sums */
     int cpu;         /* a CPU device: one lane a row (a barrier costs a pass over the
                         group's items there, and atomics are not needed) */

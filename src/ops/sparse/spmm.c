@@ -81,7 +81,19 @@ tdcl_status tdcl_spmm(tdcl_sparse_plan *p, const tdcl_csr *s, const tdcl_matrix 
     if (w > SP_MM_COLS) w = SP_MM_COLS;
     size_t g[2] = {round_up((size_t)cols, w), (size_t)rows}, l[2] = {w, 1};
     cl_kernel k = a_sparse ? p->spmm_cd[ti] : p->spmm_dc[ti];
-    if (a_sparse) {
+    if (a_sparse && p->rows_path) { /* CPU devices: an item a row, groups of one */
+        k = p->spmm_rows[ti];
+        ARG(k, 0, m[0]);
+        ARG(k, 1, m[1]);
+        ARG(k, 2, m[2]);
+        ARG(k, 3, pat);
+        ARG(k, 4, m[3]);
+        ARG(k, 5, n);
+        ARG(k, 6, m[4]);
+        ARG(k, 7, m[5]);
+        g[0] = (size_t)rows;
+        g[1] = l[0] = l[1] = 1;
+    } else if (a_sparse) {
         ARG(k, 0, m[0]);
         ARG(k, 1, m[1]);
         ARG(k, 2, m[2]);
