@@ -66,7 +66,7 @@ _tiledcl()
     case $cmd in
     "") COMPREPLY=($(compgen -W "$commands $globals" -- "$cur")); return ;;
     help) COMPREPLY=($(compgen -W "$commands" -- "$cur")); return ;;
-    matmul) opts="-o --output -t --type --precision --tile -k --kernel --params --no-tune --verify --wrap --max-alloc --shards --panel" ;;
+    matmul) opts="-o --output -t --type --precision --tile -k --kernel --params --no-tune --verify --wrap --max-alloc --shards --panel --sparse --dense --dense-output" ;;
     tile-avg) opts="--tile -o --output --strict --variant --verify --clip --max-bytes --op --alpha --type" ;;
     tile-map) opts="--tile --json --color" ;;
     life) opts="-g --gens -o --output -r --rule -b --boundary -s --size -d --density --seed --every --frames --gif --scale --kernel --tile --depth --word-bits --halo --max-bytes --sparse --plane --window" ;;
@@ -75,8 +75,9 @@ _tiledcl()
     bench)
         opts="--size --shape --tile --gens --reps --warmup --type --precision --params --no-tune --copy-size --seed --json --nnz --threads --dir --read --plain --pattern --plane --sparse --boundary --shards"
         [ "${COMP_WORDS[i+1]}" = e2e ] && opts="--size --reps --quick --no-numpy --exe --dir --json"
+        case ${COMP_WORDS[i+1]} in spgemm | spmm) opts="--matrix --cols --reps --warmup --seed --json" ;; esac
         if [ "$prev" = bench ] && [[ $cur != -* ]]; then
-            COMPREPLY=($(compgen -W "copy matmul tile-avg life all e2e io" -- "$cur")); return
+            COMPREPLY=($(compgen -W "copy matmul tile-avg life all e2e io spgemm spmm" -- "$cur")); return
         fi ;;
     tune)
         opts="--sizes --time-limit --candidates --max-sets --min-gain --seed --dry-run"

@@ -58,6 +58,9 @@ static void usage(FILE *fp)
             "            copies, kernel, writing): see 'tiledcl bench e2e --help'\n"
             "  io        Matrix Market and .npy files, read and written   MB/s\n"
             "            on the host (no device): see below\n"
+            "  spgemm    sparse A*A on generated matrices             GFLOP/s\n"
+            "  spmm      sparse A times dense blocks                  GFLOP/s\n"
+            "            see 'tiledcl bench spgemm --help'\n"
             "\n");
     fprintf(fp, "options (defaults: GPU / CPU):\n"
                 "  --size N          NxN problem; matmul 8192 / 2048, tile-avg 16384 / 4096,\n"

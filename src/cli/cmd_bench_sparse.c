@@ -27,17 +27,15 @@ static void usage(FILE *fp, const char *op)
             "                  (N x N, R random columns a row), laplace:M (2D 5-point\n"
             "                  Laplacian of M^2 unknowns); repeatable; default rmat:15:8,\n"
             "                  rmat:16:8, laplace:1000, uniform:100000:16\n"
-            "%s"
+            "  --cols N        spmm: the dense block's columns; repeatable; default 32,\n"
+            "                  128, 512\n"
             "  --reps R        timed repetitions (5)\n"
             "  --warmup W      untimed runs first (1)\n"
             "  --seed S        the generators' seed (1); bench/cusparse_anchor.py makes the\n"
             "                  same matrices from the same seed\n"
             "  --json          one JSON object a line\n",
             op, strcmp(op, "spmm") == 0 ? "[--cols N]... " : "",
-            strcmp(op, "spmm") == 0 ? "A times a dense block" : "A*A",
-            strcmp(op, "spmm") == 0 ? "  --cols N        the dense block's columns; repeatable; "
-                                      "default 32, 128, 512\n"
-                                    : "");
+            strcmp(op, "spmm") == 0 ? "A times a dense block" : "A*A");
 }
 
 static void emit(const tdcl_bench_sparse_row *r, void *user)

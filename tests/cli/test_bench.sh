@@ -234,4 +234,14 @@ expect_eq "$(ls -A "$T/e2e" | wc -l | tr -d ' ')" "0" "bench e2e removes its fil
 run bench e2e --reps 40
 expect_rc 2 "e2e takes at most 31 runs"
 
+# bench spgemm on the Laplacian of a 30 x 30 grid: its square's entries
+# are the cells within two steps of each cell (|dx| + |dy| <= 2).
+run bench spgemm --matrix laplace:30 --reps 1 --warmup 0 --json
+expect_rc 0 "bench spgemm runs"
+want=$(python3 -c 'print(sum(1 for y in range(30) for x in range(30) for dy in range(-2, 3) for dx in range(-2, 3) if abs(dx) + abs(dy) <= 2 and 0 <= x + dx < 30 and 0 <= y + dy < 30))')
+expect_contains "$OUT" "\"nnz_c\":$want," "bench spgemm's product has the Laplacian square's entries"
+expect_contains "$OUT" "\"copy_gbps\":" "bench spgemm reports the copy ceiling beside it"
+run bench spgemm --matrix nonsense
+expect_rc 2 "an unknown matrix is a usage error"
+
 done_testing

@@ -55,7 +55,8 @@ for c in $COMMANDS; do
     check_options bash "$c" "$(bash_complete tiledcl "$c" --)" "$(help_options "$c")"
 done
 check_options bash "bench e2e" "$(bash_complete tiledcl bench e2e --)" "$(help_options bench e2e)"
-expect_eq "$(bash_complete tiledcl bench '' | tr '\n' ' ')" "$(echo copy matmul tile-avg life all e2e io | lines | tr '\n' ' ')" \
+check_options bash "bench spgemm" "$(bash_complete tiledcl bench spgemm --)" "$(help_options bench spgemm)"
+expect_eq "$(bash_complete tiledcl bench '' | tr '\n' ' ')" "$(echo copy matmul tile-avg life all e2e io spgemm spmm | lines | tr '\n' ' ')" \
     "bash: bench offers its operations"
 expect_eq "$(bash_complete tiledcl life --boundary '' | tr '\n' ' ')" "$(echo dead torus clamp klein cross sphere | lines | tr '\n' ' ')" \
     "bash: --boundary offers the named boundaries"
@@ -107,7 +108,8 @@ for c in $COMMANDS; do
     check_options zsh "$c" "$(zsh_complete "tiledcl $c --")" "$(help_options "$c")"
 done
 check_options zsh "bench e2e" "$(zsh_complete 'tiledcl bench e2e --')" "$(help_options bench e2e)"
-expect_eq "$(zsh_complete 'tiledcl bench ' | grep -v '^-' | tr '\n' ' ')" "$(echo copy matmul tile-avg life all e2e io | lines | tr '\n' ' ')" \
+check_options zsh "bench spgemm" "$(zsh_complete 'tiledcl bench spgemm --')" "$(help_options bench spgemm)"
+expect_eq "$(zsh_complete 'tiledcl bench ' | grep -v '^-' | tr '\n' ' ')" "$(echo copy matmul tile-avg life all e2e io spgemm spmm | lines | tr '\n' ' ')" \
     "zsh: bench offers its operations"
 expect_eq "$(zsh_complete 'tiledcl life --boundary ' | tr '\n' ' ')" "$(echo dead torus clamp klein cross sphere | lines | tr '\n' ' ')" \
     "zsh: --boundary offers the named boundaries"
