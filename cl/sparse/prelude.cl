@@ -179,8 +179,16 @@ static inline void sp_insertion(__global int *v, __global const int *from, int n
 // spread columns, where a comparison sort costs more than the product.
 static inline void sp_sort_ints(__global int *v, int n, int lo, int hi, __global int *tmp)
 {
-    if (n <= 32) {
-        sp_insertion(v, v, n);
+    if (n <= 32) { /* in private memory: no global load or store per step */
+        int w[32];
+        for (int i = 0; i < n; i++) {
+            int x = v[i], u = i;
+            for (; u > 0 && w[u - 1] > x; u--)
+                w[u] = w[u - 1];
+            w[u] = x;
+        }
+        for (int i = 0; i < n; i++)
+            v[i] = w[i];
         return;
     }
     __global int *at = tmp, *out = tmp + n + 1;
