@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "io/matio.h"
 #include "io/npy.h"
+#include "io/sparse_io.h"
 #include <stdlib.h>
 #include "base/clock.h"
 
@@ -374,6 +375,15 @@ tdcl_status tdcl_mm_exec_job(tdcl_exec *ex, const tdcl_mm_shard_opts *so, tdcl_m
         return tdcl_mm_job(ex->ctx, o, err);
     }
     if (ex->kind == TDCL_EXEC_RANKS) o->product = NULL; /* rank 0 writes, to stdout too */
+    if (root && o->sparse != TDCL_MM_SPARSE_OFF)
+        for (int i = 0; i < 2; i++) {
+            const char *path = i ? o->b_path : o->a_path;
+            if (path && strcmp(path, "-") != 0 && tdcl_sparse_path(path))
+                tdcl_log(TDCL_LOG_WARN,
+                         "matmul: %s ('%s') is a sparse file: multiplied dense over several "
+                         "devices (sparse products run on one device)",
+                         i ? "B" : "A", path);
+        }
     TDCL_TRY(tdcl_mm_exec_start(ex, &r, err));
     TDCL_TRY(tdcl_mm_exec_slabs(&r, o->a_path, o->b_path, &ta, &tb, &slabs, err));
     if (slabs) { /* each rank reads its own blocks */
