@@ -609,7 +609,7 @@ static tdcl_status lpeak_setup(const bench_job *j, int wb, int nv, lpeak_run *p,
     /* the product's network (life.c's build): the rule's gates, on NVIDIA
      * for one word a work-item as one PTX lop3 each, row sums from 32-bit
      * halves */
-    const int lop3 = nv == 1 && ctx->dev.nv_cc_major > 0;
+    const int lop3 = nv == 1 && ctx->dev.nv_options;
     const int net3 = tdcl_life_net_pays(&ctx->dev, lop3) &&
                      tdcl_life_net_opts(tdcl_life_rule_conway(), opts, sizeof opts, &n);
     p->lop3 = lop3 && net3;

@@ -883,6 +883,15 @@ out:
     return st;
 }
 
+/* 1 where the device's OpenCL C is 1.2 or later ("OpenCL C 1.2 ..."): an
+ * OpenCL 1.1 compiler refuses -cl-std=CL1.2. */
+static int c_1_2(const tdcl_device_info *d)
+{
+    int major = 0, minor = 0;
+    if (sscanf(d->opencl_c_version, "OpenCL C %d.%d", &major, &minor) != 2) return 1;
+    return major > 1 || (major == 1 && minor >= 2);
+}
+
 static tdcl_status program_unlocked(tdcl_ctx *ctx, const char *const *names, size_t n,
                                     const char *options, cl_program *prog, tdcl_err *err)
 {
@@ -901,7 +910,8 @@ static tdcl_status program_unlocked(tdcl_ctx *ctx, const char *const *names, siz
         st = tdcl_fail(err, TDCL_ENOMEM, "out of memory");
         goto out;
     }
-    snprintf(opts, olen, "%s%s", strstr(user, "-cl-std=") ? "" : "-cl-std=CL1.2 ", user);
+    snprintf(opts, olen, "%s%s",
+             strstr(user, "-cl-std=") || !c_1_2(&ctx->dev) ? "" : "-cl-std=CL1.2 ", user);
 
     if (ctx->cache_dir && tdcl_cache_load(ctx, src, src_len, opts, &p) == TDCL_OK) {
         ctx->t.programs_cached++;

@@ -136,9 +136,9 @@ void tdcl_ctx_memo_set(tdcl_ctx *ctx, const char *key, int value);
 tdcl_status tdcl_kernel_path(const char *kernel_dir, const char *name, char **path, tdcl_err *err);
 
 /* Builds (or loads from the cache) the program of kernel file `name` with
- * the -D options given; "-cl-std=CL1.2" is added when the device supports it
- * and not given. *prog is owned by the caller. A failed build logs the build
- * log and names the file and options. */
+ * the -D options given; "-cl-std=CL1.2" is added when the device's OpenCL C is
+ * 1.2 or later (or unreadable) and not given. *prog is owned by the caller. A failed build logs the
+ * build log and names the file and options. */
 tdcl_status tdcl_ctx_program(tdcl_ctx *ctx, const char *name, const char *options, cl_program *prog,
                              tdcl_err *err);
 

@@ -164,7 +164,7 @@ tdcl_status tdcl_mm_precision_parse(const char *s, tdcl_mm_precision *p, tdcl_er
 
 int tdcl_mm_nvidia(const tdcl_device_info *d)
 {
-    return strstr(d->platform_vendor, "NVIDIA") || strstr(d->platform_name, "NVIDIA");
+    return d->nv_options; /* inline PTX: NVIDIA's own compiler, not its name */
 }
 
 /* cp.async came with compute capability 8.0, as the tensor-core tf32 did. */

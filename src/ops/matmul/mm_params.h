@@ -82,7 +82,7 @@ tdcl_status tdcl_mm_params_check(const tdcl_device_info *d, tdcl_mm_kernel k,
                                  const tdcl_mm_params *p, size_t esz, const struct tdcl_mm_lab *lab,
                                  tdcl_err *err);
 
-/* 1 on an NVIDIA platform. */
+/* 1 on NVIDIA's own OpenCL (tdcl_device_info.nv_options). */
 int tdcl_mm_nvidia(const tdcl_device_info *d);
 
 /* 1 where d has the gpu kernel's cp.async slab copies (cp=2): an NVIDIA
