@@ -124,18 +124,43 @@ static tdcl_status shard_download(const mm_run *R, mm_shard *sh, tdcl_err *err)
     return tdcl_mm_plan_result(sh->plan, &sh->part, err);
 }
 
-static tdcl_status shard_product(const mm_run *R, mm_shard *sh, tdcl_err *err)
+/* st, noting where an int64 overflow lies in the whole C. */
+static tdcl_status overflow_of(mm_shard *sh, tdcl_status st)
 {
-    tdcl_status st = TDCL_OK;
-    double t0 = tdcl_now_ms();
-    st = tdcl_mm_plan_execute(sh->plan, &sh->kernel_ms, err);
-    sh->stat.compute_ms = tdcl_now_ms() - t0;
     if (st == TDCL_ERANGE && tdcl_mm_plan_overflow(sh->plan, &sh->ovf_row, &sh->ovf_col)) {
         sh->ovf = 1;
         sh->ovf_row += sh->r0;
         sh->ovf_col += sh->c0;
     }
-    if (st) return st;
+    return st;
+}
+
+/* Row panels overlapped with their copies, C's rows downloaded straight
+ * into the shard's rows of C; TDCL_EUNSUPPORTED where the plan has none
+ * or the shard's rows are not whole rows of C. */
+static tdcl_status shard_overlapped(const mm_run *R, mm_shard *sh, tdcl_err *err)
+{
+    tdcl_err e = {0};
+    if (R->cols != 1) return TDCL_EUNSUPPORTED;
+    size_t row = (size_t)R->c.cols * tdcl_dtype_size(R->c.dtype);
+    tdcl_status st = tdcl_mm_plan_execute_into(sh->plan, (char *)R->c.data + (size_t)sh->r0 * row,
+                                               &sh->kernel_ms, &e);
+    if (st && st != TDCL_EUNSUPPORTED && err) *err = e;
+    return st;
+}
+
+static tdcl_status shard_product(const mm_run *R, mm_shard *sh, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    double t0 = tdcl_now_ms();
+    st = shard_overlapped(R, sh, err);
+    if (st != TDCL_EUNSUPPORTED) {
+        sh->stat.compute_ms = tdcl_now_ms() - t0;
+        return overflow_of(sh, st);
+    }
+    st = tdcl_mm_plan_execute(sh->plan, &sh->kernel_ms, err);
+    sh->stat.compute_ms = tdcl_now_ms() - t0;
+    if ((st = overflow_of(sh, st))) return st;
     t0 = tdcl_now_ms();
     st = shard_download(R, sh, err);
     sh->stat.exchange_ms = tdcl_now_ms() - t0;
@@ -217,6 +242,8 @@ tdcl_status tdcl_mm_shard_run(tdcl_devset *set, const tdcl_mm_opts *o, int rows,
     if (!R) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
     *R = (mm_run){.set = set, .o = *o, .a = a, .b = b, .cols = cols};
     R->o.borrow_inputs = 0; /* the shards' A is a view, B a copy or shared */
+    /* a band of whole rows: A and B outlive the plans, C's rows are whole */
+    if (!R->o.panel_rows && cols == 1) R->o.panel_rows = TDCL_MM_PANELS_AUTO;
     if ((size_t)rows * (size_t)cols != n) {
         st = tdcl_fail(err, TDCL_EINVAL, "a %dx%d grid for %zu shards", rows, cols, n);
         goto out;

@@ -18,7 +18,10 @@
  * (one fork-join per upload, not per chunk); a download the other way
  * round, each lane handing its chunks to the sink. */
 struct tdcl_xfer {
-    int failed; /* the ring could not be made: plain copies from now on */
+    tdcl_ctx *ctx;
+    cl_command_queue q; /* ctx's queue, or a channel's own */
+    int own_q;          /* a channel's: released with it */
+    int failed;         /* the ring could not be made: plain copies from now on */
     size_t chunk;
     int lanes, slots;
     cl_mem mem;
@@ -51,11 +54,11 @@ int tdcl_xfer_staged(const tdcl_ctx *ctx, size_t n)
     return !(ctx->dev.type & CL_DEVICE_TYPE_CPU) && n >= MIN_STAGED;
 }
 
-static void ring_free(tdcl_ctx *ctx, struct tdcl_xfer *x)
+static void ring_free(struct tdcl_xfer *x)
 {
-    if (x->host) clEnqueueUnmapMemObject(ctx->queue, x->mem, x->host, 0, NULL, NULL);
+    if (x->host) clEnqueueUnmapMemObject(x->q, x->mem, x->host, 0, NULL, NULL);
     if (x->mem) {
-        clFinish(ctx->queue);
+        clFinish(x->q);
         clReleaseMemObject(x->mem);
     }
     x->mem = NULL;
@@ -63,8 +66,9 @@ static void ring_free(tdcl_ctx *ctx, struct tdcl_xfer *x)
 }
 
 /* Makes the pinned ring; on failure marks it failed and says why at -v. */
-static void ring_make(tdcl_ctx *ctx, struct tdcl_xfer *x)
+static void ring_make(struct tdcl_xfer *x)
 {
+    tdcl_ctx *ctx = x->ctx;
     cl_int rc;
     size_t bytes = (size_t)x->slots * x->chunk;
     x->mem =
@@ -72,41 +76,59 @@ static void ring_make(tdcl_ctx *ctx, struct tdcl_xfer *x)
     const char *call = "clCreateBuffer";
     if (rc == CL_SUCCESS) {
         call = "clEnqueueMapBuffer";
-        x->host = clEnqueueMapBuffer(ctx->queue, x->mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
-                                     bytes, 0, NULL, NULL, &rc);
+        x->host = clEnqueueMapBuffer(x->q, x->mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0,
+                                     NULL, NULL, &rc);
     }
     if (rc == CL_SUCCESS && x->host) return;
     tdcl_log(TDCL_LOG_VERBOSE, "transfers: no pinned staging memory (%s: %s); plain copies", call,
              tdcl_cl_error_name(rc));
     x->host = NULL;
-    ring_free(ctx, x);
+    ring_free(x);
     x->failed = 1;
 }
 
-/* ctx's ring for a copy of n bytes, made on first use; NULL: plain copies. */
+static struct tdcl_xfer *xfer_new(tdcl_ctx *ctx, cl_command_queue q)
+{
+    struct tdcl_xfer *x = calloc(1, sizeof *x);
+    if (!x) return NULL;
+    long chunk = env_long("TILEDCL_STAGING_CHUNK", (long)DEFAULT_CHUNK);
+    x->ctx = ctx;
+    x->q = q;
+    x->chunk = chunk < 4096 ? 4096 : (size_t)chunk;
+    x->lanes = tdcl_pool_size((int)env_long("TILEDCL_STAGING_THREADS", DEFAULT_LANES), 1);
+    x->slots = 2 * x->lanes;
+    return x;
+}
+
+/* x's ring for a copy of n bytes, made on first use; NULL: plain copies. */
+static struct tdcl_xfer *chan_ring(struct tdcl_xfer *x, size_t n)
+{
+    if (!tdcl_xfer_staged(x->ctx, n)) return NULL;
+    if (!x->host && !x->failed) ring_make(x);
+    return x->failed ? NULL : x;
+}
+
+/* ctx's own ring for a copy of n bytes, on ctx's queue. */
 static struct tdcl_xfer *ring(tdcl_ctx *ctx, size_t n)
 {
     if (!tdcl_xfer_staged(ctx, n)) return NULL;
-    if (!ctx->xfer) {
-        struct tdcl_xfer *x = calloc(1, sizeof *x);
-        if (!x) return NULL;
-        long chunk = env_long("TILEDCL_STAGING_CHUNK", (long)DEFAULT_CHUNK);
-        x->chunk = chunk < 4096 ? 4096 : (size_t)chunk;
-        x->lanes = tdcl_pool_size((int)env_long("TILEDCL_STAGING_THREADS", DEFAULT_LANES), 1);
-        x->slots = 2 * x->lanes;
-        ctx->xfer = x;
-        ring_make(ctx, x);
-    }
-    return ctx->xfer->failed ? NULL : ctx->xfer;
+    if (!ctx->xfer && !(ctx->xfer = xfer_new(ctx, ctx->queue))) return NULL;
+    return chan_ring(ctx->xfer, n);
+}
+
+static void xfer_free(struct tdcl_xfer *x)
+{
+    for (int s = 0; s < x->slots; s++)
+        if (x->ev[s]) clReleaseEvent(x->ev[s]);
+    ring_free(x);
+    if (x->own_q) clReleaseCommandQueue(x->q);
+    free(x);
 }
 
 void tdcl_xfer_release(tdcl_ctx *ctx)
 {
     if (!ctx || !ctx->xfer) return;
-    for (int s = 0; s < ctx->xfer->slots; s++)
-        if (ctx->xfer->ev[s]) clReleaseEvent(ctx->xfer->ev[s]);
-    ring_free(ctx, ctx->xfer);
-    free(ctx->xfer);
+    xfer_free(ctx->xfer);
     ctx->xfer = NULL;
 }
 
@@ -136,7 +158,6 @@ static tdcl_status drain(struct tdcl_xfer *x, tdcl_status st, tdcl_err *err)
 }
 
 typedef struct upload {
-    tdcl_ctx *ctx;
     struct tdcl_xfer *x;
     cl_mem buf;
     size_t off, n;
@@ -150,7 +171,7 @@ static void upload_lane(void *arg, int t)
 {
     upload *u = arg;
     struct tdcl_xfer *x = u->x;
-    cl_command_queue q = u->ctx->queue;
+    cl_command_queue q = x->q;
     tdcl_status st = TDCL_OK;
     tdcl_err *err = &u->err[t];
     for (size_t i = (size_t)t, k = 0; i * x->chunk < u->n; i += (size_t)x->lanes, k++) {
@@ -168,17 +189,23 @@ out:
     u->st[t] = st;
 }
 
-tdcl_status tdcl_xfer_upload(tdcl_ctx *ctx, cl_mem buf, size_t off, const void *src, size_t n,
-                             tdcl_err *err)
+static int lanes_of(const struct tdcl_xfer *x, size_t n)
 {
-    struct tdcl_xfer *x = ring(ctx, n);
+    size_t chunks = (n + x->chunk - 1) / x->chunk;
+    return chunks < (size_t)x->lanes ? (int)chunks : x->lanes;
+}
+
+/* Through x's ring (NULL: a plain copy on q). */
+static tdcl_status upload_on(struct tdcl_xfer *x, cl_command_queue q, cl_mem buf, size_t off,
+                             const void *src, size_t n, tdcl_err *err)
+{
     if (!x) {
-        cl_int rc = clEnqueueWriteBuffer(ctx->queue, buf, CL_TRUE, off, n, src, 0, NULL, NULL);
+        cl_int rc = clEnqueueWriteBuffer(q, buf, CL_TRUE, off, n, src, 0, NULL, NULL);
         return rc == CL_SUCCESS ? TDCL_OK : tdcl_fail_cl(err, rc, "clEnqueueWriteBuffer", NULL);
     }
-    upload u = {ctx, x, buf, off, n, src, {TDCL_OK}, calloc((size_t)x->lanes, sizeof(tdcl_err))};
+    upload u = {x, buf, off, n, src, {TDCL_OK}, calloc((size_t)x->lanes, sizeof(tdcl_err))};
     if (!u.err) return tdcl_fail(err, TDCL_ENOMEM, "out of memory for a staged copy");
-    int lanes = tdcl_xfer_lanes(ctx, n);
+    int lanes = lanes_of(x, n);
     tdcl_pool_run(lanes, upload_lane, &u);
     tdcl_status st = TDCL_OK;
     for (int t = 0; t < lanes && !st; t++)
@@ -187,8 +214,14 @@ tdcl_status tdcl_xfer_upload(tdcl_ctx *ctx, cl_mem buf, size_t off, const void *
     return drain(x, st, err);
 }
 
+tdcl_status tdcl_xfer_upload(tdcl_ctx *ctx, cl_mem buf, size_t off, const void *src, size_t n,
+                             tdcl_err *err)
+{
+    return upload_on(ring(ctx, n), ctx->queue, buf, off, src, n, err);
+}
+
 /* Chunk by chunk through one malloc'd bounce buffer: the fallback. */
-static tdcl_status download_plain(tdcl_ctx *ctx, cl_mem buf, size_t off, size_t n,
+static tdcl_status download_plain(cl_command_queue q, cl_mem buf, size_t off, size_t n,
                                   tdcl_xfer_sink sink, void *user, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
@@ -197,8 +230,7 @@ static tdcl_status download_plain(tdcl_ctx *ctx, cl_mem buf, size_t off, size_t 
     if (!b) return tdcl_fail(err, TDCL_ENOMEM, "cannot allocate %zu bytes for a download", chunk);
     for (size_t pos = 0, len; pos < n; pos += len) {
         len = n - pos < chunk ? n - pos : chunk;
-        TDCL_CL_TRY(err,
-                    clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, off + pos, len, b, 0, NULL, NULL),
+        TDCL_CL_TRY(err, clEnqueueReadBuffer(q, buf, CL_TRUE, off + pos, len, b, 0, NULL, NULL),
                     "clEnqueueReadBuffer");
         TDCL_TRY(sink(user, pos, b, len, err));
     }
@@ -208,7 +240,6 @@ out:
 }
 
 typedef struct download {
-    tdcl_ctx *ctx;
     struct tdcl_xfer *x;
     cl_mem buf;
     size_t off, n;
@@ -227,9 +258,9 @@ static tdcl_status enqueue_read(download *d, size_t i, int s, tdcl_err *err)
     if (pos >= d->n) return TDCL_OK;
     size_t len = d->n - pos < x->chunk ? d->n - pos : x->chunk;
     const char *call = "clEnqueueReadBuffer";
-    cl_int rc = clEnqueueReadBuffer(d->ctx->queue, d->buf, CL_FALSE, d->off + pos, len,
-                                    slot_ptr(x, s), 0, NULL, &x->ev[s]);
-    if (rc == CL_SUCCESS) rc = clFlush(d->ctx->queue), call = "clFlush";
+    cl_int rc = clEnqueueReadBuffer(x->q, d->buf, CL_FALSE, d->off + pos, len, slot_ptr(x, s), 0,
+                                    NULL, &x->ev[s]);
+    if (rc == CL_SUCCESS) rc = clFlush(x->q), call = "clFlush";
     return rc == CL_SUCCESS ? TDCL_OK : tdcl_fail_cl(err, rc, call, NULL);
 }
 
@@ -256,15 +287,14 @@ out:
     d->st[t] = st;
 }
 
-tdcl_status tdcl_xfer_download(tdcl_ctx *ctx, cl_mem buf, size_t off, size_t n, tdcl_xfer_sink sink,
-                               void *user, tdcl_err *err)
+static tdcl_status download_on(struct tdcl_xfer *x, cl_command_queue q, cl_mem buf, size_t off,
+                               size_t n, tdcl_xfer_sink sink, void *user, tdcl_err *err)
 {
-    struct tdcl_xfer *x = ring(ctx, n);
-    if (!x) return download_plain(ctx, buf, off, n, sink, user, err);
-    download d = {ctx,  x,    buf, off,       n,
-                  sink, user, 0,   {TDCL_OK}, calloc((size_t)x->lanes, sizeof(tdcl_err))};
+    if (!x) return download_plain(q, buf, off, n, sink, user, err);
+    download d = {
+        x, buf, off, n, sink, user, 0, {TDCL_OK}, calloc((size_t)x->lanes, sizeof(tdcl_err))};
     if (!d.err) return tdcl_fail(err, TDCL_ENOMEM, "out of memory for a staged copy");
-    tdcl_pool_run(tdcl_xfer_lanes(ctx, n), download_lane, &d);
+    tdcl_pool_run(lanes_of(x, n), download_lane, &d);
     tdcl_status st = TDCL_OK;
     for (int t = 0; t < x->lanes && !st; t++)
         if ((st = d.st[t]) && err) *err = d.err[t];
@@ -272,12 +302,16 @@ tdcl_status tdcl_xfer_download(tdcl_ctx *ctx, cl_mem buf, size_t off, size_t n, 
     return drain(x, st, err);
 }
 
+tdcl_status tdcl_xfer_download(tdcl_ctx *ctx, cl_mem buf, size_t off, size_t n, tdcl_xfer_sink sink,
+                               void *user, tdcl_err *err)
+{
+    return download_on(ring(ctx, n), ctx->queue, buf, off, n, sink, user, err);
+}
+
 int tdcl_xfer_lanes(tdcl_ctx *ctx, size_t n)
 {
     struct tdcl_xfer *x = ring(ctx, n);
-    if (!x) return 1;
-    size_t chunks = (n + x->chunk - 1) / x->chunk;
-    return chunks < (size_t)x->lanes ? (int)chunks : x->lanes;
+    return x ? lanes_of(x, n) : 1;
 }
 
 static tdcl_status copy_sink(void *user, size_t pos, const void *p, size_t n, tdcl_err *err)
@@ -295,4 +329,43 @@ tdcl_status tdcl_xfer_read(tdcl_ctx *ctx, cl_mem buf, size_t off, void *dst, siz
         return rc == CL_SUCCESS ? TDCL_OK : tdcl_fail_cl(err, rc, "clEnqueueReadBuffer", NULL);
     }
     return tdcl_xfer_download(ctx, buf, off, n, copy_sink, dst, err);
+}
+
+tdcl_status tdcl_xfer_open(tdcl_ctx *ctx, tdcl_xfer **out, tdcl_err *err)
+{
+    cl_int rc;
+    *out = NULL;
+    cl_command_queue q = clCreateCommandQueue(ctx->context, ctx->dev.device, 0, &rc);
+    if (rc != CL_SUCCESS)
+        return tdcl_fail_cl(err, rc, "clCreateCommandQueue", "a copy queue on '%s'",
+                            ctx->dev.device_name);
+    struct tdcl_xfer *x = xfer_new(ctx, q);
+    if (!x) {
+        clReleaseCommandQueue(q);
+        return tdcl_fail(err, TDCL_ENOMEM, "out of memory for a copy channel");
+    }
+    x->own_q = 1;
+    *out = x;
+    return TDCL_OK;
+}
+
+void tdcl_xfer_close(tdcl_xfer *x)
+{
+    if (x) xfer_free(x);
+}
+
+tdcl_status tdcl_xfer_put(tdcl_xfer *x, cl_mem buf, size_t off, const void *src, size_t n,
+                          tdcl_err *err)
+{
+    return upload_on(chan_ring(x, n), x->q, buf, off, src, n, err);
+}
+
+tdcl_status tdcl_xfer_get(tdcl_xfer *x, cl_mem buf, size_t off, void *dst, size_t n, tdcl_err *err)
+{
+    struct tdcl_xfer *r = chan_ring(x, n);
+    if (!r) {
+        cl_int rc = clEnqueueReadBuffer(x->q, buf, CL_TRUE, off, n, dst, 0, NULL, NULL);
+        return rc == CL_SUCCESS ? TDCL_OK : tdcl_fail_cl(err, rc, "clEnqueueReadBuffer", NULL);
+    }
+    return download_on(r, x->q, buf, off, n, copy_sink, dst, err);
 }

@@ -56,6 +56,28 @@ int tdcl_xfer_lanes(tdcl_ctx *ctx, size_t n);
 /* 1 when copies of n bytes on ctx's device go through the ring. */
 int tdcl_xfer_staged(const tdcl_ctx *ctx, size_t n);
 
+/* A copy channel: a queue of its own on ctx's device and a ring of its
+ * own, so that its copies run beside the kernels of ctx's queue (and of
+ * another channel's: one for uploads, one for downloads). The caller
+ * orders them against the kernels (events, waits). Channels of one
+ * context; OpenCL has no copy between the contexts of two devices, so a
+ * set's devices each get their own from host memory. */
+typedef struct tdcl_xfer tdcl_xfer;
+
+/* Opens a channel on ctx (tdcl_xfer_close releases it). */
+tdcl_status tdcl_xfer_open(tdcl_ctx *ctx, tdcl_xfer **out, tdcl_err *err);
+
+/* Releases x (waiting for its copies); accepts NULL. */
+void tdcl_xfer_close(tdcl_xfer *x);
+
+/* tdcl_xfer_upload on x's queue and ring. */
+tdcl_status tdcl_xfer_put(tdcl_xfer *x, cl_mem buf, size_t off, const void *src, size_t n,
+                          tdcl_err *err);
+
+/* tdcl_xfer_read on x's queue and ring: the ring's threads write dst, so
+ * that fresh pages of dst are faulted in on several threads at once. */
+tdcl_status tdcl_xfer_get(tdcl_xfer *x, cl_mem buf, size_t off, void *dst, size_t n, tdcl_err *err);
+
 /* Releases ctx's ring (tdcl_ctx_close calls it); accepts a context
  * without one. */
 void tdcl_xfer_release(tdcl_ctx *ctx);

@@ -494,6 +494,7 @@ void tdcl_mm_plan_destroy(tdcl_mm_plan *p)
     tdcl_mm_plan_unmap_result(p, NULL);
     tdcl_mm_tc_destroy(p->tc);
     release_kernels(p);
+    tdcl_mm_pipe_release(p);
     cl_mem *ms[] = {&p->a, &p->b, &p->c, &p->ap, &p->bp, &p->at, &p->w};
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
         if (*ms[i]) clReleaseMemObject(*ms[i]);

@@ -63,7 +63,17 @@ typedef struct tdcl_mm_opts {
      * product's own memory is touched. */
     void (*input_read)(void *user, int which);
     void *input_user;
+    /* Rows of C per panel overlapped with the copies: A's rows go up and
+     * C's rows come down while other panels compute, B is uploaded once.
+     * 0: none; TDCL_MM_PANELS_AUTO: where the copies cross a bus and C is
+     * large; > 0: that many (TILEDCL_MM_PANEL_ROWS overrides either of the
+     * last two, 0 turning them off). Only where B fits the device whole.
+     * Such a plan reads A (and B for an int64 range check) from the
+     * caller's memory during execute: it must stay valid until then. */
+    int64_t panel_rows;
 } tdcl_mm_opts;
+
+#define TDCL_MM_PANELS_AUTO (-1)
 
 typedef struct tdcl_mm_plan tdcl_mm_plan;
 
@@ -109,6 +119,13 @@ tdcl_status tdcl_mm_fail_overflow(int64_t row, int64_t col, tdcl_err *err);
 /* Downloads C into a new M x N matrix of the plan's type (c is overwritten;
  * the caller frees it with tdcl_matrix_free). */
 tdcl_status tdcl_mm_plan_result(tdcl_mm_plan *p, tdcl_matrix *c, tdcl_err *err);
+
+/* Executes a plan with row panels overlapped (o->panel_rows): C's rows
+ * downloaded into dst (M x N row-major of the plan's type) by the copying
+ * threads as each panel finishes, while later ones compute; -v says how
+ * much of the copies' time the kernels hid. TDCL_EUNSUPPORTED, doing
+ * nothing, for any other plan (then tdcl_mm_plan_execute). */
+tdcl_status tdcl_mm_plan_execute_into(tdcl_mm_plan *p, void *dst, double *kernel_ms, tdcl_err *err);
 
 /* Maps C for reading where it is host memory already (o->borrow_inputs on
  * a CPU device): *ptr, M x N row-major of the plan's type, valid until

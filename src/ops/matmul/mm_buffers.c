@@ -65,6 +65,10 @@ tdcl_status tdcl_mm_make_buffers(tdcl_mm_plan *p, const tdcl_matrix *a, const td
         TDCL_TRY(make_buffer(p, &p->ap, n[3], CL_MEM_READ_WRITE, NULL, err));
         TDCL_TRY(make_buffer(p, &p->bp, n[4], CL_MEM_READ_WRITE, NULL, err));
     }
+    if (p->pipe) { /* B whole (one panel of K and N); A's and C's panels in two slots each */
+        TDCL_TRY(make_buffer(p, &p->a2, n[0], CL_MEM_READ_ONLY, NULL, err));
+        TDCL_TRY(make_buffer(p, &p->c2, n[2], CL_MEM_READ_WRITE, NULL, err));
+    }
     if (n[5] > 0) TDCL_TRY(make_buffer(p, &p->at, n[5], CL_MEM_READ_WRITE, NULL, err));
     if (n[6] > 0) TDCL_TRY(make_buffer(p, &p->w, n[6], CL_MEM_READ_WRITE, NULL, err));
 out:
@@ -103,11 +107,39 @@ static tdcl_status as_type(const tdcl_mm_plan *p, const tdcl_matrix *m, const ch
     return TDCL_OK;
 }
 
+/* A pipelined plan: B converted and uploaded whole now, once, through the
+ * context's pinned ring; A's rows read at execute from the caller's
+ * memory where of the plan's type, else from a converted copy; B kept
+ * only for the host's int64 range search. Over a set each device has its
+ * own context, and OpenCL copies between buffers of one context only: no
+ * GPU-to-GPU broadcast of B, each device takes it from host memory. */
+static tdcl_status keep_pipe_inputs(tdcl_mm_plan *p, const tdcl_matrix *a, const tdcl_matrix *b,
+                                    tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    const void *db;
+    void *ob = NULL;
+    TDCL_TRY(as_type(p, a, "A", &p->src_a, &p->ha, err));
+    TDCL_TRY(as_type(p, b, "B", &db, &ob, err));
+    if (p->type == TDCL_I64 && !p->wrap)
+        p->range_check = !tdcl_mm_i64_bound_ok(p->src_a, db, p->M, p->K, p->N);
+    TDCL_TRY(tdcl_xfer_upload(p->ctx, p->b, 0, db, (size_t)(p->K * p->N) * p->esz, err));
+    if (p->range_check) {
+        p->src_b = db;
+        p->hb = ob;
+        ob = NULL;
+    }
+out:
+    free(ob);
+    return st;
+}
+
 /* Keeps converted host copies for panel-by-panel uploads. */
 tdcl_status tdcl_mm_keep_inputs(tdcl_mm_plan *p, const tdcl_matrix *a, const tdcl_matrix *b,
                                 tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
+    if (p->pipe) return keep_pipe_inputs(p, a, b, err);
     const tdcl_matrix *in[2] = {a, b};
     void **dst[2] = {&p->ha, &p->hb};
     for (int i = 0; i < 2; i++) {
@@ -115,6 +147,8 @@ tdcl_status tdcl_mm_keep_inputs(tdcl_mm_plan *p, const tdcl_matrix *a, const tdc
         TDCL_TRY(convert_input(p, in[i], i ? "B" : "A", &t, err));
         *dst[i] = t.data;
     }
+    p->src_a = p->ha;
+    p->src_b = p->hb;
     if (p->type == TDCL_I64 && !p->wrap)
         p->range_check = !tdcl_mm_i64_bound_ok(p->ha, p->hb, p->M, p->K, p->N);
     size_t bytes;

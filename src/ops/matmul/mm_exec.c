@@ -4,10 +4,13 @@
 #include "ops/matmul/mm_plan.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/log.h"
+#include "base/pool.h"
 
 /* Events of one panel's kernels, waited for and timed together. */
 typedef struct mm_events {
@@ -276,6 +279,178 @@ out:
     return st;
 }
 
+/* ---- row panels overlapped with their copies ---------------------------
+ *
+ * Three queues on the device: the plan's for the kernels, one channel
+ * (runtime/xfer.h) for A's rows going up and one for C's coming down,
+ * each staged through its own pinned ring. Panel i computes from slot
+ * i % 2 of A and into slot i % 2 of C: the calling thread uploads A's
+ * panel i once panel i - 2's kernels are done with its slot, and enqueues
+ * panel i's kernels once panel i - 2's C is down; a second thread
+ * downloads each panel as its last kernel ends, its ring's threads
+ * writing (and so faulting in) the pages of C. B went up once, when the
+ * plan was made. The first panel's upload and the last one's download
+ * are all the copies left exposed. */
+
+typedef struct mm_pipe {
+    tdcl_mm_plan *p;
+    char *dst;
+    cl_event *last;         /* each panel's last kernel */
+    int64_t posted, landed; /* panels enqueued, panels downloaded */
+    int stop;               /* a side failed: the other stops too */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    tdcl_status st[2];
+    tdcl_err err[2];
+    mm_events *e;
+    double up_ms, down_ms;
+} mm_pipe;
+
+void tdcl_mm_pipe_release(tdcl_mm_plan *p)
+{
+    tdcl_xfer_close(p->up);
+    tdcl_xfer_close(p->down);
+    if (p->a2) clReleaseMemObject(p->a2);
+    if (p->c2) clReleaseMemObject(p->c2);
+    p->up = p->down = NULL;
+    p->a2 = p->c2 = NULL;
+}
+
+/* Sets *field to v (under the lock) and wakes the other side. */
+static void pipe_post(mm_pipe *q, int64_t *field, int64_t v, int stop)
+{
+    pthread_mutex_lock(&q->mu);
+    if (field) *field = v;
+    q->stop |= stop;
+    pthread_cond_broadcast(&q->cv);
+    pthread_mutex_unlock(&q->mu);
+}
+
+/* Waits until *field >= v; 0 when the other side stopped first. */
+static int pipe_wait(mm_pipe *q, const int64_t *field, int64_t v)
+{
+    pthread_mutex_lock(&q->mu);
+    while (*field < v && !q->stop)
+        pthread_cond_wait(&q->cv, &q->mu);
+    int ok = *field >= v;
+    pthread_mutex_unlock(&q->mu);
+    return ok;
+}
+
+static tdcl_status wait_event(cl_event ev, tdcl_err *err)
+{
+    cl_int rc = clWaitForEvents(1, &ev);
+    return rc == CL_SUCCESS ? TDCL_OK : tdcl_fail_cl(err, rc, "clWaitForEvents", "a matmul panel");
+}
+
+/* Panel i's kernels on slot i % 2, its last event kept in q->last[i]. */
+static tdcl_status pipe_compute(mm_pipe *q, int64_t i, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_mm_plan *p = q->p;
+    cl_mem a = p->a, c = p->c;
+    mm_panel x = {extent(p->M, p->pm, i), p->K, p->N, 0};
+    if (i & 1) p->a = p->a2, p->c = p->c2; /* the kernels take their arguments at enqueue */
+    st = run_panel(p, &x, q->e, err);
+    p->a = a, p->c = c;
+    if (st) return st;
+    q->last[i] = q->e->ev[q->e->n - 1];
+    clRetainEvent(q->last[i]);
+    cl_int rc = clFlush(p->ctx->queue);
+    return rc == CL_SUCCESS ? TDCL_OK : tdcl_fail_cl(err, rc, "clFlush", "a matmul panel");
+}
+
+/* The calling thread's side: uploads and kernels, panel by panel. */
+static tdcl_status pipe_feed(mm_pipe *q, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_mm_plan *p = q->p;
+    size_t row = (size_t)p->K * p->esz;
+    for (int64_t i = 0; i < p->npm; i++) {
+        if (i >= 2) TDCL_TRY(wait_event(q->last[i - 2], err));
+        double t0 = tdcl_now_ms();
+        TDCL_TRY(tdcl_xfer_put(p->up, i & 1 ? p->a2 : p->a, 0,
+                               (const char *)p->src_a + (size_t)(i * p->pm) * row,
+                               (size_t)extent(p->M, p->pm, i) * row, err));
+        q->up_ms += tdcl_now_ms() - t0;
+        if (!pipe_wait(q, &q->landed, i - 1)) break; /* the downloads failed */
+        TDCL_TRY(pipe_compute(q, i, err));
+        pipe_post(q, &q->posted, i + 1, 0);
+    }
+out:
+    return st;
+}
+
+/* The second thread's side: each panel's C down as its kernels end. */
+static tdcl_status pipe_drain(mm_pipe *q, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_mm_plan *p = q->p;
+    size_t row = (size_t)p->N * p->esz;
+    for (int64_t i = 0; i < p->npm && pipe_wait(q, &q->posted, i + 1); i++) {
+        TDCL_TRY(wait_event(q->last[i], err));
+        double t0 = tdcl_now_ms();
+        TDCL_TRY(tdcl_xfer_get(p->down, i & 1 ? p->c2 : p->c, 0, q->dst + (size_t)(i * p->pm) * row,
+                               (size_t)extent(p->M, p->pm, i) * row, err));
+        q->down_ms += tdcl_now_ms() - t0;
+        pipe_post(q, &q->landed, i + 1, 0);
+    }
+out:
+    return st;
+}
+
+static void pipe_side(void *arg, int side)
+{
+    mm_pipe *q = arg;
+    q->st[side] = side ? pipe_drain(q, &q->err[side]) : pipe_feed(q, &q->err[side]);
+    if (q->st[side]) pipe_post(q, NULL, 0, 1);
+}
+
+static void pipe_log(const mm_pipe *q, double wall_ms)
+{
+    const tdcl_mm_plan *p = q->p;
+    double copies = q->up_ms + q->down_ms, exposed = wall_ms - q->e->ms;
+    exposed = exposed < 0 ? 0 : exposed > copies ? copies : exposed;
+    tdcl_log(TDCL_LOG_VERBOSE,
+             "matmul: %" PRId64 " panels of %" PRId64
+             " rows overlapped with their copies on '%s': uploads %.3f ms, downloads %.3f ms, "
+             "%.3f ms of them hidden behind the kernels (%.3f ms), %.3f ms exposed",
+             p->npm, p->pm, p->ctx->dev.device_name, q->up_ms, q->down_ms, copies - exposed,
+             q->e->ms, exposed);
+}
+
+/* The pipeline into dst; the copies the kernels did not hide count as
+ * the download phase. */
+static tdcl_status execute_pipe(tdcl_mm_plan *p, void *dst, mm_events *e, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    mm_pipe q = {.p = p, .dst = dst, .e = e};
+    if (!p->up) TDCL_TRY(tdcl_xfer_open(p->ctx, &p->up, err));
+    if (!p->down) TDCL_TRY(tdcl_xfer_open(p->ctx, &p->down, err));
+    if (!(q.last = calloc((size_t)p->npm, sizeof *q.last)))
+        return tdcl_fail(err, TDCL_ENOMEM, "out of memory for %" PRId64 " panels", p->npm);
+    pthread_mutex_init(&q.mu, NULL);
+    pthread_cond_init(&q.cv, NULL);
+    double t0 = tdcl_now_ms();
+    tdcl_pool_run(2, pipe_side, &q);
+    for (int s = 0; s < 2 && !st; s++)
+        if ((st = q.st[s]) && err) *err = q.err[s];
+    events_flush(e);
+    double wall = tdcl_now_ms() - t0;
+    if (!st) pipe_log(&q, wall);
+    p->ctx->t.download_ms += wall > e->ms ? wall - e->ms : 0;
+    if (!st) TDCL_CL_TRY(err, clFinish(p->ctx->queue), "clFinish");
+out:
+    for (int64_t i = 0; q.last && i < p->npm; i++)
+        if (q.last[i]) clReleaseEvent(q.last[i]);
+    free(q.last);
+    if (q.last) {
+        pthread_cond_destroy(&q.cv);
+        pthread_mutex_destroy(&q.mu);
+    }
+    return st;
+}
+
 static tdcl_status execute_panels(tdcl_mm_plan *p, mm_events *e, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
@@ -375,22 +550,40 @@ static tdcl_status events_done(tdcl_mm_plan *p, mm_events *e, tdcl_status st, do
     return st;
 }
 
+/* The panels (into dst when pipelined), then the int64 range search on
+ * the host, as the panels are not on the device together. */
+static tdcl_status execute_split(tdcl_mm_plan *p, void *dst, mm_events *e, tdcl_err *err)
+{
+    int64_t r, c;
+    tdcl_status st = p->pipe ? execute_pipe(p, dst, e, err) : execute_panels(p, e, err);
+    if (st == TDCL_OK && p->range_check &&
+        tdcl_mm_i64_first_overflow(p->src_a, p->src_b, p->M, p->K, p->N, &r, &c))
+        st = overflow_at(p, r, c, err);
+    return st;
+}
+
 tdcl_status tdcl_mm_plan_execute(tdcl_mm_plan *p, double *kernel_ms, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     mm_events e = {.n = 0};
-    int64_t r, c;
     if (p->tc) return tdcl_mm_tc_execute(p->tc, kernel_ms, err);
-    if (p->npm * p->npk * p->npn == 1) {
-        st = execute_whole(p, 0, &e, err);
-    } else {
-        st = execute_panels(p, &e, err);
-        /* the panels are not on the device together: search on the host */
-        if (st == TDCL_OK && p->range_check &&
-            tdcl_mm_i64_first_overflow(p->ha, p->hb, p->M, p->K, p->N, &r, &c))
-            st = overflow_at(p, r, c, err);
+    if (p->npm * p->npk * p->npn == 1)
+        return events_done(p, &e, execute_whole(p, 0, &e, err), kernel_ms);
+    if (p->pipe && !p->hc) {
+        size_t bytes = (size_t)(p->M * p->N) * p->esz;
+        if (!(p->hc = malloc(bytes)))
+            return tdcl_fail(err, TDCL_ENOMEM, "cannot allocate %zu bytes for the product", bytes);
     }
+    st = execute_split(p, p->hc, &e, err);
     return events_done(p, &e, st, kernel_ms);
+}
+
+tdcl_status tdcl_mm_plan_execute_into(tdcl_mm_plan *p, void *dst, double *kernel_ms, tdcl_err *err)
+{
+    mm_events e = {.n = 0};
+    if (p->tc || !p->pipe)
+        return tdcl_fail(err, TDCL_EUNSUPPORTED, "this plan has no panels overlapped");
+    return events_done(p, &e, execute_split(p, dst, &e, err), kernel_ms);
 }
 
 int tdcl_mm_plan_overflow(const tdcl_mm_plan *p, int64_t *row, int64_t *col)
@@ -419,6 +612,12 @@ tdcl_status tdcl_mm_plan_execute_with(tdcl_mm_plan *p, const tdcl_matrix *a, con
 tdcl_status tdcl_mm_plan_result(tdcl_mm_plan *p, tdcl_matrix *c, tdcl_err *err)
 {
     if (p->tc) return tdcl_mm_tc_result(p->tc, c, err);
+    if (p->pipe) { /* C is in host memory already: handed over, not copied */
+        if (!p->hc) return tdcl_fail(err, TDCL_EUNSUPPORTED, "the product was handed over");
+        *c = (tdcl_matrix){p->M, p->N, 1, p->type, p->hc};
+        p->hc = NULL;
+        return TDCL_OK;
+    }
     tdcl_status st = tdcl_matrix_alloc(c, p->M, p->N, 1, p->type, err);
     if (st) return st;
     double t0 = tdcl_now_ms();
@@ -465,6 +664,7 @@ tdcl_status tdcl_mm_plan_result_into(tdcl_mm_plan *p, void *dst, tdcl_err *err)
     if (p->tc && p->type != TDCL_F32)
         return tdcl_fail(err, TDCL_EUNSUPPORTED, "the tensor-core plan's result is float32");
     if (p->tc) return tdcl_mm_tc_result_into(p->tc, dst, err);
+    if (p->pipe && !p->hc) return tdcl_fail(err, TDCL_EUNSUPPORTED, "the product was handed over");
     double t0 = tdcl_now_ms();
     size_t bytes = (size_t)(p->M * p->N) * p->esz;
     if (p->hc) {

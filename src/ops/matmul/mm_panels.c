@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 /* Panel extents stay within int kernel arguments with room to spare. */
 #define MM_MAX_PANEL_DIM ((int64_t)1 << 30)
@@ -155,6 +156,37 @@ static int shrink_panel(int64_t d[3], const int64_t g[3], const double n[TDCL_MM
     return 1;
 }
 
+/* Row panels overlapped with their copies (mm_exec.c's pipeline), on a
+ * plan that holds B whole. Chosen only where the whole product fits (two
+ * slots of smaller panels then fit too), the copies cross a bus (not a
+ * CPU device) and C is large: at most 8 panels of at least 64 MiB of C,
+ * as the first panel's upload and the last one's download stay exposed,
+ * an eighth of each, while each panel's tiles still fill the device many
+ * times over. */
+#define PIPE_MIN_BYTES ((double)(64 << 20))
+#define PIPE_MOST 8
+
+static void plan_pipe(tdcl_mm_plan *p, const tdcl_mm_opts *o, const int64_t g[3])
+{
+    int64_t rows = 0;
+    const char *env = getenv("TILEDCL_MM_PANEL_ROWS");
+    if (!o->panel_rows || p->npk > 1 || p->npn > 1) return;
+    if (env && *env) {
+        rows = strtoll(env, NULL, 10);
+    } else if (o->panel_rows > 0) {
+        rows = o->panel_rows;
+    } else if (p->npm == 1 && !(p->ctx->dev.type & CL_DEVICE_TYPE_CPU)) {
+        int64_t n = (int64_t)((double)p->M * (double)p->N * (double)p->esz / PIPE_MIN_BYTES);
+        n = n > PIPE_MOST ? PIPE_MOST : n;
+        if (n >= 2) rows = tdcl_mm_round_up(tdcl_mm_ceil_div(p->M, n), g[0]);
+    }
+    rows = rows > p->pm ? p->pm : rows; /* within the panel that fits */
+    if (rows <= 0 || rows >= p->M) return;
+    p->pipe = 1;
+    p->pm = rows;
+    p->npm = tdcl_mm_ceil_div(p->M, rows);
+}
+
 tdcl_status tdcl_mm_plan_panels(tdcl_mm_plan *p, const tdcl_mm_opts *o, tdcl_err *err)
 {
     const tdcl_device_info *dev = &p->ctx->dev;
@@ -190,6 +222,7 @@ tdcl_status tdcl_mm_plan_panels(tdcl_mm_plan *p, const tdcl_mm_opts *o, tdcl_err
         *ext[i] = e;
         *cnt[i] = tdcl_mm_ceil_div(full[i], e);
     }
+    plan_pipe(p, o, g);
     tdcl_mm_panel_sizes(p, d, n);
     double most = 0;
     for (int i = 0; i < TDCL_MM_NBUFS; i++)

@@ -19,20 +19,25 @@ struct tdcl_mm_plan {
     tdcl_dtype type;
     size_t esz;
     int64_t M, K, N;
-    int kind_forced;          /* the kernel was given: never fall back to another */
-    int params_forced;        /* its parameters were given: never shrink them */
-    int ts;                   /* tiled */
-    tdcl_mm_params par;       /* cpu and gpu */
-    const char *par_source;   /* where par came from: given, tuned, built-in, default */
-    int pack_wg;              /* cpu packing kernels' group side */
-    int tt;                   /* gpu transpose kernel's group side */
-    int idx_int;              /* IDX is int (else long) */
-    int64_t pm, pk, pn;       /* panel extents */
-    int64_t npm, npk, npn;    /* panel counts */
-    double tail_cap;          /* most elements the split last wave's workspace may take */
-    void *ha, *hb;            /* converted inputs, kept only when panelled */
-    void *hc;                 /* C on the host when panelled */
-    int64_t up_a[2], up_b[2]; /* panel indices now in the a and b buffers */
+    int kind_forced;             /* the kernel was given: never fall back to another */
+    int params_forced;           /* its parameters were given: never shrink them */
+    int ts;                      /* tiled */
+    tdcl_mm_params par;          /* cpu and gpu */
+    const char *par_source;      /* where par came from: given, tuned, built-in, default */
+    int pack_wg;                 /* cpu packing kernels' group side */
+    int tt;                      /* gpu transpose kernel's group side */
+    int idx_int;                 /* IDX is int (else long) */
+    int64_t pm, pk, pn;          /* panel extents */
+    int64_t npm, npk, npn;       /* panel counts */
+    double tail_cap;             /* most elements the split last wave's workspace may take */
+    void *ha, *hb;               /* converted inputs, kept only when panelled */
+    const void *src_a, *src_b;   /* A and B of the plan's type on the host, when panelled: ha
+                                    and hb, or (pipe) the caller's, valid until execute ends */
+    int pipe;                    /* row panels overlapped with their copies (mm_exec.c) */
+    cl_mem a2, c2;               /* pipe: the second slots of A's and C's panels */
+    struct tdcl_xfer *up, *down; /* pipe: copy channels, opened on first execute */
+    void *hc;                    /* C on the host when panelled */
+    int64_t up_a[2], up_b[2];    /* panel indices now in the a and b buffers */
     int poison;
     int wrap;        /* int64: wrap-around accepted */
     int range_check; /* int64: the inputs' bound cannot rule overflow out */
@@ -90,6 +95,11 @@ void tdcl_mm_panel_sizes(const tdcl_mm_plan *p, const int64_t d[3], double n[TDC
  * together 80% of its memory; TDCL_ELIMIT when not even 1x1 panels do. */
 tdcl_status tdcl_mm_plan_panels(tdcl_mm_plan *p, const tdcl_mm_opts *o, tdcl_err *err);
 
+/* ---- row panels overlapped with their copies (mm_exec.c) -------------- */
+
+/* Releases the pipeline's slots and channels (destroy calls it). */
+void tdcl_mm_pipe_release(tdcl_mm_plan *p);
+
 /* ---- buffers and uploads (mm_buffers.c) -------------------------------- */
 
 /* TDCL_ELIMIT (tdcl_mem_check) when the host memory the plan will hold
@@ -103,7 +113,9 @@ tdcl_status tdcl_mm_make_buffers(tdcl_mm_plan *p, const tdcl_matrix *a, const td
                                  tdcl_err *err);
 
 /* A panelled plan: keeps a and b converted to the plan's type (p->ha,
- * p->hb) and allocates C on the host (p->hc), for execute's uploads. */
+ * p->hb) and allocates C on the host (p->hc), for execute's uploads. A
+ * pipelined one (p->pipe) uploads B whole now and reads A's rows at
+ * execute from a itself where it is of the plan's type. */
 tdcl_status tdcl_mm_keep_inputs(tdcl_mm_plan *p, const tdcl_matrix *a, const tdcl_matrix *b,
                                 tdcl_err *err);
 
