@@ -106,6 +106,21 @@ same "local: one device named twice" ai.npy bi.npy --device "$D0" -- --device "$
 same "local: a 2x5*5x3 product over 1x3 shards (a column each)" tinya.npy tinyb.npy \
     --device "$D0" -- --device "$D0,$D1,$D2" matmul --shards 1x3
 
+# row panels overlapped with their copies, forced small: panels of 5 rows
+# (the last one short) in two slots, staged through 4 KiB chunks
+export TILEDCL_MM_PANEL_ROWS=5 TILEDCL_STAGING=1 TILEDCL_STAGING_CHUNK=4096
+for t in i ""; do
+    same "local ${t:-f32} 37x23*23x29 in overlapped panels of 5 rows" "a$t.npy" "b$t.npy" \
+        --device "$D0" -- --device "$D0,$D1" matmul
+done
+run -v --device "$D0,$D1" matmul "$T/a.npy" "$T/b.npy" -o "$T/p.npy"
+expect_contains "$ERR" "4 panels of 5 rows overlapped with their copies" "-v: the panels overlapped"
+expect_contains "$ERR" "hidden behind the kernels" "-v: the copies' time hidden and exposed"
+export TILEDCL_MM_PANEL_ROWS=2
+run --device "$D0,$D1,$D2,$D3" matmul "$T/ao.npy" "$T/bo.npy" -o "$T/p.npy"
+expect_contains "$ERR" "element (3, 4) of C" "overlapped panels: int64 overflow names the first element"
+unset TILEDCL_MM_PANEL_ROWS TILEDCL_STAGING TILEDCL_STAGING_CHUNK
+
 run -v --device "$D0,$D1,$D2,$D3" matmul "$T/a.npy" "$T/b.npy" -o "$T/v.npy"
 expect_contains "$ERR" "4 shards in a 4x1 grid" "-v: the grid (bands of rows by default)"
 expect_contains "$ERR" "shard 3: rows 28-36, columns 0-28 on $D3" "-v: each shard's block and device"
