@@ -263,6 +263,12 @@ static void scale_matmul_text(const tdcl_bench_scale *r, char *buf, size_t cap, 
             "%.3f, %.3f per rank",
             t1->median_ms, tn->median_ms, t1->median_ms / tn->median_ms,
             t1->median_ms / tn->median_ms / (double)r->parts);
+    else if (tn->median_ms > 0)
+        put(buf, cap, len,
+            "\n  the kernels alone: one shard's %.3f ms, the slowest shard's %.3f ms: speedup "
+            "%.3f, %.3f per shard",
+            t1->median_ms, tn->median_ms, t1->median_ms / tn->median_ms,
+            t1->median_ms / tn->median_ms / (double)r->parts);
 }
 
 static void scale_tile_avg_text(const tdcl_bench_scale *r, char *buf, size_t cap, size_t *len)
@@ -333,8 +339,8 @@ void tdcl_bench_scale_json(const tdcl_bench_scale *r, char *buf, size_t cap)
             !r->ranks  ? "blocks"
             : r->bands ? "bands"
                        : "summa",
-            r->reps, t1->host_median_ms, tn->host_median_ms, r1, rn, speedup, eff,
-            r->ranks ? t1->median_ms : 0.0, r->ranks ? tn->median_ms : 0.0);
+            r->reps, t1->host_median_ms, tn->host_median_ms, r1, rn, speedup, eff, t1->median_ms,
+            tn->median_ms);
     } else {
         double bytes = r->in_bytes;
         double r1 = bytes / t1->host_median_ms / 1e6, rn = bytes / tn->host_median_ms / 1e6;

@@ -1,5 +1,7 @@
 /* The product over a set's devices (dist/matmul_run.h) against one
- * shard on its first device (tdcl_bench_matmul_set), or over MPI ranks
+ * shard on its first device (tdcl_bench_matmul_set; both with the row
+ * panels overlapped with their copies where the plans choose them,
+ * TILEDCL_MM_PANEL_ROWS=0 turns them off for a comparison), or over MPI ranks
  * against rank 0 alone (tdcl_bench_matmul_ranks), measured in the same
  * invocation, after a check that both give the same C (within the
  * product check's bound for floats, exactly for int64). Each repetition
@@ -24,10 +26,23 @@ typedef struct mm_bench {
     tdcl_mm_mpi_layout layout; /* MPI: the grid the run chose */
 } mm_bench;
 
-/* tdcl_bench_fn: one sharded product; host time only */
+/* The slowest device's kernel time since k0 (each device's kernel_ms). */
+static double slowest_kernels(const tdcl_devset *set, const double *k0)
+{
+    double most = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        double d = set->ctx[i]->t.kernel_ms - k0[i];
+        most = d > most ? d : most;
+    }
+    return most;
+}
+
+/* tdcl_bench_fn: one sharded product, the whole call timed by the caller;
+ * the slowest device's kernels in the device slot */
 static tdcl_status run_product(void *user, double *device_ms, tdcl_err *err)
 {
     mm_bench *r = user;
+    double k0[TDCL_DEVSET_MAX];
     *device_ms = 0;
     tdcl_matrix_free(&r->c);
     if (!r->set) { /* MPI: the slowest rank's kernels in the device slot */
@@ -36,7 +51,11 @@ static tdcl_status run_product(void *user, double *device_ms, tdcl_err *err)
         *device_ms = tdcl_mpi_max(r->ctx->t.kernel_ms - k0);
         return st;
     }
-    return tdcl_mm_shard_run(r->set, r->o, r->rows, r->cols, r->a, r->b, &r->c, err);
+    for (size_t i = 0; i < r->set->n; i++)
+        k0[i] = r->set->ctx[i]->t.kernel_ms;
+    tdcl_status st = tdcl_mm_shard_run(r->set, r->o, r->rows, r->cols, r->a, r->b, &r->c, err);
+    *device_ms = slowest_kernels(r->set, k0);
+    return st;
 }
 
 /* tdcl_bench_fn: the product on one device (MPI: rank 0's, alone) */

@@ -156,6 +156,11 @@ expect_rc 2 "--shards needs RxC"
 run --device "$D0,$D1" bench matmul --size 64 --reps 1 --json
 expect_contains "$OUT" '"shards":2,"grid":"2x1"' "bench matmul over 2 devices: one line of JSON"
 expect_contains "$OUT" '"checked":true' "... after the products were compared"
+if printf %s "$OUT" | python3 -c 'import json,sys; r=json.load(sys.stdin); sys.exit(not (r["kernel_ms"] > 0 and r["one_kernel_ms"] > 0 and r["ms"] > r["kernel_ms"]))'; then
+    ok "... with the kernels' time beside the whole call's"
+else
+    not_ok "... with the kernels' time beside the whole call's" "$OUT"
+fi
 run --device "$D0,$D1,$D2" bench tile-avg --size 200 --tile 3x5 --reps 1 --json
 expect_contains "$OUT" '"tile":"3x5","shards":3' "bench tile-avg over 3 devices: one line of JSON"
 expect_contains "$OUT" '"checked":true' "... after the means were compared byte for byte"
