@@ -67,7 +67,7 @@ _tiledcl()
     "") COMPREPLY=($(compgen -W "$commands $globals" -- "$cur")); return ;;
     help) COMPREPLY=($(compgen -W "$commands" -- "$cur")); return ;;
     matmul) opts="-o --output -t --type --precision --tile -k --kernel --params --no-tune --verify --wrap --max-alloc --shards --panel --sparse --dense --dense-output" ;;
-    tile-avg) opts="--tile -o --output --strict --variant --verify --clip --max-bytes --op --alpha --type" ;;
+    tile-avg) opts="--tile -o --output --strict --variant --verify --clip --max-bytes --op --alpha --type --band-rows" ;;
     tile-map) opts="--tile --json --color" ;;
     life) opts="-g --gens -o --output -r --rule -b --boundary -s --size -d --density --seed --every --frames --gif --scale --kernel --tile --depth --word-bits --halo --max-bytes --sparse --plane --window" ;;
     convert) opts="--dtype --clip --coordinate --threads --dense --sparse" ;;

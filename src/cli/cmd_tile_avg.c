@@ -54,12 +54,18 @@ static void usage(FILE *fp)
             "                  device and gpu elsewhere), cpu, gpu or band\n"
             "  --verify        check the means against a float64 host computation and\n"
             "                  fail (exit 1) past a relative error of 1e-6\n"
+            "  --band-rows N   image inputs on one device stream through it in bands of\n"
+            "                  about N rows (whole tiles; default: about 8 MiB of\n"
+            "                  samples), decoding, reducing and encoding at once;\n"
+            "                  'whole' reads the image whole first (as a set of\n"
+            "                  devices and MPI ranks do)\n"
             "  --max-bytes N   refuse inputs larger than N bytes once dense (default: no\n"
             "                  limit)\n"
             "  --clip          image outputs: clamp means outside the samples' range\n"
             "                  (0..255 or 0..65535) to it; without it such a mean, or a\n"
             "                  NaN, is an error naming the first one (row, column)\n"
-            "  -h, --help      this help\n"
+            "  -h, --help      this help\n");
+    fprintf(fp,
             "\n"
             "Input formats: Matrix Market (.mtx, .mtx.gz), NumPy (.npy), and images by\n"
             "extension or content: PNG, JPEG, TIFF, BMP, PBM, PGM, PPM, PAM (Netpbm\n"
@@ -108,7 +114,8 @@ enum {
     OPT_CLIP,
     OPT_OP,
     OPT_ALPHA,
-    OPT_TYPE
+    OPT_TYPE,
+    OPT_BAND_ROWS
 };
 
 /* Fills jo from argv; returns -1 to go on, else the exit status. */
@@ -124,6 +131,7 @@ static int parse(int argc, char **argv, tdcl_ta_job_opts *jo)
                                              {"op", required_argument, NULL, OPT_OP},
                                              {"alpha", required_argument, NULL, OPT_ALPHA},
                                              {"type", required_argument, NULL, OPT_TYPE},
+                                             {"band-rows", required_argument, NULL, OPT_BAND_ROWS},
                                              {"help", no_argument, NULL, 'h'},
                                              {0, 0, 0, 0}};
     int c;
@@ -170,6 +178,13 @@ static int parse(int argc, char **argv, tdcl_ta_job_opts *jo)
                 return cli_usage_error(
                     "tile-avg", "expected --type f32, f64, i32, i64, u8 or u16, got '%s'", optarg);
             jo->retype = 1;
+            break;
+        case OPT_BAND_ROWS:
+            if (strcmp(optarg, "whole") == 0)
+                jo->band_rows = -1;
+            else if (cli_parse_i64(optarg, 1, INT64_MAX, &jo->band_rows))
+                return cli_usage_error("tile-avg", "expected --band-rows N > 0 or whole, got '%s'",
+                                       optarg);
             break;
         case OPT_CLIP:
             jo->clip = 1;

@@ -13,9 +13,14 @@
 #include "io/image.h"
 #include "io/matio.h"
 #include "io/npy.h"
+#include "io/imgstream.h"
 #include "dist/tile_avg_run.h"
 #include "io/sparse_io.h"
 #include "jobs/tile_avg_sparse.h"
+#include "jobs/tile_avg_stream.h"
+
+#define TA_STREAM_SLOTS 3               /* host bands: decoding, reducing, one spare */
+#define TA_STREAM_BAND_BYTES (8u << 20) /* an automatic band's input, about */
 
 /* Reads the input: an image by its extension or its first bytes (stdin
  * too), else a matrix file. *bits receives the image's bit depth (8 for a
@@ -93,13 +98,9 @@ static tdcl_status deliver(const tdcl_ta_job_opts *jo, tdcl_matrix *res, int bit
     return TDCL_OK;
 }
 
-static tdcl_status verify(const tdcl_ta_opts *o, const tdcl_matrix *in, const tdcl_matrix *got,
-                          tdcl_err *err)
+/* The verdict on the largest error found against the host reference. */
+static tdcl_status verify_worst(double worst, tdcl_err *err)
 {
-    double worst = 0;
-    tdcl_log(TDCL_LOG_STATUS, "verifying the results on the host...");
-    tdcl_status st = tdcl_ta_compare(o, in, got, &worst, err);
-    if (st) return st;
     tdcl_log(TDCL_LOG_VERBOSE,
              "tile-avg: largest error against the float64 host reference "
              "%.3g of the tile's mean |x|",
@@ -110,6 +111,15 @@ static tdcl_status verify(const tdcl_ta_opts *o, const tdcl_matrix *in, const td
                          "by up to %.3g of a tile's mean |x| (allowed 1e-06)",
                          worst);
     return TDCL_OK;
+}
+
+static tdcl_status verify(const tdcl_ta_opts *o, const tdcl_matrix *in, const tdcl_matrix *got,
+                          tdcl_err *err)
+{
+    double worst = 0;
+    tdcl_log(TDCL_LOG_STATUS, "verifying the results on the host...");
+    tdcl_status st = tdcl_ta_compare(o, in, got, &worst, err);
+    return st ? st : verify_worst(worst, err);
 }
 
 /* res converted to jo->out_type where asked: integers from floats rounded
@@ -137,6 +147,135 @@ out:
     return st;
 }
 
+/* ---- images streamed in bands ----------------------------------------- */
+
+/* Whether the input streams: an image file (not standard input, whose
+ * claimed size cannot be checked against it) on one device, unless asked
+ * to be read whole. */
+static int stream_wanted(const tdcl_exec *ex, const tdcl_ta_job_opts *jo)
+{
+    return ex->kind == TDCL_EXEC_ONE && jo->band_rows >= 0 && strcmp(jo->in_path, "-") != 0 &&
+           tdcl_image_file(jo->in_path);
+}
+
+/* Rows per band: jo's, else about TA_STREAM_BAND_BYTES of input; whole
+ * tiles, at most the image's. */
+static int64_t stream_band_rows(const tdcl_ta_job_opts *jo, const tdcl_img_info *info)
+{
+    int64_t t = jo->ta.tile_rows, want = jo->band_rows;
+    if (!want) {
+        double row = (double)info->width * info->channels * (double)tdcl_dtype_size(info->dtype);
+        want = (int64_t)(TA_STREAM_BAND_BYTES / row);
+    }
+    int64_t tiles = (want + t - 1) / t, all = (info->height + t - 1) / t;
+    if (tiles < 1) tiles = 1;
+    return (tiles < all ? tiles : all) * t;
+}
+
+/* Whether each band's results go straight to the image writer: an image
+ * output in the input's depth, not a PBM on either side and not retyped;
+ * else they are gathered and written as a whole-image run's are. */
+static int stream_encodes(const tdcl_ta_job_opts *jo, const tdcl_img_info *info)
+{
+    const char *path = jo->out_path;
+    return !jo->result && !jo->retype && path && strcmp(path, "-") != 0 &&
+           tdcl_img_write_ext(path) && !tdcl_path_has_ext(path, ".pbm") && info->maxval > 1;
+}
+
+static tdcl_status stream_writer(const tdcl_ta_job_opts *jo, const tdcl_img_info *info,
+                                 tdcl_ta_bands *bands, tdcl_img_writer **w, tdcl_err *err)
+{
+    tdcl_img_info wi = *info;
+    tdcl_img_wopts wo = {.bits = info->maxval > 255 ? 16 : 8, .clip = jo->clip};
+    wi.width = (info->width + jo->ta.tile_cols - 1) / jo->ta.tile_cols;
+    wi.height = (info->height + jo->ta.tile_rows - 1) / jo->ta.tile_rows;
+    wi.dtype = tdcl_ta_bands_out_type(bands);
+    return tdcl_img_create_opts(jo->out_path, &wi, &wo, w, err);
+}
+
+static void stream_log(const tdcl_ta_job_opts *jo, const tdcl_ta_stream *s, double wall)
+{
+    tdcl_log(TDCL_LOG_VERBOSE,
+             "tile-avg: %s: %lldx%lld, %d channel(s), %s, streamed in %lld bands of %lld rows "
+             "(%d host bands of %.1f MiB)",
+             tdcl_path_display(jo->in_path), (long long)s->info->width, (long long)s->info->height,
+             s->info->channels, tdcl_dtype_name(s->info->dtype), (long long)s->nbands,
+             (long long)s->band_rows, s->nslots,
+             (double)s->band_rows * (double)s->info->width * s->info->channels *
+                 (double)tdcl_dtype_size(s->info->dtype) / 1048576.0);
+    tdcl_log(TDCL_LOG_VERBOSE,
+             "tile-avg: stages overlapped over %.1f ms: decode %.1f ms, device %.1f ms "
+             "(waiting for bands %.1f ms), %s %.1f ms; the decoder waited %.1f ms for a band",
+             wall, s->decode_ms, s->device_ms, s->wait_decode_ms, s->w ? "encode" : "gather",
+             s->encode_ms, s->wait_device_ms);
+}
+
+/* An image from its file through the device in bands (stream_wanted). */
+static tdcl_status stream_job(tdcl_exec *ex, const tdcl_ta_job_opts *jo, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_img_reader *r = NULL;
+    tdcl_img_writer *w = NULL;
+    tdcl_ta_bands *bands = NULL;
+    tdcl_matrix res = {0};
+    tdcl_img_info info;
+    tdcl_timing *t = tdcl_exec_timing(ex);
+    int64_t orows, ocols;
+    size_t bytes = 0;
+    double t0;
+    tdcl_ta_opts ta = jo->ta;
+    tdcl_ta_stream s = {.nslots = TA_STREAM_SLOTS, .ta = &ta, .res = &res, .verify = jo->verify};
+    TDCL_TRY(tdcl_out_precheck(jo->out_path, err));
+    TDCL_TRY(tdcl_img_open(jo->in_path, &r, &info, err));
+    TDCL_TRY(tdcl_matrix_bytes(info.height, info.width, info.channels, info.dtype, &bytes, err));
+    if (jo->max_bytes && bytes > jo->max_bytes) {
+        st = tdcl_fail_param(err, TDCL_ELIMIT, TDCL_PARAM_MAX_BYTES,
+                             "'%s': the image is larger than the limit of %zu bytes",
+                             tdcl_path_display(jo->in_path), jo->max_bytes);
+        goto out;
+    }
+    ta.image = info.maxval > 1; /* PBM bits: the mean is the share of black */
+    TDCL_TRY(tdcl_ta_shape(&ta, info.height, info.width, &orows, &ocols, err));
+    TDCL_TRY(tdcl_ctx_wait(ex->ctx, err));
+    s.r = r;
+    s.info = &info;
+    s.band_rows = stream_band_rows(jo, &info);
+    TDCL_TRY(tdcl_ta_bands_create(ex->ctx, &ta, info.width, info.channels, info.dtype, s.band_rows,
+                                  s.nslots, &bands, err));
+    tdcl_log(TDCL_LOG_VERBOSE, "tile-avg: %s", tdcl_ta_bands_describe(bands));
+    s.bands = bands;
+    if (stream_encodes(jo, &info)) TDCL_TRY(stream_writer(jo, &info, bands, &w, err));
+    s.w = w;
+    t0 = tdcl_now_ms();
+    st = tdcl_ta_stream_run(&s, err);
+    stream_log(jo, &s, tdcl_now_ms() - t0);
+    if (t) {
+        t->read_ms += s.decode_ms;
+        t->write_ms += s.encode_ms;
+    }
+    if (!st && jo->verify) st = verify_worst(s.worst, err);
+    if (w) { /* commit frees the writer, whatever its outcome */
+        if (st)
+            tdcl_img_abort(w);
+        else
+            st = tdcl_img_commit(w, err);
+        w = NULL;
+        goto out;
+    }
+    if (!st) st = retype(jo, &res, err);
+    if (!st) {
+        t0 = tdcl_now_ms();
+        st = deliver(jo, &res, info.maxval > 255 ? 16 : 8, info.maxval, err);
+        if (t) t->write_ms += tdcl_now_ms() - t0;
+    }
+out:
+    tdcl_img_abort(w);
+    tdcl_ta_bands_destroy(bands);
+    tdcl_img_close(r);
+    tdcl_matrix_free(&res);
+    return st;
+}
+
 tdcl_status tdcl_ta_job(tdcl_exec *ex, const tdcl_ta_job_opts *jo, tdcl_err *err)
 {
     if (tdcl_sparse_path(jo->in_path)) return tdcl_ta_sparse_job(ex, jo, err);
@@ -156,6 +295,7 @@ tdcl_status tdcl_ta_job(tdcl_exec *ex, const tdcl_ta_job_opts *jo, tdcl_err *err
         ranks && !jo->verify && jo->out_path && tdcl_path_has_ext(jo->out_path, ".npy")
             ? jo->out_path
             : NULL;
+    if (stream_wanted(ex, jo)) return stream_job(ex, jo, err);
     double t0 = tdcl_now_ms();
     if (root) st = tdcl_out_precheck(jo->out_path, err); /* before the work, not after */
     if (root && st == TDCL_OK && (!npy || jo->verify)) {

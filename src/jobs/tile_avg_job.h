@@ -20,6 +20,9 @@ typedef struct tdcl_ta_job_opts {
     int retype;       /* convert the result to out_type (integers: rounded half up,
                          a value past the type's range an error) */
     tdcl_dtype out_type;
+    int64_t band_rows;   /* an image input on one device streams in bands of this
+                            many rows, rounded up to whole tiles (0: about 8 MiB a
+                            band); -1: read whole */
     tdcl_matrix *result; /* non-NULL (not over ranks): the means are handed over here,
                             for the caller to free, instead of written; one channel
                             only */
@@ -32,6 +35,10 @@ typedef struct tdcl_ta_job_opts {
  * input's bit depth, 8 for a matrix, a PBM input's share of black as grey;
  * .pbm: 1 bit, black where a grey input's mean is below half its maxval,
  * a PBM input's or a matrix's mean rounds to 1).
+ * On one device, an image file (not standard input) streams: decoded in
+ * bands of rows, reduced band by band and, to an image output, encoded as
+ * the bands come (jobs/tile_avg_stream.h); other outputs gather the
+ * results first. A set of devices and MPI ranks read the image whole.
  * On one device, fills its ctx->t. Nothing is written unless everything
  * before succeeded. ex may still be opening: the job reads first. Over a
  * set, the devices share the work in bands of tile rows; over MPI ranks,

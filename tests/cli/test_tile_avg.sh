@@ -178,6 +178,11 @@ rgb = rng.integers(0, 256, (7, 10, 3), dtype=np.uint8); png(d + "/rgb.png", rgb)
 rgba = rng.integers(0, 256, (6, 9, 4), dtype=np.uint8); rgba[:3, :2, 3] = 0
 png(d + "/rgba.png", rgba); np.save(d + "/rgba_in.npy", rgba)
 np.save(d + "/i.npy", rng.integers(-3, 4, (9, 11)).astype(np.int32))
+# 37 rows: bands of 6 rows in 3-row tiles leave a last band of one row
+tall = rng.integers(0, 256, (37, 29, 3), dtype=np.uint8); png(d + "/tall.png", tall)
+np.save(d + "/tall_in.npy", tall)
+png(d + "/tall4.png", rng.integers(0, 256, (37, 29, 4), dtype=np.uint8))
+raw = open(d + "/tall.png", "rb").read(); open(d + "/cut.png", "wb").write(raw[:len(raw) * 3 // 5])
 f = rng.standard_normal((9, 11)).astype(np.float32); f[4, 4] = np.nan; np.save(d + "/f.npy", f)
 EOF
 cat >"$T/ops.py" <<'EOF'
@@ -200,7 +205,8 @@ for i in range(want.shape[0]):
         al = tile[:, ch - 1]
         for c in range(ch):
             v = tile[:, c]
-            if op == "median": r = np.floor(np.median(v) + 0.5)
+            if op == "mean": r = np.floor(v.mean() + 0.5)
+            elif op == "median": r = np.floor(np.median(v) + 0.5)
             elif op == "mode":
                 vals, n = np.unique(v, return_counts=True); r = vals[np.argmax(n)]
             elif op == "min": r = np.min(v)
@@ -231,6 +237,27 @@ run tile-avg "$SEED" --tile 2 --op avg
 expect_rc 2 "an unknown --op is a usage error"
 run tile-avg "$SEED" --tile 2x4 --type i32
 expect_eq "$(mtx_values "$OUT")" "4 2 6 22 38 54 10 26 42 58" "--type i32 rounds means half up"
+
+# Images stream through the device in bands of rows; the streamed results
+# equal the whole image's, bit for bit, RGB and RGBA, with a last band
+# shorter than a tile; a file that fails mid-stream leaves no output.
+run -v tile-avg "$T/tall.png" --tile 3x4 --band-rows 6 -o "$T/tall_s.png"
+expect_rc 0 "a PNG streamed in bands of 6 rows exits 0"
+expect_contains "$ERR" "streamed in 7 bands of 6 rows" "-v reports the bands"
+check_op "$T/tall_in.npy" "$T/tall_s.png" mean 3 4 "streamed RGB means, the last band one row, against numpy"
+run tile-avg "$T/tall.png" --tile 3x4 --band-rows whole -o "$T/tall_w.png"
+if cmp -s "$T/tall_s.png" "$T/tall_w.png"; then ok "streamed RGB equals the whole image's"; else not_ok "streamed RGB equals the whole image's"; fi
+run tile-avg "$T/tall4.png" --tile 4x3 --band-rows 1 -o "$T/tall4_s.png" --verify
+expect_rc 0 "RGBA streamed in bands of one tile row, verified band by band"
+run tile-avg "$T/tall4.png" --tile 4x3 --band-rows whole -o "$T/tall4_w.png"
+if cmp -s "$T/tall4_s.png" "$T/tall4_w.png"; then ok "streamed RGBA equals the whole image's"; else not_ok "streamed RGBA equals the whole image's"; fi
+mkdir -p "$T/cut"
+run tile-avg "$T/cut.png" --tile 3x4 --band-rows 3 -o "$T/cut/out.png"
+expect_rc 1 "a PNG cut short fails mid-stream (exit 1)"
+expect_contains "$ERR" "truncated" "the failure says the file is cut short"
+if [ -z "$(ls -A "$T/cut")" ]; then ok "a failure mid-stream leaves no output or temporary file"; else not_ok "a failure mid-stream leaves no output or temporary file" "$(ls -A "$T/cut")"; fi
+run tile-avg "$T/tall.png" --tile 2 --band-rows 0
+expect_rc 2 "--band-rows 0 is a usage error"
 
 # Usage errors (exit 2) and bad input (exit 1).
 run tile-avg "$SEED"

@@ -193,4 +193,33 @@ tdcl_status tdcl_ta_map_run(tdcl_ctx *ctx, int64_t rows, int64_t cols, int64_t t
 /* Releases m's cells; accepts NULL and an empty map. */
 void tdcl_ta_map_free(tdcl_ta_map *m);
 
+/* Bands: an image reduced a band of rows at a time, so that it is never
+ * held whole (jobs/tile_avg_stream.c). The kernel is built once for bands
+ * of band_rows rows (a multiple of the tile's rows) of a cols-wide image of
+ * `channels` interleaved uint8 or uint16 samples; nslots (1..4) host slots
+ * of band_rows rows each are the caller's to fill, one while the device
+ * reduces another (a CPU device reads them in place). */
+typedef struct tdcl_ta_bands tdcl_ta_bands;
+
+tdcl_status tdcl_ta_bands_create(tdcl_ctx *ctx, const tdcl_ta_opts *o, int64_t cols, int channels,
+                                 tdcl_dtype in, int64_t band_rows, int nslots, tdcl_ta_bands **out,
+                                 tdcl_err *err);
+
+/* Slot i's host memory: band_rows * cols * channels samples. */
+void *tdcl_ta_bands_slot(tdcl_ta_bands *b, int slot);
+
+/* The results' type (tdcl_ta_result_type's) and what runs. */
+tdcl_dtype tdcl_ta_bands_out_type(const tdcl_ta_bands *b);
+const char *tdcl_ta_bands_describe(const tdcl_ta_bands *b);
+
+/* Reduces the first rows rows of slot's band (rows <= band_rows; fewer in
+ * the last band, whose last tile row reduces the rows it holds) into out:
+ * ceil(rows / T) x ceil(cols / U) x channels results, returning when out
+ * holds them and the slot may be filled again. Adds to ctx->t (upload,
+ * kernel, download). */
+tdcl_status tdcl_ta_bands_run(tdcl_ta_bands *b, int slot, int64_t rows, void *out, tdcl_err *err);
+
+/* Releases everything; accepts NULL. */
+void tdcl_ta_bands_destroy(tdcl_ta_bands *b);
+
 #endif
