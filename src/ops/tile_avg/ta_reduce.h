@@ -11,8 +11,9 @@
  * several channels. */
 int ta_reduce_wanted(const tdcl_ta_opts *o, int channels);
 
-/* Builds tile_reduce for an input of `channels` channels read as dev_in,
- * out as out_type, acc the float accumulator (float or double), over an
+/* Builds tile_reduce (or, for an 8/16-bit image's plain means, tile_imean:
+ * the same arguments and a ninth, its __local column sums, set here) for an input of `channels`
+ * channels read as dev_in, out as out_type, acc the float accumulator (float or double), over an
  * orows x ocols result; sets *prog, *kern, gws and lws (3 each) and a
  * description into desc. Checks the compiled kernel's work-group and
  * local memory against the device. */
