@@ -106,9 +106,11 @@ typedef struct imean_shape {
 } imean_shape;
 
 /* Whether an image's plain means go through tile_imean, and its shape: the
- * strip's column sums must fit half the local memory. */
+ * strip's column sums must fit half the local memory. The strip does not
+ * shrink to a narrow image (its last group's tiles past the edge do
+ * nothing), so that the program depends on the tile and the device only. */
 static int imean_plan(const tdcl_ctx *ctx, const tdcl_ta_opts *o, int channels, tdcl_dtype in,
-                      tdcl_dtype out, int64_t ocols, imean_shape *sh)
+                      tdcl_dtype out, imean_shape *sh)
 {
     const tdcl_device_info *d = &ctx->dev;
     int cpu = (d->type & CL_DEVICE_TYPE_CPU) != 0;
@@ -119,7 +121,6 @@ static int imean_plan(const tdcl_ctx *ctx, const tdcl_ta_opts *o, int channels, 
     sh->sumt = o->tile_rows <= 65536 ? TDCL_I32 : TDCL_I64; /* T samples < 2^32 */
     size_t sz = sh->sumt == TDCL_I32 ? 4 : 8;
     sh->gt = strip / tile > 1 ? strip / tile : 1;
-    if (sh->gt > ocols) sh->gt = ocols;
     if ((double)(sh->gt * tile) * (double)sz > (double)d->local_mem / 2) return 0;
     sh->sum_bytes = (size_t)(sh->gt * tile) * sz;
     sh->vw = cpu ? TR_VW_CPU : TR_VW_GPU;
@@ -173,7 +174,7 @@ tdcl_status ta_reduce_build(tdcl_ctx *ctx, const tdcl_ta_opts *o, int channels, 
                             size_t desc_cap, tdcl_err *err)
 {
     imean_shape sh;
-    if (imean_plan(ctx, o, channels, dev_in, out_type, ocols, &sh))
+    if (imean_plan(ctx, o, channels, dev_in, out_type, &sh))
         return imean_build(ctx, channels, dev_in, &sh, orows, ocols, prog, kern, gws, lws, desc,
                            desc_cap, err);
     static const char *const files[] = {"tile_avg/prelude.cl", "tile_avg/reduce.cl"};
