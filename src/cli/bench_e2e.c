@@ -19,12 +19,14 @@
 #include "base/clock.h"
 #include "base/fileio.h"
 #include "base/matrix.h"
+#include "io/imgstream.h"
 #include "io/matio.h"
 
 extern char **environ;
 
 #define CHUNK ((size_t)64 << 20) /* the read and write floors' buffer */
 #define MAX_ARGS 40
+#define IMG_BAND 64 /* rows of a generated image made at a time */
 
 /* One child run's outcome. */
 typedef struct child_run {
@@ -43,6 +45,7 @@ typedef struct e2e {
     double up_gbps, down_gbps;
     double startup_ms; /* the fastest device opening seen so far */
     int python_numpy;  /* 1 python3 imports numpy, 0 not, -1 unknown */
+    int vips;          /* 1 vips runs, 0 not, -1 unknown */
 } e2e;
 
 static uint64_t splitmix(uint64_t *s)
@@ -64,6 +67,78 @@ static tdcl_status gen_npy(const char *path, int64_t n, uint64_t seed, tdcl_err 
         f[i] = (float)((double)(splitmix(&seed) >> 40) * 0x1p-23 - 1.0);
     st = tdcl_matrix_write(path, &m, NULL, err);
     tdcl_matrix_free(&m);
+    return st;
+}
+
+/* Sample x, y of channel c of the picture of side n: waves (separable,
+ * from the row's and the column's sines) as a photograph's smooth
+ * regions, plus seeded noise of about 6 levels, so that it compresses as
+ * a photograph does; 0..255. */
+static double picture(const double *cs, const double *rs, int64_t x, int c, uint64_t *seed)
+{
+    static const double amp[3] = {90, 80, 100};
+    double wave = cs[(x * 3 + c) * 2] * rs[c * 2 + 1] + cs[(x * 3 + c) * 2 + 1] * rs[c * 2];
+    uint64_t z = splitmix(seed);
+    double noise =
+        ((double)(z & 0xffff) + (double)((z >> 16) & 0xffff) + (double)((z >> 32) & 0xffff)) /
+            65536.0 -
+        1.5;
+    double v = 128 + amp[c % 3] * wave + 12 * noise;
+    return v < 0 ? 0 : v > 255 ? 255 : v;
+}
+
+/* Writes the n x n picture of ch channels at bits 8 or 16 to path, in the
+ * format its extension names, IMG_BAND rows at a time. */
+static tdcl_status gen_image(const char *path, int64_t n, int ch, int bits, uint64_t seed,
+                             tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_img_info info = {.width = n,
+                          .height = n,
+                          .channels = ch,
+                          .dtype = bits == 16 ? TDCL_U16 : TDCL_U8,
+                          .maxval = bits == 16 ? 65535 : 255};
+    tdcl_img_wopts wo = {.bits = bits};
+    tdcl_img_writer *w = NULL;
+    size_t row = (size_t)n * (size_t)ch;
+    double period = (double)n / 18, rs[6];
+    double *cs = malloc((size_t)n * 3 * 2 * sizeof *cs);
+    void *buf = malloc(row * IMG_BAND * (bits == 16 ? 2 : 1));
+    if (!cs || !buf) {
+        st = tdcl_fail(err, TDCL_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (int64_t x = 0; x < n; x++) /* sin and cos of each channel's column phase */
+        for (int c = 0; c < 3; c++) {
+            double a = (double)x / (period * (1 + 0.7 * c));
+            cs[(x * 3 + c) * 2] = sin(a);
+            cs[(x * 3 + c) * 2 + 1] = cos(a);
+        }
+    TDCL_TRY(tdcl_img_create_opts(path, &info, &wo, &w, err));
+    for (int64_t y0 = 0; y0 < n; y0 += IMG_BAND) {
+        int64_t rows = n - y0 < IMG_BAND ? n - y0 : IMG_BAND;
+        for (int64_t y = 0; y < rows; y++) {
+            for (int c = 0; c < 3; c++) {
+                double a = (double)(y0 + y) / (period * (1.3 - 0.2 * c));
+                rs[c * 2] = sin(a);
+                rs[c * 2 + 1] = cos(a);
+            }
+            for (size_t k = 0; k < row; k++) {
+                double v = picture(cs, rs, (int64_t)(k / (size_t)ch), (int)(k % (size_t)ch), &seed);
+                if (bits == 16)
+                    ((uint16_t *)buf)[(size_t)y * row + k] = (uint16_t)(v * 257);
+                else
+                    ((uint8_t *)buf)[(size_t)y * row + k] = (uint8_t)v;
+            }
+        }
+        TDCL_TRY(tdcl_img_write_rows(w, buf, rows, err));
+    }
+    st = tdcl_img_commit(w, err);
+    w = NULL;
+out:
+    tdcl_img_abort(w);
+    free(cs);
+    free(buf);
     return st;
 }
 
@@ -294,6 +369,8 @@ static tdcl_status run_row(e2e *b, const char *name, const char *const *args,
     r->floor_overlap_ms =
         (r->floor_startup_ms > r->floor_read_ms ? r->floor_startup_ms : r->floor_read_ms) + rest;
     r->numpy_ms = NAN;
+    r->vips_ms = NAN;
+    r->vips_maxrss_mb = NAN;
     return TDCL_OK;
 }
 
@@ -322,15 +399,101 @@ static double numpy_ms(e2e *b, const char *a, const char *bb, const char *c)
     return walls[reps / 2];
 }
 
+/* vips shrink in out 8 8 beside an image row: the median wall of reps
+ * after a warm-up, and its peak memory through /usr/bin/time (a child of
+ * this process would count this process's memory too); a note instead
+ * where vips is not installed or not asked for. */
+static void vips_time(e2e *b, const char *in, const char *out, cli_e2e_row *r)
+{
+    char mem[600];
+    char *probe[] = {"vips", "--version", NULL};
+    child_run cr;
+    tdcl_err e = {0};
+    double walls[32];
+    int reps = b->o->reps > 0 ? b->o->reps : 3, timed = access("/usr/bin/time", X_OK) == 0;
+    if (reps > 31) reps = 31;
+    snprintf(mem, sizeof mem, "%s/vips-mem.txt", b->dir);
+    char *argv[] = {"/usr/bin/time", "-f",       "%M",        "-o", mem, "vips",
+                    "shrink",        (char *)in, (char *)out, "8",  "8", NULL};
+    char *const *av = timed ? argv : argv + 5;
+    if (b->o->no_vips) {
+        r->vips_note = "not asked for";
+        return;
+    }
+    if (b->vips < 0) b->vips = spawn_run(b, probe, &cr, &e) == TDCL_OK;
+    if (!b->vips || spawn_run(b, av, &cr, &e)) {
+        r->vips_note = b->vips ? "failed" : "not installed";
+        return;
+    }
+    for (int i = 0; i < reps; i++) {
+        if (spawn_run(b, av, &cr, &e)) {
+            r->vips_note = "failed";
+            return;
+        }
+        walls[i] = cr.wall_ms;
+        char *txt = NULL;
+        size_t len = 0;
+        if (timed && tdcl_read_file(mem, &txt, &len, &e) == TDCL_OK) {
+            double kb = strtod(txt, NULL) * 1024 / 1e6;
+            if (!(kb <= r->vips_maxrss_mb)) r->vips_maxrss_mb = kb;
+        }
+        free(txt);
+    }
+    unlink(mem);
+    unlink(out);
+    qsort(walls, (size_t)reps, sizeof walls[0], cmp_double);
+    r->vips_ms = walls[reps / 2];
+}
+
+/* An image row: tile-avg in --tile 8 -o out, vips beside it. */
+static tdcl_status image_row(e2e *b, const char *name, const char *in, const char *out,
+                             const char *vips_out, cli_e2e_emit_fn emit, void *user, tdcl_err *err)
+{
+    cli_e2e_row r;
+    const char *args[] = {"tile-avg", in, "--tile", "8", "-o", out, NULL};
+    const char *ins[] = {in, NULL};
+    tdcl_status st = run_row(b, name, args, ins, out, &r, err);
+    if (st) return st;
+    vips_time(b, in, vips_out, &r);
+    emit(&r, user);
+    return TDCL_OK;
+}
+
+/* The image rows: an RGB PNG, a JPEG of the same picture, a 16-bit RGB
+ * TIFF, n x n, each reduced 8 x 8 to its own format. */
+static tdcl_status image_rows(e2e *b, int64_t n, cli_e2e_emit_fn emit, void *user, tdcl_err *err)
+{
+    static const struct {
+        const char *ext;
+        int bits;
+    } kinds[] = {{"png", 8}, {"jpg", 8}, {"tif", 16}};
+    tdcl_status st = TDCL_OK;
+    char in[600], out[600], vout[600], name[48];
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0] && !st; i++) {
+        snprintf(in, sizeof in, "%s/I.%s", b->dir, kinds[i].ext);
+        snprintf(out, sizeof out, "%s/O.%s", b->dir, kinds[i].ext);
+        snprintf(vout, sizeof vout, "%s/V.%s", b->dir, kinds[i].ext);
+        snprintf(name, sizeof name, "tile-avg %lld RGB%s %s 8x8", (long long)n,
+                 kinds[i].bits == 16 ? "16" : "", kinds[i].ext);
+        st = gen_image(in, n, 3, kinds[i].bits, 3 + i, err);
+        if (!st) st = image_row(b, name, in, out, vout, emit, user, err);
+        unlink(in);
+        unlink(out);
+        unlink(vout);
+    }
+    return st;
+}
+
 tdcl_status cli_e2e_run(tdcl_ctx *ctx, const cli_e2e_opts *o, cli_e2e_emit_fn emit, void *user,
                         tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    e2e b = {.ctx = ctx, .o = o, .python_numpy = -1, .startup_ms = ctx->t.setup_ms};
+    e2e b = {.ctx = ctx, .o = o, .python_numpy = -1, .vips = -1, .startup_ms = ctx->t.setup_ms};
     int gpu = (ctx->dev.type & CL_DEVICE_TYPE_GPU) != 0;
     int64_t n = o->size ? o->size : o->quick ? 256 : gpu ? 8192 : 2048;
     int64_t life_n = o->quick ? 256 : gpu ? 16384 : 4096;
     int64_t life_g = o->quick ? 10 : gpu ? 10000 : 1000;
+    int64_t img_n = o->image_size ? o->image_size : o->quick ? 64 : gpu ? 16000 : 4000;
     const char *base = o->dir ? o->dir : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     char a[600], bm[600], c[600], l[600], t[600], cn[600], life_size[64], gens[32], tile_in[600];
     cli_e2e_row r;
@@ -393,6 +556,7 @@ tdcl_status cli_e2e_run(tdcl_ctx *ctx, const cli_e2e_opts *o, cli_e2e_emit_fn em
         TDCL_TRY(run_row(&b, name, args, in, t, &r, err));
         emit(&r, user);
     }
+    TDCL_TRY(image_rows(&b, img_n, emit, user, err));
 out:
     free(b.buf);
     if (made_dir) {
@@ -437,6 +601,10 @@ const char *cli_e2e_row_json(const cli_e2e_row *r, tdcl_jsonl *j)
     tdcl_jsonl_num(j, "maxrss_mb", r->maxrss_mb);
     tdcl_jsonl_num(j, "numpy_ms", r->numpy_ms);
     tdcl_jsonl_num(j, "vs_numpy", r->numpy_ms > 0 ? r->wall_ms / r->numpy_ms : NAN);
+    tdcl_jsonl_num(j, "vips_ms", r->vips_ms);
+    tdcl_jsonl_num(j, "vips_maxrss_mb", r->vips_maxrss_mb);
+    tdcl_jsonl_num(j, "vs_vips", r->vips_ms > 0 ? r->wall_ms / r->vips_ms : NAN);
+    if (r->vips_note) tdcl_jsonl_str(j, "vips", r->vips_note);
     return tdcl_jsonl_end(j);
 }
 
@@ -456,6 +624,15 @@ void cli_e2e_row_text(const cli_e2e_row *r, char *buf, size_t cap)
                  r->floor_upload_ms, r->t.kernel_ms, r->t.download_ms, r->floor_download_ms,
                  r->t.write_ms, r->floor_write_ms, r->write_fsync_ms, r->release_ms);
     if (w > 0 && (size_t)w < cap && !isnan(r->numpy_ms))
-        snprintf(buf + w, cap - (size_t)w, "\n  %-24s %.1f ms: tiledcl takes %.2fx numpy's time",
-                 "numpy load @ save:", r->numpy_ms, r->wall_ms / r->numpy_ms);
+        w += snprintf(buf + w, cap - (size_t)w,
+                      "\n  %-24s %.1f ms: tiledcl takes %.2fx numpy's time",
+                      "numpy load @ save:", r->numpy_ms, r->wall_ms / r->numpy_ms);
+    if (w > 0 && (size_t)w < cap && r->vips_note)
+        snprintf(buf + w, cap - (size_t)w, "\n  %-24s %s", "vips:", r->vips_note);
+    else if (w > 0 && (size_t)w < cap && !isnan(r->vips_ms))
+        snprintf(buf + w, cap - (size_t)w,
+                 "\n  %-24s %.1f ms, maxrss %.1f MB: tiledcl takes %.2fx vips' time, %.2fx its "
+                 "memory",
+                 "vips shrink 8 8:", r->vips_ms, r->vips_maxrss_mb, r->wall_ms / r->vips_ms,
+                 r->maxrss_mb / r->vips_maxrss_mb);
 }

@@ -39,6 +39,8 @@ typedef struct cli_e2e_opts {
     int quick;                 /* small sizes (tests): 256, life 256 x 10 generations */
     int64_t size;              /* matmul and tile-avg N x N; 0: 8192 on a GPU, 2048 on a CPU */
     int numpy;                 /* time numpy beside matmul when python3 has it */
+    int64_t image_size;        /* the image rows' side; 0: 16000 on a GPU, 4000 on a CPU */
+    int no_vips;               /* do not time vips beside the image rows */
 } cli_e2e_opts;
 
 typedef struct cli_e2e_row {
@@ -58,6 +60,9 @@ typedef struct cli_e2e_row {
     double write_fsync_ms;   /* writing the output with fsync, as TILEDCL_FSYNC=1 does (not in the
                                 floor) */
     double numpy_ms;         /* numpy's median wall time, or NAN */
+    double vips_ms;          /* image rows: vips shrink's median wall time, or NAN */
+    double vips_maxrss_mb;   /* its peak memory (through /usr/bin/time), or NAN */
+    const char *vips_note;   /* why there is no vips time ("not installed"), or NULL */
 } cli_e2e_row;
 
 typedef void (*cli_e2e_emit_fn)(const cli_e2e_row *r, void *user);

@@ -203,14 +203,17 @@ expect_rc 2 "io takes at most 31 runs"
 # matmul row's inputs are two 256 x 256 float32 .npy files of 128-byte
 # headers, its output one.
 mkdir -p "$T/e2e"
-run bench e2e --quick --reps 1 --no-numpy --dir "$T/e2e" --json
+run bench e2e --quick --reps 1 --no-numpy --no-vips --dir "$T/e2e" --json
 expect_rc 0 "bench e2e --quick exits 0"
 if printf '%s\n' "$OUT" | python3 -c '
 import sys, json
 rows = [json.loads(l) for l in sys.stdin if l.strip()]
 names = [r["row"] for r in rows]
 assert names == ["matmul 256 npy", "life 256 x 10 gens", "life 500x500 200 gens (default soup)",
-                 "tile-avg 256 tile 4 npy"], names
+                 "tile-avg 256 tile 4 npy", "tile-avg 64 RGB png 8x8", "tile-avg 64 RGB jpg 8x8",
+                 "tile-avg 64 RGB16 tif 8x8"], names
+for r in rows[4:]:  # the generated pictures and their 8x8 reductions, vips not asked for
+    assert r["in_mb"] > 0 and r["out_mb"] > 0 and r["vips"] == "not asked for", r
 m = rows[0]
 assert abs(m["in_mb"] - 2 * (256 * 256 * 4 + 128) / 1e6) < 1e-6, m["in_mb"]
 assert abs(m["out_mb"] - (256 * 256 * 4 + 128) / 1e6) < 1e-6, m["out_mb"]
@@ -226,9 +229,9 @@ for r in rows:
     assert r["floor_overlap_ms"] <= r["floor_ms"] + 1e-6
     assert r["floor_kernel_ms"] == r["kernel_ms"]
 ' 2>"$T/py.err"; then
-    ok "bench e2e --json: the four rows, their file sizes, floors that add up"
+    ok "bench e2e --json: the seven rows, their file sizes, floors that add up"
 else
-    not_ok "bench e2e --json: the four rows, their file sizes, floors that add up" "$(cat "$T/py.err")" "$OUT"
+    not_ok "bench e2e --json: the seven rows, their file sizes, floors that add up" "$(cat "$T/py.err")" "$OUT"
 fi
 expect_eq "$(ls -A "$T/e2e" | wc -l | tr -d ' ')" "0" "bench e2e removes its files"
 run bench e2e --reps 40
