@@ -318,6 +318,42 @@ static void test_images(void **state)
     tdcl_matrix_free(&m);
 }
 
+/* An image reduced in bands of rows (tdcl_ta_bands_*, the streamed
+ * pipeline's device stage) gives the host reference's results band by
+ * band, the last band holding a partial tile row (45 = 5 x 8 + 5 rows in
+ * 4-row tiles). */
+static void test_streamed_bands(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    tdcl_err err = {0};
+    tdcl_matrix m = {0}, want = {0};
+    tdcl_ta_bands *b = NULL;
+    tdcl_ta_opts o = {.tile_rows = 4, .tile_cols = 4, .image = 1};
+    random_matrix(&m, 45, 38, 3, TDCL_U8, 303, 0, 256);
+    assert_int_equal(tdcl_ta_reference_op(&o, &m, TDCL_U8, &want, NULL, &err), TDCL_OK);
+    if (tdcl_ta_bands_create(ctx, &o, 38, 3, TDCL_U8, 8, 2, &b, &err) != TDCL_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(tdcl_ta_bands_out_type(b), TDCL_U8);
+    size_t row = 38 * 3, orow = 10 * 3;
+    uint8_t got[2 * 10 * 3];
+    for (int64_t r0 = 0, k = 0; r0 < 45; r0 += 8, k++) {
+        int64_t rows = 45 - r0 < 8 ? 45 - r0 : 8;
+        memcpy(tdcl_ta_bands_slot(b, (int)(k % 2)), (uint8_t *)m.data + (size_t)r0 * row,
+               (size_t)rows * row);
+        if (tdcl_ta_bands_run(b, (int)(k % 2), rows, got, &err) != TDCL_OK) fail_msg("%s", err.msg);
+        int64_t orows = (rows + 3) / 4;
+        assert_memory_equal(got, (uint8_t *)want.data + (size_t)(r0 / 4) * orow,
+                            (size_t)orows * orow);
+    }
+    /* a band that is not whole tile rows, or a slot past the last, is refused */
+    assert_int_equal(tdcl_ta_bands_run(b, 2, 8, got, &err), TDCL_EINVAL);
+    tdcl_ta_bands_destroy(b);
+    assert_int_equal(tdcl_ta_bands_create(ctx, &o, 38, 3, TDCL_U8, 6, 2, &b, &err), TDCL_EINVAL);
+    tdcl_matrix_free(&m);
+    tdcl_matrix_free(&want);
+}
+
 static void test_input_types(void **state)
 {
     TDCL_NEED_DEVICE(state);
@@ -737,6 +773,7 @@ int main(void)
         cmocka_unit_test(test_band_types),
         cmocka_unit_test(test_band_auto),
         cmocka_unit_test(test_images),
+        cmocka_unit_test(test_streamed_bands),
         cmocka_unit_test(test_input_types),
         cmocka_unit_test(test_float_accumulators),
         cmocka_unit_test(test_huge_values),
