@@ -65,12 +65,11 @@ static void usage(FILE *fp)
             "                  (0..255 or 0..65535) to it; without it such a mean, or a\n"
             "                  NaN, is an error naming the first one (row, column)\n"
             "  -h, --help      this help\n");
-    fprintf(fp,
-            "\n"
-            "Input formats: Matrix Market (.mtx, .mtx.gz), NumPy (.npy), and images by\n"
-            "extension or content: PNG, JPEG, TIFF, BMP, PBM, PGM, PPM, PAM (Netpbm\n"
-            "samples of any maxval rescaled to 255 or 65535).\n"
-            "'-' reads a matrix from stdin.");
+    fprintf(fp, "\n"
+                "Input formats: Matrix Market (.mtx, .mtx.gz), NumPy (.npy), and images by\n"
+                "extension or content: PNG, JPEG, TIFF, BMP, PBM, PGM, PPM, PAM (Netpbm\n"
+                "samples of any maxval rescaled to 255 or 65535).\n"
+                "'-' reads a matrix from stdin.");
     fprintf(fp,
             " A sparse IN (coordinate .mtx, .npz) is\n"
             "reduced from its entries on one device, never made dense: mean, sum, min\n"
