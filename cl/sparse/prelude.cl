@@ -106,21 +106,29 @@ __kernel void sp_count_local(__global const int *arp, __global const int *aci,
     if (mine) atomic_add(&cnt[row], mine);
 }
 
+// Lanes of a team in the dense rows' kernels: a team takes an entry of
+// A and its lanes the matching row of B.
+#ifndef SP_DSUB
+#define SP_DSUB 32
+#endif
+
 // Symbolic phase, rows too large for local memory: a work-group per row
 // (rows[first + group]) marks the columns it reaches in its own row of
 // flags (ncols ints, zero on entry and left zero), then counts and clears
-// them after a barrier.
+// them after a barrier. Teams of SP_DSUB lanes take the row's entries of
+// A in turn: power-law rows hold thousands of entries whose rows of B are
+// short, and lanes across one row of B at a time idled.
 __kernel void sp_count_dense(__global const int *arp, __global const int *aci,
                              __global const int *brp, __global const int *bci,
                              __global const int *rows, int first, int ncols,
                              __global int *flags, __global int *cnt)
 {
-    int l = get_local_id(0), n = get_local_size(0);
+    int l = get_local_id(0), n = get_local_size(0), sw = min(n, SP_DSUB);
     int row = rows[first + get_group_id(0)];
     __global int *f = flags + (size_t)get_group_id(0) * ncols;
-    for (int p = arp[row]; p < arp[row + 1]; p++) {
+    for (int p = arp[row] + l / sw; p < arp[row + 1]; p += n / sw) {
         int k = aci[p];
-        for (int q = brp[k] + l; q < brp[k + 1]; q += n)
+        for (int q = brp[k] + l % sw; q < brp[k + 1]; q += sw)
             f[bci[q]] = 1;
     }
     barrier(CLK_GLOBAL_MEM_FENCE);

@@ -159,9 +159,9 @@ __kernel void K(sp_fill_local)(__global const int *arp, __global const int *aci,
     }
 }
 
-// Rows too large for local memory: a work-group per row, its lanes taking
-// a row of B in turn (lanes at different entries of A may meet on a
-// column: the sums are shared), summing into its own row of flags and values (ncols each, zero on entry and left zero),
+// Rows too large for local memory: a work-group per row, its teams
+// taking the row's entries of A in turn as in sp_count_dense (lanes at
+// different entries of A may meet on a column: the sums are shared), summing into its own row of flags and values (ncols each, zero on entry and left zero),
 // then writing the marked columns in order, a chunk of get_local_size(0)
 // columns at a time placed by a scan in scan (one int per item).
 __kernel void K(sp_fill_dense)(__global const int *arp, __global const int *aci,
@@ -172,14 +172,14 @@ __kernel void K(sp_fill_dense)(__global const int *arp, __global const int *aci,
                                __global const int *crp, __global int *cci, __global VT *cv,
                                __global int *ovf)
 {
-    int l = get_local_id(0), n = get_local_size(0);
+    int l = get_local_id(0), n = get_local_size(0), sw = min(n, SP_DSUB);
     int row = rows[first + get_group_id(0)];
     __global int *f = flags + (size_t)get_group_id(0) * ncols;
     volatile __global VT *d = dv + (size_t)get_group_id(0) * ncols;
-    for (int p = arp[row]; p < arp[row + 1]; p++) {
+    for (int p = arp[row] + l / sw; p < arp[row + 1]; p += n / sw) {
         int k = aci[p];
         VT x = a_pat ? (VT)1 : av[p];
-        for (int q = brp[k] + l; q < brp[k + 1]; q += n) {
+        for (int q = brp[k] + l % sw; q < brp[k + 1]; q += sw) {
             int j = bci[q];
             f[j] = 1;
             K(sp_add_g)(&d[j], b_pat ? x : K(sp_mul)(x, bv[q], ovf), n > 1, ovf);

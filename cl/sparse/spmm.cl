@@ -2,34 +2,72 @@
 // this one. Dense blocks are row-major; a pattern operand's values are 1.
 #ifdef VT
 
-// C (m x n) = A (CSR, m x k) * B (k x n). A work-group of get_local_size(0)
-// items per row of C (dimension 1), each item one column j: reads of B's
-// rows are consecutive across the items. The row's entries of A are staged
-// in local memory (lk, lv: one per item) a chunk at a time; barriers
-// around each chunk (every item of the group has the same row, so all
-// meet them).
+// Columns of C per lane in spmm_csr_dense*: loads of B in flight at once.
+#ifndef SP_MM_CW
+#define SP_MM_CW 4
+#endif
+
+// C (m x n) = A (CSR, m x k) * B (k x n), rows of A with at most lng
+// entries. Groups of (lanes, rows): a team of get_local_size(0) lanes owns
+// a row of C (dimension 1) and a tile of SP_MM_CW times as many columns
+// (dimension 0), a lane's columns strided by the team so that each load
+// of B's row is consecutive across the team. Several short rows share a
+// group: a group per row idled most of its lanes on 5 to 16 entries.
+// Longer rows are left to spmm_csr_dense_long.
 __kernel void K(spmm_csr_dense)(__global const int *arp, __global const int *aci,
                                 __global const VT *av, int a_pat, __global const VT *b, int n,
-                                __global VT *c, __local int *lk, __local VT *lv,
-                                __global int *ovf)
+                                __global VT *c, int m, int lng, __global int *ovf)
 {
-    int i = get_global_id(1), j = get_global_id(0);
-    int l = get_local_id(0), w = get_local_size(0);
-    int p1 = arp[i + 1];
-    VT acc = 0;
-    for (int p0 = arp[i]; p0 < p1; p0 += w) {
-        int m = min(w, p1 - p0);
-        if (l < m) {
-            lk[l] = aci[p0 + l];
-            lv[l] = a_pat ? (VT)1 : av[p0 + l];
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (j < n)
-            for (int u = 0; u < m; u++)
-                acc = K(sp_sum)(acc, K(sp_mul)(lv[u], b[(size_t)lk[u] * n + j], ovf), ovf);
-        barrier(CLK_LOCAL_MEM_FENCE);
+    int i = get_global_id(1);
+    if (i >= m) return;
+    int p0 = arp[i], p1 = arp[i + 1], w = get_local_size(0);
+    if (p1 - p0 > lng) return;
+    int j0 = get_group_id(0) * w * SP_MM_CW + get_local_id(0);
+    VT acc[SP_MM_CW];
+    for (int u = 0; u < SP_MM_CW; u++)
+        acc[u] = 0;
+    for (int p = p0; p < p1; p++) {
+        VT x = a_pat ? (VT)1 : av[p];
+        __global const VT *bk = b + (size_t)aci[p] * n;
+        for (int u = 0; u < SP_MM_CW; u++)
+            if (j0 + u * w < n) acc[u] = K(sp_sum)(acc[u], K(sp_mul)(x, bk[j0 + u * w], ovf), ovf);
     }
-    if (j < n) c[(size_t)i * n + j] = acc;
+    for (int u = 0; u < SP_MM_CW; u++)
+        if (j0 + u * w < n) c[(size_t)i * n + j0 + u * w] = acc[u];
+}
+
+// The rows of A with more than lng entries (rows[0 .. get_num_groups(1))):
+// a group per row and tile of columns, its get_local_size(1) teams taking
+// the row's entries in turn (power-law rows hold thousands: one team
+// would run alone long after the rest), their sums added in red (one
+// value per column of the tile and team).
+__kernel void K(spmm_csr_dense_long)(__global const int *arp, __global const int *aci,
+                                     __global const VT *av, int a_pat, __global const VT *b,
+                                     int n, __global VT *c, __global const int *rows,
+                                     __local VT *red, __global int *ovf)
+{
+    int i = rows[get_group_id(1)], w = get_local_size(0), team = get_local_id(1);
+    int nt = get_local_size(1), l = get_local_id(0), tile = w * SP_MM_CW;
+    int j0 = get_group_id(0) * tile + l;
+    VT acc[SP_MM_CW];
+    for (int u = 0; u < SP_MM_CW; u++)
+        acc[u] = 0;
+    for (int p = arp[i] + team; p < arp[i + 1]; p += nt) {
+        VT x = a_pat ? (VT)1 : av[p];
+        __global const VT *bk = b + (size_t)aci[p] * n;
+        for (int u = 0; u < SP_MM_CW; u++)
+            if (j0 + u * w < n) acc[u] = K(sp_sum)(acc[u], K(sp_mul)(x, bk[j0 + u * w], ovf), ovf);
+    }
+    for (int u = 0; u < SP_MM_CW; u++)
+        red[team * tile + l + u * w] = acc[u];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = team * w + l; s < tile; s += w * nt) {
+        VT sum = 0;
+        for (int t = 0; t < nt; t++)
+            sum = K(sp_sum)(sum, red[t * tile + s], ovf);
+        int j = get_group_id(0) * tile + s; /* lane s % w, its column s / w */
+        if (j < n) c[(size_t)i * n + j] = sum;
+    }
 }
 
 // The same on CPU devices: an item a row of C, in groups of one item (no

@@ -286,6 +286,8 @@ static void test_spmm(void **state)
     TDCL_NEED_DEVICE(state);
     const int64_t m = 45, k = 60, n = 37;
     double *ds = dense_rand(m, k, 0.1, 7, 0), *dd = dense_rand(k, n, 1, 8, 0);
+    for (int64_t j = 0; j < k; j++) /* a row past the short rows' kernel */
+        ds[2 * k + j] = (double)(j % 5) - 2;
     double *want = dense_mul(ds, dd, m, k, n);
     tdcl_csr s = csr_of(ds, m, k, TDCL_F32, 0);
     tdcl_matrix d = {0}, c = {0};

@@ -34,6 +34,25 @@ static int has_atom64(cl_device_id dev)
     return strstr(ext, "cl_khr_int64_base_atomics") != NULL;
 }
 
+/* SpGEMM's dense rows run as many at once as their scratch allows: on a
+ * GPU, SP_DENSE_BYTES held a few hundred rows of a 32768-column product,
+ * a group on each compute unit or two, while power-law products send
+ * thousands of rows there. A sixteenth of the device's memory, up to
+ * SP_DENSE_GPU_BYTES, there; SP_DENSE_BYTES on CPU devices. */
+#ifndef SP_DENSE_BYTES
+#define SP_DENSE_BYTES (64u << 20)
+#endif
+#ifndef SP_DENSE_GPU_BYTES
+#define SP_DENSE_GPU_BYTES (1024u << 20)
+#endif
+static size_t dense_bytes(const tdcl_ctx *ctx)
+{
+    if (ctx->dev.type & CL_DEVICE_TYPE_CPU) return SP_DENSE_BYTES;
+    cl_ulong b = ctx->dev.global_mem / 16;
+    if (b > SP_DENSE_GPU_BYTES) b = SP_DENSE_GPU_BYTES;
+    return b > SP_DENSE_BYTES ? (size_t)b : SP_DENSE_BYTES;
+}
+
 static tdcl_status kernel(tdcl_sparse_plan *p, const char *name, const char *suffix, cl_kernel *k,
                           tdcl_err *err)
 {
@@ -45,6 +64,7 @@ static tdcl_status kernel(tdcl_sparse_plan *p, const char *name, const char *suf
     clGetKernelWorkGroupInfo(*k, p->ctx->dev.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg,
                              NULL);
     if (wg && wg < p->wg) p->wg = wg;
+    if (wg && wg < p->max_wg) p->max_wg = wg;
     cl_ulong fixed = 0;
     clGetKernelWorkGroupInfo(*k, p->ctx->dev.device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof fixed, &fixed,
                              NULL);
@@ -65,6 +85,7 @@ static tdcl_status kernels(tdcl_sparse_plan *p, tdcl_err *err)
         TDCL_TRY(kernel(p, "sp_fill_dense", sfx[t], &p->fill_dense[t], err));
         TDCL_TRY(kernel(p, "sp_fill_rows", sfx[t], &p->fill_rows[t], err));
         TDCL_TRY(kernel(p, "spmm_csr_dense", sfx[t], &p->spmm_cd[t], err));
+        TDCL_TRY(kernel(p, "spmm_csr_dense_long", sfx[t], &p->spmm_long[t], err));
         TDCL_TRY(kernel(p, "spmm_dense_csc", sfx[t], &p->spmm_dc[t], err));
         TDCL_TRY(kernel(p, "spmm_csr_dense_rows", sfx[t], &p->spmm_rows[t], err));
     }
@@ -82,9 +103,11 @@ tdcl_status tdcl_sparse_plan_create(tdcl_ctx *ctx, tdcl_sparse_plan **out, tdcl_
     p->cpu = (ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0;
     p->rows_path = p->cpu;
     p->wg = SP_WG < ctx->dev.max_wg ? SP_WG : ctx->dev.max_wg;
+    p->max_wg = ctx->dev.max_wg;
     p->local_mb = (size_t)ctx->dev.local_mem;
-    char opts[64];
-    snprintf(opts, sizeof opts, "%s%s", ctx->dev.fp64 ? "-DHAS_FP64=1" : "",
+    p->dense_bytes = dense_bytes(ctx);
+    char opts[96];
+    snprintf(opts, sizeof opts, "-DSP_MM_CW=%d%s%s", SP_MM_CW, ctx->dev.fp64 ? " -DHAS_FP64=1" : "",
              p->atom64 ? " -DHAS_ATOM64=1" : "");
     tdcl_status st =
         tdcl_ctx_program_files(ctx, files, sizeof files / sizeof *files, opts, &p->prog, err);
@@ -105,8 +128,8 @@ void tdcl_sparse_plan_force(tdcl_sparse_plan *p, int rows_path)
 void tdcl_sparse_plan_destroy(tdcl_sparse_plan *p)
 {
     if (!p) return;
-    cl_kernel *all[] = {p->fill_local, p->fill_dense, p->fill_rows,
-                        p->spmm_cd,    p->spmm_dc,    p->spmm_rows};
+    cl_kernel *all[] = {p->fill_local, p->fill_dense, p->fill_rows, p->spmm_cd,
+                        p->spmm_long,  p->spmm_dc,    p->spmm_rows};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         for (int t = 0; t < SP_TYPES; t++)
             if (all[i][t]) clReleaseKernel(all[i][t]);

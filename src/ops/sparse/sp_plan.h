@@ -5,6 +5,11 @@
 
 #include "ops/sparse/sparse.h"
 
+/* Columns of C per lane of spmm_csr_dense (a kernel option too). */
+#ifndef SP_MM_CW
+#define SP_MM_CW 4
+#endif
+
 /* Value types of the program: f32, f64, i64 (cl/sparse/<type>.cl). */
 enum { SP_F32, SP_F64, SP_I64, SP_TYPES };
 
@@ -13,13 +18,15 @@ struct tdcl_sparse_plan {
     cl_program prog;
     cl_kernel count_local, count_dense, count_rows;
     cl_kernel fill_local[SP_TYPES], fill_dense[SP_TYPES], fill_rows[SP_TYPES];
-    cl_kernel spmm_cd[SP_TYPES], spmm_dc[SP_TYPES], spmm_rows[SP_TYPES];
-    int atom64;      /* cl_khr_int64_base_atomics: lanes may share 64-bit sums */
-    int cpu;         /* a CPU device: one lane a row (a barrier costs a pass over the
-                        group's items there, and atomics are not needed) */
-    int rows_path;   /* SpGEMM by rows with dense accumulators (CPU devices), else bins */
-    size_t wg;       /* work-group size: the tunable, within every kernel's limit */
-    size_t local_mb; /* local memory a group may take, bytes */
+    cl_kernel spmm_cd[SP_TYPES], spmm_long[SP_TYPES], spmm_dc[SP_TYPES], spmm_rows[SP_TYPES];
+    int atom64;         /* cl_khr_int64_base_atomics: lanes may share 64-bit sums */
+    int cpu;            /* a CPU device: one lane a row (a barrier costs a pass over the
+                           group's items there, and atomics are not needed) */
+    int rows_path;      /* SpGEMM by rows with dense accumulators (CPU devices), else bins */
+    size_t wg;          /* work-group size: the tunable, within every kernel's limit */
+    size_t local_mb;    /* local memory a group may take, bytes */
+    size_t max_wg;      /* the device's largest group, within every kernel's limit */
+    size_t dense_bytes; /* global scratch of SpGEMM's dense rows at once */
 };
 
 /* The program's index of a value type (float32, float64, int64). */

@@ -25,9 +25,6 @@
 #ifndef SP_TMAX
 #define SP_TMAX 8192
 #endif
-#ifndef SP_DENSE_BYTES
-#define SP_DENSE_BYTES (64u << 20)
-#endif
 /* Items per compute unit of the rows path. */
 #ifndef SP_ROWS_PER_CU
 #define SP_ROWS_PER_CU 8
@@ -183,7 +180,7 @@ static tdcl_status run_dense(tdcl_sparse_plan *p, cl_kernel k, const bins *bs, b
     if (!bs->ndense) return TDCL_OK;
     tdcl_status st = TDCL_OK;
     size_t per_row = (size_t)ncols * (4 + vb);
-    int64_t chunk = (int64_t)(SP_DENSE_BYTES / per_row);
+    int64_t chunk = (int64_t)(p->dense_bytes / per_row);
     if (chunk < 1) chunk = 1;
     if (chunk > bs->ndense) chunk = bs->ndense;
     cl_int rc = 0, nc = (cl_int)ncols;
@@ -227,7 +224,7 @@ static tdcl_status run_dense(tdcl_sparse_plan *p, cl_kernel k, const bins *bs, b
 static size_t rows_items(const tdcl_sparse_plan *p, int64_t rows, int64_t ncols, size_t vb)
 {
     size_t n = (size_t)p->ctx->dev.compute_units * SP_ROWS_PER_CU;
-    size_t fit = SP_DENSE_BYTES / ((size_t)(ncols ? ncols : 1) * (12 + vb));
+    size_t fit = p->dense_bytes / ((size_t)(ncols ? ncols : 1) * (12 + vb));
     if (n > fit) n = fit;
     if (n > (size_t)rows) n = (size_t)rows;
     return n ? n : 1;
