@@ -76,10 +76,17 @@ static inline int sp_scan(__local int *s, int v, int *total)
     return incl - v;
 }
 
+// Lanes of a team that share an entry of A in the local tables' kernels,
+// each taking a column of its row of B in turn: a lane per entry ran a
+// power-law hub's row of B alone while the team waited.
+#ifndef SP_LSUB
+#define SP_LSUB 8
+#endif
+
 // Symbolic phase, rows whose terms fit a table in local memory. A team of
 // g lanes owns one row of the bin (rows[first ..][0 .. nrows)) and a table of t slots; the work-group
-// holds get_local_size(0) / g teams. Lanes take the row's entries of A in
-// turn and insert the columns of B's matching rows; each lane adds the
+// holds get_local_size(0) / g teams. Groups of SP_LSUB lanes take the row's
+// entries of A in turn and insert the columns of B's matching rows; each lane adds the
 // columns it inserted first to cnt[row]. One barrier: the tables are
 // cleared before any lane inserts.
 __kernel void sp_count_local(__global const int *arp, __global const int *aci,
@@ -94,10 +101,10 @@ __kernel void sp_count_local(__global const int *arp, __global const int *aci,
         tk[s] = -1;
     barrier(CLK_LOCAL_MEM_FENCE);
     if (r >= nrows) return;
-    int row = rows[first + r], mine = 0;
-    for (int p = arp[row] + lane; p < arp[row + 1]; p += g) {
+    int row = rows[first + r], mine = 0, sw = min(g, SP_LSUB);
+    for (int p = arp[row] + lane / sw; p < arp[row + 1]; p += g / sw) {
         int k = aci[p];
-        for (int q = brp[k]; q < brp[k + 1]; q++) {
+        for (int q = brp[k] + lane % sw; q < brp[k + 1]; q += sw) {
             int fresh;
             sp_insert(tk, t, bci[q], &fresh, g > 1);
             mine += fresh;

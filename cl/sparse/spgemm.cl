@@ -137,11 +137,12 @@ __kernel void K(sp_fill_local)(__global const int *arp, __global const int *aci,
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     int row = r < nrows ? rows[first + r] : 0;
+    int sw = min(g, SP_LSUB);
     if (r < nrows)
-        for (int p = arp[row] + lane; p < arp[row + 1]; p += g) {
+        for (int p = arp[row] + lane / sw; p < arp[row + 1]; p += g / sw) {
             int k = aci[p];
             VT x = a_pat ? (VT)1 : av[p];
-            for (int q = brp[k]; q < brp[k + 1]; q++) {
+            for (int q = brp[k] + lane % sw; q < brp[k + 1]; q += sw) {
                 int fresh, s = sp_insert(tk, t, bci[q], &fresh, g > 1);
                 K(sp_add_l)(&tv[s], b_pat ? x : K(sp_mul)(x, bv[q], ovf), g > 1, ovf);
             }

@@ -186,7 +186,11 @@ static tdcl_status run_dense(tdcl_sparse_plan *p, cl_kernel k, const bins *bs, b
     cl_int rc = 0, nc = (cl_int)ncols;
     size_t fb = (size_t)chunk * (size_t)ncols * 4, vbytes = (size_t)chunk * (size_t)ncols * vb;
     int zero = 0;
-    if (!d->flags && !(d->flags = tdcl_sp_buf(p, fb, NULL, &st, err))) return st;
+    if (numeric && d->flags) { /* the symbolic phase's chunk may have been smaller */
+        clReleaseMemObject(d->flags);
+        d->flags = NULL;
+    }
+    if (!(d->flags = tdcl_sp_buf(p, fb, NULL, &st, err))) return st;
     if (numeric && !d->dv && !(d->dv = tdcl_sp_buf(p, vbytes, NULL, &st, err))) return st;
     rc |= clEnqueueFillBuffer(p->ctx->queue, d->flags, &zero, 4, 0, fb, 0, NULL, NULL);
     if (numeric) {

@@ -15,10 +15,10 @@
 #define SP_MM_COLS 32
 #endif
 #ifndef SP_MM_TEAMS
-#define SP_MM_TEAMS 16
+#define SP_MM_TEAMS 32
 #endif
 #ifndef SP_MM_LONG
-#define SP_MM_LONG 32
+#define SP_MM_LONG 16
 #endif
 
 tdcl_dtype tdcl_spmm_dtype(const tdcl_csr *s, const tdcl_matrix *d)
