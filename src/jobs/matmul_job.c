@@ -259,7 +259,8 @@ tdcl_status tdcl_mm_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, tdcl_err *err)
     TDCL_TRY(check_out_path(o->out_path, err));
     TDCL_TRY(tdcl_out_precheck(o->out_path, err)); /* before the work, not after */
     int sparse = 0;
-    TDCL_TRY(tdcl_mm_sparse_job(ctx, o, &sparse, err));
+    tdcl_exec one = {.kind = TDCL_EXEC_ONE, .ctx = ctx};
+    TDCL_TRY(tdcl_mm_sparse_job(&one, o, &sparse, err));
     if (sparse) goto out;
     TDCL_TRY(read_inputs(ctx, o, &a, &b, maps, err));
     tdcl_mm_opts mm = o->mm;
@@ -375,15 +376,13 @@ tdcl_status tdcl_mm_exec_job(tdcl_exec *ex, const tdcl_mm_shard_opts *so, tdcl_m
         return tdcl_mm_job(ex->ctx, o, err);
     }
     if (ex->kind == TDCL_EXEC_RANKS) o->product = NULL; /* rank 0 writes, to stdout too */
-    if (root && o->sparse != TDCL_MM_SPARSE_OFF)
-        for (int i = 0; i < 2; i++) {
-            const char *path = i ? o->b_path : o->a_path;
-            if (path && strcmp(path, "-") != 0 && tdcl_sparse_path(path))
-                tdcl_log(TDCL_LOG_WARN,
-                         "matmul: %s ('%s') is a sparse file: multiplied dense over several "
-                         "devices (sparse products run on one device)",
-                         i ? "B" : "A", path);
-        }
+    if (o->sparse != TDCL_MM_SPARSE_OFF) { /* sparse files stay sparse: bands of A's rows */
+        int sparse = 0;
+        if (root) st = tdcl_out_precheck(o->out_path, err);
+        tdcl_exec_agree(ex, &st, err);
+        if (st == TDCL_OK) st = tdcl_mm_sparse_job(ex, o, &sparse, err);
+        if (st != TDCL_OK || sparse) goto out;
+    }
     TDCL_TRY(tdcl_mm_exec_start(ex, &r, err));
     TDCL_TRY(tdcl_mm_exec_slabs(&r, o->a_path, o->b_path, &ta, &tb, &slabs, err));
     if (slabs) { /* each rank reads its own blocks */

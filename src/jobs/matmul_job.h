@@ -46,9 +46,11 @@ typedef struct tdcl_mm_repr {
 /* The sparse branch of tdcl_mm_job (jobs/matmul_sparse.c): when an
  * operand is a sparse file (or o->sparse is TDCL_MM_SPARSE_ON), chooses
  * by density and size between SpGEMM (sparse C), SpMM (dense C) and
- * the dense product, and runs it; *handled 0 when the dense path of
- * tdcl_mm_job is to run instead (the files unread). */
-tdcl_status tdcl_mm_sparse_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, int *handled,
+ * the dense product, and runs it on ex (dist/sparse_run.h: one device,
+ * bands of A's rows over a set or over ranks, rank 0 reading and
+ * writing); *handled 0 when the dense path is to run instead (the files
+ * unread). Over ranks every rank calls it and learns rank 0's choice. */
+tdcl_status tdcl_mm_sparse_job(tdcl_exec *ex, const tdcl_mm_job_opts *o, int *handled,
                                tdcl_err *err);
 
 /* The matmul command: reads both files (tdcl_matrix_read), multiplies,

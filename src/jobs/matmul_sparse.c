@@ -17,6 +17,8 @@
 #include "io/matio.h"
 #include "io/mtx.h"
 #include "io/sparse_io.h"
+#include "dist/mpi.h"
+#include "dist/sparse_run.h"
 #include "jobs/matmul_job.h"
 #include "ops/sparse/sparse.h"
 
@@ -107,11 +109,11 @@ static void describe_csr(const tdcl_csr *m, const char *from, char *buf, size_t 
 }
 
 /* Reads x as CSR (a dense file: its nonzeros), timing it. */
-static tdcl_status read_csr(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, operand *x, tdcl_err *err)
+static tdcl_status read_csr(tdcl_timing *t, const tdcl_mm_job_opts *o, operand *x, tdcl_err *err)
 {
     double t0 = tdcl_now_ms();
     tdcl_status st = tdcl_sparse_read_path(x->path, o->max_input_bytes, &x->s, err);
-    ctx->t.read_ms += tdcl_now_ms() - t0;
+    t->read_ms += tdcl_now_ms() - t0;
     if (st == TDCL_OK) {
         x->rows = x->s.rows;
         x->cols = x->s.cols;
@@ -120,7 +122,7 @@ static tdcl_status read_csr(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, operand *x
     return st;
 }
 
-static tdcl_status read_dense(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, operand *x, tdcl_err *err)
+static tdcl_status read_dense(tdcl_timing *t, const tdcl_mm_job_opts *o, operand *x, tdcl_err *err)
 {
     double t0 = tdcl_now_ms();
     tdcl_status st = TDCL_OK;
@@ -128,7 +130,7 @@ static tdcl_status read_dense(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, operand 
         st = tdcl_csr_to_dense(&x->s, o->max_input_bytes, &x->d, err);
     else
         st = tdcl_matrix_read(x->path, o->max_input_bytes, &x->d, err);
-    ctx->t.read_ms += tdcl_now_ms() - t0;
+    t->read_ms += tdcl_now_ms() - t0;
     if (st == TDCL_OK) {
         x->rows = x->d.rows;
         x->cols = x->d.cols;
@@ -276,7 +278,7 @@ static void log_repr(const tdcl_mm_repr *r)
 /* Writes a sparse C by the output's extension: coordinate .mtx, .npz or
  * stdout; .npy, or an array .mtx when dense output is asked, dense after a
  * memory check naming the size. */
-static tdcl_status write_sparse(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, const tdcl_csr *c,
+static tdcl_status write_sparse(tdcl_timing *t, const tdcl_mm_job_opts *o, const tdcl_csr *c,
                                 tdcl_err *err)
 {
     const char *path = o->out_path;
@@ -294,14 +296,14 @@ static tdcl_status write_sparse(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, const 
     } else {
         st = tdcl_sparse_write_path(path, c, err);
     }
-    ctx->t.write_ms += tdcl_now_ms() - t0;
+    t->write_ms += tdcl_now_ms() - t0;
     return st;
 }
 
 /* Writes a dense C: .npz keeps its nonzeros, other extensions as the
  * dense path writes. */
-static tdcl_status write_dense(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, const tdcl_matrix *c,
-                               tdcl_err *err)
+static tdcl_status write_dense(tdcl_timing *t, const tdcl_mm_job_opts *o, const char *where,
+                               const tdcl_matrix *c, tdcl_err *err)
 {
     double t0 = tdcl_now_ms();
     tdcl_status st;
@@ -314,63 +316,31 @@ static tdcl_status write_dense(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, const t
         char comment[256];
         snprintf(comment, sizeof comment, "C = A*B, A = %s, B = %s, %s on %s",
                  tdcl_path_display(o->a_path), tdcl_path_display(o->b_path),
-                 tdcl_dtype_name(c->dtype), ctx->dev.device_name);
+                 tdcl_dtype_name(c->dtype), where);
         st = tdcl_matrix_write(o->out_path, c, comment, err);
     }
-    ctx->t.write_ms += tdcl_now_ms() - t0;
+    t->write_ms += tdcl_now_ms() - t0;
     return st;
 }
 
-/* Values of m as float32 in place (the host's product of float32
- * operands is in double; the device's, and so C's type, float32). */
-static void narrow_to_f32(tdcl_csr *m)
+/* -v's account of a product over r: the method and its figures. */
+static void log_product(const tdcl_sp_exec *r, int spgemm, const tdcl_sparse_info *info,
+                        int64_t entries)
 {
-    if (m->dtype != TDCL_F64 || m->pattern) return;
-    for (int64_t k = 0; k < m->nnz; k++)
-        ((float *)m->values)[k] = (float)((double *)m->values)[k];
-    m->dtype = TDCL_F32;
-}
-
-/* C = A*B of two CSR matrices: on the device, or on the host where the
- * device cannot (64-bit indices, float64 without fp64), saying so. */
-static tdcl_status run_spgemm(tdcl_ctx *ctx, const tdcl_csr *a, const tdcl_csr *b, tdcl_csr *c,
-                              tdcl_err *err)
-{
-    tdcl_sparse_plan *p = NULL;
-    tdcl_sparse_info info;
-    tdcl_status st = tdcl_sparse_plan_create(ctx, &p, err);
-    if (st == TDCL_OK) st = tdcl_spgemm(p, a, b, 0, c, &info, err);
-    tdcl_sparse_plan_destroy(p);
-    if (st == TDCL_OK) {
-        tdcl_log(TDCL_LOG_VERBOSE,
-                 "matmul: SpGEMM on the device, %s: %" PRId64 " product terms, %" PRId64
-                 " entries, kernels %.2f ms%s",
-                 info.rows_path ? "rows with dense accumulators" : "rows binned into hash tables",
-                 info.terms, c->nnz, info.kernel_ms,
-                 info.host_settled ? "; int64 partial sums left the range: host's exact sums" : "");
-        return st;
+    char where[96];
+    tdcl_sp_exec_where(r, where, sizeof where);
+    if (!spgemm) {
+        tdcl_log(TDCL_LOG_VERBOSE, "matmul: SpMM on %s: %" PRId64 " terms, kernels %.2f ms", where,
+                 info->terms, info->kernel_ms);
+        return;
     }
-    if (st != TDCL_EUNSUPPORTED) return st;
-    tdcl_log(TDCL_LOG_VERBOSE, "matmul: %s: SpGEMM on the host", err ? err->msg : "");
-    double t0 = tdcl_now_ms();
-    st = tdcl_csr_mul_host(a, b, 0, c, err);
-    if (st == TDCL_OK && tdcl_csr_mul_dtype(a, b) == TDCL_F32) narrow_to_f32(c);
-    ctx->t.kernel_ms += tdcl_now_ms() - t0;
-    return st;
-}
-
-static tdcl_status run_spmm(tdcl_ctx *ctx, const tdcl_csr *s, const tdcl_matrix *d, int a_sparse,
-                            tdcl_matrix *c, tdcl_err *err)
-{
-    tdcl_sparse_plan *p = NULL;
-    tdcl_sparse_info info;
-    tdcl_status st = tdcl_sparse_plan_create(ctx, &p, err);
-    if (st == TDCL_OK) st = tdcl_spmm(p, s, d, a_sparse, c, &info, err);
-    tdcl_sparse_plan_destroy(p);
-    if (st == TDCL_OK)
-        tdcl_log(TDCL_LOG_VERBOSE, "matmul: SpMM on the device: %" PRId64 " terms, kernels %.2f ms",
-                 info.terms, info.kernel_ms);
-    return st;
+    tdcl_log(TDCL_LOG_VERBOSE,
+             "matmul: SpGEMM on %s, %s: %" PRId64 " product terms, %" PRId64
+             " entries, kernels %.2f ms%s",
+             where,
+             info->rows_path ? "rows with dense accumulators" : "rows binned into hash tables",
+             info->terms, entries, info->kernel_ms,
+             info->host_settled ? "; int64 partial sums left the range: host's exact sums" : "");
 }
 
 /* The dense product of operands made dense here (a .npz file, or dense as
@@ -391,93 +361,154 @@ out:
     return st;
 }
 
-/* Reads what the choice needs, multiplies, verifies and hands over or
- * writes C. */
-static tdcl_status run(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, how h, operand *a, operand *b,
-                       tdcl_mm_repr *r, tdcl_err *err)
+/* Reads on the root what the choice needs (root 0: another rank, which
+ * reads nothing); in_st: how that went. */
+static tdcl_status read_operands(tdcl_timing *t, const tdcl_mm_job_opts *o, how h, operand *a,
+                                 operand *b, tdcl_mm_repr *r, tdcl_err *err)
 {
-    tdcl_csr cs = {0};
-    tdcl_matrix cd = {0};
     operand *sp = a->sparse_file ? a : b, *dn = a->sparse_file ? b : a;
     tdcl_status st = TDCL_OK;
     if (h == SPGEMM) {
-        if (!a->s.rowptr) TDCL_TRY(read_csr(ctx, o, a, err));
-        if (!b->s.rowptr) TDCL_TRY(read_csr(ctx, o, b, err));
+        if (!a->s.rowptr) TDCL_TRY(read_csr(t, o, a, err));
+        if (!b->s.rowptr) TDCL_TRY(read_csr(t, o, b, err));
     } else if (h == SPMM) {
-        if (!sp->s.rowptr) TDCL_TRY(read_csr(ctx, o, sp, err));
-        TDCL_TRY(read_dense(ctx, o, dn, err));
+        if (!sp->s.rowptr) TDCL_TRY(read_csr(t, o, sp, err));
+        TDCL_TRY(read_dense(t, o, dn, err));
     } else {
-        TDCL_TRY(read_dense(ctx, o, a, err));
-        TDCL_TRY(read_dense(ctx, o, b, err));
+        TDCL_TRY(read_dense(t, o, a, err));
+        TDCL_TRY(read_dense(t, o, b, err));
     }
     TDCL_TRY(check_shapes(o, a, b, err));
     const char *fa = a->sparse_file ? "" : ", from a dense file";
     const char *fb = b->sparse_file ? "" : ", from a dense file";
     if (a->s.rowptr && h != DENSE_HERE) describe_csr(&a->s, fa, r->a, sizeof r->a);
     if (b->s.rowptr && h != DENSE_HERE) describe_csr(&b->s, fb, r->b, sizeof r->b);
-    TDCL_TRY(tdcl_ctx_wait(ctx, err));
+out:
+    return st;
+}
+
+/* Hands over or writes a sparse C (the root). */
+static tdcl_status put_sparse(tdcl_timing *t, const tdcl_mm_job_opts *o, tdcl_csr *cs,
+                              tdcl_err *err)
+{
+    if (o->product && o->sparse_product) {
+        *o->sparse_product = *cs;
+        memset(cs, 0, sizeof *cs);
+        return TDCL_OK;
+    }
+    return write_sparse(t, o, cs, err);
+}
+
+/* Multiplies on ex (every rank), verifies and hands over or writes C
+ * (the root). */
+static tdcl_status run(tdcl_exec *ex, tdcl_timing *t, const tdcl_mm_job_opts *o, how h, operand *a,
+                       operand *b, tdcl_mm_repr *r, tdcl_err *err)
+{
+    tdcl_csr cs = {0};
+    tdcl_matrix cd = {0};
+    tdcl_sp_exec x = {0};
+    tdcl_sparse_info info;
+    char where[96];
+    operand *sp = a->sparse_file ? a : b, *dn = a->sparse_file ? b : a;
+    int root = tdcl_exec_root(ex);
+    tdcl_status st = TDCL_OK, in_st = TDCL_OK;
+    if (root) in_st = read_operands(t, o, h, a, b, r, err);
+    if (h == DENSE_HERE && ex->kind != TDCL_EXEC_ONE) /* every rank: the job agrees after */
+        return in_st ? in_st
+                     : tdcl_fail(err, TDCL_EUNSUPPORTED,
+                                 "a dense product of a .npz file runs on one device: convert it "
+                                 "to .npy, or multiply it sparse");
+    if (ex->kind != TDCL_EXEC_RANKS) TDCL_TRY(in_st);
+    TDCL_TRY(tdcl_sp_exec_start(ex, &x, err));
+    tdcl_sp_exec_where(&x, where, sizeof where);
     if (h == SPGEMM) {
-        TDCL_TRY(run_spgemm(ctx, &a->s, &b->s, &cs, err));
+        TDCL_TRY(tdcl_sp_exec_spgemm(&x, in_st, &a->s, &b->s, &cs, &info, err));
+        if (!root) goto out;
+        log_product(&x, 1, &info, cs.nnz);
         describe_csr(&cs, "", r->c, sizeof r->c);
         log_repr(r);
         if (o->verify) TDCL_TRY(verify_spgemm(o, &a->s, &b->s, &cs, err));
-        if (o->product && o->sparse_product) {
-            *o->sparse_product = cs;
-            memset(&cs, 0, sizeof cs);
-        } else {
-            TDCL_TRY(write_sparse(ctx, o, &cs, err));
-        }
+        TDCL_TRY(put_sparse(t, o, &cs, err));
         goto out;
     }
     if (h == SPMM) {
-        TDCL_TRY(run_spmm(ctx, &sp->s, &dn->d, sp == a, &cd, err));
+        TDCL_TRY(tdcl_sp_exec_spmm(&x, in_st, &sp->s, &dn->d, sp == a, &cd, &info, err));
+        if (!root) goto out;
+        log_product(&x, 0, &info, 0);
         if (o->verify) TDCL_TRY(verify_spmm(o, &sp->s, &dn->d, sp == a, &cd, err));
     } else {
-        TDCL_TRY(run_dense(ctx, o, a, b, &cd, err));
+        TDCL_TRY(in_st);
+        TDCL_TRY(run_dense(ex->ctx, o, a, b, &cd, err));
     }
     log_repr(r);
     if (o->product) {
         *o->product = cd;
         memset(&cd, 0, sizeof cd);
     } else {
-        TDCL_TRY(write_dense(ctx, o, &cd, err));
+        TDCL_TRY(write_dense(t, o, where, &cd, err));
     }
 out:
+    tdcl_sp_exec_end(&x);
     tdcl_csr_free(&cs);
     tdcl_matrix_free(&cd);
     return st;
 }
 
-tdcl_status tdcl_mm_sparse_job(tdcl_ctx *ctx, const tdcl_mm_job_opts *o, int *handled,
+/* The root's choice (*h; -1: the dense path of the job, files unread). */
+static tdcl_status decide(tdcl_timing *t, const tdcl_mm_job_opts *o, operand *a, operand *b,
+                          tdcl_mm_repr *r, int *h, tdcl_err *err)
+{
+    char why[160] = "";
+    tdcl_status st = TDCL_OK;
+    *h = -1;
+    peek(o->a_path, a);
+    peek(o->b_path, b);
+    if (o->sparse != TDCL_MM_SPARSE_ON && !a->sparse_file && !b->sparse_file) return TDCL_OK;
+    snprintf(r->a, sizeof r->a, "dense%s", a->sparse_file ? ", from a sparse file" : "");
+    snprintf(r->b, sizeof r->b, "dense%s", b->sparse_file ? ", from a sparse file" : "");
+    snprintf(r->c, sizeof r->c, "dense");
+    /* a sparse file without a Matrix Market header (.npz) is read first */
+    if (a->sparse_file && a->nnz < 0) TDCL_TRY(read_csr(t, o, a, err));
+    if (b->sparse_file && b->nnz < 0) TDCL_TRY(read_csr(t, o, b, err));
+    how c = choose(o, a, b, why, sizeof why);
+    tdcl_log(TDCL_LOG_VERBOSE, "matmul: %s product: %s",
+             c == SPGEMM ? "sparse x sparse (SpGEMM)"
+             : c == SPMM ? "sparse x dense (SpMM)"
+                         : "dense",
+             why);
+    if (c == DENSE_HERE && !a->s.rowptr && !b->s.rowptr) {
+        log_repr(r); /* the dense path reads the files */
+        return TDCL_OK;
+    }
+    *h = (int)c;
+out:
+    return st;
+}
+
+tdcl_status tdcl_mm_sparse_job(tdcl_exec *ex, const tdcl_mm_job_opts *o, int *handled,
                                tdcl_err *err)
 {
     operand a, b;
     tdcl_mm_repr own, *r = o->repr ? o->repr : &own;
-    char why[160] = "";
+    tdcl_timing scratch = {0}, *t = tdcl_exec_timing(ex) ? tdcl_exec_timing(ex) : &scratch;
     tdcl_status st = TDCL_OK;
-    peek(o->a_path, &a);
-    peek(o->b_path, &b);
-    *handled = 0;
-    if (o->sparse != TDCL_MM_SPARSE_ON && !a.sparse_file && !b.sparse_file) return TDCL_OK;
-    snprintf(r->a, sizeof r->a, "dense%s", a.sparse_file ? ", from a sparse file" : "");
-    snprintf(r->b, sizeof r->b, "dense%s", b.sparse_file ? ", from a sparse file" : "");
-    snprintf(r->c, sizeof r->c, "dense");
-    /* a sparse file without a Matrix Market header (.npz) is read first */
-    if (a.sparse_file && a.nnz < 0) TDCL_TRY(read_csr(ctx, o, &a, err));
-    if (b.sparse_file && b.nnz < 0) TDCL_TRY(read_csr(ctx, o, &b, err));
-    how h = choose(o, &a, &b, why, sizeof why);
-    tdcl_log(TDCL_LOG_VERBOSE, "matmul: %s product: %s",
-             h == SPGEMM ? "sparse x sparse (SpGEMM)"
-             : h == SPMM ? "sparse x dense (SpMM)"
-                         : "dense",
-             why);
-    if (h == DENSE_HERE && !a.s.rowptr && !b.s.rowptr) {
-        log_repr(r); /* the dense path reads the files */
-        goto out;
+    int h = -1;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    if (tdcl_exec_root(ex)) st = decide(t, o, &a, &b, r, &h, err);
+    if (ex->kind == TDCL_EXEC_RANKS) { /* rank 0's choice, for every rank */
+        int64_t v = h, sa = a.sparse_file, sb = b.sparse_file;
+        tdcl_exec_agree(ex, &st, err);
+        tdcl_mpi_bcast_i64(&v);
+        tdcl_mpi_bcast_i64(&sa); /* which operand is sparse, for SpMM */
+        tdcl_mpi_bcast_i64(&sb);
+        h = (int)v;
+        a.sparse_file = (int)sa;
+        b.sparse_file = (int)sb;
     }
-    *handled = 1;
-    st = run(ctx, o, h, &a, &b, r, err);
-out:
+    *handled = st != TDCL_OK || h >= 0;
+    if (st == TDCL_OK && h >= 0) st = run(ex, t, o, (how)h, &a, &b, r, err);
+    if (*handled) tdcl_exec_agree(ex, &st, err);
     tdcl_csr_free(&a.s);
     tdcl_csr_free(&b.s);
     tdcl_matrix_free(&a.d);
