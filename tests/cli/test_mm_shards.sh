@@ -165,6 +165,58 @@ run --device "$D0,$D1,$D2" bench tile-avg --size 200 --tile 3x5 --reps 1 --json
 expect_contains "$OUT" '"tile":"3x5","shards":3' "bench tile-avg over 3 devices: one line of JSON"
 expect_contains "$OUT" '"checked":true' "... after the means were compared byte for byte"
 
+# ---- sparse operands over a set: bands of A's rows by work -----------------
+# a skewed 60x60 coordinate .mtx (R-MAT-like: two hub rows of 40 entries,
+# the rest 0-3), a dense block beside it on either side
+python3 - "$T" <<'PY'
+import sys, numpy as np
+t = sys.argv[1]
+r = np.random.default_rng(41)
+n = 60
+ent = [(i, j) for i in range(n) for j in r.choice(n, 40 if i in (2, 9) else int(r.integers(0, 4)), replace=False)]
+v = r.standard_normal(len(ent)).astype(np.float32)
+with open(f'{t}/sp.mtx', 'w') as f:
+    f.write(f'%%MatrixMarket matrix coordinate real general\n{n} {n} {len(ent)}\n')
+    f.writelines(f'{i + 1} {j + 1} {x:.7g}\n' for (i, j), x in zip(ent, v))
+np.save(f'{t}/spd.npy', r.standard_normal((n, 6)).astype(np.float32))
+np.save(f'{t}/spl.npy', r.standard_normal((5, n)).astype(np.float32))
+PY
+# mtx_against A B C: C (coordinate .mtx) is A*A of the .mtx A within
+# float32's bound, as numpy computes it from the files' text
+mtx_against() {
+    python3 - "$1" "$2" <<'PY'
+import sys, numpy as np
+def load(p):
+    rows = [l.split() for l in open(p) if not l.startswith('%')]
+    m, n, _ = map(int, rows[0]); d = np.zeros((m, n))
+    for i, j, x in rows[1:]: d[int(i) - 1, int(j) - 1] += float(x)
+    return d
+a, c = load(sys.argv[1]), load(sys.argv[2])
+r = a @ a
+sys.exit(0 if np.linalg.norm(c - r) <= 2 * 62 * 2.0**-24 * np.linalg.norm(a) ** 2 else 1)
+PY
+}
+run --device "$D0" matmul "$T/sp.mtx" "$T/sp.mtx" -o "$T/sp1.mtx"
+run -v --device "$D0,$D1" matmul "$T/sp.mtx" "$T/sp.mtx" -o "$T/sp2.mtx"
+expect_same_file "$T/sp1.mtx" "$T/sp2.mtx" "local SpGEMM of a skewed .mtx over 2 devices: one device's .mtx byte for byte"
+if mtx_against "$T/sp.mtx" "$T/sp2.mtx"; then ok "... numpy's product"; else not_ok "... numpy's product"; fi
+expect_contains "$ERR" "SpGEMM on 2 devices" "... sparse, not made dense"
+expect_contains "$ERR" "band 0 on" "-v: the bands and their work"
+w0=$(printf '%s\n' "$ERR" | sed -n 's/.*band 0 on .*rows \([0-9]*\)-\([0-9]*\) .*work \([0-9]*\),.*/\2 \3/p')
+w1=$(printf '%s\n' "$ERR" | sed -n 's/.*band 1 on .*work \([0-9]*\),.*/\1/p')
+# balanced by work, not rows: the hub rows put band 0's end far before row 30
+if [ -n "$w0" ] && [ "${w0%% *}" -lt 29 ] && [ $((${w0#* } * 10)) -lt $((w1 * 15)) ] && [ $((w1 * 10)) -lt $((${w0#* } * 15)) ]; then
+    ok "... bands balanced by work (band 0 ends at row ${w0%% *}: work ${w0#* } and $w1)"
+else
+    not_ok "... bands balanced by work" "band 0: $w0, band 1: $w1"
+fi
+run --device "$D0" matmul "$T/sp.mtx" "$T/spd.npy" -o "$T/spd1.npy"
+run --device "$D0,$D1,$D2" matmul "$T/sp.mtx" "$T/spd.npy" -o "$T/spd3.npy" --verify
+expect_same_file "$T/spd1.npy" "$T/spd3.npy" "local SpMM (sparse x dense) over 3 devices: one device's byte for byte, verified"
+run --device "$D0" matmul "$T/spl.npy" "$T/sp.mtx" -o "$T/spl1.npy"
+run --device "$D0,$D1" matmul "$T/spl.npy" "$T/sp.mtx" -o "$T/spl2.npy" --verify
+expect_same_file "$T/spl1.npy" "$T/spl2.npy" "local SpMM (dense x sparse) over 2 devices: one device's byte for byte, verified"
+
 # ---- MPI ranks: SUMMA ------------------------------------------------------
 run --version
 if printf '%s\n' "$OUT" | grep -q '^mpi: no'; then
@@ -272,6 +324,15 @@ mrun 3 tile-avg "$T/ta.npy" --tile 40x4 -o "$T/tx.npy"
 if [ "$RC" -ne 0 ]; then ok "mpi tile-avg: fewer blocks than ranks is refused"; else not_ok "mpi tile-avg: fewer blocks than ranks is refused"; fi
 expect_eq "$(printf '%s\n' "$ERR" | grep -c '3 shards for 300 rows in tiles of 40 rows')" 1 "... with one message"
 [ ! -e "$T/tx.npy" ] && ok "... writing nothing" || not_ok "... writing nothing"
+
+# sparse operands over ranks: rank 0 reads, bands by work, rank 0 gathers
+mrun 2 -v matmul "$T/sp.mtx" "$T/sp.mtx" -o "$T/spm.mtx"
+expect_same_file "$T/sp1.mtx" "$T/spm.mtx" "mpi SpGEMM of a skewed .mtx over 2 ranks: one device's .mtx byte for byte"
+expect_contains "$ERR" "SpGEMM on 2 MPI ranks" "... sparse, not made dense"
+mrun 2 matmul "$T/sp.mtx" "$T/spd.npy" -o "$T/spdm.npy"
+expect_same_file "$T/spd1.npy" "$T/spdm.npy" "mpi SpMM (sparse x dense) over 2 ranks: identical"
+mrun 2 matmul "$T/spl.npy" "$T/sp.mtx" -o "$T/splm.npy"
+expect_same_file "$T/spl1.npy" "$T/splm.npy" "mpi SpMM (dense x sparse) over 2 ranks: identical"
 
 # kill one rank mid-run: the others stop within seconds, nothing is written
 python3 -c "import numpy as np; np.save('$T/big.npy', np.ones((2048, 2048), np.float32))"
