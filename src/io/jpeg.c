@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jpeglib.h>
 #include <jerror.h>
@@ -162,17 +163,25 @@ static const img_rops jpg_ops = {jpg_rows, jpg_close};
  * is subsampled vertically, a stripe is decoded with one interval more on
  * each side, whose rows are dropped: libjpeg's upsampling reads the rows
  * next to a boundary, so the kept rows are those of a whole decode, byte
- * for byte. Stripes of 256 rows keep that overhead near 1/8. */
+ * for byte. Stripes of 256 rows keep that overhead near 1/8. The file is
+ * never held: it is scanned once through a small window for its markers,
+ * and each stripe's intervals are read by offset (pread) when decoded. */
 typedef struct jpeg_seg {
     size_t at, len; /* entropy-coded bytes of one restart interval */
 } jpeg_seg;
 
+/* Bytes of the file at any offset: a window read by pread, or memory. */
+#define PAR_WIN (256u << 10)
+
 struct jpeg_par {
-    unsigned char *file; /* the whole file */
+    const unsigned char *mem; /* the input when it is in memory, else NULL */
+    int fd;
     size_t len;
-    int own;
-    size_t hdr_len; /* bytes up to the entropy-coded data */
-    size_t sof_at;  /* offset of the frame's height */
+    unsigned char *win; /* file[woff, woff + wn) while scanning */
+    size_t woff, wn;
+    unsigned char *hdr; /* the file's bytes up to the entropy-coded data */
+    size_t hdr_len;
+    size_t sof_at; /* offset of the frame's height */
     jpeg_seg *seg;
     size_t nseg;
     int64_t seg_rows;    /* image rows per interval */
@@ -193,25 +202,56 @@ typedef struct stripe_job {
     char msg[TDCL_POOL_MAX][JMSG_LENGTH_MAX];
 } stripe_job;
 
+/* Reads n bytes at offset off into dst; 0 if the file has fewer. */
+static int par_read(const jpeg_par *p, size_t off, void *dst, size_t n)
+{
+    if (off > p->len || n > p->len - off) return 0;
+    if (p->mem) {
+        memcpy(dst, p->mem + off, n);
+        return 1;
+    }
+    for (size_t got = 0; got < n;) {
+        ssize_t k = pread(p->fd, (unsigned char *)dst + got, n - got, (off_t)(off + got));
+        if (k <= 0) return 0;
+        got += (size_t)k;
+    }
+    return 1;
+}
+
+/* The byte at offset i (< len), through the window; -1 if unreadable. */
+static int par_byte(jpeg_par *p, size_t i)
+{
+    if (p->mem) return p->mem[i];
+    if (i - p->woff >= p->wn) {
+        size_t n = p->len - i < PAR_WIN ? p->len - i : PAR_WIN;
+        if (!par_read(p, i, p->win, n)) return -1;
+        p->woff = i;
+        p->wn = n;
+    }
+    return p->win[i - p->woff];
+}
+
 /* Walks the markers to the first SOS: the header's length and the
  * frame's height field; 0 unless a baseline or extended frame. */
 static int par_markers(jpeg_par *p)
 {
     size_t i = 2;
     while (i + 4 <= p->len) {
-        if (p->file[i] != 0xff) return 0;
-        unsigned m = p->file[i + 1];
+        if (par_byte(p, i) != 0xff) return 0;
+        int m = par_byte(p, i + 1), hi = par_byte(p, i + 2), lo = par_byte(p, i + 3);
+        if (m < 0 || hi < 0 || lo < 0) return 0;
         if (m == 0xff) {
             i++;
             continue;
         }
-        size_t seglen = (size_t)p->file[i + 2] << 8 | p->file[i + 3];
+        size_t seglen = (size_t)hi << 8 | (size_t)lo;
         if (m == 0xc0 || m == 0xc1) p->sof_at = i + 5;
         if (m >= 0xc2 && m <= 0xcf && m != 0xc4 && m != 0xc8 && m != 0xcc) return 0;
         i += 2 + seglen;
         if (m == 0xda) {
             p->hdr_len = i;
-            return p->sof_at && i < p->len;
+            if (!p->sof_at || i >= p->len || !(p->hdr = malloc(i))) return 0;
+            return par_read(p, 0, p->hdr, i);
         }
     }
     return 0;
@@ -224,8 +264,11 @@ static int par_segments(jpeg_par *p)
     size_t cap = 1024, start = p->hdr_len;
     if (!(p->seg = malloc(cap * sizeof *p->seg))) return 0;
     for (size_t i = p->hdr_len; i + 1 < p->len; i++) {
-        if (p->file[i] != 0xff) continue;
-        unsigned m = p->file[i + 1];
+        int c = par_byte(p, i);
+        if (c < 0) return 0;
+        if (c != 0xff) continue;
+        int m = par_byte(p, i + 1);
+        if (m < 0) return 0;
         if (m == 0x00 || m == 0xff) continue;
         if (!(m >= 0xd0 && m <= 0xd7) && m != 0xd9) return 0;
         if (p->nseg == cap) {
@@ -244,36 +287,35 @@ static int par_segments(jpeg_par *p)
 static void par_free(jpeg_par *p)
 {
     if (!p) return;
-    if (p->own) free(p->file);
+    free(p->win);
+    free(p->hdr);
     free(p->seg);
     free(p->band);
     free(p);
 }
 
-/* The JPEG of intervals [a, b): headers, height patched, data, EOI. */
+/* The JPEG of intervals [a, b): headers, height patched, data, EOI. The
+ * intervals lie back to back in the file, each marker between them, so
+ * they are read in one piece and their markers renumbered in place. */
 static unsigned char *stripe_bytes(const jpeg_par *p, int64_t a, int64_t b, int64_t height,
                                    size_t *n)
 {
-    size_t len = p->hdr_len + 2;
-    for (int64_t k = a; k < b; k++)
-        len += p->seg[k].len + 2;
-    unsigned char *s = malloc(len), *o = s;
+    size_t data = p->seg[b - 1].at + p->seg[b - 1].len - p->seg[a].at;
+    size_t len = p->hdr_len + data + 2;
+    unsigned char *s = malloc(len), *o = s + p->hdr_len;
     if (!s) return NULL;
-    memcpy(o, p->file, p->hdr_len);
+    memcpy(s, p->hdr, p->hdr_len);
     s[p->sof_at] = (unsigned char)(height >> 8);
     s[p->sof_at + 1] = (unsigned char)height;
-    o += p->hdr_len;
-    for (int64_t k = a; k < b; k++) {
-        if (k > a) {
-            *o++ = 0xff;
-            *o++ = (unsigned char)(0xd0 + ((k - a - 1) & 7));
-        }
-        memcpy(o, p->file + p->seg[k].at, p->seg[k].len);
-        o += p->seg[k].len;
+    if (!par_read(p, p->seg[a].at, o, data)) {
+        free(s);
+        return NULL;
     }
-    *o++ = 0xff;
-    *o++ = 0xd9;
-    *n = (size_t)(o - s);
+    for (int64_t k = a + 1; k < b; k++)
+        o[p->seg[k].at - p->seg[a].at - 1] = (unsigned char)(0xd0 + ((k - a - 1) & 7));
+    o[data] = 0xff;
+    o[data + 1] = 0xd9;
+    *n = len;
     return s;
 }
 
@@ -405,16 +447,16 @@ static void par_setup(tdcl_img_reader *r, jpeg_r *j)
     p->cs = d->out_color_space;
     if (r->src.fp) {
         p->len = (size_t)r->src.size;
-        p->own = 1;
-        if (!(p->file = malloc(p->len)) || fseeko(r->src.fp, 0, SEEK_SET) ||
-            fread(p->file, 1, p->len, r->src.fp) != p->len)
-            goto drop;
+        p->fd = fileno(r->src.fp);
+        if (!(p->win = malloc(PAR_WIN))) goto drop;
     } else {
-        p->file = (unsigned char *)(uintptr_t)r->src.p;
+        p->mem = r->src.p;
         p->len = r->src.n;
     }
     int64_t nseg = (r->info.height + p->seg_rows - 1) / p->seg_rows;
     if (!par_markers(p) || !par_segments(p) || (int64_t)p->nseg != nseg) goto drop;
+    free(p->win); /* the scan is over: stripes read by offset */
+    p->win = NULL;
     if (p->nthr < 2 || !(p->band = malloc(stripe_b * (size_t)p->nthr))) goto drop;
     j->par = p;
     tdcl_log(TDCL_LOG_DEBUG, "%s: decoded by %d threads in stripes of %lld rows", r->name, p->nthr,
