@@ -44,6 +44,10 @@ _tiledcl()
         COMPREPLY=($(compgen -W "mean sum min max median mode" -- "$cur")); return ;;
     --alpha)
         COMPREPLY=($(compgen -W "straight weighted" -- "$cur")); return ;;
+    --compress)
+        COMPREPLY=($(compgen -W "none deflate lzw" -- "$cur")); return ;;
+    --quality)
+        return ;;
     --sparse)
         COMPREPLY=($(compgen -W "auto on off" -- "$cur")); return ;;
     --plane)
@@ -67,10 +71,10 @@ _tiledcl()
     "") COMPREPLY=($(compgen -W "$commands $globals" -- "$cur")); return ;;
     help) COMPREPLY=($(compgen -W "$commands" -- "$cur")); return ;;
     matmul) opts="-o --output -t --type --precision --tile -k --kernel --params --no-tune --verify --wrap --max-alloc --shards --panel --sparse --dense --dense-output" ;;
-    tile-avg) opts="--tile -o --output --strict --variant --verify --clip --max-bytes --op --alpha --type --band-rows" ;;
+    tile-avg) opts="--tile -o --output --strict --variant --verify --clip --max-bytes --op --alpha --type --band-rows --quality --compress" ;;
     tile-map) opts="--tile --json --color" ;;
     life) opts="-g --gens -o --output -r --rule -b --boundary -s --size -d --density --seed --every --frames --gif --scale --kernel --tile --depth --word-bits --halo --max-bytes --sparse --plane --window" ;;
-    convert) opts="--dtype --clip --coordinate --threads --dense --sparse" ;;
+    convert) opts="--dtype --clip --coordinate --threads --dense --sparse --quality --compress" ;;
     devices) opts="--json" ;;
     bench)
         opts="--size --shape --tile --gens --reps --warmup --type --precision --params --no-tune --copy-size --seed --json --nnz --threads --dir --read --plain --pattern --plane --sparse --boundary --shards"

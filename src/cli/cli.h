@@ -101,6 +101,15 @@ int cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);
 int cli_parse_dtype(const char *cmd, const char *flag, const char *arg, const tdcl_dtype *allowed,
                     size_t n, tdcl_dtype *out);
 
+/* Image writers' options, shared by the commands that write images:
+ * --quality Q (JPEG, 1..100) when opt is CLI_OPT_QUALITY, else --compress
+ * none|deflate|lzw (TIFF). Each returns -1 to go on, else the usage
+ * error's exit status; the check refuses an option the output's format
+ * does not take. */
+enum { CLI_OPT_QUALITY = 1000, CLI_OPT_COMPRESS };
+int cli_parse_img_wopt(const char *cmd, int opt, const char *arg, int *quality, int *compress);
+int cli_check_img_wopts(const char *cmd, const char *out, int quality, int compress);
+
 /* The width of the terminal on stdout (else $COLUMNS, else 80), in
  * columns, at least 20. */
 int cli_term_cols(void);

@@ -15,7 +15,8 @@ typedef struct convert_opts {
     int threads;
     int coordinate;
     int clip;
-    int rep; /* a tdcl_convert_rep */
+    int quality, compress; /* image writers' options, 0: their defaults */
+    int rep;               /* a tdcl_convert_rep */
 } convert_opts;
 
 static void usage(FILE *fp)
@@ -59,8 +60,8 @@ static void usage(FILE *fp)
                 "dense only for .npy, an image or --dense, after a memory check naming the\n"
                 "size (a pattern then becomes int64 ones).\n"
                 "\n"
-                "options:\n"
-                "  --dtype TYPE    convert the values to f32, f64, i32 or i64 (or float32,\n"
+                "options:\n");
+    fprintf(fp, "  --dtype TYPE    convert the values to f32, f64, i32 or i64 (or float32,\n"
                 "                  float64, int32, int64) before writing (default: keep the dtype "
                 "read). Floats\n"
                 "                  round to nearest, integer types truncate fractions\n"
@@ -75,6 +76,9 @@ static void usage(FILE *fp)
                 "  --dense         write a sparse IN dense: array Matrix Market\n"
                 "  --sparse        write a dense IN sparse: coordinate Matrix Market or .npz\n"
                 "                  (its nonzeros; the value type is kept)\n"
+                "  --quality Q     JPEG outputs: quality 1..100 (default 90)\n"
+                "  --compress C    TIFF outputs: none (default), deflate or lzw (lossless,\n"
+                "                  with horizontal differencing)\n"
                 "  --threads N     threads parsing and printing Matrix Market (default 0: one\n"
                 "                  per core, at most 8)\n"
                 "  -h, --help      this help\n"
@@ -96,14 +100,17 @@ static void usage(FILE *fp)
 static int parse_args(int argc, char **argv, convert_opts *o)
 {
     enum { OPT_DTYPE = 256, OPT_THREADS, OPT_COORD, OPT_CLIP, OPT_DENSE, OPT_SPARSE };
-    static const struct option longopts[] = {{"dtype", required_argument, NULL, OPT_DTYPE},
-                                             {"threads", required_argument, NULL, OPT_THREADS},
-                                             {"coordinate", no_argument, NULL, OPT_COORD},
-                                             {"clip", no_argument, NULL, OPT_CLIP},
-                                             {"dense", no_argument, NULL, OPT_DENSE},
-                                             {"sparse", no_argument, NULL, OPT_SPARSE},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {0, 0, 0, 0}};
+    static const struct option longopts[] = {
+        {"dtype", required_argument, NULL, OPT_DTYPE},
+        {"threads", required_argument, NULL, OPT_THREADS},
+        {"coordinate", no_argument, NULL, OPT_COORD},
+        {"clip", no_argument, NULL, OPT_CLIP},
+        {"dense", no_argument, NULL, OPT_DENSE},
+        {"sparse", no_argument, NULL, OPT_SPARSE},
+        {"quality", required_argument, NULL, CLI_OPT_QUALITY},
+        {"compress", required_argument, NULL, CLI_OPT_COMPRESS},
+        {"help", no_argument, NULL, 'h'},
+        {0, 0, 0, 0}};
     int c;
     int64_t v;
     optind = 0;
@@ -128,6 +135,12 @@ static int parse_args(int argc, char **argv, convert_opts *o)
         case OPT_CLIP:
             o->clip = 1;
             break;
+        case CLI_OPT_QUALITY:
+        case CLI_OPT_COMPRESS: {
+            int rc = cli_parse_img_wopt("convert", c, optarg, &o->quality, &o->compress);
+            if (rc >= 0) return rc;
+            break;
+        }
         case OPT_DENSE:
         case OPT_SPARSE:
             if (o->rep && o->rep != (c == OPT_DENSE ? TDCL_REP_DENSE : TDCL_REP_SPARSE))
@@ -150,7 +163,7 @@ static int parse_args(int argc, char **argv, convert_opts *o)
         return cli_usage_error("convert", "--coordinate and --dense exclude each other");
     o->in = argv[optind];
     o->out = tdcl_path_is_stdout(argv[optind + 1]) ? "-" : argv[optind + 1];
-    return -1;
+    return cli_check_img_wopts("convert", o->out, o->quality, o->compress);
 }
 
 int cmd_convert(int argc, char **argv, const cli_globals *g)
@@ -163,6 +176,8 @@ int cmd_convert(int argc, char **argv, const cli_globals *g)
                             .out = o.out,
                             .dtype = o.dtype,
                             .clip = o.clip,
+                            .quality = o.quality,
+                            .compress = o.compress,
                             .rep = o.rep,
                             .io = {.threads = o.threads,
                                    .coordinate = o.coordinate,

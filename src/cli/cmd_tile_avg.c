@@ -64,6 +64,9 @@ static void usage(FILE *fp)
             "  --clip          image outputs: clamp means outside the samples' range\n"
             "                  (0..255 or 0..65535) to it; without it such a mean, or a\n"
             "                  NaN, is an error naming the first one (row, column)\n"
+            "  --quality Q     JPEG outputs: quality 1..100 (default 90)\n"
+            "  --compress C    TIFF outputs: none (default), deflate or lzw (lossless,\n"
+            "                  with horizontal differencing)\n"
             "  -h, --help      this help\n");
     fprintf(fp, "\n"
                 "Input formats: Matrix Market (.mtx, .mtx.gz), NumPy (.npy), and images by\n"
@@ -120,19 +123,22 @@ enum {
 /* Fills jo from argv; returns -1 to go on, else the exit status. */
 static int parse(int argc, char **argv, tdcl_ta_job_opts *jo)
 {
-    static const struct option longopts[] = {{"tile", required_argument, NULL, OPT_TILE},
-                                             {"output", required_argument, NULL, 'o'},
-                                             {"strict", no_argument, NULL, OPT_STRICT},
-                                             {"variant", required_argument, NULL, OPT_VARIANT},
-                                             {"verify", no_argument, NULL, OPT_VERIFY},
-                                             {"clip", no_argument, NULL, OPT_CLIP},
-                                             {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
-                                             {"op", required_argument, NULL, OPT_OP},
-                                             {"alpha", required_argument, NULL, OPT_ALPHA},
-                                             {"type", required_argument, NULL, OPT_TYPE},
-                                             {"band-rows", required_argument, NULL, OPT_BAND_ROWS},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {0, 0, 0, 0}};
+    static const struct option longopts[] = {
+        {"tile", required_argument, NULL, OPT_TILE},
+        {"output", required_argument, NULL, 'o'},
+        {"strict", no_argument, NULL, OPT_STRICT},
+        {"variant", required_argument, NULL, OPT_VARIANT},
+        {"verify", no_argument, NULL, OPT_VERIFY},
+        {"clip", no_argument, NULL, OPT_CLIP},
+        {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
+        {"op", required_argument, NULL, OPT_OP},
+        {"alpha", required_argument, NULL, OPT_ALPHA},
+        {"type", required_argument, NULL, OPT_TYPE},
+        {"band-rows", required_argument, NULL, OPT_BAND_ROWS},
+        {"quality", required_argument, NULL, CLI_OPT_QUALITY},
+        {"compress", required_argument, NULL, CLI_OPT_COMPRESS},
+        {"help", no_argument, NULL, 'h'},
+        {0, 0, 0, 0}};
     int c;
     int64_t v;
     optind = 0;
@@ -188,6 +194,12 @@ static int parse(int argc, char **argv, tdcl_ta_job_opts *jo)
         case OPT_CLIP:
             jo->clip = 1;
             break;
+        case CLI_OPT_QUALITY:
+        case CLI_OPT_COMPRESS: {
+            int rc = cli_parse_img_wopt("tile-avg", c, optarg, &jo->quality, &jo->compress);
+            if (rc >= 0) return rc;
+            break;
+        }
         case OPT_MAX_BYTES:
             if (cli_parse_i64(optarg, 1, INT64_MAX, &v))
                 return cli_usage_error("tile-avg", "expected --max-bytes N > 0, got '%s'", optarg);
@@ -215,6 +227,8 @@ static int parse(int argc, char **argv, tdcl_ta_job_opts *jo)
             ".tif, .pgm, .ppm, .pam, .pbm) "
             "or '-' for stdout)",
             out);
+    int rc = cli_check_img_wopts("tile-avg", out, jo->quality, jo->compress);
+    if (rc >= 0) return rc;
     jo->in_path = argv[optind];
     return -1;
 }

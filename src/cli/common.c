@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "base/fileio.h"
 #include "base/spec.h"
+#include "io/image.h"
 
 /* The flag that sets each option the library reports errors about. */
 static const char *const param_flags[] = {
@@ -170,4 +172,28 @@ void cli_print_corner(const tdcl_matrix *m)
         printf("(the top-left %" PRId64 "x%" PRId64 " of %" PRId64 "x%" PRId64
                "; use -o FILE, or redirect stdout, for every element)\n",
                nrow, ncol, m->rows, m->cols);
+}
+
+int cli_parse_img_wopt(const char *cmd, int opt, const char *arg, int *quality, int *compress)
+{
+    int64_t q;
+    if (opt == CLI_OPT_QUALITY) {
+        if (cli_parse_i64(arg, 1, 100, &q))
+            return cli_usage_error(cmd, "expected --quality 1..100, got '%s'", arg);
+        *quality = (int)q;
+    } else if (tdcl_img_compress_parse(arg, compress)) {
+        return cli_usage_error(cmd, "expected --compress none, deflate or lzw, got '%s'", arg);
+    }
+    return -1;
+}
+
+int cli_check_img_wopts(const char *cmd, const char *out, int quality, int compress)
+{
+    const char *shown = out ? out : "-";
+    if (quality && !tdcl_path_has_ext(shown, ".jpg") && !tdcl_path_has_ext(shown, ".jpeg"))
+        return cli_usage_error(cmd, "--quality is for JPEG outputs (.jpg, .jpeg), not '%s'", shown);
+    if (compress && !tdcl_path_has_ext(shown, ".tif") && !tdcl_path_has_ext(shown, ".tiff"))
+        return cli_usage_error(cmd, "--compress is for TIFF outputs (.tif, .tiff), not '%s'",
+                               shown);
+    return -1;
 }

@@ -152,8 +152,25 @@ tdcl_status tdcl_image_write(const char *path, const tdcl_matrix *m, int bits, t
 tdcl_status tdcl_image_write_clip(const char *path, const tdcl_matrix *m, int bits, int clip,
                                   tdcl_err *err)
 {
-    tdcl_img_writer *w = NULL;
     tdcl_img_wopts o = {.bits = bits, .clip = clip};
+    return tdcl_image_write_opts(path, m, &o, err);
+}
+
+int tdcl_img_compress_parse(const char *s, int *out)
+{
+    static const char *const names[] = {"none", "deflate", "lzw"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *out = TDCL_IMG_COMPRESS_NONE + i;
+            return 0;
+        }
+    return -1;
+}
+
+tdcl_status tdcl_image_write_opts(const char *path, const tdcl_matrix *m, const tdcl_img_wopts *o,
+                                  tdcl_err *err)
+{
+    tdcl_img_writer *w = NULL;
     tdcl_img_info info = {0};
     if (!m || !m->data || m->rows < 1 || m->cols < 1)
         return tdcl_fail(err, TDCL_EINVAL, "'%s': no image to write", tdcl_path_display(path));
@@ -161,7 +178,7 @@ tdcl_status tdcl_image_write_clip(const char *path, const tdcl_matrix *m, int bi
     info.height = m->rows;
     info.channels = m->channels;
     info.dtype = m->dtype;
-    tdcl_status st = tdcl_img_create_opts(path, &info, &o, &w, err);
+    tdcl_status st = tdcl_img_create_opts(path, &info, o, &w, err);
     if (!st) st = tdcl_img_write_rows(w, m->data, m->rows, err);
     if (st) {
         tdcl_img_abort(w);

@@ -12,6 +12,7 @@
 
 #include "base/matrix.h"
 #include "base/status.h"
+#include "io/imgstream.h"
 
 /* 1 if path's extension is one of .pbm .pgm .pnm .png (any case). */
 int tdcl_image_path(const char *path);
@@ -47,6 +48,13 @@ tdcl_status tdcl_image_write(const char *path, const tdcl_matrix *m, int bits, t
 /* The same; with clip, samples past the range are clamped to it (NaN still
  * fails). */
 tdcl_status tdcl_image_write_clip(const char *path, const tdcl_matrix *m, int bits, int clip,
+                                  tdcl_err *err);
+
+/* "none", "deflate" or "lzw" to a tdcl_img_compress; 0 on success. */
+int tdcl_img_compress_parse(const char *s, int *out);
+
+/* The same with every writer option (bits, clip, quality, compression). */
+tdcl_status tdcl_image_write_opts(const char *path, const tdcl_matrix *m, const tdcl_img_wopts *o,
                                   tdcl_err *err);
 
 /* Grey samples (brightness 0..maxval; with 3 or 4 channels the mean of the

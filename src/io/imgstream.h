@@ -87,7 +87,16 @@ typedef struct tdcl_img_wopts {
     int level;          /* PNG: zlib level 1..9, 0: the fast default; TIFF:
                            Deflate at that level, 0: uncompressed */
     int quality;        /* lossy formats: 1..100; 0: the default */
+    int compress;       /* TIFF: a tdcl_img_compress; 0: by level */
 } tdcl_img_wopts;
+
+/* A TIFF writer's compression, where one is asked for. */
+typedef enum tdcl_img_compress {
+    TDCL_IMG_COMPRESS_AUTO, /* Deflate when level > 0, else none */
+    TDCL_IMG_COMPRESS_NONE,
+    TDCL_IMG_COMPRESS_DEFLATE, /* at level, 0: zlib's default (6) */
+    TDCL_IMG_COMPRESS_LZW
+} tdcl_img_compress;
 
 /* Opens path for writing in the format its extension names (.png, .pbm,
  * .pgm, .ppm, .pam, .pnm, .jpg, .jpeg, .tif, .tiff), or for "-" and streams in the format of

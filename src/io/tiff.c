@@ -524,9 +524,17 @@ tdcl_status img_tiff_create(tdcl_img_writer *w, tdcl_err *err)
         uint16_t extra = EXTRASAMPLE_UNASSALPHA;
         TIFFSetField(t, TIFFTAG_EXTRASAMPLES, 1, &extra);
     }
-    if (w->o.level > 0) {
-        TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
-        TIFFSetField(t, TIFFTAG_ZIPQUALITY, w->o.level);
+    int how = w->o.compress    ? w->o.compress
+              : w->o.level > 0 ? TDCL_IMG_COMPRESS_DEFLATE
+                               : TDCL_IMG_COMPRESS_NONE;
+    if (how != TDCL_IMG_COMPRESS_NONE) {
+        if (how == TDCL_IMG_COMPRESS_LZW) {
+            TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_LZW);
+        } else {
+            TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
+            TIFFSetField(t, TIFFTAG_ZIPQUALITY, w->o.level > 0 ? w->o.level : 6);
+        }
+        /* differences along the row compress smooth images far better */
         if (bits >= 8)
             TIFFSetField(t, TIFFTAG_PREDICTOR,
                          bits == 32 ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL);

@@ -102,7 +102,9 @@ static tdcl_status write_image(const tdcl_convert_opts *o, tdcl_matrix *m, int m
             if (tdcl_matrix_get_f64(m, k) > 255.5) bits = 16;
     }
     if (pbm) bits = 1;
-    return tdcl_image_write_clip(o->out, m, bits, o->clip, err);
+    tdcl_img_wopts wo = {
+        .bits = bits, .clip = o->clip, .quality = o->quality, .compress = o->compress};
+    return tdcl_image_write_opts(o->out, m, &wo, err);
 }
 
 /* Anything dense to an image. */

@@ -14,6 +14,8 @@ typedef struct tdcl_convert_opts {
     int dtype;            /* matrix outputs: a tdcl_dtype, or -1 to keep */
     int clip;             /* saturate values past the target's range (dtype, image
                              samples) instead of failing; NaN still fails */
+    int quality;          /* JPEG outputs: 1..100, 0: the writer's default */
+    int compress;         /* TIFF outputs: a tdcl_img_compress, 0: the writer's default */
     tdcl_matio_opts io;   /* Matrix Market threads, coordinate output, comment */
     int rep;              /* a tdcl_convert_rep: the output's representation */
 } tdcl_convert_opts;

@@ -61,7 +61,9 @@ static tdcl_status write_image(const tdcl_ta_job_opts *jo, const tdcl_matrix *m,
         st = tdcl_image_grey_to_bits(m, maxval, &conv, err);
     else if (!pbm && maxval == 1)
         st = tdcl_image_bits_to_grey(m, 255, &conv, err);
-    if (!st) st = tdcl_image_write_clip(path, conv.data ? &conv : m, pbm ? 1 : bits, jo->clip, err);
+    tdcl_img_wopts wo = {
+        .bits = pbm ? 1 : bits, .clip = jo->clip, .quality = jo->quality, .compress = jo->compress};
+    if (!st) st = tdcl_image_write_opts(path, conv.data ? &conv : m, &wo, err);
     tdcl_matrix_free(&conv);
     return st;
 }
@@ -186,7 +188,10 @@ static tdcl_status stream_writer(const tdcl_ta_job_opts *jo, const tdcl_img_info
                                  tdcl_ta_bands *bands, tdcl_img_writer **w, tdcl_err *err)
 {
     tdcl_img_info wi = *info;
-    tdcl_img_wopts wo = {.bits = info->maxval > 255 ? 16 : 8, .clip = jo->clip};
+    tdcl_img_wopts wo = {.bits = info->maxval > 255 ? 16 : 8,
+                         .clip = jo->clip,
+                         .quality = jo->quality,
+                         .compress = jo->compress};
     wi.width = (info->width + jo->ta.tile_cols - 1) / jo->ta.tile_cols;
     wi.height = (info->height + jo->ta.tile_rows - 1) / jo->ta.tile_rows;
     wi.dtype = tdcl_ta_bands_out_type(bands);

@@ -17,6 +17,8 @@ typedef struct tdcl_ta_job_opts {
     int verify;       /* check against tdcl_ta_reference; TDCL_EVERIFY past 1e-6 */
     int clip;         /* image outputs: clamp means past the samples' range (else an
                          error naming the first) */
+    int quality;      /* JPEG outputs: 1..100, 0: the writer's default */
+    int compress;     /* TIFF outputs: a tdcl_img_compress, 0: the writer's default */
     int retype;       /* convert the result to out_type (integers: rounded half up,
                          a value past the type's range an error) */
     tdcl_dtype out_type;

@@ -236,4 +236,42 @@ else
     skip_ok "scipy.sparse.load_npz reads our .npz" "no scipy"
 fi
 
+# image writers' options: the JPEG's quantisation table is libjpeg's
+# standard one scaled for the quality (DC 16 -> 27 at 30, 2 at 95), and
+# the TIFF's compression tag (259) says what was asked; both lossless
+# TIFFs read back as the uncompressed one
+python3 -c 'import sys
+px = bytes(v for i in range(128) for v in (i * 2, 255 - i, i % 16 * 16))
+open(sys.argv[1], "wb").write(b"P6\n16 8\n255\n" + px)' "$T/wo.ppm"
+cat >"$T/wo.py" <<'EOF'
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+if b[:2] == b'\xff\xd8':
+    i = b.index(b'\xff\xdb')
+    print(b[i + 5])
+else:
+    e = '<' if b[:2] == b'II' else '>'
+    off = struct.unpack(e + 'I', b[4:8])[0]
+    n = struct.unpack(e + 'H', b[off:off + 2])[0]
+    for k in range(n):
+        tag, typ, cnt, val = struct.unpack(e + 'HHI4s', b[off + 2 + 12 * k:off + 14 + 12 * k])
+        if tag == 259:
+            print(struct.unpack(e + 'H', val[:2])[0])
+EOF
+for q in 30:27 95:2; do
+    run convert --quality "${q%:*}" "$T/wo.ppm" "$T/wo${q%:*}.jpg"
+    expect_eq "$(python3 "$T/wo.py" "$T/wo${q%:*}.jpg")" "${q#*:}" "--quality ${q%:*}: the JPEG's DC quantiser is ${q#*:}"
+done
+for c in none:1 lzw:5 deflate:8; do
+    run convert --compress "${c%:*}" "$T/wo.ppm" "$T/wo_${c%:*}.tif"
+    expect_eq "$(python3 "$T/wo.py" "$T/wo_${c%:*}.tif")" "${c#*:}" "--compress ${c%:*}: TIFF compression tag ${c#*:}"
+    run convert "$T/wo_${c%:*}.tif" "$T/wo_${c%:*}.ppm"
+    expect_same_file "$T/wo_${c%:*}.ppm" "$T/wo.ppm" "--compress ${c%:*}: the TIFF reads back as written"
+done
+run convert --quality 50 "$T/wo.ppm" "$T/wo.png"
+expect_rc 2 "--quality to a PNG: a usage error"
+expect_contains "$ERR" "--quality is for JPEG outputs (.jpg, .jpeg), not" "--quality to a PNG: says which outputs take it"
+run convert --compress zip "$T/wo.ppm" "$T/wo.tif"
+expect_contains "$ERR" "expected --compress none, deflate or lzw, got 'zip'" "--compress zip: names the choices"
+
 done_testing

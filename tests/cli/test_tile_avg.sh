@@ -324,4 +324,33 @@ run tile-avg "$T/sphuge.mtx" --tile 2 -o "$T/sphuge.npy"
 expect_rc 1 "a result larger than memory is refused"
 expect_contains "$ERR" "the 50000000x50000000 result needs" "the refusal names the result's size"
 
+# writers' options reach the image writer, streamed and whole: the
+# JPEG's DC quantiser is libjpeg's 16 scaled for quality 30 (27), the
+# TIFF's compression tag (259) is LZW's 5
+python3 -c 'import sys
+px = bytes(v for i in range(128) for v in (i * 2, 255 - i, i % 16 * 16))
+open(sys.argv[1], "wb").write(b"P6\n16 8\n255\n" + px)' "$T/wo.ppm"
+cat >"$T/wo.py" <<'EOF'
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+if b[:2] == b'\xff\xd8':
+    print(b[b.index(b'\xff\xdb') + 5])
+else:
+    e = '<' if b[:2] == b'II' else '>'
+    off = struct.unpack(e + 'I', b[4:8])[0]
+    for k in range(struct.unpack(e + 'H', b[off:off + 2])[0]):
+        tag, typ, cnt, val = struct.unpack(e + 'HHI4s', b[off + 2 + 12 * k:off + 14 + 12 * k])
+        if tag == 259:
+            print(struct.unpack(e + 'H', val[:2])[0])
+EOF
+for band in 2 whole; do
+    run tile-avg "$T/wo.ppm" --tile 2 --band-rows $band --quality 30 -o "$T/wo.jpg"
+    expect_eq "$(python3 "$T/wo.py" "$T/wo.jpg")" "27" "--quality 30 (--band-rows $band): the JPEG's DC quantiser is 27"
+    run tile-avg "$T/wo.ppm" --tile 2 --band-rows $band --compress lzw -o "$T/wo.tif"
+    expect_eq "$(python3 "$T/wo.py" "$T/wo.tif")" "5" "--compress lzw (--band-rows $band): TIFF compression tag 5"
+done
+run tile-avg "$T/wo.ppm" --tile 2 --compress lzw -o "$T/wo.png"
+expect_rc 2 "--compress to a PNG: a usage error"
+expect_contains "$ERR" "--compress is for TIFF outputs (.tif, .tiff), not" "--compress to a PNG: says which outputs take it"
+
 done_testing
