@@ -1,4 +1,5 @@
-/* life_plane: one generation of the tile plane (src/ops/life/life_plane.c).
+/* life_plane: up to K generations of the tile plane a launch
+ * (src/ops/life/life_plane.c).
  *
  * The plane is a pool of tiles of 64 x 64 cells, a 64-bit word a row (bit
  * b of a row is cell b, the lowest bit the leftmost cell, as in the dense
@@ -6,18 +7,31 @@
  * The host lists the tiles to advance (act, 9 ints a tile: its slot, then
  * the slots of its 8 neighbours NW, N, NE, W, E, SW, S, SE, -1 for a
  * missing one), so the kernel never looks a coordinate up; one list, one
- * upload a generation.
+ * upload a launch.
  *
- * A work-group is one listed tile, a work-item one of its rows: it reads
- * the rows above, at and below it from the tile and its neighbours, runs
- * the prelude's adder network (WBITS 64, Moore) and writes the new row into
- * the other buffer of the same slot. Tiles not listed are not touched:
- * the host lists every tile that changed or has a changed neighbour, so
- * an unlisted tile holds the same cells in both buffers.
+ * A listed tile is advanced gens <= K generations (K <= 32) in a frame of
+ * its own: the rows from K above it to K below it, each as two words
+ * holding the columns -32..95 (the tile's 64 and 32 of each side
+ * neighbour). Outside the frame counts as dead; the wrong cells that makes
+ * creep inwards a cell a generation, so after gens <= K generations the
+ * centre 64 x 64 is exact, and only it is written (into the other buffer of
+ * the same slot). Tiles not listed are not touched: the host lists every
+ * tile that may change within the launch, so an unlisted tile holds the
+ * same cells in both buffers.
  *
- * Per tile the group reports its flags (PF_* below, the same bits as
+ * Two shapes, the same cells: life_plane, a work-group a tile and a
+ * work-item a frame row in local memory (GPUs), and life_plane_wi, a
+ * work-item a tile sweeping its frame in private memory, computing at each
+ * generation only the rows the centre still depends on (CPUs).
+ *
+ * Per tile the kernel reports its flags (PF_* below, the same bits as
  * life_plane.c) and its live cells, two words side by side in out, so the
- * host downloads them in one read and never the cells. */
+ * host downloads them in one read and never the cells. Changed means a
+ * cell differs between the last two generations (the neighbours may change
+ * next), moved that the tile differs from what it was before the launch
+ * (its two buffers differ); the edge flags mean live cells within K cells
+ * of that edge or corner (what the launch after may carry into the
+ * neighbour). */
 
 #define PF_CHANGED 1u
 #define PF_ALIVE 2u
@@ -29,59 +43,145 @@
 #define PF_NE 128u
 #define PF_SW 256u
 #define PF_SE 512u
+#define PF_MOVED 1024u
 
 #define TROWS 64
+#ifndef PLANE_K
+#define PLANE_K 16 /* the most generations a launch; the width of the edge flags' bands */
+#endif
+#if PLANE_K < 1 || PLANE_K > 32
+#error "PLANE_K must be 1..32"
+#endif
+#define FR (TROWS + 2 * PLANE_K) /* frame rows */
 
-/* Row r of the tile in slot s, all dead for a missing tile. */
-HELPER ulong tile_row(__global const ulong *cur, int s, int r)
+#define BAND_LO ((1ul << PLANE_K) - 1ul) /* the west band's bits */
+#define BAND_HI (BAND_LO << (64 - PLANE_K))
+
+/* Row y (-64..127) of the 3 x 3 tiles around the listed tile t as the
+ * frame's two words: columns -32..31 and 32..95. */
+HELPER void frame_row(__global const ulong *cur, __global const int *a, int y, ulong *lo, ulong *hi)
 {
-    return s < 0 ? 0 : cur[(size_t)s * TROWS + r];
+    const int band = y < 0 ? 0 : y < TROWS ? 3 : 5;
+    const int ry = y < 0 ? y + TROWS : y < TROWS ? y : y - TROWS;
+    const int sw = a[1 + band], sc = band == 3 ? a[0] : a[2 + band], se = a[band == 3 ? 5 : 3 + band];
+    const ulong w = sw < 0 ? 0 : cur[(size_t)sw * TROWS + ry];
+    const ulong c = sc < 0 ? 0 : cur[(size_t)sc * TROWS + ry];
+    const ulong e = se < 0 ? 0 : cur[(size_t)se * TROWS + ry];
+    *lo = (w >> 32) | (c << 32);
+    *hi = (c >> 32) | (e << 32);
 }
 
-/* The row sums of one row of cells: west word, centre, east word. */
-HELPER void sums_of(__global const ulong *cur, int w, int c, int e, int r, ulong *s0, ulong *s1)
+/* The next state of a frame row (lo, hi) from the rows above (u) and below
+ * (d); nothing lies beyond the frame's two words. */
+HELPER void frame_next(ulong ulo, ulong uhi, ulong lo, ulong hi, ulong dlo, ulong dhi, ulong *nlo,
+                       ulong *nhi)
 {
-    row_sum3(tile_row(cur, w, r), tile_row(cur, c, r), tile_row(cur, e, r), s0, s1);
-}
-
-__kernel __attribute__((reqd_work_group_size(TROWS, 1, 1))) void
-life_plane(__global const ulong *restrict cur, __global ulong *restrict next,
-           __global const int *restrict act, __global uint *restrict out)
-{
-    __local uint lflags, lpop;
-    const int t = (int)get_group_id(0), r = (int)get_local_id(0);
-    const int s = act[(size_t)t * 9];
-    __global const int *nb = act + (size_t)t * 9 + 1;
-    const int w = nb[3], e = nb[4];
-    if (r == 0) lflags = lpop = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
     ulong a0, a1, b0, b1, c0, c1;
-    if (r > 0)
-        sums_of(cur, w, s, e, r - 1, &a0, &a1);
-    else
-        sums_of(cur, nb[0], nb[1], nb[2], TROWS - 1, &a0, &a1);
-    sums_of(cur, w, s, e, r, &b0, &b1);
-    if (r < TROWS - 1)
-        sums_of(cur, w, s, e, r + 1, &c0, &c1);
-    else
-        sums_of(cur, nb[5], nb[6], nb[7], 0, &c0, &c1);
-    const ulong alive = cur[(size_t)s * TROWS + r];
-    const ulong n = next_word(a0, a1, b0, b1, c0, c1, alive, 0, 0);
-    next[(size_t)s * TROWS + r] = n;
-    uint f = (n != alive ? PF_CHANGED : 0u);
-    if (n) {
-        const uint lo = (uint)(n & 1), hi = (uint)(n >> 63);
-        f |= PF_ALIVE | (lo ? PF_W : 0u) | (hi ? PF_E : 0u);
-        if (r == 0) f |= PF_N | (lo ? PF_NW : 0u) | (hi ? PF_NE : 0u);
-        if (r == TROWS - 1) f |= PF_S | (lo ? PF_SW : 0u) | (hi ? PF_SE : 0u);
-        atomic_add(&lpop, (uint)popcount(n));
+    row_sum3(0, ulo, uhi, &a0, &a1);
+    row_sum3(0, lo, hi, &b0, &b1);
+    row_sum3(0, dlo, dhi, &c0, &c1);
+    *nlo = next_word(a0, a1, b0, b1, c0, c1, lo, 0, 0);
+    row_sum3(ulo, uhi, 0, &a0, &a1);
+    row_sum3(lo, hi, 0, &b0, &b1);
+    row_sum3(dlo, dhi, 0, &c0, &c1);
+    *nhi = next_word(a0, a1, b0, b1, c0, c1, hi, 0, 0);
+}
+
+/* The flags of row r (0..63) of the tile, n its cells. */
+HELPER uint row_flags(int r, ulong n)
+{
+    if (!n) return 0u;
+    const uint w = (n & BAND_LO) ? 1u : 0u, e = (n & BAND_HI) ? 1u : 0u;
+    uint f = PF_ALIVE | (w ? PF_W : 0u) | (e ? PF_E : 0u);
+    if (r < PLANE_K) f |= PF_N | (w ? PF_NW : 0u) | (e ? PF_NE : 0u);
+    if (r >= TROWS - PLANE_K) f |= PF_S | (w ? PF_SW : 0u) | (e ? PF_SE : 0u);
+    return f;
+}
+
+__kernel __attribute__((reqd_work_group_size(FR, 1, 1))) void
+life_plane(__global const ulong *restrict cur, __global ulong *restrict next,
+           __global const int *restrict act, __global uint *restrict out, int gens)
+{
+    __local ulong fb[2][FR + 2][2]; /* two frames, a dead row above and below each */
+    __local uint lflags, lpop;
+    const int t = (int)get_group_id(0), i = (int)get_local_id(0);
+    __global const int *a = act + (size_t)t * 9;
+    ulong lo, hi;
+    frame_row(cur, a, i - PLANE_K, &lo, &hi);
+    if (i == 0) {
+        lflags = lpop = 0;
+        for (int b = 0; b < 2; b++)
+            fb[b][0][0] = fb[b][0][1] = fb[b][FR + 1][0] = fb[b][FR + 1][1] = 0;
     }
-    if (f) atomic_or(&lflags, f);
+    fb[0][i + 1][0] = lo;
+    fb[0][i + 1][1] = hi;
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (r == 0) {
+    ulong prev = 0;
+    int b = 0;
+    for (int g = 0; g < gens; g++, b = !b) {
+        __local ulong(*f)[2] = fb[b];
+        prev = (f[i + 1][0] >> 32) | (f[i + 1][1] << 32);
+        frame_next(f[i][0], f[i][1], f[i + 1][0], f[i + 1][1], f[i + 2][0], f[i + 2][1], &lo, &hi);
+        fb[!b][i + 1][0] = lo;
+        fb[!b][i + 1][1] = hi;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const int r = i - PLANE_K;
+    if (r >= 0 && r < TROWS) {
+        const ulong n = (fb[b][i + 1][0] >> 32) | (fb[b][i + 1][1] << 32);
+        const size_t at = (size_t)a[0] * TROWS + r;
+        next[at] = n;
+        const uint f = row_flags(r, n) | (n != prev ? PF_CHANGED : 0u) | (n != cur[at] ? PF_MOVED : 0u);
+        if (f) atomic_or(&lflags, f);
+        if (n) atomic_add(&lpop, (uint)popcount(n));
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (i == 0) {
         out[2 * (size_t)t] = lflags;
         out[2 * (size_t)t + 1] = lpop;
     }
+}
+
+/* The same, a work-item a tile: generation g (1..gens) computes the frame
+ * rows the centre still depends on, K - (gens - g) .. K + 63 + (gens - g),
+ * in place, the old row above carried in registers. */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
+life_plane_wi(__global const ulong *restrict cur, __global ulong *restrict next,
+              __global const int *restrict act, __global uint *restrict out, int gens)
+{
+    const int t = (int)get_global_id(0);
+    __global const int *a = act + (size_t)t * 9;
+    ulong fl[FR + 1], fh[FR + 1]; /* a dead row below the frame */
+    for (int i = PLANE_K - gens; i < PLANE_K + TROWS + gens; i++)
+        frame_row(cur, a, i - PLANE_K, &fl[i], &fh[i]);
+    fl[FR] = fh[FR] = 0;
+    uint flags = 0, pop = 0;
+    for (int g = 1; g <= gens; g++) {
+        const int lo = PLANE_K - (gens - g), hi = PLANE_K + TROWS - 1 + (gens - g);
+        ulong ul = fl[lo - 1], uh = fh[lo - 1], cl = fl[lo], ch = fh[lo];
+        for (int i = lo; i <= hi; i++) {
+            const ulong dl = fl[i + 1], dh = fh[i + 1];
+            ulong nl, nh;
+            frame_next(ul, uh, cl, ch, dl, dh, &nl, &nh);
+            fl[i] = nl;
+            fh[i] = nh;
+            if (g == gens) {
+                const ulong n = (nl >> 32) | (nh << 32);
+                const size_t at = (size_t)a[0] * TROWS + (i - PLANE_K);
+                flags |= row_flags(i - PLANE_K, n) |
+                         (n != ((cl >> 32) | (ch << 32)) ? PF_CHANGED : 0u) |
+                         (n != cur[at] ? PF_MOVED : 0u);
+                pop += (uint)popcount(n);
+                next[at] = n;
+            }
+            ul = cl;
+            uh = ch;
+            cl = dl;
+            ch = dh;
+        }
+    }
+    out[2 * (size_t)t] = flags;
+    out[2 * (size_t)t + 1] = pop;
 }
 
 /* Zeroes the slots listed (new tiles) in one buffer: a work-group a slot,

@@ -129,6 +129,26 @@ static void test_gun(void **state)
     tdcl_matrix_free(&g);
 }
 
+/* A tile that settles within a launch (a pre-block becomes a block at the
+ * first generation), a blinker's tile flipping, a glider crossing a tile
+ * corner; stopped at generations no launch length divides. */
+static void test_settles(void **state)
+{
+    static const char *const preblock[] = {"OO", "O."};
+    static const char *const blinker[] = {"OOO"};
+    TDCL_NEED_DEVICE(state);
+    tdcl_matrix g = grid_new(300, 300);
+    /* from (7, 9), tiles of 64: tiles (4, 0) and (0, 4), far from the
+     * glider going north-west from the corner of four tiles at (128, 128) */
+    stamp(&g, preblock, 2, 20, 280);
+    stamp(&g, blinker, 1, 280, 20);
+    stamp(&g, glider_nw, 3, 119, 119);
+    const int64_t steps[] = {33, 1, 7, 64, 31, 5, 0};
+    tdcl_life_tiles_stats s = run_both(*state, &g, 7, 9, NULL, steps, "settling tiles");
+    assert_true(s.cell_updates < 141.0 * 10 * 64 * 64); /* still tiles are not computed */
+    tdcl_matrix_free(&g);
+}
+
 static void test_dies(void **state)
 {
     TDCL_NEED_DEVICE(state);
@@ -157,13 +177,14 @@ static void test_highlife(void **state)
 }
 
 /* A glider at the far corner of the plane crosses tiles there, and is
- * stopped with a message before a tile past 2^63 would be needed. */
+ * stopped with a message before a tile past 2^63 would be needed (a launch
+ * may carry cells a tile's half further, so it stops that far before). */
 static void test_far(void **state)
 {
     TDCL_NEED_DEVICE(state);
     tdcl_matrix g = grid_new(40, 40);
     stamp(&g, glider_se, 3, 2, 2);
-    const int64_t far = INT64_MAX - 39;
+    const int64_t far = INT64_MAX - 72;
     const int64_t steps[] = {16, 20, 0};
     run_both(*state, &g, far, far, NULL, steps, "far glider");
     tdcl_life_rule rule = tdcl_life_rule_conway();
@@ -216,9 +237,10 @@ static void test_refusals(void **state)
 int main(void)
 {
     const struct CMUnitTest dev[] = {
-        cmocka_unit_test(test_gliders), cmocka_unit_test(test_gun),
-        cmocka_unit_test(test_dies),    cmocka_unit_test(test_highlife),
-        cmocka_unit_test(test_far),     cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_gliders),  cmocka_unit_test(test_gun),
+        cmocka_unit_test(test_settles),  cmocka_unit_test(test_dies),
+        cmocka_unit_test(test_highlife), cmocka_unit_test(test_far),
+        cmocka_unit_test(test_refusals),
     };
     return tdcl_test_exit(cmocka_run_group_tests_name("life_plane", dev, tdcl_test_ctx_setup,
                                                       tdcl_test_ctx_teardown));

@@ -24,7 +24,8 @@ enum {
     F_NW = 64,
     F_NE = 128,
     F_SW = 256,
-    F_SE = 512
+    F_SE = 512,
+    F_MOVED = 1024
 };
 
 /* Neighbour k (plane.cl's order) lies at (dx[k], dy[k]) tiles; the flag
@@ -38,6 +39,8 @@ struct tdcl_life_tiles {
     tdcl_ctx *ctx;
     cl_program prog;
     cl_kernel step_k, clear_k;
+    int per_item;  /* life_plane_wi: a work-item a tile (CPUs) */
+    int kmax;      /* the most generations a launch, and the edge flags' band */
     cl_mem buf[2]; /* the pool's two buffers; buf[cur] holds the generation */
     int cur;
     cl_mem act_m, out_m; /* per listed tile: slot and neighbours; flags and count */
@@ -64,6 +67,14 @@ struct tdcl_life_tiles {
     int64_t gen0;
     tdcl_life_tiles_stats st;
 };
+
+/* PLANE_K, the generations a launch may advance (TILEDCL_PLANE_K=1..32
+ * overrides): each launch costs a command round trip (0.2 ms to several on
+ * a loaded PoCL), a generation of the frame two words and up to K more
+ * rows a tile row. On the 2-core CPU switch-engine-ping-pong's 20000
+ * generations took 3.0 s of CPU at 8, 6.4 s at 32, 3.5 s at 1. */
+#define KMAX_CPU 8
+#define KMAX_GPU 32
 
 const char *tdcl_life_tiles_refuses(const tdcl_life_rule *rule)
 {
@@ -260,9 +271,9 @@ static tdcl_status ensure(tdcl_life_tiles *p, int32_t s, int k, int device, tdcl
         __builtin_add_overflow(p->ty[s], dy[k], &y) || x > INT64_MAX / T || x < INT64_MIN / T ||
         y > INT64_MAX / T || y < INT64_MIN / T)
         return tdcl_fail(err, TDCL_ERANGE,
-                         "at generation %" PRId64 " the pattern reaches the edge of the 64-bit "
-                         "plane (cells are numbered -2^63..2^63-1)",
-                         p->gen0 + p->st.generation);
+                         "at generation %" PRId64 " the pattern comes within %d cells of the edge "
+                         "of the 64-bit plane (cells are numbered -2^63..2^63-1)",
+                         p->gen0 + p->st.generation, p->kmax);
     int32_t n;
     return create(p, x, y, device, &n, err);
 }
@@ -302,6 +313,7 @@ static tdcl_status after_step(tdcl_life_tiles *p, tdcl_err *err)
         int32_t s = p->act[i];
         for (int k = 0; k < 8; k++)
             if ((p->flags[s] & edge[k]) && (st = ensure(p, s, k, 1, err))) return st;
+        if (p->flags[s] & F_MOVED) list_next(p, s); /* its two buffers must agree again */
         if (!(p->flags[s] & F_CHANGED)) continue;
         list_next(p, s);
         for (int k = 0; k < 8; k++)
@@ -320,17 +332,19 @@ static tdcl_status after_step(tdcl_life_tiles *p, tdcl_err *err)
     return st;
 }
 
-static tdcl_status launch(tdcl_life_tiles *p, cl_kernel k, int64_t groups, tdcl_err *err)
+static tdcl_status launch(tdcl_life_tiles *p, cl_kernel k, int64_t groups, size_t lws,
+                          tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    size_t lws = T, gws = (size_t)groups * T;
+    size_t gws = (size_t)groups * lws;
     TDCL_CL_TRY(err, clEnqueueNDRangeKernel(p->ctx->queue, k, 1, NULL, &gws, &lws, 0, NULL, NULL),
                 "clEnqueueNDRangeKernel");
 out:
     return st;
 }
 
-static tdcl_status step(tdcl_life_tiles *p, tdcl_err *err)
+/* Advances the listed tiles gens (1..kmax) generations. */
+static tdcl_status step(tdcl_life_tiles *p, int gens, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     cl_command_queue q = p->ctx->queue;
@@ -343,7 +357,7 @@ static tdcl_status step(tdcl_life_tiles *p, tdcl_err *err)
         TDCL_CL_TRY(err, clSetKernelArg(p->clear_k, 0, sizeof cur, &cur), "clSetKernelArg");
         TDCL_CL_TRY(err, clSetKernelArg(p->clear_k, 1, sizeof p->act_m, &p->act_m),
                     "clSetKernelArg");
-        TDCL_TRY(launch(p, p->clear_k, p->nfresh, err));
+        TDCL_TRY(launch(p, p->clear_k, p->nfresh, T, err));
         p->nfresh = 0;
     }
     for (int64_t i = 0; i < p->nact; i++) {
@@ -357,12 +371,13 @@ static tdcl_status step(tdcl_life_tiles *p, tdcl_err *err)
     cl_mem args[] = {cur, nxt, p->act_m, p->out_m};
     for (cl_uint a = 0; a < 4; a++)
         TDCL_CL_TRY(err, clSetKernelArg(p->step_k, a, sizeof args[a], &args[a]), "clSetKernelArg");
-    TDCL_TRY(launch(p, p->step_k, p->nact, err));
+    TDCL_CL_TRY(err, clSetKernelArg(p->step_k, 4, sizeof gens, &gens), "clSetKernelArg");
+    TDCL_TRY(launch(p, p->step_k, p->nact, p->per_item ? 1 : (size_t)(T + 2 * p->kmax), err));
     TDCL_CL_TRY(err, clEnqueueReadBuffer(q, p->out_m, CL_TRUE, 0, n * 8, p->out_dl, 0, NULL, NULL),
                 "clEnqueueReadBuffer");
     p->cur = !p->cur;
-    p->st.cell_updates += (double)n * T * T;
-    p->st.generation++;
+    p->st.cell_updates += (double)n * T * T * gens;
+    p->st.generation += gens;
     st = after_step(p, err);
 out:
     return st;
@@ -370,29 +385,32 @@ out:
 
 tdcl_status tdcl_life_tiles_run(tdcl_life_tiles *p, int64_t gens, tdcl_err *err)
 {
-    for (int64_t g = 0; g < gens; g++) {
+    for (int64_t g = 0; g < gens;) {
         if (!p->nact) { /* nothing changes any more: still lifes or nothing */
             p->st.generation += gens - g;
             break;
         }
-        tdcl_status st = step(p, err);
+        int k = gens - g < p->kmax ? (int)(gens - g) : p->kmax;
+        tdcl_status st = step(p, k, err);
         if (st) return st;
+        g += k;
     }
     return TDCL_OK;
 }
 
 /* The flags and count of a tile's words, as plane.cl reports them (without
- * F_CHANGED). */
-static void tile_flags(const uint64_t *w, uint32_t *flags, uint32_t *pop)
+ * F_CHANGED): live cells within band cells of each edge and corner. */
+static void tile_flags(const uint64_t *w, int band, uint32_t *flags, uint32_t *pop)
 {
     uint32_t f = 0, n = 0;
+    uint64_t west = ((uint64_t)1 << band) - 1, east = west << (T - band);
     for (int r = 0; r < T; r++) {
         uint64_t v = w[r];
         if (!v) continue;
-        unsigned lo = (unsigned)(v & 1), hi = (unsigned)(v >> 63);
+        unsigned lo = (v & west) != 0, hi = (v & east) != 0;
         f |= F_ALIVE | (lo ? F_W : 0) | (hi ? F_E : 0);
-        if (r == 0) f |= F_N | (lo ? F_NW : 0) | (hi ? F_NE : 0);
-        if (r == T - 1) f |= F_S | (lo ? F_SW : 0) | (hi ? F_SE : 0);
+        if (r < band) f |= F_N | (lo ? F_NW : 0) | (hi ? F_NE : 0);
+        if (r >= T - band) f |= F_S | (lo ? F_SW : 0) | (hi ? F_SE : 0);
         n += (uint32_t)__builtin_popcountll(v);
     }
     *flags = f;
@@ -411,17 +429,12 @@ static tdcl_status load(tdcl_life_tiles *p, const tdcl_life_cells *cells, tdcl_e
         int64_t tx = x >> 6, ty = y >> 6; /* floor: an arithmetic shift */
         int32_t s = find(p, tx, ty, NULL);
         if (s < 0) TDCL_TRY(create(p, tx, ty, 0, &s, err));
-        unsigned lx = (unsigned)(x & (T - 1)), ly = (unsigned)(y & (T - 1));
-        unsigned f = (lx == 0       ? F_W
-                      : lx == T - 1 ? F_E
-                                    : 0) |
-                     (ly == 0       ? F_N
-                      : ly == T - 1 ? F_S
-                                    : 0);
-        if (lx == 0 && ly == 0) f |= F_NW;
-        if (lx == T - 1 && ly == 0) f |= F_NE;
-        if (lx == 0 && ly == T - 1) f |= F_SW;
-        if (lx == T - 1 && ly == T - 1) f |= F_SE;
+        /* within a launch's reach of an edge: its neighbour must exist */
+        int lx = (int)(x & (T - 1)), ly = (int)(y & (T - 1)), b = p->kmax;
+        int w = lx < b, e = lx >= T - b, n = ly < b, so = ly >= T - b;
+        unsigned f = (w ? F_W : 0) | (e ? F_E : 0) | (n ? F_N : 0) | (so ? F_S : 0) |
+                     (w && n ? F_NW : 0) | (e && n ? F_NE : 0) | (w && so ? F_SW : 0) |
+                     (e && so ? F_SE : 0);
         for (int k = 0; k < 8; k++)
             if ((f & edge[k])) TDCL_TRY(ensure(p, s, k, 0, err));
     }
@@ -437,7 +450,7 @@ static tdcl_status load(tdcl_life_tiles *p, const tdcl_life_cells *cells, tdcl_e
     p->st.population = 0;
     p->nact = 0;
     for (int64_t s = 0; s < p->used; s++) {
-        tile_flags(words + s * T, &p->flags[s], &p->pop[s]);
+        tile_flags(words + s * T, p->kmax, &p->flags[s], &p->pop[s]);
         p->st.population += p->pop[s];
         p->act[p->nact++] = (int32_t)s; /* the first generation computes every tile */
     }
@@ -456,21 +469,30 @@ out:
 static tdcl_status build(tdcl_life_tiles *p, const tdcl_life_rule *rule, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    char opts[96];
+    char opts[128];
     size_t wg = 0;
-    snprintf(opts, sizeof opts, "-DWBITS=64 -DBIRTH=0x%x -DSURVIVE=0x%x", rule->birth,
-             rule->survive);
+    int cpu = (p->ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0;
+    const char *env = getenv("TILEDCL_PLANE_K");
+    p->kmax = cpu ? KMAX_CPU : KMAX_GPU;
+    if (env && atoi(env) >= 1 && atoi(env) <= 32) p->kmax = atoi(env);
+    p->per_item = cpu;
+    if ((env = getenv("TILEDCL_PLANE_WI"))) p->per_item = atoi(env);
+    snprintf(opts, sizeof opts, "-DWBITS=64 -DBIRTH=0x%x -DSURVIVE=0x%x -DPLANE_K=%d", rule->birth,
+             rule->survive, p->kmax);
     TDCL_TRY(tdcl_life_prog_build(p->ctx, TDCL_LIFE_PROG_PLANE, opts, &p->prog, err));
-    TDCL_TRY(tdcl_ctx_kernel(p->prog, "life_plane", &p->step_k, err));
+    const char *name = p->per_item ? "life_plane_wi" : "life_plane";
+    size_t need = p->per_item ? 1 : (size_t)(T + 2 * p->kmax);
+    TDCL_TRY(tdcl_ctx_kernel(p->prog, name, &p->step_k, err));
     TDCL_TRY(tdcl_ctx_kernel(p->prog, "life_plane_clear", &p->clear_k, err));
-    TDCL_TRY(tdcl_kernel_local_check(p->ctx, p->step_k, "life_plane", err));
+    TDCL_TRY(tdcl_kernel_local_check(p->ctx, p->step_k, name, err));
     TDCL_CL_TRY(err,
                 clGetKernelWorkGroupInfo(p->step_k, p->ctx->dev.device, CL_KERNEL_WORK_GROUP_SIZE,
                                          sizeof wg, &wg, NULL),
                 "clGetKernelWorkGroupInfo");
-    if (wg < T)
+    if (wg < need)
         st = tdcl_fail(err, TDCL_ELIMIT,
-                       "life_plane needs work-groups of %d work-items; the device runs %zu", T, wg);
+                       "%s needs work-groups of %zu work-items; the device runs %zu", name, need,
+                       wg);
 out:
     return st;
 }
@@ -588,6 +610,9 @@ void tdcl_life_tiles_stats_get(const tdcl_life_tiles *p, tdcl_life_tiles_stats *
 void tdcl_life_tiles_destroy(tdcl_life_tiles *p)
 {
     if (!p) return;
+    fprintf(stderr, "DBG gens %ld tiles %ld peak %ld cellupd %.3g tilegens %.3g\n",
+            (long)p->st.generation, (long)p->tiles, (long)p->st.peak_tiles, p->st.cell_updates,
+            p->st.cell_updates / 4096);
     cl_mem m[] = {p->buf[0], p->buf[1], p->act_m, p->out_m};
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
         if (m[i]) clReleaseMemObject(m[i]);
