@@ -26,24 +26,19 @@
  *
  * Per tile the kernel reports its flags (PF_* below, the same bits as
  * life_plane.c) and its live cells, two words side by side in out, so the
- * host downloads them in one read and never the cells. Changed means a
- * cell differs between the last two generations (the neighbours may change
- * next), moved that the tile differs from what it was before the launch
- * (its two buffers differ); the edge flags mean live cells within K cells
- * of that edge or corner (what the launch after may carry into the
- * neighbour). */
+ * host downloads them in one read and never the cells: whether cells are
+ * alive, changed (differ between the last two generations) and moved
+ * (differ from before the launch: the tile's two buffers differ), each
+ * anywhere and within K cells of each edge and corner (the band a launch
+ * may carry into that neighbour, or the neighbour's launch reads). */
 
-#define PF_CHANGED 1u
-#define PF_ALIVE 2u
-#define PF_N 4u
-#define PF_S 8u
-#define PF_W 16u
-#define PF_E 32u
-#define PF_NW 64u
-#define PF_NE 128u
-#define PF_SW 256u
-#define PF_SE 512u
-#define PF_MOVED 1024u
+/* Bits 0..7: live cells in the band facing each neighbour, in act's order;
+ * the same for changed cells from SH_CHANGED and for moved from SH_MOVED. */
+#define PF_ALIVE (1u << 8)
+#define SH_CHANGED 9
+#define PF_CHANGED (1u << 17)
+#define SH_MOVED 18
+#define PF_MOVED (1u << 26)
 
 #define TROWS 64
 #ifndef PLANE_K
@@ -63,7 +58,8 @@ HELPER void frame_row(__global const ulong *cur, __global const int *a, int y, u
 {
     const int band = y < 0 ? 0 : y < TROWS ? 3 : 5;
     const int ry = y < 0 ? y + TROWS : y < TROWS ? y : y - TROWS;
-    const int sw = a[1 + band], sc = band == 3 ? a[0] : a[2 + band], se = a[band == 3 ? 5 : 3 + band];
+    const int sw = a[1 + band], sc = band == 3 ? a[0] : a[2 + band],
+              se = a[band == 3 ? 5 : 3 + band];
     const ulong w = sw < 0 ? 0 : cur[(size_t)sw * TROWS + ry];
     const ulong c = sc < 0 ? 0 : cur[(size_t)sc * TROWS + ry];
     const ulong e = se < 0 ? 0 : cur[(size_t)se * TROWS + ry];
@@ -87,15 +83,24 @@ HELPER void frame_next(ulong ulo, ulong uhi, ulong lo, ulong hi, ulong dlo, ulon
     *nhi = next_word(a0, a1, b0, b1, c0, c1, hi, 0, 0);
 }
 
-/* The flags of row r (0..63) of the tile, n its cells. */
-HELPER uint row_flags(int r, ulong n)
+/* Which neighbours' bands (bits 0..7) the set cells of v, row r (0..63) of
+ * the tile, lie in. */
+HELPER uint band_bits(int r, ulong v)
 {
-    if (!n) return 0u;
-    const uint w = (n & BAND_LO) ? 1u : 0u, e = (n & BAND_HI) ? 1u : 0u;
-    uint f = PF_ALIVE | (w ? PF_W : 0u) | (e ? PF_E : 0u);
-    if (r < PLANE_K) f |= PF_N | (w ? PF_NW : 0u) | (e ? PF_NE : 0u);
-    if (r >= TROWS - PLANE_K) f |= PF_S | (w ? PF_SW : 0u) | (e ? PF_SE : 0u);
-    return f;
+    if (!v) return 0u;
+    const uint w = (v & BAND_LO) ? 1u : 0u, e = (v & BAND_HI) ? 1u : 0u;
+    const uint n = r < PLANE_K ? 1u : 0u, s = r >= TROWS - PLANE_K ? 1u : 0u;
+    return (n & w) | n << 1 | (n & e) << 2 | w << 3 | e << 4 | (s & w) << 5 | s << 6 | (s & e) << 7;
+}
+
+/* The flags of row r of the tile: n its cells now, last a generation
+ * before, first before the launch. */
+HELPER uint row_flags(int r, ulong n, ulong last, ulong first)
+{
+    const ulong c = n ^ last, m = n ^ first;
+    return (n ? PF_ALIVE | band_bits(r, n) : 0u) |
+           (c ? PF_CHANGED | band_bits(r, c) << SH_CHANGED : 0u) |
+           (m ? PF_MOVED | band_bits(r, m) << SH_MOVED : 0u);
 }
 
 __kernel __attribute__((reqd_work_group_size(FR, 1, 1))) void
@@ -131,7 +136,7 @@ life_plane(__global const ulong *restrict cur, __global ulong *restrict next,
         const ulong n = (fb[b][i + 1][0] >> 32) | (fb[b][i + 1][1] << 32);
         const size_t at = (size_t)a[0] * TROWS + r;
         next[at] = n;
-        const uint f = row_flags(r, n) | (n != prev ? PF_CHANGED : 0u) | (n != cur[at] ? PF_MOVED : 0u);
+        const uint f = row_flags(r, n, prev, cur[at]);
         if (f) atomic_or(&lflags, f);
         if (n) atomic_add(&lpop, (uint)popcount(n));
     }
@@ -144,7 +149,10 @@ life_plane(__global const ulong *restrict cur, __global ulong *restrict next,
 
 /* The same, a work-item a tile: generation g (1..gens) computes the frame
  * rows the centre still depends on, K - (gens - g) .. K + 63 + (gens - g),
- * in place, the old row above carried in registers. */
+ * in place, the old row above carried in registers. After the first
+ * generation only rows next to a row that changed in the generation before
+ * are computed (a row whose three rows stayed stays): a glider crossing a
+ * tile costs a few rows a generation, not the frame. */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
 life_plane_wi(__global const ulong *restrict cur, __global ulong *restrict next,
               __global const int *restrict act, __global uint *restrict out, int gens)
@@ -152,25 +160,29 @@ life_plane_wi(__global const ulong *restrict cur, __global ulong *restrict next,
     const int t = (int)get_global_id(0);
     __global const int *a = act + (size_t)t * 9;
     ulong fl[FR + 1], fh[FR + 1]; /* a dead row below the frame */
+    uchar moved[2][FR + 2];       /* row i changed in the last generation: [.][i + 1] */
     for (int i = PLANE_K - gens; i < PLANE_K + TROWS + gens; i++)
         frame_row(cur, a, i - PLANE_K, &fl[i], &fh[i]);
     fl[FR] = fh[FR] = 0;
     uint flags = 0, pop = 0;
     for (int g = 1; g <= gens; g++) {
         const int lo = PLANE_K - (gens - g), hi = PLANE_K + TROWS - 1 + (gens - g);
+        const uchar *was = moved[(g - 1) & 1];
+        uchar *now = moved[g & 1];
         ulong ul = fl[lo - 1], uh = fh[lo - 1], cl = fl[lo], ch = fh[lo];
         for (int i = lo; i <= hi; i++) {
             const ulong dl = fl[i + 1], dh = fh[i + 1];
-            ulong nl, nh;
-            frame_next(ul, uh, cl, ch, dl, dh, &nl, &nh);
-            fl[i] = nl;
-            fh[i] = nh;
+            ulong nl = cl, nh = ch;
+            if (g == 1 || (was[i] | was[i + 1] | was[i + 2])) {
+                frame_next(ul, uh, cl, ch, dl, dh, &nl, &nh);
+                fl[i] = nl;
+                fh[i] = nh;
+            }
+            now[i + 1] = (nl != cl) | (nh != ch);
             if (g == gens) {
                 const ulong n = (nl >> 32) | (nh << 32);
                 const size_t at = (size_t)a[0] * TROWS + (i - PLANE_K);
-                flags |= row_flags(i - PLANE_K, n) |
-                         (n != ((cl >> 32) | (ch << 32)) ? PF_CHANGED : 0u) |
-                         (n != cur[at] ? PF_MOVED : 0u);
+                flags |= row_flags(i - PLANE_K, n, (cl >> 32) | (ch << 32), cur[at]);
                 pop += (uint)popcount(n);
                 next[at] = n;
             }
@@ -179,6 +191,7 @@ life_plane_wi(__global const ulong *restrict cur, __global ulong *restrict next,
             cl = dl;
             ch = dh;
         }
+        now[lo] = now[hi + 2] = 0;
     }
     out[2 * (size_t)t] = flags;
     out[2 * (size_t)t + 1] = pop;

@@ -124,7 +124,10 @@ static tdcl_status loop(plane_run *r, double *ms, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     const tdcl_life_job_opts *o = r->o;
-    int64_t every = o->every > 0 ? o->every : (r->gif ? 1 : 0), chunk = 64;
+    tdcl_life_tiles_stats s;
+    tdcl_life_tiles_stats_get(r->t, &s);
+    /* whole launches: a shorter one ends the plane's skipping of periodic tiles */
+    int64_t every = o->every > 0 ? o->every : (r->gif ? 1 : 0), chunk = 4 * s.launch_gens;
     double t0 = tdcl_now_ms(), shown = t0;
     if (every) TDCL_TRY(snapshot(r, 0, err));
     for (int64_t done = 0; done < o->gens;) {

@@ -13,27 +13,16 @@
 #define T TDCL_LIFE_TILE
 #define ROW_BYTES (sizeof(uint64_t) * T)
 
-/* The flag bits of plane.cl's PF_* */
-enum {
-    F_CHANGED = 1,
-    F_ALIVE = 2,
-    F_N = 4,
-    F_S = 8,
-    F_W = 16,
-    F_E = 32,
-    F_NW = 64,
-    F_NE = 128,
-    F_SW = 256,
-    F_SE = 512,
-    F_MOVED = 1024
-};
+/* The flag bits of plane.cl: bit k (0..7) live cells in the band facing
+ * neighbour k, the same for changed cells from SH_CHANGED and moved ones
+ * from SH_MOVED. */
+enum { F_ALIVE = 1 << 8, SH_CHANGED = 9, F_CHANGED = 1 << 17, SH_MOVED = 18, F_MOVED = 1 << 26 };
 
-/* Neighbour k (plane.cl's order) lies at (dx[k], dy[k]) tiles; the flag
- * edge[k] says live cells touch it, so it must exist. The neighbour's own
- * edge facing back is edge[7 - k]. */
+/* Neighbour k (plane.cl's order NW, N, NE, W, E, SW, S, SE) lies at
+ * (dx[k], dy[k]) tiles; its band is bit k, and its own band facing back
+ * is bit 7 - k. */
 static const int dx[8] = {-1, 0, 1, -1, 1, -1, 0, 1};
 static const int dy[8] = {-1, -1, -1, 0, 0, 1, 1, 1};
-static const unsigned edge[8] = {F_NW, F_N, F_NE, F_W, F_E, F_SW, F_S, F_SE};
 
 struct tdcl_life_tiles {
     tdcl_ctx *ctx;
@@ -64,15 +53,17 @@ struct tdcl_life_tiles {
     uint32_t *out_dl;
     int64_t nact, nnext, nfresh;
     uint32_t stamp;
+    int klast; /* the list is for another launch of klast generations; 0: of any length */
     int64_t gen0;
     tdcl_life_tiles_stats st;
 };
 
 /* PLANE_K, the generations a launch may advance (TILEDCL_PLANE_K=1..32
  * overrides): each launch costs a command round trip (0.2 ms to several on
- * a loaded PoCL), a generation of the frame two words and up to K more
- * rows a tile row. On the 2-core CPU switch-engine-ping-pong's 20000
- * generations took 3.0 s of CPU at 8, 6.4 s at 32, 3.5 s at 1. */
+ * a loaded PoCL); a wider K makes wider bands, so more tiles exist and more
+ * neighbours are listed. On the 2-core CPU, 100000 generations of
+ * constructor-memory-loop took 4.5 s of CPU at 8, 5.3 at 16, 7.8 at 30;
+ * 20000 of switch-engine-ping-pong 0.41, 0.56, 0.71 s. */
 #define KMAX_CPU 8
 #define KMAX_GPU 32
 
@@ -290,15 +281,39 @@ static int touched(const tdcl_life_tiles *p, int32_t s)
 {
     for (int k = 0; k < 8; k++) {
         int32_t n = p->nbr[s][k];
-        if (n >= 0 && (p->flags[n] & edge[7 - k])) return 1;
+        if (n >= 0 && (p->flags[n] >> (7 - k) & 1)) return 1;
     }
     return 0;
 }
 
-/* After a generation: the flags taken in, tiles created where live cells
- * reach a missing neighbour, the next list made, empty untouched tiles
- * freed. */
-static tdcl_status after_step(tdcl_life_tiles *p, tdcl_err *err)
+/* Slot s onto the next list if its flags have bit any, and each neighbour
+ * whose band (bit sh + k) has it too: a change further than K cells away
+ * cannot reach a tile within K generations. */
+static void list_changes(tdcl_life_tiles *p, int32_t s, uint32_t any, int sh)
+{
+    if (!(p->flags[s] & any)) return;
+    list_next(p, s);
+    for (int k = 0; k < 8; k++)
+        if ((p->flags[s] >> (sh + k) & 1) && p->nbr[s][k] >= 0) list_next(p, p->nbr[s][k]);
+}
+
+/* The next list becomes the list, freed tiles left out. */
+static void take_next(tdcl_life_tiles *p)
+{
+    p->nact = 0;
+    for (int64_t i = 0; i < p->nnext; i++)
+        if (p->live[p->next[i]]) p->act[p->nact++] = p->next[i];
+}
+
+/* After a launch of k generations: the flags taken in, tiles created where
+ * live cells come within a launch of a missing neighbour, empty untouched
+ * tiles freed, and the list for another launch of k made: the tiles that
+ * moved (ended unlike they began), the neighbours their moved cells come
+ * within K cells of, and the new ones. A tile left off, and every cell
+ * within K of it, were the same after the launch as before, so its next k
+ * generations repeat the last (a still life's, or an oscillator's whose
+ * period divides k: a blinker's tile is computed no more). */
+static tdcl_status after_step(tdcl_life_tiles *p, int k, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     p->stamp++;
@@ -311,13 +326,9 @@ static tdcl_status after_step(tdcl_life_tiles *p, tdcl_err *err)
     }
     for (int64_t i = 0; i < p->nact; i++) {
         int32_t s = p->act[i];
-        for (int k = 0; k < 8; k++)
-            if ((p->flags[s] & edge[k]) && (st = ensure(p, s, k, 1, err))) return st;
-        if (p->flags[s] & F_MOVED) list_next(p, s); /* its two buffers must agree again */
-        if (!(p->flags[s] & F_CHANGED)) continue;
-        list_next(p, s);
-        for (int k = 0; k < 8; k++)
-            if (p->nbr[s][k] >= 0) list_next(p, p->nbr[s][k]);
+        for (int e = 0; e < 8; e++)
+            if ((p->flags[s] >> e & 1) && (st = ensure(p, s, e, 1, err))) return st;
+        list_changes(p, s, F_MOVED, SH_MOVED);
     }
     for (int64_t i = 0; i < p->nfresh; i++)
         list_next(p, p->fresh[i]);
@@ -325,11 +336,26 @@ static tdcl_status after_step(tdcl_life_tiles *p, tdcl_err *err)
         int32_t s = p->act[i];
         if (p->live[s] && !(p->flags[s] & F_ALIVE) && !touched(p, s)) release(p, s);
     }
-    /* freed tiles leave the list; the next generation computes the rest */
-    p->nact = 0;
-    for (int64_t i = 0; i < p->nnext; i++)
-        if (p->live[p->next[i]]) p->act[p->nact++] = p->next[i];
+    take_next(p);
+    p->klast = k;
     return st;
+}
+
+/* The list for a launch of another length than the last: every tile that
+ * changed in its last generation joins it with its neighbours (a change
+ * further than a tile away cannot reach a tile within 64 generations). A
+ * tile left off the last list repeats with that launch's period, so its
+ * flags from when it was last computed still say whether it changes. */
+static void relist(tdcl_life_tiles *p)
+{
+    p->stamp++;
+    p->nnext = 0;
+    for (int64_t i = 0; i < p->nact; i++)
+        list_next(p, p->act[i]);
+    for (int32_t s = 0; s < p->used; s++)
+        if (p->live[s]) list_changes(p, s, F_CHANGED, SH_CHANGED);
+    take_next(p);
+    p->klast = 0;
 }
 
 static tdcl_status launch(tdcl_life_tiles *p, cl_kernel k, int64_t groups, size_t lws,
@@ -378,7 +404,7 @@ static tdcl_status step(tdcl_life_tiles *p, int gens, tdcl_err *err)
     p->cur = !p->cur;
     p->st.cell_updates += (double)n * T * T * gens;
     p->st.generation += gens;
-    st = after_step(p, err);
+    st = after_step(p, gens, err);
 out:
     return st;
 }
@@ -386,11 +412,14 @@ out:
 tdcl_status tdcl_life_tiles_run(tdcl_life_tiles *p, int64_t gens, tdcl_err *err)
 {
     for (int64_t g = 0; g < gens;) {
-        if (!p->nact) { /* nothing changes any more: still lifes or nothing */
-            p->st.generation += gens - g;
-            break;
-        }
         int k = gens - g < p->kmax ? (int)(gens - g) : p->kmax;
+        if (p->klast && k != p->klast) relist(p);
+        if (!p->nact) { /* nothing moves over launches of klast; over any, if 0 */
+            int64_t skip = p->klast ? (gens - g) / p->klast * p->klast : gens - g;
+            p->st.generation += skip;
+            g += skip;
+            continue;
+        }
         tdcl_status st = step(p, k, err);
         if (st) return st;
         g += k;
@@ -398,20 +427,23 @@ tdcl_status tdcl_life_tiles_run(tdcl_life_tiles *p, int64_t gens, tdcl_err *err)
     return TDCL_OK;
 }
 
-/* The flags and count of a tile's words, as plane.cl reports them (without
- * F_CHANGED): live cells within band cells of each edge and corner. */
+/* The bands (bits 0..7, as plane.cl's band_bits) the set cells of v, row
+ * r of a tile, lie in: within band cells of each edge and corner. */
+static uint32_t band_bits(int r, uint64_t v, int band)
+{
+    if (!v) return 0;
+    uint64_t west = ((uint64_t)1 << band) - 1, east = west << (T - band);
+    uint32_t w = (v & west) != 0, e = (v & east) != 0, n = r < band, s = r >= T - band;
+    return (n & w) | n << 1 | (n & e) << 2 | w << 3 | e << 4 | (s & w) << 5 | s << 6 | (s & e) << 7;
+}
+
+/* The flags and count of a tile's words (alive and its bands only). */
 static void tile_flags(const uint64_t *w, int band, uint32_t *flags, uint32_t *pop)
 {
     uint32_t f = 0, n = 0;
-    uint64_t west = ((uint64_t)1 << band) - 1, east = west << (T - band);
     for (int r = 0; r < T; r++) {
-        uint64_t v = w[r];
-        if (!v) continue;
-        unsigned lo = (v & west) != 0, hi = (v & east) != 0;
-        f |= F_ALIVE | (lo ? F_W : 0) | (hi ? F_E : 0);
-        if (r < band) f |= F_N | (lo ? F_NW : 0) | (hi ? F_NE : 0);
-        if (r >= T - band) f |= F_S | (lo ? F_SW : 0) | (hi ? F_SE : 0);
-        n += (uint32_t)__builtin_popcountll(v);
+        f |= w[r] ? F_ALIVE | band_bits(r, w[r], band) : 0;
+        n += (uint32_t)__builtin_popcountll(w[r]);
     }
     *flags = f;
     *pop = n;
@@ -430,13 +462,9 @@ static tdcl_status load(tdcl_life_tiles *p, const tdcl_life_cells *cells, tdcl_e
         int32_t s = find(p, tx, ty, NULL);
         if (s < 0) TDCL_TRY(create(p, tx, ty, 0, &s, err));
         /* within a launch's reach of an edge: its neighbour must exist */
-        int lx = (int)(x & (T - 1)), ly = (int)(y & (T - 1)), b = p->kmax;
-        int w = lx < b, e = lx >= T - b, n = ly < b, so = ly >= T - b;
-        unsigned f = (w ? F_W : 0) | (e ? F_E : 0) | (n ? F_N : 0) | (so ? F_S : 0) |
-                     (w && n ? F_NW : 0) | (e && n ? F_NE : 0) | (w && so ? F_SW : 0) |
-                     (e && so ? F_SE : 0);
+        uint32_t f = band_bits((int)(y & (T - 1)), (uint64_t)1 << (x & (T - 1)), p->kmax);
         for (int k = 0; k < 8; k++)
-            if ((f & edge[k])) TDCL_TRY(ensure(p, s, k, 0, err));
+            if (f >> k & 1) TDCL_TRY(ensure(p, s, k, 0, err));
     }
     if (!(words = calloc((size_t)p->cap * T, sizeof *words))) {
         st = tdcl_fail(err, TDCL_ENOMEM, "out of memory for the plane's tiles");
@@ -455,6 +483,7 @@ static tdcl_status load(tdcl_life_tiles *p, const tdcl_life_cells *cells, tdcl_e
         p->act[p->nact++] = (int32_t)s; /* the first generation computes every tile */
     }
     p->nfresh = 0;
+    p->klast = 0;
     TDCL_TRY(device_grow(p, 0, err));
     for (int b = 0; b < 2; b++)
         TDCL_CL_TRY(err,
@@ -603,6 +632,7 @@ out:
 void tdcl_life_tiles_stats_get(const tdcl_life_tiles *p, tdcl_life_tiles_stats *s)
 {
     *s = p->st;
+    s->launch_gens = p->kmax;
     s->tiles = p->tiles;
     s->active = p->nact;
 }
@@ -610,6 +640,8 @@ void tdcl_life_tiles_stats_get(const tdcl_life_tiles *p, tdcl_life_tiles_stats *
 void tdcl_life_tiles_destroy(tdcl_life_tiles *p)
 {
     if (!p) return;
+    fprintf(stderr, "DBG gens %ld tiles %ld peak %ld tilegens %.3g\n", (long)p->st.generation,
+            (long)p->tiles, (long)p->st.peak_tiles, p->st.cell_updates / 4096);
     fprintf(stderr, "DBG gens %ld tiles %ld peak %ld cellupd %.3g tilegens %.3g\n",
             (long)p->st.generation, (long)p->tiles, (long)p->st.peak_tiles, p->st.cell_updates,
             p->st.cell_updates / 4096);

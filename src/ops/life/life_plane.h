@@ -5,10 +5,12 @@
  * The tiles live in a pool of slots on the device (cl/life/plane.cl), two
  * buffers of 64 words a slot. The host keeps the index from 64-bit tile
  * coordinates to slots (an open-addressing hash) and each slot's eight
- * neighbour slots, and after every generation downloads one flag word and
+ * neighbour slots. A launch advances the listed tiles up to K generations
+ * (8 on CPUs, 32 on GPUs); after it the host downloads one flag word and
  * one count a computed tile, never the cells: from them it frees empty
- * tiles, creates tiles where live cells reach an edge, and lists the next
- * generation's tiles (those that changed and their neighbours). Life-like
+ * tiles, creates tiles where live cells come within K cells of an edge,
+ * and lists the next launch's tiles (those that moved and the neighbours
+ * their changes come near; still and periodic tiles are skipped). Life-like
  * rules without B0 in the Moore neighbourhood; the rest runs dense. */
 #ifndef TDCL_LIFE_PLANE_H
 #define TDCL_LIFE_PLANE_H
@@ -37,6 +39,7 @@ typedef struct tdcl_life_tiles_stats {
     int64_t active;      /* tiles the next generation computes */
     int64_t peak_tiles;  /* the most tiles held at once */
     double cell_updates; /* cells computed since creation (64 x 64 a listed tile) */
+    int launch_gens;     /* the most generations one launch advances */
 } tdcl_life_tiles_stats;
 
 /* NULL if the plane runs rule, else why not ("B0 rules ...") for the
