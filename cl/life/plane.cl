@@ -41,6 +41,7 @@
 #define PF_MOVED (1u << 26)
 
 #define TROWS 64
+#define SLOTW 65 /* words a slot: the rows, then the rows that changed in the last generation */
 #ifndef PLANE_K
 #define PLANE_K 16 /* the most generations a launch; the width of the edge flags' bands */
 #endif
@@ -60,9 +61,9 @@ HELPER void frame_row(__global const ulong *cur, __global const int *a, int y, u
     const int ry = y < 0 ? y + TROWS : y < TROWS ? y : y - TROWS;
     const int sw = a[1 + band], sc = band == 3 ? a[0] : a[2 + band],
               se = a[band == 3 ? 5 : 3 + band];
-    const ulong w = sw < 0 ? 0 : cur[(size_t)sw * TROWS + ry];
-    const ulong c = sc < 0 ? 0 : cur[(size_t)sc * TROWS + ry];
-    const ulong e = se < 0 ? 0 : cur[(size_t)se * TROWS + ry];
+    const ulong w = sw < 0 ? 0 : cur[(size_t)sw * SLOTW + ry];
+    const ulong c = sc < 0 ? 0 : cur[(size_t)sc * SLOTW + ry];
+    const ulong e = se < 0 ? 0 : cur[(size_t)se * SLOTW + ry];
     *lo = (w >> 32) | (c << 32);
     *hi = (c >> 32) | (e << 32);
 }
@@ -134,9 +135,10 @@ life_plane(__global const ulong *restrict cur, __global ulong *restrict next,
     const int r = i - PLANE_K;
     if (r >= 0 && r < TROWS) {
         const ulong n = (fb[b][i + 1][0] >> 32) | (fb[b][i + 1][1] << 32);
-        const size_t at = (size_t)a[0] * TROWS + r;
+        const size_t at = (size_t)a[0] * SLOTW + r;
         next[at] = n;
         const uint f = row_flags(r, n, prev, cur[at]);
+        if (r == 0) next[(size_t)a[0] * SLOTW + TROWS] = ~0ul; /* not used by this shape */
         if (f) atomic_or(&lflags, f);
         if (n) atomic_add(&lpop, (uint)popcount(n));
     }
@@ -147,60 +149,102 @@ life_plane(__global const ulong *restrict cur, __global ulong *restrict next,
     }
 }
 
-/* The same, a work-item a tile: generation g (1..gens) computes the frame
- * rows the centre still depends on, K - (gens - g) .. K + 63 + (gens - g),
- * in place, the old row above carried in registers. After the first
- * generation only rows next to a row that changed in the generation before
- * are computed (a row whose three rows stayed stays): a glider crossing a
- * tile costs a few rows a generation, not the frame. */
+/* The changed-rows word (word 64) of slot s, 0 for a missing tile. */
+HELPER ulong moved_rows(__global const ulong *cur, int s)
+{
+    return s < 0 ? 0 : cur[(size_t)s * SLOTW + TROWS];
+}
+
+/* Sets in (*lo, *hi) the rows i (0..127: bit i of lo, i - 64 of hi) next to
+ * a row of (lo, hi) within [a, b]. */
+HELPER void near_rows(ulong *lo, ulong *hi, int a, int b)
+{
+    const ulong l = *lo, h = *hi;
+    ulong nl = l | (l << 1) | (l >> 1) | (h << 63), nh = h | (h << 1) | (h >> 1) | (l >> 63);
+    /* rows a..b */
+    const ulong al = a >= 64 ? 0 : ~0ul << a, ah = a >= 64 ? ~0ul << (a - 64) : ~0ul;
+    const ulong bl = b >= 63 ? ~0ul : (2ul << b) - 1, bh = b >= 127 ? ~0ul : b < 64 ? 0 : (2ul << (b - 64)) - 1;
+    *lo = nl & al & bl;
+    *hi = nh & ah & bh;
+}
+
+/* The same, a work-item a tile, in place in private memory. Generation g
+ * (1..gens) computes only rows next to a row that changed in the
+ * generation before (a row whose three rows stayed stays), the first
+ * generation's from the rows each tile of the 3 x 3 changed in its last
+ * (word 64 of its slot), and only the rows the centre still depends on,
+ * K - (gens - g) .. K + 63 + (gens - g): a glider crossing a tile costs a
+ * few rows a generation, not the frame. */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
 life_plane_wi(__global const ulong *restrict cur, __global ulong *restrict next,
               __global const int *restrict act, __global uint *restrict out, int gens)
 {
     const int t = (int)get_global_id(0);
     __global const int *a = act + (size_t)t * 9;
-    ulong fl[FR + 1], fh[FR + 1]; /* a dead row below the frame */
-    uchar moved[2][FR + 2];       /* row i changed in the last generation: [.][i + 1] */
+    ulong fl[FR], fh[FR];
     for (int i = PLANE_K - gens; i < PLANE_K + TROWS + gens; i++)
         frame_row(cur, a, i - PLANE_K, &fl[i], &fh[i]);
-    fl[FR] = fh[FR] = 0;
-    uint flags = 0, pop = 0;
+    /* the frame's rows that changed in the last generation, rows 0..127 */
+    const ulong top = moved_rows(cur, a[1]) | moved_rows(cur, a[2]) | moved_rows(cur, a[3]);
+    const ulong mid = moved_rows(cur, a[4]) | moved_rows(cur, a[0]) | moved_rows(cur, a[5]);
+    const ulong bot = moved_rows(cur, a[6]) | moved_rows(cur, a[7]) | moved_rows(cur, a[8]);
+    ulong ml = (top >> (64 - PLANE_K)) | (mid << PLANE_K);
+    ulong mh = (mid >> (64 - PLANE_K)) | ((bot & BAND_LO) << PLANE_K);
     for (int g = 1; g <= gens; g++) {
         const int lo = PLANE_K - (gens - g), hi = PLANE_K + TROWS - 1 + (gens - g);
-        const uchar *was = moved[(g - 1) & 1];
-        uchar *now = moved[g & 1];
-        ulong ul = fl[lo - 1], uh = fh[lo - 1], cl = fl[lo], ch = fh[lo];
-        for (int i = lo; i <= hi; i++) {
-            const ulong dl = fl[i + 1], dh = fh[i + 1];
-            ulong nl = cl, nh = ch;
-            if (g == 1 || (was[i] | was[i + 1] | was[i + 2])) {
-                frame_next(ul, uh, cl, ch, dl, dh, &nl, &nh);
+        ulong dl = ml, dh = mh;
+        near_rows(&dl, &dh, lo, hi);
+        ml = mh = 0;
+        ulong oldl = 0, oldh = 0; /* the row before the last computed, before this generation */
+        int last = -2;
+        for (int part = 0; part < 2; part++) {
+            for (ulong d = part ? dh : dl; d; d &= d - 1) {
+                const int i = (int)(part * 64 + (int)(63 - clz(d & (0ul - d))));
+                const ulong ul = last == i - 1 ? oldl : fl[i - 1], uh = last == i - 1 ? oldh : fh[i - 1];
+                const ulong cl = fl[i], ch = fh[i];
+                ulong nl, nh;
+                frame_next(ul, uh, cl, ch, i + 1 < FR ? fl[i + 1] : 0, i + 1 < FR ? fh[i + 1] : 0, &nl, &nh);
+                oldl = cl;
+                oldh = ch;
+                last = i;
                 fl[i] = nl;
                 fh[i] = nh;
+                if (nl != cl || nh != ch) {
+                    if (i < 64)
+                        ml |= 1ul << i;
+                    else
+                        mh |= 1ul << (i - 64);
+                }
             }
-            now[i + 1] = (nl != cl) | (nh != ch);
-            if (g == gens) {
-                const ulong n = (nl >> 32) | (nh << 32);
-                const size_t at = (size_t)a[0] * TROWS + (i - PLANE_K);
-                flags |= row_flags(i - PLANE_K, n, (cl >> 32) | (ch << 32), cur[at]);
-                pop += (uint)popcount(n);
-                next[at] = n;
-            }
-            ul = cl;
-            uh = ch;
-            cl = dl;
-            ch = dh;
         }
-        now[lo] = now[hi + 2] = 0;
     }
-    out[2 * (size_t)t] = flags;
+    /* the centre: written whole, its flags; ml, mh now the last generation's changes */
+    const ulong rows = (ml >> PLANE_K) | (mh << (64 - PLANE_K));
+    uint flags = 0, pop = 0;
+    for (int r = 0; r < TROWS; r++) {
+        const int i = r + PLANE_K;
+        const ulong n = (fl[i] >> 32) | (fh[i] << 32);
+        const size_t at = (size_t)a[0] * SLOTW + r;
+        const ulong first = cur[at];
+        flags |= row_flags(r, n, ((rows >> r) & 1) ? ~n : n, first);
+        pop += (uint)popcount(n);
+        next[at] = n;
+    }
+    /* the changed rows need only be a superset of the true ones: the other
+     * buffer's must hold these too, else the tile is listed again */
+    const size_t m = (size_t)a[0] * SLOTW + TROWS;
+    next[m] = rows;
+    out[2 * (size_t)t] = flags | ((rows & ~cur[m]) ? PF_MOVED : 0u);
     out[2 * (size_t)t + 1] = pop;
 }
 
-/* Zeroes the slots listed (new tiles) in one buffer: a work-group a slot,
+/* Zeroes the slots listed (new tiles) in one buffer, rows and changed rows
+ * (a new tile was dead and stays so until computed): a work-group a slot,
  * a work-item a row. */
 __kernel __attribute__((reqd_work_group_size(TROWS, 1, 1))) void
 life_plane_clear(__global ulong *restrict buf, __global const int *restrict list)
 {
-    buf[(size_t)list[get_group_id(0)] * TROWS + get_local_id(0)] = 0;
+    const size_t s = (size_t)list[get_group_id(0)] * SLOTW;
+    buf[s + get_local_id(0)] = 0;
+    if (get_local_id(0) == 0) buf[s + TROWS] = 0;
 }

@@ -225,6 +225,17 @@ if [ -n "$BGOLLY" ]; then
         || not_ok "the gun on tiles agrees with bgolly"
     same "$T/soup-t.rle" "$T/golly-soup.rle" shape && ok "a soup on tiles agrees with bgolly after 200 generations" \
         || not_ok "a soup on tiles agrees with bgolly after 200 generations"
+    # a breeder from Golly's collection: tiles that empty, settle and
+    # oscillate inside a launch, their neighbours computed from what changed
+    SE=/usr/share/golly/Patterns/Life/Breeders/switch-engine-ping-pong.rle
+    if [ -r "$SE" ]; then
+        run life "$SE" --gens 2000 -o "$T/se.rle"
+        "$BGOLLY" -a QuickLife -m 2000 -o "$T/golly-se.rle" "$SE" >/dev/null 2>&1
+        same "$T/se.rle" "$T/golly-se.rle" shape && ok "switch-engine-ping-pong agrees with bgolly after 2000 generations" \
+            || not_ok "switch-engine-ping-pong agrees with bgolly after 2000 generations"
+    else
+        skip "switch-engine-ping-pong agrees with bgolly" "Golly's patterns are not installed"
+    fi
 else
     skip "the tile plane agrees with bgolly" "bgolly is not installed (Debian package golly)"
 fi

@@ -11,7 +11,8 @@
 #include "ops/life/life_prog.h"
 
 #define T TDCL_LIFE_TILE
-#define ROW_BYTES (sizeof(uint64_t) * T)
+#define SLOTW (T + 1) /* words a slot: the rows, then the rows changed last (plane.cl) */
+#define ROW_BYTES (sizeof(uint64_t) * SLOTW)
 
 /* The flag bits of plane.cl: bit k (0..7) live cells in the band facing
  * neighbour k, the same for changed cells from SH_CHANGED and moved ones
@@ -334,7 +335,9 @@ static tdcl_status after_step(tdcl_life_tiles *p, int k, tdcl_err *err)
         list_next(p, p->fresh[i]);
     for (int64_t i = 0; i < p->nact; i++) {
         int32_t s = p->act[i];
-        if (p->live[s] && !(p->flags[s] & F_ALIVE) && !touched(p, s)) release(p, s);
+        /* one that died in the last generation stays a launch more: its
+         * neighbours' first generation reads its changed rows */
+        if (p->live[s] && !(p->flags[s] & (F_ALIVE | F_CHANGED)) && !touched(p, s)) release(p, s);
     }
     take_next(p);
     p->klast = k;
@@ -466,19 +469,20 @@ static tdcl_status load(tdcl_life_tiles *p, const tdcl_life_cells *cells, tdcl_e
         for (int k = 0; k < 8; k++)
             if (f >> k & 1) TDCL_TRY(ensure(p, s, k, 0, err));
     }
-    if (!(words = calloc((size_t)p->cap * T, sizeof *words))) {
+    if (!(words = calloc((size_t)p->cap * SLOTW, sizeof *words))) {
         st = tdcl_fail(err, TDCL_ENOMEM, "out of memory for the plane's tiles");
         goto out;
     }
     for (size_t i = 0; i < cells->n; i++) {
         int64_t x = cells->xy[2 * i], y = cells->xy[2 * i + 1];
         int32_t s = find(p, x >> 6, y >> 6, NULL);
-        words[(size_t)s * T + (size_t)(y & (T - 1))] |= (uint64_t)1 << (x & (T - 1));
+        words[(size_t)s * SLOTW + (size_t)(y & (T - 1))] |= (uint64_t)1 << (x & (T - 1));
     }
     p->st.population = 0;
     p->nact = 0;
     for (int64_t s = 0; s < p->used; s++) {
-        tile_flags(words + s * T, p->kmax, &p->flags[s], &p->pop[s]);
+        tile_flags(words + s * SLOTW, p->kmax, &p->flags[s], &p->pop[s]);
+        words[s * SLOTW + T] = ~(uint64_t)0; /* unknown: every row computed */
         p->st.population += p->pop[s];
         p->act[p->nact++] = (int32_t)s; /* the first generation computes every tile */
     }
@@ -588,7 +592,7 @@ tdcl_status tdcl_life_tiles_cells(tdcl_life_tiles *p, tdcl_life_cells *out, tdcl
     for (int64_t s = 0; s < p->used; s++) {
         if (!p->live[s] || !p->pop[s]) continue;
         for (int r = 0; r < T; r++)
-            for (uint64_t v = w[s * T + r]; v; v &= v - 1)
+            for (uint64_t v = w[s * SLOTW + r]; v; v &= v - 1)
                 TDCL_TRY(tdcl_life_cells_add(out, p->tx[s] * T + __builtin_ctzll(v),
                                              p->ty[s] * T + r, err));
     }
@@ -617,7 +621,7 @@ tdcl_status tdcl_life_tiles_window(tdcl_life_tiles *p, int64_t x, int64_t y, int
             continue;
         for (int r = 0; r < T; r++) {
             if (oy + r < 0 || oy + r >= rows) continue;
-            for (uint64_t v = w[s * T + r]; v; v &= v - 1) {
+            for (uint64_t v = w[s * SLOTW + r]; v; v &= v - 1) {
                 int64_t cx = ox + __builtin_ctzll(v);
                 if (cx >= 0 && cx < cols) c[(oy + r) * cols + cx] = 1;
             }

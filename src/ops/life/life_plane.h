@@ -28,7 +28,7 @@
 
 /* Device bytes one tile slot takes: its two buffers and its share of the
  * per-launch lists. */
-#define TDCL_LIFE_TILE_BYTES (2 * 8 * TDCL_LIFE_TILE + 4 * 11)
+#define TDCL_LIFE_TILE_BYTES (2 * 8 * (TDCL_LIFE_TILE + 1) + 4 * 11)
 
 typedef struct tdcl_life_tiles tdcl_life_tiles;
 
