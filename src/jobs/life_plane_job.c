@@ -207,18 +207,21 @@ static void summarize(const plane_run *r, const tdcl_life_cells *c, double ms,
 }
 
 /* AUTO's choice, said with -v: 1 for tiles. */
-static int choose(const tdcl_life_job_opts *o, const tdcl_life_pattern *pat, int64_t live)
+static int choose(const tdcl_ctx *ctx, const tdcl_life_job_opts *o, const tdcl_life_pattern *pat,
+                  int64_t live)
 {
     double area = (double)pat->grid.rows * (double)pat->grid.cols;
     double d = area > 0 ? (double)live / area : 0;
-    int tiles = o->plane == TDCL_LIFE_PLANE_TILES ||
-                (o->plane == TDCL_LIFE_PLANE_AUTO && d < TDCL_LIFE_PLANE_DENSITY);
+    int cpu = (ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0;
+    double limit = cpu ? TDCL_LIFE_PLANE_DENSITY_CPU : TDCL_LIFE_PLANE_DENSITY_GPU;
+    int tiles =
+        o->plane == TDCL_LIFE_PLANE_TILES || (o->plane == TDCL_LIFE_PLANE_AUTO && d < limit);
     tdcl_log(TDCL_LOG_VERBOSE,
              "life: %s: %" PRId64 " live cells in a %" PRId64 " x %" PRId64
-             " box, %.3g%% alive (%s %.3g%%)%s",
+             " box, %.3g%% alive (%s %.3g%%, measured for a %s)%s",
              tiles ? "the tile plane" : "a dense grid", live, pat->grid.cols, pat->grid.rows,
-             100 * d, d < TDCL_LIFE_PLANE_DENSITY ? "below" : "at or above",
-             100 * TDCL_LIFE_PLANE_DENSITY, o->plane == TDCL_LIFE_PLANE_AUTO ? "" : " (forced)");
+             100 * d, d < limit ? "below" : "at or above", 100 * limit, cpu ? "CPU" : "GPU",
+             o->plane == TDCL_LIFE_PLANE_AUTO ? "" : " (forced)");
     return tiles;
 }
 
@@ -263,7 +266,7 @@ tdcl_status tdcl_life_plane_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl
         goto out;
     }
     int64_t x0 = pat.x0, y0 = pat.y0;
-    if (!choose(o, &pat, (int64_t)cells.n)) goto give_back;
+    if (!choose(ctx, o, &pat, (int64_t)cells.n)) goto give_back;
     *taken = 1;
     r.gen0 = pat.generation;
     r.wx = o->window_given ? o->window_x : x0;

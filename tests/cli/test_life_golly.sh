@@ -214,6 +214,7 @@ expect_contains "$(cat "$T/gun-t.rle")" "#CXRLE Pos=-70,-3 Gen=300" "the tiles' 
 printf '%s\n' 'x = 203, y = 3, rule = B3/S23' 'bo199bo$2bo197bo$3o197b3o!' >"$T/pair.rle"
 run -v life "$T/pair.rle" --gens 100 -o "$T/pair-t.rle"
 expect_contains "$ERR" "life: the tile plane" "two gliders 200 cells apart run in tiles"
+expect_contains "$ERR" "measured for a" "-v names the device kind the threshold was measured for"
 soup 30 30 7 B3/S23 >"$T/soup.rle"
 run -v life "$T/soup.rle" --gens 10 -o "$T/soup-d.rle"
 expect_contains "$ERR" "life: a dense grid" "a soup runs dense"
