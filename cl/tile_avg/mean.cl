@@ -545,7 +545,9 @@ static int team_sum(ACC *part, __local ACC *scratch)
 static void write_tiles(__global OUT *restrict out, const ACC *part, ulong tr0, ulong tc,
                         ulong orows, ulong ocols, ulong crows, ulong ccols)
 {
+#if FINAL
     const int full_cols = (tc + NP) * CU <= ccols;
+#endif
     for (int m = 0; m < MY && tr0 + m < orows; m++) {
         const ulong tr = tr0 + m;
         __global OUT *o = out + tr * ocols + tc;
