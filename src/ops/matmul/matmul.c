@@ -342,9 +342,28 @@ out:
     return st;
 }
 
+/* Halves the automatic tile of the gpu kernel (the kernel itself given,
+ * its parameters not) down to 32x32, as the compiled kernel's limits ask;
+ * 0 when there is no smaller valid one. */
+static int shrink_gpu_tile(tdcl_mm_plan *p)
+{
+    tdcl_mm_params x = p->par;
+    struct tdcl_mm_lab lab = {.emulate = p->emulate};
+    if (p->kind != TDCL_MM_GPU || p->params_forced || x.bm <= 32 || x.bn <= 32) return 0;
+    x.bm /= 2;
+    x.bn /= 2;
+    x.tm = x.tn = x.wx = x.wy = 0;
+    gpu_defaults(p, &x);
+    if (tdcl_mm_params_check(&p->ctx->dev, TDCL_MM_GPU, &x, p->esz, &lab, NULL) != TDCL_OK)
+        return 0;
+    p->par = x;
+    return 1;
+}
+
 /* Builds the kernels; when the compiled kernel allows fewer work-items than
- * its group needs (registers), shrinks the automatic choice and rebuilds,
- * or refuses a forced one. */
+ * its group needs (registers) or needs more local memory than the device
+ * has, shrinks the automatic choice and rebuilds (a given gpu kernel keeps
+ * its kind, on a smaller tile), or refuses a forced one. */
 static tdcl_status build(tdcl_mm_plan *p, tdcl_err *err)
 {
     for (;;) {
@@ -357,6 +376,12 @@ static tdcl_status build(tdcl_mm_plan *p, tdcl_err *err)
         size_t lim = short_local ? 0 : kernel_wg_limit(p), need = wg_needed(p);
         if (!short_local && need <= lim) return TDCL_OK;
         release_kernels(p);
+        if (p->kind_forced && shrink_gpu_tile(p)) {
+            tdcl_log(TDCL_LOG_VERBOSE, "matmul: %s; gpu tile %dx%d",
+                     short_local && err ? err->msg : "fewer work-items per group", p->par.bm,
+                     p->par.bn);
+            continue;
+        }
         if (short_local && (p->params_forced || p->kind_forced)) return st;
         if (p->params_forced || (p->kind == TDCL_MM_GPU && p->kind_forced))
             return tdcl_fail(err, TDCL_ELIMIT,
