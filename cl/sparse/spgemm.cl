@@ -77,8 +77,9 @@ static inline void K(sp_sort_team)(volatile __local int *tk, volatile __local VT
         for (int h = k >> 1; h > 0; h >>= 1) {
             for (int s = lane; s < t; s += g) {
                 int o = s ^ h;
+                if (o < s) continue; /* the pair is s ^ h's: reading it would race */
                 uint ks = (uint)tk[s], ko = (uint)tk[o];
-                if (o > s && (ks > ko) == ((s & k) == 0)) {
+                if ((ks > ko) == ((s & k) == 0)) {
                     VT x = tv[s];
                     tk[s] = (int)ko;
                     tk[o] = (int)ks;

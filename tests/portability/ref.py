@@ -19,6 +19,18 @@ def inputs(d):
     np.save(d + "/ai.npy", rng.integers(-50, 50, (19, 13)).astype(np.int64))
     np.save(d + "/bi.npy", rng.integers(-50, 50, (13, 23)).astype(np.int64))
     np.save(d + "/t.npy", rng.random((29, 67)).astype(np.float32))
+    # coordinate files 8% dense: a sparse product of two (SpGEMM), of one
+    # and b.npy (SpMM), and tile-avg's sparse kernel
+    mtx(d + "/sa.mtx", rng, 41, 33)
+    mtx(d + "/sb.mtx", rng, 33, 29)
+
+
+def mtx(path, rng, rows, cols):
+    keep = rng.random((rows, cols)) < 0.08
+    with open(path, "w") as f:
+        f.write("%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n" % (rows, cols, keep.sum()))
+        for i, j in zip(*np.nonzero(keep)):
+            f.write("%d %d %.6f\n" % (i + 1, j + 1, rng.standard_normal()))
 
 
 def digits(s):
