@@ -295,6 +295,11 @@ out:
 typedef struct mm_pipe {
     tdcl_mm_plan *p;
     char *dst;
+    /* the slots, copied before the threads start: the feeding thread
+     * points p->a and p->c at slot 1 while it enqueues an odd panel, so
+     * the draining thread reading p->c then would download the other
+     * slot */
+    cl_mem a[2], c[2];
     cl_event *last;         /* each panel's last kernel */
     int64_t posted, landed; /* panels enqueued, panels downloaded */
     int stop;               /* a side failed: the other stops too */
@@ -348,11 +353,10 @@ static tdcl_status pipe_compute(mm_pipe *q, int64_t i, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_mm_plan *p = q->p;
-    cl_mem a = p->a, c = p->c;
     mm_panel x = {extent(p->M, p->pm, i), p->K, p->N, 0};
-    if (i & 1) p->a = p->a2, p->c = p->c2; /* the kernels take their arguments at enqueue */
+    p->a = q->a[i & 1], p->c = q->c[i & 1]; /* the kernels take their arguments at enqueue */
     st = run_panel(p, &x, q->e, err);
-    p->a = a, p->c = c;
+    p->a = q->a[0], p->c = q->c[0];
     if (st) return st;
     q->last[i] = q->e->ev[q->e->n - 1];
     clRetainEvent(q->last[i]);
@@ -369,7 +373,7 @@ static tdcl_status pipe_feed(mm_pipe *q, tdcl_err *err)
     for (int64_t i = 0; i < p->npm; i++) {
         if (i >= 2) TDCL_TRY(wait_event(q->last[i - 2], err));
         double t0 = tdcl_now_ms();
-        TDCL_TRY(tdcl_xfer_put(p->up, i & 1 ? p->a2 : p->a, 0,
+        TDCL_TRY(tdcl_xfer_put(p->up, q->a[i & 1], 0,
                                (const char *)p->src_a + (size_t)(i * p->pm) * row,
                                (size_t)extent(p->M, p->pm, i) * row, err));
         q->up_ms += tdcl_now_ms() - t0;
@@ -390,7 +394,7 @@ static tdcl_status pipe_drain(mm_pipe *q, tdcl_err *err)
     for (int64_t i = 0; i < p->npm && pipe_wait(q, &q->posted, i + 1); i++) {
         TDCL_TRY(wait_event(q->last[i], err));
         double t0 = tdcl_now_ms();
-        TDCL_TRY(tdcl_xfer_get(p->down, i & 1 ? p->c2 : p->c, 0, q->dst + (size_t)(i * p->pm) * row,
+        TDCL_TRY(tdcl_xfer_get(p->down, q->c[i & 1], 0, q->dst + (size_t)(i * p->pm) * row,
                                (size_t)extent(p->M, p->pm, i) * row, err));
         q->down_ms += tdcl_now_ms() - t0;
         pipe_post(q, &q->landed, i + 1, 0);
@@ -424,7 +428,7 @@ static void pipe_log(const mm_pipe *q, double wall_ms)
 static tdcl_status execute_pipe(tdcl_mm_plan *p, void *dst, mm_events *e, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    mm_pipe q = {.p = p, .dst = dst, .e = e};
+    mm_pipe q = {.p = p, .dst = dst, .a = {p->a, p->a2}, .c = {p->c, p->c2}, .e = e};
     if (!p->up) TDCL_TRY(tdcl_xfer_open(p->ctx, &p->up, err));
     if (!p->down) TDCL_TRY(tdcl_xfer_open(p->ctx, &p->down, err));
     if (!(q.last = calloc((size_t)p->npm, sizeof *q.last)))
