@@ -26,6 +26,9 @@
  *   TDCL_FAULT_TIMER=0      a profiling timer that does not run, as Mesa's
  *                           rusticl's: CL_DEVICE_PROFILING_TIMER_RESOLUTION
  *                           is 0 and every command ends 1 ns after it starts
+ *   TDCL_FAULT_KERNEL_WG=N  CL_KERNEL_WORK_GROUP_SIZE answers at most N, as
+ *                           Mesa's rusticl on llvmpipe answers 32 for any
+ *                           kernel (the driver still runs larger groups)
  *   TDCL_FAULT_MALLOC=N     the Nth malloc/calloc/realloc made directly by
  *                           the executable fails (tiledcl and its core; not
  *                           libc, libpng or the OpenCL driver). Counted
@@ -72,6 +75,7 @@ static long cl_calls, mem_calls;
 static uintptr_t exe_lo, exe_hi;
 static cl_ulong max_alloc, global_mem, allocated;
 static int dead_timer;
+static size_t kernel_wg;
 
 static const struct {
     const char *name;
@@ -114,6 +118,7 @@ __attribute__((constructor)) static void fault_init(void)
     if ((s = getenv("TDCL_FAULT_MAX_ALLOC"))) max_alloc = strtoull(s, NULL, 10);
     if ((s = getenv("TDCL_FAULT_GLOBAL_MEM"))) global_mem = strtoull(s, NULL, 10);
     dead_timer = (s = getenv("TDCL_FAULT_TIMER")) && strcmp(s, "0") == 0;
+    if ((s = getenv("TDCL_FAULT_KERNEL_WG"))) kernel_wg = strtoull(s, NULL, 10);
     if ((s = getenv("TDCL_FAULT_ERROR"))) {
         fault_error = (cl_int)atoi(s);
         for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
@@ -280,9 +285,20 @@ WRAP_INT(clGetProgramBuildInfo,
          (p, d, i, s, v, r))
 WRAP_OBJ(cl_kernel, clCreateKernel, (cl_program p, const char *n, cl_int *err), (p, n, err))
 WRAP_INT(clSetKernelArg, (cl_kernel k, cl_uint i, size_t s, const void *v), (k, i, s, v))
-WRAP_INT(clGetKernelWorkGroupInfo,
-         (cl_kernel k, cl_device_id d, cl_kernel_work_group_info i, size_t s, void *v, size_t *r),
-         (k, d, i, s, v, r))
+CL_API_ENTRY cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel k, cl_device_id d,
+                                                         cl_kernel_work_group_info i, size_t s,
+                                                         void *v, size_t *r)
+{
+    static cl_int(CL_API_CALL * next)(cl_kernel, cl_device_id, cl_kernel_work_group_info, size_t,
+                                      void *, size_t *);
+    if (!next) *(void **)&next = real("clGetKernelWorkGroupInfo");
+    if (fault_now("clGetKernelWorkGroupInfo")) return fault_error;
+    cl_int rc = next(k, d, i, s, v, r);
+    if (rc == CL_SUCCESS && kernel_wg && v && i == CL_KERNEL_WORK_GROUP_SIZE &&
+        s == sizeof(size_t) && *(size_t *)v > kernel_wg)
+        *(size_t *)v = kernel_wg;
+    return rc;
+}
 WRAP_INT(clEnqueueReadBuffer,
          (cl_command_queue q, cl_mem m, cl_bool b, size_t o, size_t s, void *p, cl_uint n,
           const cl_event *w, cl_event *e),

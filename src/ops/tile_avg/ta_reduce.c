@@ -132,38 +132,96 @@ static int imean_plan(const tdcl_ctx *ctx, const tdcl_ta_opts *o, int channels, 
     return 1;
 }
 
-static tdcl_status imean_build(tdcl_ctx *ctx, int channels, tdcl_dtype in, const imean_shape *sh,
-                               int64_t orows, int64_t ocols, cl_program *prog, cl_kernel *kern,
-                               size_t *gws, size_t *lws, char *desc, size_t desc_cap, tdcl_err *err)
+/* The largest power of two within k's CL_KERNEL_WORK_GROUP_SIZE, when that
+ * is below lx (a kernel's limit can be below the device's: Mesa's llvmpipe
+ * allows 32 per kernel), else 0: the kernels' loops take any group width,
+ * so a narrower build replaces a refusal. */
+static size_t narrower_width(const tdcl_ctx *ctx, cl_kernel k, const char *what, size_t lx)
+{
+    size_t kwg = 0, w = 1;
+    if (clGetKernelWorkGroupInfo(k, ctx->dev.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg,
+                                 NULL) != CL_SUCCESS ||
+        kwg == 0 || kwg >= lx)
+        return 0;
+    while (w * 2 <= kwg)
+        w *= 2;
+    tdcl_log(TDCL_LOG_VERBOSE,
+             "tile-avg: the %s kernel allows work-groups of %zu items on '%s', fewer than its "
+             "%zu; building it for %zu",
+             what, kwg, ctx->dev.device_name, lx, w);
+    return w;
+}
+
+static void release_build(cl_program *prog, cl_kernel *kern)
+{
+    if (*kern) clReleaseKernel(*kern);
+    if (*prog) clReleaseProgram(*prog);
+    *kern = NULL;
+    *prog = NULL;
+}
+
+/* tile_imean built for groups of lx items. */
+static tdcl_status imean_compile(tdcl_ctx *ctx, int channels, tdcl_dtype in, const imean_shape *sh,
+                                 size_t lx, cl_program *prog, cl_kernel *kern, tdcl_err *err)
 {
     static const char *const files[] = {"tile_avg/prelude.cl", "tile_avg/imean.cl"};
     tdcl_status st = TDCL_OK;
-    size_t kwg = 0;
     char opts[256];
-    const char *sumt = sh->sumt == TDCL_I32 ? "uint" : "ulong";
     snprintf(opts, sizeof opts, "-DIN=%s -DOUT=%s -DSUMT=%s -DCH=%d -DLX=%zu -DVW=%d -DGT=%lld",
-             ta_cl_type(in), ta_cl_type(in), sumt, channels, sh->lx, sh->vw, (long long)sh->gt);
+             ta_cl_type(in), ta_cl_type(in), sh->sumt == TDCL_I32 ? "uint" : "ulong", channels, lx,
+             sh->vw, (long long)sh->gt);
     TDCL_TRY(tdcl_ctx_program_files(ctx, files, 2, opts, prog, err));
     TDCL_TRY(tdcl_ctx_kernel(*prog, "tile_imean", kern, err));
     TDCL_CL_TRY(err, clSetKernelArg(*kern, 8, sh->sum_bytes, NULL), "clSetKernelArg");
     TDCL_TRY(tdcl_kernel_local_check(ctx, *kern, "tile_imean", err));
-    if (clGetKernelWorkGroupInfo(*kern, ctx->dev.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg,
-                                 &kwg, NULL) == CL_SUCCESS &&
-        kwg > 0 && kwg < sh->lx) {
-        st = tdcl_fail(err, TDCL_ELIMIT,
-                       "tile-avg: the image mean kernel allows work-groups of %zu items on '%s', "
-                       "fewer than its %zu",
-                       kwg, ctx->dev.device_name, sh->lx);
-        goto out;
+out:
+    return st;
+}
+
+static tdcl_status imean_build(tdcl_ctx *ctx, int channels, tdcl_dtype in, const imean_shape *sh,
+                               int64_t orows, int64_t ocols, cl_program *prog, cl_kernel *kern,
+                               size_t *gws, size_t *lws, char *desc, size_t desc_cap, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    size_t lx = sh->lx, w;
+    TDCL_TRY(imean_compile(ctx, channels, in, sh, lx, prog, kern, err));
+    if ((w = narrower_width(ctx, *kern, "image mean", lx))) {
+        release_build(prog, kern);
+        lx = w;
+        TDCL_TRY(imean_compile(ctx, channels, in, sh, lx, prog, kern, err));
+        if (narrower_width(ctx, *kern, "image mean", lx)) {
+            st = tdcl_fail(err, TDCL_ELIMIT,
+                           "tile-avg: the image mean kernel built for work-groups of %zu items "
+                           "allows fewer on '%s'",
+                           lx, ctx->dev.device_name);
+            goto out;
+        }
     }
-    lws[0] = sh->lx;
+    lws[0] = lx;
     lws[1] = lws[2] = 1;
-    gws[0] = (size_t)((ocols + sh->gt - 1) / sh->gt) * sh->lx;
+    gws[0] = (size_t)((ocols + sh->gt - 1) / sh->gt) * lx;
     gws[1] = (size_t)orows;
     gws[2] = 1;
     snprintf(desc, desc_cap,
              "kernel=imean op=mean in=%s channels=%d strip=%lld tiles wg=%zu vw=%d sums=%s",
-             ta_cl_type(in), channels, (long long)sh->gt, sh->lx, sh->vw, sumt);
+             ta_cl_type(in), channels, (long long)sh->gt, lx, sh->vw,
+             sh->sumt == TDCL_I32 ? "uint" : "ulong");
+out:
+    return st;
+}
+
+/* tile_reduce built for groups of lx items. */
+static tdcl_status reduce_compile(tdcl_ctx *ctx, const tdcl_ta_opts *o, int channels,
+                                  tdcl_dtype dev_in, tdcl_dtype out_type, tdcl_dtype acc, int hist,
+                                  size_t lx, cl_program *prog, cl_kernel *kern, tdcl_err *err)
+{
+    static const char *const files[] = {"tile_avg/prelude.cl", "tile_avg/reduce.cl"};
+    tdcl_status st = TDCL_OK;
+    char opts[512];
+    build_options(o, channels, dev_in, out_type, acc, hist, lx, opts, sizeof opts);
+    TDCL_TRY(tdcl_ctx_program_files(ctx, files, 2, opts, prog, err));
+    TDCL_TRY(tdcl_ctx_kernel(*prog, "tile_reduce", kern, err));
+    TDCL_TRY(tdcl_kernel_local_check(ctx, *kern, "tile_reduce", err));
 out:
     return st;
 }
@@ -177,32 +235,32 @@ tdcl_status ta_reduce_build(tdcl_ctx *ctx, const tdcl_ta_opts *o, int channels, 
     if (imean_plan(ctx, o, channels, dev_in, out_type, &sh))
         return imean_build(ctx, channels, dev_in, &sh, orows, ocols, prog, kern, gws, lws, desc,
                            desc_cap, err);
-    static const char *const files[] = {"tile_avg/prelude.cl", "tile_avg/reduce.cl"};
     tdcl_status st = TDCL_OK;
     int hist = dev_in == TDCL_U8 && (o->op == TDCL_TA_MEDIAN || o->op == TDCL_TA_MODE);
-    size_t lx = group_width(ctx, hist), kwg = 0;
-    char opts[512];
-    build_options(o, channels, dev_in, out_type, acc, hist, lx, opts, sizeof opts);
-    TDCL_TRY(tdcl_ctx_program_files(ctx, files, 2, opts, prog, err));
-    TDCL_TRY(tdcl_ctx_kernel(*prog, "tile_reduce", kern, err));
-    TDCL_TRY(tdcl_kernel_local_check(ctx, *kern, "tile_reduce", err));
-    if (clGetKernelWorkGroupInfo(*kern, ctx->dev.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg,
-                                 &kwg, NULL) == CL_SUCCESS &&
-        kwg > 0 && kwg < lx) {
-        st = tdcl_fail(err, TDCL_ELIMIT,
-                       "tile-avg: the %s kernel allows work-groups of %zu items on '%s', "
-                       "fewer than its %zu",
-                       tdcl_ta_op_name(o->op), kwg, ctx->dev.device_name, lx);
-        goto out;
+    size_t lx = group_width(ctx, hist), w;
+    const char *name = tdcl_ta_op_name(o->op);
+    TDCL_TRY(reduce_compile(ctx, o, channels, dev_in, out_type, acc, hist, lx, prog, kern, err));
+    if ((w = narrower_width(ctx, *kern, name, lx))) {
+        release_build(prog, kern);
+        lx = w;
+        TDCL_TRY(
+            reduce_compile(ctx, o, channels, dev_in, out_type, acc, hist, lx, prog, kern, err));
+        if (narrower_width(ctx, *kern, name, lx)) {
+            st = tdcl_fail(err, TDCL_ELIMIT,
+                           "tile-avg: the %s kernel built for work-groups of %zu items allows "
+                           "fewer on '%s'",
+                           name, lx, ctx->dev.device_name);
+            goto out;
+        }
     }
     lws[0] = lx;
     lws[1] = lws[2] = 1;
     gws[0] = ((size_t)ocols + lx - 1) / lx * lx;
     gws[1] = (size_t)orows;
     gws[2] = 1;
-    snprintf(desc, desc_cap, "kernel=reduce op=%s in=%s out=%s channels=%d%s%s wg=%zu",
-             tdcl_ta_op_name(o->op), ta_cl_type(dev_in), ta_cl_type(out_type), channels,
-             hist ? " histogram" : "", o->alpha_weighted ? " alpha=weighted" : "", lx);
+    snprintf(desc, desc_cap, "kernel=reduce op=%s in=%s out=%s channels=%d%s%s wg=%zu", name,
+             ta_cl_type(dev_in), ta_cl_type(out_type), channels, hist ? " histogram" : "",
+             o->alpha_weighted ? " alpha=weighted" : "", lx);
 out:
     return st;
 }
