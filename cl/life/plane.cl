@@ -20,7 +20,9 @@
  * same cells in both buffers.
  *
  * Two shapes, the same cells: life_plane, a work-group a tile and a
- * work-item a frame row in local memory (GPUs), and life_plane_wi, a
+ * work-item a frame row in local memory (GPUs; where the compiled kernel
+ * allows fewer items than the frame's rows, the host builds it with
+ * PLANE_WG items, each taking every PLANE_WG-th row), and life_plane_wi, a
  * work-item a tile sweeping its frame in private memory, computing at each
  * generation only the rows the centre still depends on (CPUs).
  *
@@ -49,6 +51,9 @@
 #error "PLANE_K must be 1..32"
 #endif
 #define FR (TROWS + 2 * PLANE_K) /* frame rows */
+#ifndef PLANE_WG
+#define PLANE_WG FR /* life_plane's work-items a tile: each takes every PLANE_WG-th frame row */
+#endif
 
 #define BAND_LO ((1ul << PLANE_K) - 1ul) /* the west band's bits */
 #define BAND_HI (BAND_LO << (64 - PLANE_K))
@@ -104,37 +109,44 @@ HELPER uint row_flags(int r, ulong n, ulong last, ulong first)
            (m ? PF_MOVED | band_bits(r, m) << SH_MOVED : 0u);
 }
 
-__kernel __attribute__((reqd_work_group_size(FR, 1, 1))) void
+__kernel __attribute__((reqd_work_group_size(PLANE_WG, 1, 1))) void
 life_plane(__global const ulong *restrict cur, __global ulong *restrict next,
            __global const int *restrict act, __global uint *restrict out, int gens)
 {
     __local ulong fb[2][FR + 2][2]; /* two frames, a dead row above and below each */
     __local uint lflags, lpop;
-    const int t = (int)get_group_id(0), i = (int)get_local_id(0);
+    const int t = (int)get_group_id(0), l = (int)get_local_id(0);
     __global const int *a = act + (size_t)t * 9;
-    ulong lo, hi;
-    frame_row(cur, a, i - PLANE_K, &lo, &hi);
-    if (i == 0) {
+    if (l == 0) {
         lflags = lpop = 0;
         for (int b = 0; b < 2; b++)
             fb[b][0][0] = fb[b][0][1] = fb[b][FR + 1][0] = fb[b][FR + 1][1] = 0;
     }
-    fb[0][i + 1][0] = lo;
-    fb[0][i + 1][1] = hi;
+    for (int i = l; i < FR; i += PLANE_WG) {
+        ulong lo, hi;
+        frame_row(cur, a, i - PLANE_K, &lo, &hi);
+        fb[0][i + 1][0] = lo;
+        fb[0][i + 1][1] = hi;
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
-    ulong prev = 0;
     int b = 0;
     for (int g = 0; g < gens; g++, b = !b) {
         __local ulong(*f)[2] = fb[b];
-        prev = (f[i + 1][0] >> 32) | (f[i + 1][1] << 32);
-        frame_next(f[i][0], f[i][1], f[i + 1][0], f[i + 1][1], f[i + 2][0], f[i + 2][1], &lo, &hi);
-        fb[!b][i + 1][0] = lo;
-        fb[!b][i + 1][1] = hi;
+        for (int i = l; i < FR; i += PLANE_WG) {
+            ulong lo, hi;
+            frame_next(f[i][0], f[i][1], f[i + 1][0], f[i + 1][1], f[i + 2][0], f[i + 2][1], &lo,
+                       &hi);
+            fb[!b][i + 1][0] = lo;
+            fb[!b][i + 1][1] = hi;
+        }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    const int r = i - PLANE_K;
-    if (r >= 0 && r < TROWS) {
+    /* fb[!b] holds the generation before the last (nothing wrote it since) */
+    for (int i = l; i < FR; i += PLANE_WG) {
+        const int r = i - PLANE_K;
+        if (r < 0 || r >= TROWS) continue;
         const ulong n = (fb[b][i + 1][0] >> 32) | (fb[b][i + 1][1] << 32);
+        const ulong prev = gens > 0 ? (fb[!b][i + 1][0] >> 32) | (fb[!b][i + 1][1] << 32) : 0;
         const size_t at = (size_t)a[0] * SLOTW + r;
         next[at] = n;
         const uint f = row_flags(r, n, prev, cur[at]);
@@ -143,7 +155,7 @@ life_plane(__global const ulong *restrict cur, __global ulong *restrict next,
         if (n) atomic_add(&lpop, (uint)popcount(n));
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (i == 0) {
+    if (l == 0) {
         out[2 * (size_t)t] = lflags;
         out[2 * (size_t)t + 1] = lpop;
     }
@@ -240,11 +252,11 @@ life_plane_wi(__global const ulong *restrict cur, __global ulong *restrict next,
 
 /* Zeroes the slots listed (new tiles) in one buffer, rows and changed rows
  * (a new tile was dead and stays so until computed): a work-group a slot,
- * a work-item a row. */
-__kernel __attribute__((reqd_work_group_size(TROWS, 1, 1))) void
-life_plane_clear(__global ulong *restrict buf, __global const int *restrict list)
+ * its items (as many as the kernel allows, at most a slot's words) taking
+ * every local-size-th word. */
+__kernel void life_plane_clear(__global ulong *restrict buf, __global const int *restrict list)
 {
     const size_t s = (size_t)list[get_group_id(0)] * SLOTW;
-    buf[s + get_local_id(0)] = 0;
-    if (get_local_id(0) == 0) buf[s + TROWS] = 0;
+    for (size_t w = get_local_id(0); w < SLOTW; w += get_local_size(0))
+        buf[s + w] = 0;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "base/mem.h"
 #include "ops/life/life_prog.h"
 
@@ -29,9 +30,11 @@ struct tdcl_life_tiles {
     tdcl_ctx *ctx;
     cl_program prog;
     cl_kernel step_k, clear_k;
-    int per_item;  /* life_plane_wi: a work-item a tile (CPUs) */
-    int kmax;      /* the most generations a launch, and the edge flags' band */
-    cl_mem buf[2]; /* the pool's two buffers; buf[cur] holds the generation */
+    int per_item;    /* life_plane_wi: a work-item a tile (CPUs) */
+    size_t wg;       /* step_k's work-items a tile */
+    size_t clear_wg; /* clear_k's work-items a slot */
+    int kmax;        /* the most generations a launch, and the edge flags' band */
+    cl_mem buf[2];   /* the pool's two buffers; buf[cur] holds the generation */
     int cur;
     cl_mem act_m, out_m; /* per listed tile: slot and neighbours; flags and count */
     int64_t cap;         /* slots of every per-slot array, host and device */
@@ -386,7 +389,7 @@ static tdcl_status step(tdcl_life_tiles *p, int gens, tdcl_err *err)
         TDCL_CL_TRY(err, clSetKernelArg(p->clear_k, 0, sizeof cur, &cur), "clSetKernelArg");
         TDCL_CL_TRY(err, clSetKernelArg(p->clear_k, 1, sizeof p->act_m, &p->act_m),
                     "clSetKernelArg");
-        TDCL_TRY(launch(p, p->clear_k, p->nfresh, T, err));
+        TDCL_TRY(launch(p, p->clear_k, p->nfresh, p->clear_wg, err));
         p->nfresh = 0;
     }
     for (int64_t i = 0; i < p->nact; i++) {
@@ -401,7 +404,7 @@ static tdcl_status step(tdcl_life_tiles *p, int gens, tdcl_err *err)
     for (cl_uint a = 0; a < 4; a++)
         TDCL_CL_TRY(err, clSetKernelArg(p->step_k, a, sizeof args[a], &args[a]), "clSetKernelArg");
     TDCL_CL_TRY(err, clSetKernelArg(p->step_k, 4, sizeof gens, &gens), "clSetKernelArg");
-    TDCL_TRY(launch(p, p->step_k, p->nact, p->per_item ? 1 : (size_t)(T + 2 * p->kmax), err));
+    TDCL_TRY(launch(p, p->step_k, p->nact, p->wg, err));
     TDCL_CL_TRY(err, clEnqueueReadBuffer(q, p->out_m, CL_TRUE, 0, n * 8, p->out_dl, 0, NULL, NULL),
                 "clEnqueueReadBuffer");
     p->cur = !p->cur;
@@ -499,33 +502,75 @@ out:
     return st;
 }
 
+/* CL_KERNEL_WORK_GROUP_SIZE of k, 0 when it cannot be read. */
+static size_t kernel_wg(const tdcl_life_tiles *p, cl_kernel k)
+{
+    size_t wg = 0;
+    if (clGetKernelWorkGroupInfo(k, p->ctx->dev.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg,
+                                 NULL) != CL_SUCCESS)
+        return 0;
+    return wg;
+}
+
+static void release_prog(tdcl_life_tiles *p)
+{
+    if (p->step_k) clReleaseKernel(p->step_k);
+    if (p->clear_k) clReleaseKernel(p->clear_k);
+    if (p->prog) clReleaseProgram(p->prog);
+    p->step_k = p->clear_k = NULL;
+    p->prog = NULL;
+}
+
+/* The program, life_plane in groups of wg items (0: a frame row each). */
+static tdcl_status build_prog(tdcl_life_tiles *p, const tdcl_life_rule *rule, size_t wg,
+                              const char *name, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    char opts[160];
+    int n = snprintf(opts, sizeof opts, "-DWBITS=64 -DBIRTH=0x%x -DSURVIVE=0x%x -DPLANE_K=%d",
+                     rule->birth, rule->survive, p->kmax);
+    if (wg) snprintf(opts + n, sizeof opts - (size_t)n, " -DPLANE_WG=%zu", wg);
+    TDCL_TRY(tdcl_life_prog_build(p->ctx, TDCL_LIFE_PROG_PLANE, opts, &p->prog, err));
+    TDCL_TRY(tdcl_ctx_kernel(p->prog, name, &p->step_k, err));
+    TDCL_TRY(tdcl_ctx_kernel(p->prog, "life_plane_clear", &p->clear_k, err));
+    TDCL_TRY(tdcl_kernel_local_check(p->ctx, p->step_k, name, err));
+out:
+    return st;
+}
+
 static tdcl_status build(tdcl_life_tiles *p, const tdcl_life_rule *rule, tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    char opts[128];
-    size_t wg = 0;
     int cpu = (p->ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0;
     const char *env = getenv("TILEDCL_PLANE_K");
     p->kmax = cpu ? KMAX_CPU : KMAX_GPU;
     if (env && atoi(env) >= 1 && atoi(env) <= 32) p->kmax = atoi(env);
     p->per_item = cpu;
     if ((env = getenv("TILEDCL_PLANE_WI"))) p->per_item = atoi(env);
-    snprintf(opts, sizeof opts, "-DWBITS=64 -DBIRTH=0x%x -DSURVIVE=0x%x -DPLANE_K=%d", rule->birth,
-             rule->survive, p->kmax);
-    TDCL_TRY(tdcl_life_prog_build(p->ctx, TDCL_LIFE_PROG_PLANE, opts, &p->prog, err));
     const char *name = p->per_item ? "life_plane_wi" : "life_plane";
-    size_t need = p->per_item ? 1 : (size_t)(T + 2 * p->kmax);
-    TDCL_TRY(tdcl_ctx_kernel(p->prog, name, &p->step_k, err));
-    TDCL_TRY(tdcl_ctx_kernel(p->prog, "life_plane_clear", &p->clear_k, err));
-    TDCL_TRY(tdcl_kernel_local_check(p->ctx, p->step_k, name, err));
-    TDCL_CL_TRY(err,
-                clGetKernelWorkGroupInfo(p->step_k, p->ctx->dev.device, CL_KERNEL_WORK_GROUP_SIZE,
-                                         sizeof wg, &wg, NULL),
-                "clGetKernelWorkGroupInfo");
-    if (wg < need)
+    size_t frame = (size_t)(T + 2 * p->kmax);
+    p->wg = p->per_item ? 1 : frame;
+    TDCL_TRY(build_prog(p, rule, 0, name, err));
+    size_t wg = kernel_wg(p, p->step_k);
+    if (!p->per_item && wg && wg < frame) {
+        /* a kernel's limit can be below the frame (Mesa's llvmpipe: 32) */
+        tdcl_log(TDCL_LOG_VERBOSE,
+                 "life: life_plane allows work-groups of %zu work-items on '%s', fewer than the "
+                 "frame's %zu rows: built for %zu, up to %zu rows an item",
+                 wg, p->ctx->dev.device_name, frame, wg, (frame + wg - 1) / wg);
+        release_prog(p);
+        p->wg = wg;
+        TDCL_TRY(build_prog(p, rule, wg, name, err));
+        wg = kernel_wg(p, p->step_k);
+    }
+    if (wg && wg < p->wg) {
         st = tdcl_fail(err, TDCL_ELIMIT,
-                       "%s needs work-groups of %zu work-items; the device runs %zu", name, need,
+                       "%s needs work-groups of %zu work-items; the device runs %zu", name, p->wg,
                        wg);
+        goto out;
+    }
+    wg = kernel_wg(p, p->clear_k);
+    p->clear_wg = wg && wg < T ? wg : T;
 out:
     return st;
 }
@@ -644,17 +689,10 @@ void tdcl_life_tiles_stats_get(const tdcl_life_tiles *p, tdcl_life_tiles_stats *
 void tdcl_life_tiles_destroy(tdcl_life_tiles *p)
 {
     if (!p) return;
-    fprintf(stderr, "DBG gens %ld tiles %ld peak %ld tilegens %.3g\n", (long)p->st.generation,
-            (long)p->tiles, (long)p->st.peak_tiles, p->st.cell_updates / 4096);
-    fprintf(stderr, "DBG gens %ld tiles %ld peak %ld cellupd %.3g tilegens %.3g\n",
-            (long)p->st.generation, (long)p->tiles, (long)p->st.peak_tiles, p->st.cell_updates,
-            p->st.cell_updates / 4096);
     cl_mem m[] = {p->buf[0], p->buf[1], p->act_m, p->out_m};
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
         if (m[i]) clReleaseMemObject(m[i]);
-    if (p->step_k) clReleaseKernel(p->step_k);
-    if (p->clear_k) clReleaseKernel(p->clear_k);
-    if (p->prog) clReleaseProgram(p->prog);
+    release_prog(p);
     void *h[] = {p->tx,         p->ty,    p->flags, p->pop,  p->mark,  p->nbr,    p->live,
                  p->free_slots, p->table, p->act,   p->next, p->fresh, p->act_up, p->out_dl};
     for (size_t i = 0; i < sizeof h / sizeof h[0]; i++)
