@@ -26,31 +26,23 @@
 // The slot of column j in table tk of t slots, inserting it (-1 marks a
 // free slot). *fresh is 1 when this call inserted it. The table never
 // fills: the host sizes it at twice the row's terms or entries. shared:
-// other lanes insert into the same table (else plain stores do).
+// other lanes insert into the same table, so every probe is an
+// atomic_cmpxchg (its old value is the read): a plain read of a slot
+// that another lane fills with an atomic is a data race in OpenCL's
+// memory model, and Oclgrind reports it. Else plain loads and stores.
 static inline int sp_insert(volatile __local int *tk, int t, int j, int *fresh, int shared)
 {
     int h = (int)(((uint)j * HASH_MUL) & (uint)(t - 1));
     for (;;) {
-        int k = tk[h];
+        int k = shared ? atomic_cmpxchg(&tk[h], -1, j) : tk[h];
         if (k == j) {
             *fresh = 0;
             return h;
         }
-        if (k == -1 && !shared) {
-            tk[h] = j;
+        if (k == -1) {
+            if (!shared) tk[h] = j;
             *fresh = 1;
             return h;
-        }
-        if (k == -1) {
-            int old = atomic_cmpxchg(&tk[h], -1, j);
-            if (old == -1) {
-                *fresh = 1;
-                return h;
-            }
-            if (old == j) {
-                *fresh = 0;
-                return h;
-            }
         }
         h = (h + 1) & (t - 1);
     }

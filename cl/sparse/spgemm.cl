@@ -33,12 +33,16 @@ static inline VT K(sp_sum)(VT o, VT x, __global int *ovf)
 #endif
 
 // *p += x, with a compare-and-swap loop where lanes share the slot (the
-// host gives one lane per row where the device cannot swap 64 bits).
+// host gives one lane per row where the device cannot swap 64 bits). The
+// loop starts from a guess of zero, the slot's value before its first
+// term, rather than a plain read: another lane may be swapping the slot,
+// and mixing plain and atomic accesses is a data race. A wrong guess
+// costs one failed swap, which returns the value to start from.
 static inline void K(sp_add_l)(volatile __local VT *p, VT x, int shared, __global int *ovf)
 {
 #ifdef SP_SHARED_ADD
     if (shared) {
-        BT old = AS_B(*p), seen;
+        BT old = 0, seen;
         for (;;) {
             BT want = AS_B(K(sp_sum)(AS_V(old), x, ovf));
             seen = CAS((volatile __local BT *)p, old, want);
@@ -54,7 +58,7 @@ static inline void K(sp_add_g)(volatile __global VT *p, VT x, int shared, __glob
 {
 #ifdef SP_SHARED_ADD
     if (shared) {
-        BT old = AS_B(*p), seen;
+        BT old = 0, seen;
         for (;;) {
             BT want = AS_B(K(sp_sum)(AS_V(old), x, ovf));
             seen = CAS((volatile __global BT *)p, old, want);
@@ -77,7 +81,7 @@ static inline void K(sp_sort_team)(volatile __local int *tk, volatile __local VT
         for (int h = k >> 1; h > 0; h >>= 1) {
             for (int s = lane; s < t; s += g) {
                 int o = s ^ h;
-                if (o < s) continue; /* the pair is s ^ h's: reading it would race */
+                if (o < s) continue; /* the lane of slot o swaps the pair */
                 uint ks = (uint)tk[s], ko = (uint)tk[o];
                 if ((ks > ko) == ((s & k) == 0)) {
                     VT x = tv[s];

@@ -218,9 +218,11 @@ static int len_b(int64_t i)
     return 1 + (int)(i * 7 % 40);
 }
 
-static void device_case(tdcl_sparse_plan *p, tdcl_dtype t, int pattern, int rows_path)
+/* method as tdcl_sparse_plan_force takes it. */
+static void device_case(tdcl_sparse_plan *p, tdcl_dtype t, int pattern, int method)
 {
-    tdcl_sparse_plan_force(p, rows_path);
+    int rows_path = method == 1;
+    tdcl_sparse_plan_force(p, method);
     tdcl_csr a = gen(400, 1500, len_a, 3, t, pattern), b = gen(1500, 6000, len_b, 4, t, pattern);
     tdcl_csr c, want;
     tdcl_sparse_info info;
@@ -247,11 +249,15 @@ static void test_spgemm(void **state)
     tdcl_sparse_plan *p;
     tdcl_err err = {0};
     if (tdcl_sparse_plan_create(*state, &p, &err) != TDCL_OK) fail_msg("%s", err.msg);
-    for (int rows_path = 0; rows_path < 2; rows_path++) {
-        device_case(p, TDCL_F32, 0, rows_path);
-        device_case(p, TDCL_I64, 0, rows_path);
-        device_case(p, TDCL_I64, 1, rows_path); /* path counts */
+    for (int method = 0; method < 2; method++) {
+        device_case(p, TDCL_F32, 0, method);
+        device_case(p, TDCL_I64, 0, method);
+        device_case(p, TDCL_I64, 1, method); /* path counts */
     }
+    /* Tables shared by a team of lanes, as on GPUs: the atomic inserts and
+     * sums and the team's sort, which a CPU device never runs otherwise. */
+    device_case(p, TDCL_F32, 0, 2);
+    device_case(p, TDCL_I64, 0, 2);
     tdcl_sparse_plan_destroy(p);
 }
 

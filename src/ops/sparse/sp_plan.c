@@ -120,9 +120,10 @@ tdcl_status tdcl_sparse_plan_create(tdcl_ctx *ctx, tdcl_sparse_plan **out, tdcl_
     return TDCL_OK;
 }
 
-void tdcl_sparse_plan_force(tdcl_sparse_plan *p, int rows_path)
+void tdcl_sparse_plan_force(tdcl_sparse_plan *p, int method)
 {
-    p->rows_path = rows_path;
+    p->rows_path = method == 1;
+    p->cpu = method == 2 ? 0 : (p->ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0;
 }
 
 void tdcl_sparse_plan_destroy(tdcl_sparse_plan *p)

@@ -38,11 +38,13 @@ typedef struct tdcl_sparse_info {
 tdcl_status tdcl_sparse_plan_create(tdcl_ctx *ctx, tdcl_sparse_plan **out, tdcl_err *err);
 void tdcl_sparse_plan_destroy(tdcl_sparse_plan *p);
 
-/* SpGEMM's method: rows_path 1, each row by one work-item with a dense
+/* SpGEMM's method: 1, each row by one work-item with a dense
  * accumulator (Gustavson's, the choice on CPU devices); 0, rows binned by
- * size into local-memory hash tables (the choice elsewhere). For tests
- * and measurements of the other on one device. */
-void tdcl_sparse_plan_force(tdcl_sparse_plan *p, int rows_path);
+ * size into local-memory hash tables (the choice elsewhere), a row's
+ * table shared by a team of lanes except on CPU devices; 2, binned with
+ * shared tables on any device (the GPUs' kernels run on a CPU device).
+ * For tests and measurements of the other on one device. */
+void tdcl_sparse_plan_force(tdcl_sparse_plan *p, int method);
 
 /* C = A*B into a new sorted CSR (c overwritten; tdcl_csr_free). A result
  * of more than max_entries entries (0: memory alone bounds it) is refused
