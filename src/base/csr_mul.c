@@ -195,6 +195,101 @@ out:
     return st;
 }
 
+/* Row i of C = S*D (a_sparse) or D*S added into f (double) or n (exact):
+ * S*D adds S(i, k) times row k of D for each entry of S's row i; D*S adds
+ * D(i, k) times row k of S for every k (no zero of D is skipped: 0 times
+ * an infinity must stay NaN). */
+static void dense_row(const tdcl_csr *s, const tdcl_matrix *d, int a_sparse, int64_t i, double *f,
+                      i128 *n)
+{
+    int64_t kk = a_sparse ? s->rows : d->cols, cols = a_sparse ? d->cols : s->cols;
+    if (a_sparse) {
+        for (int64_t p = tdcl_csr_rp(s, i); p < tdcl_csr_rp(s, i + 1); p++) {
+            size_t row = (size_t)tdcl_csr_ci(s, p) * (size_t)cols;
+            if (f) {
+                double x = tdcl_csr_get_f64(s, p);
+                for (int64_t j = 0; j < cols; j++)
+                    f[j] += x * tdcl_matrix_get_f64(d, row + (size_t)j);
+            } else {
+                int64_t x = tdcl_csr_get_i64(s, p);
+                for (int64_t j = 0; j < cols; j++)
+                    n[j] += (i128)x * tdcl_matrix_get_i64(d, row + (size_t)j);
+            }
+        }
+        return;
+    }
+    for (int64_t k = 0; k < kk; k++) {
+        size_t at = (size_t)i * (size_t)kk + (size_t)k;
+        double x = f ? tdcl_matrix_get_f64(d, at) : 0;
+        int64_t y = f ? 0 : tdcl_matrix_get_i64(d, at);
+        for (int64_t q = tdcl_csr_rp(s, k); q < tdcl_csr_rp(s, k + 1); q++) {
+            int64_t j = tdcl_csr_ci(s, q);
+            if (f)
+                f[j] += x * tdcl_csr_get_f64(s, q);
+            else
+                n[j] += (i128)y * tdcl_csr_get_i64(s, q);
+        }
+    }
+}
+
+/* Stores row i of the sums into C and clears them. */
+static tdcl_status dense_store(tdcl_matrix *c, int64_t i, double *f, i128 *n, tdcl_err *err)
+{
+    for (int64_t j = 0; j < c->cols; j++) {
+        size_t at = (size_t)i * (size_t)c->cols + (size_t)j;
+        if (c->dtype == TDCL_F32)
+            ((float *)c->data)[at] = (float)f[j];
+        else if (c->dtype == TDCL_F64)
+            ((double *)c->data)[at] = f[j];
+        else if (n[j] > INT64_MAX || n[j] < INT64_MIN)
+            return tdcl_fail(err, TDCL_ERANGE,
+                             "the exact int64 product overflows: element (%" PRId64 ", %" PRId64
+                             ") of C (row, column from 1) lies outside the int64 range",
+                             i + 1, j + 1);
+        else
+            ((int64_t *)c->data)[at] = (int64_t)n[j];
+        if (f)
+            f[j] = 0;
+        else
+            n[j] = 0;
+    }
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_csr_mul_dense_host(const tdcl_csr *s, const tdcl_matrix *d, int a_sparse,
+                                    tdcl_dtype t, tdcl_matrix *c, tdcl_err *err)
+{
+    memset(c, 0, sizeof *c);
+    int64_t ia = a_sparse ? s->cols : d->cols, ib = a_sparse ? d->rows : s->rows;
+    if (ia != ib || d->channels != 1)
+        return tdcl_fail(err, TDCL_EINVAL,
+                         "cannot multiply: the inner sizes differ (%" PRId64 " and %" PRId64 ")",
+                         ia, ib);
+    int64_t rows = a_sparse ? s->rows : d->rows, cols = a_sparse ? d->cols : s->cols;
+    int exact = t == TDCL_I64;
+    double *f = NULL;
+    i128 *n = NULL;
+    tdcl_status st = tdcl_matrix_alloc(c, rows, cols, 1, t, err);
+    if (st != TDCL_OK) return st;
+    if (exact)
+        n = calloc(cols ? (size_t)cols : 1, sizeof *n);
+    else
+        f = calloc(cols ? (size_t)cols : 1, sizeof *f);
+    if (!n && !f) {
+        st = tdcl_fail(err, TDCL_ENOMEM, "out of memory for the product's row accumulator");
+        goto out;
+    }
+    for (int64_t i = 0; i < rows && st == TDCL_OK; i++) {
+        dense_row(s, d, a_sparse, i, f, n);
+        st = dense_store(c, i, f, n, err);
+    }
+out:
+    if (st != TDCL_OK) tdcl_matrix_free(c);
+    free(f);
+    free(n);
+    return st;
+}
+
 tdcl_status tdcl_csr_transpose(const tdcl_csr *m, tdcl_csr *t, tdcl_err *err)
 {
     tdcl_status st = tdcl_csr_alloc(t, m->cols, m->rows, m->nnz, m->dtype, m->pattern, err);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "base/csr.h"
+#include "base/matrix.h"
 #include "base/status.h"
 
 /* The number of product terms of A*B (sum over A's entries (i, k) of the
@@ -33,6 +34,16 @@ tdcl_dtype tdcl_csr_mul_dtype(const tdcl_csr *a, const tdcl_csr *b);
  * free it with tdcl_csr_free. TDCL_EINVAL when the shapes do not chain. */
 tdcl_status tdcl_csr_mul_host(const tdcl_csr *a, const tdcl_csr *b, int64_t max_entries,
                               tdcl_csr *c, tdcl_err *err);
+
+/* C = S*D (a_sparse) or D*S on the host, S sparse and D a dense
+ * one-channel matrix, into a new dense C (c overwritten; tdcl_matrix_free)
+ * of type t: float32 or float64 summed in double and rounded once, int64
+ * exact (128-bit sums), TDCL_ERANGE naming the first element (row, column
+ * from 1) outside int64. For devices that cannot multiply the operands
+ * (float64 without doubles, 64-bit indices). TDCL_EINVAL when the inner
+ * sizes differ. */
+tdcl_status tdcl_csr_mul_dense_host(const tdcl_csr *s, const tdcl_matrix *d, int a_sparse,
+                                    tdcl_dtype t, tdcl_matrix *c, tdcl_err *err);
 
 /* The transpose of m (a cols x rows sorted CSR: the CSC of m), same type
  * and index width rule. t is overwritten; free it with tdcl_csr_free. */

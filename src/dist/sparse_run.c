@@ -111,38 +111,66 @@ static void narrow_to_f32(tdcl_csr *m)
     m->dtype = TDCL_F32;
 }
 
-/* C = A*B on the device, or on the host where the device cannot (64-bit
- * indices, float64 without fp64), saying so. */
-static tdcl_status band_spgemm(tdcl_ctx *ctx, const tdcl_csr *a, const tdcl_csr *b, tdcl_csr *c,
-                               tdcl_sparse_info *info, tdcl_err *err)
+/* Whether ctx's device multiplies this band (else the message why). */
+static tdcl_status band_supported(tdcl_ctx *ctx, int kind, const tdcl_csr *as,
+                                  const tdcl_matrix *ad, const tdcl_csr *bs, const tdcl_matrix *bd,
+                                  tdcl_err *err)
+{
+    if (kind == SPGEMM) {
+        tdcl_dtype t = tdcl_csr_mul_dtype(as, bs);
+        tdcl_status st = tdcl_sparse_supported(ctx, as, t, err);
+        return st != TDCL_OK ? st : tdcl_sparse_supported(ctx, bs, t, err);
+    }
+    const tdcl_csr *s = kind == SPMM_SD ? as : bs;
+    return tdcl_sparse_supported(ctx, s, tdcl_spmm_dtype(s, kind == SPMM_SD ? bd : ad), err);
+}
+
+static tdcl_status band_device(tdcl_ctx *ctx, int kind, const tdcl_csr *as, const tdcl_matrix *ad,
+                               const tdcl_csr *bs, const tdcl_matrix *bd, tdcl_csr *cs,
+                               tdcl_matrix *cd, tdcl_sparse_info *info, tdcl_err *err)
 {
     tdcl_sparse_plan *p = NULL;
     tdcl_status st = tdcl_sparse_plan_create(ctx, &p, err);
-    if (st == TDCL_OK) st = tdcl_spgemm(p, a, b, 0, c, info, err);
+    if (st == TDCL_OK && kind == SPGEMM) st = tdcl_spgemm(p, as, bs, 0, cs, info, err);
+    if (st == TDCL_OK && kind == SPMM_SD) st = tdcl_spmm(p, as, bd, 1, cd, info, err);
+    if (st == TDCL_OK && kind == SPMM_DS) st = tdcl_spmm(p, bs, ad, 0, cd, info, err);
     tdcl_sparse_plan_destroy(p);
-    if (st != TDCL_EUNSUPPORTED) return st;
-    tdcl_log(TDCL_LOG_VERBOSE, "matmul: %s: SpGEMM on the host", err ? err->msg : "");
-    double t0 = tdcl_now_ms();
-    memset(info, 0, sizeof *info);
-    info->terms = tdcl_csr_mul_work(a, b, NULL);
-    st = tdcl_csr_mul_host(a, b, 0, c, err);
-    if (st == TDCL_OK && tdcl_csr_mul_dtype(a, b) == TDCL_F32) narrow_to_f32(c);
-    info->kernel_ms = tdcl_now_ms() - t0;
-    ctx->t.kernel_ms += info->kernel_ms;
     return st;
 }
 
+/* The band on the host, in the type the device would have given. */
+static tdcl_status band_host(int kind, const tdcl_csr *as, const tdcl_matrix *ad,
+                             const tdcl_csr *bs, const tdcl_matrix *bd, tdcl_csr *cs,
+                             tdcl_matrix *cd, tdcl_sparse_info *info, tdcl_err *err)
+{
+    if (kind == SPGEMM) {
+        info->terms = tdcl_csr_mul_work(as, bs, NULL);
+        tdcl_status st = tdcl_csr_mul_host(as, bs, 0, cs, err);
+        if (st == TDCL_OK && tdcl_csr_mul_dtype(as, bs) == TDCL_F32) narrow_to_f32(cs);
+        return st;
+    }
+    const tdcl_csr *s = kind == SPMM_SD ? as : bs;
+    const tdcl_matrix *d = kind == SPMM_SD ? bd : ad;
+    info->terms = s->nnz * (kind == SPMM_SD ? d->cols : d->rows);
+    return tdcl_csr_mul_dense_host(s, d, kind == SPMM_SD, tdcl_spmm_dtype(s, d), cd, err);
+}
+
+/* C = A*B on the device, or on the host where the device cannot (64-bit
+ * indices, float64 without fp64), saying so; then no program is built. */
 tdcl_status tdcl_sp_band_product(tdcl_ctx *ctx, int kind, const tdcl_csr *as, const tdcl_matrix *ad,
                                  const tdcl_csr *bs, const tdcl_matrix *bd, tdcl_csr *cs,
                                  tdcl_matrix *cd, tdcl_sparse_info *info, tdcl_err *err)
 {
-    if (kind == SPGEMM) return band_spgemm(ctx, as, bs, cs, info, err);
-    tdcl_sparse_plan *p = NULL;
-    tdcl_status st = tdcl_sparse_plan_create(ctx, &p, err);
-    if (st == TDCL_OK)
-        st = kind == SPMM_SD ? tdcl_spmm(p, as, bd, 1, cd, info, err)
-                             : tdcl_spmm(p, bs, ad, 0, cd, info, err);
-    tdcl_sparse_plan_destroy(p);
+    tdcl_status st = band_supported(ctx, kind, as, ad, bs, bd, err);
+    if (st == TDCL_OK) st = band_device(ctx, kind, as, ad, bs, bd, cs, cd, info, err);
+    if (st != TDCL_EUNSUPPORTED) return st;
+    tdcl_log(TDCL_LOG_VERBOSE, "matmul: %s: %s on the host", err ? err->msg : "",
+             kind == SPGEMM ? "SpGEMM" : "SpMM");
+    double t0 = tdcl_now_ms();
+    memset(info, 0, sizeof *info);
+    st = band_host(kind, as, ad, bs, bd, cs, cd, info, err);
+    info->kernel_ms = tdcl_now_ms() - t0;
+    ctx->t.kernel_ms += info->kernel_ms;
     return st;
 }
 

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/clock.h"
@@ -361,6 +362,56 @@ out:
     return st;
 }
 
+static int has_float(const operand *x)
+{
+    if (x->s.rowptr) return !x->s.pattern && !tdcl_dtype_is_int(x->s.dtype);
+    return x->d.data && !tdcl_dtype_is_int(x->d.dtype);
+}
+
+static const char *type_name(const operand *x)
+{
+    if (x->s.rowptr) return x->s.pattern ? "a pattern" : tdcl_dtype_name(x->s.dtype);
+    return tdcl_dtype_name(x->d.dtype);
+}
+
+/* x's values (CSR and dense copies) as type t, as C's casts do (the dense
+ * path's --type computation of wider inputs); a pattern stays one. */
+static tdcl_status cast_operand(operand *x, tdcl_dtype t, tdcl_err *err)
+{
+    tdcl_matrix v = {.rows = 1, .cols = x->s.nnz, .channels = 1, .dtype = x->s.dtype}, w = {0};
+    tdcl_status st = TDCL_OK;
+    if (x->s.rowptr && !x->s.pattern && x->s.dtype != t) {
+        v.data = x->s.values;
+        if (x->s.nnz) TDCL_TRY(tdcl_matrix_convert(&v, t, &w, err));
+        free(x->s.values);
+        x->s.values = w.data ? w.data : malloc(1);
+        x->s.dtype = t;
+    }
+    if (x->d.data && x->d.dtype != t) {
+        TDCL_TRY(tdcl_matrix_convert(&x->d, t, &w, err));
+        tdcl_matrix_free(&x->d);
+        x->d = w;
+    }
+out:
+    return st;
+}
+
+/* A type the user asked for: the operands cast to it (float32 sums on a
+ * device without doubles, rather than the host's float64); int64 needs
+ * integer operands. */
+static tdcl_status as_type(const tdcl_mm_job_opts *o, operand *a, operand *b, tdcl_err *err)
+{
+    tdcl_dtype t = o->mm.type;
+    if (!o->type_given) return TDCL_OK;
+    if (t == TDCL_I64 && (has_float(a) || has_float(b)))
+        return tdcl_fail(err, TDCL_EINVAL,
+                         "an exact int64 product needs integer inputs, but A is %s and B %s",
+                         type_name(a), type_name(b));
+    if (t == TDCL_I64) return TDCL_OK; /* integers multiply in int64 already */
+    tdcl_status st = cast_operand(a, t, err);
+    return st != TDCL_OK ? st : cast_operand(b, t, err);
+}
+
 /* Reads on the root what the choice needs (root 0: another rank, which
  * reads nothing); in_st: how that went. */
 static tdcl_status read_operands(tdcl_timing *t, const tdcl_mm_job_opts *o, how h, operand *a,
@@ -379,6 +430,7 @@ static tdcl_status read_operands(tdcl_timing *t, const tdcl_mm_job_opts *o, how 
         TDCL_TRY(read_dense(t, o, b, err));
     }
     TDCL_TRY(check_shapes(o, a, b, err));
+    if (h != DENSE_HERE) TDCL_TRY(as_type(o, a, b, err));
     const char *fa = a->sparse_file ? "" : ", from a dense file";
     const char *fb = b->sparse_file ? "" : ", from a dense file";
     if (a->s.rowptr && h != DENSE_HERE) describe_csr(&a->s, fa, r->a, sizeof r->a);

@@ -243,6 +243,10 @@ np.save(d + "/da.npy", np.arange(30 * 300, dtype=np.float64).reshape(30, 300) % 
     run matmul "$T/sa.mtx" "$T/db.npy" -o "$T/sd.npy" -v
     expect_contains "$ERR" "sparse x dense (SpMM)" "-v says SpMM was chosen"
     run matmul "$T/da.npy" "$T/sa.mtx" -o "$T/ds.npy"
+    run matmul "$T/sa.mtx" "$T/db.npy" -o "$T/sf.npy" --sparse --type f32
+    expect_rc 0 "SpMM with --type f32 runs"
+    run matmul "$T/sa.mtx" "$T/db.npy" --sparse --type i64
+    expect_contains "$ERR" "needs integer inputs, but A is int64 and B float64" "SpMM with --type i64 refuses a float64 operand"
     run -v matmul "$T/sa.mtx" "$T/sb.mtx" -o "$T/dd.npy" --dense
     expect_contains "$ERR" "dense product: dense as asked" "--dense forces the dense product"
     res=$(python3 -c '
@@ -254,8 +258,11 @@ ok = lambda x: "ok" if x else "bad"
 print(ok(np.array_equal(sio.mmread(d + "/sc.mtx").toarray(), c)), ok(np.array_equal(sp.load_npz(d + "/sc.npz").toarray(), c)),
       ok(np.allclose(np.load(d + "/sd.npy"), a @ np.load(d + "/db.npy"))),
       ok(np.allclose(np.load(d + "/ds.npy"), np.load(d + "/da.npy") @ a)), ok(np.array_equal(np.load(d + "/dd.npy"), c)))
+f = np.load(d + "/sf.npy")
+print(ok(f.dtype == np.float32 and np.array_equal(f, a @ np.load(d + "/db.npy"))))
 ' "$T")
-    expect_eq "$res" "ok ok ok ok ok" "SpGEMM (.mtx, .npz), SpMM on both sides and --dense equal scipy's products"
+    expect_eq "$res" "ok ok ok ok ok
+ok" "SpGEMM (.mtx, .npz), SpMM on both sides, --dense and SpMM in float32 equal scipy's products"
 else
     skip_ok "sparse operands" "no scipy"
 fi

@@ -9,6 +9,7 @@
 #include "tdcl_test.h"
 
 #include "base/csr_mul.h"
+#include "dist/sparse_run.h"
 #include "ops/sparse/sparse.h"
 
 /* A rows x cols CSR of dtype from a dense row-major array of doubles
@@ -143,6 +144,55 @@ static void test_host_exact_int64(void **state)
     assert_non_null(strstr(err.msg, "(2, 1)"));
     tdcl_csr_free(&a);
     tdcl_csr_free(&b);
+}
+
+/* A dense one-channel matrix of type t holding d. */
+static tdcl_matrix dense_of(const double *d, int64_t rows, int64_t cols, tdcl_dtype t)
+{
+    tdcl_matrix m = {0};
+    assert_int_equal(tdcl_matrix_alloc(&m, rows, cols, 1, t, NULL), TDCL_OK);
+    for (int64_t k = 0; k < rows * cols; k++)
+        if (t == TDCL_F64)
+            ((double *)m.data)[k] = d[k];
+        else
+            ((int64_t *)m.data)[k] = (int64_t)d[k];
+    return m;
+}
+
+/* The host's S*D and D*S (the fallback of devices without doubles)
+ * against the dense triple loop; int64 past the range is named. */
+static void test_host_spmm(void **state)
+{
+    (void)state;
+    const int64_t m = 9, k = 11, n = 7;
+    double *ds = dense_rand(m, k, 0.3, 21, 0), *dd = dense_rand(k, n, 1, 22, 0);
+    double *sd = dense_mul(ds, dd, m, k, n), *dt = dense_rand(n, m, 1, 23, 0);
+    double *ts = dense_mul(dt, ds, n, m, k);
+    tdcl_csr s = csr_of(ds, m, k, TDCL_F64, 0), si = csr_of(ds, m, k, TDCL_I64, 0);
+    tdcl_matrix d = dense_of(dd, k, n, TDCL_F64), di = dense_of(dt, n, m, TDCL_I64), c;
+    tdcl_err err = {0};
+    assert_int_equal(tdcl_csr_mul_dense_host(&s, &d, 1, TDCL_F64, &c, &err), TDCL_OK);
+    for (int64_t x = 0; x < m * n; x++)
+        assert_true(((double *)c.data)[x] == sd[x]);
+    tdcl_matrix_free(&c);
+    assert_int_equal(tdcl_csr_mul_dense_host(&si, &di, 0, TDCL_I64, &c, &err), TDCL_OK);
+    for (int64_t x = 0; x < n * k; x++)
+        assert_int_equal(((int64_t *)c.data)[x], (int64_t)ts[x]);
+    tdcl_matrix_free(&c);
+    assert_int_equal(tdcl_csr_mul_dense_host(&s, &di, 1, TDCL_F64, &c, &err), TDCL_EINVAL);
+    ((int64_t *)si.values)[0] = INT64_MAX; /* row 1 of S times D's rows of +-1..4 */
+    ((int64_t *)di.data)[0] = 2;
+    assert_int_equal(tdcl_csr_mul_dense_host(&si, &di, 0, TDCL_I64, &c, &err), TDCL_ERANGE);
+    assert_non_null(strstr(err.msg, "(1, "));
+    tdcl_csr_free(&s);
+    tdcl_csr_free(&si);
+    tdcl_matrix_free(&d);
+    tdcl_matrix_free(&di);
+    free(ds);
+    free(dd);
+    free(sd);
+    free(dt);
+    free(ts);
 }
 
 static void test_transpose_compare(void **state)
@@ -341,17 +391,54 @@ static void test_spmm(void **state)
     free(want);
 }
 
+/* A float64 SpMM on a device without doubles: the operation refuses
+ * naming the device; a band of the execution runs on the host instead. */
+static void test_spmm_no_fp64(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    tdcl_ctx *ctx = *state;
+    const int64_t m = 6, k = 8, n = 5;
+    double *ds = dense_rand(m, k, 0.4, 31, 0), *dd = dense_rand(k, n, 1, 32, 0);
+    double *want = dense_mul(ds, dd, m, k, n);
+    tdcl_csr s = csr_of(ds, m, k, TDCL_F64, 0);
+    tdcl_matrix d = dense_of(dd, k, n, TDCL_F64), c = {0};
+    tdcl_sparse_plan *p;
+    tdcl_sparse_info info;
+    tdcl_err err = {0};
+    if (tdcl_sparse_plan_create(ctx, &p, &err) != TDCL_OK) fail_msg("%s", err.msg);
+    int fp64 = ctx->dev.fp64; /* pretend the device lacks double precision */
+    ctx->dev.fp64 = 0;
+    assert_int_equal(tdcl_spmm(p, &s, &d, 1, &c, NULL, &err), TDCL_EUNSUPPORTED);
+    assert_non_null(strstr(err.msg, ctx->dev.device_name));
+    assert_non_null(strstr(err.msg, "cl_khr_fp64"));
+    tdcl_status st = tdcl_sp_band_product(ctx, 1, &s, NULL, NULL, &d, NULL, &c, &info, &err);
+    ctx->dev.fp64 = fp64;
+    if (st != TDCL_OK) fail_msg("%s", err.msg);
+    assert_int_equal(c.dtype, TDCL_F64);
+    for (int64_t x = 0; x < m * n; x++)
+        assert_true(((double *)c.data)[x] == want[x]);
+    tdcl_matrix_free(&c);
+    tdcl_matrix_free(&d);
+    tdcl_csr_free(&s);
+    tdcl_sparse_plan_destroy(p);
+    free(ds);
+    free(dd);
+    free(want);
+}
+
 int main(void)
 {
     const struct CMUnitTest host[] = {
         cmocka_unit_test(test_host_types),
         cmocka_unit_test(test_host_exact_int64),
         cmocka_unit_test(test_transpose_compare),
+        cmocka_unit_test(test_host_spmm),
     };
     const struct CMUnitTest device[] = {
         cmocka_unit_test(test_spgemm),
         cmocka_unit_test(test_spgemm_int64_range),
         cmocka_unit_test(test_spmm),
+        cmocka_unit_test(test_spmm_no_fp64),
     };
     int rc = cmocka_run_group_tests_name("sparse_host", host, NULL, NULL);
     rc |= cmocka_run_group_tests_name("sparse_device", device, tdcl_test_ctx_setup,

@@ -120,6 +120,20 @@ tdcl_status tdcl_sparse_plan_create(tdcl_ctx *ctx, tdcl_sparse_plan **out, tdcl_
     return TDCL_OK;
 }
 
+tdcl_status tdcl_sparse_supported(const tdcl_ctx *ctx, const tdcl_csr *m, tdcl_dtype t,
+                                  tdcl_err *err)
+{
+    if (m->idx64)
+        return tdcl_fail(err, TDCL_EUNSUPPORTED,
+                         "the device's sparse product takes 32-bit indices only");
+    if (t == TDCL_F64 && !ctx->dev.fp64)
+        return tdcl_fail(err, TDCL_EUNSUPPORTED,
+                         "device '%s' has no double precision (cl_khr_fp64); a float64 sparse "
+                         "product runs on the host or in float32",
+                         ctx->dev.device_name);
+    return TDCL_OK;
+}
+
 void tdcl_sparse_plan_force(tdcl_sparse_plan *p, int method)
 {
     p->rows_path = method == 1;

@@ -38,6 +38,13 @@ typedef struct tdcl_sparse_info {
 tdcl_status tdcl_sparse_plan_create(tdcl_ctx *ctx, tdcl_sparse_plan **out, tdcl_err *err);
 void tdcl_sparse_plan_destroy(tdcl_sparse_plan *p);
 
+/* Whether ctx's device multiplies the CSR operand m in type t: else
+ * TDCL_EUNSUPPORTED saying why (64-bit indices; float64 on a device
+ * without doubles, named), and the caller multiplies on the host
+ * (base/csr_mul.h). Builds nothing. */
+tdcl_status tdcl_sparse_supported(const tdcl_ctx *ctx, const tdcl_csr *m, tdcl_dtype t,
+                                  tdcl_err *err);
+
 /* SpGEMM's method: 1, each row by one work-item with a dense
  * accumulator (Gustavson's, the choice on CPU devices); 0, rows binned by
  * size into local-memory hash tables (the choice elsewhere), a row's

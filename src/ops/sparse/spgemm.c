@@ -274,12 +274,8 @@ static tdcl_status check_operands(const tdcl_sparse_plan *p, const tdcl_csr *a, 
                          "cannot multiply a %" PRId64 "x%" PRId64 " matrix by a %" PRId64
                          "x%" PRId64 " one: the inner sizes differ",
                          a->rows, a->cols, b->rows, b->cols);
-    if (a->idx64 || b->idx64)
-        return tdcl_fail(err, TDCL_EUNSUPPORTED,
-                         "the device's sparse product takes 32-bit indices only");
-    if (t == TDCL_F64 && !p->ctx->dev.fp64)
-        return tdcl_fail(err, TDCL_EUNSUPPORTED, "the device has no float64");
-    return TDCL_OK;
+    tdcl_status st = tdcl_sparse_supported(p->ctx, a, t, err);
+    return st != TDCL_OK ? st : tdcl_sparse_supported(p->ctx, b, t, err);
 }
 
 /* Uploads the operands (values converted to t) and the zeroed counters. */

@@ -118,12 +118,7 @@ static tdcl_status check(const tdcl_sparse_plan *p, const tdcl_csr *s, const tdc
         return tdcl_fail(err, TDCL_EINVAL,
                          "cannot multiply: the inner sizes differ (%" PRId64 " and %" PRId64 ")",
                          inner_a, inner_b);
-    if (s->idx64)
-        return tdcl_fail(err, TDCL_EUNSUPPORTED,
-                         "the device's sparse product takes 32-bit indices only");
-    if (t == TDCL_F64 && !p->ctx->dev.fp64)
-        return tdcl_fail(err, TDCL_EUNSUPPORTED, "the device has no float64");
-    return TDCL_OK;
+    return tdcl_sparse_supported(p->ctx, s, t, err);
 }
 
 tdcl_status tdcl_spmm(tdcl_sparse_plan *p, const tdcl_csr *s, const tdcl_matrix *d, int a_sparse,
