@@ -93,6 +93,7 @@ check() {
     local out=(-o "$T/out.npy") extra=()
     case "$kind" in
     life) extra=("$T/soup.npy") ;;
+    plane) kind=life extra=("$T/soup.rle" --plane tiles) ;;
     matmul | tile-avg) extra=(--verify) ;;
     bench | tile-map) out=() ;;
     esac
@@ -105,6 +106,9 @@ check() {
         REPORT="Oclgrind: $(grep -m 3 -E '^(Oclgrind|OCLGRIND|Invalid|Uninitialized|.* data race)' "$T/.err")"
     elif [ "$RC" -ne 0 ]; then
         REPORT="exit $RC: $(grep -v '^tiledcl: \(kernel\|life: kernel\)' "$T/.err" | tail -n 3)"
+    elif [ "${extra[0]-}" = "$T/soup.rle" ]; then
+        REPORT=$(python3 "$ref" plane "$T/soup.npy" "$T/out.npy" "$(arg --gens 200 "$@")" \
+            "$(arg -r B3/S23 "$@")" 2>&1) || REPORT="reference: $REPORT"
     elif [ "$kind" = life ]; then
         REPORT=$(python3 "$ref" life "$T/soup.npy" "$T/out.npy" "$(arg --gens 200 "$@")" \
             "$(arg -b dead "$@")" "$(arg -r B3/S23 "$@")" 2>&1) || REPORT="reference: $REPORT"
