@@ -645,7 +645,7 @@ tdcl_status tdcl_life_exec_job(tdcl_exec *ex, int halo, const tdcl_life_job_opts
     if (ex->kind == TDCL_EXEC_ONE) { /* a sparse pattern on the unbounded plane runs in tiles */
         int tiles = 0;
         st = tdcl_life_plane_job(ex->ctx, o, sum, final, &tiles, &js.pre, err);
-        if (st) memory_note(ex->ctx, o, &js.lo, err);
+        if (st && tiles < 0) memory_note(ex->ctx, o, &js.lo, err);
         if (st || tiles) goto out;
     }
     st = job_input(&js, &grid, &src, err);

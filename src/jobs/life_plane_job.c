@@ -254,7 +254,10 @@ tdcl_status tdcl_life_plane_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl
     if (!o->input || o->plane == TDCL_LIFE_PLANE_DENSE || o->gens < 0) return TDCL_OK;
     TDCL_TRY(tdcl_ctx_wait(ctx, err));
     int64_t budget = (int64_t)(tdcl_mem_budget(o->max_bytes, 0, NULL) / 2);
-    TDCL_TRY(tdcl_life_read_cells(o->input, budget, &pat, &cells, err));
+    if ((st = tdcl_life_read_cells(o->input, budget, &pat, &cells, err))) {
+        *taken = -1; /* the read refused it: the caller says which memory limit */
+        goto out;
+    }
     r.rule = o->rule_given || !pat.has_rule ? tdcl_life_opts_rule(&o->life) : pat.rule;
     const char *why = tdcl_life_tiles_refuses(&r.rule);
     if (!plane_case(o, &pat) || why) {
