@@ -253,7 +253,12 @@ SHIM=$(dirname "$TILEDCL")/tests/fault/clfault.so
 ASAN_LIB=$(ldd "$TILEDCL" 2>/dev/null | sed -n 's/.*libasan[^ ]* => \([^ ]*\).*/\1/p')
 if [ -f "$SHIM" ]; then
     LD_PRELOAD="${ASAN_LIB:+$ASAN_LIB }$SHIM" TDCL_FAULT_KERNEL_WG=32 run -v tile-avg "$T/tall.png" --tile 3x4 --band-rows 6 -o "$T/tall_32.png"
-    expect_contains "$ERR" "kernel=imean op=mean in=uchar channels=3 strip=341 tiles wg=32" "a kernel limit of 32: the image mean rebuilt for groups of 32"
+    # the strip of tiles a group takes depends on the device; the width is the limit's
+    if printf '%s\n' "$ERR" | grep -q "kernel=imean op=mean in=uchar channels=3 strip=[0-9]* tiles wg=32 "; then
+        ok "a kernel limit of 32: the image mean rebuilt for groups of 32"
+    else
+        not_ok "a kernel limit of 32: the image mean rebuilt for groups of 32" "$ERR"
+    fi
     check_op "$T/tall_in.npy" "$T/tall_32.png" mean 3 4 "image means in groups of 32 against numpy"
 else
     ok "# SKIP no fault shim at $SHIM: a kernel limit is not tried"
