@@ -51,9 +51,13 @@ static tdcl_status deliver(const tdcl_ta_job_opts *jo, tdcl_matrix *res, tdcl_er
         memset(res, 0, sizeof *res);
         return TDCL_OK;
     }
-    if (path && strcmp(path, "-") != 0 && tdcl_image_path(path))
-        return tdcl_image_write_clip(path, res, tdcl_path_has_ext(path, ".pbm") ? 1 : 8, jo->clip,
-                                     err);
+    if (path && strcmp(path, "-") != 0 && tdcl_image_path(path)) {
+        tdcl_img_wopts wo = {.bits = tdcl_path_has_ext(path, ".pbm") ? 1 : 8,
+                             .clip = jo->clip,
+                             .quality = jo->quality,
+                             .compress = jo->compress};
+        return tdcl_image_write_opts(path, res, &wo, err);
+    }
     snprintf(comment, sizeof comment, "tile-avg %s %lldx%lld of sparse %s",
              tdcl_ta_op_name(jo->ta.op), (long long)jo->ta.tile_rows, (long long)jo->ta.tile_cols,
              tdcl_path_display(jo->in_path));

@@ -366,6 +366,9 @@ for band in 2 whole; do
     run tile-avg "$T/wo.ppm" --tile 2 --band-rows $band --compress lzw -o "$T/wo.tif"
     expect_eq "$(python3 "$T/wo.py" "$T/wo.tif")" "5" "--compress lzw (--band-rows $band): TIFF compression tag 5"
 done
+printf '%%%%MatrixMarket matrix coordinate real general\n8 8 3\n1 1 200\n5 5 100\n8 8 50\n' >"$T/wo.mtx"
+run tile-avg "$T/wo.mtx" --tile 2 --quality 30 -o "$T/wo_sparse.jpg"
+expect_eq "$(python3 "$T/wo.py" "$T/wo_sparse.jpg")" "27" "--quality 30 of a sparse matrix's means: the JPEG's DC quantiser is 27"
 run tile-avg "$T/wo.ppm" --tile 2 --compress lzw -o "$T/wo.png"
 expect_rc 2 "--compress to a PNG: a usage error"
 expect_contains "$ERR" "--compress is for TIFF outputs (.tif, .tiff), not" "--compress to a PNG: says which outputs take it"
