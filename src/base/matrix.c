@@ -188,6 +188,54 @@ int64_t tdcl_matrix_get_i64(const tdcl_matrix *m, size_t k)
     return 0;
 }
 
+void tdcl_matrix_set_i64(tdcl_matrix *m, size_t k, int64_t v)
+{
+    switch (m->dtype) {
+    case TDCL_F32:
+        ((float *)m->data)[k] = (float)v;
+        break;
+    case TDCL_F64:
+        ((double *)m->data)[k] = (double)v;
+        break;
+    case TDCL_I32:
+        ((int32_t *)m->data)[k] = (int32_t)v;
+        break;
+    case TDCL_I64:
+        ((int64_t *)m->data)[k] = v;
+        break;
+    case TDCL_U8:
+        ((uint8_t *)m->data)[k] = (uint8_t)v;
+        break;
+    case TDCL_U16:
+        ((uint16_t *)m->data)[k] = (uint16_t)v;
+        break;
+    }
+}
+
+void tdcl_matrix_set_f64(tdcl_matrix *m, size_t k, double v)
+{
+    switch (m->dtype) {
+    case TDCL_F32:
+        ((float *)m->data)[k] = (float)v;
+        break;
+    case TDCL_F64:
+        ((double *)m->data)[k] = v;
+        break;
+    case TDCL_I32:
+        ((int32_t *)m->data)[k] = (int32_t)v;
+        break;
+    case TDCL_I64:
+        ((int64_t *)m->data)[k] = (int64_t)v;
+        break;
+    case TDCL_U8:
+        ((uint8_t *)m->data)[k] = (uint8_t)v;
+        break;
+    case TDCL_U16:
+        ((uint16_t *)m->data)[k] = (uint16_t)v;
+        break;
+    }
+}
+
 tdcl_status tdcl_matrix_convert(const tdcl_matrix *src, tdcl_dtype to, tdcl_matrix *dst,
                                 tdcl_err *err)
 {
@@ -254,26 +302,6 @@ static void int_range(tdcl_dtype t, int64_t *lo, int64_t *hi)
     }
 }
 
-static void put_int(tdcl_matrix *m, size_t k, int64_t v)
-{
-    switch (m->dtype) {
-    case TDCL_I32:
-        ((int32_t *)m->data)[k] = (int32_t)v;
-        break;
-    case TDCL_I64:
-        ((int64_t *)m->data)[k] = v;
-        break;
-    case TDCL_U8:
-        ((uint8_t *)m->data)[k] = (uint8_t)v;
-        break;
-    case TDCL_U16:
-        ((uint16_t *)m->data)[k] = (uint16_t)v;
-        break;
-    default:
-        break;
-    }
-}
-
 static tdcl_status out_of_range(const tdcl_matrix *src, size_t k, tdcl_dtype to, const char *range,
                                 tdcl_err *err)
 {
@@ -314,7 +342,7 @@ static int narrow_int(const tdcl_matrix *src, size_t k, tdcl_matrix *dst, int cl
         if (!clip) return 1;
         v = v < lo ? lo : hi;
     }
-    put_int(dst, k, v);
+    tdcl_matrix_set_i64(dst, k, v);
     return 0;
 }
 

@@ -65,6 +65,11 @@ size_t tdcl_matrix_count(const tdcl_matrix *m);
 double tdcl_matrix_get_f64(const tdcl_matrix *m, size_t k);
 int64_t tdcl_matrix_get_i64(const tdcl_matrix *m, size_t k);
 
+/* Stores v as element k (flat index), converted as C's casts do: the
+ * caller has checked that v fits m's dtype. */
+void tdcl_matrix_set_i64(tdcl_matrix *m, size_t k, int64_t v);
+void tdcl_matrix_set_f64(tdcl_matrix *m, size_t k, double v);
+
 /* Converts src into a new matrix of dtype dst_type (dst is overwritten),
  * as C's casts do: no range checks (matmul's own float32 computation of
  * wider inputs). Files go through tdcl_matrix_narrow. */

@@ -74,29 +74,8 @@ void tdcl_test_fill(tdcl_matrix *m, uint64_t seed, double lo, double hi)
 {
     size_t n = tdcl_matrix_count(m);
     uint64_t s = seed * 2654435761u + 1;
-    for (size_t k = 0; k < n; k++) {
-        double v = tdcl_test_uniform(&s, lo, hi);
-        switch (m->dtype) {
-        case TDCL_F32:
-            ((float *)m->data)[k] = (float)v;
-            break;
-        case TDCL_F64:
-            ((double *)m->data)[k] = v;
-            break;
-        case TDCL_I32:
-            ((int32_t *)m->data)[k] = (int32_t)v;
-            break;
-        case TDCL_I64:
-            ((int64_t *)m->data)[k] = (int64_t)v;
-            break;
-        case TDCL_U8:
-            ((uint8_t *)m->data)[k] = (uint8_t)v;
-            break;
-        case TDCL_U16:
-            ((uint16_t *)m->data)[k] = (uint16_t)v;
-            break;
-        }
-    }
+    for (size_t k = 0; k < n; k++)
+        tdcl_matrix_set_f64(m, k, tdcl_test_uniform(&s, lo, hi));
 }
 
 char *tdcl_test_tmpdir(void)

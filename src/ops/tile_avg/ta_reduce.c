@@ -279,38 +279,6 @@ static int cmp_f64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void store_i64(tdcl_matrix *m, size_t k, int64_t v)
-{
-    switch (m->dtype) {
-    case TDCL_U8:
-        ((uint8_t *)m->data)[k] = (uint8_t)v;
-        break;
-    case TDCL_U16:
-        ((uint16_t *)m->data)[k] = (uint16_t)v;
-        break;
-    case TDCL_I32:
-        ((int32_t *)m->data)[k] = (int32_t)v;
-        break;
-    case TDCL_I64:
-        ((int64_t *)m->data)[k] = v;
-        break;
-    case TDCL_F32:
-        ((float *)m->data)[k] = (float)v;
-        break;
-    case TDCL_F64:
-        ((double *)m->data)[k] = (double)v;
-        break;
-    }
-}
-
-static void store_f64(tdcl_matrix *m, size_t k, double v)
-{
-    if (m->dtype == TDCL_F32)
-        ((float *)m->data)[k] = (float)v;
-    else
-        ((double *)m->data)[k] = v;
-}
-
 /* floor((a + b + 1) / 2) without overflow: the mean of two middle integers
  * rounded half up. */
 static int64_t mid_i64(int64_t a, int64_t b)
@@ -352,13 +320,13 @@ static tdcl_status ref_ints(const tdcl_ta_opts *o, int64_t *v, const int64_t *a,
             w += a ? a[i] : 0;
         }
         if (o->op == TDCL_TA_SUM) {
-            store_i64(out, k, s);
+            tdcl_matrix_set_i64(out, k, s);
         } else if (a) {
-            store_i64(out, k, w ? (2 * s + w) / (2 * w) : 0);
+            tdcl_matrix_set_i64(out, k, w ? (2 * s + w) / (2 * w) : 0);
         } else if (tdcl_dtype_is_int(out->dtype)) {
-            store_i64(out, k, (2 * s + (int64_t)n) / (2 * (int64_t)n));
+            tdcl_matrix_set_i64(out, k, (2 * s + (int64_t)n) / (2 * (int64_t)n));
         } else {
-            store_f64(out, k, (double)s / (double)n);
+            tdcl_matrix_set_f64(out, k, (double)s / (double)n);
         }
         return TDCL_OK;
     case TDCL_TA_MIN:
@@ -376,7 +344,7 @@ static tdcl_status ref_ints(const tdcl_ta_opts *o, int64_t *v, const int64_t *a,
         SORTED_MODE(v, n, r);
         break;
     }
-    store_i64(out, k, r);
+    tdcl_matrix_set_i64(out, k, r);
     return TDCL_OK;
 }
 
@@ -389,7 +357,7 @@ static void ref_floats(const tdcl_ta_opts *o, double *v, size_t n, tdcl_matrix *
     double r = 0;
     for (size_t i = 0; i < n; i++)
         if (isnan(v[i])) {
-            store_f64(out, k, NAN);
+            tdcl_matrix_set_f64(out, k, NAN);
             *abs_out = NAN;
             return;
         }
@@ -427,7 +395,7 @@ static void ref_floats(const tdcl_ta_opts *o, double *v, size_t n, tdcl_matrix *
         SORTED_MODE(v, n, r);
         break;
     }
-    store_f64(out, k, r);
+    tdcl_matrix_set_f64(out, k, r);
 }
 
 /* Gathers channel c of tile (ti, tj) into vi (integers) or vd (floats),
