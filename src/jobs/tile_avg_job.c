@@ -2,7 +2,6 @@
  * request, and writes the means atomically. */
 #include "jobs/tile_avg_job.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,31 +123,6 @@ static tdcl_status verify(const tdcl_ta_opts *o, const tdcl_matrix *in, const td
     return st ? st : verify_worst(worst, err);
 }
 
-/* res converted to jo->out_type where asked: integers from floats rounded
- * half up first, then range-checked (tdcl_matrix_narrow). */
-static tdcl_status retype(const tdcl_ta_job_opts *jo, tdcl_matrix *res, tdcl_err *err)
-{
-    tdcl_status st = TDCL_OK;
-    tdcl_matrix rounded = {0}, conv = {0};
-    const tdcl_matrix *src = res;
-    if (!jo->retype || res->dtype == jo->out_type) return TDCL_OK;
-    if (tdcl_dtype_is_int(jo->out_type) && !tdcl_dtype_is_int(res->dtype)) {
-        TDCL_TRY(tdcl_matrix_convert(res, TDCL_F64, &rounded, err));
-        double *x = rounded.data;
-        for (size_t k = 0; k < tdcl_matrix_count(&rounded); k++)
-            x[k] = floor(x[k] + 0.5); /* NaN stays NaN: narrow names it */
-        src = &rounded;
-    }
-    TDCL_TRY(tdcl_matrix_narrow(src, jo->out_type, 0, &conv, err));
-    tdcl_matrix_free(res);
-    *res = conv;
-    memset(&conv, 0, sizeof conv);
-out:
-    tdcl_matrix_free(&rounded);
-    tdcl_matrix_free(&conv);
-    return st;
-}
-
 /* ---- images streamed in bands ----------------------------------------- */
 
 /* Whether the input streams: an image file (not standard input, whose
@@ -267,7 +241,7 @@ static tdcl_status stream_job(tdcl_exec *ex, const tdcl_ta_job_opts *jo, tdcl_er
         w = NULL;
         goto out;
     }
-    if (!st) st = retype(jo, &res, err);
+    if (!st && jo->retype) st = tdcl_ta_retype(&res, jo->out_type, err);
     if (!st) {
         t0 = tdcl_now_ms();
         st = deliver(jo, &res, info.maxval > 255 ? 16 : 8, info.maxval, err);
@@ -319,7 +293,8 @@ tdcl_status tdcl_ta_job(tdcl_exec *ex, const tdcl_ta_job_opts *jo, tdcl_err *err
     if (jo->retype && npy_out) npy_out = NULL; /* written here, converted */
     TDCL_TRY(tdcl_ta_exec_run(ex, &ta, st, &in, npy, npy_out, &written, &res, err));
     if (root && jo->verify) st = verify(&ta, &in, &res, err);
-    if (root && st == TDCL_OK && !written) st = retype(jo, &res, err);
+    if (root && st == TDCL_OK && !written && jo->retype)
+        st = tdcl_ta_retype(&res, jo->out_type, err);
     if (root && st == TDCL_OK && !written) {
         t0 = tdcl_now_ms();
         st = deliver(jo, &res, bits, maxval, err);

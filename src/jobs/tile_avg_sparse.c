@@ -2,7 +2,6 @@
  * verify on request, write the dense results atomically. */
 #include "jobs/tile_avg_sparse.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,31 +14,6 @@
 #include "io/mtx.h"
 #include "io/sparse_io.h"
 #include "ops/tile_avg/ta_sparse.h"
-
-/* res converted to jo->out_type where asked: integers from floats rounded
- * half up first, then range-checked (tdcl_matrix_narrow). */
-static tdcl_status retype(const tdcl_ta_job_opts *jo, tdcl_matrix *res, tdcl_err *err)
-{
-    tdcl_status st = TDCL_OK;
-    tdcl_matrix rounded = {0}, conv = {0};
-    const tdcl_matrix *src = res;
-    if (!jo->retype || res->dtype == jo->out_type) return TDCL_OK;
-    if (tdcl_dtype_is_int(jo->out_type) && !tdcl_dtype_is_int(res->dtype)) {
-        TDCL_TRY(tdcl_matrix_convert(res, TDCL_F64, &rounded, err));
-        double *x = rounded.data;
-        for (size_t k = 0; k < tdcl_matrix_count(&rounded); k++)
-            x[k] = floor(x[k] + 0.5); /* NaN stays NaN: narrow names it */
-        src = &rounded;
-    }
-    TDCL_TRY(tdcl_matrix_narrow(src, jo->out_type, 0, &conv, err));
-    tdcl_matrix_free(res);
-    *res = conv;
-    memset(&conv, 0, sizeof conv);
-out:
-    tdcl_matrix_free(&rounded);
-    tdcl_matrix_free(&conv);
-    return st;
-}
 
 /* The results written by the output's extension, or handed over. */
 static tdcl_status deliver(const tdcl_ta_job_opts *jo, tdcl_matrix *res, tdcl_err *err)
@@ -122,7 +96,7 @@ tdcl_status tdcl_ta_sparse_job(tdcl_exec *ex, const tdcl_ta_job_opts *jo, tdcl_e
     TDCL_TRY(tdcl_exec_wait(ex, err));
     TDCL_TRY(tdcl_ta_sparse_run(ex->ctx, &jo->ta, &m, &res, err));
     if (jo->verify) TDCL_TRY(verify(&jo->ta, &m, &res, err));
-    TDCL_TRY(retype(jo, &res, err));
+    if (jo->retype) TDCL_TRY(tdcl_ta_retype(&res, jo->out_type, err));
     t0 = tdcl_now_ms();
     st = deliver(jo, &res, err);
     if (t) t->write_ms += tdcl_now_ms() - t0;

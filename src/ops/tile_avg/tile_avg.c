@@ -1301,3 +1301,26 @@ out:
     tdcl_matrix_free(&ma);
     return st;
 }
+
+tdcl_status tdcl_ta_retype(tdcl_matrix *res, tdcl_dtype to, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix rounded = {0}, conv = {0};
+    const tdcl_matrix *src = res;
+    if (res->dtype == to) return TDCL_OK;
+    if (tdcl_dtype_is_int(to) && !tdcl_dtype_is_int(res->dtype)) {
+        TDCL_TRY(tdcl_matrix_convert(res, TDCL_F64, &rounded, err));
+        double *x = rounded.data;
+        for (size_t k = 0; k < tdcl_matrix_count(&rounded); k++)
+            x[k] = floor(x[k] + 0.5); /* NaN stays NaN: narrow names it */
+        src = &rounded;
+    }
+    TDCL_TRY(tdcl_matrix_narrow(src, to, 0, &conv, err));
+    tdcl_matrix_free(res);
+    *res = conv;
+    memset(&conv, 0, sizeof conv);
+out:
+    tdcl_matrix_free(&rounded);
+    tdcl_matrix_free(&conv);
+    return st;
+}

@@ -161,6 +161,12 @@ tdcl_status tdcl_ta_reference(const tdcl_ta_opts *o, const tdcl_matrix *in, tdcl
 tdcl_status tdcl_ta_reference_op(const tdcl_ta_opts *o, const tdcl_matrix *in, tdcl_dtype out_type,
                                  tdcl_matrix *out, tdcl_matrix *abs_sum, tdcl_err *err);
 
+/* Converts *res in place to dtype to unless it has it already: integers
+ * from floats rounded half up first, then range-checked like every
+ * narrowing (tdcl_matrix_narrow: TDCL_ERANGE naming the first value that
+ * does not fit, NaN included). */
+tdcl_status tdcl_ta_retype(tdcl_matrix *res, tdcl_dtype to, tdcl_err *err);
+
 /* The largest error of got against the host reference of in, relative to
  * each tile's mean |x| (an all-zero tile must be exactly 0), into
  * *max_rel_err, over the tiles whose reference mean is finite. Where the
