@@ -19,8 +19,7 @@
 
 #define CHUNK ((size_t)4 << 20)     /* text per thread and round */
 #define MAX_LINE ((size_t)64 << 20) /* longest header line we buffer */
-#define MAXT 64
-#define PREFETCH 16 /* entries ahead for the coordinate scatter */
+#define PREFETCH 16                 /* entries ahead for the coordinate scatter */
 
 typedef enum { F_REAL, F_INTEGER, F_PATTERN } mtx_field;
 typedef enum { S_GENERAL, S_SYMMETRIC, S_SKEW, S_HERMITIAN } mtx_sym;
@@ -56,7 +55,7 @@ typedef struct part {
     size_t n, cap;
     int nb;               /* coordinate: bands (the threads that add them up) */
     const int64_t *bound; /* nb + 1 row bounds */
-    band b[MAXT];
+    band b[MTX_MAXT];
     int64_t lines; /* line ends passed */
     int64_t line0; /* lines of the file before the part */
     uint64_t k0;   /* index of the first entry in the file's order */
@@ -80,15 +79,15 @@ typedef struct rd {
     size_t chunk;
     /* Two sets of parts: a mapped coordinate file adds up one chunk's
      * entries while it parses the next. */
-    part sets[2][MAXT];
-    int64_t bounds[2][MAXT + 1]; /* the rows of each band */
-    part *parts;                 /* the set being parsed */
+    part sets[2][MTX_MAXT];
+    int64_t bounds[2][MTX_MAXT + 1]; /* the rows of each band */
+    part *parts;                     /* the set being parsed */
     int64_t *bound;
     uint64_t have; /* entries stored */
     /* A sparse result: every band's items of the whole file, in file
      * order, with the bands fixed at nt. */
     int sparse;
-    mtx_list acc[MAXT];
+    mtx_list acc[MTX_MAXT];
 } rd;
 
 /* --- small text helpers ------------------------------------------------ */
@@ -858,11 +857,11 @@ static void parse_coord_part(part *t)
  * cnt[b] the items each band gets, until `stop` entries are done or band
  * `wb` is about to get its item `wi`. Returns the 1-based line, within the
  * part, of the entry it stopped at. */
-static int64_t walk_part(const part *t, size_t stop, int wb, size_t wi, size_t cnt[MAXT])
+static int64_t walk_part(const part *t, size_t stop, int wb, size_t wi, size_t cnt[MTX_MAXT])
 {
     part s = {.h = t->h, .p = t->p, .e = t->e, .nb = t->nb, .bound = t->bound};
     const char *p = s.p;
-    memset(cnt, 0, MAXT * sizeof *cnt);
+    memset(cnt, 0, MTX_MAXT * sizeof *cnt);
     while (s.n < stop && (p = skip_blank_lines(&s, p, s.e)) < s.e) {
         int64_t line = s.lines + 1, rows[2];
         centry c;
@@ -1006,9 +1005,9 @@ typedef struct coord_job {
     rd *r;
     const part *parts; /* the chunk to add up */
     int nparts;
-    int bad_part[MAXT]; /* -1, or the part of the first overflowing item */
-    size_t bad_item[MAXT];
-    int oom[MAXT];
+    int bad_part[MTX_MAXT]; /* -1, or the part of the first overflowing item */
+    size_t bad_item[MTX_MAXT];
+    int oom[MTX_MAXT];
 } coord_job;
 
 /* Appends n items to l; -1 when out of memory. */
@@ -1083,7 +1082,7 @@ static tdcl_status overflow_error(const coord_job *job, tdcl_err *err)
     for (int w = 0; w < job->parts[0].nb; w++) {
         if (job->bad_part[w] < 0) continue;
         const part *t = &job->parts[job->bad_part[w]];
-        size_t cnt[MAXT];
+        size_t cnt[MTX_MAXT];
         int64_t line = t->line0 + walk_part(t, SIZE_MAX, w, job->bad_item[w], cnt);
         if (best < 0 || line < best) {
             best = line;
@@ -1180,7 +1179,7 @@ static tdcl_status account_parts(rd *r, int np, int *ngood, tdcl_err *err)
         t->line0 = r->line;
         *ngood = i + 1;
         if (t->n > room && r->h.coord) { /* keep only the entries that fit */
-            size_t cnt[MAXT];
+            size_t cnt[MTX_MAXT];
             walk_part(t, (size_t)room, -1, 0, cnt);
             for (int b = 0; b < t->nb; b++)
                 t->b[b].n = cnt[b];
@@ -1382,12 +1381,12 @@ static void rd_free(rd *r)
 {
     if (!r) return;
     for (int s = 0; s < 2; s++)
-        for (int i = 0; i < MAXT; i++) {
+        for (int i = 0; i < MTX_MAXT; i++) {
             free(r->sets[s][i].v);
-            for (int b = 0; b < MAXT; b++)
+            for (int b = 0; b < MTX_MAXT; b++)
                 free(r->sets[s][i].b[b].it);
         }
-    for (int b = 0; b < MAXT; b++)
+    for (int b = 0; b < MTX_MAXT; b++)
         free(r->acc[b].it);
     free(r->buf);
     free(r);
@@ -1507,7 +1506,7 @@ static tdcl_status read_sparse(rd *r, size_t max_bytes, tdcl_csr *out, tdcl_err 
     if (st) return st;
     r->sparse = 1;
     if ((st = parse_body(r, err))) return st;
-    int64_t bound[MAXT + 1];
+    int64_t bound[MTX_MAXT + 1];
     for (int b = 0; b <= r->nt; b++)
         bound[b] = (int64_t)((uint64_t)r->h.rows * (uint64_t)b / (uint64_t)r->nt);
     mtx_csr_in in = {.name = r->name,
@@ -1592,212 +1591,4 @@ tdcl_status tdcl_mtx_peek_path(const char *path, tdcl_mtx_header *h, tdcl_err *e
     st = tdcl_mtx_peek(&src, h, err);
     tdcl_src_close(&src);
     return st;
-}
-
-/* --- writing ------------------------------------------------------------ */
-
-#define WBLOCK ((uint64_t)1 << 18) /* entries formatted per thread and round */
-#define WMAX_ARRAY (TDCL_NC_MAX + 1)
-#define WMAX_COORD (2 * 21 + TDCL_NC_MAX + 3)
-
-/* The writer's threads format blocks of entries round-robin and append
- * them to the file in block order, each waiting for its turn, so
- * formatting goes on while another thread writes. */
-typedef struct wjob {
-    mtx_fmt_fn fmt;
-    const void *ctx;
-    int nt;
-    FILE *fp;
-    uint64_t total;
-    char *buf[MAXT];
-    pthread_mutex_t mu;
-    pthread_cond_t turn;
-    uint64_t next; /* the block to be written next */
-    int failed, err_no;
-} wjob;
-
-/* Formats element idx of m (any dtype) into o; returns the end. */
-static char *fmt_elem(char *o, const tdcl_matrix *m, size_t idx)
-{
-    switch (m->dtype) {
-    case TDCL_F64:
-        return tdcl_nc_format_f64(o, ((const double *)m->data)[idx]);
-    case TDCL_F32:
-        return tdcl_nc_format_f32(o, ((const float *)m->data)[idx]);
-    default:
-        return tdcl_nc_format_i64(o, tdcl_matrix_get_i64(m, idx));
-    }
-}
-
-static int elem_nonzero(const tdcl_matrix *m, size_t idx)
-{
-    switch (m->dtype) {
-    case TDCL_F64:
-        return ((const double *)m->data)[idx] != 0;
-    case TDCL_F32:
-        return ((const float *)m->data)[idx] != 0;
-    default:
-        return tdcl_matrix_get_i64(m, idx) != 0;
-    }
-}
-
-/* Array entries k0..k1 in column-major order, one per line. */
-static size_t fmt_array(const void *ctx, uint64_t k0, uint64_t k1, char *buf)
-{
-    const tdcl_matrix *m = ctx;
-    uint64_t rows = (uint64_t)m->rows, cols = (uint64_t)m->cols;
-    uint64_t i = k0 % rows, j = k0 / rows;
-    char *o = buf;
-    for (uint64_t k = k0; k < k1; k++) {
-        o = fmt_elem(o, m, (size_t)(i * cols + j));
-        *o++ = '\n';
-        if (++i == rows) {
-            i = 0;
-            j++;
-        }
-    }
-    return (size_t)(o - buf);
-}
-
-/* The nonzeros among the cells k0..k1 in row-major order, as "i j v". */
-static size_t fmt_coord(const void *ctx, uint64_t k0, uint64_t k1, char *buf)
-{
-    const tdcl_matrix *m = ctx;
-    uint64_t cols = (uint64_t)m->cols;
-    char *o = buf;
-    for (uint64_t k = k0; k < k1; k++) {
-        if (!elem_nonzero(m, (size_t)k)) continue;
-        o = tdcl_nc_format_u64(o, k / cols + 1);
-        *o++ = ' ';
-        o = tdcl_nc_format_u64(o, k % cols + 1);
-        *o++ = ' ';
-        o = fmt_elem(o, m, (size_t)k);
-        *o++ = '\n';
-    }
-    return (size_t)(o - buf);
-}
-
-/* Waits until block b may be written; 0 if another thread failed. */
-static int wait_turn(wjob *j, uint64_t b)
-{
-    pthread_mutex_lock(&j->mu);
-    while (j->next != b && !j->failed)
-        pthread_cond_wait(&j->turn, &j->mu);
-    int ok = !j->failed;
-    pthread_mutex_unlock(&j->mu);
-    return ok;
-}
-
-static void pass_turn(wjob *j, int bad)
-{
-    pthread_mutex_lock(&j->mu);
-    if (bad) {
-        j->failed = 1;
-        j->err_no = errno;
-    } else {
-        j->next++;
-    }
-    pthread_cond_broadcast(&j->turn);
-    pthread_mutex_unlock(&j->mu);
-}
-
-static void fmt_worker(void *arg, int w)
-{
-    wjob *j = arg;
-    uint64_t nblocks = (j->total + WBLOCK - 1) / WBLOCK;
-    for (uint64_t b = (uint64_t)w; b < nblocks; b += (uint64_t)j->nt) {
-        uint64_t k0 = b * WBLOCK, k1 = j->total - k0 > WBLOCK ? k0 + WBLOCK : j->total;
-        size_t len = j->fmt(j->ctx, k0, k1, j->buf[w]);
-        if (!wait_turn(j, b)) return;
-        int bad = fwrite(j->buf[w], 1, len, j->fp) != len;
-        pass_turn(j, bad);
-        if (bad) return;
-    }
-}
-
-tdcl_status tdcl_mtx_write_header(FILE *fp, const char *name, int coordinate, const char *field,
-                                  const char *comment, int64_t rows, int64_t cols, int64_t nnz,
-                                  tdcl_err *err)
-{
-    fprintf(fp, "%%%%MatrixMarket matrix %s %s general\n", coordinate ? "coordinate" : "array",
-            field);
-    /* The comment must stay one line: a line end would start the size line. */
-    const char *c = comment ? comment : "written by tiledcl";
-    fputs("% ", fp);
-    for (; *c; c++)
-        fputc(*c == '\n' || *c == '\r' ? ' ' : *c, fp);
-    fputc('\n', fp);
-    if (nnz >= 0)
-        fprintf(fp, "%lld %lld %lld\n", (long long)rows, (long long)cols, (long long)nnz);
-    else
-        fprintf(fp, "%lld %lld\n", (long long)rows, (long long)cols);
-    if (ferror(fp)) return tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", name, strerror(errno));
-    return TDCL_OK;
-}
-
-tdcl_status tdcl_mtx_write_blocks(FILE *fp, const char *name, int threads, uint64_t total,
-                                  size_t per_entry, mtx_fmt_fn fmt, const void *ctx, tdcl_err *err)
-{
-    tdcl_status st = TDCL_OK;
-    int nt = tdcl_pool_size(threads, 8);
-    if ((uint64_t)nt * WBLOCK > total) nt = (int)((total + WBLOCK - 1) / WBLOCK);
-    wjob job = {.fmt = fmt, .ctx = ctx, .nt = nt, .fp = fp, .total = total};
-    for (int w = 0; w < nt; w++)
-        if (!(job.buf[w] = malloc((size_t)WBLOCK * per_entry))) {
-            st = tdcl_fail(err, TDCL_ENOMEM, "out of memory writing '%s'", name);
-            goto out;
-        }
-    pthread_mutex_init(&job.mu, NULL);
-    pthread_cond_init(&job.turn, NULL);
-    tdcl_pool_run(nt, fmt_worker, &job);
-    pthread_cond_destroy(&job.turn);
-    pthread_mutex_destroy(&job.mu);
-    if (job.failed)
-        st = tdcl_fail(err, TDCL_EIO, "cannot write '%s': %s", name, strerror(job.err_no));
-out:
-    for (int w = 0; w < MAXT; w++)
-        free(job.buf[w]);
-    return st;
-}
-
-static uint64_t count_nonzeros(const tdcl_matrix *m)
-{
-    uint64_t n = 0, total = (uint64_t)tdcl_matrix_count(m);
-    for (uint64_t k = 0; k < total; k++)
-        n += (uint64_t)elem_nonzero(m, (size_t)k);
-    return n;
-}
-
-tdcl_status tdcl_mtx_write(FILE *fp, const char *name, const tdcl_matrix *m,
-                           const tdcl_mtx_write_opts *o, tdcl_err *err)
-{
-    static const tdcl_mtx_write_opts defaults = {0};
-    if (!o) o = &defaults;
-    if (m->channels != 1)
-        return tdcl_fail(err, TDCL_EUNSUPPORTED,
-                         "'%s': Matrix Market holds one value per entry, got %d channels", name,
-                         m->channels);
-    const char *field = tdcl_dtype_is_int(m->dtype) ? "integer" : "real";
-    int64_t nnz = o->coordinate ? (int64_t)count_nonzeros(m) : -1;
-    tdcl_status st = tdcl_mtx_write_header(fp, name, o->coordinate, field, o->comment, m->rows,
-                                           m->cols, nnz, err);
-    if (st) return st;
-    return tdcl_mtx_write_blocks(fp, name, o->threads, (uint64_t)tdcl_matrix_count(m),
-                                 o->coordinate ? WMAX_COORD : WMAX_ARRAY,
-                                 o->coordinate ? fmt_coord : fmt_array, m, err);
-}
-
-tdcl_status tdcl_mtx_write_path(const char *path, const tdcl_matrix *m,
-                                const tdcl_mtx_write_opts *o, tdcl_err *err)
-{
-    tdcl_outfile f;
-    tdcl_status st = tdcl_out_open(&f, path, err);
-    if (st) return st;
-    const char *name = path && strcmp(path, "-") != 0 ? path : "<stdout>";
-    st = tdcl_mtx_write(f.fp, name, m, o, err);
-    if (st) {
-        tdcl_out_abort(&f);
-        return st;
-    }
-    return tdcl_out_commit(&f, err);
 }

@@ -11,6 +11,8 @@
 #include "base/csr.h"
 #include "base/status.h"
 
+#define MTX_MAXT 64 /* threads a reader or a writer uses at most */
+
 typedef union val8 {
     double f;
     int64_t i;
