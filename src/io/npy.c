@@ -317,6 +317,66 @@ out:
     return st;
 }
 
+struct tdcl_npy_rows {
+    int fd;
+    char *path;
+    tdcl_npy_info info;
+};
+
+tdcl_status tdcl_npy_rows_open(const char *path, tdcl_npy_rows **out, tdcl_npy_info *info,
+                               tdcl_err *err)
+{
+    tdcl_npy_rows *r = NULL;
+    *out = NULL;
+    tdcl_status st = tdcl_npy_probe(path, info, err);
+    if (st) return st;
+    if (!(r = calloc(1, sizeof *r)) || !(r->path = strdup(path))) {
+        free(r);
+        return tdcl_fail(err, TDCL_ENOMEM, "out of memory opening '%s'", path);
+    }
+    r->info = *info;
+    r->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (r->fd < 0) {
+        st = tdcl_fail(err, TDCL_EIO, "cannot open '%s': %s", path, strerror(errno));
+        tdcl_npy_rows_close(r);
+        return st;
+    }
+#ifdef POSIX_FADV_SEQUENTIAL
+    (void)posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL); /* a hint: read ahead further */
+#endif
+    *out = r;
+    return TDCL_OK;
+}
+
+tdcl_status tdcl_npy_rows_read(tdcl_npy_rows *r, int64_t r0, int64_t n, void *dst, tdcl_err *err)
+{
+    const tdcl_npy_info *in = &r->info;
+    size_t row = (size_t)in->cols * tdcl_dtype_size(in->dtype);
+    if (r0 < 0 || n < 0 || r0 > in->rows || n > in->rows - r0)
+        return tdcl_fail(err, TDCL_EINVAL, "'%s': rows %lld to %lld of %lld", r->path,
+                         (long long)r0, (long long)(r0 + n), (long long)in->rows);
+    size_t want = row * (size_t)n;
+    off_t at = (off_t)(in->data_off + (uint64_t)r0 * (uint64_t)row);
+    for (size_t got = 0; got < want;) {
+        ssize_t k = pread(r->fd, (char *)dst + got, want - got, at + (off_t)got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0)
+            return tdcl_fail(err, TDCL_EIO, "reading '%s' at byte %llu: %s", r->path,
+                             (unsigned long long)(at + (off_t)got),
+                             k < 0 ? strerror(errno) : "the file ended early");
+        got += (size_t)k;
+    }
+    return TDCL_OK;
+}
+
+void tdcl_npy_rows_close(tdcl_npy_rows *r)
+{
+    if (!r) return;
+    if (r->fd >= 0) close(r->fd);
+    free(r->path);
+    free(r);
+}
+
 /* Column-major src (rows x cols, element size es) into row-major dst. */
 static void transpose(const tdcl_matrix *m, const unsigned char *src, unsigned char *dst)
 {

@@ -41,6 +41,22 @@ tdcl_status tdcl_npy_probe(const char *path, tdcl_npy_info *info, tdcl_err *err)
 tdcl_status tdcl_npy_read_block(const char *path, const tdcl_npy_info *info, int64_t r0, int64_t r1,
                                 int64_t c0, int64_t c1, tdcl_matrix *out, tdcl_err *err);
 
+/* A plain .npy file (as tdcl_npy_probe takes) read by rows at their
+ * offsets, never whole: a matrix larger than memory streams through it. */
+typedef struct tdcl_npy_rows tdcl_npy_rows;
+
+/* Probes path into *info and opens it; *r is the caller's, for
+ * tdcl_npy_rows_close. TDCL_EUNSUPPORTED as tdcl_npy_probe gives it. */
+tdcl_status tdcl_npy_rows_open(const char *path, tdcl_npy_rows **r, tdcl_npy_info *info,
+                               tdcl_err *err);
+
+/* Rows [r0, r0 + n) into dst (n * cols elements of the array's dtype), in
+ * positioned reads. TDCL_EIO names the byte where the file ended early. */
+tdcl_status tdcl_npy_rows_read(tdcl_npy_rows *r, int64_t r0, int64_t n, void *dst, tdcl_err *err);
+
+/* Closes the file and frees r; accepts NULL. */
+void tdcl_npy_rows_close(tdcl_npy_rows *r);
+
 /* Writes only the version 1.0 header of an array of m's shape and dtype
  * (m->data is not read) to fp; *off (if non-NULL) gets its length, where
  * the data starts. */

@@ -2,6 +2,7 @@
  * request, and writes the means atomically. */
 #include "jobs/tile_avg_job.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "base/clock.h"
 #include "base/fileio.h"
 #include "base/log.h"
+#include "base/mem.h"
 #include "io/image.h"
 #include "io/matio.h"
 #include "io/npy.h"
@@ -20,6 +22,7 @@
 
 #define TA_STREAM_SLOTS 3               /* host bands: decoding, reducing, one spare */
 #define TA_STREAM_BAND_BYTES (8u << 20) /* an automatic band's input, about */
+#define TA_NPY_BAND_BYTES (32u << 20)   /* a streamed .npy band's data, about */
 
 /* Reads the input: an image by its extension or its first bytes (stdin
  * too), else a matrix file. *bits receives the image's bit depth (8 for a
@@ -255,6 +258,211 @@ out:
     return st;
 }
 
+/* ---- plain .npy matrices streamed by offset ----------------------------- */
+
+/* Whether a .npy input streams: a plain one (C order, uncompressed, on
+ * disk) on one device, unless asked to be read whole; when band rows are
+ * given, or its data exceeds the memory budget (tdcl_mem_budget). */
+static int npy_stream_wanted(const tdcl_exec *ex, const tdcl_ta_job_opts *jo)
+{
+    tdcl_npy_info info;
+    if (ex->kind != TDCL_EXEC_ONE || jo->band_rows < 0 || strcmp(jo->in_path, "-") == 0 ||
+        tdcl_npy_probe(jo->in_path, &info, NULL) != TDCL_OK)
+        return 0;
+    double bytes = (double)info.rows * (double)info.cols * (double)tdcl_dtype_size(info.dtype);
+    return jo->band_rows > 0 || bytes > (double)tdcl_mem_budget(0, 0, NULL);
+}
+
+typedef struct npy_stream {
+    const tdcl_ta_job_opts *jo;
+    tdcl_ctx *ctx;
+    tdcl_npy_rows *r;
+    tdcl_npy_info info;
+    tdcl_ta_opts ta;
+    int64_t band, nbands; /* rows per band (the last may take fewer than a tile more) */
+    void *buf;            /* one band's rows */
+    tdcl_matrix res;      /* gathered: orows x ocols */
+    double maxabs;        /* the largest finite |x| read so far */
+    double worst;         /* verifying: the largest error */
+    int nonfinite;        /* a float64 mean came out infinite or NaN */
+    double read_ms;
+} npy_stream;
+
+/* Rows per band: jo's, else about TA_NPY_BAND_BYTES; whole blocks of 8
+ * tile rows (tdcl_ta_run_part). */
+static int64_t npy_band_rows(const tdcl_ta_job_opts *jo, const tdcl_npy_info *info)
+{
+    int64_t block = 8 * jo->ta.tile_rows, want = jo->band_rows;
+    if (!want)
+        want = (int64_t)(TA_NPY_BAND_BYTES /
+                         ((double)info->cols * (double)tdcl_dtype_size(info->dtype)));
+    int64_t n = want / block + (want % block != 0);
+    return (n < 1 ? 1 : n) * block;
+}
+
+static int any_nonfinite(const tdcl_matrix *m)
+{
+    if (m->dtype != TDCL_F64) return 0;
+    const double *x = m->data;
+    for (size_t k = 0; k < tdcl_matrix_count(m); k++)
+        if (!isfinite(x[k])) return 1;
+    return 0;
+}
+
+/* Checks the results of rows [r0, r0 + n) against the host reference of
+ * those rows, read again (the whole matrix was checked against strict
+ * before). */
+static tdcl_status npy_verify_band(npy_stream *s, int64_t r0, int64_t n, tdcl_err *err)
+{
+    tdcl_ta_opts o = s->ta;
+    int64_t t = o.tile_rows;
+    size_t row = (size_t)s->res.cols * tdcl_dtype_size(s->res.dtype);
+    tdcl_matrix in = {
+        .rows = n, .cols = s->info.cols, .channels = 1, .dtype = s->info.dtype, .data = s->buf};
+    tdcl_matrix got = s->res;
+    double worst = 0;
+    got.rows = (n + t - 1) / t;
+    got.data = (char *)s->res.data + (size_t)(r0 / t) * row;
+    o.strict = 0;
+    tdcl_status st = tdcl_npy_rows_read(s->r, r0, n, s->buf, err);
+    if (!st) st = tdcl_ta_compare(&o, &in, &got, &worst, err);
+    if (!st && !(worst <= s->worst)) s->worst = worst;
+    return st;
+}
+
+/* Rows [r0, r0 + n) read, reduced and copied into their rows of s->res. */
+static tdcl_status npy_band(npy_stream *s, int64_t r0, int64_t n, double hint, int scale,
+                            tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_matrix part = {0};
+    tdcl_matrix view = {
+        .rows = n, .cols = s->info.cols, .channels = 1, .dtype = s->info.dtype, .data = s->buf};
+    int64_t t = s->ta.tile_rows;
+    double t0 = tdcl_now_ms();
+    TDCL_TRY(tdcl_npy_rows_read(s->r, r0, n, s->buf, err));
+    s->read_ms += tdcl_now_ms() - t0;
+    double m = tdcl_ta_max_finite_abs(&view);
+    s->maxabs = m > s->maxabs ? m : s->maxabs;
+    TDCL_TRY(tdcl_ta_run_part(s->ctx, &s->ta, &view, hint, scale, &part, err));
+    if (!s->res.data)
+        TDCL_TRY(
+            tdcl_matrix_alloc(&s->res, (s->info.rows + t - 1) / t, part.cols, 1, part.dtype, err));
+    size_t row = (size_t)part.cols * tdcl_dtype_size(part.dtype);
+    memcpy((char *)s->res.data + (size_t)(r0 / t) * row, part.data, (size_t)part.rows * row);
+    s->nonfinite |= any_nonfinite(&part);
+out:
+    tdcl_matrix_free(&part);
+    return st;
+}
+
+/* Every band once, planned with the largest |x| hint and float64
+ * prescale scale (verify: checked instead); rows left past the last band,
+ * fewer than a tile's, go with it. */
+static tdcl_status npy_pass(npy_stream *s, double hint, int scale, int verify, tdcl_err *err)
+{
+    int64_t rows = s->info.rows, t = s->ta.tile_rows;
+    s->nonfinite = 0;
+    s->nbands = 0;
+    for (int64_t r0 = 0; r0 < rows; r0 += s->band) {
+        int64_t rest = rows - r0, n = rest < s->band + t ? rest : s->band;
+        tdcl_status st =
+            verify ? npy_verify_band(s, r0, n, err) : npy_band(s, r0, n, hint, scale, err);
+        if (st) return st;
+        s->nbands++;
+        if (n > s->band) break;
+    }
+    return TDCL_OK;
+}
+
+/* The passes a whole run's choices ask for: the first planned as for small
+ * values; again with the largest |x| where it would have made a plan
+ * choose otherwise; float64 means again prescaled where one came out
+ * infinite or NaN (as tdcl_ta_run does over the whole). */
+static tdcl_status npy_passes(npy_stream *s, tdcl_err *err)
+{
+    tdcl_status st = npy_pass(s, 0, 0, 0, err);
+    int mean = s->ta.op == TDCL_TA_MEAN;
+    int f64 = s->info.dtype == TDCL_F64 && s->res.dtype == TDCL_F64; /* float64 sums */
+    double hint = 0;
+    if (!st && mean && !f64 && tdcl_ta_maxabs_matters(&s->ta, s->maxabs)) {
+        hint = s->maxabs;
+        tdcl_log(TDCL_LOG_VERBOSE, "tile-avg: values up to %g: the bands again, planned for them",
+                 hint);
+        st = npy_pass(s, hint, 0, 0, err);
+    }
+    int scale = !st && mean && f64 && s->nonfinite ? tdcl_ta_f64_scale(&s->ta, s->maxabs) : 0;
+    if (scale) {
+        tdcl_log(TDCL_LOG_VERBOSE, "tile-avg: an infinite mean: the bands again, scaled by 2^-%d",
+                 scale);
+        st = npy_pass(s, s->maxabs, scale, 0, err);
+    }
+    if (!st && s->jo->verify) {
+        tdcl_log(TDCL_LOG_STATUS, "verifying the results on the host...");
+        st = npy_pass(s, 0, 0, 1, err);
+    }
+    return st;
+}
+
+static tdcl_status npy_stream_open(npy_stream *s, const tdcl_ta_job_opts *jo, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    int64_t orows, ocols, t = jo->ta.tile_rows;
+    size_t bytes = 0;
+    TDCL_TRY(tdcl_npy_rows_open(jo->in_path, &s->r, &s->info, err));
+    TDCL_TRY(tdcl_matrix_bytes(s->info.rows, s->info.cols, 1, s->info.dtype, &bytes, err));
+    if (jo->max_bytes && bytes > jo->max_bytes) {
+        st = tdcl_fail_param(err, TDCL_ELIMIT, TDCL_PARAM_MAX_BYTES,
+                             "'%s': the matrix is larger than the limit of %zu bytes",
+                             tdcl_path_display(jo->in_path), jo->max_bytes);
+        goto out;
+    }
+    s->ta.image = 0;
+    TDCL_TRY(tdcl_ta_check(&s->ta, 1, s->info.dtype, err));
+    TDCL_TRY(tdcl_ta_shape(&s->ta, s->info.rows, s->info.cols, &orows, &ocols, err));
+    s->band = npy_band_rows(jo, &s->info);
+    int64_t buf_rows = s->band + t - 1 < s->info.rows ? s->band + t - 1 : s->info.rows;
+    TDCL_TRY(tdcl_matrix_bytes(buf_rows, s->info.cols, 1, s->info.dtype, &bytes, err));
+    TDCL_TRY(tdcl_mem_check(bytes, "tile-avg's band", 0, 0, err));
+    if (posix_memalign(&s->buf, 4096, bytes ? bytes : 1)) { /* a CPU device reads it in place */
+        s->buf = NULL;
+        st = tdcl_fail(err, TDCL_ENOMEM, "tile-avg: out of memory for a band of %.1f MiB",
+                       bytes / 1048576.0);
+    }
+out:
+    return st;
+}
+
+/* A plain .npy file through the device in bands read by offset
+ * (npy_stream_wanted): never the whole matrix in memory, and the results
+ * those of a whole run, bit for bit. */
+static tdcl_status npy_stream_job(tdcl_exec *ex, const tdcl_ta_job_opts *jo, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    npy_stream s = {.jo = jo, .ctx = ex->ctx, .ta = jo->ta};
+    tdcl_timing *t = tdcl_exec_timing(ex);
+    TDCL_TRY(tdcl_out_precheck(jo->out_path, err));
+    TDCL_TRY(npy_stream_open(&s, jo, err));
+    TDCL_TRY(tdcl_ctx_wait(ex->ctx, err));
+    TDCL_TRY(npy_passes(&s, err));
+    tdcl_log(TDCL_LOG_VERBOSE,
+             "tile-avg: %s: %lldx%lld, 1 channel(s), %s, streamed in %lld bands "
+             "of %lld rows read by offset",
+             tdcl_path_display(jo->in_path), (long long)s.info.rows, (long long)s.info.cols,
+             tdcl_dtype_name(s.info.dtype), (long long)s.nbands, (long long)s.band);
+    if (t) t->read_ms += s.read_ms;
+    if (jo->verify) TDCL_TRY(verify_worst(s.worst, err));
+    if (jo->retype) TDCL_TRY(tdcl_ta_retype(&s.res, jo->out_type, err));
+    double t0 = tdcl_now_ms();
+    st = deliver(jo, &s.res, 8, 0, err);
+    if (t) t->write_ms += tdcl_now_ms() - t0;
+out:
+    tdcl_npy_rows_close(s.r);
+    free(s.buf);
+    tdcl_matrix_free(&s.res);
+    return st;
+}
+
 tdcl_status tdcl_ta_job(tdcl_exec *ex, const tdcl_ta_job_opts *jo, tdcl_err *err)
 {
     if (tdcl_sparse_path(jo->in_path)) return tdcl_ta_sparse_job(ex, jo, err);
@@ -275,6 +483,7 @@ tdcl_status tdcl_ta_job(tdcl_exec *ex, const tdcl_ta_job_opts *jo, tdcl_err *err
             ? jo->out_path
             : NULL;
     if (stream_wanted(ex, jo)) return stream_job(ex, jo, err);
+    if (npy_stream_wanted(ex, jo)) return npy_stream_job(ex, jo, err);
     double t0 = tdcl_now_ms();
     if (root) st = tdcl_out_precheck(jo->out_path, err); /* before the work, not after */
     if (root && st == TDCL_OK && (!npy || jo->verify)) {

@@ -24,7 +24,9 @@ typedef struct tdcl_ta_job_opts {
     tdcl_dtype out_type;
     int64_t band_rows;   /* an image input on one device streams in bands of this
                             many rows, rounded up to whole tiles (0: about 8 MiB a
-                            band); -1: read whole */
+                            band); a plain .npy too, in whole blocks of 8 tile rows
+                            (0: only past the memory budget, about 32 MiB a band);
+                            -1: read whole */
     tdcl_matrix *result; /* non-NULL (not over ranks): the means are handed over here,
                             for the caller to free, instead of written; one channel
                             only */

@@ -276,6 +276,58 @@ if [ -z "$(ls -A "$T/cut")" ]; then ok "a failure mid-stream leaves no output or
 run tile-avg "$T/tall.png" --tile 2 --band-rows 0
 expect_rc 2 "--band-rows 0 is a usage error"
 
+# A plain .npy streams in bands read by offset (--band-rows, or when it is
+# larger than memory); the results equal the whole matrix's bit for bit:
+# float32 means whose last band takes rows short of a tile, float64 means
+# near DBL_MAX (a mean overflows in the first pass: every band again,
+# prescaled, as a whole run does), int32 sums and float32 minima (numpy).
+python3 - "$T" <<'EOF'
+import sys
+import numpy as np
+d = sys.argv[1]
+rng = np.random.default_rng(7)
+np.save(d + "/sf.npy", (rng.standard_normal((50, 13)) * 1e3).astype(np.float32))
+np.save(d + "/sbig.npy", np.full((66, 8), 1.7e308))
+np.save(d + "/si.npy", rng.integers(-2**31, 2**31, (41, 9)).astype(np.int32))
+np.lib.format.open_memmap(d + "/huge.npy", mode="w+", dtype=np.float64, shape=(25600, 1024))
+EOF
+rss() { printf '%s\n' "$1" | sed -n 's/.*peak rss \([0-9]*\).*/\1/p'; }
+run -v tile-avg "$T/sf.npy" --tile 3x2 --band-rows 1 -o "$T/sf_s.npy" --verify
+rs0=$(rss "$ERR")
+expect_rc 0 "a .npy streamed in bands of 8 tile rows, verified, exits 0"
+expect_contains "$ERR" "streamed in 2 bands of 24 rows read by offset" "-v reports the .npy's bands"
+run tile-avg "$T/sf.npy" --tile 3x2 --band-rows whole -o "$T/sf_w.npy"
+expect_same_file "$T/sf_s.npy" "$T/sf_w.npy" "streamed float32 means equal the whole matrix's"
+run -v tile-avg "$T/sbig.npy" --tile 4 --band-rows 1 -o "$T/sbig_s.npy"
+expect_contains "$ERR" "the bands again, scaled" "1.7e308 streamed: the bands run again prescaled"
+run tile-avg "$T/sbig.npy" --tile 4 --band-rows whole -o "$T/sbig_w.npy"
+expect_same_file "$T/sbig_s.npy" "$T/sbig_w.npy" "streamed float64 means near DBL_MAX equal the whole matrix's"
+run tile-avg "$T/si.npy" --tile 2x4 --op sum --band-rows 1 -o "$T/si_s.npy"
+run tile-avg "$T/sf.npy" --tile 5x2 --op min --band-rows 2 -o "$T/sf_min.npy"
+if python3 - "$T" >"$T/py.out" 2>&1 <<'EOF'; then ok "streamed int32 sums and float32 minima (numpy)"; else not_ok "streamed int32 sums and float32 minima (numpy)" "$(cat "$T/py.out")"; fi
+import sys
+import numpy as np
+d = sys.argv[1]
+def tiles(a, t, u, f):
+    return np.array([[f(a[i:i+t, j:j+u]) for j in range(0, a.shape[1], u)] for i in range(0, a.shape[0], t)])
+a, g = np.load(d + "/si.npy"), np.load(d + "/si_s.npy")
+w = tiles(a.astype(np.int64), 2, 4, np.sum)
+assert g.dtype == np.int64 and np.array_equal(g, w), (g, w)
+a, g = np.load(d + "/sf.npy"), np.load(d + "/sf_min.npy")
+w = tiles(a, 5, 2, np.min)
+assert g.dtype == np.float32 and np.array_equal(g, w), (g, w)
+EOF
+# 200 MiB of float64 (a sparse file, zeros) in bands of 256 rows: the peak
+# memory stays within 100 MB of a tiny matrix's
+run -v tile-avg "$T/huge.npy" --tile 4 --band-rows 256 -o "$T/huge_s.npy"
+rs=$(rss "$ERR")
+if [ -n "$rs0" ] && [ -n "$rs" ] && [ "$rs" -lt $((rs0 + 100)) ]; then
+    ok "200 MiB .npy streamed: peak rss ${rs} MB (a 50x13 matrix: ${rs0} MB)"
+else
+    not_ok "200 MiB .npy streamed: peak rss ${rs:-?} MB (a 50x13 matrix: ${rs0:-?} MB)"
+fi
+rm -f "$T/huge.npy" "$T/huge_s.npy"
+
 # Usage errors (exit 2) and bad input (exit 1).
 run tile-avg "$SEED"
 expect_rc 2 "missing --tile is a usage error"

@@ -927,7 +927,8 @@ static int f64_prescale(const tdcl_ta_opts *o, const tdcl_matrix *in)
  * f64_scale applies to float64 input with float64 accumulators: the
  * prescale to use, or -1 to find it from the input. */
 static tdcl_status plan_create(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_matrix *in,
-                               int borrow, int f64_scale, tdcl_ta_plan **out, tdcl_err *err)
+                               int borrow, int f64_scale, double maxabs, tdcl_ta_plan **out,
+                               tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
     tdcl_ta_plan *p = NULL;
@@ -952,6 +953,10 @@ static tdcl_status plan_create(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_
     p->out_type = tdcl_ta_result_type(&ctx->dev, o, in->dtype);
     p->max_wg = ctx->dev.max_wg;
     p->in_host = in;
+    if (maxabs >= 0) { /* a part of a larger matrix: the whole's, not in's */
+        p->in_maxabs = maxabs;
+        p->maxabs_known = 1;
+    }
     p->interleaved = ta_reduce_wanted(o, in->channels);
     if (p->interleaved) {
         TDCL_TRY(tdcl_ta_check(o, in->channels, in->dtype, err));
@@ -984,7 +989,7 @@ out:
 tdcl_status tdcl_ta_plan_create(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_matrix *in,
                                 tdcl_ta_plan **out, tdcl_err *err)
 {
-    return plan_create(ctx, o, in, 0, -1, out, err);
+    return plan_create(ctx, o, in, 0, -1, -1, out, err);
 }
 
 tdcl_status tdcl_ta_plan_execute(tdcl_ta_plan *p, double *kernel_ms, tdcl_err *err)
@@ -1077,7 +1082,7 @@ static tdcl_status run_once(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_mat
      * part of the input) sends it through the scan, and a run again
      * scaled where finite values overflowed a tile's sum */
     for (;;) {
-        TDCL_TRY(plan_create(ctx, o, in, 1, scale, &p, err));
+        TDCL_TRY(plan_create(ctx, o, in, 1, scale, -1, &p, err));
         TDCL_TRY(tdcl_ta_plan_execute(p, &ms, err));
         ctx->t.kernel_ms += ms;
         TDCL_TRY(tdcl_ta_plan_result(p, out, err));
@@ -1163,6 +1168,42 @@ tdcl_status tdcl_ta_run(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_matrix 
     int64_t band = in && in->data ? band_rows(ctx, o, in) : 0;
     if (band <= 0 || band >= in->rows) return run_once(ctx, o, in, out, err);
     return run_bands(ctx, o, in, band, out, err);
+}
+
+/* ---- parts of a matrix streamed in bands ------------------------------- */
+
+double tdcl_ta_max_finite_abs(const tdcl_matrix *m)
+{
+    return max_finite_abs(m);
+}
+
+int tdcl_ta_maxabs_matters(const tdcl_ta_opts *o, double maxabs)
+{
+    /* the lowest of the plan's bounds: the float prescale's (a stage's
+     * register sums and the band variant's switch at FLT_MAX / 2, over at
+     * most the tile's cells) */
+    return prescale_for(maxabs, (double)o->tile_rows * (double)o->tile_cols, FLT_MAX / 4) > 0;
+}
+
+int tdcl_ta_f64_scale(const tdcl_ta_opts *o, double maxabs)
+{
+    return prescale_for(maxabs, (double)o->tile_rows * (double)o->tile_cols, DBL_MAX / 4);
+}
+
+tdcl_status tdcl_ta_run_part(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_matrix *in,
+                             double maxabs, int f64_scale, tdcl_matrix *out, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    tdcl_ta_plan *p = NULL;
+    double ms = 0;
+    memset(out, 0, sizeof *out);
+    TDCL_TRY(plan_create(ctx, o, in, 1, f64_scale, maxabs < 0 ? 0 : maxabs, &p, err));
+    TDCL_TRY(tdcl_ta_plan_execute(p, &ms, err));
+    ctx->t.kernel_ms += ms;
+    TDCL_TRY(tdcl_ta_plan_result(p, out, err));
+out:
+    tdcl_ta_plan_destroy(p);
+    return st;
 }
 
 /* ---- the host reference ------------------------------------------------- */

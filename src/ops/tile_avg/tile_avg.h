@@ -143,6 +143,29 @@ void tdcl_ta_plan_destroy(tdcl_ta_plan *p);
 tdcl_status tdcl_ta_run(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_matrix *in,
                         tdcl_matrix *out, tdcl_err *err);
 
+/* A matrix streamed in bands of rows (jobs/tile_avg_job.c), each band
+ * reduced as the whole matrix's rows would be: bands of whole blocks of 8
+ * tile rows (the kernels' rows per work-item divide 8, so a band adds its
+ * tiles as the whole does), and the plan's choices that hang on the
+ * matrix's largest finite |x| taken from the whole's, not the band's.
+ *
+ * tdcl_ta_max_finite_abs: that |x| of m (0 for integers).
+ * tdcl_ta_maxabs_matters: whether a plan over a matrix of that |x| can
+ * choose otherwise than over a matrix of small values (a float prescale,
+ * float register sums): below it, bands planned with maxabs 0 reduce as
+ * the whole does.
+ * tdcl_ta_f64_scale: the prescale (a power of two) with which a float64
+ * input's means are run again, after a first run gave a mean that is
+ * infinite or NaN (0: none helps).
+ * tdcl_ta_run_part: tdcl_ta_run of one band, planned with maxabs and
+ * float64 prescale f64_scale, run once as given (no second run, no
+ * further bands). */
+double tdcl_ta_max_finite_abs(const tdcl_matrix *m);
+int tdcl_ta_maxabs_matters(const tdcl_ta_opts *o, double maxabs);
+int tdcl_ta_f64_scale(const tdcl_ta_opts *o, double maxabs);
+tdcl_status tdcl_ta_run_part(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_matrix *in,
+                             double maxabs, int f64_scale, tdcl_matrix *out, tdcl_err *err);
+
 /* The tile means of in computed on the host in float64 (same edge rule;
  * sums scaled by a power of two near DBL_MAX, so that the mean of finite
  * values is finite), into out (float64, owned by the caller); with mean_abs non-NULL, also the
