@@ -328,6 +328,57 @@ else
 fi
 rm -f "$T/huge.npy" "$T/huge_s.npy"
 
+# Pillow, where Debian's python3 has it, as the image tools' reference:
+# Image.reduce over 2x2 tiles (exact halves rounded up, as here) weights an
+# RGBA's colour by alpha through premultiplied samples, each rounded to 8
+# bits, so --alpha weighted lies within 383 / (A - 1/2) + 2 levels of it
+# (A the tile's mean alpha; equal where A is 0) with the alpha equal;
+# --alpha straight equals Pillow's reduce of each channel alone; a PGM of
+# maxval 1000 reads as Pillow rescales it (to 65535, netpbm's formula),
+# checked through 1x4 means.
+PIL_PY=/usr/bin/python3
+if [ -x "$PIL_PY" ] && "$PIL_PY" -c 'import PIL.Image, numpy' 2>/dev/null; then
+    "$PIL_PY" - "$T" <<'EOF'
+import sys
+import numpy as np
+from PIL import Image
+d = sys.argv[1]
+rng = np.random.default_rng(11)
+a = rng.integers(0, 256, (12, 15, 4), dtype=np.uint8)
+a[:4, :4, 3] = 0
+a[4:8, 4:8, 3] = rng.integers(0, 4, (4, 4))
+Image.fromarray(a, "RGBA").save(d + "/pil.png")
+px = [(k * 137 + 5) % 1001 for k in range(7 * 5)]
+open(d + "/m1000.pgm", "wb").write(b"P5\n7 5\n1000\n" + b"".join(v.to_bytes(2, "big") for v in px))
+EOF
+    run tile-avg "$T/pil.png" --tile 2 --alpha weighted -o "$T/pil_w.png"
+    run tile-avg "$T/pil.png" --tile 2 -o "$T/pil_s.png"
+    run tile-avg "$T/m1000.pgm" --tile 1x4 -o "$T/m1000.npy"
+    if "$PIL_PY" - "$T" >"$T/py.out" 2>&1 <<'EOF'; then ok "RGBA weighted and straight means, a maxval-1000 PGM, against Pillow"; else not_ok "RGBA weighted and straight means, a maxval-1000 PGM, against Pillow" "$(cat "$T/py.out")"; fi
+import sys
+import numpy as np
+from PIL import Image
+d = sys.argv[1]
+src = Image.open(d + "/pil.png")
+want = np.asarray(src.reduce(2)).astype(float)
+got = np.asarray(Image.open(d + "/pil_w.png")).astype(float)
+A = want[..., 3]
+assert np.array_equal(got[..., 3], A), ("alpha", got[..., 3], A)
+gap = np.abs(got[..., :3] - want[..., :3]).max(axis=2)
+bound = np.where(A > 0, 383 / np.maximum(A - 0.5, 0.5) + 2, 0)
+assert (gap <= bound).all(), ("weighted", gap, bound)
+assert (A == 0).any() and (gap[A > 100] <= 5).all(), gap
+straight = np.stack([np.asarray(c.reduce(2)) for c in src.split()], axis=2)
+assert np.array_equal(np.asarray(Image.open(d + "/pil_s.png")), straight), "straight"
+m = Image.open(d + "/m1000.pgm")
+assert m.mode == "I", m.mode
+got = np.load(d + "/m1000.npy")
+assert got.dtype == np.uint16 and np.array_equal(got, np.asarray(m.reduce((4, 1)))), (got, np.asarray(m.reduce((4, 1))))
+EOF
+else
+    skip_ok "RGBA weighted and straight means, a maxval-1000 PGM, against Pillow" "no Pillow for $PIL_PY"
+fi
+
 # Usage errors (exit 2) and bad input (exit 1).
 run tile-avg "$SEED"
 expect_rc 2 "missing --tile is a usage error"
