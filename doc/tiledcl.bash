@@ -78,7 +78,7 @@ _tiledcl()
     devices) opts="--json" ;;
     bench)
         opts="--size --shape --tile --gens --reps --warmup --type --precision --params --no-tune --copy-size --seed --json --nnz --threads --dir --read --plain --pattern --plane --sparse --boundary --shards"
-        [ "${COMP_WORDS[i+1]}" = e2e ] && opts="--size --reps --quick --no-numpy --exe --dir --json --image-size --no-vips"
+        [ "${COMP_WORDS[i+1]}" = e2e ] && opts="--size --reps --quick --no-numpy --exe --dir --json --image-size --no-vips --rows --matrix --no-scipy --pattern --no-bgolly"
         case ${COMP_WORDS[i+1]} in spgemm | spmm) opts="--matrix --cols --reps --warmup --seed --json" ;; esac
         if [ "$prev" = bench ] && [[ $cur != -* ]]; then
             COMPREPLY=($(compgen -W "copy matmul tile-avg life all e2e io spgemm spmm" -- "$cur")); return

@@ -17,7 +17,15 @@
  * (VmHWM, from its -v line; for an older build without it, wait4's
  * ru_maxrss, which also counts this process's memory, carried over exec). A
  * matmul row is also timed against numpy (np.load, @, np.save) when
- * python3 has it. It hands each row to a callback and never prints.
+ * python3 has it.
+ *
+ * Besides those (the default set), two sets of rows beside what users
+ * would run instead: sparse (matmul A.mtx A.mtx -o C.mtx and tile-avg of
+ * A.mtx on generated coordinate files, beside scipy reading and writing
+ * through fast_matrix_market, else scipy.io), and golly (life PATTERN -o
+ * L.rle beside bgolly's QuickLife). Each of those rows also compares the
+ * two outputs (entries, tile means, live cells) and says so in its check.
+ * It hands each row to a callback and never prints.
  *
  * It belongs to the command, not the library: it spawns processes (the
  * executable, python3) and makes this process the subreaper of their
@@ -29,22 +37,34 @@
 
 #include "base/json.h"
 #include "base/status.h"
+#include "bench/bench_sparse.h"
 #include "runtime/clrt.h"
 
+/* The sets of rows (cli_e2e_opts.rows). */
+enum { CLI_E2E_DEFAULT = 1, CLI_E2E_SPARSE = 2, CLI_E2E_GOLLY = 4 };
+
 typedef struct cli_e2e_opts {
-    const char *exe;           /* the tiledcl executable the rows run */
-    const char *const *global; /* options put before each command (--device ...), NULL-ended */
-    const char *dir;           /* where the files go; NULL: $TMPDIR, else /tmp */
-    int reps;                  /* timed runs per row after one warm-up; 0: 3 */
-    int quick;                 /* small sizes (tests): 256, life 256 x 10 generations */
-    int64_t size;              /* matmul and tile-avg N x N; 0: 8192 on a GPU, 2048 on a CPU */
-    int numpy;                 /* time numpy beside matmul when python3 has it */
-    int64_t image_size;        /* the image rows' side; 0: 16000 on a GPU, 4000 on a CPU */
-    int no_vips;               /* do not time vips beside the image rows */
+    const char *exe;            /* the tiledcl executable the rows run */
+    const char *const *global;  /* options put before each command (--device ...), NULL-ended */
+    const char *dir;            /* where the files go; NULL: $TMPDIR, else /tmp */
+    int reps;                   /* timed runs per row after one warm-up; 0: 3 */
+    int quick;                  /* small sizes (tests): 256, life 256 x 10 generations */
+    int64_t size;               /* matmul and tile-avg N x N; 0: 8192 on a GPU, 2048 on a CPU */
+    int numpy;                  /* time numpy beside matmul when python3 has it */
+    int64_t image_size;         /* the image rows' side; 0: 16000 on a GPU, 4000 on a CPU */
+    int no_vips;                /* do not time vips beside the image rows */
+    unsigned rows;              /* CLI_E2E_* bits; 0: the default set */
+    const tdcl_spgen *matrices; /* the sparse rows' matrices; NULL: R-MAT 2^15 x 8, the
+                                   Laplacian of 1000^2, uniform 10^5 x 16 (quick: tiny ones) */
+    int nmatrices;
+    int no_scipy;                /* do not time scipy beside the sparse rows */
+    const char *const *patterns; /* the golly rows' "PATH[:GENS]"; NULL: Golly's own */
+    int npatterns;
+    int no_bgolly; /* do not time bgolly beside the golly rows */
 } cli_e2e_opts;
 
 typedef struct cli_e2e_row {
-    char name[48];     /* "matmul 8192 npy" */
+    char name[64];     /* "matmul 8192 npy" */
     char command[384]; /* the child's arguments after the executable */
     int reps;
     double wall_ms, wall_min_ms; /* median and fastest run */
@@ -63,6 +83,12 @@ typedef struct cli_e2e_row {
     double vips_ms;          /* image rows: vips shrink's median wall time, or NAN */
     double vips_maxrss_mb;   /* its peak memory (through /usr/bin/time), or NAN */
     const char *vips_note;   /* why there is no vips time ("not installed"), or NULL */
+    const char *anchor;      /* sparse and golly rows: what runs beside ("scipy+fmm",
+                                "bgolly QuickLife"), else NULL */
+    double anchor_ms;        /* its median wall time, or NAN */
+    double anchor_maxrss_mb; /* its peak memory (through /usr/bin/time), or NAN */
+    const char *anchor_note; /* why there is no anchor time, or NULL */
+    char check[160];         /* the outputs compared ("same cells", a mismatch), or "" */
 } cli_e2e_row;
 
 typedef void (*cli_e2e_emit_fn)(const cli_e2e_row *r, void *user);

@@ -13,6 +13,8 @@ static void usage(FILE *fp)
 {
     fprintf(fp, "usage: tiledcl bench e2e [--size N] [--image-size N] [--reps R] [--quick]\n"
                 "                         [--no-numpy] [--no-vips] [--dir DIR] [--json]\n"
+                "                         [--rows SET[,SET]] [--matrix SPEC]... [--no-scipy]\n"
+                "                         [--pattern FILE[:GENS]]... [--no-bgolly]\n"
                 "\n"
                 "Runs whole tiledcl commands as a user would, each as a new process on files it\n"
                 "generates, and shows each one's wall time and -v phases beside the floor of\n"
@@ -39,14 +41,41 @@ static void usage(FILE *fp)
                 "that ends after it; each run's wall time ends with the command, and the next\n"
                 "run starts once the helper has ended too (\"device released ... after the\n"
                 "exit\").\n"
-                "\n"
-                "options:\n"
+                "\n");
+    fprintf(fp,
+            "--rows sparse (or default,sparse: both sets) runs, on seeded coordinate .mtx\n"
+            "files (R-MAT 2^15 vertices x 8 edges, the 2D Laplacian of 1000^2, uniform 10^5 x 16\n"
+            "per row; as bench spgemm makes them):\n"
+            "  matmul A.mtx A.mtx -o C.mtx          (sparse x sparse, file to file)\n"
+            "  tile-avg A.mtx --tile T -o T.npy     (T: a 512th of the side, at least 2)\n"
+            "each beside scipy (mmread, @ or the tile sums, mmwrite or np.save) reading\n"
+            "through fast_matrix_market where python3 has it, else scipy.io.\n"
+            "--rows golly runs life PATTERN --gens N -o L.rle beside 'bgolly -a QuickLife\n"
+            "-m N -o G.rle PATTERN' on Golly's constructor-memory-loop (100000 gens),\n"
+            "switch-engine-ping-pong, slide-breeder and high-bandwidth-telegraph (20000)\n"
+            "from "
+            "/usr/share/golly/Patterns/Life, or on the --pattern files. Both rows\n"
+            "compare the two outputs: the same entries, tile means or live cells (bgolly's\n"
+            "RLE has no position: the cells are then placed from their boxes' corners).\n"
+            "Their peak memory comes through /usr/bin/time.\n"
+            "\n");
+    fprintf(fp, "options:\n"
                 "  --size N     matmul and tile-avg N x N\n"
                 "  --image-size N  the images' side\n"
                 "  --reps R     timed runs per row (default 3, at most 31)\n"
-                "  --quick      small sizes (256; life 256 x 10 generations), for a smoke test\n"
+                "  --quick      small sizes (256; life 256 x 10 generations; tiny sparse\n"
+                "               matrices; a thousandth of Golly's generations; the tools beside\n"
+                "               without a warm-up), for a smoke test\n"
                 "  --no-numpy   do not time numpy\n"
                 "  --no-vips    do not time vips\n"
+                "  --rows SET   the rows: default, sparse, golly or all, comma-separated\n"
+                "               (default: default)\n"
+                "  --matrix SPEC  a sparse row's matrix, rmat:K:E, uniform:N:R or laplace:M\n"
+                "               (repeatable, up to 8)\n"
+                "  --no-scipy   do not time scipy\n"
+                "  --pattern FILE[:GENS]  a golly row's pattern and generations (default\n"
+                "               20000; repeatable, up to 16)\n"
+                "  --no-bgolly  do not time bgolly\n"
                 "  --dir DIR    where the files go (default $TMPDIR, else /tmp); removed after\n"
                 "  --exe PATH   run the commands of another tiledcl build (a baseline)\n"
                 "  --json       one JSON object per row: op, row, command, reps, wall_ms,\n"
@@ -58,13 +87,39 @@ static void usage(FILE *fp)
                 "               fsync, as TILEDCL_FSYNC=1 does; not in the floor), floor_ms,\n"
                 "               floor_overlap_ms, frac_floor, in_mb, out_mb, maxrss_mb, numpy_ms,\n"
                 "               vs_numpy, vips_ms, vips_maxrss_mb, vs_vips, vips (why there\n"
-                "               is no vips time)\n");
+                "               is no vips time); sparse and golly rows: anchor, anchor_ms,\n"
+                "               anchor_maxrss_mb, vs_anchor, mem_vs_anchor, anchor_note (why\n"
+                "               there is no anchor time), check (the outputs compared)\n");
+}
+
+/* "default,sparse" and so on into CLI_E2E_* bits; -1 on a word it does
+ * not know. */
+static int parse_rows(const char *s, unsigned *rows)
+{
+    static const struct {
+        const char *name;
+        unsigned bits;
+    } sets[] = {{"default", CLI_E2E_DEFAULT},
+                {"sparse", CLI_E2E_SPARSE},
+                {"golly", CLI_E2E_GOLLY},
+                {"all", CLI_E2E_DEFAULT | CLI_E2E_SPARSE | CLI_E2E_GOLLY}};
+    *rows = 0;
+    while (*s) {
+        size_t len = strcspn(s, ","), i = 0;
+        while (i < sizeof sets / sizeof sets[0] &&
+               (strlen(sets[i].name) != len || strncmp(s, sets[i].name, len) != 0))
+            i++;
+        if (i == sizeof sets / sizeof sets[0]) return -1;
+        *rows |= sets[i].bits;
+        s += len + (s[len] == ',');
+    }
+    return *rows ? 0 : -1;
 }
 
 static void emit(const cli_e2e_row *r, void *user)
 {
     tdcl_jsonl j;
-    char buf[2048];
+    char buf[4096];
     const char *line = buf;
     if (*(const int *)user)
         line = cli_e2e_row_json(r, &j);
@@ -85,7 +140,12 @@ int cmd_bench_e2e(int argc, char **argv, const cli_globals *g)
         O_JSON,
         O_EXE,
         O_IMAGE_SIZE,
-        O_NO_VIPS
+        O_NO_VIPS,
+        O_ROWS,
+        O_MATRIX,
+        O_NO_SCIPY,
+        O_PATTERN,
+        O_NO_BGOLLY
     };
     static const struct option longopts[] = {{"size", required_argument, NULL, O_SIZE},
                                              {"reps", required_argument, NULL, O_REPS},
@@ -96,9 +156,17 @@ int cmd_bench_e2e(int argc, char **argv, const cli_globals *g)
                                              {"exe", required_argument, NULL, O_EXE},
                                              {"image-size", required_argument, NULL, O_IMAGE_SIZE},
                                              {"no-vips", no_argument, NULL, O_NO_VIPS},
+                                             {"rows", required_argument, NULL, O_ROWS},
+                                             {"matrix", required_argument, NULL, O_MATRIX},
+                                             {"no-scipy", no_argument, NULL, O_NO_SCIPY},
+                                             {"pattern", required_argument, NULL, O_PATTERN},
+                                             {"no-bgolly", no_argument, NULL, O_NO_BGOLLY},
                                              {"help", no_argument, NULL, 'h'},
                                              {0, 0, 0, 0}};
     cli_e2e_opts o = {.numpy = 1};
+    static tdcl_spgen matrices[8];
+    static const char *patterns[16];
+    tdcl_err perr = {0};
     int json = 0, c;
     int64_t v;
     optind = 0;
@@ -123,6 +191,32 @@ int cmd_bench_e2e(int argc, char **argv, const cli_globals *g)
             break;
         case O_NO_VIPS:
             o.no_vips = 1;
+            break;
+        case O_ROWS:
+            if (parse_rows(optarg, &o.rows))
+                return cli_usage_error("bench",
+                                       "e2e takes --rows default, sparse, golly or all "
+                                       "(comma-separated), got '%s'",
+                                       optarg);
+            break;
+        case O_MATRIX:
+            if (o.nmatrices == 8) return cli_usage_error("bench", "e2e takes at most 8 --matrix");
+            if (tdcl_spgen_parse(optarg, &matrices[o.nmatrices], &perr))
+                return cli_usage_error("bench", "%s", perr.msg);
+            o.matrices = matrices;
+            o.nmatrices++;
+            break;
+        case O_NO_SCIPY:
+            o.no_scipy = 1;
+            break;
+        case O_PATTERN:
+            if (o.npatterns == 16)
+                return cli_usage_error("bench", "e2e takes at most 16 --pattern");
+            patterns[o.npatterns++] = optarg;
+            o.patterns = patterns;
+            break;
+        case O_NO_BGOLLY:
+            o.no_bgolly = 1;
             break;
         case O_QUICK:
             o.quick = 1;

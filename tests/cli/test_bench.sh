@@ -237,6 +237,38 @@ expect_eq "$(ls -A "$T/e2e" | wc -l | tr -d ' ')" "0" "bench e2e removes its fil
 run bench e2e --reps 40
 expect_rc 2 "e2e takes at most 31 runs"
 
+# bench e2e's sparse and golly rows beside scipy and bgolly, each with the
+# two outputs compared. The Laplacian of a 5 x 5 grid squared has an entry
+# for each pair of cells within two steps (none cancels); its 25 x 25
+# tile means in tiles of 2 are 13 x 13; the glider keeps its 5 cells.
+printf 'x = 3, y = 3, rule = B3/S23\nbo$2bo$3o!\n' >"$T/glider.rle"
+run bench e2e --quick --reps 1 --rows sparse,golly --matrix laplace:5 \
+    --pattern "$T/glider.rle:8" --dir "$T/e2e" --json
+expect_rc 0 "bench e2e --rows sparse,golly exits 0"
+if printf '%s\n' "$OUT" | python3 -c '
+import sys, json
+rows = [json.loads(l) for l in sys.stdin if l.strip()]
+names = [r["row"] for r in rows]
+assert names == ["matmul laplace:5 mtx", "tile-avg laplace:5 mtx tile 2", "life glider.rle 8 gens"], names
+nnz = sum(1 for y in range(5) for x in range(5) for dy in range(-2, 3) for dx in range(-2, 3)
+          if abs(dx) + abs(dy) <= 2 and 0 <= x + dx < 5 and 0 <= y + dy < 5)
+want = {0: "same entries (%d stored)" % nnz, 1: "same means (169 tiles)",
+        2: "same cells (5 live, placed from their boxes\x27 corners)"}
+for i, r in enumerate(rows):
+    assert r["wall_ms"] > 0 and r["maxrss_mb"] > 0, r
+    if "anchor_note" in r:  # scipy or bgolly missing: said, and nothing compared
+        assert r["anchor_note"] in ("python3 has no scipy", "not installed") and r["check"] == "", r
+    else:
+        assert r["check"] == want[i] and r["anchor_ms"] > 0, (r["check"], want[i])
+' 2>"$T/py.err"; then
+    ok "bench e2e sparse and golly rows: tiledcl's outputs match scipy's and bgolly's"
+else
+    not_ok "bench e2e sparse and golly rows: tiledcl's outputs match scipy's and bgolly's" "$(cat "$T/py.err")" "$OUT"
+fi
+expect_eq "$(ls -A "$T/e2e" | wc -l | tr -d ' ')" "0" "bench e2e removes the sparse and golly files"
+run bench e2e --rows dense
+expect_rc 2 "an unknown set of rows is a usage error"
+
 # bench spgemm on the Laplacian of a 30 x 30 grid: its square's entries
 # are the cells within two steps of each cell (|dx| + |dy| <= 2).
 run bench spgemm --matrix laplace:30 --reps 1 --warmup 0 --json
