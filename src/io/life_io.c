@@ -217,6 +217,16 @@ bad:
                      show_line(start, quote));
 }
 
+/* The pattern's place (px, py) less the grid's top-left into (*ox, *oy),
+ * both computed; 1 when either overflows int64. */
+static int place_overflows(int64_t px, int64_t py, const tdcl_life_pattern *out, int64_t *ox,
+                           int64_t *oy)
+{
+    int over_x = __builtin_sub_overflow(px, out->x0, ox);
+    int over_y = __builtin_sub_overflow(py, out->y0, oy);
+    return over_x || over_y;
+}
+
 /* Sizes the grid from the header (and bounded grid) and finds where the
  * pattern's top-left cell goes and where the grid lies on Golly's plane. */
 static tdcl_status rle_layout(const char *name, long line, const rle_header *h,
@@ -245,9 +255,7 @@ static tdcl_status rle_layout(const char *name, long line, const rle_header *h,
         out->y0 = -(hh / 2);
         *ox = (w - h->x) / 2;
         *oy = (hh - h->y) / 2;
-        if (h->has_pos)
-            outside =
-                __builtin_sub_overflow(px, out->x0, ox) | __builtin_sub_overflow(py, out->y0, oy);
+        if (h->has_pos) outside = place_overflows(px, py, out, ox, oy);
     } else if (out->topo.present) {
         if (!h->has_pos) {
             px = -(h->x / 2);
@@ -257,7 +265,7 @@ static tdcl_status rle_layout(const char *name, long line, const rle_header *h,
         hh = out->topo.height ? out->topo.height : h->y;
         out->x0 = out->topo.width ? -(w / 2) : px;
         out->y0 = out->topo.height ? -(hh / 2) : py;
-        outside = __builtin_sub_overflow(px, out->x0, ox) | __builtin_sub_overflow(py, out->y0, oy);
+        outside = place_overflows(px, py, out, ox, oy);
     }
     if (out->topo.present) {
         /* a place too far for int64 arithmetic is outside any bounded grid */
