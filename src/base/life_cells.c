@@ -19,6 +19,17 @@ tdcl_status tdcl_life_cells_add(tdcl_life_cells *c, int64_t x, int64_t y, tdcl_e
     return TDCL_OK;
 }
 
+tdcl_status tdcl_life_cells_reserve(tdcl_life_cells *c, size_t n, tdcl_err *err)
+{
+    if (n <= c->cap - c->n) return TDCL_OK;
+    size_t cap = n < SIZE_MAX / 16 - c->n ? c->n + n : SIZE_MAX;
+    int64_t *xy = cap < SIZE_MAX / 16 ? realloc(c->xy, cap * 2 * sizeof *xy) : NULL;
+    if (!xy) return tdcl_fail(err, TDCL_ENOMEM, "out of memory for %zu live cells", cap);
+    c->xy = xy;
+    c->cap = cap;
+    return TDCL_OK;
+}
+
 static int by_row(const void *a, const void *b)
 {
     const int64_t *p = a, *q = b;

@@ -21,6 +21,10 @@ typedef struct tdcl_life_cells {
 /* Appends the cell (x, y); TDCL_ENOMEM when the list cannot grow. */
 tdcl_status tdcl_life_cells_add(tdcl_life_cells *c, int64_t x, int64_t y, tdcl_err *err);
 
+/* Makes room for n more cells at once (a reader that knows its population):
+ * no growth by doubling past what is needed; TDCL_ENOMEM when it cannot. */
+tdcl_status tdcl_life_cells_reserve(tdcl_life_cells *c, size_t n, tdcl_err *err);
+
 /* Sorts by row (y), then column (x), the order RLE writes. */
 void tdcl_life_cells_sort(tdcl_life_cells *c);
 

@@ -304,6 +304,7 @@ typedef struct rle_body {
     int64_t stride;
     tdcl_life_cells *list; /* non-NULL: live cells appended here at x0, y0, not drawn */
     int64_t x0, y0;
+    int64_t max_cells; /* the list's bound (TDCL_LIFE_CELL_BYTES) */
 } rle_body;
 
 /* Applies one "<count><tag>" item. */
@@ -336,6 +337,11 @@ static tdcl_status rle_item(rle_body *b, int tag, int64_t count, tdcl_err *err)
                              b->line, b->y);
         if (!b->list)
             memset(b->cells + (b->oy + b->row) * b->stride + b->ox + b->col, 1, (size_t)count);
+        /* one run may claim more cells than memory holds: refused before the list grows */
+        tdcl_status room = b->list ? tdcl_life_cells_room(b->name, b->line, b->list,
+                                                          (uint64_t)count, b->max_cells, err)
+                                   : TDCL_OK;
+        if (room) return room;
         for (int64_t i = 0; b->list && i < count; i++) {
             tdcl_status st = tdcl_life_cells_add(b->list, b->x0 + b->col + i, b->y0 + b->row, err);
             if (st) return st;
@@ -443,8 +449,8 @@ static tdcl_status rle_parse(const char *name, const char *buf, int64_t max_cell
     TDCL_TRY(rle_layout(name, line, &h, out, max_cells, list != NULL, &ox, &oy, err));
     while (*p && *p != '\n')
         p++;
-    rle_body b = {name,           line,           h.x,  h.y,     ox,     oy, 0, 0,
-                  out->grid.data, out->grid.cols, list, out->x0, out->y0};
+    rle_body b = {name,           line,           h.x,  h.y,     ox,      oy,       0, 0,
+                  out->grid.data, out->grid.cols, list, out->x0, out->y0, max_cells};
     TDCL_TRY(rle_body_parse(&b, p, err));
 out:
     if (st) tdcl_life_pattern_free(out);
@@ -1067,7 +1073,7 @@ static tdcl_status read_any(const char *path, int64_t max_cells, tdcl_life_patte
     } else if (f == FMT_LIF) {
         st = tdcl_life_lif_parse(name, buf, len, max_cells, out, err);
     } else if (f == FMT_MC) {
-        st = tdcl_life_mc_parse(name, buf, len, max_cells, out, err);
+        st = tdcl_life_mc_read(name, buf, max_cells, out, list, err);
     } else {
         if (buf && strcmp(path, "-") == 0) {
             TDCL_TRY(spill_stdin(buf, len, &tmp, err));

@@ -45,18 +45,43 @@ expect_contains "$(cat "$T/g1040.rle")" "#CXRLE Pos=266,266 Gen=1040" "a run res
 # --size and --boundary still give a fixed grid
 run life "$T/glider.rle" --size 8x8 --gens 40 -o "$T/fixed.rle"
 expect_contains "$(cat "$T/fixed.rle")" "x = 8, y = 8, rule = B3/S23:P8,8" "--size gives a fixed dead grid"
-# a Macrocell pattern too large for a dense grid is refused with its size
+# a Macrocell pattern 2^40 cells wide goes from its tree to tiles: two
+# gliders (leaf rows 5-7, in the nw corner of every level up to 40), one
+# at the root's nw corner and one at its se corner; the root (level 41) is
+# centred, so the first glider's box starts at -2^40, 6 - 2^40 at Gen 7
 python3 - "$T/far.mc" <<'PY'
 import sys
-lines = ['[M2] (golly 3.3)', '#R B3/S23', '*$']
-for k in range(4, 41):                 # node k-2: one cell in the nw corner, level k
+lines = ['[M2] (golly 3.3)', '#R B3/S23', '#G 7', '$$$$$.*$..*$***$']
+for k in range(4, 41):                 # node k-2: level k
     lines.append('%d %d 0 0 0' % (k, k - 3))
-lines.append('41 %d 0 0 %d' % (38, 38))  # two of them, 2^40 cells apart
+lines.append('41 38 0 0 38')           # two of them, 2^40 cells apart
 open(sys.argv[1], 'w').write('\n'.join(lines) + '\n')
 PY
-run life "$T/far.mc"
-expect_rc 1 "a Macrocell pattern larger than the device holds is refused"
-expect_contains "$ERR" "live cells span 1099511627777 x 1099511627777 cells" "with its size"
+run -v life "$T/far.mc" --gens 8 --max-bytes 1000000 -o "$T/far8.rle"
+expect_rc 0 "a Macrocell pattern 2^40 cells wide runs within a megabyte"
+expect_contains "$(cat "$T/far8.rle")" "#CXRLE Pos=-1099511627774,-1099511627768 Gen=15" \
+    "8 generations on from #G 7, both gliders moved 2 cells"
+printf '%s\n' '#CXRLE Pos=-1099511627774,-1099511627768' 'x = 1, y = 1' \
+    'bo$2bo$3o1099511627774$1099511627777bo$1099511627778bo$1099511627776b3o!' >"$T/far-want.rle"
+same "$T/far8.rle" "$T/far-want.rle" && ok "the far glider is in its place, 2^40 cells on" \
+    || not_ok "the far glider is in its place, 2^40 cells on" "$(cat "$T/far8.rle")"
+rss=$(printf '%s\n' "$ERR" | sed -n 's/.*peak rss \([0-9]*\).*/\1/p')
+[ -n "$rss" ] && [ "$rss" -lt 512 ] && ok "its peak memory is the runtime's ($rss MB)" \
+    || not_ok "its peak memory is the runtime's" "peak rss '$rss' MB"
+run life "$T/far.mc" --plane dense
+expect_contains "$ERR" "live cells span 1099511627779 x 1099511627779 cells" \
+    "a dense grid of it is refused with its size"
+# 2^46 live cells from 23 lines: refused at the root's line, before any is listed
+python3 - "$T/full.mc" <<'PY'
+import sys
+lines = ['[M2]', '#R B3/S23', '********$' * 8]
+for k in range(4, 24):
+    lines.append('%d %d %d %d %d' % ((k,) + (k - 3,) * 4))
+open(sys.argv[1], 'w').write('\n'.join(lines) + '\n')
+PY
+run life "$T/full.mc" --gens 1 --max-bytes 1000000
+expect_contains "$ERR" "full.mc:23: 70368744177664 live cells take" \
+    "a population past memory is refused with the file, line and size"
 
 # ---- RLE as Golly reads and writes it --------------------------------------
 # no Pos in a bounded grid: centred (bgolly's 72x48 torus output reads back)
@@ -155,6 +180,21 @@ expect_rc 1 "a multi-state Macrocell file is refused"
 printf '[M2] (golly 3.3)\n#R B3/S23\n*$\n4 1 0 0 0\n5 2 0 0 2\n6 3 0 0 3\n' >"$T/wide.mc"
 run life "$T/wide.mc" --gens 0 -o "$T/wide.rle"
 expect_eq "$(cellsof "$T/wide.rle")" "4 -32,-31" "shared Macrocell nodes are each placed"
+if [ -n "$BGOLLY" ]; then
+    # bgolly's Macrocell of an RLE placed far off: read back at the RLE's own place
+    printf '%s\n' '#CXRLE Pos=1000000,-37' 'x = 3000003, y = 2000005, rule = B3/S23' \
+        'bo$2bo$3o2000000$3000001bo$3000002bo$3000000b3o!' >"$T/two.rle"
+    (cd "$T" && "$BGOLLY" -h -m 0 -o two.mc two.rle >/dev/null 2>&1 &&
+        "$BGOLLY" -a QuickLife -m 30 -o two30.rle two.rle >/dev/null 2>&1)
+    run life "$T/two.mc" --gens 0 -o "$T/two0.rle"
+    same "$T/two0.rle" "$T/two.rle" && ok "bgolly's Macrocell is read where bgolly put its cells" \
+        || not_ok "bgolly's Macrocell is read where bgolly put its cells" "$(head -3 "$T/two0.rle")"
+    run life "$T/two.mc" --gens 30 -o "$T/two30t.rle"
+    same "$T/two30t.rle" "$T/two30.rle" shape && ok "and runs on as bgolly does" \
+        || not_ok "and runs on as bgolly does" "$(head -3 "$T/two30t.rle")"
+else
+    skip "bgolly's Macrocell is read where bgolly put its cells" "bgolly is not installed (Debian package golly)"
+fi
 
 # ---- every bounded grid and neighbourhood: resume exactly ------------------
 GRIDS='B3/S23:T20,16 B3/S23:T20+3,16 B3/S23:T20,16-5 B3/S23:T0,16 B3/S23:T20,0 B3/S23:P20,0

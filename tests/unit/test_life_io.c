@@ -12,6 +12,7 @@
 #include "io/image.h"
 #include "ops/life/life.h"
 #include "io/life_io.h"
+#include "io/life_pattern.h"
 
 static tdcl_life_rule parse_ok(const char *s)
 {
@@ -684,10 +685,94 @@ static void test_golly_formats(void **state)
     free(dir);
 }
 
+/* The cells of a list as "x,y x,y ...", sorted by row. */
+static char *cells_text(tdcl_life_cells *c)
+{
+    static char buf[1024];
+    size_t n = 0;
+    tdcl_life_cells_sort(c);
+    buf[0] = '\0';
+    for (size_t i = 0; i < c->n && n < sizeof buf - 48; i++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%lld,%lld", i ? " " : "",
+                              (long long)c->xy[2 * i], (long long)c->xy[2 * i + 1]);
+    return buf;
+}
+
+/* Golly's formats read as lists of live cells, no grid: a hand-built
+ * Macrocell tree (shared nodes, a node reached twice) walked to cells
+ * worked out by hand and equal to the grid the dense reader draws; Life
+ * 1.06 and .cells listed; populations past the list's bound refused with
+ * the line, before the list grows. */
+static void test_golly_cell_lists(void **state)
+{
+    (void)state;
+    tdcl_life_pattern p, q;
+    tdcl_life_cells c = {0}, d = {0};
+    tdcl_err e = {0};
+    /* leaf 1 a glider, leaf 2 the cell (7,7); node 3 (16 wide) holds the
+     * glider at (0,0) and (8,8) and leaf 2 at (0,8); the root (32 wide,
+     * centred: plane = (x - 16, y - 15)) holds node 3 at (16,0) and (16,16) */
+    const char *mc = "[M2] (golly 3.3)\n#R B3/S23\n#G 5\n.*$..*$***$\n$$$$$$$.......*$\n"
+                     "4 1 0 2 1\n5 0 3 0 3\n";
+    assert_int_equal(tdcl_life_mc_read("h.mc", mc, 0, &p, &c, &e), TDCL_OK);
+    assert_null(p.grid.data);
+    assert_int_equal(p.grid.cols, 11);
+    assert_int_equal(p.grid.rows, 32);
+    assert_int_equal(p.x0, 0);
+    assert_int_equal(p.y0, -15);
+    assert_int_equal(p.generation, 5);
+    assert_string_equal(cells_text(&c), "1,-15 2,-14 0,-13 1,-13 2,-13 9,-7 10,-6 8,-5 9,-5 10,-5 "
+                                        "7,0 1,1 2,2 0,3 1,3 2,3 9,9 10,10 8,11 9,11 10,11 7,16");
+    assert_int_equal(tdcl_life_mc_parse("h.mc", mc, strlen(mc), 0, &q, &e), TDCL_OK);
+    assert_int_equal(tdcl_life_cells_from_grid(&q.grid, q.x0, q.y0, &d, &e), TDCL_OK);
+    assert_string_equal(cells_text(&d), cells_text(&c));
+    tdcl_life_pattern_free(&p);
+    tdcl_life_pattern_free(&q);
+    /* 1024 live cells from three lines: refused at the root's line */
+    const char *full = "[M2]\n********$********$********$********$********$********$********$"
+                       "********$\n4 1 1 1 1\n5 2 2 2 2\n";
+    c.n = 0;
+    assert_int_equal(tdcl_life_mc_read("f.mc", full, 1000 * TDCL_LIFE_CELL_BYTES, &p, &c, &e),
+                     TDCL_ELIMIT);
+    assert_non_null(strstr(e.msg, "f.mc:4: 1024 live cells take 16.4 kB as a list"));
+    assert_int_equal(c.n, 0);
+    assert_int_equal(tdcl_life_mc_read("f.mc", full, 1024 * TDCL_LIFE_CELL_BYTES, &p, &c, &e),
+                     TDCL_OK);
+    assert_int_equal(c.n, 1024);
+    tdcl_life_pattern_free(&p);
+    /* a live cell outside its 8x8 leaf is refused, as Golly refuses it */
+    const char *wide = "[M2]\n.........*$\n4 1 0 0 0\n";
+    assert_int_equal(tdcl_life_mc_read("w.mc", wide, 0, &p, &c, &e), TDCL_EPARSE);
+    assert_non_null(strstr(e.msg, "w.mc:2: expected a leaf of 8 rows of 8 cells"));
+    tdcl_life_cells_free(&c);
+    tdcl_life_cells_free(&d);
+    /* .cells (a grid, listed) and RLE through the reader by path */
+    char *dir = tdcl_test_tmpdir(), *path = tdcl_test_join(dir, "g.cells");
+    char *rle = tdcl_test_join(dir, "r.rle"), cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "printf '!g\\n.O\\n\\n..O\\n' > '%s'; printf 'x = 90, y = 2\\n$90o!\\n' > '%s'", path,
+             rle);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(tdcl_life_read_cells(path, 0, &p, &c, &e), TDCL_OK);
+    assert_null(p.grid.data);
+    assert_int_equal(p.grid.rows, 3);
+    assert_int_equal(p.grid.cols, 3);
+    assert_string_equal(cells_text(&c), "1,0 2,2");
+    c.n = 0;
+    assert_int_equal(tdcl_life_read_cells(rle, 89 * TDCL_LIFE_CELL_BYTES, &p, &c, &e), TDCL_ELIMIT);
+    assert_non_null(strstr(e.msg, "r.rle:2: 90 live cells"));
+    assert_int_equal(c.n, 0);
+    tdcl_life_cells_free(&c);
+    free(rle);
+    free(path);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_golly_formats),
+        cmocka_unit_test(test_golly_cell_lists),
         cmocka_unit_test(test_rules),
         cmocka_unit_test(test_golly_topology),
         cmocka_unit_test(test_rle_read),
