@@ -505,17 +505,43 @@ static tdcl_status cells_measure(const char *name, const char *buf, int64_t *row
     return TDCL_OK;
 }
 
-tdcl_status tdcl_life_cells_parse(const char *name, const char *buf, size_t len, int64_t max_cells,
-                                  tdcl_life_pattern *out, tdcl_err *err)
+/* The live cells of checked .cells text into the list, top-left at 0,0. */
+static tdcl_status cells_list(const char *name, const char *buf, int64_t max_cells,
+                              tdcl_life_cells *list, tdcl_err *err)
+{
+    long line = 1;
+    int64_t r = 0;
+    for (const char *p = buf, *next; *p; p = next, line++) {
+        const char *e = cells_line_end(p, &next);
+        if (*p == '!') continue;
+        for (const char *q = p; q < e; q++) {
+            if (!cells_alive(*q)) continue;
+            tdcl_status st = tdcl_life_cells_room(name, line, list, 1, max_cells, err);
+            if (!st) st = tdcl_life_cells_add(list, q - p, r, err);
+            if (st) return st;
+        }
+        r++;
+    }
+    return TDCL_OK;
+}
+
+/* tdcl_life_cells_parse; with list, the live cells appended there and
+ * out->grid only the shape. */
+static tdcl_status cells_parse(const char *name, const char *buf, int64_t max_cells,
+                               tdcl_life_pattern *out, tdcl_life_cells *list, tdcl_err *err)
 {
     int64_t rows = 0, cols = 0;
-    (void)len;
     memset(out, 0, sizeof *out);
     out->rule = tdcl_life_rule_conway();
     tdcl_status st = cells_measure(name, buf, &rows, &cols, err);
     if (st) return st;
     if (rows == 0 || cols == 0)
         return tdcl_fail(err, TDCL_EPARSE, "%s: no cells (expected rows of '.' and 'O')", name);
+    if (list) {
+        out->grid.rows = rows;
+        out->grid.cols = cols;
+        return cells_list(name, buf, max_cells, list, err);
+    }
     st = alloc_grid(name, rows, cols, max_cells, &out->grid, err);
     if (st) return st;
     uint8_t *c = out->grid.data;
@@ -528,6 +554,13 @@ tdcl_status tdcl_life_cells_parse(const char *name, const char *buf, size_t len,
         r++;
     }
     return TDCL_OK;
+}
+
+tdcl_status tdcl_life_cells_parse(const char *name, const char *buf, size_t len, int64_t max_cells,
+                                  tdcl_life_pattern *out, tdcl_err *err)
+{
+    (void)len;
+    return cells_parse(name, buf, max_cells, out, NULL, err);
 }
 
 /* ---- writers ------------------------------------------------------------ */
@@ -1069,9 +1102,9 @@ static tdcl_status read_any(const char *path, int64_t max_cells, tdcl_life_patte
     } else if (f == FMT_RLE) {
         st = rle_parse(name, buf, max_cells, out, list, err);
     } else if (f == FMT_CELLS) {
-        st = tdcl_life_cells_parse(name, buf, len, max_cells, out, err);
+        st = cells_parse(name, buf, max_cells, out, list, err);
     } else if (f == FMT_LIF) {
-        st = tdcl_life_lif_parse(name, buf, len, max_cells, out, err);
+        st = tdcl_life_lif_read(name, buf, max_cells, out, list, err);
     } else if (f == FMT_MC) {
         st = tdcl_life_mc_read(name, buf, max_cells, out, list, err);
     } else {

@@ -45,11 +45,11 @@ tdcl_status tdcl_life_read(const char *path, int64_t max_cells, tdcl_life_patter
 /* Reads a pattern as tdcl_life_read does, but for a pattern on the
  * unbounded plane its live cells are appended to *cells (the caller's) at
  * their plane coordinates and out->grid keeps only the box's shape (rows,
- * cols; no data): RLE from its runs, .mc by walking its quadtree, so
- * the box may be far larger than memory.
+ * cols; no data): RLE from its runs, .cells and .lif from their lines,
+ * .mc by walking its quadtree, so the box may be far larger than memory.
  * max_cells then bounds the list as TDCL_LIFE_CELL_BYTES says (the bytes
- * of a grid of max_cells cells), checked before the list grows. The
- * other formats are read into a grid, listed and the grid freed. A bounded
+ * of a grid of max_cells cells), checked before the list grows. Matrices
+ * and images are read into a grid, listed and the grid freed. A bounded
  * grid (a rule's suffix, the clamp comment) is read into out->grid as
  * tdcl_life_read reads it and nothing is listed. */
 tdcl_status tdcl_life_read_cells(const char *path, int64_t max_cells, tdcl_life_pattern *out,

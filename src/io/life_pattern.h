@@ -47,6 +47,12 @@ tdcl_status tdcl_life_cells_room(const char *name, long line, const tdcl_life_ce
 tdcl_status tdcl_life_lif_parse(const char *name, const char *buf, size_t len, int64_t max_cells,
                                 tdcl_life_pattern *out, tdcl_err *err);
 
+/* tdcl_life_lif_parse, with list non-NULL the cells appended there at
+ * their plane coordinates and out->grid only the box's shape (rows, cols;
+ * no data), the list held to max_cells as TDCL_LIFE_CELL_BYTES says. */
+tdcl_status tdcl_life_lif_read(const char *name, const char *buf, int64_t max_cells,
+                               tdcl_life_pattern *out, tdcl_life_cells *list, tdcl_err *err);
+
 /* Parses a two-state Macrocell file ("[M2]", Golly's quadtree) into a
  * dense grid of the live cells' box; refused with its size (TDCL_ELIMIT)
  * over max_cells, and with TDCL_EUNSUPPORTED for multi-state files. Same

@@ -82,6 +82,10 @@ PY
 run life "$T/full.mc" --gens 1 --max-bytes 1000000
 expect_contains "$ERR" "full.mc:23: 70368744177664 live cells take" \
     "a population past memory is refused with the file, line and size"
+# Life 1.06 cells 2^41 apart: listed, not drawn
+printf '#Life 1.06\n-1099511627776 0\n-1099511627775 0\n-1099511627774 0\n1099511627776 5\n' >"$T/far.lif"
+run life "$T/far.lif" --gens 1 -o "$T/far1.rle"
+expect_eq "$(cellsof "$T/far1.rle")" "3 -1099511627775,-1" "a Life 1.06 blinker 2^41 cells from a lone cell turns"
 
 # ---- RLE as Golly reads and writes it --------------------------------------
 # no Pos in a bounded grid: centred (bgolly's 72x48 torus output reads back)

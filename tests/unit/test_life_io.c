@@ -744,9 +744,22 @@ static void test_golly_cell_lists(void **state)
     const char *wide = "[M2]\n.........*$\n4 1 0 0 0\n";
     assert_int_equal(tdcl_life_mc_read("w.mc", wide, 0, &p, &c, &e), TDCL_EPARSE);
     assert_non_null(strstr(e.msg, "w.mc:2: expected a leaf of 8 rows of 8 cells"));
+    /* Life 1.06 with cells 2^40 apart: a box no grid holds, two cells listed */
+    const char *l106 = "#Life 1.06\n-1099511627776 3\n1099511627776 -2\n";
+    c.n = 0;
+    assert_int_equal(tdcl_life_lif_read("f.lif", l106, 0, &p, &c, &e), TDCL_OK);
+    assert_int_equal(p.grid.cols, INT64_C(2199023255553));
+    assert_int_equal(p.grid.rows, 6);
+    assert_int_equal(p.x0, -INT64_C(1099511627776));
+    assert_int_equal(p.y0, -2);
+    assert_string_equal(cells_text(&c), "1099511627776,-2 -1099511627776,3");
+    c.n = 0;
+    assert_int_equal(tdcl_life_lif_read("f.lif", l106, TDCL_LIFE_CELL_BYTES, &p, &c, &e),
+                     TDCL_ELIMIT);
+    assert_non_null(strstr(e.msg, "f.lif:3: 2 live cells"));
     tdcl_life_cells_free(&c);
     tdcl_life_cells_free(&d);
-    /* .cells (a grid, listed) and RLE through the reader by path */
+    /* .cells and RLE through the reader by path */
     char *dir = tdcl_test_tmpdir(), *path = tdcl_test_join(dir, "g.cells");
     char *rle = tdcl_test_join(dir, "r.rle"), cmd[512];
     snprintf(cmd, sizeof cmd,
