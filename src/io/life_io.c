@@ -573,14 +573,20 @@ typedef struct rle_out {
 
 static void rle_emit(rle_out *o, int64_t count, char tag)
 {
-    char item[32];
-    int n = count > 1 ? snprintf(item, sizeof item, "%" PRId64 "%c", count, tag)
-                      : snprintf(item, sizeof item, "%c", tag);
+    /* digits by hand: a large pattern's RLE is tens of millions of items,
+     * and snprintf's formatting was most of writing it */
+    char item[24], digits[20];
+    int n = 0, k = 0;
+    for (uint64_t v = count > 1 ? (uint64_t)count : 0; v; v /= 10)
+        digits[k++] = (char)('0' + v % 10);
+    while (k)
+        item[n++] = digits[--k];
+    item[n++] = tag;
     if (o->col + n > 70) {
-        fputc('\n', o->fp);
+        putc('\n', o->fp);
         o->col = 0;
     }
-    fputs(item, o->fp);
+    fwrite(item, 1, (size_t)n, o->fp);
     o->col += n;
 }
 
