@@ -631,6 +631,7 @@ tdcl_status tdcl_life_exec_job(tdcl_exec *ex, int halo, const tdcl_life_job_opts
     tdcl_status st = TDCL_OK;
     tdcl_matrix grid = {0}, result = {0};
     tdcl_life_src src = {0};
+    tdcl_err listed = {0};
     job_state js = {.o = o, .t = tdcl_exec_timing(ex), .root = tdcl_exec_root(ex)};
     if (final) memset(final, 0, sizeof *final);
     if (sum) memset(sum, 0, sizeof *sum);
@@ -645,10 +646,16 @@ tdcl_status tdcl_life_exec_job(tdcl_exec *ex, int halo, const tdcl_life_job_opts
     if (ex->kind == TDCL_EXEC_ONE) { /* a sparse pattern on the unbounded plane runs in tiles */
         int tiles = 0;
         st = tdcl_life_plane_job(ex->ctx, o, sum, final, &tiles, &js.pre, err);
-        if (st && tiles < 0) memory_note(ex->ctx, o, &js.lo, err);
+        if (!st && tiles < 0) { /* its cells outgrew a list: try the grid */
+            listed = *err;
+            *err = (tdcl_err){0};
+            tiles = 0;
+        }
         if (st || tiles) goto out;
     }
     st = job_input(&js, &grid, &src, err);
+    /* refused both ways: the list's refusal, which counts the live cells */
+    if (st && err->status == TDCL_ELIMIT && listed.status) *err = listed;
     js.gif_x0 = js.w.x0 = js.pl.x0;
     js.gif_y0 = js.w.y0 = js.pl.y0;
     js.w.unbounded = js.pl.open_x && js.pl.open_y;

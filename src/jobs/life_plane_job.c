@@ -255,7 +255,14 @@ tdcl_status tdcl_life_plane_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl
     TDCL_TRY(tdcl_ctx_wait(ctx, err));
     int64_t budget = (int64_t)(tdcl_mem_budget(o->max_bytes, 0, NULL) / 2);
     if ((st = tdcl_life_read_cells(o->input, budget, &pat, &cells, err))) {
-        *taken = -1; /* the read refused it: the caller says which memory limit */
+        /* a list of 16 bytes a cell can outgrow the grid's 2.25 a cell of
+         * the box: a dense pattern then runs dense, or the grid's own
+         * refusal names the limit */
+        if (err->status == TDCL_ELIMIT && o->plane != TDCL_LIFE_PLANE_TILES) {
+            tdcl_log(TDCL_LOG_VERBOSE, "%s; reading it as a grid", err->msg);
+            *taken = -1;
+            st = TDCL_OK;
+        }
         goto out;
     }
     r.rule = o->rule_given || !pat.has_rule ? tdcl_life_opts_rule(&o->life) : pat.rule;

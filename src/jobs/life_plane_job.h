@@ -25,9 +25,10 @@ enum { TDCL_LIFE_PLANE_AUTO = 0, TDCL_LIFE_PLANE_TILES, TDCL_LIFE_PLANE_DENSE };
  * sparse: *taken 1 and the job's result; else *taken 0 and TDCL_OK, and
  * the caller runs it dense (a B0 rule, a bounded grid, a dense pattern)
  * from *left, the pattern as read (empty when none was: no file, or dense
- * forced), the caller's. *taken is -1 when reading the pattern failed
- * (a memory limit among the reasons). Same contract as tdcl_life_job
- * otherwise. */
+ * forced), the caller's. A pattern whose cell list outgrows the memory
+ * limit goes to the caller too, unless the tiles are forced: *taken -1,
+ * TDCL_OK and the refusal in *err, for the caller to give if the grid is
+ * refused as well. Same contract as tdcl_life_job otherwise. */
 tdcl_status tdcl_life_plane_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_summary *sum,
                                 tdcl_matrix *final, int *taken, tdcl_life_pattern *left,
                                 tdcl_err *err);

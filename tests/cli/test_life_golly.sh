@@ -319,6 +319,16 @@ expect_rc 1 "the gun outgrows 8000 bytes of tiles"
 expect_contains "$ERR" "(population " "the refusal names the population"
 expect_contains "$ERR" "at generation " "and the generation"
 [ ! -e "$T/gun-m.rle" ] && ok "nothing is written" || not_ok "nothing is written"
+# a full block whose cell list outgrows the memory given runs as a grid,
+# and gives the tiles' cells
+printf '%s\n' 'x = 300, y = 300, rule = B3/S23' >"$T/block.rle"
+for i in $(seq 299); do printf '300o$\n'; done >>"$T/block.rle"
+printf '300o!\n' >>"$T/block.rle"
+run life "$T/block.rle" --gens 3 --max-bytes 2000000 -o "$T/block-g.rle"
+expect_rc 0 "a block too full for a list of cells runs as a grid"
+run life "$T/block.rle" --gens 3 --plane tiles -o "$T/block-t.rle"
+same "$T/block-g.rle" "$T/block-t.rle" && ok "and gives the tiles' cells" \
+    || not_ok "and gives the tiles' cells" "$(head -3 "$T/block-g.rle")"
 # frames and the GIF show a window of the plane
 run life "$T/pair.rle" --gens 8 --every 4 --frames "$T/fr" --window -10,-10,40,30 --gif "$T/pair.gif"
 expect_rc 0 "--window frames and GIF on the tile plane"
