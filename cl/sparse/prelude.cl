@@ -111,33 +111,70 @@ __kernel void sp_count_local(__global const int *arp, __global const int *aci,
 #define SP_DSUB 32
 #endif
 
-// Symbolic phase, rows too large for local memory: a work-group per row
-// (rows[first + group]) marks the columns it reaches in its own row of
-// flags (ncols ints, zero on entry and left zero), then counts and clears
-// them after a barrier. Teams of SP_DSUB lanes take the row's entries of
-// A in turn: power-law rows hold thousands of entries whose rows of B are
-// short, and lanes across one row of B at a time idled.
+// The part [*lo, *hi) of B's row k (brp[k] .. brp[k + 1]) whose columns
+// lie in [c0, c1): a binary search where the row is sorted (b_sorted),
+// longer than a team and the chunk is not all columns, else the whole
+// row, whose columns the caller filters.
+static inline void sp_chunk_of(__global const int *brp, __global const int *bci, int k, int c0,
+                               int c1, int whole, int b_sorted, int sw, int *lo, int *hi)
+{
+    *lo = brp[k];
+    *hi = brp[k + 1];
+    if (whole || !b_sorted || *hi - *lo <= sw) return;
+    int x = *lo, y = *hi;
+    while (x < y) { /* the first column >= c0 */
+        int m = (x + y) >> 1;
+        if (bci[m] < c0)
+            x = m + 1;
+        else
+            y = m;
+    }
+    *lo = x;
+    y = *hi;
+    while (x < y) { /* the first column >= c1 */
+        int m = (x + y) >> 1;
+        if (bci[m] < c1)
+            x = m + 1;
+        else
+            y = m;
+    }
+    *hi = x;
+}
+
+// Symbolic phase, rows too large for a hash table in local memory (a
+// power-law graph's hubs): a work-group per row (rows[first + group])
+// marks the columns it reaches in a bit array in local memory (bits:
+// chunk bits, chunk a multiple of 32), chunk columns at a time, and adds
+// the marks' count to cnt[row]. Teams of SP_DSUB lanes take the row's
+// entries of A in turn: hubs hold thousands of entries whose rows of B
+// are short. No global atomics but one add a lane and chunk: the sums in
+// global memory that this replaced cost most of an R-MAT product.
 __kernel void sp_count_dense(__global const int *arp, __global const int *aci,
                              __global const int *brp, __global const int *bci,
-                             __global const int *rows, int first, int ncols,
-                             __global int *flags, __global int *cnt)
+                             __global const int *rows, int first, int ncols, int chunk,
+                             int b_sorted, __local uint *bits, __global int *cnt)
 {
     int l = get_local_id(0), n = get_local_size(0), sw = min(n, SP_DSUB);
-    int row = rows[first + get_group_id(0)];
-    __global int *f = flags + (size_t)get_group_id(0) * ncols;
-    for (int p = arp[row] + l / sw; p < arp[row + 1]; p += n / sw) {
-        int k = aci[p];
-        for (int q = brp[k] + l % sw; q < brp[k + 1]; q += sw)
-            f[bci[q]] = 1;
-    }
-    barrier(CLK_GLOBAL_MEM_FENCE);
-    int mine = 0;
-    for (int j = l; j < ncols; j += n)
-        if (f[j]) {
-            mine++;
-            f[j] = 0;
+    int row = rows[first + get_group_id(0)], words = chunk / 32;
+    for (int c0 = 0; c0 < ncols; c0 += chunk) {
+        int c1 = min(c0 + chunk, ncols), mine = 0;
+        for (int w = l; w < words; w += n)
+            bits[w] = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int p = arp[row] + l / sw; p < arp[row + 1]; p += n / sw) {
+            int lo, hi;
+            sp_chunk_of(brp, bci, aci[p], c0, c1, chunk >= ncols, b_sorted, sw, &lo, &hi);
+            for (int q = lo + l % sw; q < hi; q += sw) {
+                int j = bci[q] - c0;
+                if (j >= 0 && j < c1 - c0) atomic_or(&bits[j >> 5], 1u << (j & 31));
+            }
         }
-    if (mine) atomic_add(&cnt[row], mine);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int w = l; w < words; w += n)
+            mine += popcount(bits[w]);
+        if (mine) atomic_add(&cnt[row], mine);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
 }
 
 // Symbolic phase on CPU devices, Gustavson's way: item w of nw takes rows

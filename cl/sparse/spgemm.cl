@@ -165,44 +165,57 @@ __kernel void K(sp_fill_local)(__global const int *arp, __global const int *aci,
     }
 }
 
-// Rows too large for local memory: a work-group per row, its teams
-// taking the row's entries of A in turn as in sp_count_dense (lanes at
-// different entries of A may meet on a column: the sums are shared), summing into its own row of flags and values (ncols each, zero on entry and left zero),
-// then writing the marked columns in order, a chunk of get_local_size(0)
-// columns at a time placed by a scan in scan (one int per item).
+// Rows too large for a table in local memory: a work-group per row, its
+// teams taking the row's entries of A in turn as in sp_count_dense, chunk
+// columns at a time (a multiple of 32): each chunk's sums in vals and its
+// marks in bits, both in local memory (lanes at different entries of A
+// may meet on a column: the sums are shared), then the marked columns
+// written in order, each lane taking a run of words of bits placed by a
+// scan in scan (one int per item). A chunk reads every entry of A again
+// but only the part of each row of B in the chunk (sp_chunk_of).
 __kernel void K(sp_fill_dense)(__global const int *arp, __global const int *aci,
                                __global const VT *av, int a_pat, __global const int *brp,
                                __global const int *bci, __global const VT *bv, int b_pat,
-                               __global const int *rows, int first, int ncols,
-                               __global int *flags, __global VT *dv, __local int *scan,
-                               __global const int *crp, __global int *cci, __global VT *cv,
-                               __global int *ovf)
+                               __global const int *rows, int first, int ncols, int chunk,
+                               int b_sorted, __local uint *bits, __local VT *vals,
+                               __local int *scan, __global const int *crp, __global int *cci,
+                               __global VT *cv, __global int *ovf)
 {
     int l = get_local_id(0), n = get_local_size(0), sw = min(n, SP_DSUB);
-    int row = rows[first + get_group_id(0)];
-    __global int *f = flags + (size_t)get_group_id(0) * ncols;
-    volatile __global VT *d = dv + (size_t)get_group_id(0) * ncols;
-    for (int p = arp[row] + l / sw; p < arp[row + 1]; p += n / sw) {
-        int k = aci[p];
-        VT x = a_pat ? (VT)1 : av[p];
-        for (int q = brp[k] + l % sw; q < brp[k + 1]; q += sw) {
-            int j = bci[q];
-            f[j] = 1;
-            K(sp_add_g)(&d[j], b_pat ? x : K(sp_mul)(x, bv[q], ovf), n > 1, ovf);
-        }
-    }
-    barrier(CLK_GLOBAL_MEM_FENCE);
+    int row = rows[first + get_group_id(0)], words = chunk / 32;
+    int per = (words + n - 1) / n, w0 = min(l * per, words), w1 = min(w0 + per, words);
     int at = crp[row];
-    for (int c0 = 0; c0 < ncols; c0 += n) {
-        int j = c0 + l, on = j < ncols && f[j], total;
-        int off = sp_scan(scan, on, &total);
-        if (on) {
-            cci[at + off] = j;
-            cv[at + off] = d[j];
-            f[j] = 0;
-            d[j] = 0;
+    for (int c0 = 0; c0 < ncols; c0 += chunk) {
+        int c1 = min(c0 + chunk, ncols);
+        for (int w = l; w < words; w += n)
+            bits[w] = 0;
+        for (int s = l; s < chunk; s += n)
+            vals[s] = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int p = arp[row] + l / sw; p < arp[row + 1]; p += n / sw) {
+            VT x = a_pat ? (VT)1 : av[p];
+            int lo, hi;
+            sp_chunk_of(brp, bci, aci[p], c0, c1, chunk >= ncols, b_sorted, sw, &lo, &hi);
+            for (int q = lo + l % sw; q < hi; q += sw) {
+                int j = bci[q] - c0;
+                if (j < 0 || j >= c1 - c0) continue;
+                atomic_or(&bits[j >> 5], 1u << (j & 31));
+                K(sp_add_l)(&vals[j], b_pat ? x : K(sp_mul)(x, bv[q], ovf), n > 1, ovf);
+            }
         }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        int mine = 0, total;
+        for (int w = w0; w < w1; w++)
+            mine += popcount(bits[w]);
+        int o = at + sp_scan(scan, mine, &total);
+        for (int w = w0; w < w1; w++)
+            for (uint m = bits[w]; m; m &= m - 1) {
+                int s = w * 32 + 31 - (int)clz(m & (0u - m)); /* the lowest bit */
+                cci[o] = c0 + s;
+                cv[o++] = vals[s];
+            }
         at += total;
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
 

@@ -34,11 +34,10 @@ static int has_atom64(cl_device_id dev)
     return strstr(ext, "cl_khr_int64_base_atomics") != NULL;
 }
 
-/* SpGEMM's dense rows run as many at once as their scratch allows: on a
- * GPU, SP_DENSE_BYTES held a few hundred rows of a 32768-column product,
- * a group on each compute unit or two, while power-law products send
- * thousands of rows there. A sixteenth of the device's memory, up to
- * SP_DENSE_GPU_BYTES, there; SP_DENSE_BYTES on CPU devices. */
+/* The rows path's items (a dense row of marks and sums each) run as many
+ * at once as their scratch allows: SP_DENSE_BYTES on CPU devices; on a
+ * GPU, where the method is forced, a sixteenth of the device's memory, up
+ * to SP_DENSE_GPU_BYTES. */
 #ifndef SP_DENSE_BYTES
 #define SP_DENSE_BYTES (64u << 20)
 #endif
@@ -106,9 +105,12 @@ tdcl_status tdcl_sparse_plan_create(tdcl_ctx *ctx, tdcl_sparse_plan **out, tdcl_
     p->max_wg = ctx->dev.max_wg;
     p->local_mb = (size_t)ctx->dev.local_mem;
     p->dense_bytes = dense_bytes(ctx);
-    char opts[96];
-    snprintf(opts, sizeof opts, "-DSP_MM_CW=%d%s%s", SP_MM_CW, ctx->dev.fp64 ? " -DHAS_FP64=1" : "",
-             p->atom64 ? " -DHAS_ATOM64=1" : "");
+    /* TILEDCL_SPARSE_OPTS: more kernel options, for measuring tunables */
+    const char *more = getenv("TILEDCL_SPARSE_OPTS");
+    char opts[256];
+    snprintf(opts, sizeof opts, "-DSP_MM_CW=%d%s%s %s", SP_MM_CW,
+             ctx->dev.fp64 ? " -DHAS_FP64=1" : "", p->atom64 ? " -DHAS_ATOM64=1" : "",
+             more ? more : "");
     tdcl_status st =
         tdcl_ctx_program_files(ctx, files, sizeof files / sizeof *files, opts, &p->prog, err);
     if (st == TDCL_OK) st = kernels(p, err);
@@ -138,6 +140,8 @@ void tdcl_sparse_plan_force(tdcl_sparse_plan *p, int method)
 {
     p->rows_path = method == 1;
     p->cpu = method == 2 ? 0 : (p->ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0;
+    /* as a GPU's local memory cuts a wide product's dense rows */
+    p->dense_cols = method == 2 ? 1024 : 0;
 }
 
 void tdcl_sparse_plan_destroy(tdcl_sparse_plan *p)

@@ -26,7 +26,9 @@ struct tdcl_sparse_plan {
     size_t wg;          /* work-group size: the tunable, within every kernel's limit */
     size_t local_mb;    /* local memory a group may take, bytes */
     size_t max_wg;      /* the device's largest group, within every kernel's limit */
-    size_t dense_bytes; /* global scratch of SpGEMM's dense rows at once */
+    size_t dense_bytes; /* global scratch of the rows path's items at once */
+    size_t dense_cols;  /* SpGEMM's dense rows in chunks of at most this many columns
+                           (0: as many as local memory holds) */
 };
 
 /* The program's index of a value type (float32, float64, int64). */

@@ -28,7 +28,7 @@ typedef struct tdcl_sparse_info {
     double kernel_ms;   /* device time of its kernels (profiling events) */
     int64_t terms;      /* product terms (flops / 2) */
     int64_t rows_local; /* rows summed in local-memory tables */
-    int64_t rows_dense; /* rows summed in a dense row of global memory */
+    int64_t rows_dense; /* rows summed in a dense row (by chunks of columns) */
     int rows_path;      /* every row by one work-item (tdcl_sparse_plan_force) */
     int host_settled;   /* int64 partial sums left the range: the host summed */
 } tdcl_sparse_info;

@@ -96,7 +96,7 @@ static tdcl_status bin_rows(const tdcl_sparse_plan *p, const int64_t *size, int6
 
 /* The buffers of one product. */
 typedef struct bufs {
-    cl_mem arp, aci, av, brp, bci, bv, perm, cnt, crp, cci, cv, ovf, flags, dv, marks, acc, tmp;
+    cl_mem arp, aci, av, brp, bci, bv, perm, cnt, crp, cci, cv, ovf, marks, acc, tmp;
 } bufs;
 
 static void bufs_release(bufs *d)
@@ -172,54 +172,50 @@ static tdcl_status run_bins(tdcl_sparse_plan *p, cl_kernel k, const bins *bs, bu
     return TDCL_OK;
 }
 
-/* Launches the dense rows in chunks that fit SP_DENSE_BYTES of scratch. */
+/* Columns of a dense row's chunk: as many as local memory holds at
+ * per_col bits a column beside fixed bytes, a multiple of 32 (a word of
+ * marks), no more than the columns (rounded up) or p->dense_cols. */
+static cl_int dense_chunk(const tdcl_sparse_plan *p, int64_t ncols, size_t per_col, size_t fixed)
+{
+    size_t fit = p->local_mb > fixed ? (p->local_mb - fixed) * 8 / per_col / 32 * 32 : 0;
+    size_t all = (size_t)round_up(ncols, 32);
+    if (p->dense_cols && fit > p->dense_cols) fit = p->dense_cols;
+    return (cl_int)(fit < all ? fit : all);
+}
+
+/* Launches the dense rows, a group of lanes each, their columns in
+ * chunks that local memory holds (marks, and values when numeric, of vb
+ * bytes each). */
 static tdcl_status run_dense(tdcl_sparse_plan *p, cl_kernel k, const bins *bs, bufs *d,
-                             int64_t ncols, size_t vb, int numeric, size_t lanes, double *ms,
+                             const tdcl_csr *b, size_t vb, int numeric, size_t lanes, double *ms,
                              tdcl_err *err)
 {
     if (!bs->ndense) return TDCL_OK;
-    tdcl_status st = TDCL_OK;
-    size_t per_row = (size_t)ncols * (4 + vb);
-    int64_t chunk = (int64_t)(p->dense_bytes / per_row);
-    if (chunk < 1) chunk = 1;
-    if (chunk > bs->ndense) chunk = bs->ndense;
-    cl_int rc = 0, nc = (cl_int)ncols;
-    size_t fb = (size_t)chunk * (size_t)ncols * 4, vbytes = (size_t)chunk * (size_t)ncols * vb;
-    int zero = 0;
-    if (numeric && d->flags) { /* the symbolic phase's chunk may have been smaller */
-        clReleaseMemObject(d->flags);
-        d->flags = NULL;
-    }
-    if (!(d->flags = tdcl_sp_buf(p, fb, NULL, &st, err))) return st;
-    if (numeric && !d->dv && !(d->dv = tdcl_sp_buf(p, vbytes, NULL, &st, err))) return st;
-    rc |= clEnqueueFillBuffer(p->ctx->queue, d->flags, &zero, 4, 0, fb, 0, NULL, NULL);
+    cl_int rc = 0, nc = (cl_int)b->cols, sorted = b->sorted, first = (cl_int)bs->dense_off;
+    cl_int chunk = dense_chunk(p, b->cols, 1 + 8 * vb, numeric ? lanes * 4 : 0);
+    if (chunk < 32)
+        return tdcl_fail(err, TDCL_EUNSUPPORTED,
+                         "the device's local memory (%zu bytes) holds no chunk of a dense row",
+                         p->local_mb);
+    int at = numeric ? 9 : 5;
+    ARG(k, at, first);
+    ARG(k, at + 1, nc);
+    ARG(k, at + 2, chunk);
+    ARG(k, at + 3, sorted);
+    rc |= clSetKernelArg(k, at + 4, (size_t)chunk / 8, NULL);
     if (numeric) {
-        int64_t z = 0;
-        rc |= clEnqueueFillBuffer(p->ctx->queue, d->dv, &z, vb, 0, vbytes, 0, NULL, NULL);
-    }
-    int at = numeric ? 8 : 4;
-    ARG(k, at + 2, nc);
-    ARG(k, at + 3, d->flags);
-    if (numeric) {
-        ARG(k, at + 4, d->dv);
-        rc |= clSetKernelArg(k, at + 5, lanes * 4, NULL);
-        ARG(k, at + 6, d->crp);
-        ARG(k, at + 7, d->cci);
-        ARG(k, at + 8, d->cv);
-        ARG(k, at + 9, d->ovf);
+        rc |= clSetKernelArg(k, at + 5, (size_t)chunk * vb, NULL);
+        rc |= clSetKernelArg(k, at + 6, lanes * 4, NULL);
+        ARG(k, at + 7, d->crp);
+        ARG(k, at + 8, d->cci);
+        ARG(k, at + 9, d->cv);
+        ARG(k, at + 10, d->ovf);
     } else {
-        ARG(k, at + 4, d->cnt);
+        ARG(k, at + 5, d->cnt);
     }
     if (rc) return tdcl_fail_cl(err, rc, "clSetKernelArg", "the dense rows of a sparse product");
-    for (int64_t r = 0; r < bs->ndense && st == TDCL_OK; r += chunk) {
-        cl_int first = (cl_int)(bs->dense_off + r);
-        int64_t n = bs->ndense - r < chunk ? bs->ndense - r : chunk;
-        if ((rc = clSetKernelArg(k, at + 1, sizeof first, &first)))
-            return tdcl_fail_cl(err, rc, "clSetKernelArg", "the dense rows of a sparse product");
-        size_t g[2] = {(size_t)n * lanes, 1}, l[2] = {lanes, 1};
-        st = tdcl_sp_launch(p, k, g, l, ms, err);
-    }
-    return st;
+    size_t g[2] = {(size_t)bs->ndense * lanes, 1}, l[2] = {lanes, 1};
+    return tdcl_sp_launch(p, k, g, l, ms, err);
 }
 
 /* The rows path's items: a few per compute unit, fewer where their dense
@@ -329,8 +325,8 @@ static tdcl_status symbolic(tdcl_sparse_plan *p, const tdcl_csr *a, const tdcl_c
         goto out;
     }
     TDCL_TRY(run_bins(p, p->count_local, &bs, d, 0, 0, &info->kernel_ms, err));
-    TDCL_TRY(run_dense(p, p->count_dense, &bs, d, b->cols, 0, 0, p->cpu ? 1 : p->wg,
-                       &info->kernel_ms, err));
+    TDCL_TRY(
+        run_dense(p, p->count_dense, &bs, d, b, 0, 0, p->cpu ? 1 : p->wg, &info->kernel_ms, err));
 out:
     free(bs.perm);
     return st;
@@ -398,8 +394,8 @@ static tdcl_status numeric(tdcl_sparse_plan *p, const tdcl_csr *a, const tdcl_cs
         goto out;
     }
     TDCL_TRY(run_bins(p, kl, &bs, d, vb, 1, &info->kernel_ms, err));
-    TDCL_TRY(run_dense(p, kd, &bs, d, b->cols, vb, 1, shared && !p->cpu ? p->wg : 1,
-                       &info->kernel_ms, err));
+    TDCL_TRY(
+        run_dense(p, kd, &bs, d, b, vb, 1, shared && !p->cpu ? p->wg : 1, &info->kernel_ms, err));
     info->rows_local = bs.dense_off;
     info->rows_dense = bs.ndense;
 read:
