@@ -121,6 +121,26 @@ static inline void K(sp_sort_alone)(volatile __local int *tk, volatile __local V
         }
 }
 
+// Tables of up to SP_RANK_MAX slots are written out by rank instead of
+// sorted: a lane's entry goes to the place given by the count of smaller
+// columns in the table (t reads of keys that the team's lanes all read
+// at once), with no barrier, where a sort took a barrier a step.
+#ifndef SP_RANK_MAX
+#define SP_RANK_MAX 128
+#endif
+static inline void K(sp_write_ranked)(volatile __local int *tk, volatile __local VT *tv, int t,
+                                      int lane, int g, __global int *ci, __global VT *v)
+{
+    for (int s = lane; s < t; s += g) {
+        uint k = (uint)tk[s], rank = 0; /* a free slot (-1) is the largest */
+        if (tk[s] < 0) continue;
+        for (int u = 0; u < t; u++)
+            rank += (uint)tk[u] < k;
+        ci[rank] = (int)k;
+        v[rank] = tv[s];
+    }
+}
+
 // Rows whose entries fit local memory: teams as in sp_count_local, each
 // with a table of t keys and t values. Barriers: after clearing the
 // tables, after summing, and after each step of a team's sort; the row's
@@ -153,6 +173,10 @@ __kernel void K(sp_fill_local)(__global const int *arp, __global const int *aci,
             }
         }
     barrier(CLK_LOCAL_MEM_FENCE);
+    if (g > 1 && t <= SP_RANK_MAX) { /* t is the group's: no lane meets another barrier */
+        if (r < nrows) K(sp_write_ranked)(tk, tv, t, lane, g, cci + crp[row], cv + crp[row]);
+        return;
+    }
     if (g > 1)
         K(sp_sort_team)(tk, tv, t, lane, g);
     else if (r < nrows)
@@ -165,43 +189,63 @@ __kernel void K(sp_fill_local)(__global const int *arp, __global const int *aci,
     }
 }
 
-// Rows too large for a table in local memory: a work-group per row, its
-// teams taking the row's entries of A in turn as in sp_count_dense, chunk
-// columns at a time (a multiple of 32): each chunk's sums in vals and its
-// marks in bits, both in local memory (lanes at different entries of A
-// may meet on a column: the sums are shared), then the marked columns
-// written in order, each lane taking a run of words of bits placed by a
-// scan in scan (one int per item). A chunk reads every entry of A again
-// but only the part of each row of B in the chunk (sp_chunk_of).
+// Rows too large for a table in local memory (a power-law graph's hubs):
+// a work-group per row, chunk columns at a time (a multiple of 32): each
+// chunk's sums in vals and its marks in bits, both in local memory, then
+// the marked columns written in order, each lane taking a run of words of
+// bits placed by a scan. The row's entries of A go in batches of a lane
+// each: a lane finds its entry's part of B's row in the chunk
+// (sp_chunk_of), a scan of the parts' lengths (scan, one int per item)
+// lays the batch's terms end to end, and lane l takes terms l, l + n, ...
+// of them (the entry by a binary search of the scan, its column and
+// factor from from and fx): every lane has independent loads in flight
+// whatever the lengths of B's rows, where teams taking an entry each
+// waited on one chain of loads after another. Lanes meet on a column:
+// the sums are shared.
 __kernel void K(sp_fill_dense)(__global const int *arp, __global const int *aci,
                                __global const VT *av, int a_pat, __global const int *brp,
                                __global const int *bci, __global const VT *bv, int b_pat,
                                __global const int *rows, int first, int ncols, int chunk,
                                int b_sorted, __local uint *bits, __local VT *vals,
-                               __local int *scan, __global const int *crp, __global int *cci,
-                               __global VT *cv, __global int *ovf)
+                               __local int *scan, __local int *from, __local VT *fx,
+                               __global const int *crp, __global int *cci, __global VT *cv,
+                               __global int *ovf)
 {
-    int l = get_local_id(0), n = get_local_size(0), sw = min(n, SP_DSUB);
+    int l = get_local_id(0), n = get_local_size(0);
     int row = rows[first + get_group_id(0)], words = chunk / 32;
     int per = (words + n - 1) / n, w0 = min(l * per, words), w1 = min(w0 + per, words);
-    int at = crp[row];
+    int at = crp[row], p1 = arp[row + 1];
     for (int c0 = 0; c0 < ncols; c0 += chunk) {
-        int c1 = min(c0 + chunk, ncols);
+        int c1 = min(c0 + chunk, ncols), whole = chunk >= ncols;
         for (int w = l; w < words; w += n)
             bits[w] = 0;
         for (int s = l; s < chunk; s += n)
             vals[s] = 0;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int p = arp[row] + l / sw; p < arp[row + 1]; p += n / sw) {
-            VT x = a_pat ? (VT)1 : av[p];
-            int lo, hi;
-            sp_chunk_of(brp, bci, aci[p], c0, c1, chunk >= ncols, b_sorted, sw, &lo, &hi);
-            for (int q = lo + l % sw; q < hi; q += sw) {
-                int j = bci[q] - c0;
+        for (int p0 = arp[row]; p0 < p1; p0 += n) {
+            int p = p0 + l, lo = 0, hi = 0, terms;
+            if (p < p1) {
+                sp_chunk_of(brp, bci, aci[p], c0, c1, whole, b_sorted, 8, &lo, &hi);
+                fx[l] = a_pat ? (VT)1 : av[p];
+            }
+            int start = sp_scan(scan, hi - lo, &terms); /* scan: inclusive ends */
+            from[l] = lo - start;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int t = l; t < terms; t += n) {
+                int e = 0, f = n - 1;
+                while (e < f) { /* the first entry whose end passes t */
+                    int m = (e + f) >> 1;
+                    if (scan[m] > t)
+                        f = m;
+                    else
+                        e = m + 1;
+                }
+                int q = from[e] + t, j = bci[q] - c0;
                 if (j < 0 || j >= c1 - c0) continue;
                 atomic_or(&bits[j >> 5], 1u << (j & 31));
+                VT x = fx[e];
                 K(sp_add_l)(&vals[j], b_pat ? x : K(sp_mul)(x, bv[q], ovf), n > 1, ovf);
             }
+            barrier(CLK_LOCAL_MEM_FENCE);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         int mine = 0, total;

@@ -192,7 +192,10 @@ static tdcl_status run_dense(tdcl_sparse_plan *p, cl_kernel k, const bins *bs, b
 {
     if (!bs->ndense) return TDCL_OK;
     cl_int rc = 0, nc = (cl_int)b->cols, sorted = b->sorted, first = (cl_int)bs->dense_off;
-    cl_int chunk = dense_chunk(p, b->cols, 1 + 8 * vb, numeric ? lanes * 4 : 0);
+    /* beside the scan's arrays, 256 bytes for each local argument's
+     * alignment: NVIDIA's driver refused a launch that filled local
+     * memory to the byte */
+    cl_int chunk = dense_chunk(p, b->cols, 1 + 8 * vb, (numeric ? lanes * (8 + vb) : 0) + 1280);
     if (chunk < 32)
         return tdcl_fail(err, TDCL_EUNSUPPORTED,
                          "the device's local memory (%zu bytes) holds no chunk of a dense row",
@@ -206,10 +209,12 @@ static tdcl_status run_dense(tdcl_sparse_plan *p, cl_kernel k, const bins *bs, b
     if (numeric) {
         rc |= clSetKernelArg(k, at + 5, (size_t)chunk * vb, NULL);
         rc |= clSetKernelArg(k, at + 6, lanes * 4, NULL);
-        ARG(k, at + 7, d->crp);
-        ARG(k, at + 8, d->cci);
-        ARG(k, at + 9, d->cv);
-        ARG(k, at + 10, d->ovf);
+        rc |= clSetKernelArg(k, at + 7, lanes * 4, NULL);
+        rc |= clSetKernelArg(k, at + 8, lanes * vb, NULL);
+        ARG(k, at + 9, d->crp);
+        ARG(k, at + 10, d->cci);
+        ARG(k, at + 11, d->cv);
+        ARG(k, at + 12, d->ovf);
     } else {
         ARG(k, at + 5, d->cnt);
     }
