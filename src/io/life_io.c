@@ -651,8 +651,9 @@ tdcl_status tdcl_life_rle_write_fp(FILE *fp, const tdcl_matrix *grid, const tdcl
         } else {
             w = h = 0;
         }
-        x0 = o->x0 + c0;
-        y0 = o->y0 + r0;
+        /* nothing alive has no place: 0,0, as the tile plane writes it */
+        x0 = w ? o->x0 + c0 : 0;
+        y0 = w ? o->y0 + r0 : 0;
     } else if (o->boundary == TDCL_LIFE_CLAMP) {
         x0 = -(w / 2);
         y0 = -(h / 2);

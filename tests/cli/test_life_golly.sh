@@ -329,6 +329,11 @@ expect_rc 0 "a block too full for a list of cells runs as a grid"
 run life "$T/block.rle" --gens 3 --plane tiles -o "$T/block-t.rle"
 same "$T/block-g.rle" "$T/block-t.rle" && ok "and gives the tiles' cells" \
     || not_ok "and gives the tiles' cells" "$(head -3 "$T/block-g.rle")"
+# a pattern that dies is written at 0,0 by either plane
+printf '%s\n' 'x = 1, y = 1, rule = B3/S23' 'o!' >"$T/one.rle"
+run life "$T/one.rle" --gens 2 --plane dense -o "$T/one-d.rle"
+grep -q '^#CXRLE Pos=0,0 Gen=2$' "$T/one-d.rle" && ok "an empty plane is written at 0,0" \
+    || not_ok "an empty plane is written at 0,0" "$(cat "$T/one-d.rle")"
 # frames and the GIF show a window of the plane
 run life "$T/pair.rle" --gens 8 --every 4 --frames "$T/fr" --window -10,-10,40,30 --gif "$T/pair.gif"
 expect_rc 0 "--window frames and GIF on the tile plane"
