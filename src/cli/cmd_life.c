@@ -399,9 +399,29 @@ static void progress_bar(int64_t done, int64_t total, double elapsed_ms, void *u
     fflush(stderr);
 }
 
+/* The tile plane's box can be 2^40 cells wide: its rates are of the
+ * tiles computed and of generations, never of the box. */
+static void plane_line(FILE *fp, const tdcl_life_summary *s)
+{
+    char rule[24];
+    double sec = s->wall_ms / 1000;
+    fprintf(fp,
+            "%" PRId64 " generations on the tile plane (%s): population %" PRId64 " in a %" PRId64
+            " x %" PRId64 " box, %" PRId64 " tiles of 64x64 (at most %" PRId64
+            "), %.3f ms on the host, %.3g generations/s, %.3g cell updates/s of the tiles "
+            "computed\n",
+            s->generations, tdcl_life_rule_format(&s->rule, rule, sizeof rule), s->population,
+            s->cols, s->rows, s->tiles, s->peak_tiles, s->wall_ms,
+            sec > 0 ? (double)s->generations / sec : 0.0, sec > 0 ? s->computed / sec : 0.0);
+}
+
 static void closing_line(FILE *fp, const tdcl_life_summary *s)
 {
     char rule[24], where[48];
+    if (s->peak_tiles > 0) {
+        plane_line(fp, s);
+        return;
+    }
     /* a grid that grew with its pattern has no dead edge to name */
     if (s->open_x && s->open_y)
         snprintf(where, sizeof where, "plane");

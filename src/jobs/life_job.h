@@ -48,6 +48,7 @@ typedef struct tdcl_life_summary {
     double computed;           /* cell updates of the tiles computed when the run's one
                                   plan skipped tiles, else -1 (or 0) */
     char describe[160];
+    int64_t tiles, peak_tiles; /* the tile plane's tiles at the end and at most; 0: a grid ran */
     tdcl_life_rule rule;
     tdcl_life_boundary boundary;
     int open_x, open_y; /* the grid grew with its pattern that way: both, the

@@ -196,7 +196,9 @@ static void summarize(const plane_run *r, const tdcl_life_cells *c, double ms,
     sum->kernel_ms = ms;
     sum->host_timed = 1; /* launches and the host's index between them */
     sum->wall_ms = ms;
-    sum->computed = -1; /* the dense grid's share; the tiles' work is in describe */
+    sum->computed = s.cell_updates; /* of the tiles computed, not of the box */
+    sum->tiles = s.tiles;
+    sum->peak_tiles = s.peak_tiles > 0 ? s.peak_tiles : 1;
     sum->rule = r->rule;
     sum->boundary = TDCL_LIFE_DEAD;
     sum->open_x = sum->open_y = 1;

@@ -307,6 +307,9 @@ expect_rc 0 "gliders 10^12 cells apart run on the tile plane"
 printf '%s\n' '#CXRLE Pos=-3,9' 'x = 1000000000003, y = 3, rule = B3/S23' 'bo999999999999bo$2bo999999999999bo$3o999999999997b3o!' >"$T/wide-want.rle"
 same "$T/wide8.rle" "$T/wide-want.rle" && ok "and both moved two cells down and right" \
     || not_ok "and both moved two cells down and right" "$(cat "$T/wide8.rle")"
+run -v life "$T/wide.rle" --gens 8 -o "$T/wide8v.rle"
+expect_contains "$ERR" "8 generations on the tile plane (B3/S23): population 10 in a 1000000000003 x 3 box, " \
+    "-v's closing line counts the tiles, not the box"
 # B0 is refused on tiles by name, and runs dense by itself
 soup 8 8 3 B03/S23 >"$T/b0.rle"
 run life "$T/b0.rle" --gens 2 --plane tiles -o "$T/b0t.rle"
