@@ -89,6 +89,14 @@ HELPER void frame_next(ulong ulo, ulong uhi, ulong lo, ulong hi, ulong dlo, ulon
     *nhi = next_word(a0, a1, b0, b1, c0, c1, hi, 0, 0);
 }
 
+/* The row sums (row_sum3) of a frame row's two words (lo, hi); nothing
+ * lies beyond them. */
+HELPER void frame_sums(ulong lo, ulong hi, ulong *l0, ulong *l1, ulong *h0, ulong *h1)
+{
+    row_sum3(0, lo, hi, l0, l1);
+    row_sum3(lo, hi, 0, h0, h1);
+}
+
 /* Which neighbours' bands (bits 0..7) the set cells of v, row r (0..63) of
  * the tile, lie in. */
 HELPER uint band_bits(int r, ulong v)
@@ -186,7 +194,9 @@ HELPER void near_rows(ulong *lo, ulong *hi, int a, int b)
  * generation's from the rows each tile of the 3 x 3 changed in its last
  * (word 64 of its slot), and only the rows the centre still depends on,
  * K - (gens - g) .. K + 63 + (gens - g): a glider crossing a tile costs a
- * few rows a generation, not the frame. */
+ * few rows a generation, not the frame. A run of adjacent rows computes
+ * each row's sums once and keeps them for its neighbours below, and marks
+ * changed rows without a branch (which row changes is not predictable). */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
 life_plane_wi(__global const ulong *restrict cur, __global ulong *restrict next,
               __global const int *restrict act, __global uint *restrict out, int gens)
@@ -207,27 +217,34 @@ life_plane_wi(__global const ulong *restrict cur, __global ulong *restrict next,
         ulong dl = ml, dh = mh;
         near_rows(&dl, &dh, lo, hi);
         ml = mh = 0;
-        ulong oldl = 0, oldh = 0; /* the row before the last computed, before this generation */
+        /* the row sums of rows i - 1 and i before this generation: a run of
+         * rows reads each row's sums once, not three times */
+        ulong al0 = 0, al1 = 0, ah0 = 0, ah1 = 0, bl0 = 0, bl1 = 0, bh0 = 0, bh1 = 0;
         int last = -2;
         for (int part = 0; part < 2; part++) {
+            ulong m = 0;
             for (ulong d = part ? dh : dl; d; d &= d - 1) {
                 const int i = (int)(part * 64 + (int)(63 - clz(d & (0ul - d))));
-                const ulong ul = last == i - 1 ? oldl : fl[i - 1], uh = last == i - 1 ? oldh : fh[i - 1];
-                const ulong cl = fl[i], ch = fh[i];
-                ulong nl, nh;
-                frame_next(ul, uh, cl, ch, i + 1 < FR ? fl[i + 1] : 0, i + 1 < FR ? fh[i + 1] : 0, &nl, &nh);
-                oldl = cl;
-                oldh = ch;
-                last = i;
+                if (last != i - 1) {
+                    frame_sums(fl[i - 1], fh[i - 1], &al0, &al1, &ah0, &ah1);
+                    frame_sums(fl[i], fh[i], &bl0, &bl1, &bh0, &bh1);
+                }
+                ulong cl0, cl1, ch0, ch1;
+                frame_sums(fl[i + 1], fh[i + 1], &cl0, &cl1, &ch0, &ch1);
+                const ulong ol = fl[i], oh = fh[i];
+                const ulong nl = next_word(al0, al1, bl0, bl1, cl0, cl1, ol, 0, 0);
+                const ulong nh = next_word(ah0, ah1, bh0, bh1, ch0, ch1, oh, 0, 0);
                 fl[i] = nl;
                 fh[i] = nh;
-                if (nl != cl || nh != ch) {
-                    if (i < 64)
-                        ml |= 1ul << i;
-                    else
-                        mh |= 1ul << (i - 64);
-                }
+                m |= (ulong)(((nl ^ ol) | (nh ^ oh)) != 0) << (i & 63);
+                al0 = bl0, al1 = bl1, ah0 = bh0, ah1 = bh1;
+                bl0 = cl0, bl1 = cl1, bh0 = ch0, bh1 = ch1;
+                last = i;
             }
+            if (part)
+                mh = m;
+            else
+                ml = m;
         }
     }
     /* the centre: written whole, its flags; ml, mh now the last generation's changes */
