@@ -169,6 +169,31 @@ life_plane(__global const ulong *restrict cur, __global ulong *restrict next,
     }
 }
 
+/* Rows r0 .. r0 + n - 1 of the slots w, c, e (-1: a missing tile, dead)
+ * side by side as frame rows into (lo, hi): a loop for each case, so that
+ * the loads are of consecutive words, not gathered a row at a time. */
+HELPER void load_band(__global const ulong *cur, int w, int c, int e, int r0, int n, ulong *lo,
+                      ulong *hi)
+{
+    __global const ulong *pw = cur + (size_t)(w < 0 ? 0 : w) * SLOTW + r0;
+    __global const ulong *pc = cur + (size_t)(c < 0 ? 0 : c) * SLOTW + r0;
+    __global const ulong *pe = cur + (size_t)(e < 0 ? 0 : e) * SLOTW + r0;
+    if (c < 0)
+        for (int i = 0; i < n; i++)
+            lo[i] = hi[i] = 0;
+    else
+        for (int i = 0; i < n; i++) {
+            lo[i] = pc[i] << 32;
+            hi[i] = pc[i] >> 32;
+        }
+    if (w >= 0)
+        for (int i = 0; i < n; i++)
+            lo[i] |= pw[i] >> 32;
+    if (e >= 0)
+        for (int i = 0; i < n; i++)
+            hi[i] |= pe[i] << 32;
+}
+
 /* The changed-rows word (word 64) of slot s, 0 for a missing tile. */
 HELPER ulong moved_rows(__global const ulong *cur, int s)
 {
@@ -204,8 +229,9 @@ life_plane_wi(__global const ulong *restrict cur, __global ulong *restrict next,
     const int t = (int)get_global_id(0);
     __global const int *a = act + (size_t)t * 9;
     ulong fl[FR], fh[FR];
-    for (int i = PLANE_K - gens; i < PLANE_K + TROWS + gens; i++)
-        frame_row(cur, a, i - PLANE_K, &fl[i], &fh[i]);
+    load_band(cur, a[1], a[2], a[3], TROWS - gens, gens, fl + PLANE_K - gens, fh + PLANE_K - gens);
+    load_band(cur, a[4], a[0], a[5], 0, TROWS, fl + PLANE_K, fh + PLANE_K);
+    load_band(cur, a[6], a[7], a[8], 0, gens, fl + PLANE_K + TROWS, fh + PLANE_K + TROWS);
     /* the frame's rows that changed in the last generation, rows 0..127 */
     const ulong top = moved_rows(cur, a[1]) | moved_rows(cur, a[2]) | moved_rows(cur, a[3]);
     const ulong mid = moved_rows(cur, a[4]) | moved_rows(cur, a[0]) | moved_rows(cur, a[5]);
