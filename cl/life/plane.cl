@@ -24,7 +24,8 @@
  * allows fewer items than the frame's rows, the host builds it with
  * PLANE_WG items, each taking every PLANE_WG-th row), and life_plane_wi, a
  * work-item a tile sweeping its frame in private memory, computing at each
- * generation only the rows the centre still depends on (CPUs).
+ * generation only the rows the centre still depends on (CPUs; its frame's
+ * words overlap instead, so it needs K <= 16).
  *
  * Per tile the kernel reports its flags (PF_* below, the same bits as
  * life_plane.c) and its live cells, two words side by side in out, so the
@@ -87,14 +88,6 @@ HELPER void frame_next(ulong ulo, ulong uhi, ulong lo, ulong hi, ulong dlo, ulon
     row_sum3(lo, hi, 0, &b0, &b1);
     row_sum3(dlo, dhi, 0, &c0, &c1);
     *nhi = next_word(a0, a1, b0, b1, c0, c1, hi, 0, 0);
-}
-
-/* The row sums (row_sum3) of a frame row's two words (lo, hi); nothing
- * lies beyond them. */
-HELPER void frame_sums(ulong lo, ulong hi, ulong *l0, ulong *l1, ulong *h0, ulong *h1)
-{
-    row_sum3(0, lo, hi, l0, l1);
-    row_sum3(lo, hi, 0, h0, h1);
 }
 
 /* Which neighbours' bands (bits 0..7) the set cells of v, row r (0..63) of
@@ -169,31 +162,6 @@ life_plane(__global const ulong *restrict cur, __global ulong *restrict next,
     }
 }
 
-/* Rows r0 .. r0 + n - 1 of the slots w, c, e (-1: a missing tile, dead)
- * side by side as frame rows into (lo, hi): a loop for each case, so that
- * the loads are of consecutive words, not gathered a row at a time. */
-HELPER void load_band(__global const ulong *cur, int w, int c, int e, int r0, int n, ulong *lo,
-                      ulong *hi)
-{
-    __global const ulong *pw = cur + (size_t)(w < 0 ? 0 : w) * SLOTW + r0;
-    __global const ulong *pc = cur + (size_t)(c < 0 ? 0 : c) * SLOTW + r0;
-    __global const ulong *pe = cur + (size_t)(e < 0 ? 0 : e) * SLOTW + r0;
-    if (c < 0)
-        for (int i = 0; i < n; i++)
-            lo[i] = hi[i] = 0;
-    else
-        for (int i = 0; i < n; i++) {
-            lo[i] = pc[i] << 32;
-            hi[i] = pc[i] >> 32;
-        }
-    if (w >= 0)
-        for (int i = 0; i < n; i++)
-            lo[i] |= pw[i] >> 32;
-    if (e >= 0)
-        for (int i = 0; i < n; i++)
-            hi[i] |= pe[i] << 32;
-}
-
 /* The changed-rows word (word 64) of slot s, 0 for a missing tile. */
 HELPER ulong moved_rows(__global const ulong *cur, int s)
 {
@@ -213,15 +181,59 @@ HELPER void near_rows(ulong *lo, ulong *hi, int a, int b)
     *hi = nh & ah & bh;
 }
 
-/* The same, a work-item a tile, in place in private memory. Generation g
- * (1..gens) computes only rows next to a row that changed in the
- * generation before (a row whose three rows stayed stays), the first
+#if PLANE_K <= 16
+/* Rows r0 .. r0 + n - 1 of the slots w, c, e (-1: a missing tile, dead)
+ * as the CPU frame's two words, columns -K..63-K and K..63+K: a loop for
+ * each case, so that the loads are of consecutive words, not gathered a
+ * row at a time. */
+HELPER void load_band(__global const ulong *cur, int w, int c, int e, int r0, int n, ulong *lo,
+                      ulong *hi)
+{
+    __global const ulong *pw = cur + (size_t)(w < 0 ? 0 : w) * SLOTW + r0;
+    __global const ulong *pc = cur + (size_t)(c < 0 ? 0 : c) * SLOTW + r0;
+    __global const ulong *pe = cur + (size_t)(e < 0 ? 0 : e) * SLOTW + r0;
+    if (c < 0)
+        for (int i = 0; i < n; i++)
+            lo[i] = hi[i] = 0;
+    else
+        for (int i = 0; i < n; i++) {
+            lo[i] = pc[i] << PLANE_K;
+            hi[i] = pc[i] >> PLANE_K;
+        }
+    if (w >= 0)
+        for (int i = 0; i < n; i++)
+            lo[i] |= pw[i] >> (64 - PLANE_K);
+    if (e >= 0)
+        for (int i = 0; i < n; i++)
+            hi[i] |= pe[i] << (64 - PLANE_K);
+}
+
+/* The row sums of a word whose outside counts as dead. */
+HELPER void word_sums(ulong v, ulong *s0, ulong *s1)
+{
+    const ulong w = v << 1, e = v >> 1;
+    *s0 = w ^ v ^ e;
+    *s1 = MAJ(w, v, e);
+}
+
+/* The same, a work-item a tile, in private memory, for K <= 16. A frame
+ * row is two words that never exchange cells: lo the columns -K..63-K,
+ * hi K..63+K, each advanced as if dead beyond its ends. Their wrong cells
+ * creep in a column a generation, so after gens <= K generations lo is
+ * right on 0..63-2K and hi on 2K..63, which meet; and a row costs two
+ * independent words, no carries between them.
+ *
+ * Generation g (1..gens) computes only rows next to a row that changed in
+ * the generation before (a row whose three rows stayed stays), the first
  * generation's from the rows each tile of the 3 x 3 changed in its last
  * (word 64 of its slot), and only the rows the centre still depends on,
- * K - (gens - g) .. K + 63 + (gens - g): a glider crossing a tile costs a
- * few rows a generation, not the frame. A run of adjacent rows computes
- * each row's sums once and keeps them for its neighbours below, and marks
- * changed rows without a branch (which row changes is not predictable). */
+ * K - r .. K + 63 + r with r = gens - g. A change counts only within the
+ * columns the centre still depends on (-r .. 31 + r for lo, 32 - r .. 63 +
+ * r for hi), where each word is right, so the wrong cells at its ends never
+ * keep a row busy. A glider crossing a tile costs a few rows a generation,
+ * not the frame. A run of adjacent rows computes each row's sums once and
+ * keeps them for its neighbours below, and marks changed rows without a
+ * branch (which row changes is not predictable). */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
 life_plane_wi(__global const ulong *restrict cur, __global ulong *restrict next,
               __global const int *restrict act, __global uint *restrict out, int gens)
@@ -239,12 +251,14 @@ life_plane_wi(__global const ulong *restrict cur, __global ulong *restrict next,
     ulong ml = (top >> (64 - PLANE_K)) | (mid << PLANE_K);
     ulong mh = (mid >> (64 - PLANE_K)) | ((bot & BAND_LO) << PLANE_K);
     for (int g = 1; g <= gens; g++) {
-        const int lo = PLANE_K - (gens - g), hi = PLANE_K + TROWS - 1 + (gens - g);
+        const int r = gens - g, lo = PLANE_K - r, hi = PLANE_K + TROWS - 1 + r;
+        /* the columns that count, as bits of lo and of hi */
+        const ulong cl = (~0ul << (PLANE_K - r)) & (~0ul >> (32 - PLANE_K - r));
+        const ulong ch = (~0ul << (32 - PLANE_K - r)) & (~0ul >> (PLANE_K - r));
         ulong dl = ml, dh = mh;
         near_rows(&dl, &dh, lo, hi);
         ml = mh = 0;
-        /* the row sums of rows i - 1 and i before this generation: a run of
-         * rows reads each row's sums once, not three times */
+        /* the row sums of rows i - 1 and i before this generation */
         ulong al0 = 0, al1 = 0, ah0 = 0, ah1 = 0, bl0 = 0, bl1 = 0, bh0 = 0, bh1 = 0;
         int last = -2;
         for (int part = 0; part < 2; part++) {
@@ -252,17 +266,20 @@ life_plane_wi(__global const ulong *restrict cur, __global ulong *restrict next,
             for (ulong d = part ? dh : dl; d; d &= d - 1) {
                 const int i = (int)(part * 64 + (int)(63 - clz(d & (0ul - d))));
                 if (last != i - 1) {
-                    frame_sums(fl[i - 1], fh[i - 1], &al0, &al1, &ah0, &ah1);
-                    frame_sums(fl[i], fh[i], &bl0, &bl1, &bh0, &bh1);
+                    word_sums(fl[i - 1], &al0, &al1);
+                    word_sums(fh[i - 1], &ah0, &ah1);
+                    word_sums(fl[i], &bl0, &bl1);
+                    word_sums(fh[i], &bh0, &bh1);
                 }
                 ulong cl0, cl1, ch0, ch1;
-                frame_sums(fl[i + 1], fh[i + 1], &cl0, &cl1, &ch0, &ch1);
+                word_sums(fl[i + 1], &cl0, &cl1);
+                word_sums(fh[i + 1], &ch0, &ch1);
                 const ulong ol = fl[i], oh = fh[i];
                 const ulong nl = next_word(al0, al1, bl0, bl1, cl0, cl1, ol, 0, 0);
                 const ulong nh = next_word(ah0, ah1, bh0, bh1, ch0, ch1, oh, 0, 0);
                 fl[i] = nl;
                 fh[i] = nh;
-                m |= (ulong)(((nl ^ ol) | (nh ^ oh)) != 0) << (i & 63);
+                m |= (ulong)((((nl ^ ol) & cl) | ((nh ^ oh) & ch)) != 0) << (i & 63);
                 al0 = bl0, al1 = bl1, ah0 = bh0, ah1 = bh1;
                 bl0 = cl0, bl1 = cl1, bh0 = ch0, bh1 = ch1;
                 last = i;
@@ -278,7 +295,7 @@ life_plane_wi(__global const ulong *restrict cur, __global ulong *restrict next,
     uint flags = 0, pop = 0;
     for (int r = 0; r < TROWS; r++) {
         const int i = r + PLANE_K;
-        const ulong n = (fl[i] >> 32) | (fh[i] << 32);
+        const ulong n = ((fl[i] >> PLANE_K) & 0xfffffffful) | ((fh[i] << PLANE_K) & ~0xfffffffful);
         const size_t at = (size_t)a[0] * SLOTW + r;
         const ulong first = cur[at];
         flags |= row_flags(r, n, ((rows >> r) & 1) ? ~n : n, first);
@@ -292,6 +309,7 @@ life_plane_wi(__global const ulong *restrict cur, __global ulong *restrict next,
     out[2 * (size_t)t] = flags | ((rows & ~cur[m]) ? PF_MOVED : 0u);
     out[2 * (size_t)t + 1] = pop;
 }
+#endif
 
 /* Zeroes the slots listed (new tiles) in one buffer, rows and changed rows
  * (a new tile was dead and stays so until computed): a work-group a slot,

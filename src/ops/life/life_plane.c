@@ -69,6 +69,7 @@ struct tdcl_life_tiles {
  * constructor-memory-loop took 4.5 s of CPU at 8, 5.3 at 16, 7.8 at 30;
  * 20000 of switch-engine-ping-pong 0.41, 0.56, 0.71 s. */
 #define KMAX_CPU 8
+#define KMAX_WI 16 /* life_plane_wi's frame words overlap by 2K columns of 64 */
 #define KMAX_GPU 32
 
 const char *tdcl_life_tiles_refuses(const tdcl_life_rule *rule)
@@ -547,6 +548,7 @@ static tdcl_status build(tdcl_life_tiles *p, const tdcl_life_rule *rule, tdcl_er
     if (env && atoi(env) >= 1 && atoi(env) <= 32) p->kmax = atoi(env);
     p->per_item = cpu;
     if ((env = getenv("TILEDCL_PLANE_WI"))) p->per_item = atoi(env);
+    if (p->per_item && p->kmax > KMAX_WI) p->kmax = KMAX_WI;
     const char *name = p->per_item ? "life_plane_wi" : "life_plane";
     size_t frame = (size_t)(T + 2 * p->kmax);
     p->wg = p->per_item ? 1 : frame;
