@@ -64,11 +64,13 @@ struct tdcl_life_tiles {
 
 /* PLANE_K, the generations a launch may advance (TILEDCL_PLANE_K=1..32
  * overrides): each launch costs a command round trip (0.2 ms to several on
- * a loaded PoCL); a wider K makes wider bands, so more tiles exist and more
- * neighbours are listed. On the 2-core CPU, 100000 generations of
- * constructor-memory-loop took 4.5 s of CPU at 8, 5.3 at 16, 7.8 at 30;
- * 20000 of switch-engine-ping-pong 0.41, 0.56, 0.71 s. */
-#define KMAX_CPU 8
+ * a loaded PoCL, most of it waking PoCL's threads); a wider K makes wider
+ * bands, so more tiles exist and more neighbours are listed. On the 2-core
+ * CPU, with the CPU kernel's overlapping words, 100000 generations of
+ * constructor-memory-loop took 2.4-2.8 s at 8 and 1.4-1.9 s at 16 (12500
+ * and 6250 launches); telegraph 4000 and slide-breeder 5000 took 5-10%
+ * more user CPU at 16. */
+#define KMAX_CPU 16
 #define KMAX_WI 16 /* life_plane_wi's frame words overlap by 2K columns of 64 */
 #define KMAX_GPU 32
 

@@ -6,7 +6,7 @@
  * buffers of 64 words a slot. The host keeps the index from 64-bit tile
  * coordinates to slots (an open-addressing hash) and each slot's eight
  * neighbour slots. A launch advances the listed tiles up to K generations
- * (8 on CPUs, 32 on GPUs); after it the host downloads one flag word and
+ * (16 on CPUs, 32 on GPUs); after it the host downloads one flag word and
  * one count a computed tile, never the cells: from them it frees empty
  * tiles, creates tiles where live cells come within K cells of an edge,
  * and lists the next launch's tiles (those that moved and the neighbours
