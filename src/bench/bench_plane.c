@@ -54,14 +54,18 @@ tdcl_status tdcl_bench_life_plane(bench_job *j, tdcl_err *err)
     r.gens = j->o.gens;
     r.type = "bit";
     r.rate_key = "cells_per_s";
+    /* the rate is of the active area, the 64 x 64 cells of every tile a
+     * launch computed, each generation; tiles held but skipped and the
+     * box around them are not counted */
+    double per_launch = s->launches ? 1.0 / (double)s->launches : 0.0;
     snprintf(r.plan, sizeof r.plan,
-             "plane=tiles tile=%dx%d generations/s=%.4g live=%" PRId64 " tiles=%" PRId64
-             " peak_tiles=%" PRId64 " active=%" PRId64,
+             "plane=tiles tile=%dx%d generations/s=%.4g rate=active-area live=%" PRId64
+             " tiles=%" PRId64 " peak_tiles=%" PRId64 " launches=%" PRId64
+             " computed/launch=%.1f held/launch=%.1f launch_ms=%.4g host_ms=%.4g",
              TDCL_LIFE_TILE, TDCL_LIFE_TILE, sec > 0 ? (double)j->o.gens / sec : 0.0, s->population,
-             s->tiles, s->peak_tiles, s->active);
-    if (sec > 0) r.computed_rate = s->cell_updates / sec;
+             s->tiles, s->peak_tiles, s->launches, s->tile_launches * per_launch,
+             s->tiles_held * per_launch, s->device_ms, s->host_ms);
     r.checked = 0;
-    /* the rate is of the active area: the cells of the tiles computed */
     tdcl_bench_result_emit(j, &r, s->cell_updates);
 out:
     tdcl_life_cells_free(&cells);

@@ -126,6 +126,11 @@ static void test_gun(void **state)
     tdcl_life_tiles_stats s = run_both(*state, &g, 33, 5, NULL, steps, "Gosper gun");
     assert_true(s.peak_tiles >= 4); /* from 2: the stream made tiles */
     assert_true(s.cell_updates < 400.0 * 260 * 260);
+    /* the active area: 64 x 64 cells a listed tile and generation, 1..K
+     * generations a launch */
+    assert_true(s.launches > 0 && s.tile_launches >= (double)s.launches);
+    assert_true(s.cell_updates >= s.tile_launches * 64 * 64);
+    assert_true(s.cell_updates <= s.tile_launches * 64 * 64 * s.launch_gens);
     tdcl_matrix_free(&g);
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/mem.h"
 #include "ops/life/life_prog.h"
@@ -384,6 +385,7 @@ static tdcl_status step(tdcl_life_tiles *p, int gens, tdcl_err *err)
     tdcl_status st = TDCL_OK;
     cl_command_queue q = p->ctx->queue;
     cl_mem cur = p->buf[p->cur], nxt = p->buf[!p->cur];
+    double t0 = tdcl_now_ms();
     if (p->nfresh) { /* new slots start dead; the other buffer is written before it is read */
         TDCL_CL_TRY(err,
                     clEnqueueWriteBuffer(q, p->act_m, CL_FALSE, 0, (size_t)p->nfresh * 4, p->fresh,
@@ -410,10 +412,16 @@ static tdcl_status step(tdcl_life_tiles *p, int gens, tdcl_err *err)
     TDCL_TRY(launch(p, p->step_k, p->nact, p->wg, err));
     TDCL_CL_TRY(err, clEnqueueReadBuffer(q, p->out_m, CL_TRUE, 0, n * 8, p->out_dl, 0, NULL, NULL),
                 "clEnqueueReadBuffer");
+    double t1 = tdcl_now_ms();
     p->cur = !p->cur;
     p->st.cell_updates += (double)n * T * T * gens;
     p->st.generation += gens;
+    p->st.launches++;
+    p->st.tile_launches += (double)n;
+    p->st.tiles_held += (double)p->tiles;
+    p->st.device_ms += t1 - t0;
     st = after_step(p, gens, err);
+    p->st.host_ms += tdcl_now_ms() - t1;
 out:
     return st;
 }

@@ -33,13 +33,19 @@
 typedef struct tdcl_life_tiles tdcl_life_tiles;
 
 typedef struct tdcl_life_tiles_stats {
-    int64_t generation;  /* advanced since creation */
-    int64_t population;  /* live cells now */
-    int64_t tiles;       /* tiles held */
-    int64_t active;      /* tiles the next generation computes */
-    int64_t peak_tiles;  /* the most tiles held at once */
-    double cell_updates; /* cells computed since creation (64 x 64 a listed tile) */
-    int launch_gens;     /* the most generations one launch advances */
+    int64_t generation;   /* advanced since creation */
+    int64_t population;   /* live cells now */
+    int64_t tiles;        /* tiles held */
+    int64_t active;       /* tiles the next generation computes */
+    int64_t peak_tiles;   /* the most tiles held at once */
+    double cell_updates;  /* cells of the active area since creation: 64 x 64 a listed
+                             tile and generation */
+    int launch_gens;      /* the most generations one launch advances */
+    int64_t launches;     /* kernel launches since creation */
+    double tile_launches; /* tiles listed, summed over the launches */
+    double tiles_held;    /* tiles held, summed over the launches */
+    double device_ms;     /* in launches, from the first enqueue to the flags read */
+    double host_ms;       /* in the host's bookkeeping between launches */
 } tdcl_life_tiles_stats;
 
 /* NULL if the plane runs rule, else why not ("B0 rules ...") for the
