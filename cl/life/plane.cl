@@ -235,18 +235,22 @@ HELPER void word_sums(ulong v, ulong *s0, ulong *s1)
  * keeps them for its neighbours below, and marks changed rows without a
  * branch (which row changes is not predictable). */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
-life_plane_wi(__global const ulong *restrict cur, __global ulong *restrict next,
+life_plane_wi(__global ulong *restrict cur, __global ulong *restrict next,
               __global const int *restrict act, __global uint *restrict out, int gens)
 {
     const int t = (int)get_global_id(0);
     __global const int *a = act + (size_t)t * 9;
+    /* a new tile comes as -2 - its slot: dead, whatever its slot holds,
+     * which this item clears (no other reads it: the host lists it as
+     * missing to its neighbours) */
+    const int self = a[0] < 0 ? -2 - a[0] : a[0], old = a[0] < 0 ? -1 : self;
     ulong fl[FR], fh[FR];
     load_band(cur, a[1], a[2], a[3], TROWS - gens, gens, fl + PLANE_K - gens, fh + PLANE_K - gens);
-    load_band(cur, a[4], a[0], a[5], 0, TROWS, fl + PLANE_K, fh + PLANE_K);
+    load_band(cur, a[4], old, a[5], 0, TROWS, fl + PLANE_K, fh + PLANE_K);
     load_band(cur, a[6], a[7], a[8], 0, gens, fl + PLANE_K + TROWS, fh + PLANE_K + TROWS);
     /* the frame's rows that changed in the last generation, rows 0..127 */
     const ulong top = moved_rows(cur, a[1]) | moved_rows(cur, a[2]) | moved_rows(cur, a[3]);
-    const ulong mid = moved_rows(cur, a[4]) | moved_rows(cur, a[0]) | moved_rows(cur, a[5]);
+    const ulong mid = moved_rows(cur, a[4]) | moved_rows(cur, old) | moved_rows(cur, a[5]);
     const ulong bot = moved_rows(cur, a[6]) | moved_rows(cur, a[7]) | moved_rows(cur, a[8]);
     ulong ml = (top >> (64 - PLANE_K)) | (mid << PLANE_K);
     ulong mh = (mid >> (64 - PLANE_K)) | ((bot & BAND_LO) << PLANE_K);
@@ -296,22 +300,26 @@ life_plane_wi(__global const ulong *restrict cur, __global ulong *restrict next,
     for (int r = 0; r < TROWS; r++) {
         const int i = r + PLANE_K;
         const ulong n = ((fl[i] >> PLANE_K) & 0xfffffffful) | ((fh[i] << PLANE_K) & ~0xfffffffful);
-        const size_t at = (size_t)a[0] * SLOTW + r;
-        const ulong first = cur[at];
+        const size_t at = (size_t)self * SLOTW + r;
+        const ulong first = old < 0 ? 0 : cur[at];
         flags |= row_flags(r, n, ((rows >> r) & 1) ? ~n : n, first);
         pop += (uint)popcount(n);
         next[at] = n;
+        if (old < 0) cur[at] = 0;
     }
     /* the changed rows need only be a superset of the true ones: the other
      * buffer's must hold these too, else the tile is listed again */
-    const size_t m = (size_t)a[0] * SLOTW + TROWS;
+    const size_t m = (size_t)self * SLOTW + TROWS;
+    const ulong mold = old < 0 ? 0 : cur[m];
     next[m] = rows;
-    out[2 * (size_t)t] = flags | ((rows & ~cur[m]) ? PF_MOVED : 0u);
+    if (old < 0) cur[m] = 0;
+    out[2 * (size_t)t] = flags | ((rows & ~mold) ? PF_MOVED : 0u);
     out[2 * (size_t)t + 1] = pop;
 }
 #endif
 
-/* Zeroes the slots listed (new tiles) in one buffer, rows and changed rows
+/* (The GPU shape; life_plane_wi clears its new tiles itself.) Zeroes the
+ * slots listed (new tiles) in one buffer, rows and changed rows
  * (a new tile was dead and stays so until computed): a work-group a slot,
  * its items (as many as the kernel allows, at most a slot's words) taking
  * every local-size-th word. */

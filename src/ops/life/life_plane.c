@@ -47,6 +47,7 @@ struct tdcl_life_tiles {
     uint32_t *flags, *pop, *mark;
     int32_t (*nbr)[8];
     uint8_t *live;
+    uint8_t *isnew; /* on the new list: its slot not yet cleared */
     int32_t *free_slots;
     int64_t nfree;
     /* the index: open addressing, linear probing; -1 empty */
@@ -209,6 +210,7 @@ static tdcl_status reserve(tdcl_life_tiles *p, int64_t want, int device, tdcl_er
     GROW(mark, cap);
     GROW(nbr, cap);
     GROW(live, cap);
+    GROW(isnew, cap);
     GROW(free_slots, cap);
     GROW(act, cap);
     GROW(next, cap);
@@ -216,6 +218,7 @@ static tdcl_status reserve(tdcl_life_tiles *p, int64_t want, int device, tdcl_er
     GROW(act_up, 9 * cap);
     GROW(out_dl, 2 * cap);
     memset(p->mark + old, 0, (size_t)(cap - old) * sizeof *p->mark);
+    memset(p->isnew + old, 0, (size_t)(cap - old) * sizeof *p->isnew);
     p->cap = cap;
     return device ? device_grow(p, old, err) : TDCL_OK;
 }
@@ -247,6 +250,7 @@ static tdcl_status create(tdcl_life_tiles *p, int64_t x, int64_t y, int device, 
     p->tiles++;
     if (p->tiles > p->st.peak_tiles) p->st.peak_tiles = p->tiles;
     p->fresh[p->nfresh++] = s;
+    p->isnew[s] = 1;
     *out = s;
     return TDCL_OK;
 }
@@ -379,6 +383,38 @@ out:
     return st;
 }
 
+/* New slots start dead: life_plane_clear zeroes them in the buffer the
+ * launch reads (the other is written before it is read). */
+static tdcl_status clear_new(tdcl_life_tiles *p, cl_mem cur, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    TDCL_CL_TRY(err,
+                clEnqueueWriteBuffer(p->ctx->queue, p->act_m, CL_FALSE, 0, (size_t)p->nfresh * 4,
+                                     p->fresh, 0, NULL, NULL),
+                "clEnqueueWriteBuffer");
+    TDCL_CL_TRY(err, clSetKernelArg(p->clear_k, 0, sizeof cur, &cur), "clSetKernelArg");
+    TDCL_CL_TRY(err, clSetKernelArg(p->clear_k, 1, sizeof p->act_m, &p->act_m), "clSetKernelArg");
+    TDCL_TRY(launch(p, p->clear_k, p->nfresh, p->clear_wg, err));
+out:
+    return st;
+}
+
+/* The list's upload: each listed slot and its neighbours. With inline_new
+ * (life_plane_wi, every new slot listed) a new slot comes as -2 - slot
+ * (the kernel reads it as dead and clears it) and as -1 to its
+ * neighbours, which saves a launch of life_plane_clear. */
+static void act_upload(tdcl_life_tiles *p, int inline_new)
+{
+    for (int64_t i = 0; i < p->nact; i++) {
+        int32_t s = p->act[i], *u = p->act_up + 9 * i;
+        u[0] = inline_new && p->isnew[s] ? -2 - s : s;
+        for (int k = 0; k < 8; k++) {
+            int32_t n = p->nbr[s][k];
+            u[1 + k] = inline_new && n >= 0 && p->isnew[n] ? -1 : n;
+        }
+    }
+}
+
 /* Advances the listed tiles gens (1..kmax) generations. */
 static tdcl_status step(tdcl_life_tiles *p, int gens, tdcl_err *err)
 {
@@ -386,21 +422,18 @@ static tdcl_status step(tdcl_life_tiles *p, int gens, tdcl_err *err)
     cl_command_queue q = p->ctx->queue;
     cl_mem cur = p->buf[p->cur], nxt = p->buf[!p->cur];
     double t0 = tdcl_now_ms();
-    if (p->nfresh) { /* new slots start dead; the other buffer is written before it is read */
-        TDCL_CL_TRY(err,
-                    clEnqueueWriteBuffer(q, p->act_m, CL_FALSE, 0, (size_t)p->nfresh * 4, p->fresh,
-                                         0, NULL, NULL),
-                    "clEnqueueWriteBuffer");
-        TDCL_CL_TRY(err, clSetKernelArg(p->clear_k, 0, sizeof cur, &cur), "clSetKernelArg");
-        TDCL_CL_TRY(err, clSetKernelArg(p->clear_k, 1, sizeof p->act_m, &p->act_m),
-                    "clSetKernelArg");
-        TDCL_TRY(launch(p, p->clear_k, p->nfresh, p->clear_wg, err));
-        p->nfresh = 0;
+    int inline_new = 0;
+    if (p->nfresh && p->per_item) {
+        int64_t listed = 0;
+        for (int64_t i = 0; i < p->nact; i++)
+            listed += p->isnew[p->act[i]];
+        inline_new = listed == p->nfresh;
     }
-    for (int64_t i = 0; i < p->nact; i++) {
-        p->act_up[9 * i] = p->act[i];
-        memcpy(p->act_up + 9 * i + 1, p->nbr[p->act[i]], sizeof p->nbr[0]);
-    }
+    if (p->nfresh && !inline_new) TDCL_TRY(clear_new(p, cur, err));
+    act_upload(p, inline_new);
+    for (int64_t i = 0; i < p->nfresh; i++)
+        p->isnew[p->fresh[i]] = 0;
+    p->nfresh = 0;
     size_t n = (size_t)p->nact;
     TDCL_CL_TRY(err,
                 clEnqueueWriteBuffer(q, p->act_m, CL_FALSE, 0, n * 36, p->act_up, 0, NULL, NULL),
@@ -500,6 +533,8 @@ static tdcl_status load(tdcl_life_tiles *p, const tdcl_life_cells *cells, tdcl_e
         p->st.population += p->pop[s];
         p->act[p->nact++] = (int32_t)s; /* the first generation computes every tile */
     }
+    for (int64_t i = 0; i < p->nfresh; i++) /* uploaded below */
+        p->isnew[p->fresh[i]] = 0;
     p->nfresh = 0;
     p->klast = 0;
     TDCL_TRY(device_grow(p, 0, err));
@@ -705,8 +740,9 @@ void tdcl_life_tiles_destroy(tdcl_life_tiles *p)
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
         if (m[i]) clReleaseMemObject(m[i]);
     release_prog(p);
-    void *h[] = {p->tx,         p->ty,    p->flags, p->pop,  p->mark,  p->nbr,    p->live,
-                 p->free_slots, p->table, p->act,   p->next, p->fresh, p->act_up, p->out_dl};
+    void *h[] = {p->tx,  p->ty,   p->flags, p->pop,        p->mark,
+                 p->nbr, p->live, p->isnew, p->free_slots, p->table,
+                 p->act, p->next, p->fresh, p->act_up,     p->out_dl};
     for (size_t i = 0; i < sizeof h / sizeof h[0]; i++)
         free(h[i]);
     free(p);
