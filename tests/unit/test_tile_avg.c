@@ -696,6 +696,73 @@ static void test_reference_ops(void **state)
     assert_non_null(strstr(err.msg, "overflows int64"));
 }
 
+/* The sparse kernels a test forces (TILEDCL_TA_SPARSE): the tile kernel,
+ * then the band kernel with one, two (a short last group) and three tile
+ * columns (the whole band: no search) a work-item. */
+static const char *const sparse_kernel_names[] = {"tile", "band:1", "band:2", "band:3"};
+#define NSPARSE_KERNELS 4
+
+/* op of the 2x2 tiles of m (3x5) on every sparse kernel: the hand-worked
+ * values, the host reference's, and bit for bit the tile kernel's. */
+static void sparse_kernels(tdcl_ctx *ctx, const tdcl_csr *m, tdcl_ta_op op, const double *want)
+{
+    tdcl_ta_opts o = {.tile_rows = 2, .tile_cols = 2, .op = op};
+    tdcl_matrix out = {0}, first = {0};
+    tdcl_err err = {0};
+    double worst;
+    for (int k = 0; k < NSPARSE_KERNELS; k++) {
+        setenv("TILEDCL_TA_SPARSE", sparse_kernel_names[k], 1);
+        assert_int_equal(tdcl_ta_sparse_run(ctx, &o, m, &out, &err), TDCL_OK);
+        assert_int_equal(out.rows, 2);
+        assert_int_equal(out.cols, 3);
+        for (size_t i = 0; i < 6; i++) {
+            double g = tdcl_matrix_get_f64(&out, i);
+            if (!(g == want[i] || (isnan(g) && isnan(want[i]))))
+                fail_msg("%s of sparse tile %zu on the %s kernel: %.17g, expected %g",
+                         tdcl_ta_op_name(op), i, sparse_kernel_names[k], g, want[i]);
+        }
+        assert_int_equal(tdcl_ta_sparse_compare(&o, m, &out, &worst, &err), TDCL_OK);
+        if (k == 0)
+            first = out;
+        else {
+            assert_memory_equal(out.data, first.data, 6 * tdcl_dtype_size(out.dtype));
+            tdcl_matrix_free(&out);
+        }
+        memset(&out, 0, sizeof out);
+    }
+    unsetenv("TILEDCL_TA_SPARSE");
+    tdcl_matrix_free(&first);
+}
+
+/* Exact int64 sums on every sparse kernel against the host's (a 4x5
+ * matrix in 3x2 tiles: a short last tile row and column), and big's
+ * overflow refused by each. */
+static void sparse_int_sums(tdcl_ctx *ctx, const tdcl_csr *big)
+{
+    static const int64_t d[20] = {0, 5, 0, 0, -7,           3, 0, 0, 9, 0, 0, 0, 0,
+                                  0, 0, 0, 0, 4000000000LL, 0, 1};
+    static const int64_t want[6] = {8, 9, -7, 0, 4000000000LL, 1};
+    tdcl_matrix dense = {4, 5, 1, TDCL_I64, (void *)d}, out = {0};
+    tdcl_ta_opts o = {.tile_rows = 3, .tile_cols = 2, .op = TDCL_TA_SUM};
+    tdcl_ta_opts so = {.tile_rows = 1, .tile_cols = 2, .op = TDCL_TA_SUM};
+    tdcl_csr m = {0};
+    tdcl_err err = {0};
+    double worst;
+    assert_int_equal(tdcl_csr_from_dense(&dense, &m, &err), TDCL_OK);
+    for (int k = 0; k < NSPARSE_KERNELS; k++) {
+        setenv("TILEDCL_TA_SPARSE", sparse_kernel_names[k], 1);
+        assert_int_equal(tdcl_ta_sparse_run(ctx, &o, &m, &out, &err), TDCL_OK);
+        assert_int_equal(out.dtype, TDCL_I64);
+        assert_memory_equal(out.data, want, sizeof want);
+        assert_int_equal(tdcl_ta_sparse_compare(&o, &m, &out, &worst, &err), TDCL_OK);
+        tdcl_matrix_free(&out);
+        assert_int_equal(tdcl_ta_sparse_run(ctx, &so, big, &out, &err), TDCL_ERANGE);
+        assert_non_null(strstr(err.msg, "tile (1, 1) overflows int64"));
+    }
+    unsetenv("TILEDCL_TA_SPARSE");
+    tdcl_csr_free(&m);
+}
+
 /* A sparse matrix's tiles: cells without an entry count as zeros (min and
  * max take 0 unless the tile is full of entries), the last tile row and
  * column over the cells they hold, a NaN gives NaN; worked by hand. */
@@ -741,19 +808,16 @@ static void test_sparse(void **state)
     assert_int_equal(tdcl_ta_sparse_reference(&so, &big, TDCL_I64, &out, NULL, &err), TDCL_ERANGE);
     assert_non_null(strstr(err.msg, "tile (1, 1) overflows int64"));
     tdcl_ctx *ctx = *state;
-    if (ctx) { /* the device's max, then checked by the comparison */
+    if (ctx) { /* every kernel: mean and max, then checked by the comparison */
+        sparse_kernels(ctx, &m, TDCL_TA_MEAN, cases[0].want);
+        sparse_kernels(ctx, &m, TDCL_TA_MAX, cases[3].want);
         tdcl_ta_opts o = {.tile_rows = 2, .tile_cols = 2, .op = TDCL_TA_MAX};
         assert_int_equal(tdcl_ta_sparse_run(ctx, &o, &m, &out, &err), TDCL_OK);
-        assert_int_equal(out.rows, 2);
-        assert_int_equal(out.cols, 3);
-        for (size_t k = 0; k < 5; k++)
-            assert_true(tdcl_matrix_get_f64(&out, k) == cases[3].want[k]);
-        assert_true(isnan(tdcl_matrix_get_f64(&out, 5)));
-        assert_int_equal(tdcl_ta_sparse_compare(&o, &m, &out, &worst, &err), TDCL_OK);
         ((double *)out.data)[3] = -1;
         assert_int_equal(tdcl_ta_sparse_compare(&o, &m, &out, &worst, &err), TDCL_EVERIFY);
         assert_non_null(strstr(err.msg, "tile (2, 1)"));
         tdcl_matrix_free(&out);
+        sparse_int_sums(ctx, &big);
     }
     tdcl_csr_free(&m);
 }

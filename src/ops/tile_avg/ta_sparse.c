@@ -210,11 +210,20 @@ out:
 
 /* --- the device ---------------------------------------------------------- */
 
+/* Which kernel runs, and for the band kernel the tile columns a work-item
+ * takes (g) and the work-items across a tile band (ng). */
+typedef struct sp_plan {
+    int band;
+    int64_t g, ng;
+    double tile_cost, band_cost;
+    const char *why;
+} sp_plan;
+
 typedef struct sp_run {
     tdcl_ctx *ctx;
     cl_program prog;
     cl_kernel kern;
-    cl_mem buf[5];   /* rowptr, colidx, values, out, flag */
+    cl_mem buf[7];   /* rowptr, colidx, values, out, flag; band: acc, cnt */
     float *narrowed; /* float64 values as float32 for a device without fp64 */
 } sp_run;
 
@@ -240,10 +249,83 @@ static tdcl_status buffer(sp_run *r, size_t bytes, const void *host, const char 
     return TDCL_OK;
 }
 
+/* The band kernel's scratch: a running value a tile (8 bytes, 4 for
+ * float accumulators), and for min and max an entry count a tile. */
+static void scratch_bytes(const tdcl_ta_opts *o, const tdcl_csr *m, int fp64, int isint,
+                          int64_t tiles, size_t *acc, size_t *cnt)
+{
+    *acc = (size_t)tiles * (isint || fp64 ? 8 : 4);
+    *cnt = o->op == TDCL_TA_MIN || o->op == TDCL_TA_MAX ? (size_t)tiles * (m->idx64 ? 8 : 4) : 0;
+}
+
+/* The work-items wanted in flight: a few per core on a CPU, thousands on a
+ * GPU. */
+static int64_t wanted_items(const tdcl_device_info *d)
+{
+    int64_t cu = d->compute_units ? d->compute_units : 1;
+    return d->type & CL_DEVICE_TYPE_CPU ? 4 * cu : 256 * cu;
+}
+
+/* TILEDCL_TA_SPARSE=tile, band or band:G forces a kernel (and the band
+ * kernel's tile columns a work-item); returns 0 (auto), 1 (tile), 2 (band). */
+static int forced(int64_t *g)
+{
+    const char *e = getenv("TILEDCL_TA_SPARSE");
+    *g = 0;
+    if (!e || !*e || strcmp(e, "auto") == 0) return 0;
+    if (strcmp(e, "tile") == 0) return 1;
+    if (strncmp(e, "band", 4) == 0) {
+        if (e[4] == ':') *g = strtoll(e + 5, NULL, 10);
+        return 2;
+    }
+    return 0;
+}
+
+/* The band kernel when the tile kernel's row walks (rows x map columns
+ * binary searches) outweigh the entries plus the band kernel's fewer walks
+ * and its scratch, and the scratch fits; the tile kernel for narrow maps
+ * and where the device needs more work-items than bands give. */
+static void plan(const tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_csr *m, int fp64, int isint,
+                 size_t out_bytes, int64_t orows, int64_t ocols, sp_plan *p)
+{
+    int64_t g = 0, want = wanted_items(&ctx->dev);
+    int f = forced(&g);
+    size_t acc, cnt;
+    tdcl_err e;
+    memset(p, 0, sizeof *p);
+    p->ng = want > orows ? (want + orows - 1) / orows : 1;
+    if (p->ng > ocols) p->ng = ocols;
+    if (p->ng < 1) p->ng = 1;
+    p->g = (ocols + p->ng - 1) / p->ng;
+    if (g > 0) p->g = g < ocols ? g : ocols;
+    if (p->g < 1) p->g = 1;
+    p->ng = (ocols + p->g - 1) / p->g;
+    double walk = 1 + log2(1 + (double)m->nnz / (double)(m->rows ? m->rows : 1));
+    p->tile_cost = (double)m->rows * (double)ocols * walk + (double)m->nnz;
+    p->band_cost = (double)m->rows * (double)p->ng * (p->ng > 1 ? walk : 1) + 2 * (double)m->nnz +
+                   3 * (double)orows * (double)ocols;
+    scratch_bytes(o, m, fp64, isint, orows * ocols, &acc, &cnt);
+    if (f) {
+        p->band = f == 2;
+        p->why = "forced by TILEDCL_TA_SPARSE";
+    } else if (p->g < 2) {
+        p->why = "a tile column a work-item";
+    } else if (p->band_cost >= p->tile_cost) {
+        p->why = "rows x map columns small against the entries";
+    } else if (acc > ctx->dev.max_alloc || cnt > ctx->dev.max_alloc ||
+               tdcl_mem_check(out_bytes + acc + cnt, "the scratch", 0, 0, &e)) {
+        p->why = "its scratch does not fit";
+    } else {
+        p->band = 1;
+        p->why = "rows x map columns large against the entries";
+    }
+}
+
 static tdcl_status build(sp_run *r, const tdcl_ta_opts *o, const tdcl_csr *m, tdcl_dtype out_type,
-                         tdcl_err *err)
+                         int band, tdcl_err *err)
 {
     static const char *const files[] = {"tile_avg/prelude.cl", "tile_avg/sparse.cl"};
+    const char *name = band ? "tile_sparse_band" : "tile_sparse";
     tdcl_status st = TDCL_OK;
     int fp64 = r->ctx->dev.fp64 && !o->acc_f32;
     tdcl_dtype vt = value_type(m);
@@ -255,8 +337,8 @@ static tdcl_status build(sp_run *r, const tdcl_ta_opts *o, const tdcl_csr *m, td
         fp64 ? "double" : "float", ta_cl_type(out_type),
         r->ctx->dev.fp64 && (fp64 || vt == TDCL_F64 || out_type == TDCL_F64) ? " -DUSE_FP64" : "");
     TDCL_TRY(tdcl_ctx_program_files(r->ctx, files, 2, opts, &r->prog, err));
-    TDCL_TRY(tdcl_ctx_kernel(r->prog, "tile_sparse", &r->kern, err));
-    TDCL_TRY(tdcl_kernel_local_check(r->ctx, r->kern, "tile_sparse", err));
+    TDCL_TRY(tdcl_ctx_kernel(r->prog, name, &r->kern, err));
+    TDCL_TRY(tdcl_kernel_local_check(r->ctx, r->kern, name, err));
 out:
     return st;
 }
@@ -286,31 +368,62 @@ out:
     return st;
 }
 
-static tdcl_status launch(sp_run *r, const tdcl_ta_opts *o, const tdcl_csr *m, int64_t orows,
-                          int64_t ocols, tdcl_err *err)
+/* The band kernel's scratch, shaped as the result. */
+static tdcl_status scratch(sp_run *r, const tdcl_ta_opts *o, const tdcl_csr *m, int64_t tiles,
+                           tdcl_err *err)
 {
     tdcl_status st = TDCL_OK;
-    cl_event ev = NULL;
-    cl_long a[5] = {m->rows, m->cols, o->tile_rows, o->tile_cols, ocols};
-    size_t kwg = 0, lx = TS_LX;
+    size_t acc, cnt;
+    int isint = value_type(m) == TDCL_I64;
+    scratch_bytes(o, m, r->ctx->dev.fp64 && !o->acc_f32, isint, tiles, &acc, &cnt);
+    TDCL_TRY(buffer(r, acc, NULL, "the tiles' running sums", &r->buf[5], err));
+    TDCL_TRY(buffer(r, cnt, NULL, "the tiles' entry counts", &r->buf[6], err));
+out:
+    return st;
+}
+
+/* The work-group width along the launch's first dimension: lx at most,
+ * within the compiled kernel's and the device's limits. */
+static size_t group_width(sp_run *r, size_t lx)
+{
+    size_t kwg = 0;
     if (clGetKernelWorkGroupInfo(r->kern, r->ctx->dev.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg,
                                  &kwg, NULL) == CL_SUCCESS &&
         kwg > 0)
-        while (lx > kwg || lx > r->ctx->dev.max_item_sizes[0])
+        while (lx > 1 && (lx > kwg || lx > r->ctx->dev.max_item_sizes[0]))
             lx /= 2;
-    size_t lws[2] = {lx, 1}, gws[2] = {((size_t)ocols + lx - 1) / lx * lx, (size_t)orows};
-    for (cl_uint i = 0; i < 5; i++)
+    return lx;
+}
+
+static tdcl_status launch(sp_run *r, const tdcl_ta_opts *o, const tdcl_csr *m, const sp_plan *p,
+                          int64_t orows, int64_t ocols, tdcl_err *err)
+{
+    tdcl_status st = TDCL_OK;
+    cl_event ev = NULL;
+    cl_long a[6] = {m->rows, m->cols, o->tile_rows, o->tile_cols, ocols, p->g};
+    cl_uint nb = p->band ? 7 : 5, na = p->band ? 6 : 5;
+    size_t items = p->band ? (size_t)p->ng : (size_t)ocols;
+    size_t lx = group_width(r, items < TS_LX ? items : TS_LX);
+    size_t lws[2] = {lx, 1}, gws[2] = {(items + lx - 1) / lx * lx, (size_t)orows};
+    for (cl_uint i = 0; i < nb; i++)
         TDCL_CL_TRY(err, clSetKernelArg(r->kern, i, sizeof(cl_mem), &r->buf[i]), "clSetKernelArg");
-    for (cl_uint i = 0; i < 5; i++)
-        TDCL_CL_TRY(err, clSetKernelArg(r->kern, 5 + i, sizeof(cl_long), &a[i]), "clSetKernelArg");
+    for (cl_uint i = 0; i < na; i++)
+        TDCL_CL_TRY(err, clSetKernelArg(r->kern, nb + i, sizeof(cl_long), &a[i]), "clSetKernelArg");
     TDCL_CL_TRY(err,
                 clEnqueueNDRangeKernel(r->ctx->queue, r->kern, 2, NULL, gws, lws, 0, NULL, &ev),
                 "clEnqueueNDRangeKernel");
     TDCL_CL_TRY(err, clWaitForEvents(1, &ev), "clWaitForEvents");
     r->ctx->t.kernel_ms += tdcl_event_ms(ev);
-    tdcl_log(TDCL_LOG_VERBOSE,
-             "tile-avg: sparse kernel, %s, %lldx%lld tiles in work-groups of %zu: %.2f ms",
-             tdcl_ta_op_name(o->op), (long long)orows, (long long)ocols, lx, tdcl_event_ms(ev));
+    if (p->band)
+        tdcl_log(TDCL_LOG_VERBOSE,
+                 "tile-avg: sparse band kernel, %s, %lldx%lld tiles, %lld tile columns a "
+                 "work-item in work-groups of %zu: %.2f ms",
+                 tdcl_ta_op_name(o->op), (long long)orows, (long long)ocols, (long long)p->g, lx,
+                 tdcl_event_ms(ev));
+    else
+        tdcl_log(TDCL_LOG_VERBOSE,
+                 "tile-avg: sparse tile kernel, %s, %lldx%lld tiles in work-groups of %zu: %.2f ms",
+                 tdcl_ta_op_name(o->op), (long long)orows, (long long)ocols, lx, tdcl_event_ms(ev));
 out:
     if (ev) clReleaseEvent(ev);
     return st;
@@ -321,6 +434,7 @@ tdcl_status tdcl_ta_sparse_run(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_
 {
     tdcl_status st = TDCL_OK;
     sp_run r = {.ctx = ctx};
+    sp_plan p;
     int64_t orows, ocols;
     size_t bytes;
     cl_int flag = 0;
@@ -335,11 +449,19 @@ tdcl_status tdcl_ta_sparse_run(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_
         goto out;
     }
     TDCL_TRY(tdcl_mem_check(bytes, what, 0, 0, err));
-    TDCL_TRY(build(&r, o, m, ot, err));
+    plan(ctx, o, m, ctx->dev.fp64 && !o->acc_f32, value_type(m) == TDCL_I64, bytes, orows, ocols,
+         &p);
+    tdcl_log(TDCL_LOG_VERBOSE,
+             "tile-avg: the sparse %s kernel (%s: %.3g row walks and entries against %.3g for "
+             "the %s kernel)",
+             p.band ? "band" : "tile", p.why, p.band ? p.band_cost : p.tile_cost,
+             p.band ? p.tile_cost : p.band_cost, p.band ? "tile" : "band");
+    TDCL_TRY(build(&r, o, m, ot, p.band, err));
     TDCL_TRY(upload(&r, m, err));
     TDCL_TRY(buffer(&r, bytes, NULL, what, &r.buf[3], err));
     TDCL_TRY(buffer(&r, sizeof flag, &flag, "a flag", &r.buf[4], err));
-    TDCL_TRY(launch(&r, o, m, orows, ocols, err));
+    if (p.band) TDCL_TRY(scratch(&r, o, m, orows * ocols, err));
+    TDCL_TRY(launch(&r, o, m, &p, orows, ocols, err));
     TDCL_TRY(tdcl_matrix_alloc(out, orows, ocols, 1, ot, err));
     double t0 = tdcl_now_ms();
     TDCL_TRY(tdcl_xfer_read(ctx, r.buf[3], 0, out->data, bytes, err));
@@ -352,7 +474,7 @@ tdcl_status tdcl_ta_sparse_run(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_
         if (!st) st = tdcl_fail(err, TDCL_ERANGE, "tile-avg: an int64 sum of a tile overflows");
     }
 out:
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 7; i++)
         if (r.buf[i]) clReleaseMemObject(r.buf[i]);
     if (r.kern) clReleaseKernel(r.kern);
     if (r.prog) clReleaseProgram(r.prog);
