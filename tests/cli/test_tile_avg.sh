@@ -432,9 +432,21 @@ if python3 -c 'import scipy.io, numpy' 2>/dev/null; then
     sparse_check "$T/spmean.npy" mean "sparse means over every cell of each tile, edges too (numpy)"
     run tile-avg "$T/sp.mtx" --tile 3x2 --op max --verify -o "$T/spmax.npy"
     sparse_check "$T/spmax.npy" max "sparse max counts the implicit zeros (numpy)"
+    TILEDCL_TA_SPARSE=band run -v tile-avg "$T/sp.mtx" --tile 3x2 --verify -o "$T/spband.npy"
+    expect_contains "$ERR" "sparse band kernel" "TILEDCL_TA_SPARSE=band forces the band kernel"
+    sparse_check "$T/spband.npy" mean "the band kernel's sparse means (numpy)"
+    # A wide map (2x200 tiles of 20x2 over 40 rows): the band kernel by itself.
+    printf '%%%%MatrixMarket matrix coordinate real general\n40 400 4\n1 1 2\n20 400 -6\n21 5 1.5\n40 8 3\n' >"$T/spw.mtx"
+    run -v tile-avg "$T/spw.mtx" --tile 20x2 --verify -o "$T/spw.npy"
+    expect_contains "$ERR" "the sparse band kernel (rows x map columns large" "-v names the band kernel and why"
+    want="$(python3 -c 'import numpy as np
+g = np.load("'"$T/spw.npy"'")
+print(g.shape, g[0, 0], g[0, 199], g[1, 2], g[1, 3], np.count_nonzero(g))')"
+    expect_eq "$want" "(2, 200) 0.05 -0.15 0.0375 0.075 4" "the band kernel's wide map: each entry over its 40 cells"
 else
     skip_ok "sparse tile means against numpy" "no scipy"
     skip_ok "sparse max against numpy" "no scipy"
+    skip_ok "the band kernel's sparse means" "no scipy"
 fi
 run tile-avg "$T/sp.mtx" --tile 2 --op median
 expect_rc 1 "median of a sparse matrix is refused"

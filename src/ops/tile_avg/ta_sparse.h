@@ -26,8 +26,11 @@ tdcl_dtype tdcl_ta_sparse_result_type(const tdcl_device_info *d, const tdcl_ta_o
 /* o->op of every tile of m on ctx's device into out (new, the caller's;
  * orows x ocols of tdcl_ta_sparse_result_type), after a check of the
  * result's size against the memory left and the device's largest buffer
- * (TDCL_ELIMIT naming it). An int64 sum past the type's range: TDCL_ERANGE
- * naming the tile. Adds to ctx->t (compile, upload, kernel, download). */
+ * (TDCL_ELIMIT naming it). The tile kernel or, for wide maps, the band
+ * kernel with scratch shaped as the result (where it fits), by an estimate
+ * of their work; TILEDCL_TA_SPARSE=tile, band or band:G forces one. An
+ * int64 sum past the type's range: TDCL_ERANGE naming the tile. Adds to
+ * ctx->t (compile, upload, kernel, download). */
 tdcl_status tdcl_ta_sparse_run(tdcl_ctx *ctx, const tdcl_ta_opts *o, const tdcl_csr *m,
                                tdcl_matrix *out, tdcl_err *err);
 
