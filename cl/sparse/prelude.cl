@@ -68,6 +68,49 @@ static inline int sp_scan(__local int *s, int v, int *total)
     return incl - v;
 }
 
+// Tables of at least SP_SPREAD_MIN slots whose team is the whole group
+// take the row's entries of A a batch of one a lane, as the dense rows
+// do: groups of SP_LSUB lanes taking an entry each waited on the longest
+// row of B among them (a power-law hub's) while the rest idled.
+#ifndef SP_SPREAD_MIN
+#define SP_SPREAD_MIN 2048
+#endif
+
+// One batch of a row's entries of A, entries p0 .. p0 + n (before p1), a
+// lane each: lays their rows of B end to end. scan gets the inclusive
+// ends, from[e] the offset that turns term t of entry e into its index in
+// bci (from[e] + t). Returns the batch's terms; barriers: every item
+// calls it, and the caller meets a barrier before the next batch.
+static inline int sp_batch(__global const int *aci, __global const int *brp, int p0, int p1,
+                           __local int *scan, __local int *from)
+{
+    int l = get_local_id(0), p = p0 + l, lo = 0, hi = 0, terms;
+    if (p < p1) {
+        int k = aci[p];
+        lo = brp[k];
+        hi = brp[k + 1];
+    }
+    int start = sp_scan(scan, hi - lo, &terms);
+    from[l] = lo - start;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return terms;
+}
+
+// The entry of the batch that term t belongs to: the first whose end
+// (scan, inclusive) passes t.
+static inline int sp_entry_of(__local const int *scan, int t)
+{
+    int e = 0, f = get_local_size(0) - 1;
+    while (e < f) {
+        int m = (e + f) >> 1;
+        if (scan[m] > t)
+            f = m;
+        else
+            e = m + 1;
+    }
+    return e;
+}
+
 // Lanes of a team that share an entry of A in the local tables' kernels,
 // each taking a column of its row of B in turn: a lane per entry ran a
 // power-law hub's row of B alone while the team waited.
@@ -84,7 +127,8 @@ static inline int sp_scan(__local int *s, int v, int *total)
 __kernel void sp_count_local(__global const int *arp, __global const int *aci,
                              __global const int *brp, __global const int *bci,
                              __global const int *rows, int first, int nrows, int g, int t,
-                             __local int *keys, __global int *cnt)
+                             __local int *keys, __global int *cnt, __local int *scan,
+                             __local int *from)
 {
     int lid = get_local_id(0), team = lid / g, lane = lid % g;
     int r = get_group_id(0) * (get_local_size(0) / g) + team;
@@ -94,6 +138,19 @@ __kernel void sp_count_local(__global const int *arp, __global const int *aci,
     barrier(CLK_LOCAL_MEM_FENCE);
     if (r >= nrows) return;
     int row = rows[first + r], mine = 0, sw = min(g, SP_LSUB);
+    if (g == get_local_size(0) && g > 1 && t >= SP_SPREAD_MIN) { /* the group's one row */
+        for (int p0 = arp[row], p1 = arp[row + 1]; p0 < p1; p0 += g) {
+            int terms = sp_batch(aci, brp, p0, p1, scan, from);
+            for (int u = lane; u < terms; u += g) {
+                int fresh;
+                sp_insert(tk, t, bci[from[sp_entry_of(scan, u)] + u], &fresh, 1);
+                mine += fresh;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (mine) atomic_add(&cnt[row], mine);
+        return;
+    }
     for (int p = arp[row] + lane / sw; p < arp[row + 1]; p += g / sw) {
         int k = aci[p];
         for (int q = brp[k] + lane % sw; q < brp[k + 1]; q += sw) {

@@ -150,7 +150,8 @@ __kernel void K(sp_fill_local)(__global const int *arp, __global const int *aci,
                                __global const int *bci, __global const VT *bv, int b_pat,
                                __global const int *rows, int first, int nrows, int g, int t,
                                __local int *keys, __local VT *vals, __global const int *crp,
-                               __global int *cci, __global VT *cv, __global int *ovf)
+                               __global int *cci, __global VT *cv, __global int *ovf,
+                               __local int *scan, __local int *from, __local VT *fx)
 {
     int lid = get_local_id(0), team = lid / g, lane = lid % g;
     int r = get_group_id(0) * (get_local_size(0) / g) + team;
@@ -163,7 +164,18 @@ __kernel void K(sp_fill_local)(__global const int *arp, __global const int *aci,
     barrier(CLK_LOCAL_MEM_FENCE);
     int row = r < nrows ? rows[first + r] : 0;
     int sw = min(g, SP_LSUB);
-    if (r < nrows)
+    if (g == get_local_size(0) && g > 1 && t >= SP_SPREAD_MIN) { /* the group's one row */
+        for (int p0 = arp[row], p1 = arp[row + 1]; p0 < p1; p0 += g) {
+            if (p0 + lane < p1) fx[lane] = a_pat ? (VT)1 : av[p0 + lane];
+            int terms = sp_batch(aci, brp, p0, p1, scan, from);
+            for (int u = lane; u < terms; u += g) {
+                int e = sp_entry_of(scan, u), q = from[e] + u, fresh;
+                int s = sp_insert(tk, t, bci[q], &fresh, 1);
+                K(sp_add_l)(&tv[s], b_pat ? fx[e] : K(sp_mul)(fx[e], bv[q], ovf), 1, ovf);
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    } else if (r < nrows)
         for (int p = arp[row] + lane / sw; p < arp[row + 1]; p += g / sw) {
             int k = aci[p];
             VT x = a_pat ? (VT)1 : av[p];

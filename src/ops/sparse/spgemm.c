@@ -57,6 +57,14 @@ static int bin_of(const bins *bs, int64_t s)
     return SP_BINS;
 }
 
+/* Local memory of a group's batch of A's entries (sp_batch): a scan, an
+ * offset and a factor of up to 8 bytes a lane, and 256 bytes for each
+ * local argument's alignment. */
+static size_t spread_bytes(const tdcl_sparse_plan *p)
+{
+    return p->wg * 16 + 1280;
+}
+
 /* Bins rows by size[i] (terms or entries) for tables of slot bytes per
  * slot; shared: lanes may share a row (else one lane a row). */
 static tdcl_status bin_rows(const tdcl_sparse_plan *p, const int64_t *size, int64_t rows,
@@ -64,12 +72,14 @@ static tdcl_status bin_rows(const tdcl_sparse_plan *p, const int64_t *size, int6
 {
     memset(bs, 0, sizeof *bs);
     for (int64_t t = SP_TMIN; t <= SP_TMAX && (size_t)t * slot <= p->local_mb; t *= 2) {
-        bin *b = &bs->b[bs->nb++];
-        b->t = (int)t;
-        b->g = shared && !p->cpu ? (int)(t / SP_SLOTS_PER_LANE) : 1;
-        if ((size_t)b->g > p->wg) b->g = (int)p->wg;
-        size_t teams = p->wg / (size_t)b->g, fit = p->local_mb / ((size_t)t * slot);
-        b->teams = (int)(teams < fit ? teams : fit);
+        int g = shared && !p->cpu ? (int)(t / SP_SLOTS_PER_LANE) : 1;
+        if ((size_t)g > p->wg) g = (int)p->wg;
+        size_t teams = p->wg / (size_t)g, fit = p->local_mb / ((size_t)t * slot);
+        if (fit < teams) teams = fit;
+        /* a team of the whole group takes its row's entries in batches,
+         * with a lane's scan, offset and factor beside the table */
+        if (teams == 1 && g > 1 && (size_t)t * slot + spread_bytes(p) > p->local_mb) break;
+        bs->b[bs->nb++] = (bin){0, 0, (int)t, g, (int)teams};
     }
     bs->perm = malloc(rows ? (size_t)rows * sizeof *bs->perm : 1);
     if (!bs->perm) return tdcl_fail(err, TDCL_ENOMEM, "out of memory binning the product's rows");
@@ -163,6 +173,11 @@ static tdcl_status run_bins(tdcl_sparse_plan *p, cl_kernel k, const bins *bs, bu
         } else {
             ARG(k, at + 5, d->cnt);
         }
+        /* the batches' scratch where the team is the group (sp_batch) */
+        size_t lanes = b->g == (int)team && b->g > 1 ? team : 1, x = numeric ? at + 10 : at + 6;
+        rc |= clSetKernelArg(k, x, lanes * 4, NULL);
+        rc |= clSetKernelArg(k, x + 1, lanes * 4, NULL);
+        if (numeric) rc |= clSetKernelArg(k, x + 2, lanes * vb, NULL);
         size_t g[2] = {(size_t)round_up(b->n, b->teams) / (size_t)b->teams * team, 1};
         size_t l[2] = {team, 1};
         if (rc) st = tdcl_fail_cl(err, rc, "clSetKernelArg", "a sparse product's bin");
