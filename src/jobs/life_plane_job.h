@@ -12,14 +12,14 @@
 /* tdcl_life_job_opts.plane */
 enum { TDCL_LIFE_PLANE_AUTO = 0, TDCL_LIFE_PLANE_TILES, TDCL_LIFE_PLANE_DENSE };
 
-/* Below this share of live cells in the box, AUTO takes the tile plane:
- * on a CPU, measured with random soups run 256 generations on the 2-core
- * CPU (user CPU, tiles against dense): 4096^2 at 4% 0.11 s against 0.28,
- * 5% 0.26 against 0.32, 6% 0.55 against 0.36, 8% 1.03 against 0.38;
- * 1024^2 even up to 8%. GPUs' dense kernels are far faster: 2% there until
- * measured. */
-#define TDCL_LIFE_PLANE_DENSITY_CPU 0.05
-#define TDCL_LIFE_PLANE_DENSITY_GPU 0.02
+/* Below this share of live cells in the box, AUTO takes the tile plane.
+ * Measured with bench/life_plane_crossover.sh (random soups as patterns,
+ * whole commands, tiles against dense): on the 2-core CPU through PoCL,
+ * 256 generations, the tiles stop winning at 10.6% (2048^2) and 11.2%
+ * (4096^2); on an H200, 1000 generations, at 21.8% (4096^2), and at
+ * 16384^2 they took 0.19-0.48 of the dense time up to 3%. */
+#define TDCL_LIFE_PLANE_DENSITY_CPU 0.10
+#define TDCL_LIFE_PLANE_DENSITY_GPU 0.15
 
 /* Runs the job on the tile plane when o asks for it or its pattern is
  * sparse: *taken 1 and the job's result; else *taken 0 and TDCL_OK, and

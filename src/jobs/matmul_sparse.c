@@ -25,15 +25,19 @@
 
 __extension__ typedef __int128 i128;
 
-/* The crossovers of the automatic choice, measured with tiledcl matmul
- * --sparse and --dense on uniform random 2000^2 float32 files (PoCL, 2
- * cores, a loaded host): SpGEMM took 0.68 of the dense product's time at
- * densities 0.1 x 0.1 and 2.3 times it at 0.3 x 0.3, so it is chosen
- * below a product of densities of 0.02; SpMM (times 256 dense columns)
- * took 0.64 of the dense kernel's time at 30%, so below 30%. GPUs favour
- * dense products more; the lead measures them. */
-#define SPGEMM_CROSS 0.02
-#define SPMM_CROSS 0.30
+/* The crossovers of the automatic choice by device kind. CPU: measured
+ * with tiledcl matmul --sparse and --dense on uniform random 2000^2
+ * float32 files (PoCL, 2 cores, a loaded host): SpGEMM took 0.68 of the
+ * dense product's time at densities 0.1 x 0.1 and 2.3 times it at
+ * 0.3 x 0.3, so it is chosen below a product of densities of 0.02; SpMM
+ * (times 256 dense columns) took 0.64 of the dense kernel's time at 30%.
+ * GPU: bench/sparse_crossover.sh on an H200, kernel times against the
+ * dense product's: SpGEMM stops winning at a product of 0.0002 (2048^2)
+ * to 0.005 (4096^2), SpMM at 13% (both sizes). Ranks take the CPU's. */
+#define SPGEMM_CROSS_CPU 0.02
+#define SPMM_CROSS_CPU 0.30
+#define SPGEMM_CROSS_GPU 0.002
+#define SPMM_CROSS_GPU 0.13
 
 typedef struct operand {
     const char *path;
@@ -74,11 +78,33 @@ static int dense_too_big(const operand *a, const operand *b)
     return bytes > (double)tdcl_mem_headroom(&mi) / 2;
 }
 
+/* Whether the execution's (first) device is a GPU. It waits for a device
+ * still opening, which the caller asks only when the kinds disagree. */
+static int on_gpu(tdcl_exec *ex)
+{
+    tdcl_err e = {0};
+    if (ex->kind == TDCL_EXEC_ONE && ex->ctx && tdcl_ctx_wait(ex->ctx, &e) == TDCL_OK)
+        return (ex->ctx->dev.type & CL_DEVICE_TYPE_GPU) != 0;
+    if (ex->kind == TDCL_EXEC_SET && ex->set && tdcl_devset_wait(ex->set, &e) == TDCL_OK)
+        return ex->set->n && (ex->set->ctx[0]->dev.type & CL_DEVICE_TYPE_GPU) != 0;
+    return 0;
+}
+
+/* The crossover for density d between a CPU's and a GPU's; which kind
+ * into *kind. */
+static double crossover(tdcl_exec *ex, double d, double cpu, double gpu, const char **kind)
+{
+    int g = (d < cpu) != (d < gpu) && on_gpu(ex);
+    *kind = (d < cpu) == (d < gpu) ? "" : g ? " (a GPU's)" : " (a CPU's)";
+    return g ? gpu : cpu;
+}
+
 /* The choice, and why, into why (for -v). Sizes must be known (nnz >= 0)
  * for every sparse file. */
-static how choose(const tdcl_mm_job_opts *o, const operand *a, const operand *b, char *why,
-                  size_t cap)
+static how choose(tdcl_exec *ex, const tdcl_mm_job_opts *o, const operand *a, const operand *b,
+                  char *why, size_t cap)
 {
+    const char *kind;
     int sa = a->sparse_file, sb = b->sparse_file;
     if (o->sparse == TDCL_MM_SPARSE_ON) {
         snprintf(why, cap, "sparse as asked");
@@ -91,16 +117,18 @@ static how choose(const tdcl_mm_job_opts *o, const operand *a, const operand *b,
     int big = dense_too_big(a, b);
     if (sa && sb) {
         double d = density(a) * density(b);
-        snprintf(why, cap, "density %.3g x %.3g = %.3g %s the crossover %.3g%s", density(a),
-                 density(b), d, d < SPGEMM_CROSS ? "below" : "above", SPGEMM_CROSS,
+        double x = crossover(ex, d, SPGEMM_CROSS_CPU, SPGEMM_CROSS_GPU, &kind);
+        snprintf(why, cap, "density %.3g x %.3g = %.3g %s the crossover %.3g%s%s", density(a),
+                 density(b), d, d < x ? "below" : "above", x, kind,
                  big ? ", and the dense product would not fit in memory" : "");
-        return d < SPGEMM_CROSS || big ? SPGEMM : DENSE_HERE;
+        return d < x || big ? SPGEMM : DENSE_HERE;
     }
     double d = density(sa ? a : b);
-    snprintf(why, cap, "%s's density %.3g %s the crossover %.3g%s", sa ? "A" : "B", d,
-             d < SPMM_CROSS ? "below" : "above", SPMM_CROSS,
+    double x = crossover(ex, d, SPMM_CROSS_CPU, SPMM_CROSS_GPU, &kind);
+    snprintf(why, cap, "%s's density %.3g %s the crossover %.3g%s%s", sa ? "A" : "B", d,
+             d < x ? "below" : "above", x, kind,
              big ? ", and the dense product would not fit in memory" : "");
-    return d < SPMM_CROSS || big ? SPMM : DENSE_HERE;
+    return d < x || big ? SPMM : DENSE_HERE;
 }
 
 static void describe_csr(const tdcl_csr *m, const char *from, char *buf, size_t cap)
@@ -507,8 +535,8 @@ out:
 }
 
 /* The root's choice (*h; -1: the dense path of the job, files unread). */
-static tdcl_status decide(tdcl_timing *t, const tdcl_mm_job_opts *o, operand *a, operand *b,
-                          tdcl_mm_repr *r, int *h, tdcl_err *err)
+static tdcl_status decide(tdcl_exec *ex, tdcl_timing *t, const tdcl_mm_job_opts *o, operand *a,
+                          operand *b, tdcl_mm_repr *r, int *h, tdcl_err *err)
 {
     char why[160] = "";
     tdcl_status st = TDCL_OK;
@@ -522,7 +550,7 @@ static tdcl_status decide(tdcl_timing *t, const tdcl_mm_job_opts *o, operand *a,
     /* a sparse file without a Matrix Market header (.npz) is read first */
     if (a->sparse_file && a->nnz < 0) TDCL_TRY(read_csr(t, o, a, err));
     if (b->sparse_file && b->nnz < 0) TDCL_TRY(read_csr(t, o, b, err));
-    how c = choose(o, a, b, why, sizeof why);
+    how c = choose(ex, o, a, b, why, sizeof why);
     tdcl_log(TDCL_LOG_VERBOSE, "matmul: %s product: %s",
              c == SPGEMM ? "sparse x sparse (SpGEMM)"
              : c == SPMM ? "sparse x dense (SpMM)"
@@ -547,7 +575,7 @@ tdcl_status tdcl_mm_sparse_job(tdcl_exec *ex, const tdcl_mm_job_opts *o, int *ha
     int h = -1;
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
-    if (tdcl_exec_root(ex)) st = decide(t, o, &a, &b, r, &h, err);
+    if (tdcl_exec_root(ex)) st = decide(ex, t, o, &a, &b, r, &h, err);
     if (ex->kind == TDCL_EXEC_RANKS) { /* rank 0's choice, for every rank */
         int64_t v = h, sa = a.sparse_file, sb = b.sparse_file;
         tdcl_exec_agree(ex, &st, err);

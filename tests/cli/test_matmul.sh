@@ -247,6 +247,18 @@ np.save(d + "/da.npy", np.arange(30 * 300, dtype=np.float64).reshape(30, 300) % 
     expect_rc 0 "SpMM with --type f32 runs"
     run matmul "$T/sa.mtx" "$T/db.npy" --sparse --type i64
     expect_contains "$ERR" "needs integer inputs, but A is int64 and B float64" "SpMM with --type i64 refuses a float64 operand"
+    # densities 0.1 x 0.1 lie between a GPU's crossover and a CPU's: -v names the kind
+    python3 -c '
+import sys, numpy as np, scipy.sparse as sp, scipy.io as sio
+a = sp.random(60, 60, density=0.1, random_state=3, format="csr", data_rvs=lambda n: np.arange(1, n + 1) % 7 - 3.0)
+sio.mmwrite(sys.argv[1] + "/s10.mtx", a.astype(np.int64), field="integer")
+' "$T"
+    run -v matmul "$T/s10.mtx" "$T/s10.mtx" -o "$T/s10c.mtx"
+    case "$ERR" in
+    *"= 0.01 below the crossover 0.02 (a CPU's)"* | *"= 0.01 above the crossover 0.002 (a GPU's)"*)
+        ok "-v names the device kind whose crossover decided" ;;
+    *) not_ok "-v names the device kind whose crossover decided" "$(grep crossover "$T/.err")" ;;
+    esac
     run -v matmul "$T/sa.mtx" "$T/sb.mtx" -o "$T/dd.npy" --dense
     expect_contains "$ERR" "dense product: dense as asked" "--dense forces the dense product"
     res=$(python3 -c '
