@@ -59,6 +59,12 @@ static void blit(const tdcl_matrix *src, int64_t sy, int64_t sx, tdcl_matrix *ds
     }
 }
 
+int64_t tdcl_life_plane_margin(int64_t rows, int64_t cols)
+{
+    int64_t side = rows > cols ? rows : cols, m = side / 8;
+    return m < 32 ? 32 : (m > 1024 ? 1024 : m);
+}
+
 tdcl_status tdcl_life_plane_fit(tdcl_life_plane *pl, const tdcl_matrix *grid, int64_t gen,
                                 tdcl_matrix *out, int *changed, tdcl_err *err)
 {

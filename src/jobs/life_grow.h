@@ -25,6 +25,11 @@ typedef struct tdcl_life_plane {
 tdcl_status tdcl_life_grid_bound(int64_t rows, int64_t cols, int64_t max_cells, const char *where,
                                  const char *what, tdcl_err *err);
 
+/* Generations between fits of an unbounded plane, and the dead cells kept
+ * past the live ones, for a rows x cols pattern: more on larger grids,
+ * where a fit costs more. */
+int64_t tdcl_life_plane_margin(int64_t rows, int64_t cols);
+
 /* Fits the grid to its live cells: when a live cell is nearer than
  * pl->margin to an open edge, or the grid is much larger than the live
  * cells need, *out (new, the caller's) receives a grid of the live box

@@ -103,14 +103,6 @@ static void memory_note(const tdcl_ctx *ctx, const tdcl_life_job_opts *o, const 
                                         "host's available memory leave");
 }
 
-/* Generations between fits of an unbounded plane, and the dead cells kept
- * past the live ones: more on larger grids, where a fit costs more. */
-static int64_t plane_margin(int64_t rows, int64_t cols)
-{
-    int64_t side = rows > cols ? rows : cols, m = side / 8;
-    return m < 32 ? 32 : (m > 1024 ? 1024 : m);
-}
-
 /* Sets up the unbounded plane (or a Golly grid open one way) for a pattern
  * without a bounded grid or overrides: pl->open_x/open_y say which ways
  * grow, and the grid gets its first margin. */
@@ -130,7 +122,7 @@ static tdcl_status plane_start(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_
     if (!pl->open_x && !pl->open_y) return TDCL_OK;
     pl->x0 = pat->x0;
     pl->y0 = pat->y0;
-    pl->margin = plane_margin(grid->rows, grid->cols);
+    pl->margin = tdcl_life_plane_margin(grid->rows, grid->cols);
     pl->max_cells = max_cells_for(ctx, lo);
     snprintf(pl->where, sizeof pl->where, "the device '%s'", ctx->dev.device_name);
     tdcl_matrix fitted = {0};

@@ -243,6 +243,36 @@ static tdcl_status open_outputs(plane_run *r, tdcl_err *err)
     return TDCL_OK;
 }
 
+/* Frames and the GIF show by default the starting grid the dense plane
+ * takes: the live cells' box with twice the margin around it, so a run
+ * draws the same frames whichever plane its density chose. The pattern's
+ * box alone where that would pass the 64-bit plane's edge. */
+static void default_window(plane_run *r, const tdcl_life_pattern *pat, const tdcl_life_cells *c,
+                           int64_t x0, int64_t y0)
+{
+    int64_t x1 = x0 + pat->grid.cols - 1, y1 = y0 + pat->grid.rows - 1;
+    int64_t m = 2 * tdcl_life_plane_margin(pat->grid.rows, pat->grid.cols), a, b, w, h;
+    for (size_t i = 0; i < c->n; i++) {
+        int64_t x = c->xy[2 * i], y = c->xy[2 * i + 1];
+        if (i == 0) x0 = x1 = x, y0 = y1 = y;
+        x0 = x < x0 ? x : x0;
+        x1 = x > x1 ? x : x1;
+        y0 = y < y0 ? y : y0;
+        y1 = y > y1 ? y : y1;
+    }
+    r->wx = x0;
+    r->wy = y0;
+    r->ww = x1 - x0 + 1;
+    r->wh = y1 - y0 + 1;
+    if (__builtin_sub_overflow(x0, m, &a) || __builtin_sub_overflow(y0, m, &b) ||
+        __builtin_add_overflow(x1, m, &w) || __builtin_add_overflow(y1, m, &h))
+        return;
+    r->wx = a;
+    r->wy = b;
+    r->ww = w - a + 1;
+    r->wh = h - b + 1;
+}
+
 tdcl_status tdcl_life_plane_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl_life_summary *sum,
                                 tdcl_matrix *final, int *taken, tdcl_life_pattern *left,
                                 tdcl_err *err)
@@ -281,10 +311,14 @@ tdcl_status tdcl_life_plane_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl
     if (!choose(ctx, o, &pat, (int64_t)cells.n)) goto give_back;
     *taken = 1;
     r.gen0 = pat.generation;
-    r.wx = o->window_given ? o->window_x : x0;
-    r.wy = o->window_given ? o->window_y : y0;
-    r.ww = o->window_given ? o->window_w : pat.grid.cols;
-    r.wh = o->window_given ? o->window_h : pat.grid.rows;
+    if (o->window_given) {
+        r.wx = o->window_x;
+        r.wy = o->window_y;
+        r.ww = o->window_w;
+        r.wh = o->window_h;
+    } else {
+        default_window(&r, &pat, &cells, x0, y0);
+    }
     tdcl_life_pattern_free(&pat);
     ctx->t.read_ms += tdcl_now_ms() - t0;
     uint64_t bound = o->max_bytes;
