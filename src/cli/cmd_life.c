@@ -101,7 +101,7 @@ static void usage(FILE *fp)
                 "                     box is alive on a CPU, 15%% on a GPU (-v says which);\n"
                 "                     rules with B0 run dense\n"
                 "      --window X,Y,W,H  the plane's window that --frames and --gif show on the\n"
-                "                     tile plane (default: the starting box)\n"
+                "                     tile plane (default: the starting grid's window)\n"
                 "      --halo K       with --device naming several devices (the grid split\n"
                 "                     into bands of rows, one per device): generations\n"
                 "                     between exchanges, the rows each band keeps of its\n"
