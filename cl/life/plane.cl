@@ -33,7 +33,15 @@
  * alive, changed (differ between the last two generations) and moved
  * (differ from before the launch: the tile's two buffers differ), each
  * anywhere and within K cells of each edge and corner (the band a launch
- * may carry into that neighbour, or the neighbour's launch reads). */
+ * may carry into that neighbour, or the neighbour's launch reads).
+ *
+ * Built with PLANE_BOUND, the plane is a fixed grid with a dead edge: the
+ * host creates no tile outside it, and each listed tile carries a tenth
+ * int, the frame's columns and rows inside the grid (relative to the
+ * tile's top-left cell, each end clamped to -64..128 and stored plus 64,
+ * a byte each: first column, end column, first row, end row). Every
+ * generation clears the frame's cells outside, so the cells beyond the
+ * grid's far edges, in a partial tile or in the frame, stay dead. */
 
 /* Bits 0..7: live cells in the band facing each neighbour, in act's order;
  * the same for changed cells from SH_CHANGED and for moved from SH_MOVED. */
@@ -56,8 +64,31 @@
 #define PLANE_WG FR /* life_plane's work-items a tile: each takes every PLANE_WG-th frame row */
 #endif
 
+#ifdef PLANE_BOUND
+#define ACTW 10 /* ints a listed tile: slot, 8 neighbours, the grid's part of the frame */
+#else
+#define ACTW 9
+#endif
+
 #define BAND_LO ((1ul << PLANE_K) - 1ul) /* the west band's bits */
 #define BAND_HI (BAND_LO << (64 - PLANE_K))
+
+#ifdef PLANE_BOUND
+/* Bits a..b-1 of a word, the ends clamped to 0..64. */
+HELPER ulong bits_between(int a, int b)
+{
+    a = clamp(a, 0, 64);
+    b = clamp(b, 0, 64);
+    if (b <= a) return 0;
+    return (b == 64 ? ~0ul : (1ul << b) - 1ul) & ~((1ul << a) - 1ul);
+}
+
+/* Field k (0..3) of a listed tile's bound word, back to -64..128. */
+HELPER int bound_field(uint w, int k)
+{
+    return (int)((w >> (8 * k)) & 0xffu) - 64;
+}
+#endif
 
 /* Row y (-64..127) of the 3 x 3 tiles around the listed tile t as the
  * frame's two words: columns -32..31 and 32..95. */
@@ -117,7 +148,14 @@ life_plane(__global const ulong *restrict cur, __global ulong *restrict next,
     __local ulong fb[2][FR + 2][2]; /* two frames, a dead row above and below each */
     __local uint lflags, lpop;
     const int t = (int)get_group_id(0), l = (int)get_local_id(0);
-    __global const int *a = act + (size_t)t * 9;
+    __global const int *a = act + (size_t)t * ACTW;
+#ifdef PLANE_BOUND
+    /* the frame's words hold columns -32..31 and 32..95 */
+    const uint bw = (uint)a[9];
+    const int c0 = bound_field(bw, 0), c1 = bound_field(bw, 1);
+    const int r0 = bound_field(bw, 2) + PLANE_K, r1 = bound_field(bw, 3) + PLANE_K;
+    const ulong blo = bits_between(c0 + 32, c1 + 32), bhi = bits_between(c0 - 32, c1 - 32);
+#endif
     if (l == 0) {
         lflags = lpop = 0;
         for (int b = 0; b < 2; b++)
@@ -137,6 +175,11 @@ life_plane(__global const ulong *restrict cur, __global ulong *restrict next,
             ulong lo, hi;
             frame_next(f[i][0], f[i][1], f[i + 1][0], f[i + 1][1], f[i + 2][0], f[i + 2][1], &lo,
                        &hi);
+#ifdef PLANE_BOUND
+            const ulong inside = i >= r0 && i < r1 ? ~0ul : 0ul;
+            lo &= blo & inside;
+            hi &= bhi & inside;
+#endif
             fb[!b][i + 1][0] = lo;
             fb[!b][i + 1][1] = hi;
         }
@@ -239,7 +282,15 @@ life_plane_wi(__global ulong *restrict cur, __global ulong *restrict next,
               __global const int *restrict act, __global uint *restrict out, int gens)
 {
     const int t = (int)get_global_id(0);
-    __global const int *a = act + (size_t)t * 9;
+    __global const int *a = act + (size_t)t * ACTW;
+#ifdef PLANE_BOUND
+    /* lo holds columns -K..63-K, hi K..63+K; frame row i is tile row i - K */
+    const uint bw = (uint)a[9];
+    const int c0 = bound_field(bw, 0), c1 = bound_field(bw, 1);
+    const int r0 = bound_field(bw, 2) + PLANE_K, r1 = bound_field(bw, 3) + PLANE_K;
+    const ulong blo = bits_between(c0 + PLANE_K, c1 + PLANE_K),
+                bhi = bits_between(c0 - PLANE_K, c1 - PLANE_K);
+#endif
     /* a new tile comes as -2 - its slot: dead, whatever its slot holds,
      * which this item clears (no other reads it: the host lists it as
      * missing to its neighbours) */
@@ -279,8 +330,14 @@ life_plane_wi(__global ulong *restrict cur, __global ulong *restrict next,
                 word_sums(fl[i + 1], &cl0, &cl1);
                 word_sums(fh[i + 1], &ch0, &ch1);
                 const ulong ol = fl[i], oh = fh[i];
+#ifdef PLANE_BOUND
+                const ulong inside = i >= r0 && i < r1 ? ~0ul : 0ul;
+                const ulong nl = next_word(al0, al1, bl0, bl1, cl0, cl1, ol, 0, 0) & blo & inside;
+                const ulong nh = next_word(ah0, ah1, bh0, bh1, ch0, ch1, oh, 0, 0) & bhi & inside;
+#else
                 const ulong nl = next_word(al0, al1, bl0, bl1, cl0, cl1, ol, 0, 0);
                 const ulong nh = next_word(ah0, ah1, bh0, bh1, ch0, ch1, oh, 0, 0);
+#endif
                 fl[i] = nl;
                 fh[i] = nh;
                 m |= (ulong)((((nl ^ ol) & cl) | ((nh ^ oh) & ch)) != 0) << (i & 63);

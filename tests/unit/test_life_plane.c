@@ -46,9 +46,12 @@ static const char *const gun[] = {
 
 /* Runs g, placed with its cell (0, 0) at plane (x0, y0), on the plane and
  * on the host for the steps given (ending with 0), comparing the whole
- * grid and the population after each; returns the final stats. */
-static tdcl_life_tiles_stats run_both(tdcl_ctx *ctx, tdcl_matrix *g, int64_t x0, int64_t y0,
-                                      const char *rule_text, const int64_t *steps, const char *what)
+ * grid and the population after each; returns the final stats. bounded:
+ * the plane is g's own grid with a dead edge (x0 = y0 = 0), as the host's
+ * grid is. */
+static tdcl_life_tiles_stats run_on(tdcl_ctx *ctx, tdcl_matrix *g, int64_t x0, int64_t y0,
+                                    const char *rule_text, const int64_t *steps, const char *what,
+                                    int bounded)
 {
     tdcl_life_rule rule = tdcl_life_rule_conway();
     if (rule_text) assert_int_equal(tdcl_life_rule_parse(rule_text, &rule, NULL, NULL), TDCL_OK);
@@ -56,7 +59,8 @@ static tdcl_life_tiles_stats run_both(tdcl_ctx *ctx, tdcl_matrix *g, int64_t x0,
     tdcl_life_tiles *p = NULL;
     tdcl_err err = {0};
     assert_int_equal(tdcl_life_cells_from_grid(g, x0, y0, &cells, NULL), TDCL_OK);
-    if (tdcl_life_tiles_create(ctx, &rule, 0, 0, &cells, &p, &err))
+    if (tdcl_life_tiles_create_bounded(ctx, &rule, 0, 0, bounded ? g->cols : 0,
+                                       bounded ? g->rows : 0, &cells, &p, &err))
         fail_msg("%s: create: %s", what, err.msg);
     tdcl_matrix t = grid_new(g->rows, g->cols);
     int64_t done = 0;
@@ -99,6 +103,12 @@ static tdcl_life_tiles_stats run_both(tdcl_ctx *ctx, tdcl_matrix *g, int64_t x0,
     tdcl_life_tiles_destroy(p);
     tdcl_matrix_free(&t);
     return s;
+}
+
+static tdcl_life_tiles_stats run_both(tdcl_ctx *ctx, tdcl_matrix *g, int64_t x0, int64_t y0,
+                                      const char *rule_text, const int64_t *steps, const char *what)
+{
+    return run_on(ctx, g, x0, y0, rule_text, steps, what, 0);
 }
 
 static void test_gliders(void **state)
@@ -215,6 +225,52 @@ static void test_far(void **state)
     tdcl_matrix_free(&g);
 }
 
+/* A fixed grid with a dead edge, its far edges inside tiles (150 % 64,
+ * 100 % 64): gliders into each edge and the far corner, blinkers on the
+ * last column and the last row (a blinker there dies: the cells beyond
+ * stay dead), against the host's dead edge; in both kernels. */
+static void test_bounded(void **state)
+{
+    TDCL_NEED_DEVICE(state);
+    static const char *const blinker_v[] = {"O", "O", "O"};
+    static const char *const blinker_h[] = {"OOO"};
+    const int64_t steps[] = {1, 2, 13, 31, 64, 120, 0};
+    const char *wi = getenv("TILEDCL_PLANE_WI");
+    char *keep = wi ? strdup(wi) : NULL;
+    for (int shape = 0; shape < 2; shape++) {
+        tdcl_matrix g = grid_new(100, 150);
+        stamp(&g, glider_se, 3, 80, 130); /* the far corner */
+        stamp(&g, glider_ne, 3, 30, 135); /* the last column */
+        stamp(&g, glider_sw, 3, 85, 60);  /* the last row */
+        stamp(&g, glider_nw, 3, 4, 4);    /* the near corner */
+        stamp(&g, blinker_v, 3, 50, 149);
+        stamp(&g, blinker_h, 1, 99, 100);
+        setenv("TILEDCL_PLANE_WI", shape ? "0" : "1", 1);
+        tdcl_life_tiles_stats s =
+            run_on(*state, &g, 0, 0, NULL, steps,
+                   shape ? "bounded, life_plane" : "bounded, life_plane_wi", 1);
+        /* nothing made beyond the edge: the grid is 3 x 2 tiles */
+        assert_true(s.peak_tiles <= 6);
+        tdcl_matrix_free(&g);
+    }
+    if (keep)
+        setenv("TILEDCL_PLANE_WI", keep, 1);
+    else
+        unsetenv("TILEDCL_PLANE_WI");
+    free(keep);
+    /* a cell outside the grid is the caller's error */
+    tdcl_life_rule rule = tdcl_life_rule_conway();
+    tdcl_life_cells cells = {0};
+    tdcl_life_tiles *p = NULL;
+    tdcl_err err = {0};
+    assert_int_equal(tdcl_life_cells_add(&cells, 10, 7, NULL), TDCL_OK);
+    assert_int_equal(tdcl_life_tiles_create_bounded(*state, &rule, 0, 0, 10, 8, &cells, &p, &err),
+                     TDCL_EINVAL);
+    assert_non_null(strstr(err.msg, "outside the 10 x 8 grid"));
+    assert_null(p);
+    tdcl_life_cells_free(&cells);
+}
+
 static void test_refusals(void **state)
 {
     TDCL_NEED_DEVICE(state);
@@ -254,7 +310,7 @@ int main(void)
         cmocka_unit_test(test_gliders),  cmocka_unit_test(test_gun),
         cmocka_unit_test(test_settles),  cmocka_unit_test(test_dies),
         cmocka_unit_test(test_highlife), cmocka_unit_test(test_far),
-        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_refusals), cmocka_unit_test(test_bounded),
     };
     return tdcl_test_exit(cmocka_run_group_tests_name("life_plane", dev, tdcl_test_ctx_setup,
                                                       tdcl_test_ctx_teardown));

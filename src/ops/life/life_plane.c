@@ -61,6 +61,8 @@ struct tdcl_life_tiles {
     uint32_t stamp;
     int klast; /* the list is for another launch of klast generations; 0: of any length */
     int64_t gen0;
+    int64_t bcols, brows; /* a fixed grid [0, bcols) x [0, brows) with a dead edge; 0: unbounded */
+    int actw;             /* ints a listed tile: 9, 10 with the bound's word (plane.cl) */
     tdcl_life_tiles_stats st;
 };
 
@@ -183,7 +185,8 @@ static tdcl_status device_grow(tdcl_life_tiles *p, int64_t old, tdcl_err *err)
     cl_mem *lists[] = {&p->act_m, &p->out_m};
     for (int i = 0; i < 2; i++) {
         if (*lists[i]) clReleaseMemObject(*lists[i]);
-        *lists[i] = clCreateBuffer(c, CL_MEM_READ_WRITE, i ? 2 * list : 9 * list, NULL, &rc);
+        *lists[i] =
+            clCreateBuffer(c, CL_MEM_READ_WRITE, i ? 2 * list : (size_t)p->actw * list, NULL, &rc);
         TDCL_CL_TRY(err, rc, "clCreateBuffer");
     }
     TDCL_CL_TRY(err, clFinish(p->ctx->queue), "clFinish");
@@ -215,7 +218,7 @@ static tdcl_status reserve(tdcl_life_tiles *p, int64_t want, int device, tdcl_er
     GROW(act, cap);
     GROW(next, cap);
     GROW(fresh, cap);
-    GROW(act_up, 9 * cap);
+    GROW(act_up, 10 * cap);
     GROW(out_dl, 2 * cap);
     memset(p->mark + old, 0, (size_t)(cap - old) * sizeof *p->mark);
     memset(p->isnew + old, 0, (size_t)(cap - old) * sizeof *p->isnew);
@@ -265,11 +268,20 @@ static void release(tdcl_life_tiles *p, int32_t s)
     p->tiles--;
 }
 
-/* The neighbour k of slot s, created when missing. */
+/* 1 when tile (x, y) holds cells of the bounded grid. */
+static int in_bound(const tdcl_life_tiles *p, int64_t x, int64_t y)
+{
+    return x >= 0 && y >= 0 && x <= (p->bcols - 1) / T && y <= (p->brows - 1) / T;
+}
+
+/* The neighbour k of slot s, created when missing (never beyond the
+ * bound). */
 static tdcl_status ensure(tdcl_life_tiles *p, int32_t s, int k, int device, tdcl_err *err)
 {
     if (p->nbr[s][k] >= 0) return TDCL_OK;
     int64_t x, y;
+    if (p->bcols && !in_bound(p, p->tx[s] + dx[k], p->ty[s] + dy[k]))
+        return TDCL_OK; /* beyond a dead edge: missing, so dead, for good */
     if (__builtin_add_overflow(p->tx[s], dx[k], &x) ||
         __builtin_add_overflow(p->ty[s], dy[k], &y) || x > INT64_MAX / T || x < INT64_MIN / T ||
         y > INT64_MAX / T || y < INT64_MIN / T)
@@ -399,6 +411,22 @@ out:
     return st;
 }
 
+/* a - b clamped to -64..128, plus 64: a byte */
+static uint32_t clamp_byte(int64_t a, int64_t b)
+{
+    int64_t d = a - b; /* a in 0..2^62, b a tile's corner within the grid */
+    return (uint32_t)((d < -T ? -T : d > 2 * T ? 2 * T : d) + T);
+}
+
+/* The bound's word of slot s (plane.cl): the grid's columns and rows
+ * relative to the tile's top-left cell. */
+static uint32_t bound_word(const tdcl_life_tiles *p, int32_t s)
+{
+    int64_t x = p->tx[s] * T, y = p->ty[s] * T;
+    return clamp_byte(0, x) | clamp_byte(p->bcols, x) << 8 | clamp_byte(0, y) << 16 |
+           clamp_byte(p->brows, y) << 24;
+}
+
 /* The list's upload: each listed slot and its neighbours. With inline_new
  * (life_plane_wi, every new slot listed) a new slot comes as -2 - slot
  * (the kernel reads it as dead and clears it) and as -1 to its
@@ -406,12 +434,13 @@ out:
 static void act_upload(tdcl_life_tiles *p, int inline_new)
 {
     for (int64_t i = 0; i < p->nact; i++) {
-        int32_t s = p->act[i], *u = p->act_up + 9 * i;
+        int32_t s = p->act[i], *u = p->act_up + p->actw * i;
         u[0] = inline_new && p->isnew[s] ? -2 - s : s;
         for (int k = 0; k < 8; k++) {
             int32_t n = p->nbr[s][k];
             u[1 + k] = inline_new && n >= 0 && p->isnew[n] ? -1 : n;
         }
+        if (p->bcols) u[9] = (int32_t)bound_word(p, s);
     }
 }
 
@@ -436,7 +465,8 @@ static tdcl_status step(tdcl_life_tiles *p, int gens, tdcl_err *err)
     p->nfresh = 0;
     size_t n = (size_t)p->nact;
     TDCL_CL_TRY(err,
-                clEnqueueWriteBuffer(q, p->act_m, CL_FALSE, 0, n * 36, p->act_up, 0, NULL, NULL),
+                clEnqueueWriteBuffer(q, p->act_m, CL_FALSE, 0, n * 4 * (size_t)p->actw, p->act_up,
+                                     0, NULL, NULL),
                 "clEnqueueWriteBuffer");
     cl_mem args[] = {cur, nxt, p->act_m, p->out_m};
     for (cl_uint a = 0; a < 4; a++)
@@ -573,8 +603,8 @@ static tdcl_status build_prog(tdcl_life_tiles *p, const tdcl_life_rule *rule, si
 {
     tdcl_status st = TDCL_OK;
     char opts[160];
-    int n = snprintf(opts, sizeof opts, "-DWBITS=64 -DBIRTH=0x%x -DSURVIVE=0x%x -DPLANE_K=%d",
-                     rule->birth, rule->survive, p->kmax);
+    int n = snprintf(opts, sizeof opts, "-DWBITS=64 -DBIRTH=0x%x -DSURVIVE=0x%x -DPLANE_K=%d%s",
+                     rule->birth, rule->survive, p->kmax, p->bcols ? " -DPLANE_BOUND" : "");
     if (wg) snprintf(opts + n, sizeof opts - (size_t)n, " -DPLANE_WG=%zu", wg);
     TDCL_TRY(tdcl_life_prog_build(p->ctx, TDCL_LIFE_PROG_PLANE, opts, &p->prog, err));
     TDCL_TRY(tdcl_ctx_kernel(p->prog, name, &p->step_k, err));
@@ -624,28 +654,67 @@ out:
 
 /* The most slots the device (and max_bytes) allows: each buffer within the
  * largest allocation, all within the memory. */
-static int64_t max_slots(const tdcl_device_info *d, uint64_t max_bytes)
+static int64_t max_slots(const tdcl_device_info *d, uint64_t max_bytes, int actw)
 {
-    uint64_t by_alloc = d->max_alloc / ROW_BYTES, by_mem = d->global_mem / TDCL_LIFE_TILE_BYTES;
+    uint64_t slot = TDCL_LIFE_TILE_BYTES + 4 * (uint64_t)(actw - 9); /* the bound's word */
+    uint64_t by_alloc = d->max_alloc / ROW_BYTES, by_mem = d->global_mem / slot;
     uint64_t n = by_alloc < by_mem ? by_alloc : by_mem;
-    if (max_bytes && max_bytes / TDCL_LIFE_TILE_BYTES < n) n = max_bytes / TDCL_LIFE_TILE_BYTES;
+    if (max_bytes && max_bytes / slot < n) n = max_bytes / slot;
     return n > INT32_MAX ? INT32_MAX : (int64_t)n;
+}
+
+/* A cell of the list outside the bound; 0 when none (or unbounded). */
+static int outside(const tdcl_life_tiles *p, const tdcl_life_cells *c, size_t *at)
+{
+    for (size_t i = 0; p->bcols && i < c->n; i++) {
+        int64_t x = c->xy[2 * i], y = c->xy[2 * i + 1];
+        if (x < 0 || y < 0 || x >= p->bcols || y >= p->brows) {
+            *at = i;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 tdcl_status tdcl_life_tiles_create(tdcl_ctx *ctx, const tdcl_life_rule *rule, uint64_t max_bytes,
                                    int64_t gen0, const tdcl_life_cells *cells,
                                    tdcl_life_tiles **out, tdcl_err *err)
 {
+    return tdcl_life_tiles_create_bounded(ctx, rule, max_bytes, gen0, 0, 0, cells, out, err);
+}
+
+tdcl_status tdcl_life_tiles_create_bounded(tdcl_ctx *ctx, const tdcl_life_rule *rule,
+                                           uint64_t max_bytes, int64_t gen0, int64_t cols,
+                                           int64_t rows, const tdcl_life_cells *cells,
+                                           tdcl_life_tiles **out, tdcl_err *err)
+{
     tdcl_status st = TDCL_OK;
     const char *why = tdcl_life_tiles_refuses(rule);
+    size_t at;
     *out = NULL;
     if (why) return tdcl_fail(err, TDCL_EINVAL, "%s", why);
+    if (cols < 0 || rows < 0 || (cols == 0) != (rows == 0) || cols > INT64_MAX / 2 ||
+        rows > INT64_MAX / 2)
+        return tdcl_fail(err, TDCL_EINVAL,
+                         "a bounded tile plane needs 1..2^62 columns and rows, got %" PRId64
+                         " x %" PRId64,
+                         cols, rows);
     tdcl_life_tiles *p = calloc(1, sizeof *p);
     if (!p) return tdcl_fail(err, TDCL_ENOMEM, "out of memory");
     p->ctx = ctx;
     p->gen0 = gen0;
+    p->bcols = cols;
+    p->brows = rows;
+    p->actw = cols ? 10 : 9;
+    if (outside(p, cells, &at)) {
+        st = tdcl_fail(err, TDCL_EINVAL,
+                       "the live cell at %" PRId64 ",%" PRId64 " lies outside the %" PRId64
+                       " x %" PRId64 " grid",
+                       cells->xy[2 * at], cells->xy[2 * at + 1], cols, rows);
+        goto out;
+    }
     p->max_bytes = max_bytes;
-    p->max_cap = max_slots(&ctx->dev, max_bytes);
+    p->max_cap = max_slots(&ctx->dev, max_bytes, p->actw);
     TDCL_TRY(rehash(p, 1024, err));
     TDCL_TRY(build(p, rule, err));
     TDCL_TRY(load(p, cells, err));

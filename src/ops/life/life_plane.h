@@ -60,6 +60,15 @@ tdcl_status tdcl_life_tiles_create(tdcl_ctx *ctx, const tdcl_life_rule *rule, ui
                                    int64_t gen0, const tdcl_life_cells *cells,
                                    tdcl_life_tiles **out, tdcl_err *err);
 
+/* The same on a fixed grid with a dead edge: the cells [0, cols) x
+ * [0, rows) (1..2^62 each; cells must lie inside), every cell outside
+ * dead at every generation and no tile made there (plane.cl's
+ * PLANE_BOUND). cols = rows = 0 is the unbounded plane. */
+tdcl_status tdcl_life_tiles_create_bounded(tdcl_ctx *ctx, const tdcl_life_rule *rule,
+                                           uint64_t max_bytes, int64_t gen0, int64_t cols,
+                                           int64_t rows, const tdcl_life_cells *cells,
+                                           tdcl_life_tiles **out, tdcl_err *err);
+
 /* Advances gens >= 0 generations. A pool that would pass its bound stops
  * with TDCL_ELIMIT naming the generation, the population and the bytes it
  * would need; the plane then holds the generation before. */
