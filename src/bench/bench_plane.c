@@ -38,7 +38,7 @@ tdcl_status tdcl_bench_life_plane(bench_job *j, tdcl_err *err)
     tdcl_life_cells cells = {0};
     tdcl_bench_result r;
     TDCL_TRY(tdcl_life_read_cells(j->o.life_pattern, INT64_C(1) << 30, &pat, &cells, err));
-    if (!cells.n && pat.grid.data) {
+    if (pat.topo.present || (!cells.n && pat.grid.data)) {
         st = tdcl_fail(err, TDCL_EINVAL,
                        "bench: the tile plane runs the unbounded plane; '%s' "
                        "has a bounded grid",

@@ -686,6 +686,9 @@ tdcl_status tdcl_life_rle_write_fp(FILE *fp, const tdcl_matrix *grid, const tdcl
     return TDCL_OK;
 }
 
+static tdcl_status rle_runs(FILE *fp, const tdcl_life_cells *c, int64_t x0, int64_t y0,
+                            tdcl_err *err);
+
 /* The live cells as RLE at their place on the plane, from a sorted list
  * (tdcl_life_cells_sort): runs come straight from the list, so no grid of
  * the box is made. */
@@ -709,6 +712,47 @@ static tdcl_status rle_write_list(FILE *fp, const tdcl_life_cells *c, const tdcl
     fprintf(fp, "#CXRLE Pos=%" PRId64 ",%" PRId64 " Gen=%" PRId64 "\n", x0, y0, o->generation);
     fprintf(fp, "x = %" PRIu64 ", y = %" PRIu64 ", rule = %s\n", w, h,
             tdcl_life_rule_format(&o->rule, rule, sizeof rule));
+    return rle_runs(fp, c, x0, y0, err);
+}
+
+/* A fixed grid's RLE from its sorted cells (grid coordinates), as
+ * tdcl_life_rle_write_fp writes the grid: its size, its suffix, Golly's
+ * place for it. */
+static tdcl_status rle_write_grid_list(FILE *fp, const tdcl_life_cells *c, int64_t rows,
+                                       int64_t cols, const tdcl_life_write_opts *o, tdcl_err *err)
+{
+    char rule[32], suffix[80];
+    tdcl_life_topology_format(o->boundary, &o->edges, cols, rows, suffix, sizeof suffix);
+    if (o->comment) fprintf(fp, "#C %s\n", o->comment);
+    fprintf(fp, "#CXRLE Pos=%" PRId64 ",%" PRId64 " Gen=%" PRId64 "\n", -(cols / 2), -(rows / 2),
+            o->generation);
+    fprintf(fp, "x = %" PRId64 ", y = %" PRId64 ", rule = %s%s\n", cols, rows,
+            tdcl_life_rule_format(&o->rule, rule, sizeof rule), suffix);
+    return rle_runs(fp, c, 0, 0, err);
+}
+
+tdcl_status tdcl_life_rle_write_grid_cells(const char *path, const tdcl_life_cells *cells,
+                                           int64_t rows, int64_t cols,
+                                           const tdcl_life_write_opts *o, tdcl_err *err)
+{
+    tdcl_outfile f;
+    tdcl_status st = tdcl_out_open(&f, path, err);
+    if (st) return st;
+    tdcl_err e = {0};
+    st = rle_write_grid_list(f.fp, cells, rows, cols, o, &e);
+    if (st) {
+        tdcl_fail(err, st, "cannot write '%s': %s", tdcl_path_display(path), e.msg);
+        tdcl_out_abort(&f);
+        return st;
+    }
+    return tdcl_out_commit(&f, err);
+}
+
+/* The runs of sorted cells from row y0, column x0 (where the box or grid
+ * starts), then '!'. */
+static tdcl_status rle_runs(FILE *fp, const tdcl_life_cells *c, int64_t x0, int64_t y0,
+                            tdcl_err *err)
+{
     rle_out out = {fp, 0};
     int64_t row = y0, col = x0; /* where the next item starts */
     for (size_t i = 0; i < c->n;) {
@@ -988,9 +1032,45 @@ static tdcl_status read_sparse(const char *path, int64_t max_cells, tdcl_life_pa
     return st;
 }
 
-static tdcl_status read_binary(const char *path, life_format f, int64_t max_cells,
-                               tdcl_life_pattern *out, tdcl_err *err)
+/* A sparse matrix's nonzero entries as the live cells of its fixed grid,
+ * appended to list at their plane coordinates; out->grid only the shape.
+ * Memory follows the entries, whatever the grid's size: the CSR arrays
+ * (held to max_cells bytes) and the list (TDCL_LIFE_CELL_BYTES). */
+static tdcl_status read_sparse_cells(const char *path, int64_t max_cells, tdcl_life_pattern *out,
+                                     tdcl_life_cells *list, tdcl_err *err)
 {
+    tdcl_csr m;
+    size_t max_bytes = max_cells > 0 ? (size_t)max_cells : 0;
+    tdcl_status st = tdcl_sparse_read_path(path, max_bytes, &m, err);
+    if (st) return st;
+    uint64_t live = 0;
+    for (int64_t k = 0; k < m.nnz; k++)
+        live += m.dtype == TDCL_I64 ? tdcl_csr_get_i64(&m, k) != 0 : tdcl_csr_get_f64(&m, k) != 0;
+    out->grid.rows = m.rows;
+    out->grid.cols = m.cols;
+    fixed_grid(out);
+    if (max_cells > 0 && live > (uint64_t)max_cells / TDCL_LIFE_CELL_BYTES) {
+        char need[32], lim[32];
+        st = tdcl_fail(err, TDCL_ELIMIT,
+                       "%s: %" PRIu64 " live cells take %s as a list, more than the limit of %s",
+                       tdcl_path_display(path), live,
+                       tdcl_mem_size(live * TDCL_LIFE_CELL_BYTES, need, sizeof need),
+                       tdcl_mem_size((uint64_t)max_cells, lim, sizeof lim));
+    }
+    if (!st) st = tdcl_life_cells_reserve(list, (size_t)live, err);
+    for (int64_t i = 0; !st && i < m.rows; i++)
+        for (int64_t k = tdcl_csr_rp(&m, i); !st && k < tdcl_csr_rp(&m, i + 1); k++)
+            if (m.dtype == TDCL_I64 ? tdcl_csr_get_i64(&m, k) != 0 : tdcl_csr_get_f64(&m, k) != 0)
+                st = tdcl_life_cells_add(list, out->x0 + tdcl_csr_ci(&m, k), out->y0 + i, err);
+    tdcl_csr_free(&m);
+    return st;
+}
+
+static tdcl_status read_binary(const char *path, life_format f, int64_t max_cells,
+                               tdcl_life_pattern *out, tdcl_life_cells *list, tdcl_err *err)
+{
+    if (f == FMT_MATRIX && list && tdcl_sparse_path(path))
+        return read_sparse_cells(path, max_cells, out, list, err);
     if (f == FMT_MATRIX && tdcl_sparse_path(path)) return read_sparse(path, max_cells, out, err);
     tdcl_matrix m = {0};
     int maxval = 1;
@@ -1119,7 +1199,7 @@ static tdcl_status read_any(const char *path, int64_t max_cells, tdcl_life_patte
             TDCL_TRY(spill_stdin(buf, len, &tmp, err));
             path = tmp;
         }
-        st = read_binary(path, f, max_cells, out, err);
+        st = read_binary(path, f, max_cells, out, list, err);
         if (st) name_stdin(err, tmp);
     }
 out:

@@ -48,10 +48,12 @@ tdcl_status tdcl_life_read(const char *path, int64_t max_cells, tdcl_life_patter
  * cols; no data): RLE from its runs, .cells and .lif from their lines,
  * .mc by walking its quadtree, so the box may be far larger than memory.
  * max_cells then bounds the list as TDCL_LIFE_CELL_BYTES says (the bytes
- * of a grid of max_cells cells), checked before the list grows. Matrices
- * and images are read into a grid, listed and the grid freed. A bounded
- * grid (a rule's suffix, the clamp comment) is read into out->grid as
- * tdcl_life_read reads it and nothing is listed. */
+ * of a grid of max_cells cells), checked before the list grows. A sparse
+ * matrix (coordinate .mtx, .npz) is listed from its nonzero entries, its
+ * fixed grid with a dead edge in out->topo and out->grid's shape (no
+ * data), whatever its size. Dense matrices, images and a bounded grid
+ * (a rule's suffix, the clamp comment) are read into out->grid as
+ * tdcl_life_read reads them and nothing is listed. */
 tdcl_status tdcl_life_read_cells(const char *path, int64_t max_cells, tdcl_life_pattern *out,
                                  tdcl_life_cells *cells, tdcl_err *err);
 
@@ -83,6 +85,15 @@ tdcl_status tdcl_life_rle_write_fp(FILE *fp, const tdcl_matrix *grid, const tdcl
  * the 64-bit plane holds; TDCL_ERANGE when it spans more than 2^63 cells. */
 tdcl_status tdcl_life_rle_write_cells(const char *path, const tdcl_life_cells *cells,
                                       const tdcl_life_write_opts *o, tdcl_err *err);
+
+/* Writes a fixed rows x cols grid as RLE to path from its live cells
+ * (sorted by tdcl_life_cells_sort, grid coordinates 0..cols-1, 0..rows-1),
+ * byte for byte as tdcl_life_write writes the grid with o->unbounded 0:
+ * the grid's size and bounded-grid suffix (o->boundary, o->edges), no
+ * grid made. */
+tdcl_status tdcl_life_rle_write_grid_cells(const char *path, const tdcl_life_cells *cells,
+                                           int64_t rows, int64_t cols,
+                                           const tdcl_life_write_opts *o, tdcl_err *err);
 
 /* Writes grid as plaintext .cells to fp (full rows, '.' and 'O'). */
 tdcl_status tdcl_life_cells_write_fp(FILE *fp, const tdcl_matrix *grid,

@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "base/mem.h"
 #include "io/life_io.h"
+#include "io/sparse_io.h"
 #include "jobs/life_grow.h"
 #include "ops/life/life_plane.h"
 
@@ -29,13 +30,26 @@ typedef struct plane_run {
     int64_t gen0;
     int64_t wx, wy, ww, wh; /* the window of frames and the GIF */
     tdcl_life_gif *gif;
+    /* a fixed grid with a dead edge: its size (0: the unbounded plane), its
+     * suffix, and the pattern's coordinates of its cell (0, 0); the tiles
+     * and the window hold grid coordinates */
+    int64_t rows, cols, ox, oy;
+    tdcl_life_topology topo;
 } plane_run;
 
 /* 1 when the job is the plane's to run at all: a file on the unbounded
- * plane, nothing sizing or bounding it. */
+ * plane, nothing sizing or bounding it; 2 for a fixed grid with a dead
+ * edge on every side (a matrix, an RLE's ":P" suffix) that no option
+ * resizes or rebounds. Tori, clamped grids and the rest run dense. */
 static int plane_case(const tdcl_life_job_opts *o, const tdcl_life_pattern *pat)
 {
-    return !pat->topo.present && o->width <= 0 && o->height <= 0 && !o->boundary_given;
+    const tdcl_life_topology *t = &pat->topo;
+    if (o->width > 0 || o->height > 0 || o->boundary_given) return 0;
+    if (!t->present) return 1;
+    return t->boundary == TDCL_LIFE_DEAD && t->width > 0 && t->height > 0 && !t->edges.open_x &&
+                   !t->edges.open_y
+               ? 2
+               : 0;
 }
 
 /* The live box of sorted cells into a new grid at plane (*x0, *y0);
@@ -107,7 +121,8 @@ static tdcl_status snapshot(plane_run *r, int64_t gen, tdcl_err *err)
             goto out;
         }
         snprintf(path, n, "%s/gen-%08" PRId64 ".png", o->frames_dir, r->gen0 + gen);
-        tdcl_life_write_opts w = {.rule = r->rule, .unbounded = 1, .x0 = r->wx, .y0 = r->wy};
+        tdcl_life_write_opts w = {
+            .rule = r->rule, .unbounded = 1, .x0 = r->ox + r->wx, .y0 = r->oy + r->wy};
         w.generation = r->gen0 + gen;
         w.scale = o->scale;
         TDCL_TRY(tdcl_life_write(path, &win, &w, err));
@@ -154,6 +169,56 @@ out:
     return st;
 }
 
+/* A fixed grid's live cells (sorted, grid coordinates) as a coordinate
+ * Matrix Market or .npz file of 1s: no array of the grid's cells. */
+static tdcl_status write_sparse(const plane_run *r, const tdcl_life_cells *c, tdcl_err *err)
+{
+    tdcl_csr m = {0};
+    tdcl_status st = tdcl_csr_alloc(&m, r->rows, r->cols, (int64_t)c->n, TDCL_I64, 0, err);
+    if (st) return st;
+    for (size_t k = 0; k < c->n; k++) {
+        int64_t x = c->xy[2 * k], y = c->xy[2 * k + 1];
+        if (m.idx64) {
+            ((int64_t *)m.colidx)[k] = x;
+            ((int64_t *)m.rowptr)[y + 1]++;
+        } else {
+            ((int32_t *)m.colidx)[k] = (int32_t)x;
+            ((int32_t *)m.rowptr)[y + 1]++;
+        }
+        ((int64_t *)m.values)[k] = 1;
+    }
+    for (int64_t i = 0; i < r->rows; i++)
+        if (m.idx64)
+            ((int64_t *)m.rowptr)[i + 1] += ((int64_t *)m.rowptr)[i];
+        else
+            ((int32_t *)m.rowptr)[i + 1] += ((int32_t *)m.rowptr)[i];
+    m.sorted = 1;
+    st = tdcl_sparse_write_path(r->o->output, &m, err);
+    tdcl_csr_free(&m);
+    return st;
+}
+
+/* A fixed grid's result: RLE and matrices straight from the cells, other
+ * formats from the grid drawn, as the dense grid writes them. */
+static tdcl_status write_grid_out(const plane_run *r, const tdcl_life_cells *c,
+                                  tdcl_life_write_opts *w, tdcl_err *err)
+{
+    const char *out = r->o->output;
+    w->unbounded = 0;
+    w->boundary = TDCL_LIFE_DEAD;
+    w->edges = r->topo.edges;
+    w->x0 = r->ox;
+    w->y0 = r->oy;
+    if (strcmp(out, "-") == 0 || tdcl_path_has_ext(out, ".rle") || !tdcl_life_path_known(out))
+        return tdcl_life_rle_write_grid_cells(out, c, r->rows, r->cols, w, err);
+    if (tdcl_path_has_ext(out, ".mtx")) return write_sparse(r, c, err);
+    tdcl_life_pattern g = {.grid = {.rows = r->rows, .cols = r->cols}};
+    tdcl_status st = draw(&g, c, BOX_CELLS_MAX, err);
+    if (!st) st = tdcl_life_write(out, &g.grid, w, err);
+    tdcl_life_pattern_free(&g);
+    return st;
+}
+
 /* The result: RLE straight from the cells, other formats from their box. */
 static tdcl_status write_out(const plane_run *r, const tdcl_life_cells *c, tdcl_err *err)
 {
@@ -165,6 +230,7 @@ static tdcl_status write_out(const plane_run *r, const tdcl_life_cells *c, tdcl_
     tdcl_life_write_opts w = {.rule = r->rule, .unbounded = 1, .scale = o->scale};
     w.generation = r->gen0 + o->gens;
     w.comment = comment;
+    if (r->cols) return write_grid_out(r, c, &w, err);
     if (strcmp(o->output, "-") == 0 || tdcl_path_has_ext(o->output, ".rle") ||
         !tdcl_life_path_known(o->output))
         return tdcl_life_rle_write_cells(o->output, c, &w, err);
@@ -201,11 +267,16 @@ static void summarize(const plane_run *r, const tdcl_life_cells *c, double ms,
     sum->peak_tiles = s.peak_tiles > 0 ? s.peak_tiles : 1;
     sum->rule = r->rule;
     sum->boundary = TDCL_LIFE_DEAD;
-    sum->open_x = sum->open_y = 1;
+    sum->open_x = sum->open_y = !r->cols;
+    if (r->cols) { /* the fixed grid, as the dense grid reports it */
+        sum->rows = r->rows;
+        sum->cols = r->cols;
+    }
     snprintf(sum->describe, sizeof sum->describe,
-             "plane=tiles tile=%dx%d tiles=%" PRId64 " peak=%" PRId64 " active=%" PRId64
+             "plane=tiles%s tile=%dx%d tiles=%" PRId64 " peak=%" PRId64 " active=%" PRId64
              " computed=%.3g cell updates",
-             TDCL_LIFE_TILE, TDCL_LIFE_TILE, s.tiles, s.peak_tiles, s.active, s.cell_updates);
+             r->cols ? " grid=dead" : "", TDCL_LIFE_TILE, TDCL_LIFE_TILE, s.tiles, s.peak_tiles,
+             s.active, s.cell_updates);
 }
 
 /* AUTO's choice, said with -v: 1 for tiles. */
@@ -299,23 +370,50 @@ tdcl_status tdcl_life_plane_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl
     }
     r.rule = o->rule_given || !pat.has_rule ? tdcl_life_opts_rule(&o->life) : pat.rule;
     const char *why = tdcl_life_tiles_refuses(&r.rule);
-    if (!plane_case(o, &pat) || why) {
+    int kind = plane_case(o, &pat);
+    if (!kind || why) {
         if (o->plane == TDCL_LIFE_PLANE_TILES)
             st = tdcl_fail(err, TDCL_EINVAL, "the tile plane cannot run this: %s",
                            why ? why
-                               : "it holds the unbounded plane only, without a grid size "
-                                 "or a boundary");
+                               : "it holds the unbounded plane and grids with a dead edge "
+                                 "only, without a grid size or a boundary");
+        if (!why && !pat.grid.data) /* a sparse matrix read as cells: the dense grid's */
+            goto give_back;
         goto out;
     }
     int64_t x0 = pat.x0, y0 = pat.y0;
-    if (!choose(ctx, o, &pat, (int64_t)cells.n)) goto give_back;
+    if (kind == 2 && pat.grid.data) /* an RLE's bounded grid, drawn: listed */
+        TDCL_TRY(tdcl_life_cells_from_grid(&pat.grid, 0, 0, &cells, err));
+    else if (kind == 2) /* a matrix's entries, listed at the pattern's coordinates */
+        for (size_t i = 0; i < cells.n; i++) {
+            cells.xy[2 * i] -= x0;
+            cells.xy[2 * i + 1] -= y0;
+        }
+    if (!choose(ctx, o, &pat, (int64_t)cells.n)) {
+        if (kind == 2 && !pat.grid.data)
+            for (size_t i = 0; i < cells.n; i++) { /* back for the dense grid's draw */
+                cells.xy[2 * i] += x0;
+                cells.xy[2 * i + 1] += y0;
+            }
+        goto give_back;
+    }
     *taken = 1;
     r.gen0 = pat.generation;
+    if (kind == 2) {
+        r.rows = pat.grid.rows;
+        r.cols = pat.grid.cols;
+        r.ox = x0;
+        r.oy = y0;
+        r.topo = pat.topo;
+    }
     if (o->window_given) {
-        r.wx = o->window_x;
-        r.wy = o->window_y;
+        r.wx = o->window_x - r.ox;
+        r.wy = o->window_y - r.oy;
         r.ww = o->window_w;
         r.wh = o->window_h;
+    } else if (kind == 2) { /* the whole grid, as the dense grid draws it */
+        r.ww = r.cols;
+        r.wh = r.rows;
     } else {
         default_window(&r, &pat, &cells, x0, y0);
     }
@@ -324,7 +422,8 @@ tdcl_status tdcl_life_plane_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl
     uint64_t bound = o->max_bytes;
     if (!bound && (ctx->dev.type & CL_DEVICE_TYPE_CPU)) bound = tdcl_mem_budget(0, 0, NULL);
     t0 = tdcl_now_ms();
-    TDCL_TRY(tdcl_life_tiles_create(ctx, &r.rule, bound, r.gen0, &cells, &r.t, err));
+    TDCL_TRY(tdcl_life_tiles_create_bounded(ctx, &r.rule, bound, r.gen0, r.cols, r.rows, &cells,
+                                            &r.t, err));
     ctx->t.setup_ms += tdcl_now_ms() - t0;
     TDCL_TRY(open_outputs(&r, err));
     TDCL_TRY(loop(&r, &ms, err));
@@ -343,7 +442,11 @@ tdcl_status tdcl_life_plane_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl
         TDCL_TRY(write_out(&r, &cells, err));
         ctx->t.write_ms += tdcl_now_ms() - t0;
     }
-    if (final) { /* the preview: the live box where it is small */
+    if (final && r.cols) { /* the preview: the grid where it is small */
+        tdcl_life_pattern g = {.grid = {.rows = r.rows, .cols = r.cols}};
+        tdcl_err e = {0};
+        if (!draw(&g, &cells, PREVIEW_CELLS_MAX, &e)) *final = g.grid;
+    } else if (final) { /* the preview: the live box where it is small */
         int64_t fx, fy;
         tdcl_err e = {0};
         if (box_grid(&cells, PREVIEW_CELLS_MAX, final, &fx, &fy, &e))

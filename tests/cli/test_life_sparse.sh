@@ -62,6 +62,45 @@ expect_rc 0 "bench life --pattern --plane tiles runs"
 expect_contains "$OUT" 'plane=tiles tile=64x64 generations/s=' "the plane's figure names generations/s"
 expect_contains "$OUT" ' live=46 ' "and the live cells: the gun's 36 and two gliders after 60 generations"
 
+# a sparse matrix is a fixed grid with a dead edge: 10^6 x 10^6 with a
+# glider runs in tiles within 64 MB (a dense grid would be 10^12 cells),
+# the glider settling into a block in the far corner, as on a 20 x 20
+# matrix with the glider as far from the corner (the dense grid there)
+mtx_glider() { # size, offset of the glider's box from the far corner
+    printf '%%%%MatrixMarket matrix coordinate pattern general\n%s %s 5\n' "$1" "$1"
+    for c in "0 1" "1 2" "2 0" "2 1" "2 2"; do
+        set -- "$1" "$2" $c
+        echo "$(($1 - $2 + $3 + 1)) $(($1 - $2 + $4 + 1))"
+        set -- "$1" "$2"
+    done
+}
+mtx_glider 1000000 10 >"$T/big.mtx"
+mtx_glider 20 10 >"$T/small.mtx"
+run -v life "$T/big.mtx" --gens 40 --max-bytes 64000000 -o "$T/big.rle"
+expect_rc 0 "a 10^6 x 10^6 matrix with a glider runs"
+expect_contains "$ERR" "life: the tile plane: 5 live cells in a 1000000 x 1000000" "-v says it runs in tiles"
+rss=$(printf '%s\n' "$ERR" | sed -n 's/.*peak rss \([0-9]*\).*/\1/p')
+[ -n "$rss" ] && [ "$rss" -lt 512 ] && ok "its peak memory is the runtime's ($rss MB)" \
+    || not_ok "its peak memory is the runtime's" "peak rss '$rss' MB"
+printf '%s\n' '#C generation 40, written by tiledcl life' '#CXRLE Pos=-500000,-500000 Gen=40' \
+    'x = 1000000, y = 1000000, rule = B3/S23:P1000000,1000000' '999998$999998b2o$999998b2o!' \
+    >"$T/big-want.rle"
+expect_same_file "$T/big.rle" "$T/big-want.rle" "the glider is a block in the far corner"
+run life "$T/big.mtx" --gens 40 --max-bytes 64000000 -o "$T/big-out.mtx"
+expect_rc 0 "a 10^6 x 10^6 grid written as a matrix"
+run life "$T/small.mtx" --gens 40 --plane dense -o "$T/small-d.rle"
+run life "$T/small.mtx" --gens 40 --plane tiles -v -o "$T/small-t.rle"
+expect_contains "$ERR" "(forced)" "a small matrix on the tile plane"
+expect_same_file "$T/small-t.rle" "$T/small-d.rle" "20 x 20: the tile plane = the dense grid"
+run life "$T/small.mtx" --gens 40 --plane tiles -o "$T/small-t.mtx"
+# the small grid's cells moved to the big grid's far corner
+awk 'NR > 3 { print $1 + 999980, $2 + 999980, $3 }' "$T/small-t.mtx" >"$T/shifted"
+awk 'NR > 3' "$T/big-out.mtx" >"$T/big-cells"
+expect_same_file "$T/big-cells" "$T/shifted" "the big grid's cells = the small grid's, shifted"
+expect_eq "$(wc -l <"$T/big-cells")" "4" "a block"
+run life "$T/big.mtx" --gens 1 --max-bytes 64000000 --plane dense
+expect_rc 1 "the same grid is too large to run dense"
+
 # over two devices (bands of rows, halos written each round): the written
 # rows' tiles are recomputed, the rest still skipped
 export POCL_DEVICES="pthread pthread" POCL_MAX_PTHREAD_COUNT=1 POCL_CPU_MAX_CU_COUNT=1
