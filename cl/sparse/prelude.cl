@@ -261,6 +261,60 @@ __kernel void sp_count_rows(__global const int *restrict arp, __global const int
     }
 }
 
+// Rows of at most SP_MERGE_K entries of A whose terms are few (the host
+// picks them where B's rows are sorted): an item a row merges the rows of
+// B that its entries select, as sorted lists, taking the smallest head
+// each step. A 2D Laplacian's rows (5 entries, 25 terms) spent more on a
+// team's hash table, its atomics and barriers than on the product.
+#ifndef SP_MERGE_K
+#define SP_MERGE_K 8
+#endif
+#define SP_NONE 0x7fffffff /* past every column: an exhausted list's head */
+
+// Opens row's lists: q[u] .. e[u] of bci, head h[u] (SP_NONE: none).
+static inline void sp_merge_open(__global const int *arp, __global const int *aci,
+                                 __global const int *brp, __global const int *bci, int row,
+                                 int *q, int *e, int *h)
+{
+    int p0 = arp[row], n = arp[row + 1] - p0;
+#pragma unroll
+    for (int u = 0; u < SP_MERGE_K; u++) {
+        int k = u < n ? aci[p0 + u] : 0;
+        q[u] = u < n ? brp[k] : 0;
+        e[u] = u < n ? brp[k + 1] : 0;
+        h[u] = q[u] < e[u] ? bci[q[u]] : SP_NONE;
+    }
+}
+
+// The smallest head.
+static inline int sp_merge_min(const int *h)
+{
+    int j = SP_NONE;
+#pragma unroll
+    for (int u = 0; u < SP_MERGE_K; u++)
+        j = min(j, h[u]);
+    return j;
+}
+
+// Symbolic phase of the merged rows (rows[first ..][0 .. nrows)): counts
+// each row's distinct columns. A list's repeated column (B not summed)
+// advances it again, as the hash tables count it once.
+__kernel void sp_count_merge(__global const int *arp, __global const int *aci,
+                             __global const int *brp, __global const int *bci,
+                             __global const int *rows, int first, int nrows, __global int *cnt)
+{
+    int r = get_global_id(0);
+    if (r >= nrows) return;
+    int row = rows[first + r], q[SP_MERGE_K], e[SP_MERGE_K], h[SP_MERGE_K], c = 0;
+    sp_merge_open(arp, aci, brp, bci, row, q, e, h);
+    for (int j = sp_merge_min(h); j != SP_NONE; j = sp_merge_min(h), c++)
+#pragma unroll
+        for (int u = 0; u < SP_MERGE_K; u++)
+            while (h[u] == j)
+                h[u] = ++q[u] < e[u] ? bci[q[u]] : SP_NONE;
+    cnt[row] = c;
+}
+
 // Sorts the n ints of v by insertion: for short rows, and for rows that
 // are nearly in order.
 static inline void sp_insertion(__global int *v, __global const int *from, int n)

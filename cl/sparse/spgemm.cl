@@ -201,6 +201,37 @@ __kernel void K(sp_fill_local)(__global const int *arp, __global const int *aci,
     }
 }
 
+// Numeric phase of the merged rows (sp_count_merge): each step writes
+// the smallest head's column and the sum of its terms, in order.
+__kernel void K(sp_fill_merge)(__global const int *arp, __global const int *aci,
+                               __global const VT *av, int a_pat, __global const int *brp,
+                               __global const int *bci, __global const VT *bv, int b_pat,
+                               __global const int *rows, int first, int nrows,
+                               __global const int *crp, __global int *cci, __global VT *cv,
+                               __global int *ovf)
+{
+    int r = get_global_id(0);
+    if (r >= nrows) return;
+    int row = rows[first + r], q[SP_MERGE_K], e[SP_MERGE_K], h[SP_MERGE_K];
+    VT x[SP_MERGE_K];
+    sp_merge_open(arp, aci, brp, bci, row, q, e, h);
+#pragma unroll
+    for (int u = 0; u < SP_MERGE_K; u++)
+        x[u] = a_pat || q[u] >= e[u] ? (VT)1 : av[arp[row] + u];
+    int at = crp[row];
+    for (int j = sp_merge_min(h); j != SP_NONE; j = sp_merge_min(h), at++) {
+        VT s = 0;
+#pragma unroll
+        for (int u = 0; u < SP_MERGE_K; u++)
+            while (h[u] == j) {
+                s = K(sp_sum)(s, b_pat ? x[u] : K(sp_mul)(x[u], bv[q[u]], ovf), ovf);
+                h[u] = ++q[u] < e[u] ? bci[q[u]] : SP_NONE;
+            }
+        cci[at] = j;
+        cv[at] = s;
+    }
+}
+
 // Rows too large for a table in local memory (a power-law graph's hubs):
 // a work-group per row, chunk columns at a time (a multiple of 32): each
 // chunk's sums in vals and its marks in bits, both in local memory, then

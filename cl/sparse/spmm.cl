@@ -7,6 +7,46 @@
 #define SP_MM_CW 4
 #endif
 
+// Entries of A whose rows of B a lane loads before adding any (loads in
+// flight at once; 1: one entry at a time).
+#ifndef SP_MM_UNROLL
+#define SP_MM_UNROLL 1
+#endif
+
+// acc[u] += x * B's row k at the lane's columns j0 + u * w (below n).
+static inline void K(sp_mm_row)(VT *acc, VT x, __global const VT *bk, int j0, int w, int n,
+                                __global int *ovf)
+{
+#pragma unroll
+    for (int u = 0; u < SP_MM_CW; u++)
+        if (j0 + u * w < n) acc[u] = K(sp_sum)(acc[u], K(sp_mul)(x, bk[j0 + u * w], ovf), ovf);
+}
+
+// A's entries p0, p0 + step, ... before p1 into acc, SP_MM_UNROLL at a
+// time: their indices and factors first, then their rows of B.
+static inline void K(sp_mm_entries)(VT *acc, __global const int *aci, __global const VT *av,
+                                    int a_pat, __global const VT *b, int n, int p0, int p1,
+                                    int step, int j0, int w, __global int *ovf)
+{
+    int p = p0;
+#if SP_MM_UNROLL > 1
+    for (; p + (SP_MM_UNROLL - 1) * step < p1; p += SP_MM_UNROLL * step) {
+        VT x[SP_MM_UNROLL];
+        __global const VT *bk[SP_MM_UNROLL];
+#pragma unroll
+        for (int v = 0; v < SP_MM_UNROLL; v++) {
+            x[v] = a_pat ? (VT)1 : av[p + v * step];
+            bk[v] = b + (size_t)aci[p + v * step] * n;
+        }
+#pragma unroll
+        for (int v = 0; v < SP_MM_UNROLL; v++)
+            K(sp_mm_row)(acc, x[v], bk[v], j0, w, n, ovf);
+    }
+#endif
+    for (; p < p1; p += step)
+        K(sp_mm_row)(acc, a_pat ? (VT)1 : av[p], b + (size_t)aci[p] * n, j0, w, n, ovf);
+}
+
 // C (m x n) = A (CSR, m x k) * B (k x n), rows of A with at most lng
 // entries. Groups of (lanes, rows): a team of get_local_size(0) lanes owns
 // a row of C (dimension 1) and a tile of SP_MM_CW times as many columns
@@ -26,12 +66,7 @@ __kernel void K(spmm_csr_dense)(__global const int *arp, __global const int *aci
     VT acc[SP_MM_CW];
     for (int u = 0; u < SP_MM_CW; u++)
         acc[u] = 0;
-    for (int p = p0; p < p1; p++) {
-        VT x = a_pat ? (VT)1 : av[p];
-        __global const VT *bk = b + (size_t)aci[p] * n;
-        for (int u = 0; u < SP_MM_CW; u++)
-            if (j0 + u * w < n) acc[u] = K(sp_sum)(acc[u], K(sp_mul)(x, bk[j0 + u * w], ovf), ovf);
-    }
+    K(sp_mm_entries)(acc, aci, av, a_pat, b, n, p0, p1, 1, j0, w, ovf);
     for (int u = 0; u < SP_MM_CW; u++)
         if (j0 + u * w < n) c[(size_t)i * n + j0 + u * w] = acc[u];
 }
@@ -52,12 +87,7 @@ __kernel void K(spmm_csr_dense_long)(__global const int *arp, __global const int
     VT acc[SP_MM_CW];
     for (int u = 0; u < SP_MM_CW; u++)
         acc[u] = 0;
-    for (int p = arp[i] + team; p < arp[i + 1]; p += nt) {
-        VT x = a_pat ? (VT)1 : av[p];
-        __global const VT *bk = b + (size_t)aci[p] * n;
-        for (int u = 0; u < SP_MM_CW; u++)
-            if (j0 + u * w < n) acc[u] = K(sp_sum)(acc[u], K(sp_mul)(x, bk[j0 + u * w], ovf), ovf);
-    }
+    K(sp_mm_entries)(acc, aci, av, a_pat, b, n, arp[i] + team, arp[i + 1], nt, j0, w, ovf);
     for (int u = 0; u < SP_MM_CW; u++)
         red[team * tile + l + u * w] = acc[u];
     barrier(CLK_LOCAL_MEM_FENCE);

@@ -78,11 +78,13 @@ static tdcl_status kernels(tdcl_sparse_plan *p, tdcl_err *err)
     TDCL_TRY(kernel(p, "sp_count_local", NULL, &p->count_local, err));
     TDCL_TRY(kernel(p, "sp_count_dense", NULL, &p->count_dense, err));
     TDCL_TRY(kernel(p, "sp_count_rows", NULL, &p->count_rows, err));
+    TDCL_TRY(kernel(p, "sp_count_merge", NULL, &p->count_merge, err));
     for (int t = 0; t < SP_TYPES; t++) {
         if (t == SP_F64 && !p->ctx->dev.fp64) continue;
         TDCL_TRY(kernel(p, "sp_fill_local", sfx[t], &p->fill_local[t], err));
         TDCL_TRY(kernel(p, "sp_fill_dense", sfx[t], &p->fill_dense[t], err));
         TDCL_TRY(kernel(p, "sp_fill_rows", sfx[t], &p->fill_rows[t], err));
+        TDCL_TRY(kernel(p, "sp_fill_merge", sfx[t], &p->fill_merge[t], err));
         TDCL_TRY(kernel(p, "spmm_csr_dense", sfx[t], &p->spmm_cd[t], err));
         TDCL_TRY(kernel(p, "spmm_csr_dense_long", sfx[t], &p->spmm_long[t], err));
         TDCL_TRY(kernel(p, "spmm_dense_csc", sfx[t], &p->spmm_dc[t], err));
@@ -108,7 +110,7 @@ tdcl_status tdcl_sparse_plan_create(tdcl_ctx *ctx, tdcl_sparse_plan **out, tdcl_
     /* TILEDCL_SPARSE_OPTS: more kernel options, for measuring tunables */
     const char *more = getenv("TILEDCL_SPARSE_OPTS");
     char opts[256];
-    snprintf(opts, sizeof opts, "-DSP_MM_CW=%d%s%s %s", SP_MM_CW,
+    snprintf(opts, sizeof opts, "-DSP_MM_CW=%d -DSP_MERGE_K=%d%s%s %s", SP_MM_CW, SP_MERGE_K,
              ctx->dev.fp64 ? " -DHAS_FP64=1" : "", p->atom64 ? " -DHAS_ATOM64=1" : "",
              more ? more : "");
     tdcl_status st =
@@ -147,14 +149,15 @@ void tdcl_sparse_plan_force(tdcl_sparse_plan *p, int method)
 void tdcl_sparse_plan_destroy(tdcl_sparse_plan *p)
 {
     if (!p) return;
-    cl_kernel *all[] = {p->fill_local, p->fill_dense, p->fill_rows, p->spmm_cd,
-                        p->spmm_long,  p->spmm_dc,    p->spmm_rows};
+    cl_kernel *all[] = {p->fill_local, p->fill_dense, p->fill_rows, p->fill_merge,
+                        p->spmm_cd,    p->spmm_long,  p->spmm_dc,   p->spmm_rows};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         for (int t = 0; t < SP_TYPES; t++)
             if (all[i][t]) clReleaseKernel(all[i][t]);
     if (p->count_local) clReleaseKernel(p->count_local);
     if (p->count_dense) clReleaseKernel(p->count_dense);
     if (p->count_rows) clReleaseKernel(p->count_rows);
+    if (p->count_merge) clReleaseKernel(p->count_merge);
     if (p->prog) clReleaseProgram(p->prog);
     free(p);
 }

@@ -9,6 +9,11 @@
 #ifndef SP_MM_CW
 #define SP_MM_CW 4
 #endif
+/* Entries of A past which a row is not merged (sp_count_merge; a kernel
+ * option too). */
+#ifndef SP_MERGE_K
+#define SP_MERGE_K 8
+#endif
 
 /* Value types of the program: f32, f64, i64 (cl/sparse/<type>.cl). */
 enum { SP_F32, SP_F64, SP_I64, SP_TYPES };
@@ -16,8 +21,8 @@ enum { SP_F32, SP_F64, SP_I64, SP_TYPES };
 struct tdcl_sparse_plan {
     tdcl_ctx *ctx;
     cl_program prog;
-    cl_kernel count_local, count_dense, count_rows;
-    cl_kernel fill_local[SP_TYPES], fill_dense[SP_TYPES], fill_rows[SP_TYPES];
+    cl_kernel count_local, count_dense, count_rows, count_merge;
+    cl_kernel fill_local[SP_TYPES], fill_dense[SP_TYPES], fill_rows[SP_TYPES], fill_merge[SP_TYPES];
     cl_kernel spmm_cd[SP_TYPES], spmm_long[SP_TYPES], spmm_dc[SP_TYPES], spmm_rows[SP_TYPES];
     int atom64;         /* cl_khr_int64_base_atomics: lanes may share 64-bit sums */
     int cpu;            /* a CPU device: one lane a row (a barrier costs a pass over the

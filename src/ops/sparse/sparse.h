@@ -25,12 +25,13 @@ typedef struct tdcl_sparse_plan tdcl_sparse_plan;
 
 /* What a product did, for -v and bench. */
 typedef struct tdcl_sparse_info {
-    double kernel_ms;   /* device time of its kernels (profiling events) */
-    int64_t terms;      /* product terms (flops / 2) */
-    int64_t rows_local; /* rows summed in local-memory tables */
-    int64_t rows_dense; /* rows summed in a dense row (by chunks of columns) */
-    int rows_path;      /* every row by one work-item (tdcl_sparse_plan_force) */
-    int host_settled;   /* int64 partial sums left the range: the host summed */
+    double kernel_ms;    /* device time of its kernels (profiling events) */
+    int64_t terms;       /* product terms (flops / 2) */
+    int64_t rows_local;  /* rows summed in local-memory tables */
+    int64_t rows_dense;  /* rows summed in a dense row (by chunks of columns) */
+    int64_t rows_merged; /* short rows merging sorted rows of B, an item each */
+    int rows_path;       /* every row by one work-item (tdcl_sparse_plan_force) */
+    int host_settled;    /* int64 partial sums left the range: the host summed */
 } tdcl_sparse_info;
 
 /* Builds (or loads from the cache) the program for ctx. *out is owned by

@@ -25,6 +25,11 @@
 #ifndef SP_TMAX
 #define SP_TMAX 8192
 #endif
+/* Product terms past which a row of at most SP_MERGE_K entries is not
+ * merged by one item (0: none is). */
+#ifndef SP_MERGE_WORK
+#define SP_MERGE_WORK 64
+#endif
 /* Items per compute unit of the rows path. */
 #ifndef SP_ROWS_PER_CU
 #define SP_ROWS_PER_CU 8
@@ -106,7 +111,7 @@ static tdcl_status bin_rows(const tdcl_sparse_plan *p, const int64_t *size, int6
 
 /* The buffers of one product. */
 typedef struct bufs {
-    cl_mem arp, aci, av, brp, bci, bv, perm, cnt, crp, cci, cv, ovf, marks, acc, tmp;
+    cl_mem arp, aci, av, brp, bci, bv, perm, cnt, crp, cci, cv, ovf, marks, acc, tmp, merged;
 } bufs;
 
 static void bufs_release(bufs *d)
@@ -282,6 +287,50 @@ static tdcl_status run_rows(tdcl_sparse_plan *p, cl_kernel k, int64_t rows, int6
     return tdcl_sp_launch(p, k, g, l, ms, err);
 }
 
+/* The rows that one item each merges (sp_count_merge): on the binned
+ * path, where B's rows are sorted, rows of at most SP_MERGE_K entries
+ * and SP_MERGE_WORK terms. Lists them in *list (free it), zeroes their
+ * work so that no bin takes them, and returns how many. */
+static int64_t merge_rows(const tdcl_sparse_plan *p, const tdcl_csr *a, const tdcl_csr *b,
+                          int64_t *work, int32_t **list)
+{
+    const int32_t *rp = a->rowptr;
+    int64_t n = 0;
+    *list = NULL;
+    if (p->rows_path || !b->sorted || SP_MERGE_WORK <= 0 || !a->rows) return 0;
+    if (!(*list = malloc((size_t)a->rows * sizeof **list))) return -1;
+    for (int64_t i = 0; i < a->rows; i++)
+        if (work[i] > 0 && work[i] <= SP_MERGE_WORK && rp[i + 1] - rp[i] <= SP_MERGE_K) {
+            (*list)[n++] = (int32_t)i;
+            work[i] = 0;
+        }
+    return n;
+}
+
+/* Launches the merged rows' kernel k (count or fill: numeric), an item a
+ * row. */
+static tdcl_status run_merge(tdcl_sparse_plan *p, cl_kernel k, bufs *d, int64_t nm, int numeric,
+                             double *ms, tdcl_err *err)
+{
+    if (!nm) return TDCL_OK;
+    cl_int rc = 0, first = 0, n = (cl_int)nm;
+    rc |= clSetKernelArg(k, numeric ? 8 : 4, sizeof d->merged, &d->merged);
+    int at = numeric ? 9 : 5;
+    ARG(k, at, first);
+    ARG(k, at + 1, n);
+    if (numeric) {
+        ARG(k, at + 2, d->crp);
+        ARG(k, at + 3, d->cci);
+        ARG(k, at + 4, d->cv);
+        ARG(k, at + 5, d->ovf);
+    } else {
+        ARG(k, at + 2, d->cnt);
+    }
+    if (rc) return tdcl_fail_cl(err, rc, "clSetKernelArg", "the merged rows of a sparse product");
+    size_t g[2] = {(size_t)round_up(nm, (int64_t)p->wg), 1}, l[2] = {p->wg, 1};
+    return tdcl_sp_launch(p, k, g, l, ms, err);
+}
+
 static tdcl_status check_operands(const tdcl_sparse_plan *p, const tdcl_csr *a, const tdcl_csr *b,
                                   tdcl_dtype t, tdcl_err *err)
 {
@@ -326,7 +375,7 @@ out:
 
 /* Counts each row's entries of C into cnt (the symbolic phase). */
 static tdcl_status symbolic(tdcl_sparse_plan *p, const tdcl_csr *a, const tdcl_csr *b, bufs *d,
-                            const int64_t *work, tdcl_sparse_info *info, tdcl_err *err)
+                            const int64_t *work, int64_t nm, tdcl_sparse_info *info, tdcl_err *err)
 {
     bins bs = {0};
     tdcl_status st = TDCL_OK;
@@ -340,10 +389,12 @@ static tdcl_status symbolic(tdcl_sparse_plan *p, const tdcl_csr *a, const tdcl_c
     if (!(d->perm = tdcl_sp_buf(p, (size_t)a->rows * 4, bs.perm, &st, err))) goto out;
     rc |= count_args(p->count_local, d);
     rc |= count_args(p->count_dense, d);
+    if (nm) rc |= count_args(p->count_merge, d);
     if (rc) {
         st = tdcl_fail_cl(err, rc, "clSetKernelArg", "the symbolic phase");
         goto out;
     }
+    TDCL_TRY(run_merge(p, p->count_merge, d, nm, 0, &info->kernel_ms, err));
     TDCL_TRY(run_bins(p, p->count_local, &bs, d, 0, 0, &info->kernel_ms, err));
     TDCL_TRY(
         run_dense(p, p->count_dense, &bs, d, b, 0, 0, p->cpu ? 1 : p->wg, &info->kernel_ms, err));
@@ -386,7 +437,8 @@ out:
 
 /* Sums and writes C's entries (the numeric phase), then reads them back. */
 static tdcl_status numeric(tdcl_sparse_plan *p, const tdcl_csr *a, const tdcl_csr *b, bufs *d,
-                           const int64_t *cnt, tdcl_csr *c, tdcl_sparse_info *info, tdcl_err *err)
+                           int64_t *cnt, const int32_t *merged, int64_t nm, tdcl_csr *c,
+                           tdcl_sparse_info *info, tdcl_err *err)
 {
     int ti = tdcl_sp_type(c->dtype);
     size_t vb = tdcl_dtype_size(c->dtype);
@@ -404,19 +456,24 @@ static tdcl_status numeric(tdcl_sparse_plan *p, const tdcl_csr *a, const tdcl_cs
         info->rows_dense = a->rows;
         goto read;
     }
+    for (int64_t i = 0; i < nm; i++) /* no bin takes them */
+        cnt[merged[i]] = 0;
     TDCL_TRY(bin_rows(p, cnt, a->rows, 4 + vb, shared, &bs, err));
     clReleaseMemObject(d->perm);
     if (!(d->perm = tdcl_sp_buf(p, (size_t)a->rows * 4, bs.perm, &st, err))) goto out;
     rc |= fill_args(kl, d, a->pattern, b->pattern);
     rc |= fill_args(kd, d, a->pattern, b->pattern);
+    if (nm) rc |= fill_args(p->fill_merge[ti], d, a->pattern, b->pattern);
     if (rc) {
         st = tdcl_fail_cl(err, rc, "clSetKernelArg", "the numeric phase");
         goto out;
     }
+    TDCL_TRY(run_merge(p, p->fill_merge[ti], d, nm, 1, &info->kernel_ms, err));
     TDCL_TRY(run_bins(p, kl, &bs, d, vb, 1, &info->kernel_ms, err));
     TDCL_TRY(
         run_dense(p, kd, &bs, d, b, vb, 1, shared && !p->cpu ? p->wg : 1, &info->kernel_ms, err));
     info->rows_local = bs.dense_off;
+    info->rows_merged = nm;
     info->rows_dense = bs.ndense;
 read:
     TDCL_TRY(tdcl_sp_read(p, d->cci, (size_t)c->nnz * 4, c->colidx, err));
@@ -452,20 +509,28 @@ tdcl_status tdcl_spgemm(tdcl_sparse_plan *p, const tdcl_csr *a, const tdcl_csr *
     memset(info, 0, sizeof *info);
     memset(c, 0, sizeof *c);
     bufs d = {0};
+    int32_t *merged = NULL;
     tdcl_dtype t = tdcl_csr_mul_dtype(a, b);
     tdcl_status st = check_operands(p, a, b, t, err);
     if (st != TDCL_OK) return st;
     int64_t *work = malloc(a->rows ? (size_t)a->rows * sizeof *work : 1);
     if (!work) return tdcl_fail(err, TDCL_ENOMEM, "out of memory for the product's row sizes");
     info->terms = tdcl_csr_mul_work(a, b, work);
+    int64_t nm = merge_rows(p, a, b, work, &merged);
+    if (nm < 0) {
+        st = tdcl_fail(err, TDCL_ENOMEM, "out of memory listing the product's short rows");
+        goto out;
+    }
     TDCL_TRY(upload(p, a, b, t, &d, err));
-    TDCL_TRY(symbolic(p, a, b, &d, work, info, err));
+    if (nm && !(d.merged = tdcl_sp_buf(p, (size_t)nm * 4, merged, &st, err))) goto out;
+    TDCL_TRY(symbolic(p, a, b, &d, work, nm, info, err));
     TDCL_TRY(offsets(p, a, b, &d, t, max_entries, work, c, err));
-    TDCL_TRY(numeric(p, a, b, &d, work, c, info, err));
+    TDCL_TRY(numeric(p, a, b, &d, work, merged, nm, c, info, err));
     if (t == TDCL_I64) TDCL_TRY(settle(p, a, b, &d, c, info, err));
 out:
     if (st != TDCL_OK) tdcl_csr_free(c);
     bufs_release(&d);
     free(work);
+    free(merged);
     return st;
 }
