@@ -7,10 +7,11 @@
 #define SP_MM_CW 4
 #endif
 
-// Entries of A whose rows of B a lane loads before adding any (loads in
-// flight at once; 1: one entry at a time).
+// Entries of A whose rows of B a lane loads before adding any: on one
+// H200, R-MAT 2^16 times 128 columns took 0.285 ms one entry at a time,
+// 0.306 two at a time and 0.235 four at a time.
 #ifndef SP_MM_UNROLL
-#define SP_MM_UNROLL 1
+#define SP_MM_UNROLL 4
 #endif
 
 // acc[u] += x * B's row k at the lane's columns j0 + u * w (below n).
