@@ -16,6 +16,7 @@
 typedef struct tdcl_life_cells {
     int64_t *xy;
     size_t n, cap;
+    int over_limit; /* a reader refused to list more cells: the memory limit */
 } tdcl_life_cells;
 
 /* Appends the cell (x, y); TDCL_ENOMEM when the list cannot grow. */

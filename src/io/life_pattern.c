@@ -29,13 +29,14 @@ tdcl_status tdcl_life_rule_line(const char *name, long line, const char *p, int 
     return TDCL_OK;
 }
 
-tdcl_status tdcl_life_cells_room(const char *name, long line, const tdcl_life_cells *c,
-                                 uint64_t more, int64_t max_cells, tdcl_err *err)
+tdcl_status tdcl_life_cells_room(const char *name, long line, tdcl_life_cells *c, uint64_t more,
+                                 int64_t max_cells, tdcl_err *err)
 {
     uint64_t max = (uint64_t)max_cells / TDCL_LIFE_CELL_BYTES;
     if (max_cells <= 0 || (more <= max && c->n <= max - more)) return TDCL_OK;
     char need[32], lim[32];
     uint64_t n = more > UINT64_MAX - c->n ? UINT64_MAX : c->n + more;
+    c->over_limit = 1;
     uint64_t bytes = n > UINT64_MAX / TDCL_LIFE_CELL_BYTES ? UINT64_MAX : n * TDCL_LIFE_CELL_BYTES;
     return tdcl_fail(err, TDCL_ELIMIT,
                      "%s:%ld: %s%" PRIu64 " live cells take %s as a list, more than the limit "

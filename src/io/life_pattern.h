@@ -34,11 +34,11 @@ void tdcl_life_pattern_free(tdcl_life_pattern *p);
 
 /* TDCL_OK when more live cells may join the list c under max_cells (0: no
  * limit; see TDCL_LIFE_CELL_BYTES); else TDCL_ELIMIT as "name:line: ...",
- * giving the cells and the bytes they would take. Called before the list
+ * giving the cells and the bytes they would take, and c->over_limit set. Called before the list
  * grows, so a file claiming more cells than memory holds is refused before
  * anything is allocated for them. */
-tdcl_status tdcl_life_cells_room(const char *name, long line, const tdcl_life_cells *c,
-                                 uint64_t more, int64_t max_cells, tdcl_err *err);
+tdcl_status tdcl_life_cells_room(const char *name, long line, tdcl_life_cells *c, uint64_t more,
+                                 int64_t max_cells, tdcl_err *err);
 
 /* Parses Life 1.05 or 1.06 text ("#Life 1.05" with "#P x y" blocks of
  * '.' and '*', or "#Life 1.06" with "x y" lines); "#R" or "#N" rules. The

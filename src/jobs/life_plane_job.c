@@ -359,11 +359,15 @@ tdcl_status tdcl_life_plane_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl
     int64_t budget = (int64_t)(tdcl_mem_budget(o->max_bytes, 0, NULL) / 2);
     if ((st = tdcl_life_read_cells(o->input, budget, &pat, &cells, err))) {
         /* a list of 16 bytes a cell can outgrow the grid's 2.25 a cell of
-         * the box: a dense pattern then runs dense, or the grid's own
-         * refusal names the limit */
+         * the box: the pattern then runs dense if its grid fits, else the
+         * caller gives this refusal; a grid the reader drew and refused
+         * is refused again by the dense path, with its memory note */
         if (err->status == TDCL_ELIMIT && o->plane != TDCL_LIFE_PLANE_TILES) {
             tdcl_log(TDCL_LOG_VERBOSE, "%s; reading it as a grid", err->msg);
-            *taken = -1;
+            if (cells.over_limit)
+                *taken = -1;
+            else
+                *err = (tdcl_err){0};
             st = TDCL_OK;
         }
         goto out;
