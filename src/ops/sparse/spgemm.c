@@ -152,6 +152,22 @@ static cl_int fill_args(cl_kernel k, bufs *d, int a_pat, int b_pat)
     return rc;
 }
 
+/* The result arguments from at: a fill kernel's C (row starts, columns,
+ * values) and overflow flag, else a count kernel's counts. */
+static cl_int out_args(cl_kernel k, int at, int numeric, bufs *d)
+{
+    cl_int rc = 0;
+    if (!numeric) {
+        ARG(k, at, d->cnt);
+        return rc;
+    }
+    ARG(k, at, d->crp);
+    ARG(k, at + 1, d->cci);
+    ARG(k, at + 2, d->cv);
+    ARG(k, at + 3, d->ovf);
+    return rc;
+}
+
 /* Launches the local-memory bins; numeric: the fill kernel k (else the
  * count kernel), vb value bytes. */
 static tdcl_status run_bins(tdcl_sparse_plan *p, cl_kernel k, const bins *bs, bufs *d, size_t vb,
@@ -169,15 +185,8 @@ static tdcl_status run_bins(tdcl_sparse_plan *p, cl_kernel k, const bins *bs, bu
         ARG(k, at + 2, b->g);
         ARG(k, at + 3, b->t);
         rc |= clSetKernelArg(k, at + 4, kb, NULL);
-        if (numeric) {
-            rc |= clSetKernelArg(k, at + 5, (size_t)b->teams * (size_t)b->t * vb, NULL);
-            ARG(k, at + 6, d->crp);
-            ARG(k, at + 7, d->cci);
-            ARG(k, at + 8, d->cv);
-            ARG(k, at + 9, d->ovf);
-        } else {
-            ARG(k, at + 5, d->cnt);
-        }
+        if (numeric) rc |= clSetKernelArg(k, at + 5, (size_t)b->teams * (size_t)b->t * vb, NULL);
+        rc |= out_args(k, numeric ? at + 6 : at + 5, numeric, d);
         /* the batches' scratch where the team is the group (sp_batch) */
         size_t lanes = b->g == (int)team && b->g > 1 ? team : 1, x = numeric ? at + 10 : at + 6;
         rc |= clSetKernelArg(k, x, lanes * 4, NULL);
@@ -231,13 +240,8 @@ static tdcl_status run_dense(tdcl_sparse_plan *p, cl_kernel k, const bins *bs, b
         rc |= clSetKernelArg(k, at + 6, lanes * 4, NULL);
         rc |= clSetKernelArg(k, at + 7, lanes * 4, NULL);
         rc |= clSetKernelArg(k, at + 8, lanes * vb, NULL);
-        ARG(k, at + 9, d->crp);
-        ARG(k, at + 10, d->cci);
-        ARG(k, at + 11, d->cv);
-        ARG(k, at + 12, d->ovf);
-    } else {
-        ARG(k, at + 5, d->cnt);
     }
+    rc |= out_args(k, numeric ? at + 9 : at + 5, numeric, d);
     if (rc) return tdcl_fail_cl(err, rc, "clSetKernelArg", "the dense rows of a sparse product");
     size_t g[2] = {(size_t)bs->ndense * lanes, 1}, l[2] = {lanes, 1};
     return tdcl_sp_launch(p, k, g, l, ms, err);
@@ -275,13 +279,8 @@ static tdcl_status run_rows(tdcl_sparse_plan *p, cl_kernel k, int64_t rows, int6
     if (numeric) {
         ARG(k, at + 3, d->acc);
         ARG(k, at + 4, d->tmp);
-        ARG(k, at + 5, d->crp);
-        ARG(k, at + 6, d->cci);
-        ARG(k, at + 7, d->cv);
-        ARG(k, at + 8, d->ovf);
-    } else {
-        ARG(k, at + 3, d->cnt);
     }
+    rc |= out_args(k, numeric ? at + 5 : at + 3, numeric, d);
     if (rc) return tdcl_fail_cl(err, rc, "clSetKernelArg", "a sparse product by rows");
     size_t g[2] = {nw, 1}, l[2] = {1, 1};
     return tdcl_sp_launch(p, k, g, l, ms, err);
@@ -318,14 +317,7 @@ static tdcl_status run_merge(tdcl_sparse_plan *p, cl_kernel k, bufs *d, int64_t 
     int at = numeric ? 9 : 5;
     ARG(k, at, first);
     ARG(k, at + 1, n);
-    if (numeric) {
-        ARG(k, at + 2, d->crp);
-        ARG(k, at + 3, d->cci);
-        ARG(k, at + 4, d->cv);
-        ARG(k, at + 5, d->ovf);
-    } else {
-        ARG(k, at + 2, d->cnt);
-    }
+    rc |= out_args(k, at + 2, numeric, d);
     if (rc) return tdcl_fail_cl(err, rc, "clSetKernelArg", "the merged rows of a sparse product");
     size_t g[2] = {(size_t)round_up(nm, (int64_t)p->wg), 1}, l[2] = {p->wg, 1};
     return tdcl_sp_launch(p, k, g, l, ms, err);
