@@ -408,13 +408,15 @@ static void plane_line(FILE *fp, const tdcl_life_summary *s)
     char rule[24];
     double sec = s->wall_ms / 1000;
     fprintf(fp,
-            "%" PRId64 " generations on the tile plane (%s): population %" PRId64 " in a %" PRId64
-            " x %" PRId64 " box, %" PRId64 " tiles of 64x64 (at most %" PRId64
+            "%" PRId64 " generations on the tile plane (%s): population %" PRId64 " %s %" PRId64
+            " x %" PRId64 " %s, %" PRId64 " tile%s of 64x64 (at most %" PRId64
             "), %.3f ms on the host, %.3g generations/s, %.3g cell updates/s of the tiles "
             "computed\n",
             s->generations, tdcl_life_rule_format(&s->rule, rule, sizeof rule), s->population,
-            s->cols, s->rows, s->tiles, s->peak_tiles, s->wall_ms,
-            sec > 0 ? (double)s->generations / sec : 0.0, sec > 0 ? s->computed / sec : 0.0);
+            s->open_x ? "in a" : "on a", s->cols, s->rows,
+            s->open_x ? "box" : "grid with a dead edge", s->tiles, s->tiles == 1 ? "" : "s",
+            s->peak_tiles, s->wall_ms, sec > 0 ? (double)s->generations / sec : 0.0,
+            sec > 0 ? s->computed / sec : 0.0);
 }
 
 static void closing_line(FILE *fp, const tdcl_life_summary *s)

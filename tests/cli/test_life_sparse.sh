@@ -79,6 +79,7 @@ mtx_glider 20 10 >"$T/small.mtx"
 run -v life "$T/big.mtx" --gens 40 --max-bytes 64000000 -o "$T/big.rle"
 expect_rc 0 "a 10^6 x 10^6 matrix with a glider runs"
 expect_contains "$ERR" "life: the tile plane: 5 live cells in a 1000000 x 1000000" "-v says it runs in tiles"
+expect_contains "$ERR" "on a 1000000 x 1000000 grid with a dead edge" "the closing line names the fixed grid"
 rss=$(printf '%s\n' "$ERR" | sed -n 's/.*peak rss \([0-9]*\).*/\1/p')
 [ -n "$rss" ] && [ "$rss" -lt 512 ] && ok "its peak memory is the runtime's ($rss MB)" \
     || not_ok "its peak memory is the runtime's" "peak rss '$rss' MB"
