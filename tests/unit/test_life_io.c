@@ -9,6 +9,7 @@
 #include "tdcl_test.h"
 
 #include "base/fileio.h"
+#include "base/rng.h"
 #include "io/image.h"
 #include "ops/life/life.h"
 #include "io/life_io.h"
@@ -781,11 +782,53 @@ static void test_golly_cell_lists(void **state)
     free(dir);
 }
 
+static int row_major(const void *a, const void *b)
+{
+    const int64_t *p = a, *q = b;
+    if (p[1] != q[1]) return p[1] < q[1] ? -1 : 1;
+    return (p[0] > q[0]) - (p[0] < q[0]);
+}
+
+/* The cell list's sort (a radix sort past a few cells) against qsort's row
+ * order: coordinates over the whole 64-bit range, negative ones, narrow
+ * spans with repeats, spans that differ only in high bytes. */
+static void test_cells_sort(void **state)
+{
+    (void)state;
+    uint64_t s = 41;
+    const uint64_t masks[] = {~UINT64_C(0), 0xff, 0xff00000000ff, 0x3ff};
+    for (int m = 0; m < 4; m++)
+        for (size_t n = 1; n <= 3000; n = n * 7 + 2) {
+            tdcl_life_cells c = {0};
+            tdcl_err e = {0};
+            for (size_t i = 0; i < n; i++) {
+                int64_t x = (int64_t)(tdcl_rng_next(&s) & masks[m]);
+                int64_t y = (int64_t)(tdcl_rng_next(&s) & masks[m]);
+                if (m && (i & 1)) x = -x;
+                if (m == 1 && i % 3 == 0) y = -y - 1;
+                assert_int_equal(tdcl_life_cells_add(&c, x, y, &e), TDCL_OK);
+            }
+            if (m == 0 && n > 2) {
+                c.xy[0] = INT64_MIN, c.xy[1] = INT64_MAX;
+                c.xy[2] = INT64_MAX, c.xy[3] = INT64_MIN;
+            }
+            int64_t *want = malloc(n * 2 * sizeof *want);
+            assert_non_null(want);
+            memcpy(want, c.xy, n * 2 * sizeof *want);
+            qsort(want, n, 2 * sizeof *want, row_major);
+            tdcl_life_cells_sort(&c);
+            assert_memory_equal(c.xy, want, n * 2 * sizeof *want);
+            free(want);
+            tdcl_life_cells_free(&c);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_golly_formats),
         cmocka_unit_test(test_golly_cell_lists),
+        cmocka_unit_test(test_cells_sort),
         cmocka_unit_test(test_rules),
         cmocka_unit_test(test_golly_topology),
         cmocka_unit_test(test_rle_read),
