@@ -406,8 +406,21 @@ static tdcl_status rle_body_parse(rle_body *b, const char *p, tdcl_err *err)
     return TDCL_OK;
 }
 
-/* tdcl_life_rle_parse; with list, a pattern on the unbounded plane has
- * its live cells appended there and a grid of its box's shape only. */
+/* Whether a pattern with this topology is listed rather than drawn: the
+ * unbounded plane, and a fixed grid with a dead edge (":P"), whose cells
+ * stay where they are put and which the tile plane runs from a list, so
+ * its size is not bounded by memory. Other bounded grids are drawn. */
+static int listed_grid(const tdcl_life_topology *t, int clamp)
+{
+    if (clamp) return 0;
+    if (!t->present) return 1;
+    return t->boundary == TDCL_LIFE_DEAD && t->width > 0 && t->height > 0 && !t->edges.open_x &&
+           !t->edges.open_y;
+}
+
+/* tdcl_life_rle_parse; with list, a pattern on the unbounded plane or a
+ * fixed grid with a dead edge has its live cells appended there and a grid
+ * of its box's (or the grid's) shape only. */
 static tdcl_status rle_parse(const char *name, const char *buf, int64_t max_cells,
                              tdcl_life_pattern *out, tdcl_life_cells *list, tdcl_err *err)
 {
@@ -445,12 +458,14 @@ static tdcl_status rle_parse(const char *name, const char *buf, int64_t max_cell
     }
     TDCL_TRY(parse_header(name, line, p, &h, out, err));
     int64_t ox, oy;
-    if (out->topo.present || h.clamp) list = NULL; /* a bounded grid is drawn */
+    if (!listed_grid(&out->topo, h.clamp)) list = NULL; /* a bounded grid is drawn */
     TDCL_TRY(rle_layout(name, line, &h, out, max_cells, list != NULL, &ox, &oy, err));
     while (*p && *p != '\n')
         p++;
-    rle_body b = {name,           line,           h.x,  h.y,     ox,      oy,       0, 0,
-                  out->grid.data, out->grid.cols, list, out->x0, out->y0, max_cells};
+    /* listed cells are at their plane coordinates: the grid's corner plus
+     * the pattern's place in it */
+    rle_body b = {name,           line,           h.x,  h.y,          ox,           oy,       0, 0,
+                  out->grid.data, out->grid.cols, list, out->x0 + ox, out->y0 + oy, max_cells};
     TDCL_TRY(rle_body_parse(&b, p, err));
 out:
     if (st) tdcl_life_pattern_free(out);

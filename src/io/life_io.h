@@ -51,9 +51,10 @@ tdcl_status tdcl_life_read(const char *path, int64_t max_cells, tdcl_life_patter
  * of a grid of max_cells cells), checked before the list grows. A sparse
  * matrix (coordinate .mtx, .npz) is listed from its nonzero entries, its
  * fixed grid with a dead edge in out->topo and out->grid's shape (no
- * data), whatever its size. Dense matrices, images and a bounded grid
- * (a rule's suffix, the clamp comment) are read into out->grid as
- * tdcl_life_read reads them and nothing is listed. */
+ * data), whatever its size, and so is an RLE's fixed grid with a dead
+ * edge (a ":P" suffix with both sizes). Dense matrices, images and other
+ * bounded grids (torus and the other suffixes, the clamp comment) are read
+ * into out->grid as tdcl_life_read reads them and nothing is listed. */
 tdcl_status tdcl_life_read_cells(const char *path, int64_t max_cells, tdcl_life_pattern *out,
                                  tdcl_life_cells *cells, tdcl_err *err);
 

@@ -381,14 +381,14 @@ tdcl_status tdcl_life_plane_job(tdcl_ctx *ctx, const tdcl_life_job_opts *o, tdcl
                            why ? why
                                : "it holds the unbounded plane and grids with a dead edge "
                                  "only, without a grid size or a boundary");
-        if (!why && !pat.grid.data) /* a sparse matrix read as cells: the dense grid's */
+        if (!why && !pat.grid.data) /* a bounded grid read as cells: the dense grid's */
             goto give_back;
         goto out;
     }
     int64_t x0 = pat.x0, y0 = pat.y0;
     if (kind == 2 && pat.grid.data) /* an RLE's bounded grid, drawn: listed */
         TDCL_TRY(tdcl_life_cells_from_grid(&pat.grid, 0, 0, &cells, err));
-    else if (kind == 2) /* a matrix's entries, listed at the pattern's coordinates */
+    else if (kind == 2) /* a matrix's entries or a ":P" RLE's runs, listed on the plane */
         for (size_t i = 0; i < cells.n; i++) {
             cells.xy[2 * i] -= x0;
             cells.xy[2 * i + 1] -= y0;

@@ -101,6 +101,23 @@ expect_same_file "$T/big-cells" "$T/shifted" "the big grid's cells = the small g
 expect_eq "$(wc -l <"$T/big-cells")" "4" "a block"
 run life "$T/big.mtx" --gens 1 --max-bytes 64000000 --plane dense
 expect_rc 1 "the same grid is too large to run dense"
+# the same glider as a Golly RLE on a ":P" grid: listed from its runs, not
+# drawn into the grid first, so it runs in tiles within 64 MB as well; on
+# a 20 x 20 ":P" grid, dense and tiles equal the small matrix's run
+printf '%s\n' '#CXRLE Pos=499990,499990' 'x = 3, y = 3, rule = B3/S23:P1000000,1000000' \
+    'bo$2bo$3o!' >"$T/big-p.rle"
+run -v life "$T/big-p.rle" --gens 40 --max-bytes 64000000 -o "$T/big-p-out.rle"
+expect_rc 0 "a 10^6 x 10^6 :P RLE with a glider runs"
+expect_contains "$ERR" "life: the tile plane: 5 live cells in a 1000000 x 1000000" "-v says the :P RLE runs in tiles"
+rss=$(printf '%s\n' "$ERR" | sed -n 's/.*peak rss \([0-9]*\).*/\1/p')
+[ -n "$rss" ] && [ "$rss" -lt 512 ] && ok "the :P RLE's peak memory is the runtime's ($rss MB)" \
+    || not_ok "the :P RLE's peak memory is the runtime's" "peak rss '$rss' MB"
+expect_same_file "$T/big-p-out.rle" "$T/big-want.rle" "the :P RLE's glider is a block in the far corner"
+printf '%s\n' 'x = 3, y = 3, rule = B3/S23:P20,20' 'bo$2bo$3o!' >"$T/small-p.rle"
+run life "$T/small-p.rle" --gens 40 --plane dense -o "$T/small-p-d.rle"
+expect_same_file "$T/small-p-d.rle" "$T/small-d.rle" "20 x 20 :P RLE, dense = the matrix's run"
+run life "$T/small-p.rle" --gens 40 --plane tiles -o "$T/small-p-t.rle"
+expect_same_file "$T/small-p-t.rle" "$T/small-d.rle" "20 x 20 :P RLE, tiles = the matrix's run"
 
 # over two devices (bands of rows, halos written each round): the written
 # rows' tiles are recomputed, the rest still skipped
