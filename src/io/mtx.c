@@ -990,6 +990,14 @@ static void add_real(val8 *d, const item *it, size_t n)
     }
 }
 
+/* A pattern's items set their cells to 1: an entry given twice is still
+ * one entry, as in the CSR reading. */
+static void set_ones(val8 *d, const item *it, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        d[it[k].cell].f = 1.0;
+}
+
 /* add_real for integers; returns n, or the index of the first item whose
  * sum overflows int64. */
 static size_t add_int(val8 *d, const item *it, size_t n)
@@ -1054,9 +1062,13 @@ static void scatter_coord(void *arg, int w)
         return;
     }
     val8 *d = job->r->m->data;
-    int isint = job->r->h.field == F_INTEGER;
+    int isint = job->r->h.field == F_INTEGER, pattern = job->r->h.field == F_PATTERN;
     for (int pi = 0; pi < job->nparts; pi++) {
         const band *bd = &job->parts[pi].b[w];
+        if (pattern) {
+            set_ones(d, bd->it, bd->n);
+            continue;
+        }
         if (!isint) {
             add_real(d, bd->it, bd->n);
             continue;

@@ -5,7 +5,7 @@
  * layout used inside) and coordinate (1-based, duplicates summed in file
  * order), into a dense matrix or, for coordinate files, straight into CSR;
  * fields real/double (TDCL_F64), integer (TDCL_I64, sums checked), pattern
- * (dense: TDCL_F64 ones; CSR: a pattern matrix, duplicates kept once);
+ * (dense: TDCL_F64 ones; CSR: a pattern matrix; duplicates kept once);
  * symmetries general, symmetric, hermitian (real values: symmetric) and
  * skew-symmetric (the stored triangle mirrored). complex is refused. The body is
  * parsed in chunks split at line ends, on several threads; a line holding

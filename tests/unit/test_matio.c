@@ -126,6 +126,9 @@ static void test_coordinate_integer_and_pattern(void **state)
     const double wp[] = {1, 0, 0, 1, 1, 0};
     expect_f64("%%MatrixMarket matrix coordinate pattern general\n2 3 3\n1 1\n2 2\n2 1\n", 2, 3,
                wp);
+    /* a pattern entry given twice is one entry, as the CSR reading keeps it */
+    expect_f64("%%MatrixMarket matrix coordinate pattern general\n2 3 4\n1 1\n2 2\n2 1\n1 1\n", 2,
+               3, wp);
 }
 
 static void test_symmetric_and_skew(void **state)
