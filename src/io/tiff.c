@@ -299,6 +299,14 @@ static tdcl_status alloc_band(tdcl_img_reader *r, tiff_r *p, tdcl_err *err)
     }
     /* a strip holds whole rows, the last one no more than the others */
     size_t bytes = p->tiled ? stride * p->th : p->chunkb * (size_t)p->ndec;
+    /* tile sizes are the header's word, apart from the image's: held to
+     * what the file can hold, as the image is (check_fields) */
+    double most = (double)TIFF_MAX_RATIO * (double)r->src.size + (16 << 20);
+    if (r->src.size >= 0 && ((double)bytes > most || (double)p->chunkb > most))
+        return tdcl_fail(err, TDCL_EPARSE,
+                         "%s: header claims %s of %zu bytes, more than a file of %" PRId64
+                         " bytes can hold compressed",
+                         r->name, p->tiled ? "tiles" : "strips", p->chunkb, (int64_t)r->src.size);
     for (int k = 0; k < p->ndec; k++)
         if (!p->dec[k].buf && !(p->dec[k].buf = malloc(p->chunkb))) bytes = SIZE_MAX;
     if (bytes == SIZE_MAX || !(p->band = malloc(bytes)))
