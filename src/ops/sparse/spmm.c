@@ -35,6 +35,22 @@ static size_t round_up(size_t x, size_t m)
     return (x + m - 1) / m * m;
 }
 
+/* Arguments 0..6 that the CSR-times-dense kernels share (spmm_csr_dense,
+ * its long rows' and the rows path's): the CSR matrix, the pattern flag,
+ * the dense block, its columns and C. */
+static cl_int shared_args(cl_kernel k, cl_mem *m, cl_int pat, cl_int n)
+{
+    cl_int rc = 0;
+    ARG(k, 0, m[0]);
+    ARG(k, 1, m[1]);
+    ARG(k, 2, m[2]);
+    ARG(k, 3, pat);
+    ARG(k, 4, m[3]);
+    ARG(k, 5, n);
+    ARG(k, 6, m[4]);
+    return rc;
+}
+
 /* The arguments of spmm_csr_dense and its range: teams of w lanes, each
  * w * SP_MM_CW columns of a row, as many rows to a group as the group
  * holds. */
@@ -50,13 +66,7 @@ static cl_int csr_dense_args(const tdcl_sparse_plan *p, cl_kernel k, cl_mem *m, 
     l[1] = p->wg / w;
     g[0] = round_up((size_t)cols, w * SP_MM_CW) / SP_MM_CW;
     g[1] = round_up((size_t)rows, l[1]);
-    ARG(k, 0, m[0]);
-    ARG(k, 1, m[1]);
-    ARG(k, 2, m[2]);
-    ARG(k, 3, pat);
-    ARG(k, 4, m[3]);
-    ARG(k, 5, n);
-    ARG(k, 6, m[4]);
+    rc |= shared_args(k, m, pat, n);
     ARG(k, 7, mr);
     ARG(k, 8, lng);
     ARG(k, 9, m[5]);
@@ -86,14 +96,7 @@ static tdcl_status run_long(tdcl_sparse_plan *p, cl_kernel k, const tdcl_csr *s,
     while (teams > 1 && teams * w * SP_MM_CW * vb > p->local_mb)
         teams /= 2;
     if (!(lb = tdcl_sp_buf(p, (size_t)nl * 4, list, &st, err))) goto out;
-    cl_int rc = 0;
-    ARG(k, 0, m[0]);
-    ARG(k, 1, m[1]);
-    ARG(k, 2, m[2]);
-    ARG(k, 3, pat);
-    ARG(k, 4, m[3]);
-    ARG(k, 5, n);
-    ARG(k, 6, m[4]);
+    cl_int rc = shared_args(k, m, pat, n);
     ARG(k, 7, lb);
     rc |= clSetKernelArg(k, 8, teams * w * SP_MM_CW * vb, NULL);
     ARG(k, 9, m[5]);
@@ -161,13 +164,7 @@ tdcl_status tdcl_spmm(tdcl_sparse_plan *p, const tdcl_csr *s, const tdcl_matrix 
     cl_kernel k = a_sparse ? p->spmm_cd[ti] : p->spmm_dc[ti];
     if (a_sparse && p->rows_path) { /* CPU devices: an item a row, groups of one */
         k = p->spmm_rows[ti];
-        ARG(k, 0, m[0]);
-        ARG(k, 1, m[1]);
-        ARG(k, 2, m[2]);
-        ARG(k, 3, pat);
-        ARG(k, 4, m[3]);
-        ARG(k, 5, n);
-        ARG(k, 6, m[4]);
+        rc |= shared_args(k, m, pat, n);
         ARG(k, 7, m[5]);
         g[0] = (size_t)rows;
         g[1] = l[0] = l[1] = 1;
