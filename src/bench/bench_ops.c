@@ -175,21 +175,10 @@ static void fill_random(tdcl_matrix *m, uint64_t seed, double lo, double hi)
 {
     size_t n = tdcl_matrix_count(m);
     uint64_t s = seed;
+    int whole = tdcl_dtype_is_int(m->dtype);
     for (size_t k = 0; k < n; k++) {
         double v = tdcl_rng_uniform(&s, lo, hi);
-        switch (m->dtype) {
-        case TDCL_F32:
-            ((float *)m->data)[k] = (float)v;
-            break;
-        case TDCL_F64:
-            ((double *)m->data)[k] = v;
-            break;
-        case TDCL_I64:
-            ((int64_t *)m->data)[k] = (int64_t)floor(v);
-            break;
-        default:
-            break; /* the bench makes only these */
-        }
+        tdcl_matrix_set_f64(m, k, whole ? floor(v) : v);
     }
 }
 
